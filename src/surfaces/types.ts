@@ -1,0 +1,154 @@
+/**
+ * The surface model: what every driver (Stream Deck, web, MIDI, X-keys, Contour Shuttle, generic HID)
+ * shares with the binding engine. The engine sees only these types; it cannot tell hardware from the
+ * web surface.
+ *
+ * Control ids: one scheme for every driver. A binding addresses `<surface>/<control>` where
+ * `<control>` is one of
+ *
+ * | id            | what                                                        | events              |
+ * | ------------- | ----------------------------------------------------------- | ------------------- |
+ * | `key:N`       | a key of a key grid, N from 0, row-major from the top left  | down, up            |
+ * | `encoder:N`   | a rotary encoder, N from 0 left to right (press = down/up)  | rotate, down, up    |
+ * | `lcd:N`       | a touch segment of an LCD strip (Stream Deck+), N = segment | down, up            |
+ * | `jog`         | an endless jog wheel                                        | rotate              |
+ * | `shuttle`     | a spring-loaded shuttle ring, value -1..1 (0 = centre)      | value               |
+ * | `button:N`    | a plain button (X-keys, Shuttle, pedal), N from 0           | down, up            |
+ * | `fader:N`     | an absolute fader or knob, value 0..1                       | value               |
+ * | `note:CH:N`   | MIDI note N (0–127) on channel CH (1–16)                    | down, up (velocity) |
+ * | `cc:CH:N`     | MIDI control change N on channel CH, value 0..1             | value or rotate     |
+ * | `tbar`        | a T-bar, value 0..1                                         | value               |
+ *
+ * Rotate deltas are signed steps: positive is clockwise. Absolute values are normalised (0..1, or
+ * -1..1 for the shuttle); the raw device value rides along for drivers that have one.
+ */
+import type { EventEmitter } from 'eventemitter3'
+
+/** Canonical control id, e.g. `key:3`, `encoder:0`, `jog`, `note:1:60`. */
+export type ControlId = string
+
+export type ControlKind = 'key' | 'encoder' | 'lcd' | 'jog' | 'shuttle' | 'button' | 'fader' | 'note' | 'cc' | 'tbar'
+
+/** What a control can show. A surface ignores feedback parts its control cannot show. */
+export interface ControlCapabilities {
+  /** Full-colour image (Stream Deck key, web key); size in pixels. */
+  image?: { width: number; height: number }
+  /** A single RGB backlight (X-keys, some MIDI pads). */
+  rgb?: boolean
+  /** An on/off (or blinking) LED. */
+  led?: boolean
+}
+
+export interface ControlDescriptor {
+  id: ControlId
+  kind: ControlKind
+  /** Grid position for key-like controls, from the top left. */
+  row?: number
+  column?: number
+  capabilities: ControlCapabilities
+}
+
+/** A surface as the engine and the web mirror see it. */
+export interface SurfaceDescription {
+  /** Stable identity: the serial number, or `vendorId:productId@path` for devices without one. */
+  id: string
+  /** Driver name as used in the YAML file: `streamdeck`, `web`, `midi`, `xkeys`, `shuttle`, `hid`. */
+  driver: string
+  /** Model name, e.g. `Stream Deck MK.2`. */
+  model: string
+  /** Key grid, if the surface has one. */
+  grid?: { rows: number; columns: number }
+  controls: ControlDescriptor[]
+}
+
+interface SurfaceEventBase {
+  /** The surface's stable id (see SurfaceDescription.id). */
+  surface: string
+  control: ControlId
+  /** `performance.now()` when the driver decoded the input; lets the engine drop stale input. */
+  at: number
+}
+export interface DownEvent extends SurfaceEventBase {
+  type: 'down'
+  /** 0..1 for velocity-sensitive controls (MIDI notes); 1 otherwise. */
+  velocity?: number
+}
+export interface UpEvent extends SurfaceEventBase {
+  type: 'up'
+}
+export interface RotateEvent extends SurfaceEventBase {
+  type: 'rotate'
+  /** Signed steps since the last event; positive is clockwise. */
+  delta: number
+}
+export interface ValueEvent extends SurfaceEventBase {
+  type: 'value'
+  /** Normalised: 0..1, or -1..1 for centred controls such as the shuttle ring. */
+  value: number
+  /** The device's own value (e.g. MIDI 0..127, shuttle -7..7), where it has one. */
+  raw?: number
+}
+export type SurfaceEvent = DownEvent | UpEvent | RotateEvent | ValueEvent
+
+/** Marks what a control's last action or the link behind it is doing. */
+export type FeedbackBadge = 'pending' | 'failed' | 'stale'
+
+/** `#rrggbb` colour strings throughout. */
+export type Color = string
+
+/** What one control should show. Every field is optional; an empty object shows a blank control. */
+export interface Feedback {
+  /** Background (image controls) or backlight colour (RGB controls). */
+  color?: Color
+  /** Label text; `\n` breaks lines; the renderer fits it to the key. */
+  text?: string
+  textColor?: Color
+  /** A pre-rendered image (RGBA, the control's size) that replaces colour and text. */
+  image?: { width: number; height: number; rgba: Uint8Array }
+  /** LED state for LED controls. */
+  led?: 'off' | 'on' | 'blink'
+  badge?: FeedbackBadge
+}
+
+export interface SurfaceEvents {
+  /** Input from the device. */
+  input: [event: SurfaceEvent]
+  /** A fault the surface could not recover from; the manager closes the surface and retries later. */
+  error: [error: Error]
+  /** The surface has closed (unplugged, or closed by the manager). */
+  closed: []
+}
+
+/** An open surface. Owned by the manager; the engine reaches it only through the manager. */
+export interface Surface {
+  readonly description: SurfaceDescription
+  readonly events: EventEmitter<SurfaceEvents>
+  /** Applies feedback to one control. Coalesced: a newer feedback for the same control replaces a pending one. */
+  setFeedback(control: ControlId, feedback: Feedback): void
+  /** 0..100. */
+  setBrightness(percent: number): void
+  /** Blanks every control and releases the device. Idempotent. */
+  close(): Promise<void>
+}
+
+/** A device found by detection. Detection never opens a device. */
+export interface DetectedDevice {
+  driver: string
+  /** Stable identity (see SurfaceDescription.id). */
+  id: string
+  model: string
+  vendorId?: number
+  productId?: number
+  serial?: string
+  /** OS device path (hidraw node, USB port path), used for identity without a serial and for permission checks. */
+  path?: string
+}
+
+/** One driver: detect, open, run. */
+export interface SurfaceDriver {
+  readonly name: string
+  /** Lists the devices present now, without opening any. */
+  detect(): Promise<DetectedDevice[]>
+  /** Opens one detected device. */
+  open(device: DetectedDevice): Promise<Surface>
+}
