@@ -152,3 +152,20 @@ export interface SurfaceDriver {
   /** Opens one detected device. */
   open(device: DetectedDevice): Promise<Surface>
 }
+
+export interface SurfaceRegistryEvents {
+  added: [description: SurfaceDescription]
+  removed: [surfaceId: string]
+  /** Feedback applied to a control (after coalescing is decided by the surface itself). */
+  feedback: [surfaceId: string, control: ControlId, feedback: Feedback]
+}
+
+/**
+ * What the web mirror (and later the status API) reads: the open surfaces and what each control
+ * shows now. The surface manager implements it.
+ */
+export interface SurfaceRegistry {
+  readonly registryEvents: EventEmitter<SurfaceRegistryEvents>
+  list(): SurfaceDescription[]
+  feedbackOf(surfaceId: string): ReadonlyMap<ControlId, Feedback>
+}
