@@ -1,0 +1,290 @@
+/**
+ * Key rendering: turns a `Feedback` into the pixels of one key (Stream Deck key, LCD segment, web key).
+ *
+ * Every surface that shows images uses this one renderer, so a key looks the same on the hardware, in the
+ * web surface and in its mirror. The font is DejaVu Sans Bold from the `dejavu-fonts-ttf` npm package,
+ * registered by file path under a private family name, so the result never depends on the fonts installed
+ * on the machine.
+ *
+ * Layout, in painting order:
+ * 1. the background `color` (default black), or `image` scaled to the key when one is given
+ *    (an image replaces colour and text);
+ * 2. the label `text`: explicit `\n` breaks, then word wrap; the largest font size (from 30 % of the key
+ *    height down to 7 px) at which every line fits inside the padding is used; a word wider than the key is
+ *    broken between characters; if nothing fits at the smallest size, the last visible line ends with `…`.
+ *    Lines are centred horizontally and the block vertically. `textColor` defaults to white on dark
+ *    backgrounds and black on light ones;
+ * 3. the state badge, a right triangle in the top-right corner whose legs are 25 % of the key's shorter
+ *    side: `pending` amber (#ffb000), `failed` red (#e02020), `stale` grey (#8c8c8c), each with a dark
+ *    hypotenuse edge so it shows on any background. `failed` also draws a 3-px-high (scaled) red bar along
+ *    the bottom edge, so "failed" is told from "pending" without relying on colour alone.
+ *
+ * Rendered keys are cached by content (feedback and size) in an LRU; a cache hit returns the very same
+ * `RenderedKey` object, so callers must treat its pixels as read-only.
+ */
+import { createHash } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas'
+import type { Color, Feedback, FeedbackBadge } from '../types.js'
+
+/** A rendered key: RGBA pixels, row-major, 4 bytes per pixel, no padding. Treat as read-only. */
+export interface RenderedKey {
+  width: number
+  height: number
+  rgba: Uint8Array
+  /** SHA-1 (hex) of the size and pixels: equal hashes mean equal images. */
+  hash: string
+}
+
+export interface KeyRendererOptions {
+  /** How many rendered keys to keep (LRU). Default 512. */
+  cacheSize?: number
+}
+
+/** The font family name the renderer registers the shipped font under. */
+export const KEY_FONT_FAMILY = 'PanelbridgeSans'
+
+/** Badge colours (documented above; the web surface's legend uses the same values). */
+export const BADGE_COLORS: Readonly<Record<FeedbackBadge, Color>> = {
+  pending: '#ffb000',
+  failed: '#e02020',
+  stale: '#8c8c8c',
+}
+
+const DEFAULT_BACKGROUND: Rgb = [0, 0, 0]
+const MIN_FONT_PX = 7
+const MAX_FONT_FRACTION = 0.3
+const LINE_HEIGHT = 1.15
+const PADDING_FRACTION = 0.06
+const BADGE_FRACTION = 0.25
+
+type Rgb = [number, number, number]
+
+let fontRegistered = false
+/** Registers the shipped font once per process. Resolved through the package, never the working directory. */
+function ensureFont(): void {
+  if (fontRegistered) return
+  const require = createRequire(import.meta.url)
+  const path = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')
+  if (!GlobalFonts.registerFromPath(path, KEY_FONT_FAMILY)) {
+    throw new Error(`key renderer: cannot register the shipped font at ${path}`)
+  }
+  fontRegistered = true
+}
+
+/** Parses `#rgb` or `#rrggbb`; returns undefined for anything else. */
+export function parseColor(color: Color | undefined): Rgb | undefined {
+  if (color === undefined) return undefined
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color.trim())
+  if (!m) return undefined
+  let hex = m[1]!
+  if (hex.length === 3) hex = [...hex].map((c) => c + c).join('')
+  const n = parseInt(hex, 16)
+  return [(n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]
+}
+
+function css([r, g, b]: Rgb): string {
+  return `rgb(${r},${g},${b})`
+}
+
+/** Relative luminance (sRGB weights, no gamma), 0..255. */
+function luma([r, g, b]: Rgb): number {
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b
+}
+
+/** Canonical text of the parts of a feedback that change the picture (the image by its digest). */
+function contentKey(feedback: Feedback, width: number, height: number): string {
+  const image = feedback.image
+  const imageKey = image ? `${image.width}x${image.height}:${createHash('sha1').update(image.rgba).digest('hex')}` : ''
+  return JSON.stringify([
+    width,
+    height,
+    image ? '' : (feedback.color ?? ''),
+    image ? '' : (feedback.text ?? ''),
+    image ? '' : (feedback.textColor ?? ''),
+    imageKey,
+    feedback.badge ?? '',
+  ])
+}
+
+export class KeyRenderer {
+  private readonly cache = new Map<string, RenderedKey>()
+  private readonly cacheSize: number
+  /** Cache statistics, for the bench and tests. */
+  readonly stats = { hits: 0, misses: 0 }
+
+  constructor(opts: KeyRendererOptions = {}) {
+    this.cacheSize = Math.max(1, opts.cacheSize ?? 512)
+    ensureFont()
+  }
+
+  /** Renders one key. Equal content and size give the same (cached) object. */
+  render(feedback: Feedback, size: { width: number; height: number }): RenderedKey {
+    const width = Math.round(size.width)
+    const height = Math.round(size.height)
+    if (!(width > 0 && height > 0)) throw new RangeError(`key renderer: bad size ${size.width}x${size.height}`)
+    const key = contentKey(feedback, width, height)
+    const hit = this.cache.get(key)
+    if (hit) {
+      // Map keeps insertion order: re-inserting marks the entry most recently used.
+      this.cache.delete(key)
+      this.cache.set(key, hit)
+      this.stats.hits++
+      return hit
+    }
+    this.stats.misses++
+    const rendered = draw(feedback, width, height)
+    this.cache.set(key, rendered)
+    if (this.cache.size > this.cacheSize) {
+      const oldest = this.cache.keys().next().value
+      if (oldest !== undefined) this.cache.delete(oldest)
+    }
+    return rendered
+  }
+
+  /** Drops every cached key. */
+  clear(): void {
+    this.cache.clear()
+  }
+
+  get cached(): number {
+    return this.cache.size
+  }
+}
+
+function draw(feedback: Feedback, width: number, height: number): RenderedKey {
+  const canvas = createCanvas(width, height)
+  const ctx = canvas.getContext('2d')
+  const background = parseColor(feedback.color) ?? DEFAULT_BACKGROUND
+  ctx.fillStyle = css(background)
+  ctx.fillRect(0, 0, width, height)
+
+  const image = feedback.image
+  if (image && image.width > 0 && image.height > 0 && image.rgba.length >= image.width * image.height * 4) {
+    drawImage(ctx, image, width, height)
+  } else if (feedback.text !== undefined && feedback.text.trim() !== '') {
+    const textColor = parseColor(feedback.textColor) ?? (luma(background) > 140 ? [0, 0, 0] : [255, 255, 255])
+    drawText(ctx, feedback.text, textColor, width, height)
+  }
+  if (feedback.badge) drawBadge(ctx, feedback.badge, width, height)
+
+  const data = ctx.getImageData(0, 0, width, height).data
+  const rgba = new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+  const hash = createHash('sha1').update(`${width}x${height}:`).update(rgba).digest('hex')
+  return { width, height, rgba, hash }
+}
+
+function drawImage(ctx: SKRSContext2D, image: NonNullable<Feedback['image']>, width: number, height: number): void {
+  const source = createCanvas(image.width, image.height)
+  const sctx = source.getContext('2d')
+  const pixels = sctx.createImageData(image.width, image.height)
+  pixels.data.set(image.rgba.subarray(0, image.width * image.height * 4))
+  sctx.putImageData(pixels, 0, 0)
+  if (image.width === width && image.height === height) {
+    ctx.drawImage(source, 0, 0)
+  } else {
+    ctx.imageSmoothingEnabled = true
+    ctx.imageSmoothingQuality = 'high'
+    ctx.drawImage(source, 0, 0, image.width, image.height, 0, 0, width, height)
+  }
+}
+
+/** Wraps one paragraph to lines no wider than `max`; words wider than `max` are split between characters. */
+function wrap(ctx: SKRSContext2D, paragraph: string, max: number): string[] {
+  const words = paragraph.split(/\s+/).filter((w) => w !== '')
+  const lines: string[] = []
+  let line = ''
+  for (const word of words) {
+    const candidate = line === '' ? word : `${line} ${word}`
+    if (ctx.measureText(candidate).width <= max) {
+      line = candidate
+      continue
+    }
+    if (line !== '') lines.push(line)
+    line = ''
+    if (ctx.measureText(word).width <= max) {
+      line = word
+      continue
+    }
+    for (const ch of word) {
+      if (line !== '' && ctx.measureText(line + ch).width > max) {
+        lines.push(line)
+        line = ''
+      }
+      line += ch
+    }
+  }
+  if (line !== '') lines.push(line)
+  return lines
+}
+
+function layout(ctx: SKRSContext2D, text: string, maxW: number, maxH: number, px: number): string[] | undefined {
+  ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+  const lines = text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, maxW)))
+  if (lines.length * px * LINE_HEIGHT > maxH) return undefined
+  if (lines.some((l) => ctx.measureText(l).width > maxW)) return undefined
+  return lines
+}
+
+function drawText(ctx: SKRSContext2D, text: string, color: Rgb, width: number, height: number): void {
+  const pad = Math.max(1, Math.round(Math.min(width, height) * PADDING_FRACTION))
+  const maxW = width - 2 * pad
+  const maxH = height - 2 * pad
+  const normalised = text.replace(/\r\n?/g, '\n')
+  let px = Math.max(MIN_FONT_PX, Math.floor(height * MAX_FONT_FRACTION))
+  let lines: string[] | undefined
+  for (; px >= MIN_FONT_PX; px--) {
+    lines = layout(ctx, normalised, maxW, maxH, px)
+    if (lines) break
+  }
+  if (!lines) {
+    // Nothing fits even at the smallest size: keep the lines that fit and mark the cut with an ellipsis.
+    px = MIN_FONT_PX
+    ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+    const all = normalised.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, maxW)))
+    const room = Math.max(1, Math.floor(maxH / (px * LINE_HEIGHT)))
+    lines = all.slice(0, room)
+    let last = lines[lines.length - 1] ?? ''
+    while (last !== '' && ctx.measureText(last + '…').width > maxW) last = last.slice(0, -1)
+    lines[lines.length - 1] = last + '…'
+  }
+  const lineHeight = px * LINE_HEIGHT
+  const blockHeight = lines.length * lineHeight
+  ctx.fillStyle = css(color)
+  ctx.textAlign = 'center'
+  ctx.textBaseline = 'middle'
+  const top = (height - blockHeight) / 2
+  lines.forEach((line, i) => ctx.fillText(line, width / 2, top + lineHeight * (i + 0.5)))
+}
+
+function drawBadge(ctx: SKRSContext2D, badge: FeedbackBadge, width: number, height: number): void {
+  const color = parseColor(BADGE_COLORS[badge])!
+  const leg = Math.max(6, Math.round(Math.min(width, height) * BADGE_FRACTION))
+  ctx.beginPath()
+  ctx.moveTo(width - leg, 0)
+  ctx.lineTo(width, 0)
+  ctx.lineTo(width, leg)
+  ctx.closePath()
+  ctx.fillStyle = css(color)
+  ctx.fill()
+  ctx.beginPath()
+  ctx.moveTo(width - leg, 0)
+  ctx.lineTo(width, leg)
+  ctx.strokeStyle = 'rgb(0,0,0)'
+  ctx.lineWidth = Math.max(1, leg / 12)
+  ctx.stroke()
+  if (badge === 'failed') {
+    const bar = Math.max(2, Math.round(height * 0.04))
+    ctx.fillRect(0, height - bar, width, bar)
+  }
+}
+
+/** Encodes a rendered key as PNG (web surface, screenshots, fixtures). */
+export function encodePng(key: RenderedKey): Buffer {
+  const canvas = createCanvas(key.width, key.height)
+  const ctx = canvas.getContext('2d')
+  const pixels = ctx.createImageData(key.width, key.height)
+  pixels.data.set(key.rgba)
+  ctx.putImageData(pixels, 0, 0)
+  return canvas.encodeSync('png')
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest'
+import {
+  BADGE_COLORS,
+  KeyRenderer,
+  encodePng,
+  parseColor,
+  type RenderedKey,
+} from '../../src/surfaces/render/key-renderer.js'
+
+function pixel(key: RenderedKey, x: number, y: number): [number, number, number, number] {
+  const i = (y * key.width + x) * 4
+  return [key.rgba[i]!, key.rgba[i + 1]!, key.rgba[i + 2]!, key.rgba[i + 3]!]
+}
+
+/** Bounding box of pixels that differ from the background colour by more than a small margin. */
+function inkBox(
+  key: RenderedKey,
+  bg: [number, number, number],
+): { x0: number; y0: number; x1: number; y1: number } | null {
+  let box: { x0: number; y0: number; x1: number; y1: number } | null = null
+  for (let y = 0; y < key.height; y++)
+    for (let x = 0; x < key.width; x++) {
+      const [r, g, b] = pixel(key, x, y)
+      if (Math.abs(r - bg[0]) + Math.abs(g - bg[1]) + Math.abs(b - bg[2]) > 30) {
+        box = box
+          ? { x0: Math.min(box.x0, x), y0: Math.min(box.y0, y), x1: Math.max(box.x1, x), y1: Math.max(box.y1, y) }
+          : { x0: x, y0: y, x1: x, y1: y }
+      }
+    }
+  return box
+}
+
+describe('KeyRenderer', () => {
+  const renderer = new KeyRenderer({ cacheSize: 8 })
+
+  it('fills the background colour and returns RGBA of the requested size', () => {
+    const key = renderer.render({ color: '#ff0000' }, { width: 72, height: 72 })
+    expect(key.width).toBe(72)
+    expect(key.height).toBe(72)
+    expect(key.rgba.length).toBe(72 * 72 * 4)
+    expect(pixel(key, 0, 0)).toEqual([255, 0, 0, 255])
+    expect(pixel(key, 71, 71)).toEqual([255, 0, 0, 255])
+    expect(pixel(key, 36, 36)).toEqual([255, 0, 0, 255])
+  })
+
+  it('blank feedback is black', () => {
+    const key = renderer.render({}, { width: 96, height: 96 })
+    expect(pixel(key, 48, 48)).toEqual([0, 0, 0, 255])
+  })
+
+  it('draws the label in the text colour, centred, inside the key', () => {
+    const key = renderer.render({ color: '#000000', text: 'GO', textColor: '#00ff00' }, { width: 72, height: 72 })
+    const box = inkBox(key, [0, 0, 0])!
+    expect(box).not.toBeNull()
+    // centred: the ink's centre is within 3 px of the key's centre
+    expect(Math.abs((box.x0 + box.x1) / 2 - 35.5)).toBeLessThan(3)
+    expect(Math.abs((box.y0 + box.y1) / 2 - 35.5)).toBeLessThan(4)
+    // some pixel is pure text colour
+    let green = 0
+    for (let i = 0; i < key.rgba.length; i += 4)
+      if (key.rgba[i] === 0 && key.rgba[i + 1] === 255 && key.rgba[i + 2] === 0) green++
+    expect(green).toBeGreaterThan(20)
+  })
+
+  it('wraps and shrinks long text so it stays inside the key', () => {
+    const text = 'Lower third animate in with a very long name'
+    const key = renderer.render({ color: '#202020', text }, { width: 72, height: 72 })
+    const box = inkBox(key, [32, 32, 32])!
+    expect(box.x0).toBeGreaterThanOrEqual(1)
+    expect(box.x1).toBeLessThanOrEqual(70)
+    expect(box.y0).toBeGreaterThanOrEqual(1)
+    expect(box.y1).toBeLessThanOrEqual(70)
+    // it wrapped onto several lines: the ink is taller than one line of the smallest font
+    expect(box.y1 - box.y0).toBeGreaterThan(20)
+  })
+
+  it('draws a short label large (the font grows to fit the key)', () => {
+    const short = inkBox(renderer.render({ text: 'A' }, { width: 96, height: 96 }), [0, 0, 0])!
+    // the largest size is 30 % of the key height: a capital A is about 20 px tall at 96 px
+    expect(short.y1 - short.y0).toBeGreaterThan(17)
+    const small = inkBox(renderer.render({ text: 'A' }, { width: 72, height: 72 }), [0, 0, 0])!
+    expect(small.y1 - small.y0).toBeLessThan(short.y1 - short.y0)
+  })
+
+  it('defaults the text colour to black on light backgrounds and white on dark ones', () => {
+    const light = renderer.render({ color: '#ffffff', text: 'X' }, { width: 72, height: 72 })
+    const dark = renderer.render({ color: '#000000', text: 'X' }, { width: 72, height: 72 })
+    const darkest = (k: RenderedKey): number => {
+      let m = 255
+      for (let i = 0; i < k.rgba.length; i += 4) m = Math.min(m, k.rgba[i]!)
+      return m
+    }
+    const lightest = (k: RenderedKey): number => {
+      let m = 0
+      for (let i = 0; i < k.rgba.length; i += 4) m = Math.max(m, k.rgba[i]!)
+      return m
+    }
+    expect(darkest(light)).toBe(0)
+    expect(lightest(dark)).toBe(255)
+  })
+
+  it('breaks a word that is wider than the key and still keeps it inside', () => {
+    const key = renderer.render({ text: 'WWWWWWWWWWWWWWWWWWWWWWWWWWWWWW' }, { width: 72, height: 72 })
+    const box = inkBox(key, [0, 0, 0])!
+    expect(box.x0).toBeGreaterThanOrEqual(1)
+    expect(box.x1).toBeLessThanOrEqual(70)
+  })
+
+  it.each(['pending', 'failed', 'stale'] as const)('draws the %s badge in the top-right corner', (badge) => {
+    const key = renderer.render({ color: '#0000ff', badge }, { width: 72, height: 72 })
+    const [r, g, b] = parseColor(BADGE_COLORS[badge])!
+    // inside the triangle, near the corner
+    expect(pixel(key, 70, 2)).toEqual([r, g, b, 255])
+    // opposite corner is untouched background
+    expect(pixel(key, 2, 2)).toEqual([0, 0, 255, 255])
+    // the bar along the bottom marks "failed" only
+    expect(pixel(key, 36, 71)).toEqual(badge === 'failed' ? [r, g, b, 255] : [0, 0, 255, 255])
+  })
+
+  it('passes an image through, scaled to the key', () => {
+    const rgba = new Uint8Array(2 * 2 * 4)
+    // 2x2: left column red, right column green
+    rgba.set([255, 0, 0, 255, 0, 255, 0, 255, 255, 0, 0, 255, 0, 255, 0, 255])
+    const key = renderer.render(
+      { color: '#0000ff', text: 'ignored', image: { width: 2, height: 2, rgba } },
+      { width: 72, height: 72 },
+    )
+    expect(pixel(key, 5, 36)).toEqual([255, 0, 0, 255])
+    expect(pixel(key, 66, 36)).toEqual([0, 255, 0, 255])
+  })
+
+  it('returns the identical object on a cache hit and evicts least recently used', () => {
+    const r = new KeyRenderer({ cacheSize: 2 })
+    const a = r.render({ color: '#112233', text: 'a' }, { width: 72, height: 72 })
+    expect(r.render({ color: '#112233', text: 'a' }, { width: 72, height: 72 })).toBe(a)
+    expect(r.stats).toEqual({ hits: 1, misses: 1 })
+    const b = r.render({ color: '#112233', text: 'b' }, { width: 72, height: 72 })
+    r.render({ color: '#112233', text: 'a' }, { width: 72, height: 72 }) // a is now most recent
+    r.render({ color: '#112233', text: 'c' }, { width: 72, height: 72 }) // evicts b
+    expect(r.cached).toBe(2)
+    expect(r.render({ color: '#112233', text: 'a' }, { width: 72, height: 72 })).toBe(a)
+    const b2 = r.render({ color: '#112233', text: 'b' }, { width: 72, height: 72 })
+    expect(b2).not.toBe(b)
+    expect(b2.hash).toBe(b.hash)
+  })
+
+  it('gives a different hash for a different size or content', () => {
+    const a = renderer.render({ color: '#123456' }, { width: 72, height: 72 })
+    expect(renderer.render({ color: '#123456' }, { width: 96, height: 96 }).hash).not.toBe(a.hash)
+    expect(renderer.render({ color: '#123457' }, { width: 72, height: 72 }).hash).not.toBe(a.hash)
+  })
+
+  it('refuses a bad size', () => {
+    expect(() => renderer.render({}, { width: 0, height: 72 })).toThrow(/bad size 0x72/)
+  })
+
+  it('encodes PNG', () => {
+    const png = encodePng(renderer.render({ color: '#ff0000' }, { width: 72, height: 72 }))
+    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  })
+
+  it('parses colours', () => {
+    expect(parseColor('#abc')).toEqual([0xaa, 0xbb, 0xcc])
+    expect(parseColor('#A0B1C2')).toEqual([0xa0, 0xb1, 0xc2])
+    expect(parseColor('red')).toBeUndefined()
+    expect(parseColor(undefined)).toBeUndefined()
+  })
+})
