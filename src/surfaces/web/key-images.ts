@@ -1,0 +1,49 @@
+/**
+ * Key images for the browser: the hardware's own KeyRenderer draws the key, so the web surface and
+ * its mirrors show exactly what a Stream Deck shows; this module only turns the rendered pixels
+ * into a PNG data URL and caches that by the renderer's content hash.
+ */
+import { encodePng, KeyRenderer, type RenderedKey } from '../render/key-renderer.js'
+import type { Feedback } from '../types.js'
+
+export interface KeySize {
+  width: number
+  height: number
+}
+
+/** The part of the KeyRenderer the web surface uses (tests and the daemon may share one renderer). */
+export interface KeyImageRenderer {
+  render(feedback: Feedback, size: KeySize): RenderedKey
+}
+
+/** Data URLs kept; a PNG data URL of a 96×96 key is a few kilobytes. */
+export const KEY_IMAGE_CACHE_ENTRIES = 512
+
+export class KeyImages {
+  /** Insertion-ordered: the first entry is the least recently used. */
+  private readonly cache = new Map<string, string>()
+
+  constructor(
+    private readonly renderer: KeyImageRenderer = new KeyRenderer(),
+    private readonly maxEntries = KEY_IMAGE_CACHE_ENTRIES,
+  ) {}
+
+  /** Renders one control's feedback and returns it as a `data:image/png;base64,` URL. */
+  dataUrl(feedback: Feedback, size: KeySize): string {
+    const key = this.renderer.render(feedback, size)
+    const cacheKey = `${key.width}x${key.height}:${String(key.hash)}`
+    const hit = this.cache.get(cacheKey)
+    if (hit !== undefined) {
+      this.cache.delete(cacheKey)
+      this.cache.set(cacheKey, hit)
+      return hit
+    }
+    const url = 'data:image/png;base64,' + encodePng(key).toString('base64')
+    this.cache.set(cacheKey, url)
+    if (this.cache.size > this.maxEntries) {
+      const oldest = this.cache.keys().next()
+      if (!oldest.done) this.cache.delete(oldest.value)
+    }
+    return url
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The web surface's WebSocket protocol: JSON text frames, one message per frame.
+ *
+ * Images travel as PNG data URLs inside JSON (`image` messages), not as binary frames: a 96×96 key
+ * PNG is a few kilobytes, so base64's third more is noise on loopback or a LAN; one ordered stream of
+ * self-describing messages needs no side channel to say which key a binary frame is for; and the
+ * browser assigns `img.src = dataUrl` directly, with no Blob URLs to create and revoke per update.
+ * The server caches the data URL per rendered image, so an image shown again costs nothing.
+ *
+ * Server → browser: `hello`, `surface` (add or replace), `removed`, `image`, `state`, `brightness`.
+ * Browser → server: `down`, `up` (keys, encoder presses) and `rotate` (encoders, jog). Everything a
+ * browser sends is validated here first (shape) and by the server (the surface is interactive and
+ * has that control of a kind that takes that event); anything else is logged once and ignored.
+ */
+import type { ControlId, ControlKind, Feedback, FeedbackBadge } from '../types.js'
+
+export const WEB_PROTOCOL_VERSION = 1
+
+/** Largest frame a browser may send; the server's WebSocket closes the connection (1009) above it. */
+export const MAX_CLIENT_MESSAGE_BYTES = 4096
+/** A rotate message carries at most this many steps either way (the page batches per animation frame). */
+export const MAX_ROTATE_DELTA = 1000
+/** Longest surface or control id accepted from a browser. */
+export const MAX_ID_LENGTH = 200
+
+/** A control as the page draws it. */
+export interface WebControlView {
+  id: ControlId
+  kind: ControlKind
+  row?: number
+  column?: number
+  /** Pixel size of the rendered image, for controls that show one. */
+  image?: { width: number; height: number }
+}
+
+export interface WebSurfaceView {
+  id: string
+  driver: string
+  model: string
+  /** `interactive`: a configured web surface; `mirror`: a physical surface shown read-only. */
+  mode: 'interactive' | 'mirror'
+  grid?: { rows: number; columns: number }
+  controls: WebControlView[]
+}
+
+/** What a control without an image shows (encoder rings, LEDs, RGB backlights). */
+export interface WebControlState {
+  color?: string
+  text?: string
+  led?: 'off' | 'on' | 'blink'
+  badge?: FeedbackBadge
+}
+
+export type ServerMessage =
+  | { type: 'hello'; version: number }
+  | { type: 'surface'; surface: WebSurfaceView }
+  | { type: 'removed'; surface: string }
+  /** `src` is a `data:image/png;base64,...` URL; `label` is the feedback text, for assistive tech. */
+  | { type: 'image'; surface: string; control: ControlId; src: string; label: string }
+  | { type: 'state'; surface: string; control: ControlId; state: WebControlState }
+  | { type: 'brightness'; surface: string; percent: number }
+
+export type ClientMessage =
+  | { type: 'down'; surface: string; control: ControlId }
+  | { type: 'up'; surface: string; control: ControlId }
+  | { type: 'rotate'; surface: string; control: ControlId; delta: number }
+
+export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; reason: string }
+
+function isId(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH
+}
+
+/**
+ * Checks the shape of one frame from a browser. Returns a short, stable reason when it is refused
+ * (used as the log-once key, so it must not contain the frame's text).
+ */
+export function parseClientMessage(data: string | Buffer, isBinary: boolean): ParseResult {
+  if (isBinary) return { ok: false, reason: 'binary frame' }
+  const text = typeof data === 'string' ? data : data.toString('utf8')
+  if (text.length > MAX_CLIENT_MESSAGE_BYTES) return { ok: false, reason: 'too long' }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return { ok: false, reason: 'not JSON' }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not an object' }
+  const m = value as Record<string, unknown>
+  if (!isId(m.surface)) return { ok: false, reason: 'bad surface' }
+  if (!isId(m.control)) return { ok: false, reason: 'bad control' }
+  switch (m.type) {
+    case 'down':
+    case 'up':
+      return { ok: true, message: { type: m.type, surface: m.surface, control: m.control } }
+    case 'rotate': {
+      const delta = m.delta
+      if (typeof delta !== 'number' || !Number.isInteger(delta) || delta === 0 || Math.abs(delta) > MAX_ROTATE_DELTA) {
+        return { ok: false, reason: 'bad delta' }
+      }
+      return { ok: true, message: { type: 'rotate', surface: m.surface, control: m.control, delta } }
+    }
+    default:
+      return { ok: false, reason: 'unknown type' }
+  }
+}
+
+/** Which browser events a control kind takes. */
+export function acceptsEvent(kind: ControlKind, type: ClientMessage['type']): boolean {
+  switch (type) {
+    case 'down':
+    case 'up':
+      return kind === 'key' || kind === 'encoder'
+    case 'rotate':
+      return kind === 'encoder' || kind === 'jog'
+  }
+}
+
+/** The feedback parts a control without an image can show. */
+export function controlStateOf(feedback: Feedback): WebControlState {
+  const state: WebControlState = {}
+  if (feedback.color !== undefined) state.color = feedback.color
+  if (feedback.text !== undefined) state.text = feedback.text
+  if (feedback.led !== undefined) state.led = feedback.led
+  if (feedback.badge !== undefined) state.badge = feedback.badge
+  return state
+}

@@ -1,0 +1,242 @@
+/**
+ * A configured `web` surface: a key grid (plus optional encoders and a jog wheel) drawn in a browser
+ * by the WebSurfaceServer. To the engine it is a surface like any other: it emits the same
+ * `SurfaceEvent`s and takes the same `Feedback`; keys are drawn by the hardware's KeyRenderer.
+ *
+ * Feedback is coalesced twice: here, every feedback given within one turn of the event loop is
+ * rendered once (the newest per control wins); and per browser in the server, a newer image for a
+ * key replaces one still waiting for a slow socket.
+ */
+import { EventEmitter } from 'eventemitter3'
+import { createLogger } from '../../log.js'
+import type {
+  ControlDescriptor,
+  ControlId,
+  Feedback,
+  Surface,
+  SurfaceDescription,
+  SurfaceEvent,
+  SurfaceEvents,
+} from '../types.js'
+import { KeyImages, type KeySize } from './key-images.js'
+import { acceptsEvent, controlStateOf, type ServerMessage, type WebSurfaceView } from './protocol.js'
+
+export const WEB_DRIVER = 'web'
+export const WEB_MODEL = 'Web surface'
+/** Key image size when the config names none (the Stream Deck XL's). */
+export const DEFAULT_WEB_KEY_SIZE: KeySize = { width: 96, height: 96 }
+/** Limits that keep a typo in the config from building a page of a million keys. */
+export const MAX_WEB_GRID = 16
+export const MAX_WEB_ENCODERS = 8
+export const MAX_WEB_KEY_PIXELS = 256
+
+export interface WebSurfaceOptions {
+  /** The surface's configured name; also its id. */
+  id: string
+  rows: number
+  columns: number
+  /** Number of encoders (`encoder:N`: rotate and press). Default 0. */
+  encoders?: number
+  /** Whether the surface has a jog wheel (`jog`: rotate). Default false. */
+  jog?: boolean
+  /** Rendered key size in pixels. Default 96×96. */
+  keySize?: KeySize
+  /** Shared renderer and image cache; one is made when absent. */
+  images?: KeyImages
+}
+
+/** What the server listens to: what each browser should draw. */
+export interface WebSurfaceViewEvents {
+  message: [message: ServerMessage]
+}
+
+const log = createLogger('surfaces/web')
+
+function checkCount(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`web surface: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`)
+  }
+  return value
+}
+
+export class WebSurface implements Surface {
+  readonly description: SurfaceDescription
+  readonly events = new EventEmitter<SurfaceEvents>()
+  /** Draw instructions for browsers; the WebSurfaceServer subscribes. */
+  readonly view = new EventEmitter<WebSurfaceViewEvents>()
+
+  private readonly keySize: KeySize
+  private readonly images: KeyImages
+  private readonly controls: Map<ControlId, ControlDescriptor>
+  /** Newest feedback not yet rendered. */
+  private readonly pending = new Map<ControlId, Feedback>()
+  private flushScheduled: NodeJS.Immediate | undefined
+  /** What each control shows now, as the messages a browser that connects now needs. */
+  private readonly shown = new Map<ControlId, ServerMessage>()
+  private brightness = 100
+  /** Who holds each pressed control: a key is down while any browser holds it. */
+  private readonly holders = new Map<ControlId, Set<object>>()
+  private closed = false
+
+  constructor(options: WebSurfaceOptions) {
+    if (typeof options.id !== 'string' || options.id.length === 0) throw new TypeError('web surface: id is required')
+    const rows = checkCount('rows', options.rows, 1, MAX_WEB_GRID)
+    const columns = checkCount('columns', options.columns, 1, MAX_WEB_GRID)
+    const encoders = checkCount('encoders', options.encoders ?? 0, 0, MAX_WEB_ENCODERS)
+    const keySize = options.keySize ?? DEFAULT_WEB_KEY_SIZE
+    checkCount('keySize.width', keySize.width, 16, MAX_WEB_KEY_PIXELS)
+    checkCount('keySize.height', keySize.height, 16, MAX_WEB_KEY_PIXELS)
+    this.keySize = { width: keySize.width, height: keySize.height }
+    this.images = options.images ?? new KeyImages()
+
+    const controls: ControlDescriptor[] = []
+    for (let i = 0; i < rows * columns; i++) {
+      controls.push({
+        id: `key:${i}`,
+        kind: 'key',
+        row: Math.floor(i / columns),
+        column: i % columns,
+        capabilities: { image: { ...this.keySize } },
+      })
+    }
+    for (let i = 0; i < encoders; i++)
+      controls.push({ id: `encoder:${i}`, kind: 'encoder', capabilities: { rgb: true } })
+    if (options.jog === true) controls.push({ id: 'jog', kind: 'jog', capabilities: {} })
+    this.controls = new Map(controls.map((c) => [c.id, c]))
+    this.description = { id: options.id, driver: WEB_DRIVER, model: WEB_MODEL, grid: { rows, columns }, controls }
+  }
+
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  setFeedback(control: ControlId, feedback: Feedback): void {
+    if (this.closed) return
+    if (!this.controls.has(control)) {
+      log.once(`${this.description.id}:unknown:${control}`, 'warn', 'feedback for a control the web surface lacks', {
+        surface: this.description.id,
+        control,
+      })
+      return
+    }
+    this.pending.set(control, feedback)
+    this.flushScheduled ??= setImmediate(() => this.flush())
+  }
+
+  setBrightness(percent: number): void {
+    if (this.closed || !Number.isFinite(percent)) return
+    this.brightness = Math.min(100, Math.max(0, Math.round(percent)))
+    this.view.emit('message', { type: 'brightness', surface: this.description.id, percent: this.brightness })
+  }
+
+  /** The page's view of this surface. */
+  toView(): WebSurfaceView {
+    const d = this.description
+    return {
+      id: d.id,
+      driver: d.driver,
+      model: d.model,
+      mode: 'interactive',
+      ...(d.grid ? { grid: { ...d.grid } } : {}),
+      controls: d.controls.map((c) => ({
+        id: c.id,
+        kind: c.kind,
+        ...(c.row !== undefined ? { row: c.row } : {}),
+        ...(c.column !== undefined ? { column: c.column } : {}),
+        ...(c.capabilities.image ? { image: { ...c.capabilities.image } } : {}),
+      })),
+    }
+  }
+
+  /** Everything a browser that connects now must be sent to show the current state. */
+  snapshot(): ServerMessage[] {
+    const out: ServerMessage[] = [{ type: 'surface', surface: this.toView() }, ...this.shown.values()]
+    if (this.brightness !== 100)
+      out.push({ type: 'brightness', surface: this.description.id, percent: this.brightness })
+    return out
+  }
+
+  /**
+   * Browser input, called by the server. `holder` is the browser connection: a control is down
+   * while at least one browser holds it, so two browsers on one key still give one down and one up.
+   * Returns false when the control does not take that event (the server logs it).
+   */
+  press(control: ControlId, holder: object): boolean {
+    if (!this.accepts(control, 'down')) return false
+    let held = this.holders.get(control)
+    if (!held) this.holders.set(control, (held = new Set()))
+    if (held.has(holder)) return true
+    held.add(holder)
+    if (held.size === 1) this.emitInput({ type: 'down', surface: this.description.id, control, at: performance.now() })
+    return true
+  }
+
+  release(control: ControlId, holder: object): boolean {
+    if (!this.accepts(control, 'up')) return false
+    const held = this.holders.get(control)
+    if (!held?.delete(holder)) return true
+    if (held.size === 0) {
+      this.holders.delete(control)
+      this.emitInput({ type: 'up', surface: this.description.id, control, at: performance.now() })
+    }
+    return true
+  }
+
+  /** Releases everything a browser holds (it disconnected with a key down). */
+  releaseAll(holder: object): void {
+    for (const [control, held] of [...this.holders]) if (held.has(holder)) this.release(control, holder)
+  }
+
+  rotate(control: ControlId, delta: number): boolean {
+    if (!this.accepts(control, 'rotate')) return false
+    this.emitInput({ type: 'rotate', surface: this.description.id, control, delta, at: performance.now() })
+    return true
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve()
+    this.closed = true
+    if (this.flushScheduled) clearImmediate(this.flushScheduled)
+    this.flushScheduled = undefined
+    this.pending.clear()
+    this.holders.clear()
+    this.events.emit('closed')
+    this.events.removeAllListeners()
+    this.view.removeAllListeners()
+    return Promise.resolve()
+  }
+
+  private accepts(control: ControlId, type: 'down' | 'up' | 'rotate'): boolean {
+    const descriptor = this.controls.get(control)
+    return !this.closed && descriptor !== undefined && acceptsEvent(descriptor.kind, type)
+  }
+
+  private emitInput(event: SurfaceEvent): void {
+    this.events.emit('input', event)
+  }
+
+  private flush(): void {
+    this.flushScheduled = undefined
+    const surface = this.description.id
+    const batch = [...this.pending]
+    this.pending.clear()
+    for (const [control, feedback] of batch) {
+      const descriptor = this.controls.get(control)
+      if (!descriptor) continue
+      let message: ServerMessage
+      if (descriptor.capabilities.image) {
+        try {
+          const src = this.images.dataUrl(feedback, descriptor.capabilities.image)
+          message = { type: 'image', surface, control, src, label: feedback.text ?? '' }
+        } catch (err) {
+          log.once(`${surface}:render:${control}`, 'error', 'could not render a web key', { surface, control, err })
+          continue
+        }
+      } else {
+        message = { type: 'state', surface, control, state: controlStateOf(feedback) }
+      }
+      this.shown.set(control, message)
+      this.view.emit('message', message)
+    }
+  }
+}
