@@ -1,0 +1,538 @@
+/**
+ * The typed command client: one undici keep-alive `Pool` per application, one method to run a command.
+ *
+ * - GET `{base}/api/command/<name>?...` (default) or POST `{base}/api` with `{command, parameters}`.
+ * - Every call carries a `requestId`; a reply echoing a different one is refused.
+ * - Replies are parsed per `shared/spec/decisions.md` and converted to the catalogue's types.
+ * - No retries, ever: a command that failed is reported to the caller, never sent again later
+ *   (a button press replayed late is worse than a press lost and shown as failed).
+ */
+import { performance } from 'node:perf_hooks'
+import { randomBytes } from 'node:crypto'
+import { Pool } from 'undici'
+import {
+  getCommandSpec,
+  type CommandName,
+  type CommandSpec,
+  type FieldSpec,
+  type HasRequiredParams,
+  type ParamSpec,
+  type ParamsOf,
+  type ReplyOf,
+  type ScalarType,
+  type Shape,
+} from './commands.js'
+import {
+  AppError,
+  CommandError,
+  HttpStatusError,
+  RequestIdMismatchError,
+  TimeoutError,
+  type CommandErrorCode,
+} from './errors.js'
+
+/** Default time-out of one command, in ms (issue 2). */
+export const DEFAULT_TIMEOUT_MS = 2000
+/** Keep-alive sockets per application: commands are small and the panel rarely has more in flight. */
+export const DEFAULT_CONNECTIONS = 4
+/** How long an idle keep-alive socket is kept, in ms. */
+export const DEFAULT_KEEP_ALIVE_MS = 10_000
+/** How much of a non-200 body is kept in the error, in characters. */
+const BODY_SNIPPET_CHARS = 200
+
+export type Transport = 'get' | 'post'
+
+export interface CommandClientOptions {
+  /** The application's base URL, e.g. `http://127.0.0.1:9022`. A path prefix is kept. */
+  baseUrl: string
+  /** `get` (default): `/api/command/<name>?...`; `post`: `/api` with a JSON body. */
+  transport?: Transport
+  /** Default time-out per call, ms. */
+  timeoutMs?: number
+  /** Keep-alive sockets in the pool. */
+  connections?: number
+  keepAliveTimeoutMs?: number
+  /**
+   * Called once per finished call (success or failure) with its latency. Meant for a metrics layer;
+   * it runs on the hot path, so keep it cheap. Exceptions it throws are ignored.
+   */
+  onCall?: (record: CallRecord) => void
+}
+
+export interface CallOptions {
+  /** Overrides the client's time-out for this call, ms. */
+  timeoutMs?: number
+  /** Aborts the call: it rejects with code `ABORTED`. */
+  signal?: AbortSignal
+  /** Uses this requestId instead of a generated one. */
+  requestId?: string
+  /** Overrides the client's transport for this call. */
+  transport?: Transport
+}
+
+/** What `onCall` receives. */
+export interface CallRecord {
+  command: string
+  requestId: string
+  ok: boolean
+  code?: CommandErrorCode
+  latencyMs: number
+}
+
+/** A successful call in full. */
+export interface CallResult<N extends CommandName = CommandName> {
+  command: N
+  requestId: string
+  /** Reply fields converted to the catalogue's types. */
+  reply: ReplyOf<N>
+  /** The reply's `result` object as received (`{}` for a bare empty reply). */
+  raw: Readonly<Record<string, unknown>>
+  /** Time from sending to a parsed reply, ms. */
+  latencyMs: number
+}
+
+/** The arguments after the command name: params are required only if the command has required ones. */
+export type CallArgs<N extends CommandName> =
+  HasRequiredParams<N> extends true
+    ? [params: ParamsOf<N>, options?: CallOptions]
+    : [params?: ParamsOf<N>, options?: CallOptions]
+
+/** Client of one application's HTTP command interface. */
+export class CommandClient {
+  private readonly pool: Pool
+  private readonly basePath: string
+  private readonly transport: Transport
+  private readonly timeoutMs: number
+  private readonly onCall: ((record: CallRecord) => void) | undefined
+  private readonly idPrefix = `pb-${randomBytes(3).toString('hex')}-`
+  private seq = 0
+  private closed = false
+
+  constructor(options: CommandClientOptions) {
+    const url = new URL(options.baseUrl)
+    this.basePath = url.pathname.replace(/\/+$/, '')
+    this.transport = options.transport ?? 'get'
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    this.onCall = options.onCall
+    this.pool = new Pool(url.origin, {
+      connections: options.connections ?? DEFAULT_CONNECTIONS,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_MS,
+      pipelining: 1,
+    })
+  }
+
+  /** Runs a command and resolves with its typed reply fields. Rejects with a `CommandError`. */
+  async call<N extends CommandName>(name: N, ...args: CallArgs<N>): Promise<ReplyOf<N>> {
+    const [params, options] = args
+    const result = await this.execute(name, params, options)
+    return result.reply as ReplyOf<N>
+  }
+
+  /** Like `call`, with the requestId, the raw result and the latency. */
+  async request<N extends CommandName>(name: N, ...args: CallArgs<N>): Promise<CallResult<N>> {
+    const [params, options] = args
+    return (await this.execute(name, params, options)) as CallResult<N>
+  }
+
+  /**
+   * Runs a command whose name and parameters are only known at run time (YAML bindings, remote API).
+   * The name and parameters are checked against the catalogue; a mismatch rejects with `BAD_PARAMS`.
+   */
+  async callByName(name: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CallResult> {
+    return this.execute(name, params, options)
+  }
+
+  /** Destroys the pool: open sockets are closed and calls in flight reject with `ABORTED`. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.pool.destroy()
+  }
+
+  private async execute(
+    name: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions = {},
+  ): Promise<CallResult> {
+    const requestId = options.requestId ?? this.idPrefix + String(++this.seq)
+    const started = performance.now()
+    try {
+      const spec = getCommandSpec(name)
+      if (spec === undefined) {
+        throw new CommandError('BAD_PARAMS', name, 'unknown command', { requestId })
+      }
+      if (this.closed) throw new CommandError('ABORTED', name, 'client closed', { requestId })
+      const transport = options.transport ?? this.transport
+      const encoded = encodeParams(name, spec, params ?? {}, transport, requestId)
+      const { status, text } = await this.send(name, encoded, transport, requestId, options)
+      if (status !== 200) throw new HttpStatusError(name, status, text.slice(0, BODY_SNIPPET_CHARS), requestId)
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch (err) {
+        throw new CommandError('BAD_JSON', name, `body is not JSON: ${text.slice(0, 80)}`, { cause: err, requestId })
+      }
+      const { reply, raw } = parseEnvelope(name, spec, json, requestId)
+      const latencyMs = performance.now() - started
+      this.report(name, requestId, latencyMs)
+      return { command: name as CommandName, requestId, reply: reply, raw, latencyMs }
+    } catch (err) {
+      const error =
+        err instanceof CommandError ? err : new CommandError('NETWORK', name, String(err), { cause: err, requestId })
+      this.report(name, requestId, performance.now() - started, error.code)
+      throw error
+    }
+  }
+
+  /** One HTTP exchange with a time-out and the caller's signal. Resolves with the status and the body. */
+  private async send(
+    name: string,
+    encoded: Encoded,
+    transport: Transport,
+    requestId: string,
+    options: CallOptions,
+  ): Promise<{ status: number; text: string }> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs
+    const callerSignal = options.signal
+    if (callerSignal?.aborted) throw new CommandError('ABORTED', name, 'aborted before sending', { requestId })
+    const controller = new AbortController()
+    let why: 'timeout' | 'caller' | undefined
+    const timer = setTimeout(() => {
+      why = 'timeout'
+      controller.abort()
+    }, timeoutMs)
+    const onCallerAbort = (): void => {
+      why ??= 'caller'
+      controller.abort()
+    }
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
+    try {
+      const res =
+        transport === 'get'
+          ? await this.pool.request({
+              method: 'GET',
+              path: `${this.basePath}/api/command/${encodeURIComponent(name)}${encoded.query}`,
+              headers: { accept: 'application/json' },
+              signal: controller.signal,
+            })
+          : await this.pool.request({
+              method: 'POST',
+              path: `${this.basePath}/api`,
+              headers: { accept: 'application/json', 'content-type': 'application/json' },
+              body: encoded.body,
+              signal: controller.signal,
+            })
+      const text = await res.body.text()
+      return { status: res.statusCode, text }
+    } catch (err) {
+      if (why === 'timeout') throw new TimeoutError(name, timeoutMs, { cause: err, requestId })
+      if (why === 'caller') throw new CommandError('ABORTED', name, 'aborted by caller', { cause: err, requestId })
+      if (this.closed) throw new CommandError('ABORTED', name, 'client closed', { cause: err, requestId })
+      throw networkError(name, err, requestId)
+    } finally {
+      clearTimeout(timer)
+      callerSignal?.removeEventListener('abort', onCallerAbort)
+    }
+  }
+
+  private report(command: string, requestId: string, latencyMs: number, code?: CommandErrorCode): void {
+    if (this.onCall === undefined) return
+    try {
+      this.onCall(
+        code === undefined
+          ? { command, requestId, ok: true, latencyMs }
+          : { command, requestId, ok: false, code, latencyMs },
+      )
+    } catch {
+      // An observer's fault must not turn a finished command into a failed one.
+      return
+    }
+  }
+}
+
+function networkError(name: string, err: unknown, requestId: string): CommandError {
+  const code = errorCode(err)
+  if (code === 'ECONNREFUSED')
+    return new CommandError('CONNECTION_REFUSED', name, 'connection refused', { cause: err, requestId })
+  const message = err instanceof Error ? err.message : String(err)
+  return new CommandError('NETWORK', name, `network error${code ? ` (${code})` : ''}: ${message}`, {
+    cause: err,
+    requestId,
+  })
+}
+
+/** The system error code of an error or of one of its causes (undici may wrap the socket error). */
+function errorCode(err: unknown): string | undefined {
+  let first: string | undefined
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (code === 'ECONNREFUSED') return code
+    if (first === undefined && typeof code === 'string') first = code
+  }
+  return first
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Parameters
+
+interface Encoded {
+  /** `?a=1&b=2` (GET), or '' */
+  query: string
+  /** JSON text (POST) */
+  body: string
+}
+
+/**
+ * Checks parameters against the catalogue and encodes them. GET values are query text: spaces as
+ * `%20` (never `+`: the application does not form-decode, see protocol notes 5.2), commas kept literal
+ * so comma-separated lists stay readable, objects as JSON text. POST keeps arrays, objects, numbers and
+ * `word` booleans native; flags stay the application's `'1'`/`'0'` strings.
+ */
+function encodeParams(
+  name: string,
+  spec: CommandSpec,
+  params: Record<string, unknown>,
+  transport: Transport,
+  requestId: string,
+): Encoded {
+  const entries: [string, unknown][] = []
+  for (const key of Object.keys(params)) {
+    const value = params[key]
+    if (value === undefined) continue
+    const p = spec.params[key]
+    if (p === undefined) throw new CommandError('BAD_PARAMS', name, `unknown parameter ${key}`, { requestId })
+    entries.push([key, checkParam(name, key, p, value, requestId)])
+  }
+  for (const [key, p] of Object.entries(spec.params)) {
+    if (p.required && params[key] === undefined) {
+      throw new CommandError('BAD_PARAMS', name, `missing required parameter ${key}`, { requestId })
+    }
+  }
+  if (transport === 'get') {
+    let query = ''
+    for (const [key, value] of entries) {
+      query += `${query ? '&' : '?'}${encodeURIComponent(key)}=${queryText(getText(spec.params[key]!, value))}`
+    }
+    query += `${query ? '&' : '?'}requestId=${queryText(requestId)}`
+    return { query, body: '' }
+  }
+  const parameters: Record<string, unknown> = {}
+  let variables: unknown
+  for (const [key, value] of entries) {
+    const p = spec.params[key]!
+    if (p.body === 'variables') variables = value
+    else parameters[key] = postValue(p, value)
+  }
+  parameters.requestId = requestId
+  const body: Record<string, unknown> = { command: name, parameters }
+  if (variables !== undefined) body.variables = variables
+  return { query: '', body: JSON.stringify(body) }
+}
+
+function queryText(text: string): string {
+  return encodeURIComponent(text).replace(/%2C/g, ',')
+}
+
+function checkParam(name: string, key: string, p: ParamSpec, value: unknown, requestId: string): unknown {
+  const bad = (why: string): CommandError =>
+    new CommandError('BAD_PARAMS', name, `parameter ${key} ${why}`, { requestId })
+  switch (p.type) {
+    case 'string':
+      if (typeof value !== 'string') throw bad('must be a string')
+      if (p.values !== undefined && !p.values.includes(value)) throw bad(`must be one of ${p.values.join(', ')}`)
+      return value
+    case 'number': {
+      // Run-time callers (YAML templates) may hand over numeric text; it is checked, then sent as a number.
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN
+      if (!Number.isFinite(n)) throw bad('must be a finite number')
+      return n
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean') throw bad('must be a boolean')
+      return value
+    case 'string[]':
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw bad('must be an array of strings')
+      return value
+    case 'object':
+      if (!isPlainObject(value)) throw bad('must be an object')
+      return value
+  }
+}
+
+function getText(p: ParamSpec, value: unknown): string {
+  switch (p.encoding) {
+    case 'flag':
+      return value ? '1' : '0'
+    case 'word':
+      return value ? 'true' : 'false'
+    case 'csv':
+      return (value as string[]).join(',')
+    case 'json':
+      return JSON.stringify(value)
+    case 'text':
+      return String(value)
+  }
+}
+
+function postValue(p: ParamSpec, value: unknown): unknown {
+  return p.encoding === 'flag' ? (value ? '1' : '0') : value
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Replies
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * Parses the envelope `{result: {command, reply, success, ...fields, error?}}` (decisions.md: Replies)
+ * and converts the catalogue's reply fields.
+ */
+function parseEnvelope(
+  name: string,
+  spec: CommandSpec,
+  json: unknown,
+  requestId: string,
+): { reply: Record<string, unknown>; raw: Record<string, unknown> } {
+  const bad = (why: string): CommandError => new CommandError('BAD_ENVELOPE', name, why, { requestId })
+  if (!isPlainObject(json)) throw bad('reply is not a JSON object')
+  const result = json.result
+  if (result === undefined) {
+    // Why: the contract shows loadProject, saveProject and subscribe answering a bare `{}`.
+    if (spec.emptyReplyAllowed && Object.keys(json).length === 0) return { reply: {}, raw: {} }
+    throw bad('reply has no result object')
+  }
+  if (!isPlainObject(result)) throw bad('result is not an object')
+
+  // A missing echo is fine (bare replies cannot carry one); a different one means the reply is not ours.
+  const echoed = result.requestId
+  if (echoed !== undefined && echoed !== null) {
+    const text = typeof echoed === 'string' || typeof echoed === 'number' ? String(echoed) : JSON.stringify(echoed)
+    if (text !== requestId) throw new RequestIdMismatchError(name, requestId, text)
+  }
+  for (const key of ['command', 'reply'] as const) {
+    const v = result[key]
+    // Why: removeTitleInput answers as setTitleInput (contract); the catalogue records the alias.
+    if (v !== undefined && v !== name && v !== spec.replyAlias) throw bad(`result.${key} is ${JSON.stringify(v)}`)
+  }
+  // Why: the application keeps `success: true` beside an `error` (contract: Errors), so `error` decides.
+  const error = result.error
+  if (error !== undefined && error !== null) {
+    throw new AppError(name, typeof error === 'string' ? error : JSON.stringify(error), result, requestId)
+  }
+  const success = result.success
+  if (success === false || success === 'false') throw new AppError(name, 'success is false', result, requestId)
+
+  const reply: Record<string, unknown> = {}
+  for (const [field, fs] of Object.entries(spec.reply)) {
+    const converted = convertField(result[field], fs, field, bad)
+    if (converted !== undefined) reply[field] = converted
+  }
+  return { reply, raw: result }
+}
+
+type Bad = (why: string) => CommandError
+
+/** Converts one field to its catalogue type; a missing required field or an inconvertible value is `BAD_ENVELOPE`. */
+function convertField(value: unknown, fs: FieldSpec, path: string, bad: Bad): unknown {
+  if (value === undefined || value === null) {
+    if (fs.optional) return undefined
+    throw bad(`missing field ${path}`)
+  }
+  switch (fs.type) {
+    case 'array': {
+      if (!Array.isArray(value)) throw bad(`field ${path} is not an array`)
+      const items = fs.items
+      if (items === undefined) return value
+      return value.map((item, i) =>
+        typeof items === 'string'
+          ? convertScalar(item, items, `${path}[${i}]`, bad)
+          : convertShape(item, items, `${path}[${i}]`, bad),
+      )
+    }
+    case 'object':
+      if (fs.fields === undefined) {
+        if (!isPlainObject(value)) throw bad(`field ${path} is not an object`)
+        return value
+      }
+      return convertShape(value, fs.fields, path, bad)
+    case 'string':
+    case 'number':
+    case 'integer':
+    case 'boolean':
+    case 'flag': {
+      const v = convertScalar(value, fs.type, path, bad)
+      return fs.formEncoded && typeof v === 'string' ? formDecode(v) : v
+    }
+  }
+}
+
+/** Converts the known fields of an object and keeps the others as they are. */
+function convertShape(value: unknown, shape: Shape, path: string, bad: Bad): Record<string, unknown> {
+  if (!isPlainObject(value)) throw bad(`field ${path} is not an object`)
+  const out: Record<string, unknown> = { ...value }
+  for (const [key, fs] of Object.entries(shape)) {
+    const v = convertField(value[key], fs, `${path}.${key}`, bad)
+    if (v === undefined) delete out[key]
+    else out[key] = v
+  }
+  return out
+}
+
+/** Why: the real application often sends numbers and flags as strings (protocol notes 3.1); accept both. */
+function convertScalar(value: unknown, type: ScalarType, path: string, bad: Bad): unknown {
+  switch (type) {
+    case 'string':
+      if (typeof value === 'string') return value
+      if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+      throw bad(`field ${path} is not a string`)
+    case 'number':
+    case 'integer': {
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN
+      if (!Number.isFinite(n)) throw bad(`field ${path} is not a number: ${JSON.stringify(value)}`)
+      if (type === 'integer' && !Number.isInteger(n)) throw bad(`field ${path} is not an integer: ${n}`)
+      return n
+    }
+    case 'boolean':
+    case 'flag': {
+      const b = toBoolean(value)
+      if (b === undefined) throw bad(`field ${path} is not a ${type}: ${JSON.stringify(value)}`)
+      return type === 'boolean' ? b : b ? '1' : '0'
+    }
+  }
+}
+
+function toBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value
+  if (value === 1 || value === 0) return value === 1
+  if (typeof value === 'string') {
+    switch (value.trim().toLowerCase()) {
+      case 'true':
+      case '1':
+        return true
+      case 'false':
+      case '0':
+        return false
+    }
+  }
+  return undefined
+}
+
+/**
+ * Why: duplicateTitle echoes the query's `New+Title` without form-decoding it (protocol notes 5.2).
+ * A `+` becomes a space; `%xx` sequences are decoded when they form valid UTF-8. A title really named
+ * with a `+` cannot be told apart from this, which is why the client never relies on echoed names.
+ */
+export function formDecode(text: string): string {
+  const spaced = text.replace(/\+/g, ' ')
+  if (!/%[0-9A-Fa-f]{2}/.test(spaced)) return spaced
+  try {
+    return decodeURIComponent(spaced)
+  } catch {
+    // Not valid percent-encoding (a literal '%' in a name): keep the text as it is.
+    return spaced
+  }
+}
