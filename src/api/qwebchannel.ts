@@ -1,0 +1,391 @@
+/**
+ * A small Qt QWebChannel client over `ws` (protocol notes 1.3; decisions: QWebChannel).
+ *
+ * The application's WebSocket API is Qt's QWebChannel: numeric message types, an init exchange that
+ * describes every published object (its methods and signals with their *indexes*), method calls by
+ * index with a reply matched by id, and signals pushed to clients that connected to them. Indexes
+ * are read from the init reply and never hard-coded: the 2019 Titler Live module hard-coded index 27
+ * and broke with the next build.
+ *
+ * This class is one connection, with no reconnect logic: the notification link owns the one reconnect
+ * state machine (`notifications.ts`) and makes a new client per attempt.
+ */
+import { EventEmitter } from 'eventemitter3'
+import WebSocket from 'ws'
+import { createLogger, type Logger } from '../log.js'
+
+/** QWebChannel message types (Qt's qwebchannel.js `QWebChannelMessageTypes`). */
+export const QWC_MESSAGE = {
+  signal: 1,
+  propertyUpdate: 2,
+  init: 3,
+  idle: 4,
+  debug: 5,
+  invokeMethod: 6,
+  connectToSignal: 7,
+  disconnectFromSignal: 8,
+  setProperty: 9,
+  response: 10,
+} as const
+export type QwcMessageType = (typeof QWC_MESSAGE)[keyof typeof QWC_MESSAGE]
+
+/** Default time a method call may take before it is rejected with `TIMEOUT`. */
+export const QWC_DEFAULT_CALL_TIMEOUT_MS = 5000
+/** Default time for the socket to open and the init exchange to finish. */
+export const QWC_DEFAULT_CONNECT_TIMEOUT_MS = 5000
+
+/**
+ * Stable error codes; callers branch on `code`, never on message text. `TIMEOUT`, `DISCONNECTED` and
+ * `BAD_REPLY` carry the same meaning as the HTTP client's codes in `errors.ts`.
+ */
+export type QWebChannelErrorCode = 'TIMEOUT' | 'DISCONNECTED' | 'BAD_REPLY' | 'UNKNOWN_MEMBER'
+
+export class QWebChannelError extends Error {
+  override readonly name = 'QWebChannelError'
+  constructor(
+    readonly code: QWebChannelErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+  }
+}
+
+/** What the init reply says about one published object. */
+export interface QwcObjectInfo {
+  /** Method name → index (the first index wins when Qt lists overloads). */
+  readonly methods: ReadonlyMap<string, number>
+  /** Signal name → index. */
+  readonly signals: ReadonlyMap<string, number>
+  /** Signal index → name, for incoming signal messages. */
+  readonly signalNames: ReadonlyMap<number, string>
+  /** Properties exactly as sent (`[[index, name, [notifySignal, index], value], ...]`). */
+  readonly properties: readonly unknown[]
+}
+
+export interface QwcSignalEvent {
+  object: string
+  signal: string
+  args: unknown[]
+}
+
+export interface QWebChannelClientEvents {
+  /** A signal the client connected to fired. */
+  signal: [event: QwcSignalEvent]
+  /** The socket closed (after `connect()` resolved or not). Pending calls are already rejected. */
+  close: [info: { code: number; reason: string }]
+}
+
+export interface QWebChannelClientOptions {
+  url: string
+  callTimeoutMs?: number
+  connectTimeoutMs?: number
+  logger?: Logger
+}
+
+interface PendingCall {
+  resolve: (data: unknown) => void
+  reject: (err: QWebChannelError) => void
+  timer: NodeJS.Timeout
+  what: string
+  onReply: ((data: unknown) => void) | undefined
+}
+
+type Json = Record<string, unknown>
+
+function isRecord(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * Results often arrive as JSON text (protocol notes 1.3): text that looks like JSON is parsed, other
+ * values are returned as they are.
+ */
+export function parseQwcResult(data: unknown): unknown {
+  if (typeof data !== 'string') return data
+  const t = data.trim()
+  if (!(t.startsWith('{') || t.startsWith('[') || t.startsWith('"'))) return data
+  try {
+    return JSON.parse(t) as unknown
+  } catch {
+    return data
+  }
+}
+
+/** Reads `[[name, index], ...]` into a map; returns undefined when the shape is wrong. */
+function readPairs(raw: unknown): Map<string, number> | undefined {
+  if (!Array.isArray(raw)) return undefined
+  const out = new Map<string, number>()
+  for (const pair of raw) {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'number') return undefined
+    if (!out.has(pair[0])) out.set(pair[0], pair[1])
+  }
+  return out
+}
+
+/** Parses the `data` of an init reply; throws `BAD_REPLY` on a wrong shape. */
+export function parseInitReply(data: unknown): Map<string, QwcObjectInfo> {
+  if (!isRecord(data)) throw new QWebChannelError('BAD_REPLY', 'init reply data is not an object')
+  const objects = new Map<string, QwcObjectInfo>()
+  for (const [name, raw] of Object.entries(data)) {
+    if (!isRecord(raw)) throw new QWebChannelError('BAD_REPLY', `init reply: object ${name} is not an object`)
+    const methods = readPairs(raw.methods)
+    const signals = readPairs(raw.signals ?? [])
+    if (!methods || !signals) throw new QWebChannelError('BAD_REPLY', `init reply: bad methods/signals for ${name}`)
+    const signalNames = new Map<number, string>()
+    for (const [s, i] of signals) signalNames.set(i, s)
+    objects.set(name, {
+      methods,
+      signals,
+      signalNames,
+      properties: Array.isArray(raw.properties) ? (raw.properties as unknown[]) : [],
+    })
+  }
+  return objects
+}
+
+/**
+ * One QWebChannel connection. Usage: `await client.connect()`, then `invoke()` and `connectSignal()`;
+ * `close()` when done. Listen to `close` to learn that the socket went away.
+ */
+export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
+  private ws: WebSocket | undefined
+  private objects = new Map<string, QwcObjectInfo>()
+  private readonly pending = new Map<number, PendingCall>()
+  private nextId = 0
+  private closed = false
+  private readonly log: Logger
+  private readonly callTimeoutMs: number
+  private readonly connectTimeoutMs: number
+  /** `Date.now()` of the last frame or pong received; the link's liveness check reads it. */
+  lastActivity = 0
+
+  constructor(private readonly options: QWebChannelClientOptions) {
+    super()
+    this.log = options.logger ?? createLogger('qwebchannel')
+    this.callTimeoutMs = options.callTimeoutMs ?? QWC_DEFAULT_CALL_TIMEOUT_MS
+    this.connectTimeoutMs = options.connectTimeoutMs ?? QWC_DEFAULT_CONNECT_TIMEOUT_MS
+  }
+
+  get url(): string {
+    return this.options.url
+  }
+  get isOpen(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN
+  }
+  /** Number of calls awaiting a reply (the bench watches it for growth). */
+  get pendingCount(): number {
+    return this.pending.size
+  }
+  /** The objects described by the init reply (empty before `connect()` resolves). */
+  get published(): ReadonlyMap<string, QwcObjectInfo> {
+    return this.objects
+  }
+
+  /**
+   * Opens the socket and runs the init exchange (`{type:3}` → `{type:10, data}` → `{type:4}`).
+   * Rejects with `DISCONNECTED` (refused / closed), `TIMEOUT` or `BAD_REPLY`; the socket is closed then.
+   */
+  async connect(): Promise<ReadonlyMap<string, QwcObjectInfo>> {
+    if (this.ws) throw new QWebChannelError('DISCONNECTED', 'a QWebChannelClient connects once; make a new one')
+    const ws = new WebSocket(this.options.url, { handshakeTimeout: this.connectTimeoutMs })
+    this.ws = ws
+    ws.on('message', (data: WebSocket.RawData) => this.onFrame(data))
+    ws.on('pong', () => {
+      this.lastActivity = Date.now()
+    })
+    ws.on('close', (code: number, reason: Buffer) => this.onClose(code, reason.toString()))
+    ws.on('error', (err: Error) => {
+      // 'close' follows every 'error'; the failure is reported there and by connect()'s rejection.
+      this.log.debug('socket error', { url: this.options.url, error: err.message })
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onOpen = (): void => {
+          this.off('close', onClosed)
+          resolve()
+        }
+        const onClosed = (): void => {
+          ws.off('open', onOpen)
+          reject(new QWebChannelError('DISCONNECTED', `could not open ${this.options.url}`))
+        }
+        ws.once('open', onOpen)
+        this.once('close', onClosed)
+      })
+      this.lastActivity = Date.now()
+      const data = await this.request({ type: QWC_MESSAGE.init }, 'init', this.connectTimeoutMs)
+      this.objects = parseInitReply(data)
+      this.send({ type: QWC_MESSAGE.idle })
+      return this.objects
+    } catch (err) {
+      this.close()
+      throw err
+    }
+  }
+
+  /** Index of a method of a published object, from the init reply; throws `UNKNOWN_MEMBER`. */
+  methodIndex(object: string, method: string): number {
+    const index = this.objects.get(object)?.methods.get(method)
+    if (index === undefined) throw new QWebChannelError('UNKNOWN_MEMBER', `no method ${object}.${method} in init reply`)
+    return index
+  }
+
+  /** Index of a signal of a published object, from the init reply; throws `UNKNOWN_MEMBER`. */
+  signalIndex(object: string, signal: string): number {
+    const index = this.objects.get(object)?.signals.get(signal)
+    if (index === undefined) throw new QWebChannelError('UNKNOWN_MEMBER', `no signal ${object}.${signal} in init reply`)
+    return index
+  }
+
+  /**
+   * Invokes a method by the index the init reply gave it. Resolves with the reply's `data`, parsed when
+   * it is JSON text. Rejects with `TIMEOUT`, `DISCONNECTED` or `UNKNOWN_MEMBER`.
+   *
+   * `onReply`, when given, runs synchronously as the reply frame is handled, before any later frame:
+   * a caller that must order a reply against the signals around it (a state snapshot against the
+   * notifications that follow it) does its work there, not after the `await`.
+   */
+  async invoke(
+    object: string,
+    method: string,
+    args: unknown[],
+    opts: { timeoutMs?: number; onReply?: (result: unknown) => void } = {},
+  ): Promise<unknown> {
+    const index = this.methodIndex(object, method)
+    const data = await this.request(
+      { type: QWC_MESSAGE.invokeMethod, object, method: index, args },
+      `${object}.${method}`,
+      opts.timeoutMs ?? this.callTimeoutMs,
+      opts.onReply ? (raw) => opts.onReply?.(parseQwcResult(raw)) : undefined,
+    )
+    return parseQwcResult(data)
+  }
+
+  /** Connects to a signal by the index the init reply gave it (`{type:7}`; Qt sends no reply). */
+  connectSignal(object: string, signal: string): void {
+    this.send({ type: QWC_MESSAGE.connectToSignal, object, signal: this.signalIndex(object, signal) })
+  }
+
+  /** Sends a WebSocket ping; a pong (or any frame) updates `lastActivity`. */
+  ping(): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.ping()
+  }
+
+  /** Closes the socket at once (terminate: a dead peer would never answer a close handshake). */
+  close(): void {
+    if (!this.ws) {
+      this.closed = true
+      return
+    }
+    if (this.ws.readyState !== WebSocket.CLOSED) this.ws.terminate()
+  }
+
+  private request(message: Json, what: string, timeoutMs: number, onReply?: (data: unknown) => void): Promise<unknown> {
+    if (this.closed || this.ws?.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new QWebChannelError('DISCONNECTED', `${what}: socket is not open`))
+    }
+    const id = this.nextId++
+    return new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id)
+        reject(new QWebChannelError('TIMEOUT', `${what}: no reply within ${timeoutMs} ms`))
+      }, timeoutMs)
+      this.pending.set(id, { resolve, reject, timer, what, onReply })
+      this.send({ ...message, id })
+    })
+  }
+
+  private send(message: Json): void {
+    if (this.ws?.readyState !== WebSocket.OPEN) return
+    this.ws.send(JSON.stringify(message))
+  }
+
+  private onFrame(raw: WebSocket.RawData): void {
+    this.lastActivity = Date.now()
+    const text = Array.isArray(raw) ? Buffer.concat(raw).toString() : Buffer.from(raw as ArrayBuffer).toString()
+    let msg: unknown
+    try {
+      msg = JSON.parse(text)
+    } catch {
+      this.log.once('malformed', 'warn', 'ignoring a frame that is not JSON', {
+        url: this.url,
+        frame: text.slice(0, 80),
+      })
+      return
+    }
+    if (!isRecord(msg) || typeof msg.type !== 'number') {
+      this.log.once('no-type', 'warn', 'ignoring a message without a numeric type', { frame: text.slice(0, 80) })
+      return
+    }
+    switch (msg.type) {
+      case QWC_MESSAGE.response:
+        this.onResponse(msg)
+        return
+      case QWC_MESSAGE.signal:
+        this.onSignal(msg)
+        return
+      case QWC_MESSAGE.propertyUpdate:
+      case QWC_MESSAGE.idle:
+        // Property updates concern properties; panelbridge uses none. Idle needs no answer.
+        return
+      default:
+        this.log.once(`type-${msg.type}`, 'warn', 'ignoring a message of an unexpected type', { type: msg.type })
+    }
+  }
+
+  private onResponse(msg: Json): void {
+    const id = msg.id
+    const call = typeof id === 'number' ? this.pending.get(id) : undefined
+    if (!call || typeof id !== 'number') {
+      // A late reply after a time-out lands here too; that is expected and not worth more than one line.
+      this.log.once('stray-reply', 'debug', 'ignoring a reply that matches no pending call', { id })
+      return
+    }
+    this.pending.delete(id)
+    clearTimeout(call.timer)
+    if (call.onReply) {
+      try {
+        call.onReply(msg.data)
+      } catch (err) {
+        call.reject(new QWebChannelError('BAD_REPLY', `${call.what}: ${(err as Error).message}`, { cause: err }))
+        return
+      }
+    }
+    call.resolve(msg.data)
+  }
+
+  private onSignal(msg: Json): void {
+    const object = msg.object
+    if (typeof object !== 'string') {
+      this.log.once('signal-no-object', 'warn', 'ignoring a signal without an object name')
+      return
+    }
+    const info = this.objects.get(object)
+    const signal =
+      typeof msg.signal === 'number'
+        ? info?.signalNames.get(msg.signal)
+        : typeof msg.signal === 'string'
+          ? msg.signal
+          : undefined
+    if (!signal) {
+      this.log.once(`signal-unknown-${object}`, 'warn', 'ignoring a signal not named in the init reply', {
+        object,
+        signal: msg.signal,
+      })
+      return
+    }
+    const args = Array.isArray(msg.args) ? (msg.args as unknown[]) : []
+    this.emit('signal', { object, signal, args })
+  }
+
+  private onClose(code: number, reason: string): void {
+    if (this.closed) return
+    this.closed = true
+    for (const [id, call] of this.pending) {
+      clearTimeout(call.timer)
+      call.reject(new QWebChannelError('DISCONNECTED', `${call.what}: socket closed before the reply`))
+      this.pending.delete(id)
+    }
+    this.emit('close', { code, reason })
+  }
+}
