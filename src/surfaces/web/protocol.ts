@@ -12,7 +12,7 @@
  * browser sends is validated here first (shape) and by the server (the surface is interactive and
  * has that control of a kind that takes that event); anything else is logged once and ignored.
  */
-import type { ControlId, ControlKind, Feedback, FeedbackBadge } from '../types.js'
+import type { ControlId, ControlKind, Feedback, FeedbackBadge, SurfaceDescription } from '../types.js'
 
 export const WEB_PROTOCOL_VERSION = 1
 
@@ -124,4 +124,24 @@ export function controlStateOf(feedback: Feedback): WebControlState {
   if (feedback.led !== undefined) state.led = feedback.led
   if (feedback.badge !== undefined) state.badge = feedback.badge
   return state
+}
+
+/** A surface's description as the page draws it. */
+export function surfaceView(description: SurfaceDescription, mode: WebSurfaceView['mode']): WebSurfaceView {
+  return {
+    id: description.id,
+    driver: description.driver,
+    model: description.model,
+    mode,
+    ...(description.grid ? { grid: { rows: description.grid.rows, columns: description.grid.columns } } : {}),
+    controls: description.controls.map((c) => ({
+      id: c.id,
+      kind: c.kind,
+      ...(c.row !== undefined ? { row: c.row } : {}),
+      ...(c.column !== undefined ? { column: c.column } : {}),
+      ...(c.capabilities.image
+        ? { image: { width: c.capabilities.image.width, height: c.capabilities.image.height } }
+        : {}),
+    })),
+  }
 }

@@ -19,7 +19,7 @@ import type {
   SurfaceEvents,
 } from '../types.js'
 import { KeyImages, type KeySize } from './key-images.js'
-import { acceptsEvent, controlStateOf, type ServerMessage, type WebSurfaceView } from './protocol.js'
+import { acceptsEvent, controlStateOf, surfaceView, type ServerMessage, type WebSurfaceView } from './protocol.js'
 
 export const WEB_DRIVER = 'web'
 export const WEB_MODEL = 'Web surface'
@@ -131,21 +131,7 @@ export class WebSurface implements Surface {
 
   /** The page's view of this surface. */
   toView(): WebSurfaceView {
-    const d = this.description
-    return {
-      id: d.id,
-      driver: d.driver,
-      model: d.model,
-      mode: 'interactive',
-      ...(d.grid ? { grid: { ...d.grid } } : {}),
-      controls: d.controls.map((c) => ({
-        id: c.id,
-        kind: c.kind,
-        ...(c.row !== undefined ? { row: c.row } : {}),
-        ...(c.column !== undefined ? { column: c.column } : {}),
-        ...(c.capabilities.image ? { image: { ...c.capabilities.image } } : {}),
-      })),
-    }
+    return surfaceView(this.description, 'interactive')
   }
 
   /** Everything a browser that connects now must be sent to show the current state. */

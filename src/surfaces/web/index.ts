@@ -1,0 +1,23 @@
+/**
+ * The web surface: configured `web` surfaces drawn in a browser, and a read-only mirror of every
+ * other surface, served over HTTP and a WebSocket (see `server.ts` and `protocol.ts`).
+ */
+export { KeyImages, type KeyImageRenderer, type KeySize } from './key-images.js'
+export { escapeHtml } from './page.js'
+export {
+  parseClientMessage,
+  WEB_PROTOCOL_VERSION,
+  type ClientMessage,
+  type ServerMessage,
+  type WebControlState,
+  type WebControlView,
+  type WebSurfaceView,
+} from './protocol.js'
+export {
+  DEFAULT_WEB_HOST,
+  DEFAULT_WEB_PORT,
+  WebSurfaceServer,
+  type ListenOptions,
+  type WebSurfaceServerOptions,
+} from './server.js'
+export { DEFAULT_WEB_KEY_SIZE, WEB_DRIVER, WEB_MODEL, WebSurface, type WebSurfaceOptions } from './web-surface.js'

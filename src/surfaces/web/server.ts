@@ -1,0 +1,588 @@
+/**
+ * Serves the web surfaces and the read-only mirror of every other surface: an HTTP handler and a
+ * WebSocket upgrade handler that the daemon's one server mounts under a path prefix, plus a
+ * standalone `listen()` for running without the daemon.
+ *
+ * Routes, under `basePath` (default `''`; the daemon uses e.g. `/surfaces`):
+ * `/` the page, `/style.css`, `/client.js`, `/ws` the WebSocket (protocol in `./protocol.ts`).
+ *
+ * Safety: binds 127.0.0.1 by default. Browsers let any web page open a WebSocket to any address, so
+ * an upgrade whose `Origin` is not this server's own host is refused (a page on the internet must
+ * not press keys), and a request whose `Host` is a DNS name other than `localhost` or one listed in
+ * `allowedHosts` is refused (DNS rebinding). IP-literal hosts are always accepted.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { isIP, type AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { WebSocketServer, type RawData, type WebSocket } from 'ws'
+import { createLogger } from '../../log.js'
+import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
+import { KeyImages } from './key-images.js'
+import { PAGE_CSP, PAGE_CSS, PAGE_JS, renderPage, type PageSurfaceEntry } from './page.js'
+import {
+  controlStateOf,
+  MAX_CLIENT_MESSAGE_BYTES,
+  parseClientMessage,
+  surfaceView,
+  WEB_PROTOCOL_VERSION,
+  type ServerMessage,
+} from './protocol.js'
+import type { WebSurface } from './web-surface.js'
+
+/**
+ * panelbridge's own port (shared/spec/decisions.md, "Ports"). The same value as
+ * `DEFAULT_PANELBRIDGE_PORT` in `src/api/protocol.ts`, defined again here on purpose: `src/surfaces`
+ * never imports `src/api`. The daemon passes its configured port in; this is only the default.
+ */
+export const DEFAULT_WEB_PORT = 8088
+export const DEFAULT_WEB_HOST = '127.0.0.1'
+/** A browser whose socket holds more unsent bytes than this gets no new frames until it drains. */
+export const SEND_HIGH_WATER_BYTES = 1 << 20
+/** How often a backed-up browser is checked for having drained. */
+export const SEND_RETRY_MS = 50
+/** A browser that answers no ping for this long is dropped (and its held keys released). */
+export const HEARTBEAT_MS = 30_000
+/** How long `close()` waits for browsers to acknowledge the close frame before cutting them off. */
+export const CLOSE_GRACE_MS = 500
+
+export interface WebSurfaceServerOptions {
+  /** Configured web surfaces, shown interactive. More can be added with `addSurface`. */
+  surfaces?: Iterable<WebSurface>
+  /** Every open surface; all but this server's own web surfaces are mirrored read-only. */
+  registry?: SurfaceRegistry
+  /** Path prefix when mounted in the daemon's server, e.g. `/surfaces`. Default `''` (the root). */
+  basePath?: string
+  /** Renderer and image cache for mirrored keys (share the daemon's one). */
+  images?: KeyImages
+  /** DNS names besides `localhost` that may reach the page (e.g. the box's hostname on a LAN). */
+  allowedHosts?: string[]
+}
+
+export interface ListenOptions {
+  host?: string
+  /** 0 picks a free port. */
+  port?: number
+}
+
+const log = createLogger('surfaces/web')
+
+/** Which queued message a newer one replaces; undefined: never replaced. */
+function coalesceKey(message: ServerMessage): string | undefined {
+  switch (message.type) {
+    case 'image':
+    case 'state':
+      return `c\0${message.surface}\0${message.control}`
+    case 'brightness':
+      return `b\0${message.surface}`
+    case 'surface':
+      return `s\0${message.surface.id}`
+    case 'removed':
+      return `s\0${message.surface}`
+    case 'hello':
+      return undefined
+  }
+}
+
+function surfaceOf(message: ServerMessage): string | undefined {
+  switch (message.type) {
+    case 'hello':
+      return undefined
+    case 'surface':
+      return message.surface.id
+    case 'removed':
+    case 'image':
+    case 'state':
+    case 'brightness':
+      return message.surface
+  }
+}
+
+function rawText(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data
+  if (Array.isArray(data)) return Buffer.concat(data)
+  return Buffer.from(data)
+}
+
+/**
+ * One browser. Outgoing messages wait in an ordered queue, flushed on the next turn of the event
+ * loop; a newer image for a control replaces a queued one, so a slow browser gets the newest state,
+ * not a backlog. A `surface` or `removed` message resets everything queued for that surface.
+ */
+class Connection {
+  alive = true
+  /** Keys of `log.once` calls made for this browser, forgotten when it goes. */
+  readonly logKeys = new Set<string>()
+  private readonly queue = new Map<string, ServerMessage>()
+  private seq = 0
+  private immediate: NodeJS.Immediate | undefined
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    readonly id: number,
+    readonly ws: WebSocket,
+  ) {}
+
+  enqueue(message: ServerMessage): void {
+    const key = coalesceKey(message) ?? `#${this.seq++}`
+    if (message.type === 'surface' || message.type === 'removed') {
+      for (const [k, queued] of this.queue) if (surfaceOf(queued) === message.surface) this.queue.delete(k)
+    }
+    this.queue.delete(key)
+    this.queue.set(key, message)
+    if (!this.immediate && !this.timer) this.immediate = setImmediate(() => this.flush())
+  }
+
+  dispose(): void {
+    if (this.immediate) clearImmediate(this.immediate)
+    if (this.timer) clearTimeout(this.timer)
+    this.immediate = this.timer = undefined
+    this.queue.clear()
+  }
+
+  private flush(): void {
+    this.immediate = this.timer = undefined
+    if (this.ws.readyState !== this.ws.OPEN) return
+    if (this.ws.bufferedAmount > SEND_HIGH_WATER_BYTES) {
+      this.timer = setTimeout(() => this.flush(), SEND_RETRY_MS)
+      return
+    }
+    const batch = [...this.queue.values()]
+    this.queue.clear()
+    for (const message of batch) this.ws.send(JSON.stringify(message))
+  }
+}
+
+interface Mirror {
+  description: SurfaceDescription
+  controls: Map<ControlId, SurfaceDescription['controls'][number]>
+  /** What each control shows now (for browsers that connect later). */
+  shown: Map<ControlId, ServerMessage>
+  /** Newest feedback not yet rendered. */
+  pending: Map<ControlId, Feedback>
+}
+
+interface OwnSurface {
+  surface: WebSurface
+  detach: () => void
+}
+
+function normalizeBasePath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '')
+  if (trimmed !== '' && !trimmed.startsWith('/')) throw new TypeError(`web surface server: basePath must start with /`)
+  return trimmed
+}
+
+/** The hostname part of a Host header (`[::1]:8088` → `::1`). */
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']') > 0 ? host.indexOf(']') : undefined)
+  const colon = host.lastIndexOf(':')
+  return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase()
+}
+
+export class WebSurfaceServer {
+  readonly basePath: string
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES })
+  private readonly own = new Map<string, OwnSurface>()
+  private readonly mirrors = new Map<string, Mirror>()
+  private readonly connections = new Set<Connection>()
+  private readonly images: KeyImages
+  private readonly allowedHosts: Set<string>
+  private readonly registry: SurfaceRegistry | undefined
+  private readonly registryListeners: {
+    [E in keyof SurfaceRegistryEvents]: (...args: SurfaceRegistryEvents[E]) => void
+  }
+  private mirrorFlush: NodeJS.Immediate | undefined
+  private heartbeat: NodeJS.Timeout | undefined
+  private nextConnectionId = 1
+  private server: Server | undefined
+  private closed = false
+
+  constructor(options: WebSurfaceServerOptions = {}) {
+    this.basePath = normalizeBasePath(options.basePath ?? '')
+    this.images = options.images ?? new KeyImages()
+    this.allowedHosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
+    for (const surface of options.surfaces ?? []) this.addSurface(surface)
+    this.registryListeners = {
+      added: (description) => this.addMirror(description),
+      removed: (surfaceId) => this.removeMirror(surfaceId),
+      feedback: (surfaceId, control, feedback) => this.mirrorFeedback(surfaceId, control, feedback),
+    }
+    this.registry = options.registry
+    if (this.registry) {
+      const events = this.registry.registryEvents
+      events.on('added', this.registryListeners.added)
+      events.on('removed', this.registryListeners.removed)
+      events.on('feedback', this.registryListeners.feedback)
+      for (const description of this.registry.list()) this.addMirror(description)
+    }
+  }
+
+  /** Shows a configured web surface (interactive). The server does not own it: closing it removes it here. */
+  addSurface(surface: WebSurface): void {
+    const id = surface.description.id
+    if (this.own.has(id)) throw new Error(`web surface server: a surface named "${id}" is already served`)
+    if (surface.isClosed) return
+    if (this.mirrors.has(id)) this.removeMirror(id)
+    const onMessage = (message: ServerMessage): void => this.broadcast(message)
+    const onClosed = (): void => this.removeSurface(id)
+    surface.view.on('message', onMessage)
+    surface.events.on('closed', onClosed)
+    this.own.set(id, {
+      surface,
+      detach: () => {
+        surface.view.off('message', onMessage)
+        surface.events.off('closed', onClosed)
+      },
+    })
+    for (const message of surface.snapshot()) this.broadcast(message)
+  }
+
+  removeSurface(id: string): void {
+    const entry = this.own.get(id)
+    if (!entry) return
+    entry.detach()
+    this.own.delete(id)
+    for (const conn of this.connections) entry.surface.releaseAll(conn)
+    this.broadcast({ type: 'removed', surface: id })
+  }
+
+  /** What the page lists now: web surfaces first, then mirrors. */
+  list(): PageSurfaceEntry[] {
+    return [
+      ...[...this.own.values()].map((o) => ({
+        id: o.surface.description.id,
+        model: o.surface.description.model,
+        mode: 'interactive' as const,
+      })),
+      ...[...this.mirrors.values()].map((m) => ({
+        id: m.description.id,
+        model: m.description.model,
+        mode: 'mirror' as const,
+      })),
+    ]
+  }
+
+  /** HTTP handler. Returns false when the request is not for this server (the caller answers it). */
+  readonly handleRequest = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const rel = this.relativePath(req.url)
+    if (rel === undefined) return false
+    if (!this.hostAllowed(req)) {
+      this.reply(res, 403, 'text/plain; charset=utf-8', 'forbidden host\n')
+      return true
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD')
+      this.reply(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n')
+      return true
+    }
+    const head = req.method === 'HEAD'
+    switch (rel) {
+      case '':
+        res.writeHead(301, { location: this.basePath + '/' }).end()
+        return true
+      case '/':
+      case '/index.html':
+        res.setHeader('content-security-policy', PAGE_CSP)
+        this.reply(res, 200, 'text/html; charset=utf-8', renderPage(this.list()), head)
+        return true
+      case '/style.css':
+        this.reply(res, 200, 'text/css; charset=utf-8', PAGE_CSS, head)
+        return true
+      case '/client.js':
+        this.reply(res, 200, 'text/javascript; charset=utf-8', PAGE_JS, head)
+        return true
+      case '/ws':
+        this.reply(res, 426, 'text/plain; charset=utf-8', 'WebSocket only\n', head)
+        return true
+      default:
+        if (this.basePath === '') return false
+        this.reply(res, 404, 'text/plain; charset=utf-8', 'not found\n', head)
+        return true
+    }
+  }
+
+  /** WebSocket upgrade handler. Returns false when the upgrade is not for this server. */
+  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    if (this.relativePath(req.url) !== '/ws') return false
+    if (this.closed || !this.hostAllowed(req) || !this.originAllowed(req)) {
+      log.once(`refused-upgrade:${req.headers.origin ?? ''}`, 'warn', 'refused a WebSocket from another origin', {
+        origin: req.headers.origin,
+        host: req.headers.host,
+      })
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return true
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws))
+    return true
+  }
+
+  /** Runs a server of its own (until the daemon mounts the handlers). Resolves to the page's URL. */
+  async listen(options: ListenOptions = {}): Promise<string> {
+    if (this.server) throw new Error('web surface server: already listening')
+    if (this.closed) throw new Error('web surface server: closed')
+    const host = options.host ?? DEFAULT_WEB_HOST
+    const server = createServer((req, res) => {
+      if (!this.handleRequest(req, res)) this.reply(res, 404, 'text/plain; charset=utf-8', 'not found\n')
+    })
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (!this.handleUpgrade(req, socket, head)) socket.destroy()
+    })
+    server.on('clientError', (err, socket) => {
+      log.once('client-error', 'warn', 'bad HTTP request on the web surface port', { err })
+      socket.destroy()
+    })
+    this.server = server
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(options.port ?? DEFAULT_WEB_PORT, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    }).catch((err: unknown) => {
+      this.server = undefined
+      throw err
+    })
+    server.on('error', (err) => log.error('web surface server error', { err }))
+    const address = server.address() as AddressInfo
+    const urlHost = isIP(address.address) === 6 ? `[${address.address}]` : address.address
+    const url = `http://${urlHost}:${address.port}${this.basePath}/`
+    log.info('web surface listening', { url })
+    return url
+  }
+
+  /**
+   * Stops serving: closes every browser, stops the standalone server, and removes every listener
+   * this server added. The web surfaces themselves stay open (they belong to their owner). Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.heartbeat) clearInterval(this.heartbeat)
+    if (this.mirrorFlush) clearImmediate(this.mirrorFlush)
+    this.heartbeat = this.mirrorFlush = undefined
+    if (this.registry) {
+      const events = this.registry.registryEvents
+      events.off('added', this.registryListeners.added)
+      events.off('removed', this.registryListeners.removed)
+      events.off('feedback', this.registryListeners.feedback)
+    }
+    for (const [id, entry] of this.own) {
+      entry.detach()
+      for (const conn of this.connections) entry.surface.releaseAll(conn)
+      this.own.delete(id)
+    }
+    this.mirrors.clear()
+    const open = [...this.connections]
+    await Promise.all(
+      open.map(
+        (conn) =>
+          new Promise<void>((resolve) => {
+            if (conn.ws.readyState === conn.ws.CLOSED) return resolve()
+            const cut = setTimeout(() => conn.ws.terminate(), CLOSE_GRACE_MS)
+            conn.ws.once('close', () => {
+              clearTimeout(cut)
+              resolve()
+            })
+            conn.ws.close(1001, 'server closing')
+          }),
+      ),
+    )
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()))
+    const server = this.server
+    this.server = undefined
+    if (server) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+    }
+  }
+
+  private relativePath(url: string | undefined): string | undefined {
+    let path: string
+    try {
+      path = new URL(url ?? '/', 'http://localhost').pathname
+    } catch {
+      return undefined
+    }
+    if (this.basePath === '') return path
+    if (path === this.basePath) return ''
+    return path.startsWith(this.basePath + '/') ? path.slice(this.basePath.length) : undefined
+  }
+
+  private hostAllowed(req: IncomingMessage): boolean {
+    const host = req.headers.host
+    if (host === undefined) return true
+    const name = hostnameOf(host)
+    return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost') || this.allowedHosts.has(name)
+  }
+
+  /** Browsers always send Origin on a WebSocket; other clients (tools, tests) may not. */
+  private originAllowed(req: IncomingMessage): boolean {
+    const origin = req.headers.origin
+    if (origin === undefined) return true
+    try {
+      return new URL(origin).host.toLowerCase() === (req.headers.host ?? '').toLowerCase()
+    } catch {
+      return false
+    }
+  }
+
+  private reply(res: ServerResponse, status: number, type: string, body: string, headOnly = false): void {
+    res.writeHead(status, {
+      'content-type': type,
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    })
+    res.end(headOnly ? undefined : body)
+  }
+
+  private onConnection(ws: WebSocket): void {
+    const conn = new Connection(this.nextConnectionId++, ws)
+    this.connections.add(conn)
+    ws.on('error', (err) => this.logOnce(conn, 'socket-error', 'web surface socket error', { err }))
+    ws.on('pong', () => {
+      conn.alive = true
+    })
+    ws.on('message', (data, isBinary) => this.onMessage(conn, data, isBinary))
+    ws.on('close', () => {
+      this.connections.delete(conn)
+      conn.dispose()
+      for (const { surface } of this.own.values()) surface.releaseAll(conn)
+      for (const key of conn.logKeys) log.clear(key)
+      if (this.connections.size === 0 && this.heartbeat) {
+        clearInterval(this.heartbeat)
+        this.heartbeat = undefined
+      }
+    })
+    this.heartbeat ??= setInterval(() => this.ping(), HEARTBEAT_MS).unref()
+    conn.enqueue({ type: 'hello', version: WEB_PROTOCOL_VERSION })
+    for (const { surface } of this.own.values()) for (const message of surface.snapshot()) conn.enqueue(message)
+    for (const mirror of this.mirrors.values()) {
+      conn.enqueue({ type: 'surface', surface: surfaceView(mirror.description, 'mirror') })
+      for (const message of mirror.shown.values()) conn.enqueue(message)
+    }
+  }
+
+  private ping(): void {
+    for (const conn of this.connections) {
+      if (!conn.alive) {
+        this.logOnce(conn, 'heartbeat', 'a browser stopped answering; dropping it')
+        conn.ws.terminate()
+        continue
+      }
+      conn.alive = false
+      conn.ws.ping()
+    }
+  }
+
+  private onMessage(conn: Connection, data: RawData, isBinary: boolean): void {
+    const parsed = parseClientMessage(rawText(data), isBinary)
+    if (!parsed.ok) {
+      this.logOnce(conn, `malformed:${parsed.reason}`, 'ignored a malformed message from a browser', {
+        reason: parsed.reason,
+      })
+      return
+    }
+    const m = parsed.message
+    const own = this.own.get(m.surface)
+    if (!own) {
+      const why = this.mirrors.has(m.surface) ? 'read-only mirror' : 'unknown surface'
+      this.logOnce(conn, `refused:${why}`, 'ignored input for a surface a browser cannot control', {
+        reason: why,
+        surface: m.surface,
+      })
+      return
+    }
+    let accepted: boolean
+    switch (m.type) {
+      case 'down':
+        accepted = own.surface.press(m.control, conn)
+        break
+      case 'up':
+        accepted = own.surface.release(m.control, conn)
+        break
+      case 'rotate':
+        accepted = own.surface.rotate(m.control, m.delta)
+        break
+    }
+    if (!accepted) {
+      this.logOnce(conn, 'refused:control', 'ignored input for a control that does not take it', {
+        surface: m.surface,
+        control: m.control,
+        type: m.type,
+      })
+    }
+  }
+
+  private logOnce(conn: Connection, what: string, message: string, fields: Record<string, unknown> = {}): void {
+    const key = `conn${conn.id}:${what}`
+    conn.logKeys.add(key)
+    log.once(key, 'warn', message, { connection: conn.id, ...fields })
+  }
+
+  private broadcast(message: ServerMessage): void {
+    for (const conn of this.connections) conn.enqueue(message)
+  }
+
+  private addMirror(description: SurfaceDescription): void {
+    if (this.closed || this.own.has(description.id)) return
+    const mirror: Mirror = {
+      description,
+      controls: new Map(description.controls.map((c) => [c.id, c])),
+      shown: new Map(),
+      pending: new Map(),
+    }
+    this.mirrors.set(description.id, mirror)
+    this.broadcast({ type: 'surface', surface: surfaceView(description, 'mirror') })
+    for (const [control, feedback] of this.registry?.feedbackOf(description.id) ?? []) {
+      this.mirrorFeedback(description.id, control, feedback)
+    }
+  }
+
+  private removeMirror(surfaceId: string): void {
+    if (!this.mirrors.delete(surfaceId)) return
+    this.broadcast({ type: 'removed', surface: surfaceId })
+  }
+
+  private mirrorFeedback(surfaceId: string, control: ControlId, feedback: Feedback): void {
+    const mirror = this.mirrors.get(surfaceId)
+    if (!mirror || !mirror.controls.has(control)) return
+    mirror.pending.set(control, feedback)
+    this.mirrorFlush ??= setImmediate(() => this.flushMirrors())
+  }
+
+  /** Renders the newest feedback of each mirrored control once per turn of the event loop. */
+  private flushMirrors(): void {
+    this.mirrorFlush = undefined
+    for (const mirror of this.mirrors.values()) {
+      if (mirror.pending.size === 0) continue
+      const surface = mirror.description.id
+      const batch = [...mirror.pending]
+      mirror.pending.clear()
+      for (const [control, feedback] of batch) {
+        const image = mirror.controls.get(control)?.capabilities.image
+        let message: ServerMessage
+        if (image) {
+          try {
+            const src = this.images.dataUrl(feedback, image)
+            message = { type: 'image', surface, control, src, label: feedback.text ?? '' }
+          } catch (err) {
+            log.once(`mirror-render:${surface}:${control}`, 'error', 'could not render a mirrored key', {
+              surface,
+              control,
+              err,
+            })
+            continue
+          }
+        } else {
+          message = { type: 'state', surface, control, state: controlStateOf(feedback) }
+        }
+        mirror.shown.set(control, message)
+        this.broadcast(message)
+      }
+    }
+  }
+}
