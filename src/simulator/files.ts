@@ -1,0 +1,195 @@
+/**
+ * Title (`.nbtitle`), layer-list (`.nblist`) and project (`.nbproj`, or a `.zip` package) files.
+ * The simulator's own format: JSON, tagged with `format` and `kind` so a wrong file is refused.
+ * A relative `file` parameter resolves inside the data folder, never against the working directory.
+ */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { basename, dirname, extname, isAbsolute, join } from 'node:path'
+import { APP_ERRORS, FILE_EXTENSIONS, PLAY_STATES } from '../api/protocol.js'
+import type { VideoFormat } from './seed.js'
+import { CommandError, type SimTitle, type SimVariable } from './types.js'
+import { readZipEntry, writeZip } from './zip.js'
+import { THUMBNAIL_JPEG_BASE64 } from './png.js'
+
+export const FILE_FORMAT = 'panelbridge-simulator'
+/** Name of the project inside a `.zip` package. */
+export const PACKAGE_PROJECT_ENTRY = 'project.json'
+
+/** A title as stored in a file (no play state: a loaded title starts Off). */
+export interface StoredTitle {
+  id: string
+  name: string
+  channel: number
+  position: number
+  inputs: string[]
+  variables: SimVariable[]
+  timelineDuration: number
+  color: string
+}
+
+export interface ProjectData {
+  videoFormat: VideoFormat
+  titles: StoredTitle[]
+}
+
+type Kind = 'title' | 'layerList' | 'project'
+
+/** Resolves a `file` parameter: required, with one of `extensions`, relative to `dataDir`. */
+export function resolveFile(dataDir: string, file: string, extensions: readonly string[]): string {
+  const f = file.trim()
+  if (f === '' || !extensions.includes(extname(f).toLowerCase())) throw new CommandError(APP_ERRORS.invalidParams)
+  return isAbsolute(f) ? f : join(dataDir, f)
+}
+
+export function storeTitle(t: SimTitle): StoredTitle {
+  return {
+    id: t.id,
+    name: t.name,
+    channel: t.channel,
+    position: t.position,
+    inputs: [...t.inputs],
+    variables: t.variables.map((v) => ({ ...v })),
+    timelineDuration: t.timelineDuration,
+    color: t.color,
+  }
+}
+
+export function titleFromStore(s: StoredTitle): SimTitle {
+  return {
+    ...s,
+    inputs: [...s.inputs],
+    variables: s.variables.map((v) => ({ ...v })),
+    playState: PLAY_STATES[0],
+    selected: false,
+  }
+}
+
+function write(path: string, data: Buffer | string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, data)
+  } catch {
+    throw new CommandError(APP_ERRORS.badRequest) // unwritable path: the command cannot act
+  }
+}
+
+function readJson(path: string): unknown {
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(path)
+  } catch {
+    throw new CommandError(APP_ERRORS.badRequest) // missing or unreadable file
+  }
+  try {
+    if (extname(path).toLowerCase() === FILE_EXTENSIONS.package) {
+      const entry = readZipEntry(bytes, PACKAGE_PROJECT_ENTRY)
+      if (!entry) throw new Error('no project in package')
+      bytes = entry
+    }
+    return JSON.parse(bytes.toString('utf8')) as unknown
+  } catch {
+    throw new CommandError(APP_ERRORS.badRequest) // not one of our files
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v)
+}
+
+const VARIABLE_TYPES = new Set(['text', 'image', 'color', 'visible'])
+
+function checkTitle(v: unknown): StoredTitle {
+  if (!isObject(v)) throw new CommandError(APP_ERRORS.badRequest)
+  const ok =
+    typeof v.id === 'string' &&
+    typeof v.name === 'string' &&
+    Array.isArray(v.inputs) &&
+    v.inputs.every((i) => typeof i === 'string') &&
+    Array.isArray(v.variables) &&
+    v.variables.every(
+      (x) =>
+        isObject(x) &&
+        typeof x.name === 'string' &&
+        typeof x.value === 'string' &&
+        VARIABLE_TYPES.has(x.type as string),
+    )
+  if (!ok) throw new CommandError(APP_ERRORS.badRequest)
+  return {
+    id: v.id as string,
+    name: v.name as string,
+    channel: typeof v.channel === 'number' ? v.channel : 0,
+    position: typeof v.position === 'number' ? v.position : 0,
+    inputs: v.inputs as string[],
+    variables: v.variables as SimVariable[],
+    timelineDuration: typeof v.timelineDuration === 'number' ? v.timelineDuration : 5,
+    color: typeof v.color === 'string' ? v.color : '#444444',
+  }
+}
+
+function readKind(path: string, kind: Kind): Record<string, unknown> {
+  const data = readJson(path)
+  if (!isObject(data) || data.format !== FILE_FORMAT || data.kind !== kind)
+    throw new CommandError(APP_ERRORS.badRequest)
+  return data
+}
+
+export function writeTitleFile(path: string, title: SimTitle): void {
+  write(path, JSON.stringify({ format: FILE_FORMAT, kind: 'title', version: 1, title: storeTitle(title) }, null, 2))
+}
+
+export function readTitleFile(path: string): StoredTitle {
+  return checkTitle(readKind(path, 'title').title)
+}
+
+export function writeLayerListFile(path: string, channel: number, titles: SimTitle[]): void {
+  const body = { format: FILE_FORMAT, kind: 'layerList', version: 1, channel, titles: titles.map(storeTitle) }
+  write(path, JSON.stringify(body, null, 2))
+}
+
+export function readLayerListFile(path: string): StoredTitle[] {
+  const data = readKind(path, 'layerList')
+  if (!Array.isArray(data.titles)) throw new CommandError(APP_ERRORS.badRequest)
+  return data.titles.map(checkTitle)
+}
+
+/** Writes a project as JSON (`.nbproj`) or as a package (`.zip` holding project.json and a thumbnail). */
+export function writeProjectFile(path: string, project: ProjectData): void {
+  const json = JSON.stringify({ format: FILE_FORMAT, kind: 'project', version: 1, ...project }, null, 2)
+  if (extname(path).toLowerCase() === FILE_EXTENSIONS.package) {
+    const thumbnail = Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64')
+    write(
+      path,
+      writeZip([
+        { name: PACKAGE_PROJECT_ENTRY, data: Buffer.from(json) },
+        { name: 'thumbnail.jpg', data: thumbnail },
+      ]),
+    )
+  } else {
+    write(path, json)
+  }
+}
+
+export function readProjectFile(path: string): ProjectData {
+  const data = readKind(path, 'project')
+  const vf = data.videoFormat
+  if (!Array.isArray(data.titles) || !isObject(vf)) throw new CommandError(APP_ERRORS.badRequest)
+  const videoFormat: VideoFormat = {
+    width: Number(vf.width),
+    height: Number(vf.height),
+    frameRate: Number(vf.frameRate),
+    interlaced: vf.interlaced === true,
+  }
+  if (![videoFormat.width, videoFormat.height, videoFormat.frameRate].every((n) => Number.isFinite(n) && n > 0)) {
+    throw new CommandError(APP_ERRORS.badRequest)
+  }
+  return { videoFormat, titles: data.titles.map(checkTitle) }
+}
+
+/** Where a project's thumbnail image lives (written beside the data folder's thumbnails). */
+export function thumbnailPath(dataDir: string, projectPath: string): string {
+  return join(dataDir, 'thumbnails', `${basename(projectPath)}.jpg`)
+}
+
+export function writeThumbnail(dataDir: string, projectPath: string): void {
+  write(thumbnailPath(dataDir, projectPath), Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64'))
+}

@@ -1,0 +1,55 @@
+/**
+ * The application simulator: a stand-in for the live-graphics application's HTTP command interface
+ * (and, through the WebSocket side, its QWebChannel notifications), for tests, demos and the default
+ * configuration.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { DEFAULT_LISTEN_HOST, SIM_DEFAULT_ANIMATION_MS } from '../api/protocol.js'
+import { HANDLERS } from './handlers/index.js'
+import { writeSeedProjects } from './handlers/project.js'
+import { startHttpServer } from './http.js'
+import { SimulatorState } from './state.js'
+
+export { SimulatorState, senderMatches, type Sender, type NotificationTopic } from './state.js'
+export type { Reply, ReplyResult, SimTitle } from './types.js'
+
+export interface SimulatorOptions {
+  /** HTTP port; 0 picks a free one. Default 0 (the CLI defaults to 9022). */
+  httpPort?: number
+  /** WebSocket port (used by the QWebChannel side). */
+  wsPort?: number
+  /** Listen address. Default 127.0.0.1. */
+  host?: string
+  /** Folder for title, layer-list and project files. Default: a fresh temporary folder. */
+  dataDir?: string
+  /** In/out animation length of a title, ms. Default SIM_DEFAULT_ANIMATION_MS. */
+  animationMs?: number
+}
+
+export interface SimulatorHandle {
+  httpUrl: string
+  httpPort: number
+  state: SimulatorState
+  close(): Promise<void>
+}
+
+/** Every command name the simulator has a handler for. */
+export const SIMULATOR_COMMANDS: readonly string[] = Object.freeze(Object.keys(HANDLERS).sort())
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const dataDir = opts.dataDir !== undefined ? resolve(opts.dataDir) : mkdtempSync(join(tmpdir(), 'panelbridge-sim-'))
+  const state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS })
+  writeSeedProjects(state)
+  const http = await startHttpServer(state, opts.httpPort ?? 0, opts.host ?? DEFAULT_LISTEN_HOST)
+  return {
+    httpUrl: http.url,
+    httpPort: http.port,
+    state,
+    async close() {
+      state.close()
+      await http.close()
+    },
+  }
+}
