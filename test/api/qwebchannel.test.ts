@@ -256,7 +256,9 @@ describe('QWebChannel server core', () => {
     cleanups.push(() => ws.terminate())
     await new Promise((r) => ws.once('open', r))
     const replies: Record<string, unknown>[] = []
-    ws.on('message', (raw: WebSocket.RawData) => replies.push(JSON.parse((raw as Buffer).toString()) as Record<string, unknown>))
+    ws.on('message', (raw: WebSocket.RawData) =>
+      replies.push(JSON.parse((raw as Buffer).toString()) as Record<string, unknown>),
+    )
     const index = server.layout('scheduler')!.methods.find(([n]) => n === 'record')![1]
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: 'record', args: ['byName'], id: 1 }))
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: index, args: ['byIndex'], id: 2 }))
