@@ -10,6 +10,7 @@ import { DEFAULT_LISTEN_HOST, SIM_DEFAULT_ANIMATION_MS } from '../api/protocol.j
 import { HANDLERS } from './handlers/index.js'
 import { writeSeedProjects } from './handlers/project.js'
 import { startHttpServer } from './http.js'
+import { startQWebChannelSimulator, type ClientAnnouncement, type QWebChannelServer } from './qwebchannel-server.js'
 import { SimulatorState } from './state.js'
 
 export { SimulatorState, senderMatches, type Sender, type NotificationTopic } from './state.js'
@@ -18,7 +19,7 @@ export type { Reply, ReplyResult, SimTitle } from './types.js'
 export interface SimulatorOptions {
   /** HTTP port; 0 picks a free one. Default 0 (the CLI defaults to 9022). */
   httpPort?: number
-  /** WebSocket port (used by the QWebChannel side). */
+  /** QWebChannel WebSocket port; 0 picks a free one. Default 0, like httpPort (the CLI defaults to 9023). */
   wsPort?: number
   /** Listen address. Default 127.0.0.1. */
   host?: string
@@ -32,6 +33,16 @@ export interface SimulatorHandle {
   httpUrl: string
   httpPort: number
   state: SimulatorState
+  /** QWebChannel WebSocket URL, `ws://host:port`. */
+  wsUrl: string
+  wsPort: number
+  /**
+   * The QWebChannel server, with its test hooks: dropAll(), setSilent(), restart({shuffle}),
+   * setReplyDelay(), sendGarbage(), setShuffle(), stop()/start().
+   */
+  ws: QWebChannelServer
+  /** Every notifyClientConnected call seen on the WebSocket. */
+  wsAnnouncements: readonly ClientAnnouncement[]
   close(): Promise<void>
 }
 
@@ -43,11 +54,24 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS })
   writeSeedProjects(state)
   const http = await startHttpServer(state, opts.httpPort ?? 0, opts.host ?? DEFAULT_LISTEN_HOST)
+  const qwc = await startQWebChannelSimulator({
+    backend: state,
+    port: opts.wsPort ?? 0,
+    host: opts.host ?? DEFAULT_LISTEN_HOST,
+  }).catch(async (err: unknown) => {
+    await http.close()
+    throw err
+  })
   return {
     httpUrl: http.url,
     httpPort: http.port,
     state,
+    wsUrl: qwc.url,
+    wsPort: qwc.server.boundPort,
+    ws: qwc.server,
+    wsAnnouncements: qwc.announcements,
     async close() {
+      await qwc.close()
       state.close()
       await http.close()
     },

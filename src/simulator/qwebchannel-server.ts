@@ -390,6 +390,8 @@ function sameOrder(layout: QwcObjectLayout, members: { name: string; kind: strin
 export interface SchedulerBackend {
   /** Runs a command as HTTP would; returns the same reply object (`{result: {...}}`). */
   dispatch(command: string, params: Record<string, string>, variables?: Record<string, string>): unknown
+  /** The WebSocket's scheduleAction; when absent it is run as a `schedule` command. */
+  scheduleAction?(action: string, inputName: string, titleId: string, variables: unknown): unknown
   /** Emits `notify` once per notification, already filtered by subscriptions. */
   readonly notifications: {
     on(event: 'notify', fn: (payload: unknown) => void): unknown
@@ -410,6 +412,12 @@ export const SIM_CLIENT_INFO = {
 export interface ClientAnnouncement {
   appId: string
   version: string
+}
+
+function text(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
+  return ''
 }
 
 function toStringRecord(v: unknown): Record<string, string> {
@@ -443,15 +451,27 @@ export function createScheduler(
     signals: [QWC_NOTIFY_SIGNAL],
     methods: {
       scheduleCommand: (command: unknown, params: unknown, variables: unknown) =>
-        dispatch(String(command), toStringRecord(params), toStringRecord(variables)),
-      scheduleAction: (action: unknown, inputName: unknown, titleId: unknown, variables: unknown) => {
-        const params: Record<string, string> = { action: String(action) }
+        dispatch(text(command), toStringRecord(params), toStringRecord(variables)),
+      scheduleAction: async (action: unknown, inputName: unknown, titleId: unknown, variables: unknown) => {
+        if (backend.scheduleAction) {
+          const vars = toStringRecord(variables)
+          const reply = await Promise.resolve(
+            backend.scheduleAction(
+              text(action),
+              text(inputName),
+              text(titleId),
+              Object.keys(vars).length > 0 ? vars : undefined,
+            ),
+          )
+          return typeof reply === 'string' ? reply : JSON.stringify(reply ?? {})
+        }
+        const params: Record<string, string> = { action: text(action) }
         if (typeof inputName === 'string' && inputName !== '') params.input = inputName
         if (typeof titleId === 'string' && titleId !== '') params.id = titleId
-        return dispatch('schedule', params, toStringRecord(variables))
+        return await dispatch('schedule', params, toStringRecord(variables))
       },
       notifyClientConnected: (appId: unknown, version: unknown) => {
-        announcements.push({ appId: String(appId), version: String(version) })
+        announcements.push({ appId: text(appId), version: text(version) })
         return JSON.stringify(SIM_CLIENT_INFO)
       },
     },

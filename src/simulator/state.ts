@@ -364,7 +364,8 @@ export class SimulatorState {
   }
 
   readVariables(p: Params, exclude: ReadonlySet<string>): Map<string, string> {
-    const values = readVariables(p.variables)
+    // POST body `variables` (or the WS argument), else a `variables` parameter as JSON text.
+    const values = readVariables(p.variables ?? p.raw.variables)
     // A GET carries variables as extra query parameters (protocol notes 4.1).
     for (const [k, v] of Object.entries(p.raw)) {
       if (!exclude.has(k) && !values.has(k) && typeof v === 'string') values.set(k, v)
