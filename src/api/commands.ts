@@ -120,7 +120,7 @@ function req<T extends ParamType>(type: T, o: ParamOptions = {}): ParamSpec<T, t
 function oneOf<const V extends readonly string[], R extends boolean>(
   values: V,
   required: R,
-): ParamSpec<'string', R> & { readonly values: V } {
+): Omit<ParamSpec<'string', R>, 'values'> & { readonly values: V } {
   return { type: 'string', required, encoding: 'text', values }
 }
 
@@ -136,21 +136,21 @@ function maybe<T extends ScalarType | 'array' | 'object'>(type: T, o: FieldOptio
 function arrayOf<const I extends ScalarType | Shape>(
   items: I,
   o: FieldOptions = {},
-): FieldSpec<'array', false> & { readonly items: I } {
+): Omit<FieldSpec<'array', false>, 'items'> & { readonly items: I } {
   return { type: 'array', optional: false, items, ...o }
 }
 /** An optional array field with typed items. */
 function maybeArrayOf<const I extends ScalarType | Shape>(
   items: I,
   o: FieldOptions = {},
-): FieldSpec<'array', true> & { readonly items: I } {
+): Omit<FieldSpec<'array', true>, 'items'> & { readonly items: I } {
   return { type: 'array', optional: true, items, ...o }
 }
 /** A required object field with typed fields. */
 function objectOf<const S extends Shape>(
   fields: S,
   o: FieldOptions = {},
-): FieldSpec<'object', false> & { readonly fields: S } {
+): Omit<FieldSpec<'object', false>, 'fields'> & { readonly fields: S } {
   return { type: 'object', optional: false, fields, ...o }
 }
 
