@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+/**
+ * The `panelbridge` command line.
+ *
+ *   panelbridge sim [--port 9022] [--ws-port 9023] [--host 127.0.0.1] [--data-dir DIR] [--animation-ms N]
+ *
+ * Exit codes: 0 done (or stopped by SIGINT/SIGTERM), 1 could not run (e.g. the port is taken),
+ * 2 bad command line.
+ */
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { DEFAULT_HTTP_PORT, DEFAULT_LISTEN_HOST, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from './api/protocol.js'
+import { createLogger } from './log.js'
+import { startSimulator, type SimulatorHandle } from './simulator/index.js'
+
+export const EXIT_OK = 0
+export const EXIT_FAILURE = 1
+export const EXIT_USAGE = 2
+/** How long a graceful stop may take before the process exits anyway, ms. */
+const STOP_TIMEOUT_MS = 3000
+
+const log = createLogger('cli')
+
+export const HELP = `panelbridge — bridges hardware control panels to a live-graphics application
+
+Usage:
+  panelbridge sim [options]     run the application simulator (HTTP command interface)
+  panelbridge --help            show this help
+
+Options of sim:
+  --port N            HTTP port (default ${DEFAULT_HTTP_PORT}; 0 picks a free port)
+  --ws-port N         WebSocket (QWebChannel) port (default ${DEFAULT_WS_PORT}; 0 picks a free port)
+  --host ADDR         listen address (default ${DEFAULT_LISTEN_HOST})
+  --data-dir DIR      folder for title, layer-list and project files (default: a new temporary folder)
+  --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
+
+Examples:
+  panelbridge sim
+  panelbridge sim --port 0 --data-dir ./sim-data
+  curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
+
+Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
+`
+
+export type CliCommand =
+  | { kind: 'help' }
+  | { kind: 'sim'; httpPort: number; wsPort: number; host: string; dataDir?: string; animationMs: number }
+  | { kind: 'error'; message: string }
+
+function port(raw: string | undefined, fallback: number, name: string): number | string {
+  if (raw === undefined) return fallback
+  const n = Number(raw)
+  return /^\d+$/.test(raw) && n <= 65535 ? n : `${name} must be a port number from 0 to 65535, got '${raw}'`
+}
+
+/** Reads the command line (without `node` and the script). Never throws. */
+export function parseCli(argv: readonly string[]): CliCommand {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        port: { type: 'string' },
+        'ws-port': { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'animation-ms': { type: 'string' },
+      },
+    })
+  } catch (err) {
+    return { kind: 'error', message: err instanceof Error ? err.message : String(err) }
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { kind: 'help' }
+  const [command, ...rest] = positionals
+  if (command === undefined) return { kind: 'error', message: 'no command given' }
+  if (command !== 'sim') return { kind: 'error', message: `unknown command '${command}'` }
+  if (rest.length > 0) return { kind: 'error', message: `unexpected argument '${rest[0]}'` }
+  const httpPort = port(values.port, DEFAULT_HTTP_PORT, '--port')
+  if (typeof httpPort === 'string') return { kind: 'error', message: httpPort }
+  const wsPort = port(values['ws-port'], DEFAULT_WS_PORT, '--ws-port')
+  if (typeof wsPort === 'string') return { kind: 'error', message: wsPort }
+  const animation = values['animation-ms'] ?? String(SIM_DEFAULT_ANIMATION_MS)
+  if (!/^\d+$/.test(animation))
+    return { kind: 'error', message: `--animation-ms must be a whole number, got '${animation}'` }
+  const host = values.host ?? DEFAULT_LISTEN_HOST
+  if (host.trim() === '') return { kind: 'error', message: '--host must not be empty' }
+  return {
+    kind: 'sim',
+    httpPort,
+    wsPort,
+    host,
+    animationMs: Number(animation),
+    ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
+  }
+}
+
+/** Starts the simulator and resolves with the exit code once SIGINT or SIGTERM has stopped it. */
+async function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<number> {
+  let sim: SimulatorHandle
+  try {
+    sim = await startSimulator({
+      httpPort: cmd.httpPort,
+      wsPort: cmd.wsPort,
+      host: cmd.host,
+      animationMs: cmd.animationMs,
+      ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
+    })
+  } catch (err) {
+    process.stderr.write(
+      `panelbridge: cannot start the simulator: ${err instanceof Error ? err.message : String(err)}\n`,
+    )
+    return EXIT_FAILURE
+  }
+  // The first line is the address, so that a script (or a test) starting on port 0 can read it.
+  process.stdout.write(`panelbridge simulator listening on ${sim.httpUrl}\n`)
+  process.stdout.write(`data folder: ${sim.state.dataDir}\n`)
+  return new Promise<number>((resolve) => {
+    let stopping = false
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) return
+      stopping = true
+      log.info('stopping', { signal })
+      const timer = setTimeout(() => {
+        log.error('stop took too long; exiting anyway')
+        resolve(EXIT_FAILURE)
+      }, STOP_TIMEOUT_MS)
+      timer.unref()
+      sim.close().then(
+        () => {
+          clearTimeout(timer)
+          resolve(EXIT_OK)
+        },
+        (err: unknown) => {
+          log.error('stop failed', { message: err instanceof Error ? err.message : String(err) })
+          clearTimeout(timer)
+          resolve(EXIT_FAILURE)
+        },
+      )
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const cmd = parseCli(argv)
+  switch (cmd.kind) {
+    case 'help':
+      process.stdout.write(HELP)
+      return EXIT_OK
+    case 'error':
+      process.stderr.write(`panelbridge: ${cmd.message}\nRun 'panelbridge --help' for usage.\n`)
+      return EXIT_USAGE
+    case 'sim':
+      return runSimulator(cmd)
+  }
+}
+
+/** True when this file is the program being run (not imported by a test). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1]
+  if (script === undefined) return false
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false // argv[1] is not a file: not run as a script
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`panelbridge: ${err instanceof Error ? err.message : String(err)}\n`)
+      process.exit(EXIT_FAILURE)
+    },
+  )
+}
