@@ -18,6 +18,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import { createLogger } from '../../log.js'
 import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
 import { KeyImages } from './key-images.js'
+import { OutgoingQueue } from './outgoing.js'
 import { PAGE_CSP, PAGE_CSS, PAGE_JS, renderPage, type PageSurfaceEntry } from './page.js'
 import {
   controlStateOf,
@@ -36,10 +37,6 @@ import type { WebSurface } from './web-surface.js'
  */
 export const DEFAULT_WEB_PORT = 8088
 export const DEFAULT_WEB_HOST = '127.0.0.1'
-/** A browser whose socket holds more unsent bytes than this gets no new frames until it drains. */
-export const SEND_HIGH_WATER_BYTES = 1 << 20
-/** How often a backed-up browser is checked for having drained. */
-export const SEND_RETRY_MS = 50
 /** A browser that answers no ping for this long is dropped (and its held keys released). */
 export const HEARTBEAT_MS = 30_000
 /** How long `close()` waits for browsers to acknowledge the close frame before cutting them off. */
@@ -66,89 +63,28 @@ export interface ListenOptions {
 
 const log = createLogger('surfaces/web')
 
-/** Which queued message a newer one replaces; undefined: never replaced. */
-function coalesceKey(message: ServerMessage): string | undefined {
-  switch (message.type) {
-    case 'image':
-    case 'state':
-      return `c\0${message.surface}\0${message.control}`
-    case 'brightness':
-      return `b\0${message.surface}`
-    case 'surface':
-      return `s\0${message.surface.id}`
-    case 'removed':
-      return `s\0${message.surface}`
-    case 'hello':
-      return undefined
-  }
-}
-
-function surfaceOf(message: ServerMessage): string | undefined {
-  switch (message.type) {
-    case 'hello':
-      return undefined
-    case 'surface':
-      return message.surface.id
-    case 'removed':
-    case 'image':
-    case 'state':
-    case 'brightness':
-      return message.surface
-  }
-}
-
 function rawText(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data
   if (Array.isArray(data)) return Buffer.concat(data)
   return Buffer.from(data)
 }
 
-/**
- * One browser. Outgoing messages wait in an ordered queue, flushed on the next turn of the event
- * loop; a newer image for a control replaces a queued one, so a slow browser gets the newest state,
- * not a backlog. A `surface` or `removed` message resets everything queued for that surface.
- */
+/** One browser. */
 class Connection {
   alive = true
   /** Keys of `log.once` calls made for this browser, forgotten when it goes. */
   readonly logKeys = new Set<string>()
-  private readonly queue = new Map<string, ServerMessage>()
-  private seq = 0
-  private immediate: NodeJS.Immediate | undefined
-  private timer: NodeJS.Timeout | undefined
+  readonly outgoing: OutgoingQueue
 
   constructor(
     readonly id: number,
     readonly ws: WebSocket,
-  ) {}
+  ) {
+    this.outgoing = new OutgoingQueue(ws)
+  }
 
   enqueue(message: ServerMessage): void {
-    const key = coalesceKey(message) ?? `#${this.seq++}`
-    if (message.type === 'surface' || message.type === 'removed') {
-      for (const [k, queued] of this.queue) if (surfaceOf(queued) === message.surface) this.queue.delete(k)
-    }
-    this.queue.delete(key)
-    this.queue.set(key, message)
-    if (!this.immediate && !this.timer) this.immediate = setImmediate(() => this.flush())
-  }
-
-  dispose(): void {
-    if (this.immediate) clearImmediate(this.immediate)
-    if (this.timer) clearTimeout(this.timer)
-    this.immediate = this.timer = undefined
-    this.queue.clear()
-  }
-
-  private flush(): void {
-    this.immediate = this.timer = undefined
-    if (this.ws.readyState !== this.ws.OPEN) return
-    if (this.ws.bufferedAmount > SEND_HIGH_WATER_BYTES) {
-      this.timer = setTimeout(() => this.flush(), SEND_RETRY_MS)
-      return
-    }
-    const batch = [...this.queue.values()]
-    this.queue.clear()
-    for (const message of batch) this.ws.send(JSON.stringify(message))
+    this.outgoing.enqueue(message)
   }
 }
 
@@ -449,7 +385,7 @@ export class WebSurfaceServer {
     ws.on('message', (data, isBinary) => this.onMessage(conn, data, isBinary))
     ws.on('close', () => {
       this.connections.delete(conn)
-      conn.dispose()
+      conn.outgoing.dispose()
       for (const { surface } of this.own.values()) surface.releaseAll(conn)
       for (const key of conn.logKeys) log.clear(key)
       if (this.connections.size === 0 && this.heartbeat) {

@@ -1,0 +1,116 @@
+/** Test seams for the web surface: an in-memory SurfaceRegistry and a recording WebSocket client. */
+import { EventEmitter } from 'eventemitter3'
+import { vi } from 'vitest'
+import WebSocket from 'ws'
+import type { ServerMessage } from '../../../src/surfaces/web/protocol.js'
+import type {
+  ControlId,
+  Feedback,
+  SurfaceDescription,
+  SurfaceEvent,
+  SurfaceRegistry,
+  SurfaceRegistryEvents,
+} from '../../../src/surfaces/types.js'
+import type { WebSurface } from '../../../src/surfaces/web/web-surface.js'
+
+/** A SurfaceRegistry as the manager implements it, driven by hand. */
+export class FakeRegistry implements SurfaceRegistry {
+  readonly registryEvents = new EventEmitter<SurfaceRegistryEvents>()
+  private readonly surfaces = new Map<string, { description: SurfaceDescription; feedback: Map<ControlId, Feedback> }>()
+
+  list(): SurfaceDescription[] {
+    return [...this.surfaces.values()].map((s) => s.description)
+  }
+  feedbackOf(surfaceId: string): ReadonlyMap<ControlId, Feedback> {
+    return this.surfaces.get(surfaceId)?.feedback ?? new Map()
+  }
+  add(description: SurfaceDescription): void {
+    this.surfaces.set(description.id, { description, feedback: new Map() })
+    this.registryEvents.emit('added', description)
+  }
+  remove(id: string): void {
+    this.surfaces.delete(id)
+    this.registryEvents.emit('removed', id)
+  }
+  feedback(id: string, control: ControlId, feedback: Feedback): void {
+    this.surfaces.get(id)!.feedback.set(control, feedback)
+    this.registryEvents.emit('feedback', id, control, feedback)
+  }
+}
+
+/** A Stream Deck XL-like physical surface description (2×2 here to keep pages small). */
+export function physicalDeck(id: string, size = 72): SurfaceDescription {
+  const controls: SurfaceDescription['controls'] = []
+  for (let i = 0; i < 4; i++) {
+    controls.push({
+      id: `key:${i}`,
+      kind: 'key',
+      row: Math.floor(i / 2),
+      column: i % 2,
+      capabilities: { image: { width: size, height: size } },
+    })
+  }
+  controls.push({ id: 'button:0', kind: 'button', capabilities: { led: true } })
+  return { id, driver: 'streamdeck', model: 'Stream Deck test', grid: { rows: 2, columns: 2 }, controls }
+}
+
+/** Records every input event of a surface. */
+export function recordInput(surface: WebSurface): SurfaceEvent[] {
+  const events: SurfaceEvent[] = []
+  surface.events.on('input', (e) => events.push(e))
+  return events
+}
+
+export interface Client {
+  ws: WebSocket
+  messages: ServerMessage[]
+  /** Waits until a received message matches, and returns it. */
+  waitFor<T extends ServerMessage['type']>(
+    type: T,
+    match?: (m: Extract<ServerMessage, { type: T }>) => boolean,
+  ): Promise<Extract<ServerMessage, { type: T }>>
+  send(value: unknown): void
+  close(): Promise<void>
+}
+
+export async function connect(pageUrl: string, headers: Record<string, string> = {}): Promise<Client> {
+  const url = new URL('ws', pageUrl)
+  url.protocol = 'ws:'
+  const ws = new WebSocket(url, { headers })
+  const messages: ServerMessage[] = []
+  ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as ServerMessage))
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve())
+    ws.once('error', reject)
+  })
+  return {
+    ws,
+    messages,
+    async waitFor(type, match) {
+      type M = Extract<ServerMessage, { type: typeof type }>
+      return vi.waitFor(
+        () => {
+          const found = messages.find((m): m is M => m.type === type && (match ? match(m as M) : true))
+          if (!found) throw new Error(`no ${type} message yet`)
+          return found
+        },
+        { timeout: 5000, interval: 10 },
+      )
+    },
+    send(value) {
+      ws.send(typeof value === 'string' ? value : JSON.stringify(value))
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        if (ws.readyState === ws.CLOSED) return resolve()
+        ws.once('close', () => resolve())
+        ws.close()
+      })
+    },
+  }
+}
+
+/** Lets pending `setImmediate` work and socket round trips finish. */
+export function settle(ms = 50): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest'
+import { OutgoingQueue, SEND_RETRY_MS, type MessageSink } from '../../../src/surfaces/web/outgoing.js'
+import type { ServerMessage } from '../../../src/surfaces/web/protocol.js'
+import { settle } from './helpers.js'
+
+/** A socket whose backlog the test sets. */
+class FakeSocket implements MessageSink {
+  readyState = 1
+  bufferedAmount = 0
+  readonly sent: ServerMessage[] = []
+  send(text: string): void {
+    this.sent.push(JSON.parse(text) as ServerMessage)
+  }
+}
+
+const image = (control: string, label: string, surface = 'desk'): ServerMessage => ({
+  type: 'image',
+  surface,
+  control,
+  src: 'data:image/png;base64,' + label,
+  label,
+})
+const view = (id: string): ServerMessage => ({
+  type: 'surface',
+  surface: { id, driver: 'web', model: 'Web surface', mode: 'interactive', controls: [] },
+})
+
+describe('OutgoingQueue', () => {
+  it('sends in order on the next turn, a newer image for a key replacing a queued one', async () => {
+    const socket = new FakeSocket()
+    const queue = new OutgoingQueue(socket)
+    queue.enqueue({ type: 'hello', version: 1 })
+    queue.enqueue(view('desk'))
+    queue.enqueue(image('key:0', 'a'))
+    queue.enqueue(image('key:1', 'b'))
+    queue.enqueue(image('key:0', 'c'))
+    expect(socket.sent).toEqual([])
+    await settle(5)
+    expect(socket.sent.map((m) => (m.type === 'image' ? `${m.control}=${m.label}` : m.type))).toEqual([
+      'hello',
+      'surface',
+      'key:1=b',
+      'key:0=c',
+    ])
+  })
+
+  it('holds everything while the socket is backed up, then sends only the newest of each key', async () => {
+    const socket = new FakeSocket()
+    socket.bufferedAmount = 10_000
+    const queue = new OutgoingQueue(socket, 1000)
+    for (let i = 0; i < 100; i++) {
+      queue.enqueue(image('key:0', `k0-${i}`))
+      queue.enqueue(image('key:1', `k1-${i}`))
+    }
+    queue.enqueue({ type: 'brightness', surface: 'desk', percent: 20 })
+    queue.enqueue({ type: 'brightness', surface: 'desk', percent: 30 })
+    await settle(SEND_RETRY_MS * 2)
+    expect(socket.sent).toEqual([])
+    expect(queue.size).toBe(3)
+    socket.bufferedAmount = 0
+    await settle(SEND_RETRY_MS * 2)
+    expect(
+      socket.sent.map((m) => (m.type === 'image' ? m.label : m.type === 'brightness' ? m.percent : m.type)),
+    ).toEqual(['k0-99', 'k1-99', 30])
+    queue.dispose()
+  })
+
+  it('starts a surface afresh on surface and removed messages', async () => {
+    const socket = new FakeSocket()
+    const queue = new OutgoingQueue(socket)
+    queue.enqueue(view('desk'))
+    queue.enqueue(image('key:0', 'old'))
+    queue.enqueue(image('key:0', 'other', 'deck2'))
+    queue.enqueue({ type: 'removed', surface: 'desk' })
+    await settle(5)
+    expect(socket.sent.map((m) => m.type + ':' + (m.type === 'image' ? m.label : ''))).toEqual([
+      'image:other',
+      'removed:',
+    ])
+    socket.sent.length = 0
+    queue.enqueue(image('key:0', 'stale'))
+    queue.enqueue(view('desk'))
+    queue.enqueue(image('key:0', 'fresh'))
+    await settle(5)
+    expect(socket.sent.map((m) => m.type + ':' + (m.type === 'image' ? m.label : ''))).toEqual([
+      'surface:',
+      'image:fresh',
+    ])
+  })
+
+  it('sends nothing to a closed socket and nothing after dispose', async () => {
+    const socket = new FakeSocket()
+    const queue = new OutgoingQueue(socket)
+    queue.enqueue(image('key:0', 'a'))
+    queue.dispose()
+    await settle(5)
+    socket.readyState = 3
+    queue.enqueue(image('key:0', 'b'))
+    await settle(5)
+    expect(socket.sent).toEqual([])
+  })
+})

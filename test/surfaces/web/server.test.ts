@@ -1,0 +1,437 @@
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { setLogSink, type LogRecord } from '../../../src/log.js'
+import { encodePng, KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
+import { KeyImages } from '../../../src/surfaces/web/key-images.js'
+import { escapeHtml } from '../../../src/surfaces/web/page.js'
+import { parseClientMessage, type ServerMessage } from '../../../src/surfaces/web/protocol.js'
+import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
+import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
+import { connect, FakeRegistry, physicalDeck, recordInput, settle, type Client } from './helpers.js'
+
+const records: LogRecord[] = []
+const previousSink = setLogSink((r) => records.push(r))
+afterAll(() => setLogSink(previousSink))
+
+const renderer = new KeyRenderer()
+const images = new KeyImages(renderer)
+
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+describe('WebSurface', () => {
+  it('describes its key grid row-major, then encoders and the jog wheel', () => {
+    const s = new WebSurface({
+      id: 'browser',
+      rows: 2,
+      columns: 3,
+      encoders: 2,
+      jog: true,
+      keySize: { width: 72, height: 72 },
+    })
+    expect(s.description).toMatchObject({
+      id: 'browser',
+      driver: 'web',
+      model: 'Web surface',
+      grid: { rows: 2, columns: 3 },
+    })
+    expect(s.description.controls.map((c) => c.id)).toEqual([
+      'key:0',
+      'key:1',
+      'key:2',
+      'key:3',
+      'key:4',
+      'key:5',
+      'encoder:0',
+      'encoder:1',
+      'jog',
+    ])
+    expect(s.description.controls[4]).toEqual({
+      id: 'key:4',
+      kind: 'key',
+      row: 1,
+      column: 1,
+      capabilities: { image: { width: 72, height: 72 } },
+    })
+  })
+
+  it('refuses a grid it cannot draw, naming the field', () => {
+    expect(() => new WebSurface({ id: 'x', rows: 0, columns: 3 })).toThrow(
+      'web surface: rows must be an integer from 1 to 16, got 0',
+    )
+    expect(() => new WebSurface({ id: 'x', rows: 2, columns: 2.5 })).toThrow('columns must be an integer')
+    expect(() => new WebSurface({ id: '', rows: 1, columns: 1 })).toThrow('id is required')
+  })
+
+  it('renders a burst of feedback for one key once, with the newest', async () => {
+    const s = new WebSurface({ id: 'b', rows: 1, columns: 2, images })
+    const sent: ServerMessage[] = []
+    s.view.on('message', (m) => sent.push(m))
+    for (let i = 0; i < 20; i++) s.setFeedback('key:0', { color: '#112233', text: `n${i}` })
+    s.setFeedback('key:1', { color: '#00ff00' })
+    await settle(10)
+    expect(sent.map((m) => (m.type === 'image' ? `${m.control}=${m.label}` : m.type))).toEqual(['key:0=n19', 'key:1='])
+    const png = encodePng(renderer.render({ color: '#112233', text: 'n19' }, { width: 96, height: 96 }))
+    expect(sent[0]).toMatchObject({ src: 'data:image/png;base64,' + png.toString('base64') })
+  })
+
+  it('gives one down and one up when two browsers hold the same key', () => {
+    const s = new WebSurface({ id: 'b', rows: 1, columns: 1 })
+    const input = recordInput(s)
+    const a = {}
+    const b = {}
+    expect(s.press('key:0', a)).toBe(true)
+    expect(s.press('key:0', b)).toBe(true)
+    expect(s.release('key:0', a)).toBe(true)
+    expect(input.map((e) => e.type)).toEqual(['down'])
+    s.releaseAll(b)
+    expect(input.map((e) => `${e.surface}/${e.control}:${e.type}`)).toEqual(['b/key:0:down', 'b/key:0:up'])
+  })
+
+  it('refuses events a control does not take, and feedback for controls it lacks', async () => {
+    const s = new WebSurface({ id: 'b', rows: 1, columns: 1, encoders: 1, images })
+    const input = recordInput(s)
+    expect(s.rotate('key:0', 1)).toBe(false)
+    expect(s.press('jog', {})).toBe(false)
+    expect(s.press('key:7', {})).toBe(false)
+    expect(s.rotate('encoder:0', -3)).toBe(true)
+    expect(input).toMatchObject([{ type: 'rotate', surface: 'b', control: 'encoder:0', delta: -3 }])
+    records.length = 0
+    s.setFeedback('key:9', { color: '#ff0000' })
+    s.setFeedback('key:9', { color: '#ff0000' })
+    await settle(10)
+    expect(records.filter((r) => r.message.includes('control the web surface lacks'))).toHaveLength(1)
+  })
+
+  it('shows encoder feedback as a state, not an image', async () => {
+    const s = new WebSurface({ id: 'b', rows: 1, columns: 1, encoders: 1, images })
+    const sent: ServerMessage[] = []
+    s.view.on('message', (m) => sent.push(m))
+    s.setFeedback('encoder:0', { color: '#00ff00', text: 'Vol', image: undefined })
+    await settle(10)
+    expect(sent).toEqual([
+      { type: 'state', surface: 'b', control: 'encoder:0', state: { color: '#00ff00', text: 'Vol' } },
+    ])
+  })
+})
+
+describe('parseClientMessage', () => {
+  it('accepts down, up and rotate', () => {
+    expect(parseClientMessage('{"type":"down","surface":"a","control":"key:1"}', false)).toEqual({
+      ok: true,
+      message: { type: 'down', surface: 'a', control: 'key:1' },
+    })
+    expect(
+      parseClientMessage(Buffer.from('{"type":"rotate","surface":"a","control":"jog","delta":-2}'), false),
+    ).toEqual({
+      ok: true,
+      message: { type: 'rotate', surface: 'a', control: 'jog', delta: -2 },
+    })
+  })
+
+  it.each([
+    ['{"type":"down"', false, 'not JSON'],
+    ['[1,2]', false, 'not an object'],
+    ['null', false, 'not an object'],
+    ['{"type":"down","surface":"a","control":"key:1"}', true, 'binary frame'],
+    ['{"type":"down","surface":"","control":"key:1"}', false, 'bad surface'],
+    ['{"type":"down","surface":"a","control":7}', false, 'bad control'],
+    ['{"type":"press","surface":"a","control":"key:1"}', false, 'unknown type'],
+    ['{"type":"rotate","surface":"a","control":"jog","delta":0.5}', false, 'bad delta'],
+    ['{"type":"rotate","surface":"a","control":"jog","delta":0}', false, 'bad delta'],
+    ['{"type":"rotate","surface":"a","control":"jog","delta":100000}', false, 'bad delta'],
+    ['{"type":"rotate","surface":"a","control":"jog"}', false, 'bad delta'],
+    ['x'.repeat(5000), false, 'too long'],
+  ])('refuses %s (binary %s): %s', (text, binary, reason) => {
+    expect(parseClientMessage(text, binary)).toEqual({ ok: false, reason })
+  })
+})
+
+describe('escapeHtml', () => {
+  it('escapes every character that could open markup or end an attribute', () => {
+    expect(escapeHtml(`<img src=x onerror="a('&')">`)).toBe('&lt;img src=x onerror=&quot;a(&#39;&amp;&#39;)&quot;&gt;')
+  })
+})
+
+describe('WebSurfaceServer over a plain WebSocket client', () => {
+  let server: WebSurfaceServer
+  let desk: WebSurface
+  let registry: FakeRegistry
+  let url: string
+  const clients: Client[] = []
+
+  beforeEach(async () => {
+    desk = new WebSurface({ id: 'desk', rows: 2, columns: 2, encoders: 1, jog: true, images })
+    registry = new FakeRegistry()
+    registry.add(physicalDeck('CL12K1A00042'))
+    server = new WebSurfaceServer({ surfaces: [desk], registry, images })
+    url = await server.listen({ port: 0 })
+    records.length = 0
+  })
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()))
+    await server.close()
+    await desk.close()
+  })
+  async function client(headers?: Record<string, string>): Promise<Client> {
+    const c = await connect(url, headers)
+    clients.push(c)
+    return c
+  }
+
+  it('listens on 127.0.0.1 and serves the page with its script and style', async () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
+    const page = await get(url)
+    expect(page.status).toBe(200)
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8')
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'")
+    expect(page.body).toContain('<script src="client.js" defer></script>')
+    expect(page.body).toContain('<span class="name">desk</span>')
+    expect(page.body).toContain('<span class="name">CL12K1A00042</span>')
+    const js = await get(url + 'client.js')
+    expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8')
+    expect(js.body).toContain("new URL('ws', location.href)")
+    expect((await get(url + 'style.css')).headers['content-type']).toBe('text/css; charset=utf-8')
+    expect((await get(url + 'nothing-here')).status).toBe(404)
+    expect((await get(url + 'ws')).status).toBe(426)
+  })
+
+  it('escapes surface names in the page', async () => {
+    const evil = new WebSurface({ id: '<script>alert("x")</script>', rows: 1, columns: 1, images })
+    server.addSurface(evil)
+    const page = await get(url)
+    expect(page.body).not.toContain('<script>alert')
+    expect(page.body).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;')
+    await evil.close()
+  })
+
+  it('refuses requests for a foreign host name and WebSockets from a foreign origin', async () => {
+    expect((await get(url, { host: 'evil.example:8088' })).status).toBe(403)
+    expect((await get(url, { host: 'localhost' })).status).toBe(200)
+    const refused = new WebSocket(url.replace('http:', 'ws:') + 'ws', { headers: { origin: 'http://evil.example' } })
+    const status = await new Promise<number>((resolve) => {
+      refused.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+      refused.on('open', () => resolve(101))
+      refused.on('error', () => undefined)
+    })
+    expect(status).toBe(403)
+    const sameOrigin = await client({ origin: url.replace(/\/$/, '') })
+    await sameOrigin.waitFor('hello')
+  })
+
+  it('sends a browser that connects late the whole current state at once', async () => {
+    desk.setFeedback('key:3', { color: '#ff0000', text: 'LIVE' })
+    desk.setFeedback('encoder:0', { color: '#00ff00', text: 'Vol' })
+    desk.setBrightness(40)
+    registry.feedback('CL12K1A00042', 'key:1', { color: '#0000ff', text: 'HW' })
+    await settle()
+    const c = await client()
+    const image = await c.waitFor('image', (m) => m.surface === 'desk')
+    await c.waitFor('image', (m) => m.surface === 'CL12K1A00042')
+    await c.waitFor('brightness')
+    expect(c.messages[0]).toEqual({ type: 'hello', version: 1 })
+    const surfaces = c.messages.flatMap((m) => (m.type === 'surface' ? [[m.surface.id, m.surface.mode]] : []))
+    expect(surfaces).toEqual([
+      ['desk', 'interactive'],
+      ['CL12K1A00042', 'mirror'],
+    ])
+    // The very bytes the hardware would get from the same renderer, as a PNG.
+    const png = encodePng(renderer.render({ color: '#ff0000', text: 'LIVE' }, { width: 96, height: 96 }))
+    expect(image).toEqual({
+      type: 'image',
+      surface: 'desk',
+      control: 'key:3',
+      label: 'LIVE',
+      src: 'data:image/png;base64,' + png.toString('base64'),
+    })
+    const mirrored = c.messages.find((m) => m.type === 'image' && m.surface === 'CL12K1A00042')
+    const hwPng = encodePng(renderer.render({ color: '#0000ff', text: 'HW' }, { width: 72, height: 72 }))
+    expect(mirrored).toMatchObject({ control: 'key:1', src: 'data:image/png;base64,' + hwPng.toString('base64') })
+    expect(c.messages).toContainEqual({
+      type: 'state',
+      surface: 'desk',
+      control: 'encoder:0',
+      state: { color: '#00ff00', text: 'Vol' },
+    })
+    expect(c.messages).toContainEqual({ type: 'brightness', surface: 'desk', percent: 40 })
+  })
+
+  it('pushes live feedback to every browser', async () => {
+    const a = await client()
+    const b = await client()
+    await a.waitFor('surface')
+    desk.setFeedback('key:0', { color: '#123456', text: 'A' })
+    await a.waitFor('image', (m) => m.control === 'key:0' && m.label === 'A')
+    await b.waitFor('image', (m) => m.control === 'key:0' && m.label === 'A')
+  })
+
+  it('turns browser messages into the surface events of the web surface', async () => {
+    const input = recordInput(desk)
+    const c = await client()
+    await c.waitFor('hello')
+    c.send({ type: 'down', surface: 'desk', control: 'key:2' })
+    c.send({ type: 'up', surface: 'desk', control: 'key:2' })
+    c.send({ type: 'rotate', surface: 'desk', control: 'jog', delta: -4 })
+    c.send({ type: 'rotate', surface: 'desk', control: 'encoder:0', delta: 2 })
+    c.send({ type: 'down', surface: 'desk', control: 'encoder:0' })
+    await expect.poll(() => input.length).toBe(5)
+    expect(input.map(({ at: _at, ...e }) => e)).toEqual([
+      { type: 'down', surface: 'desk', control: 'key:2' },
+      { type: 'up', surface: 'desk', control: 'key:2' },
+      { type: 'rotate', surface: 'desk', control: 'jog', delta: -4 },
+      { type: 'rotate', surface: 'desk', control: 'encoder:0', delta: 2 },
+      { type: 'down', surface: 'desk', control: 'encoder:0' },
+    ])
+    expect(typeof input[0]!.at).toBe('number')
+    // A browser that goes away with a control held releases it: no stuck key.
+    await c.close()
+    await expect.poll(() => input.at(-1)).toMatchObject({ type: 'up', control: 'encoder:0' })
+  })
+
+  it('ignores malformed and refused messages, logs each kind once, and keeps the connection', async () => {
+    const input = recordInput(desk)
+    const c = await client()
+    await c.waitFor('hello')
+    c.send('not json')
+    c.send('not json either')
+    c.ws.send(Buffer.from([1, 2, 3]))
+    c.send({ type: 'explode', surface: 'desk', control: 'key:0' })
+    c.send({ type: 'down', surface: 'desk', control: 'key:99' })
+    c.send({ type: 'rotate', surface: 'desk', control: 'key:0', delta: 1 })
+    c.send({ type: 'down', surface: 'CL12K1A00042', control: 'key:0' })
+    c.send({ type: 'down', surface: 'nobody', control: 'key:0' })
+    c.send({ type: 'rotate', surface: 'desk', control: 'jog', delta: 1.5 })
+    // A valid message after the garbage still works; it also marks that everything before was handled.
+    c.send({ type: 'down', surface: 'desk', control: 'key:1' })
+    await expect.poll(() => input.length).toBe(1)
+    expect(input[0]).toMatchObject({ type: 'down', control: 'key:1' })
+    expect(c.ws.readyState).toBe(WebSocket.OPEN)
+    const warnings = records.filter((r) => r.scope === 'surfaces/web').map((r) => r.fields?.reason ?? r.message)
+    expect(warnings).toEqual([
+      'not JSON',
+      'binary frame',
+      'unknown type',
+      'ignored input for a control that does not take it',
+      'read-only mirror',
+      'unknown surface',
+      'bad delta',
+    ])
+  })
+
+  it('closes a browser that sends an oversized frame, without harm to others', async () => {
+    const a = await client()
+    const b = await client()
+    await a.waitFor('hello')
+    const closed = new Promise<number>((resolve) => a.ws.once('close', (code) => resolve(code)))
+    a.ws.send('x'.repeat(100_000))
+    expect(await closed).toBe(1009)
+    desk.setFeedback('key:0', { color: '#ff00ff' })
+    await b.waitFor('image', (m) => m.control === 'key:0')
+  })
+
+  it('mirrors the registry: surfaces added and removed, feedback as rendered images', async () => {
+    const c = await client()
+    await c.waitFor('surface', (m) => m.surface.id === 'CL12K1A00042')
+    registry.add(physicalDeck('SERIAL2', 96))
+    const added = await c.waitFor('surface', (m) => m.surface.id === 'SERIAL2')
+    expect(added.surface).toMatchObject({ mode: 'mirror', driver: 'streamdeck', grid: { rows: 2, columns: 2 } })
+    expect(added.surface.controls[0]).toEqual({
+      id: 'key:0',
+      kind: 'key',
+      row: 0,
+      column: 0,
+      image: { width: 96, height: 96 },
+    })
+    registry.feedback('SERIAL2', 'key:2', { color: '#00ff00', text: 'ON' })
+    registry.feedback('SERIAL2', 'button:0', { led: 'on' })
+    const image = await c.waitFor('image', (m) => m.surface === 'SERIAL2')
+    expect(image).toMatchObject({ control: 'key:2', label: 'ON' })
+    await c.waitFor('state', (m) => m.surface === 'SERIAL2' && m.state.led === 'on')
+    registry.remove('SERIAL2')
+    await c.waitFor('removed', (m) => m.surface === 'SERIAL2')
+    expect(server.list().map((s) => s.id)).toEqual(['desk', 'CL12K1A00042'])
+  })
+
+  it('does not mirror its own web surface when the registry lists it too', () => {
+    registry.add(desk.description)
+    expect(server.list()).toEqual([
+      { id: 'desk', model: 'Web surface', mode: 'interactive' },
+      { id: 'CL12K1A00042', model: 'Stream Deck test', mode: 'mirror' },
+    ])
+  })
+
+  it('drops a web surface from the page when it closes', async () => {
+    const extra = new WebSurface({ id: 'extra', rows: 1, columns: 1, images })
+    server.addSurface(extra)
+    const c = await client()
+    await c.waitFor('surface', (m) => m.surface.id === 'extra')
+    await extra.close()
+    await c.waitFor('removed', (m) => m.surface === 'extra')
+    expect(server.list().map((s) => s.id)).not.toContain('extra')
+    expect(() => server.addSurface(desk)).toThrow('a surface named "desk" is already served')
+  })
+
+  it('closes every browser on close(), idempotently', async () => {
+    const c = await client()
+    await c.waitFor('hello')
+    const closed = new Promise<number>((resolve) => c.ws.once('close', (code) => resolve(code)))
+    await server.close()
+    await server.close()
+    expect(await closed).toBe(1001)
+    expect(registry.registryEvents.listenerCount('feedback')).toBe(0)
+    expect(desk.view.listenerCount('message')).toBe(0)
+  })
+})
+
+describe('WebSurfaceServer mounted in another server', () => {
+  let http: Server
+  let web: WebSurfaceServer
+  let base: string
+  beforeEach(async () => {
+    web = new WebSurfaceServer({ basePath: '/surfaces/', images })
+    web.addSurface(new WebSurface({ id: 'desk', rows: 1, columns: 1, images }))
+    http = createServer((req, res) => {
+      if (!web.handleRequest(req, res)) res.writeHead(418).end('daemon')
+    })
+    http.on('upgrade', (req, socket, head: Buffer) => {
+      if (!web.handleUpgrade(req, socket, head)) socket.destroy()
+    })
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+  })
+  afterEach(async () => {
+    await web.close()
+    await new Promise<void>((resolve) => http.close(() => resolve()))
+  })
+
+  it('answers only under its path prefix', async () => {
+    expect(web.basePath).toBe('/surfaces')
+    expect((await get(base + '/status')).status).toBe(418)
+    expect((await get(base + '/surfacesX')).status).toBe(418)
+    const redirect = await get(base + '/surfaces')
+    expect(redirect.status).toBe(301)
+    expect(redirect.headers.location).toBe('/surfaces/')
+    expect((await get(base + '/surfaces/')).body).toContain('<span class="name">desk</span>')
+    expect((await get(base + '/surfaces/other')).status).toBe(404)
+    const c = await connect(base + '/surfaces/')
+    await c.waitFor('surface', (m) => m.surface.id === 'desk')
+    await c.close()
+    const wrong = new WebSocket(base.replace('http:', 'ws:') + '/elsewhere')
+    await new Promise<void>((resolve) => wrong.on('error', () => resolve()))
+  })
+})
