@@ -25,7 +25,7 @@ const log = createLogger('cli')
 export const HELP = `panelbridge — bridges hardware control panels to a live-graphics application
 
 Usage:
-  panelbridge sim [options]     run the application simulator (HTTP command interface)
+  panelbridge sim [options]     run the application simulator (HTTP command interface and QWebChannel WebSocket)
   panelbridge --help            show this help
 
 Options of sim:
@@ -118,6 +118,7 @@ async function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<
   }
   // The first line is the address, so that a script (or a test) starting on port 0 can read it.
   process.stdout.write(`panelbridge simulator listening on ${sim.httpUrl}\n`)
+  process.stdout.write(`QWebChannel WebSocket on ${sim.wsUrl}\n`)
   process.stdout.write(`data folder: ${sim.state.dataDir}\n`)
   return new Promise<number>((resolve) => {
     let stopping = false
