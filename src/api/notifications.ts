@@ -85,7 +85,9 @@ export interface NotificationLinkOptions {
 export type Notification =
   | { kind: 'play'; id: string; play: PlayState; input?: string }
   | { kind: 'data'; id: string; variables: Record<string, string>; input?: string }
-  | { kind: 'addTitle' }
+  /** `{control: 'addTitle'}` (and other `control` values, such as the simulator's `removeTitle`). */
+  | { kind: 'control'; control: string }
+  /** `{data: 'Update'}`, the older Titler Live data notification. */
   | { kind: 'update' }
 
 export interface NotificationLinkEvents {
@@ -144,7 +146,9 @@ export function parseNotification(raw: unknown): Notification | undefined {
     if (!id || !play) return undefined
     return { kind: 'play', id, play, ...input }
   }
-  if (msg.control === 'addTitle') return { kind: 'addTitle' }
+  // decisions.md names `addTitle`; any other control event (a title removed, say) is just as much a
+  // reason to resynchronise, so every string `control` is kept.
+  if (typeof msg.control === 'string' && msg.control !== '') return { kind: 'control', control: msg.control }
   if (msg.data === 'Update') return { kind: 'update' }
   return undefined
 }
@@ -329,7 +333,8 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
     if (this.phase !== LINK_PHASE.connected) this.setPhase(LINK_PHASE.resynchronising)
     this.snapshotApplied = false
     let count = 0
-    await client.invoke(QWC_SCHEDULER_OBJECT, 'scheduleCommand', ['getTitleControlInfo', {}, {}], {
+    // icon=0: the title icons (data URLs) are of no use to the link and would make each resync heavy.
+    await client.invoke(QWC_SCHEDULER_OBJECT, 'scheduleCommand', ['getTitleControlInfo', { icon: '0' }, {}], {
       // Applied as the reply frame is handled, so that notifications after it land on the new snapshot.
       onReply: (reply) => {
         if (gen !== this.generation) return
@@ -440,7 +445,7 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
       })
       return
     }
-    if (n.kind === 'addTitle' || n.kind === 'update') {
+    if (n.kind === 'control' || n.kind === 'update') {
       this.emit('notification', n)
       this.requestResync()
       return
