@@ -1,0 +1,63 @@
+/**
+ * Test helpers: a simulator on a loopback port (port 0) and plain-fetch calls to it. The client's own
+ * tests are elsewhere; these speak HTTP directly so that they test the simulator alone.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+
+export type Result = Record<string, any> & { command: string; reply: string; success: boolean; error?: string }
+
+export interface TestSim {
+  sim: SimulatorHandle
+  /** GET /api/command/<name>?params; returns the parsed body. */
+  raw(name: string, params?: Record<string, string | number>): Promise<any>
+  /** GET and return `result` (fails when the reply has no envelope). */
+  cmd(name: string, params?: Record<string, string | number>): Promise<Result>
+  /** GET and expect success without `error`. */
+  ok(name: string, params?: Record<string, string | number>): Promise<Result>
+  /** POST a JSON body to a path; returns status and parsed body. */
+  post(path: string, body: unknown): Promise<{ status: number; body: any }>
+  close(): Promise<void>
+}
+
+export async function startTestSim(animationMs = 20): Promise<TestSim> {
+  const sim = await startSimulator({
+    httpPort: 0,
+    wsPort: 0,
+    animationMs,
+    dataDir: mkdtempSync(join(tmpdir(), 'pb-simtest-')),
+  })
+  const raw = async (name: string, params: Record<string, string | number> = {}): Promise<any> => {
+    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
+    const res = await fetch(`${sim.httpUrl}/api/command/${encodeURIComponent(name)}${query ? `?${query}` : ''}`)
+    if (res.status !== 200) throw new Error(`HTTP ${res.status} for ${name}`)
+    return res.json()
+  }
+  const cmd = async (name: string, params?: Record<string, string | number>): Promise<Result> => {
+    const body = await raw(name, params)
+    if (!body.result) throw new Error(`no envelope for ${name}: ${JSON.stringify(body)}`)
+    return body.result as Result
+  }
+  const ok = async (name: string, params?: Record<string, string | number>): Promise<Result> => {
+    const r = await cmd(name, params)
+    if (r.error !== undefined) throw new Error(`${name} failed: ${r.error}`)
+    return r
+  }
+  const post = async (path: string, body: unknown): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${sim.httpUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    return { status: res.status, body: await res.json() }
+  }
+  return { sim, raw, cmd, ok, post, close: () => sim.close() }
+}
+
+/** Titles in list order on channel 0 as readTitle reports them. */
+export async function titleNames(t: TestSim, channel = 0): Promise<string[]> {
+  const r = await t.ok('readTitle', { channel })
+  return (r.titles as { name: string }[]).map((x) => x.name)
+}
