@@ -89,6 +89,7 @@ nav a { color: var(--accent); }
 .key { display: block; padding: 0; margin: 0; border: 0; background: #000; border-radius: 6px; overflow: hidden;
   outline: 2px solid transparent; outline-offset: 2px; touch-action: none; user-select: none; }
 .key img { display: block; width: 100%; height: 100%; pointer-events: none; }
+.key img:not([src]) { visibility: hidden; }
 button.key { cursor: pointer; }
 button.key:focus-visible { outline-color: var(--accent); }
 button.key.down { outline-color: #fff; }

@@ -1,0 +1,294 @@
+/**
+ * The web surface in a real browser: headless Chromium driven by playwright-core loads the page from
+ * a server on port 0, clicks and turns controls, and the test reads the colour of a key from the
+ * pixels of a screenshot (decoded with @napi-rs/canvas), not from the DOM.
+ *
+ * Never skipped: without Chromium at /usr/bin/chromium every test here fails with a message that
+ * says how to install it.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { createCanvas, loadImage } from '@napi-rs/canvas'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { setLogSink, type LogRecord } from '../../../src/log.js'
+import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
+import type { SurfaceEvent } from '../../../src/surfaces/types.js'
+import { KeyImages } from '../../../src/surfaces/web/key-images.js'
+import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
+import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
+import { FakeRegistry, physicalDeck, recordInput } from './helpers.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+const SCREENSHOT = 'test-output/web-surface.png'
+const MIRROR_ID = 'CL12K1A00042'
+
+type Rgb = [number, number, number]
+interface Pixels {
+  width: number
+  height: number
+  data: Uint8ClampedArray
+}
+
+async function decodePng(png: Buffer): Promise<Pixels> {
+  const image = await loadImage(png)
+  const canvas = createCanvas(image.width, image.height)
+  const ctx = canvas.getContext('2d')
+  ctx.drawImage(image, 0, 0)
+  const { width, height, data } = ctx.getImageData(0, 0, image.width, image.height)
+  return { width, height, data }
+}
+
+function pixelAt(p: Pixels, x: number, y: number): Rgb {
+  const i = (Math.round(y) * p.width + Math.round(x)) * 4
+  return [p.data[i]!, p.data[i + 1]!, p.data[i + 2]!]
+}
+
+function near(actual: Rgb, expected: Rgb, tolerance = 3): boolean {
+  return actual.every((v, i) => Math.abs(v - expected[i]!) <= tolerance)
+}
+
+const selector = (surface: string, control: string): string => `[data-surface="${surface}"][data-control="${control}"]`
+
+const records: LogRecord[] = []
+const previousSink = setLogSink((r) => records.push(r))
+const renderer = new KeyRenderer()
+const images = new KeyImages(renderer)
+let browser: Browser
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: the web surface's browser test needs it. ` +
+        'Install the Debian package with "apt-get install -y chromium" (.ci/run does this).',
+    )
+  }
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  mkdirSync('test-output', { recursive: true })
+})
+afterAll(async () => {
+  await browser?.close()
+  setLogSink(previousSink)
+})
+
+describe('web surface in headless Chromium', () => {
+  let desk: WebSurface
+  let registry: FakeRegistry
+  let server: WebSurfaceServer
+  let url: string
+  let input: SurfaceEvent[]
+  const pages: Page[] = []
+  /** Messages of any alert/confirm a page opened: an escaping bug would show here. */
+  const dialogs: string[] = []
+
+  beforeEach(async () => {
+    desk = new WebSurface({ id: 'desk', rows: 2, columns: 3, encoders: 1, jog: true, images })
+    input = recordInput(desk)
+    registry = new FakeRegistry()
+    registry.add(physicalDeck(MIRROR_ID))
+    registry.feedback(MIRROR_ID, 'key:0', { color: '#00ff00', text: 'Cam 1' })
+    server = new WebSurfaceServer({ surfaces: [desk], registry, images })
+    url = await server.listen({ port: 0 })
+    records.length = 0
+    dialogs.length = 0
+  })
+  afterEach(async () => {
+    await Promise.all(pages.splice(0).map((p) => p.context().close()))
+    await server.close()
+    await desk.close()
+  })
+
+  /** Opens the page in a fresh context and waits until its WebSocket is live. */
+  async function open(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
+    const page = await context.newPage()
+    pages.push(page)
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message())
+      void dialog.dismiss()
+    })
+    await page.goto(url)
+    await page.waitForSelector('#status.live')
+    await page.waitForSelector(selector('desk', 'key:0'))
+    return page
+  }
+
+  /** Waits until a key shows the image for the label it was given, fully decoded. */
+  async function shown(page: Page, surface: string, control: string, label: string): Promise<void> {
+    await page.waitForFunction(
+      ([sel, text]) => {
+        const key = document.querySelector(sel!)
+        const img = key?.querySelector('img')
+        return key?.getAttribute('title')?.startsWith(text!) === true && img?.complete === true && img.naturalWidth > 0
+      },
+      [selector(surface, control), label],
+    )
+  }
+
+  async function keyBox(page: Page, surface: string, control: string) {
+    const box = await page.locator(selector(surface, control)).boundingBox()
+    if (!box) throw new Error(`no box for ${surface}/${control}`)
+    return box
+  }
+
+  it('a click on a key gives down and up; pushed feedback shows in the key pixels exactly as rendered', async () => {
+    const page = await open()
+    await page.click(selector('desk', 'key:4'))
+    await expect
+      .poll(() => input.map((e) => `${e.surface}/${e.control}:${e.type}`))
+      .toEqual(['desk/key:4:down', 'desk/key:4:up'])
+
+    desk.setFeedback('key:4', { color: '#ff0000', text: 'LIVE' })
+    await shown(page, 'desk', 'key:4', 'LIVE')
+    const png = await page.screenshot({ fullPage: true })
+    writeFileSync(SCREENSHOT, png)
+    const shot = await decodePng(png)
+
+    const box = await keyBox(page, 'desk', 'key:4')
+    expect(box.width).toBe(96)
+    // Background colour in the corner, well away from the label and inside the rounded edge.
+    expect(pixelAt(shot, box.x + 10, box.y + 10)).toSatisfy((p: Rgb) => near(p, [255, 0, 0]))
+    expect(pixelAt(shot, box.x + box.width - 10, box.y + box.height - 10)).toSatisfy((p: Rgb) => near(p, [255, 0, 0]))
+    // A key without feedback stays black.
+    const blank = await keyBox(page, 'desk', 'key:0')
+    expect(pixelAt(shot, blank.x + 10, blank.y + 10)).toSatisfy((p: Rgb) => near(p, [0, 0, 0], 8))
+
+    // Every pixel of the key (but the rounded corners) is the hardware renderer's pixel.
+    const rendered = renderer.render({ color: '#ff0000', text: 'LIVE' }, { width: 96, height: 96 })
+    let differing = 0
+    let white = 0
+    for (let y = 0; y < 96; y++) {
+      for (let x = 0; x < 96; x++) {
+        const corner = (x < 8 || x > 87) && (y < 8 || y > 87)
+        if (corner) continue
+        const i = (y * 96 + x) * 4
+        const expected: Rgb = [rendered.rgba[i]!, rendered.rgba[i + 1]!, rendered.rgba[i + 2]!]
+        const actual = pixelAt(shot, box.x + x, box.y + y)
+        if (!near(actual, expected, 2)) differing++
+        if (actual.every((v) => v > 220)) white++
+      }
+    }
+    expect(differing).toBe(0)
+    expect(white).toBeGreaterThan(100) // the label is there, in white on red
+  })
+
+  it('turns the jog with the wheel and an encoder by dragging; presses the encoder', async () => {
+    const page = await open()
+    const jog = await page.locator(`${selector('desk', 'jog')} .ring`).boundingBox()
+    await page.mouse.move(jog!.x + jog!.width / 2, jog!.y + jog!.height / 2)
+    await page.mouse.wheel(0, 100)
+    await expect.poll(() => input.at(-1)).toMatchObject({ type: 'rotate', control: 'jog', delta: 1 })
+    await page.mouse.wheel(0, -200)
+    await expect.poll(() => input.at(-1)).toMatchObject({ type: 'rotate', control: 'jog', delta: -2 })
+
+    const ring = await page.locator(`${selector('desk', 'encoder:0')} .ring`).boundingBox()
+    const y = ring!.y + ring!.height / 2
+    await page.mouse.move(ring!.x + 10, y)
+    await page.mouse.down()
+    await page.mouse.move(ring!.x + 50, y, { steps: 4 })
+    await page.mouse.up()
+    const turned = (): number =>
+      input
+        .filter((e) => e.type === 'rotate' && e.control === 'encoder:0')
+        .reduce((n, e) => n + (e as { delta: number }).delta, 0)
+    await expect.poll(turned).toBe(3)
+
+    input.length = 0
+    await page.click(`${selector('desk', 'encoder:0')} .press`)
+    await expect.poll(() => input.map((e) => `${e.control}:${e.type}`)).toEqual(['encoder:0:down', 'encoder:0:up'])
+  })
+
+  it('mirrors a physical surface read-only, live, with the same rendering', async () => {
+    const page = await open()
+    const sent: string[] = []
+    page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(String(f.payload))))
+    const section = page.locator(`section[data-surface="${MIRROR_ID}"]`)
+    expect(await section.getAttribute('data-mode')).toBe('mirror')
+    expect(await section.locator('header .badge').textContent()).toBe('read-only')
+    await shown(page, MIRROR_ID, 'key:0', 'Cam 1')
+    expect(await page.locator(selector(MIRROR_ID, 'key:0')).evaluate((e) => e.tagName)).toBe('DIV')
+
+    // Clicking a mirrored key sends nothing and makes no event anywhere.
+    const sentBefore = sent.length
+    await page.click(selector(MIRROR_ID, 'key:0'))
+    await page.mouse.down()
+    await page.mouse.up()
+    desk.setFeedback('key:0', { color: '#101010', text: 'sync' })
+    await shown(page, 'desk', 'key:0', 'sync') // a round trip after the clicks
+    expect(sent.length).toBe(sentBefore)
+    expect(input).toEqual([])
+    expect(records.filter((r) => r.message.includes('ignored'))).toEqual([])
+
+    const box = await keyBox(page, MIRROR_ID, 'key:0')
+    expect(box.width).toBe(72)
+    let shot = await decodePng(await page.screenshot())
+    expect(pixelAt(shot, box.x + 8, box.y + 8)).toSatisfy((p: Rgb) => near(p, [0, 255, 0]))
+
+    registry.feedback(MIRROR_ID, 'key:0', { color: '#0000ff', text: 'Cam 2' })
+    await shown(page, MIRROR_ID, 'key:0', 'Cam 2')
+    shot = await decodePng(await page.screenshot())
+    expect(pixelAt(shot, box.x + 8, box.y + 8)).toSatisfy((p: Rgb) => near(p, [0, 0, 255]))
+
+    registry.remove(MIRROR_ID)
+    await section.waitFor({ state: 'detached' })
+  })
+
+  it('shows a browser that connects later the current state at once', async () => {
+    desk.setFeedback('key:1', { color: '#0000ff', text: 'LATE' })
+    desk.setFeedback('key:2', { color: '#ffff00', text: 'ON AIR' })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const page = await open()
+    await shown(page, 'desk', 'key:1', 'LATE')
+    await shown(page, 'desk', 'key:2', 'ON AIR')
+    const shot = await decodePng(await page.screenshot())
+    const blue = await keyBox(page, 'desk', 'key:1')
+    const yellow = await keyBox(page, 'desk', 'key:2')
+    expect(pixelAt(shot, blue.x + 10, blue.y + 10)).toSatisfy((p: Rgb) => near(p, [0, 0, 255]))
+    expect(pixelAt(shot, yellow.x + 10, yellow.y + 10)).toSatisfy((p: Rgb) => near(p, [255, 255, 0]))
+  })
+
+  it('ignores malformed WebSocket messages and keeps working', async () => {
+    const page = await open()
+    const wsUrl = url.replace('http:', 'ws:') + 'ws'
+    await page.evaluate(async (target) => {
+      const ws = new WebSocket(target)
+      await new Promise((resolve) => ws.addEventListener('open', resolve))
+      ws.send('{"type":"down"')
+      ws.send('{"type":"down"')
+      ws.send(new Uint8Array([0, 1, 2]))
+      ws.send(JSON.stringify({ type: 'down', surface: 'desk', control: 'key:99' }))
+      ws.send(JSON.stringify({ type: 'rotate', surface: 'desk', control: 'jog', delta: 'lots' }))
+      ws.send(JSON.stringify({ type: 'down', surface: 'desk', control: 'key:5' }))
+      ws.send(JSON.stringify({ type: 'up', surface: 'desk', control: 'key:5' }))
+    }, wsUrl)
+    await expect.poll(() => input.map((e) => `${e.control}:${e.type}`)).toEqual(['key:5:down', 'key:5:up'])
+    expect(records.filter((r) => r.fields?.reason === 'not JSON')).toHaveLength(1)
+    expect(records.map((r) => r.fields?.reason).filter(Boolean)).toEqual(['not JSON', 'binary frame', 'bad delta'])
+    // The page's own connection is unaffected.
+    await page.click(selector('desk', 'key:3'))
+    await expect.poll(() => input.length).toBe(4)
+    expect(input.at(-1)).toMatchObject({ type: 'up', control: 'key:3' })
+  })
+
+  it('shows hostile names as text, never as markup', async () => {
+    const name = '<img src=x onerror=alert(1)>'
+    const hostile = new WebSurface({ id: name, rows: 1, columns: 1, images })
+    server.addSurface(hostile)
+    const page = await open()
+    const heading = page.locator('section h2').filter({ hasText: 'onerror' })
+    expect(await heading.textContent()).toBe(name)
+    expect(await page.locator('img[src="x"]').count()).toBe(0)
+    expect(await page.locator('nav .name').allTextContents()).toContain(name)
+    expect(dialogs).toEqual([])
+    await hostile.close()
+  })
+})
