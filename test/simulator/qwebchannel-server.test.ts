@@ -1,0 +1,225 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
+import { SIM_CLIENT_INFO } from '../../src/simulator/qwebchannel-server.js'
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+
+const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
+const BREAKING = '{5e8d2f6a-4b3c-4d1e-a9f0-7c8b9a0d1e03}'
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+async function sim(): Promise<SimulatorHandle> {
+  const s = await startSimulator({ animationMs: 30 })
+  cleanups.push(() => s.close())
+  return s
+}
+
+async function client(url: string, callTimeoutMs = 2000): Promise<QWebChannelClient & { notes: unknown[] }> {
+  const c = new QWebChannelClient({ url, callTimeoutMs, connectTimeoutMs: 2000 }) as QWebChannelClient & {
+    notes: unknown[]
+  }
+  cleanups.push(() => c.close())
+  c.notes = []
+  c.on('signal', (e) => {
+    if (e.signal === 'onNotify') c.notes.push(JSON.parse(e.args[0] as string))
+  })
+  await c.connect()
+  c.connectSignal('scheduler', 'onNotify')
+  // connectToSignal has no reply: a round trip makes sure the server has handled it.
+  await c.invoke('scheduler', 'notifyClientConnected', ['test', '1', {}])
+  return c
+}
+
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const until = Date.now() + timeoutMs
+  while (!cond()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe('simulator QWebChannel server', () => {
+  it('publishes the scheduler with its methods and the onNotify signal', async () => {
+    const s = await sim()
+    expect(s.wsUrl).toBe(`ws://127.0.0.1:${s.wsPort}`)
+    const c = await client(s.wsUrl)
+    const info = c.published.get('scheduler')!
+    for (const m of ['scheduleCommand', 'scheduleAction', 'notifyClientConnected'])
+      expect(info.methods.has(m)).toBe(true)
+    expect(info.signals.has('onNotify')).toBe(true)
+    expect(info.properties[0]).toEqual([
+      0,
+      'objectName',
+      ['objectNameChanged', info.signals.get('objectNameChanged')],
+      'scheduler',
+    ])
+  })
+
+  it('scheduleCommand answers with the JSON text of the HTTP reply', async () => {
+    const s = await sim()
+    const c = await client(s.wsUrl)
+    const overWs = await c.invoke('scheduler', 'scheduleCommand', ['getTitleControlInfo', { icon: '0' }, {}])
+    const overHttp = await (await fetch(`${s.httpUrl}/api/command/getTitleControlInfo?icon=0`)).json()
+    expect(overWs).toEqual(overHttp)
+    expect((overWs as { result: { titles: unknown[] } }).result.titles).toHaveLength(s.state.titles.length)
+    expect(await c.invoke('scheduler', 'scheduleCommand', ['noSuchCommand', {}, {}])).toMatchObject({
+      result: { error: 'unknown command' },
+    })
+  })
+
+  it('notifyClientConnected answers with the application info as JSON text', async () => {
+    const s = await sim()
+    const c = await client(s.wsUrl)
+    expect(await c.invoke('scheduler', 'notifyClientConnected', ['com.example', '2.0', {}])).toEqual(SIM_CLIENT_INFO)
+    expect(s.wsAnnouncements.at(-1)).toEqual({ appId: 'com.example', version: '2.0' })
+  })
+
+  it('scheduleAction plays a title and sends each notification once to every client', async () => {
+    const s = await sim()
+    const a = await client(s.wsUrl)
+    const b = await client(s.wsUrl)
+    await a.invoke('scheduler', 'scheduleAction', ['cutin', '', LOWER_THIRD, {}])
+    await waitFor(() => a.notes.length > 0 && b.notes.length > 0, 'notifications')
+    await sleep(30)
+    expect(a.notes).toEqual([{ id: LOWER_THIRD, play: 'Paused' }])
+    expect(b.notes).toEqual(a.notes)
+    expect(s.state.titles.find((t) => t.id === LOWER_THIRD)?.playState).toBe('Paused')
+  })
+
+  it('scheduleAction with variables sends a data notification; by input it reaches every title of the input', async () => {
+    const s = await sim()
+    const c = await client(s.wsUrl)
+    await c.invoke('scheduler', 'scheduleAction', ['update', '', LOWER_THIRD, { Name: 'Robin' }])
+    await waitFor(() => c.notes.length === 1, 'data notification')
+    expect(c.notes[0]).toEqual({ event: 'data', id: LOWER_THIRD, variables: [{ name: 'Name', value: 'Robin' }] })
+    await c.invoke('scheduler', 'scheduleAction', ['cutin', 'Newsroom', '', {}])
+    await waitFor(() => c.notes.length === 3, 'two play notifications')
+    expect(c.notes.slice(1)).toEqual(
+      expect.arrayContaining([
+        { id: LOWER_THIRD, play: 'Paused' },
+        { id: BREAKING, play: 'Paused' },
+      ]),
+    )
+  })
+
+  it('sends notifications only when a subscription matches', async () => {
+    const s = await sim()
+    s.state.senders = s.state.senders.filter((x) => !x.isDefault)
+    const c = await client(s.wsUrl)
+    await c.invoke('scheduler', 'scheduleAction', ['cutin', '', LOWER_THIRD, {}])
+    await sleep(50)
+    expect(c.notes).toEqual([])
+    expect(
+      await c.invoke('scheduler', 'scheduleCommand', [
+        'subscribe',
+        { sender: 't', events: 'play', id: '', input: '' },
+        {},
+      ]),
+    ).toEqual({})
+    await c.invoke('scheduler', 'scheduleAction', ['cutout', '', LOWER_THIRD, {}])
+    await waitFor(() => c.notes.length === 1, 'subscribed notification')
+    expect(c.notes).toEqual([{ id: LOWER_THIRD, play: 'Off' }])
+  })
+
+  it('answers scheduleCommand called by name (Qt 5.15 style)', async () => {
+    const s = await sim()
+    const ws = new WebSocket(s.wsUrl)
+    cleanups.push(() => ws.terminate())
+    await new Promise((r) => ws.once('open', r))
+    const reply = new Promise<Record<string, unknown>>((r) =>
+      ws.once('message', (raw: Buffer) => r(JSON.parse(raw.toString()) as Record<string, unknown>)),
+    )
+    ws.send(
+      JSON.stringify({ type: 6, object: 'scheduler', method: 'scheduleCommand', args: ['getTime', {}, {}], id: 7 }),
+    )
+    const msg = await reply
+    expect(msg).toMatchObject({ type: 10, id: 7 })
+    expect(JSON.parse(msg.data as string)).toMatchObject({ result: { command: 'getTime' } })
+  })
+
+  describe('test hooks', () => {
+    it('dropAll closes every socket', async () => {
+      const s = await sim()
+      const a = await client(s.wsUrl)
+      const b = await client(s.wsUrl)
+      const closed = Promise.all([new Promise((r) => a.once('close', r)), new Promise((r) => b.once('close', r))])
+      expect(s.ws.clientCount).toBe(2)
+      s.ws.dropAll()
+      await closed
+      expect(a.isOpen || b.isOpen).toBe(false)
+    })
+
+    it('silent: the socket stays open but nothing is answered, no pong, no notification', async () => {
+      const s = await sim()
+      const c = await client(s.wsUrl, 100)
+      s.ws.setSilent(true)
+      c.lastActivity = 0
+      c.ping()
+      const err = await c.invoke('scheduler', 'scheduleCommand', ['getTime', {}, {}]).catch((e: unknown) => e)
+      expect((err as QWebChannelError).code).toBe('TIMEOUT')
+      s.state.notifications.emit('notify', { id: LOWER_THIRD, play: 'Running' })
+      await sleep(30)
+      expect(c.isOpen).toBe(true)
+      expect(c.lastActivity).toBe(0)
+      expect(c.notes).toEqual([])
+      s.ws.setSilent(false)
+      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(SIM_CLIENT_INFO)
+    })
+
+    it('delays replies', async () => {
+      const s = await sim()
+      const c = await client(s.wsUrl, 80)
+      s.ws.setReplyDelay(300)
+      const err = await c.invoke('scheduler', 'scheduleCommand', ['getTime', {}, {}]).catch((e: unknown) => e)
+      expect((err as QWebChannelError).code).toBe('TIMEOUT')
+      s.ws.setReplyDelay(0)
+      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(SIM_CLIENT_INFO)
+    })
+
+    it('sends a garbage frame that a client survives', async () => {
+      const s = await sim()
+      const c = await client(s.wsUrl)
+      const frames: string[] = []
+      const raw = new WebSocket(s.wsUrl)
+      cleanups.push(() => raw.terminate())
+      raw.on('message', (d: Buffer) => frames.push(d.toString()))
+      await new Promise((r) => raw.once('open', r))
+      s.ws.sendGarbage('garbage{')
+      await waitFor(() => frames.length === 1, 'garbage frame')
+      expect(frames).toEqual(['garbage{'])
+      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(SIM_CLIENT_INFO)
+    })
+
+    it('stops and restarts on the same port with a shuffled method order', async () => {
+      const s = await sim()
+      const before = s.ws.layout('scheduler')!
+      await s.ws.stop()
+      const refused = await new QWebChannelClient({ url: s.wsUrl, connectTimeoutMs: 500 })
+        .connect()
+        .catch((e: unknown) => e)
+      expect((refused as QWebChannelError).code).toBe('DISCONNECTED')
+      await s.ws.restart({ shuffle: true })
+      const after = s.ws.layout('scheduler')!
+      expect(s.wsUrl).toBe(`ws://127.0.0.1:${s.wsPort}`)
+      expect(JSON.stringify(after)).not.toBe(JSON.stringify(before))
+      expect(new Set(after.methods.map(([n]) => n))).toEqual(new Set(before.methods.map(([n]) => n)))
+      const c = await client(s.wsUrl)
+      expect(c.methodIndex('scheduler', 'scheduleAction')).toBe(after.methods.find(([n]) => n === 'scheduleAction')![1])
+      await c.invoke('scheduler', 'scheduleAction', ['cutin', '', LOWER_THIRD, {}])
+      await waitFor(() => c.notes.length === 1, 'notification after restart')
+    })
+  })
+
+  it('close() stops the WebSocket side too', async () => {
+    const s = await startSimulator()
+    const url = s.wsUrl
+    await s.close()
+    const err = await new QWebChannelClient({ url, connectTimeoutMs: 500 }).connect().catch((e: unknown) => e)
+    expect((err as QWebChannelError).code).toBe('DISCONNECTED')
+  })
+})
