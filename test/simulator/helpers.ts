@@ -7,18 +7,22 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 
-export type Result = Record<string, any> & { command: string; reply: string; success: boolean; error?: string }
+/** A reply body read loosely by assertions (JSON of any shape). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read JSON replies of any shape
+export type Json = any
+
+export type Result = Record<string, Json> & { command: string; reply: string; success: boolean; error?: string }
 
 export interface TestSim {
   sim: SimulatorHandle
   /** GET /api/command/<name>?params; returns the parsed body. */
-  raw(name: string, params?: Record<string, string | number>): Promise<any>
+  raw(name: string, params?: Record<string, string | number>): Promise<Json>
   /** GET and return `result` (fails when the reply has no envelope). */
   cmd(name: string, params?: Record<string, string | number>): Promise<Result>
   /** GET and expect success without `error`. */
   ok(name: string, params?: Record<string, string | number>): Promise<Result>
   /** POST a JSON body to a path; returns status and parsed body. */
-  post(path: string, body: unknown): Promise<{ status: number; body: any }>
+  post(path: string, body: unknown): Promise<{ status: number; body: Json }>
   close(): Promise<void>
 }
 
@@ -29,7 +33,7 @@ export async function startTestSim(animationMs = 20): Promise<TestSim> {
     animationMs,
     dataDir: mkdtempSync(join(tmpdir(), 'pb-simtest-')),
   })
-  const raw = async (name: string, params: Record<string, string | number> = {}): Promise<any> => {
+  const raw = async (name: string, params: Record<string, string | number> = {}): Promise<Json> => {
     const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
     const res = await fetch(`${sim.httpUrl}/api/command/${encodeURIComponent(name)}${query ? `?${query}` : ''}`)
     if (res.status !== 200) throw new Error(`HTTP ${res.status} for ${name}`)
@@ -45,7 +49,7 @@ export async function startTestSim(animationMs = 20): Promise<TestSim> {
     if (r.error !== undefined) throw new Error(`${name} failed: ${r.error}`)
     return r
   }
-  const post = async (path: string, body: unknown): Promise<{ status: number; body: any }> => {
+  const post = async (path: string, body: unknown): Promise<{ status: number; body: Json }> => {
     const res = await fetch(`${sim.httpUrl}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -60,4 +64,9 @@ export async function startTestSim(animationMs = 20): Promise<TestSim> {
 export async function titleNames(t: TestSim, channel = 0): Promise<string[]> {
   const r = await t.ok('readTitle', { channel })
   return (r.titles as { name: string }[]).map((x) => x.name)
+}
+
+/** The `key` of every item of a JSON array. */
+export function pluck(list: Json, key: string): unknown[] {
+  return (list as Record<string, unknown>[]).map((x) => x[key])
 }

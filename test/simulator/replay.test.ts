@@ -1,7 +1,7 @@
 /** The instant-replay state machine: every row of the contract's transition table, and 'bad request'. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS } from '../../src/api/protocol.js'
-import { startTestSim, type TestSim } from './helpers.js'
+import { startTestSim, type TestSim, type Json, pluck } from './helpers.js'
 
 let t: TestSim
 beforeEach(async () => {
@@ -31,7 +31,12 @@ describe('replay transition table', () => {
     const settings = (await t.ok('replay_get_settings')).settings
     expect(settings.armedPortList).toEqual([{ name: 'Camera 1' }, { name: 'Camera 2' }])
     const inputs = (await t.ok('replay_get_inputs')).inputs
-    expect(inputs.filter((i: any) => i.armed).map((i: any) => i.name)).toEqual(['Camera 1', 'Camera 2'])
+    expect(
+      pluck(
+        inputs.filter((i: Json) => i.armed === true),
+        'name',
+      ),
+    ).toEqual(['Camera 1', 'Camera 2'])
   })
 
   it('arming with no list or an unknown input is refused', async () => {
@@ -127,7 +132,7 @@ describe('replay positions inside the buffer', () => {
     expect((await t.cmd('replay_set_scrub_position', { position: 'middle' })).error).toBe(APP_ERRORS.invalidParams)
   })
 
-  it('in and out points work in any enabled state and keep start ≤ end', async () => {
+  it('in and out points work in Json enabled state and keep start ≤ end', async () => {
     expect((await t.cmd('replay_set_in_point', { position: 2 })).error).toBe(BAD)
     await toRecording()
     await t.ok('replay_set_in_point', { position: 4 })

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { APP_ERRORS } from '../../src/api/protocol.js'
-import { startTestSim, titleNames, type TestSim } from './helpers.js'
+import { startTestSim, titleNames, type TestSim, type Json, pluck } from './helpers.js'
 
 let t: TestSim
 beforeEach(async () => {
@@ -23,14 +23,14 @@ describe('starting data', () => {
       expect(title.status).toBe('Off')
       expect(title.image).toMatch(/^data:image\/png;base64,iVBORw0KGgo/)
     }
-    const types = new Set(r.titles.flatMap((x: any) => x.variables.map((v: any) => v.type)))
+    const types = new Set(r.titles.flatMap((x: Json) => pluck(x.variables, 'type')))
     expect(types).toEqual(new Set(['text', 'image', 'color', 'visible']))
   })
 
   it('getTitleControlInfo lists titles in reverse list order, as the real application does', async () => {
     const info = await t.ok('getTitleControlInfo', { icon: 0 })
     const names = await titleNames(t)
-    expect(info.titles.map((x: any) => x.name)).toEqual([...names].reverse())
+    expect(pluck(info.titles, 'name')).toEqual([...names].reverse())
     expect(info.titles[0].image).toBe('')
   })
 })
@@ -56,7 +56,7 @@ describe('title round trips', () => {
     await t.ok('setTitlePosition', { title: 'Weather Night', position: 0 })
     const read = await t.ok('readTitle', { channel: 0 })
     expect(read.titles[0].name).toBe('Weather Night')
-    expect(read.titles.map((x: any) => x.position)).toEqual(read.titles.map((_: unknown, i: number) => i))
+    expect(pluck(read.titles, 'position')).toEqual(read.titles.map((_: unknown, i: number) => i))
     // inputs: replace, merge, remove (answered as setTitleInput)
     await t.ok('setTitleInput', { title: 'Weather Night', input: 'Newsroom' })
     await t.ok('setTitleInput', { title: 'Weather Night', input: 'Scoreboard', merge: 1 })
@@ -73,7 +73,7 @@ describe('title round trips', () => {
     // the input filter of readTitle sees inputs
     await t.ok('setTitleInput', { id: copy.id, input: 'Traffic' })
     const byInput = await t.ok('readTitle', { input: 'Traffic' })
-    expect(byInput.titles.map((x: any) => x.id)).toEqual([copy.id])
+    expect(pluck(byInput.titles, 'id')).toEqual([copy.id])
     // delete
     const del = await t.ok('deleteTitle', { id: copy.id })
     expect(del.id).toBe(copy.id)
@@ -113,7 +113,12 @@ describe('title round trips', () => {
   it('selectTitle selects one title; openDesigner/closeDesigner track the designer', async () => {
     await t.ok('selectTitle', { title: 'Clock' })
     const read = await t.ok('readTitle', { channel: 0 })
-    expect(read.titles.filter((x: any) => x.selected === '1').map((x: any) => x.name)).toEqual(['Clock'])
+    expect(
+      pluck(
+        read.titles.filter((x: Json) => x.selected === '1'),
+        'name',
+      ),
+    ).toEqual(['Clock'])
     const open = await t.ok('openDesigner', { title: 'Clock' })
     expect(t.sim.state.designerTitleId).toBe(open.id)
     await t.ok('closeDesigner')
