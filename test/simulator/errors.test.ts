@@ -13,7 +13,12 @@ afterAll(async () => {
 
 describe('contract error strings', () => {
   it('getTimelineDuration without a known title', async () => {
-    for (const params of [{}, { title: 'No Such Title' }, { id: '{00000000-0000-4000-8000-000000000000}' }]) {
+    const cases: Record<string, string>[] = [
+      {},
+      { title: 'No Such Title' },
+      { id: '{00000000-0000-4000-8000-000000000000}' },
+    ]
+    for (const params of cases) {
       const r = await t.cmd('getTimelineDuration', params)
       expect(r.error).toBe("unable to find title from 'title' or 'id' attributes")
       expect(r.success).toBe(true)
