@@ -112,7 +112,12 @@ async function route(state: SimulatorState, req: IncomingMessage): Promise<Reply
   const url = new URL(req.url ?? '/', 'http://simulator')
   const method = req.method ?? 'GET'
   if (url.pathname.startsWith(COMMAND_PATH)) {
-    const command = decodeURIComponent(url.pathname.slice(COMMAND_PATH.length))
+    let command: string
+    try {
+      command = decodeURIComponent(url.pathname.slice(COMMAND_PATH.length))
+    } catch {
+      throw new HttpError(400, 'malformed command name') // a stray '%' in the path
+    }
     const params = queryParams(url)
     if (method === 'GET') return state.dispatch(command, params)
     if (method !== 'POST') throw new HttpError(405, 'method not allowed')

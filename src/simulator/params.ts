@@ -52,6 +52,13 @@ export class Params {
     return n
   }
 
+  /** A channel index: a non-negative integer, `fallback` when absent. */
+  channel(fallback = 0): number {
+    const channel = this.int('channel', fallback)!
+    if (channel < 0) throw new CommandError(APP_ERRORS.invalidParams)
+    return channel
+  }
+
   /** A flag: '1', 'true', 'yes', true or 1 are set. Absent → fallback. */
   flag(name: string, fallback = false): boolean {
     if (!this.has(name)) return fallback
@@ -74,6 +81,11 @@ export class Params {
       : this.str(name).split(',')
     return items.map((s) => s.trim()).filter((s) => s !== '')
   }
+}
+
+/** A boolean as the application's '0'/'1' flag text. */
+export function flagText(b: boolean): '0' | '1' {
+  return b ? '1' : '0'
 }
 
 /**

@@ -26,7 +26,7 @@ import {
   type SimVideoIn,
   type VideoFormat,
 } from './seed.js'
-import { BARE_REPLY, CommandError, type Reply, type ReplyResult, type SimTitle } from './types.js'
+import { BARE_REPLY, CommandError, type HandlerResult, type Reply, type ReplyResult, type SimTitle } from './types.js'
 
 const log = createLogger('simulator')
 
@@ -99,7 +99,7 @@ export interface SimulatorStateOptions {
   defaultSender?: boolean
 }
 
-export type Handler = (state: SimulatorState, params: Params) => import('./types.js').HandlerResult
+export type Handler = (state: SimulatorState, params: Params) => HandlerResult
 
 export interface ProjectStatus {
   /** '' for an unsaved project. */
@@ -363,8 +363,11 @@ export class SimulatorState {
     return action
   }
 
-  readVariables(p: Params, exclude: ReadonlySet<string>): Map<string, string> {
-    // POST body `variables` (or the WS argument), else a `variables` parameter as JSON text.
+  /**
+   * The title variables of a schedule: the POST body's `variables` (or the WS argument), else a
+   * `variables` parameter as JSON text, plus — for a GET — every query parameter not in `exclude`.
+   */
+  scheduleVariables(p: Params, exclude: ReadonlySet<string>): Map<string, string> {
     const values = readVariables(p.variables ?? p.raw.variables)
     // A GET carries variables as extra query parameters (protocol notes 4.1).
     for (const [k, v] of Object.entries(p.raw)) {

@@ -115,6 +115,7 @@ describe('not a command', () => {
     expect((await fetch(`${t.sim.httpUrl}/nothing`)).status).toBe(404)
     expect((await fetch(`${t.sim.httpUrl}/api/command/getOutputDevice`, { method: 'PUT' })).status).toBe(405)
     expect((await fetch(`${t.sim.httpUrl}/api`)).status).toBe(405)
+    expect((await fetch(`${t.sim.httpUrl}/api/command/bad%E0%A4%A`)).status).toBe(400)
     const big = await fetch(`${t.sim.httpUrl}/api`, { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024) }).then(
       (r) => r.status,
       () => 413, // the server may cut the upload short: the request fails on the client side

@@ -59,7 +59,7 @@ function combinedState(titles: SimTitle[]): PlayState {
 export const playoutHandlers: Record<string, Handler> = {
   schedule(state, p) {
     const action = state.parseAction(p.required('action'))
-    const variables = state.readVariables(p, SCHEDULE_PARAMS)
+    const variables = state.scheduleVariables(p, SCHEDULE_PARAMS)
     for (const t of scheduleTargets(state, p)) state.applyAction(t, action, variables)
   },
 

@@ -18,6 +18,7 @@ import {
   writeThumbnail,
   type StoredTitle,
 } from '../files.js'
+import { flagText } from '../params.js'
 import { THUMBNAIL_JPEG_BASE64 } from '../png.js'
 import { SEED_PROJECTS, titlesFromSeeds, type VideoFormat } from '../seed.js'
 import type { Handler, SimulatorState } from '../state.js'
@@ -28,8 +29,6 @@ const PROJECT_EXTENSIONS = [FILE_EXTENSIONS.project, FILE_EXTENSIONS.package]
 const MAX_RECENT = 10
 /** Name of the file an untitled project is saved to by closeProject saveProject=1 (in the data folder). */
 const UNTITLED_PROJECT = `Untitled${FILE_EXTENSIONS.project}`
-
-const flag = (b: boolean): '0' | '1' => (b ? '1' : '0')
 
 /** ISO 8601 local date-time without zone, as the contract's recent-project dates. */
 function localIso(d: Date): string {
@@ -117,23 +116,17 @@ function formatReply(f: VideoFormat): Record<string, string> {
   return {
     frameRate: String(f.frameRate),
     height: String(f.height),
-    interlaced: flag(f.interlaced),
+    interlaced: flagText(f.interlaced),
     width: String(f.width),
   }
-}
-
-function channelParam(p: import('../params.js').Params): number {
-  const channel = p.int('channel', 0)!
-  if (channel < 0) throw new CommandError(APP_ERRORS.invalidParams)
-  return channel
 }
 
 export const projectHandlers: Record<string, Handler> = {
   checkProjectEdited(state) {
     return {
       filePath: state.project.filePath,
-      hasChanged: flag(state.project.edited),
-      isCached: flag(state.project.cached),
+      hasChanged: flagText(state.project.edited),
+      isCached: flagText(state.project.cached),
       isCustomized: '0',
       isLibraryScene: '0',
       newFilePath: '',
@@ -141,7 +134,7 @@ export const projectHandlers: Record<string, Handler> = {
   },
 
   clearPlaylist(state, p) {
-    const channel = channelParam(p)
+    const channel = p.channel()
     for (const t of state.channelTitles(channel)) state.removeTitle(t)
   },
 
@@ -171,7 +164,7 @@ export const projectHandlers: Record<string, Handler> = {
   /** Replaces the channel's titles with the file's. */
   loadPlaylist(state, p) {
     const path = resolveFile(state.dataDir, p.str('file'), [FILE_EXTENSIONS.layerList])
-    const channel = channelParam(p)
+    const channel = p.channel()
     const stored = readLayerListFile(path)
     for (const t of state.channelTitles(channel)) state.removeTitle(t)
     adoptTitles(state, stored, channel).forEach((t, i) => state.insertTitle(t, i))
@@ -185,14 +178,19 @@ export const projectHandlers: Record<string, Handler> = {
       adoptTitles(state, data.titles).sort((a, b) => a.channel - b.channel || a.position - b.position),
     )
     state.videoFormat = data.videoFormat
-    state.project = { filePath: path, edited: false, cached: p.flag('autoCache'), videoSource: p.str('videoSource') }
+    state.project = {
+      filePath: path,
+      edited: false,
+      cached: p.flag('autoCache'),
+      videoSource: p.str('videoSource'),
+    }
     rememberRecent(state, path)
     return BARE_REPLY
   },
 
   savePlaylist(state, p) {
     const path = resolveFile(state.dataDir, p.str('file'), [FILE_EXTENSIONS.layerList])
-    const channel = channelParam(p)
+    const channel = p.channel()
     writeLayerListFile(path, channel, state.channelTitles(channel))
   },
 

@@ -11,13 +11,6 @@ import { CommandError, type SimTitle } from '../types.js'
 /** Default name of a new title (made unique with a number). */
 const NEW_TITLE_NAME = 'New Title'
 
-/** `channel` of a new title: a non-negative integer, default 0. */
-function channelOf(p: Params): number {
-  const channel = p.int('channel', 0)!
-  if (channel < 0) throw new CommandError(APP_ERRORS.invalidParams)
-  return channel
-}
-
 type TitleBody = Omit<SimTitle, 'id' | 'name' | 'channel' | 'position'>
 
 /**
@@ -37,7 +30,7 @@ function placeNew(
     ...body,
     id,
     name: p.has('newName') ? p.str('newName').trim() : state.uniqueTitleName(fallback.name),
-    channel: p.has('channel') ? channelOf(p) : (fallback.channel ?? 0),
+    channel: p.channel(fallback.channel ?? 0),
     position: 0,
   }
   state.insertTitle(t, p.int('newPosition'))

@@ -2,13 +2,11 @@
  * Video input commands (contract: Video input commands, 7).
  */
 import { APP_ERRORS } from '../../api/protocol.js'
-import type { Params } from '../params.js'
+import { flagText, type Params } from '../params.js'
 import { MAX_ICON_SIDE, solidPng } from '../png.js'
 import type { SimVideoIn } from '../seed.js'
 import type { Handler, SimulatorState } from '../state.js'
 import { CommandError } from '../types.js'
-
-const flag = (b: boolean): '0' | '1' => (b ? '1' : '0')
 
 /** The device named by parameter `name`; missing or unknown → 'invalid params'. */
 function device(state: SimulatorState, p: Params, name: string): SimVideoIn {
@@ -21,11 +19,11 @@ function device(state: SimulatorState, p: Params, name: string): SimVideoIn {
 /** Item of getVideoInInfo (contract: Video input). `add` is '1' while the device can still be opened. */
 function info(state: SimulatorState, d: SimVideoIn): Record<string, string> {
   return {
-    add: flag(!state.openedVideoIns.includes(d.name)),
-    audio: flag(d.hasAudio),
+    add: flagText(!state.openedVideoIns.includes(d.name)),
+    audio: flagText(d.hasAudio),
     config: d.config,
     name: d.name,
-    setup: flag(d.type === 'SDI' || d.type === 'HDMI'),
+    setup: flagText(d.type === 'SDI' || d.type === 'HDMI'),
     type: d.type,
     video: '1',
   }
