@@ -247,7 +247,6 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
     this.generation++
     this.clearTimer('retryTimer')
     this.endSession()
-    this.options.state.dispose()
     this.setPhase(LINK_PHASE.stopped)
   }
 
