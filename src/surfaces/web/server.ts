@@ -53,6 +53,8 @@ export interface WebSurfaceServerOptions {
   images?: KeyImages
   /** DNS names besides `localhost` that may reach the page (e.g. the box's hostname on a LAN). */
   allowedHosts?: string[]
+  /** Ping interval; a browser that misses a whole interval is dropped. Default HEARTBEAT_MS. */
+  heartbeatMs?: number
 }
 
 export interface ListenOptions {
@@ -123,6 +125,7 @@ export class WebSurfaceServer {
   private readonly connections = new Set<Connection>()
   private readonly images: KeyImages
   private readonly allowedHosts: Set<string>
+  private readonly heartbeatMs: number
   private readonly registry: SurfaceRegistry | undefined
   private readonly registryListeners: {
     [E in keyof SurfaceRegistryEvents]: (...args: SurfaceRegistryEvents[E]) => void
@@ -137,6 +140,7 @@ export class WebSurfaceServer {
     this.basePath = normalizeBasePath(options.basePath ?? '')
     this.images = options.images ?? new KeyImages()
     this.allowedHosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
+    this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
     for (const surface of options.surfaces ?? []) this.addSurface(surface)
     this.registryListeners = {
       added: (description) => this.addMirror(description),
@@ -393,7 +397,7 @@ export class WebSurfaceServer {
         this.heartbeat = undefined
       }
     })
-    this.heartbeat ??= setInterval(() => this.ping(), HEARTBEAT_MS).unref()
+    this.heartbeat ??= setInterval(() => this.ping(), this.heartbeatMs).unref()
     conn.enqueue({ type: 'hello', version: WEB_PROTOCOL_VERSION })
     for (const { surface } of this.own.values()) for (const message of surface.snapshot()) conn.enqueue(message)
     for (const mirror of this.mirrors.values()) {

@@ -147,6 +147,12 @@ describe('web surface in headless Chromium', () => {
       .poll(() => input.map((e) => `${e.surface}/${e.control}:${e.type}`))
       .toEqual(['desk/key:4:down', 'desk/key:4:up'])
 
+    // The keyboard works too (keys are buttons): Space on a focused key.
+    await page.focus(selector('desk', 'key:5'))
+    await page.keyboard.press('Space')
+    await expect.poll(() => input.length).toBe(4)
+    expect(input.slice(2).map((e) => `${e.control}:${e.type}`)).toEqual(['key:5:down', 'key:5:up'])
+
     desk.setFeedback('key:4', { color: '#ff0000', text: 'LIVE' })
     await shown(page, 'desk', 'key:4', 'LIVE')
     const png = await page.screenshot({ fullPage: true })

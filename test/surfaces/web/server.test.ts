@@ -7,7 +7,7 @@ import { encodePng, KeyRenderer } from '../../../src/surfaces/render/key-rendere
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { escapeHtml } from '../../../src/surfaces/web/page.js'
 import { parseClientMessage, type ServerMessage } from '../../../src/surfaces/web/protocol.js'
-import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
+import { DEFAULT_WEB_HOST, DEFAULT_WEB_PORT, WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { connect, FakeRegistry, physicalDeck, recordInput, settle, type Client } from './helpers.js'
 
@@ -395,6 +395,37 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     expect(await closed).toBe(1001)
     expect(registry.registryEvents.listenerCount('feedback')).toBe(0)
     expect(desk.view.listenerCount('message')).toBe(0)
+  })
+})
+
+describe('WebSurfaceServer lifecycle', () => {
+  it('defaults to 127.0.0.1:8088, the port panelbridge owns', () => {
+    expect(DEFAULT_WEB_HOST).toBe('127.0.0.1')
+    expect(DEFAULT_WEB_PORT).toBe(8088)
+  })
+
+  it('reports a port in use and can listen again afterwards', async () => {
+    const first = new WebSurfaceServer({ images })
+    const taken = Number(new URL(await first.listen({ port: 0 })).port)
+    const second = new WebSurfaceServer({ images })
+    await expect(second.listen({ port: taken })).rejects.toMatchObject({ code: 'EADDRINUSE' })
+    expect(await second.listen({ port: 0 })).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
+    await Promise.all([first.close(), second.close()])
+  })
+
+  it('drops a browser that stops answering pings and releases what it held', async () => {
+    const desk = new WebSurface({ id: 'desk', rows: 1, columns: 1, images })
+    const input = recordInput(desk)
+    const server = new WebSurfaceServer({ surfaces: [desk], images, heartbeatMs: 40 })
+    const url = await server.listen({ port: 0 })
+    const mute = new WebSocket(url.replace('http:', 'ws:') + 'ws', { autoPong: false })
+    await new Promise((resolve) => mute.once('open', resolve))
+    const closed = new Promise<number>((resolve) => mute.once('close', (code) => resolve(code)))
+    mute.send(JSON.stringify({ type: 'down', surface: 'desk', control: 'key:0' }))
+    expect(await closed).toBe(1006) // terminated, not closed politely
+    await expect.poll(() => input.map((e) => e.type)).toEqual(['down', 'up'])
+    await server.close()
+    await desk.close()
   })
 })
 
