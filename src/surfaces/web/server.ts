@@ -244,8 +244,13 @@ export class WebSurfaceServer {
   /** WebSocket upgrade handler. Returns false when the upgrade is not for this server. */
   readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
     if (this.relativePath(req.url) !== '/ws') return false
-    if (this.closed || !this.hostAllowed(req) || !this.originAllowed(req)) {
-      log.once(`refused-upgrade:${req.headers.origin ?? ''}`, 'warn', 'refused a WebSocket from another origin', {
+    if (this.closed) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return true
+    }
+    if (!this.hostAllowed(req) || !this.originAllowed(req)) {
+      // Logged once per process: a hostile page could retry endlessly.
+      log.once('refused-upgrade', 'warn', 'refused a WebSocket from a foreign origin or host', {
         origin: req.headers.origin,
         host: req.headers.host,
       })
