@@ -1,0 +1,147 @@
+/**
+ * Canonical control ids (the table in `types.ts`): parse, format and validate.
+ *
+ * Canonical means one spelling per control: lower-case kind, decimal numbers without leading zeros or
+ * signs, no spaces. `parseControlId` refuses anything else with a message that says what was expected,
+ * so the YAML layer can show it next to `file:line:col`.
+ */
+import type { ControlId, ControlKind } from './types.js'
+
+export type ParsedControlId =
+  | { kind: 'key' | 'encoder' | 'lcd' | 'button' | 'fader'; index: number }
+  | { kind: 'jog' | 'shuttle' | 'tbar' }
+  | { kind: 'note' | 'cc'; channel: number; number: number }
+
+/** Stable codes for callers that branch on the kind of mistake. */
+export type ControlIdErrorCode = 'empty' | 'unknown-kind' | 'bad-arguments' | 'out-of-range' | 'not-canonical'
+
+export class ControlIdError extends Error {
+  override readonly name = 'ControlIdError'
+  constructor(
+    readonly code: ControlIdErrorCode,
+    readonly input: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const INDEXED = ['key', 'encoder', 'lcd', 'button', 'fader'] as const
+const PLAIN = ['jog', 'shuttle', 'tbar'] as const
+const MIDI = ['note', 'cc'] as const
+/** Every control kind, in the order of the table in `types.ts`. */
+export const CONTROL_KINDS: readonly ControlKind[] = [
+  'key',
+  'encoder',
+  'lcd',
+  'jog',
+  'shuttle',
+  'button',
+  'fader',
+  'note',
+  'cc',
+  'tbar',
+]
+/** Largest index accepted for `key:N` and the like: no surface has more controls than this. */
+export const MAX_CONTROL_INDEX = 9999
+
+const EXAMPLES: Record<ControlKind, string> = {
+  key: 'key:0',
+  encoder: 'encoder:0',
+  lcd: 'lcd:0',
+  button: 'button:0',
+  fader: 'fader:0',
+  jog: 'jog',
+  shuttle: 'shuttle',
+  tbar: 'tbar',
+  note: 'note:1:60',
+  cc: 'cc:1:7',
+}
+
+function isKind<T extends string>(list: readonly T[], s: string): s is T {
+  return (list as readonly string[]).includes(s)
+}
+
+function fail(code: ControlIdErrorCode, input: string, why: string): never {
+  throw new ControlIdError(code, input, `bad control id ${JSON.stringify(input)}: ${why}`)
+}
+
+/** Parses a decimal number that must be written canonically and lie in [min, max]. */
+function number(input: string, text: string, what: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text)) fail('bad-arguments', input, `${what} must be a whole number, got ${JSON.stringify(text)}`)
+  const n = Number(text)
+  if (n < min || n > max) fail('out-of-range', input, `${what} must be from ${min} to ${max}, got ${n}`)
+  if (String(n) !== text) fail('not-canonical', input, `write ${what} without leading zeros (${n})`)
+  return n
+}
+
+/** Parses a canonical control id; throws `ControlIdError` with a clear message otherwise. */
+export function parseControlId(input: string): ParsedControlId {
+  if (typeof input !== 'string' || input === '') fail('empty', String(input), 'a control id cannot be empty')
+  const parts = input.split(':')
+  const kind = parts[0]!
+  if (!isKind(CONTROL_KINDS, kind)) {
+    const lower = kind.toLowerCase()
+    if (isKind(CONTROL_KINDS, lower)) fail('not-canonical', input, `write the kind in lower case (${lower})`)
+    fail(
+      'unknown-kind',
+      input,
+      `unknown control kind ${JSON.stringify(kind)}; expected one of ${CONTROL_KINDS.join(', ')}`,
+    )
+  }
+  const args = parts.slice(1)
+  if (isKind(PLAIN, kind)) {
+    if (args.length !== 0) fail('bad-arguments', input, `${kind} takes no number (write ${kind})`)
+    return { kind }
+  }
+  if (isKind(INDEXED, kind)) {
+    if (args.length !== 1) fail('bad-arguments', input, `expected ${kind}:N, e.g. ${EXAMPLES[kind]}`)
+    return { kind, index: number(input, args[0]!, 'the index', 0, MAX_CONTROL_INDEX) }
+  }
+  if (isKind(MIDI, kind)) {
+    if (args.length !== 2) fail('bad-arguments', input, `expected ${kind}:CH:N, e.g. ${EXAMPLES[kind]}`)
+    const channel = number(input, args[0]!, 'the MIDI channel', 1, 16)
+    const n = number(input, args[1]!, kind === 'note' ? 'the note number' : 'the controller number', 0, 127)
+    return { kind, channel, number: n }
+  }
+  return fail('unknown-kind', input, `unknown control kind ${JSON.stringify(kind)}`)
+}
+
+/** Formats a parsed control id canonically. `formatControlId(parseControlId(s)) === s` for every valid `s`. */
+export function formatControlId(id: ParsedControlId): ControlId {
+  if ('index' in id) return `${id.kind}:${id.index}`
+  if ('channel' in id) return `${id.kind}:${id.channel}:${id.number}`
+  return id.kind
+}
+
+/** Whether `input` is a canonical control id. */
+export function isControlId(input: string): boolean {
+  try {
+    parseControlId(input)
+    return true
+  } catch (err) {
+    if (err instanceof ControlIdError) return false
+    throw err
+  }
+}
+
+/** Builds `kind:N` for the indexed kinds (drivers use this rather than string templates). */
+export function controlId(kind: 'key' | 'encoder' | 'lcd' | 'button' | 'fader', index: number): ControlId {
+  return formatControlId({ kind, index })
+}
+
+/**
+ * Splits a binding address `<surface>/<control>` (e.g. `desk/key:0`) and validates the control part.
+ * Surface names are letters, digits, `_` and `-`.
+ */
+export function parseControlAddress(input: string): { surface: string; control: ControlId; parsed: ParsedControlId } {
+  const slash = input.indexOf('/')
+  if (slash < 0) fail('bad-arguments', input, 'expected <surface>/<control>, e.g. desk/key:0')
+  const surface = input.slice(0, slash)
+  if (!/^[A-Za-z0-9_-]+$/.test(surface)) {
+    fail('bad-arguments', input, `the surface name ${JSON.stringify(surface)} may use letters, digits, _ and - only`)
+  }
+  const control = input.slice(slash + 1)
+  const parsed = parseControlId(control)
+  return { surface, control, parsed }
+}
