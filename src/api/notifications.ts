@@ -93,7 +93,10 @@ export type Notification =
 export interface NotificationLinkEvents {
   /** The link's phase changed. */
   phase: [phase: LinkState]
-  /** A notification was understood and kept (after the filter), before it reached the store. */
+  /**
+   * A notification was understood and kept (after the filter), and the store's data already reflect it
+   * (its batched `title` event follows on the next turn of the event loop).
+   */
   notification: [notification: Notification]
   /** A resynchronisation finished; `titles` is how many the store now holds. */
   resynchronised: [info: { titles: number }]
@@ -458,8 +461,8 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
       this.requestResync()
       return
     }
-    this.emit('notification', n)
     if (n.kind === 'play') state.setTitlePlay(n.id, n.play)
     else state.setTitleVariables(n.id, n.variables)
+    this.emit('notification', n)
   }
 }

@@ -11,14 +11,19 @@ import { CLIENT_APP_ID, type PlayState } from '../../src/api/protocol.js'
 import { QWebChannelError } from '../../src/api/qwebchannel.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 
-/** Small timing so that failures and recoveries happen quickly; nothing below asserts on speed. */
+/**
+ * Small timing so that failures and recoveries happen quickly; nothing below asserts on speed. The
+ * liveness and call time-outs stay generous (a loaded CI box must not see a healthy socket as dead),
+ * except in the test about silence, which uses SILENCE.
+ */
 const FAST: LinkTiming = {
   backoffInitialMs: 20,
   backoffMaxMs: 80,
-  livenessTimeoutMs: 300,
-  callTimeoutMs: 500,
+  livenessTimeoutMs: 2000,
+  callTimeoutMs: 2000,
   resyncDebounceMs: 20,
 }
+const SILENCE: Partial<LinkTiming> = { livenessTimeoutMs: 300, callTimeoutMs: 300 }
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 const SCORE_BUG = '{9c0e4a7b-2d15-4f3e-8a6c-0b1d2e3f4a02}'
@@ -38,7 +43,9 @@ interface Setup {
   resyncs: { count: number }
 }
 
-async function setup(opts: { filter?: NotificationFilter; defaultSender?: boolean; start?: boolean } = {}) {
+async function setup(
+  opts: { filter?: NotificationFilter; defaultSender?: boolean; start?: boolean; timing?: Partial<LinkTiming> } = {},
+) {
   const sim = await startSimulator({ animationMs: 40 })
   cleanups.push(() => sim.close())
   // Without the application's default sender, notifications flow only if the link's own subscribe worked.
@@ -47,7 +54,7 @@ async function setup(opts: { filter?: NotificationFilter; defaultSender?: boolea
   const link = new NotificationLink({
     url: sim.wsUrl,
     state: store,
-    timing: FAST,
+    timing: { ...FAST, ...opts.timing },
     ...(opts.filter ? { filter: opts.filter } : {}),
   })
   cleanups.push(() => link.stop())
@@ -99,15 +106,27 @@ describe('NotificationLink against the simulator', () => {
   })
 
   it('follows a title played with schedule over HTTP: Running, then Paused, then Off', async () => {
-    const { sim, store, plays } = await setup({ defaultSender: false })
+    const { sim, store, link, plays } = await setup({ defaultSender: false })
+    // What the store holds right after each play notification is handled.
+    const afterEach: (PlayState | undefined)[] = []
+    link.on('notification', (n) => {
+      if (n.kind === 'play') afterEach.push(store.title(n.id)?.play)
+    })
     await command(sim, 'schedule', { action: 'animateIn', id: LOWER_THIRD })
     await waitFor(() => plays.get(LOWER_THIRD)?.at(-1) === 'Paused', 'Paused')
     expect(store.title(LOWER_THIRD)?.play).toBe('Paused')
     await command(sim, 'schedule', { action: 'cutout', id: LOWER_THIRD })
     await waitFor(() => plays.get(LOWER_THIRD)?.at(-1) === 'Off', 'Off')
     expect(store.title(LOWER_THIRD)?.play).toBe('Off')
-    // One store event per notification: nothing lost, nothing doubled.
-    expect(plays.get(LOWER_THIRD)).toEqual(['Running', 'Paused', 'Off'])
+    // The store follows within one notification...
+    expect(afterEach).toEqual(['Running', 'Paused', 'Off'])
+    // ...and its batched events carry the same sequence (Running and Paused may share one event when
+    // both arrive within one turn of the event loop, as on a loaded machine).
+    const events = plays.get(LOWER_THIRD)!
+    expect([
+      ['Running', 'Paused', 'Off'],
+      ['Paused', 'Off'],
+    ]).toContainEqual(events)
   })
 
   it('updates variables from a data notification', async () => {
@@ -162,7 +181,7 @@ describe('NotificationLink against the simulator', () => {
   })
 
   it('detects a silent socket and replaces it', async () => {
-    const { sim, store, link } = await setup()
+    const { sim, store, link } = await setup({ timing: SILENCE })
     const phases: string[] = []
     link.on('phase', (p) => phases.push(p))
     sim.ws.setSilent(true)
