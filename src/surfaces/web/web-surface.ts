@@ -9,6 +9,7 @@
  */
 import { EventEmitter } from 'eventemitter3'
 import { createLogger } from '../../log.js'
+import { controlId } from '../control-id.js'
 import type {
   ControlDescriptor,
   ControlId,
@@ -92,7 +93,7 @@ export class WebSurface implements Surface {
     const controls: ControlDescriptor[] = []
     for (let i = 0; i < rows * columns; i++) {
       controls.push({
-        id: `key:${i}`,
+        id: controlId('key', i),
         kind: 'key',
         row: Math.floor(i / columns),
         column: i % columns,
@@ -100,7 +101,7 @@ export class WebSurface implements Surface {
       })
     }
     for (let i = 0; i < encoders; i++)
-      controls.push({ id: `encoder:${i}`, kind: 'encoder', capabilities: { rgb: true } })
+      controls.push({ id: controlId('encoder', i), kind: 'encoder', capabilities: { rgb: true } })
     if (options.jog === true) controls.push({ id: 'jog', kind: 'jog', capabilities: {} })
     this.controls = new Map(controls.map((c) => [c.id, c]))
     this.description = { id: options.id, driver: WEB_DRIVER, model: WEB_MODEL, grid: { rows, columns }, controls }
