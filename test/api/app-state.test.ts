@@ -14,7 +14,7 @@ function withTitles(): AppState {
 
 function record<K extends keyof AppStateEvents>(s: AppState, event: K): AppStateEvents[K][0][] {
   const out: AppStateEvents[K][0][] = []
-  s.on(event, ((arg: AppStateEvents[K][0]) => out.push(arg)))
+  s.on(event, (arg: AppStateEvents[K][0]) => out.push(arg))
   return out
 }
 
