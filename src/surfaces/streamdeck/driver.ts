@@ -1,0 +1,89 @@
+/**
+ * The Stream Deck driver: detect (list, never open), open (build the deck with the library's model
+ * factory over a transport's `HIDDevice`), and hand back a `StreamDeckSurface`.
+ */
+import { DEVICE_MODELS2, DeviceModelType, MODEL_NAMES, type OpenStreamDeckOptions } from '@elgato-stream-deck/core'
+import { encodeJPEG as libraryEncodeJPEG } from '@elgato-stream-deck/node-lib'
+import { createLogger } from '../../log.js'
+import { KeyRenderer } from '../render/key-renderer.js'
+import type { DetectedDevice, SurfaceDriver } from '../types.js'
+import { findModel, nodeHidTransport, type StreamDeckListing, type StreamDeckTransport } from './transport.js'
+import { StreamDeckSurface } from './surface.js'
+
+/** `(rgba, width, height) => jpeg bytes`, as the library calls it. */
+export type EncodeJPEGHelper = NonNullable<OpenStreamDeckOptions['encodeJPEG']>
+
+export interface StreamDeckDriverOptions {
+  /** Defaults to node-hid. Tests pass an in-memory transport. */
+  transport?: StreamDeckTransport
+  /** Shared renderer (and its cache); one is made if not given. */
+  renderer?: KeyRenderer
+  /** JPEG encoder for the models that take JPEG; defaults to the library's (jpeg-turbo or jpeg-js). */
+  encodeJPEG?: EncodeJPEGHelper
+  /** Minimum time between write-queue flushes; default 60 fps. */
+  frameMs?: number
+}
+
+/** JPEG quality for key images: high, because keys are small and text must stay crisp. */
+const JPEG_QUALITY = 95
+
+const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
+
+/** Stable identity: the serial number; else `vendor:product@path` in hex. */
+export function streamDeckIdentity(
+  l: Pick<StreamDeckListing, 'serialNumber' | 'vendorId' | 'productId' | 'path'>,
+): string {
+  return l.serialNumber && l.serialNumber.trim() !== ''
+    ? l.serialNumber.trim()
+    : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
+}
+
+export class StreamDeckDriver implements SurfaceDriver {
+  readonly name = 'streamdeck'
+  private readonly transport: StreamDeckTransport
+  private readonly renderer: KeyRenderer
+  private readonly encodeJPEG: EncodeJPEGHelper
+  private readonly log = createLogger('streamdeck')
+
+  constructor(private readonly opts: StreamDeckDriverOptions = {}) {
+    this.transport = opts.transport ?? nodeHidTransport()
+    this.renderer = opts.renderer ?? new KeyRenderer()
+    this.encodeJPEG =
+      opts.encodeJPEG ??
+      ((buffer, width, height) => libraryEncodeJPEG(buffer, width, height, { quality: JPEG_QUALITY }))
+  }
+
+  async detect(): Promise<DetectedDevice[]> {
+    const listings = await this.transport.list()
+    return listings
+      .filter((l) => DEVICE_MODELS2[l.model].type !== DeviceModelType.NETWORK_DOCK)
+      .map((l) => ({
+        driver: this.name,
+        id: streamDeckIdentity(l),
+        model: MODEL_NAMES[l.model],
+        vendorId: l.vendorId,
+        productId: l.productId,
+        path: l.path,
+        ...(l.serialNumber ? { serial: l.serialNumber } : {}),
+      }))
+  }
+
+  async open(device: DetectedDevice): Promise<StreamDeckSurface> {
+    if (!device.path) throw new Error(`streamdeck: device ${device.id} has no path to open`)
+    const hid = await this.transport.open(device.path)
+    try {
+      const info = await hid.getDeviceInfo()
+      const model = findModel(info.vendorId, info.productId)
+      if (!model) throw new Error(`streamdeck: ${hex4(info.vendorId)}:${hex4(info.productId)} is not a known model`)
+      const deck = await model.spec.factory(hid, { encodeJPEG: this.encodeJPEG })
+      return new StreamDeckSurface(deck, device.id, {
+        renderer: this.renderer,
+        logger: this.log.child(device.id),
+        ...(this.opts.frameMs !== undefined ? { frameMs: this.opts.frameMs } : {}),
+      })
+    } catch (err) {
+      await hid.close().catch((closeErr: unknown) => this.log.debug('close after a failed open', { error: closeErr }))
+      throw err
+    }
+  }
+}

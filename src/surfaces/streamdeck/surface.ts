@@ -1,0 +1,305 @@
+/**
+ * An open Stream Deck as a `Surface`: maps the library's controls to canonical control ids, turns its
+ * events into `SurfaceEvent`s and applies `Feedback` through one coalescing write queue.
+ *
+ * Control ids (see `types.ts`):
+ * - keys with a display or a backlight: `key:N`, N = the library's key index (row-major from top left);
+ *   on the Neo the two touch keys beside the info bar are `key:8` and `key:9` (RGB backlight only);
+ * - keys without any feedback (the Pedal): `button:N`;
+ * - Stream Deck+ / + XL / Studio encoders: `encoder:N` (press = down/up, rotate = signed delta,
+ *   positive clockwise as the device reports it);
+ * - LCD strips: `lcd:N`, one per key column under the strip where the strip takes region writes (the
+ *   Stream Deck+ strip is four 200×100 segments); a strip that only takes whole-strip writes (the Neo
+ *   info bar) is the single segment `lcd:0`. A tap or long press on a segment is `down` then `up`; a swipe
+ *   is a press of the segment where it started.
+ */
+import type {
+  StreamDeck,
+  StreamDeckButtonControlDefinition,
+  StreamDeckEncoderControlDefinition,
+  StreamDeckLcdSegmentControlDefinition,
+  LcdPosition,
+} from '@elgato-stream-deck/core'
+import { EventEmitter } from 'eventemitter3'
+import { createLogger, type Logger } from '../../log.js'
+import { controlId } from '../control-id.js'
+import { KeyRenderer, parseColor } from '../render/key-renderer.js'
+import type {
+  ControlDescriptor,
+  ControlId,
+  Feedback,
+  Surface,
+  SurfaceDescription,
+  SurfaceEvent,
+  SurfaceEvents,
+} from '../types.js'
+import { WriteQueue } from './write-queue.js'
+
+type Writer = (feedback: Feedback) => { hash: string; write: () => Promise<void> } | undefined
+
+interface LcdSegment {
+  lcd: StreamDeckLcdSegmentControlDefinition
+  id: ControlId
+  x: number
+  width: number
+  height: number
+}
+
+export interface StreamDeckSurfaceOptions {
+  renderer: KeyRenderer
+  /** Minimum time between flushes of the write queue; default 60 fps. */
+  frameMs?: number
+  logger?: Logger
+}
+
+/** Write counters, for tests and the bench. */
+export interface WriteStats {
+  /** Writes sent to the device (images, colours, brightness). */
+  writes: number
+  /** Writes skipped because the control already shows that image. */
+  skipped: number
+}
+
+export class StreamDeckSurface implements Surface {
+  readonly description: SurfaceDescription
+  readonly events = new EventEmitter<SurfaceEvents>()
+  readonly stats: WriteStats = { writes: 0, skipped: 0 }
+  private readonly queue: WriteQueue
+  private readonly writers = new Map<ControlId, Writer>()
+  /** What each control shows now (hash of the last written image or colour). */
+  private readonly shown = new Map<ControlId, string>()
+  private readonly segments: LcdSegment[] = []
+  private readonly log: Logger
+  private closing: Promise<void> | undefined
+  private failed = false
+
+  constructor(
+    private readonly deck: StreamDeck,
+    id: string,
+    private readonly opts: StreamDeckSurfaceOptions,
+  ) {
+    this.log = opts.logger ?? createLogger('streamdeck').child(id)
+    this.queue = new WriteQueue({
+      ...(opts.frameMs !== undefined ? { frameMs: opts.frameMs } : {}),
+      onError: (err) => this.fail(err),
+    })
+    const controls: ControlDescriptor[] = []
+    let rows = 0
+    let columns = 0
+    for (const c of deck.CONTROLS) {
+      if (c.type === 'button') {
+        const kind = c.feedbackType === 'none' ? 'button' : 'key'
+        const cid = controlId(kind, c.index)
+        controls.push({
+          id: cid,
+          kind,
+          row: c.row,
+          column: c.column,
+          capabilities:
+            c.feedbackType === 'lcd' ? { image: { ...c.pixelSize } } : c.feedbackType === 'rgb' ? { rgb: true } : {},
+        })
+        if (kind === 'key') {
+          rows = Math.max(rows, c.row + 1)
+          columns = Math.max(columns, c.column + 1)
+        }
+        const writer = this.buttonWriter(c)
+        if (writer) this.writers.set(cid, writer)
+      } else if (c.type === 'encoder') {
+        const cid = controlId('encoder', c.index)
+        controls.push({
+          id: cid,
+          kind: 'encoder',
+          row: c.row,
+          column: c.column,
+          capabilities: c.hasLed || c.ledRingSteps > 0 ? { rgb: true } : {},
+        })
+        const writer = this.encoderWriter(c)
+        if (writer) this.writers.set(cid, writer)
+      } else {
+        // Why: the library exposes one LCD control per strip; the Stream Deck+ strip sits under four keys
+        // and takes region writes, so a segment per column is what a person sees as "the strip above a knob".
+        const count = c.drawRegions ? Math.max(1, c.columnSpan) : 1
+        const width = Math.floor(c.pixelSize.width / count)
+        for (let i = 0; i < count; i++) {
+          const seg: LcdSegment = {
+            lcd: c,
+            id: controlId('lcd', this.segments.length),
+            x: i * width,
+            width,
+            height: c.pixelSize.height,
+          }
+          this.segments.push(seg)
+          controls.push({
+            id: seg.id,
+            kind: 'lcd',
+            row: c.row,
+            column: c.column + (count > 1 ? i : 0),
+            capabilities: { image: { width, height: seg.height } },
+          })
+          this.writers.set(seg.id, this.segmentWriter(seg))
+        }
+      }
+    }
+    this.description = {
+      id,
+      driver: 'streamdeck',
+      model: deck.PRODUCT_NAME,
+      ...(rows > 0 ? { grid: { rows, columns } } : {}),
+      controls,
+    }
+    this.listen()
+  }
+
+  setFeedback(control: ControlId, feedback: Feedback): void {
+    if (this.closing || this.failed) return
+    const writer = this.writers.get(control)
+    if (!writer) {
+      if (!this.description.controls.some((c) => c.id === control)) {
+        this.log.once(`unknown:${control}`, 'warn', 'feedback for a control this device does not have', { control })
+      }
+      return
+    }
+    this.queue.put(control, async () => {
+      // Rendering happens here, at flush time, so feedback replaced within a frame is never rendered.
+      const op = writer(feedback)
+      if (!op) return
+      if (this.shown.get(control) === op.hash) {
+        this.stats.skipped++
+        return
+      }
+      await op.write()
+      this.stats.writes++
+      this.shown.set(control, op.hash)
+    })
+  }
+
+  setBrightness(percent: number): void {
+    if (this.closing || this.failed) return
+    const value = Math.round(Math.min(100, Math.max(0, percent)))
+    this.queue.put('brightness', async () => {
+      await this.deck.setBrightness(value)
+      this.stats.writes++
+    })
+  }
+
+  /** Resolves when every queued write has been sent. */
+  async drain(): Promise<void> {
+    await this.queue.idle()
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.doClose()
+    return this.closing
+  }
+
+  private async doClose(): Promise<void> {
+    await this.queue.stop()
+    if (!this.failed) {
+      try {
+        // Blank what the deck shows, so a closed surface never shows stale state.
+        await this.deck.clearPanel()
+        for (const c of this.deck.CONTROLS) {
+          if (c.type === 'lcd-segment') await this.deck.clearLcdSegment(c.id)
+          if (c.type === 'encoder' && c.hasLed) await this.deck.setEncoderColor(c.index, 0, 0, 0)
+        }
+      } catch (err) {
+        this.log.debug('could not blank the device while closing', { error: err })
+      }
+    }
+    this.deck.removeAllListeners()
+    try {
+      await this.deck.close()
+    } catch (err) {
+      this.log.debug('could not close the device cleanly', { error: err })
+    }
+    // A late error from the HID layer after close must not become an unhandled 'error' event.
+    this.deck.on('error', () => undefined)
+    this.events.emit('closed')
+  }
+
+  private fail(err: unknown): void {
+    if (this.failed || this.closing) return
+    this.failed = true
+    this.events.emit('error', err instanceof Error ? err : new Error(String(err)))
+  }
+
+  private emit(event: SurfaceEvent): void {
+    this.events.emit('input', event)
+  }
+
+  private idOf(c: StreamDeckButtonControlDefinition | StreamDeckEncoderControlDefinition): ControlId {
+    if (c.type === 'encoder') return controlId('encoder', c.index)
+    return controlId(c.feedbackType === 'none' ? 'button' : 'key', c.index)
+  }
+
+  private segmentAt(lcd: StreamDeckLcdSegmentControlDefinition, pos: LcdPosition): LcdSegment | undefined {
+    const mine = this.segments.filter((s) => s.lcd === lcd)
+    return mine.find((s) => pos.x >= s.x && pos.x < s.x + s.width) ?? mine[mine.length - 1]
+  }
+
+  private press(seg: LcdSegment | undefined): void {
+    if (!seg) return
+    const at = performance.now()
+    this.emit({ type: 'down', surface: this.description.id, control: seg.id, at })
+    this.emit({ type: 'up', surface: this.description.id, control: seg.id, at })
+  }
+
+  private listen(): void {
+    const surface = this.description.id
+    this.deck.on('down', (c) => this.emit({ type: 'down', surface, control: this.idOf(c), at: performance.now() }))
+    this.deck.on('up', (c) => this.emit({ type: 'up', surface, control: this.idOf(c), at: performance.now() }))
+    this.deck.on('rotate', (c, amount) =>
+      this.emit({ type: 'rotate', surface, control: this.idOf(c), delta: amount, at: performance.now() }),
+    )
+    this.deck.on('lcdShortPress', (lcd, pos) => this.press(this.segmentAt(lcd, pos)))
+    this.deck.on('lcdLongPress', (lcd, pos) => this.press(this.segmentAt(lcd, pos)))
+    this.deck.on('lcdSwipe', (lcd, from) => this.press(this.segmentAt(lcd, from)))
+    this.deck.on('error', (err) => this.fail(err))
+  }
+
+  private buttonWriter(c: StreamDeckButtonControlDefinition): Writer | undefined {
+    if (c.feedbackType === 'lcd') {
+      const size = c.pixelSize
+      return (fb) => {
+        const key = this.opts.renderer.render(fb, size)
+        return { hash: key.hash, write: () => this.deck.fillKeyBuffer(c.index, key.rgba, { format: 'rgba' }) }
+      }
+    }
+    if (c.feedbackType === 'rgb') {
+      return (fb) => {
+        const [r, g, b] = fb.led === 'off' ? [0, 0, 0] : (parseColor(fb.color) ?? [0, 0, 0])
+        return { hash: `rgb:${r},${g},${b}`, write: () => this.deck.fillKeyColor(c.index, r, g, b) }
+      }
+    }
+    return undefined
+  }
+
+  private encoderWriter(c: StreamDeckEncoderControlDefinition): Writer | undefined {
+    if (!c.hasLed && c.ledRingSteps === 0) return undefined
+    return (fb) => {
+      const [r, g, b] = fb.led === 'off' ? [0, 0, 0] : (parseColor(fb.color) ?? [0, 0, 0])
+      return {
+        hash: `rgb:${r},${g},${b}`,
+        write: async () => {
+          if (c.hasLed) await this.deck.setEncoderColor(c.index, r, g, b)
+          if (c.ledRingSteps > 0) await this.deck.setEncoderRingSingleColor(c.index, r, g, b)
+        },
+      }
+    }
+  }
+
+  private segmentWriter(seg: LcdSegment): Writer {
+    return (fb) => {
+      const img = this.opts.renderer.render(fb, { width: seg.width, height: seg.height })
+      const write = seg.lcd.drawRegions
+        ? () =>
+            this.deck.fillLcdRegion(seg.lcd.id, seg.x, 0, img.rgba, {
+              format: 'rgba',
+              width: img.width,
+              height: img.height,
+            })
+        : () => this.deck.fillLcd(seg.lcd.id, img.rgba, { format: 'rgba' })
+      return { hash: img.hash, write }
+    }
+  }
+}

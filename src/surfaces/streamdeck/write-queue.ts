@@ -1,0 +1,94 @@
+/**
+ * One write queue per device, with redraw coalescing.
+ *
+ * Every write to a device goes through one queue, one write at a time, because HID writes to the same
+ * device must not interleave (an image is several reports). Jobs are keyed by a slot (a control id, or
+ * `brightness`): putting a job for a slot that already has a pending one replaces it, so a burst of
+ * feedback for one key costs one write with the final state. Flushes are paced to at most one per frame
+ * (`frameMs`, 60 fps by default): every dirty slot is written once per frame at most.
+ */
+export type WriteJob = () => Promise<void>
+
+export interface WriteQueueOptions {
+  /** Minimum time between the starts of two flushes. 0 flushes as soon as the event loop turns. */
+  frameMs?: number
+  /** Called once with the first write that fails; the queue stops and drops what is pending. */
+  onError: (err: unknown) => void
+}
+
+export const DEFAULT_FRAME_MS = 1000 / 60
+
+export class WriteQueue {
+  private readonly pending = new Map<string, WriteJob>()
+  private readonly frameMs: number
+  private readonly onError: (err: unknown) => void
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private lastFlush = -Infinity
+  private stopped = false
+
+  constructor(opts: WriteQueueOptions) {
+    this.frameMs = Math.max(0, opts.frameMs ?? DEFAULT_FRAME_MS)
+    this.onError = opts.onError
+  }
+
+  /** Queues `job` for `slot`, replacing a job still pending for the same slot. */
+  put(slot: string, job: WriteJob): void {
+    if (this.stopped) return
+    // Deleting first moves the slot to the end, so slots are written in the order they last changed.
+    this.pending.delete(slot)
+    this.pending.set(slot, job)
+    this.schedule()
+  }
+
+  /** Number of jobs waiting. */
+  get size(): number {
+    return this.pending.size
+  }
+
+  /** Resolves when nothing is pending or running (or the queue has stopped). */
+  async idle(): Promise<void> {
+    while (this.running || (this.timer && !this.stopped)) {
+      if (this.running) await this.running
+      else await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, this.frameMs)))
+    }
+  }
+
+  /** Drops pending jobs and waits for the one in flight. Idempotent. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.pending.clear()
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    if (this.running) await this.running
+  }
+
+  private schedule(): void {
+    if (this.timer || this.running || this.stopped || this.pending.size === 0) return
+    const wait = Math.max(0, this.lastFlush + this.frameMs - performance.now())
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.running = this.flush().finally(() => {
+        this.running = undefined
+        this.schedule()
+      })
+    }, wait)
+  }
+
+  private async flush(): Promise<void> {
+    this.lastFlush = performance.now()
+    const jobs = [...this.pending.values()]
+    this.pending.clear()
+    for (const job of jobs) {
+      if (this.stopped) return
+      try {
+        await job()
+      } catch (err) {
+        this.stopped = true
+        this.pending.clear()
+        this.onError(err)
+        return
+      }
+    }
+  }
+}
