@@ -35,8 +35,12 @@ import {
 export const DEFAULT_TIMEOUT_MS = 2000
 /** Keep-alive sockets per application: commands are small and the panel rarely has more in flight. */
 export const DEFAULT_CONNECTIONS = 4
-/** How long an idle keep-alive socket is kept, in ms. */
-export const DEFAULT_KEEP_ALIVE_MS = 10_000
+/**
+ * How long an idle keep-alive socket is kept, in ms (undici's default; a server's `Keep-Alive: timeout`
+ * hint shortens it). Why not longer: a command written just as the server closes an idle socket fails,
+ * and the client never re-sends, so the socket is better dropped first.
+ */
+export const DEFAULT_KEEP_ALIVE_MS = 4000
 const GET_HEADERS = { accept: 'application/json' }
 const POST_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
 /** How much of a non-200 body is kept in the error, in characters. */
