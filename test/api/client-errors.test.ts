@@ -89,6 +89,26 @@ describe('client error codes', () => {
     expect(hits).toBe(1)
   })
 
+  it('a call that timed out while queued is never sent later', async () => {
+    const server = createServer(() => {
+      hits++ // never answers
+    })
+    servers.push(server)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const client = new CommandClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      connections: 1,
+    })
+    clients.push(client)
+    const first = failure(client.call('replay_play_pause', undefined, { timeoutMs: 300 }))
+    const queued = await failure(client.call('schedule', { action: 'cutin', title: 'T' }, { timeoutMs: 50 }))
+    expect(queued.code).toBe('TIMEOUT')
+    expect((await first).code).toBe('TIMEOUT')
+    // The socket is free again once the first call gave up; give the pool time to (wrongly) send the second.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(hits).toBe(1)
+  })
+
   it("TIMEOUT uses the client's default when the call gives none", async () => {
     const client = await setup(() => undefined, 150)
     const err = await failure(client.call('closeDesigner'))
