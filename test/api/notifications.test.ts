@@ -10,6 +10,7 @@ import {
 import { CLIENT_APP_ID, type PlayState } from '../../src/api/protocol.js'
 import { QWebChannelError } from '../../src/api/qwebchannel.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { QWebChannelServer } from '../../src/simulator/qwebchannel-server.js'
 
 /**
  * Small timing so that failures and recoveries happen quickly; nothing below asserts on speed. The
@@ -232,6 +233,49 @@ describe('NotificationLink against the simulator', () => {
 
     await command(sim, 'schedule', { action: 'cutout', id: LOWER_THIRD })
     await waitFor(() => store.title(LOWER_THIRD)?.play === 'Off', 'notifications after restart')
+  })
+
+  it('keeps a quiet but healthy socket (pings answered)', async () => {
+    const { link } = await setup({ timing: SILENCE })
+    const phases: string[] = []
+    link.on('phase', (p) => phases.push(p))
+    await sleep(1000) // more than three liveness time-outs with no notification at all
+    expect(phases).toEqual([])
+    expect(link.isConnected).toBe(true)
+  })
+
+  it('applies a notification that follows the snapshot reply on top of the snapshot', async () => {
+    // A scheduler whose getTitleControlInfo reply is followed at once by a play notification: both
+    // frames usually reach the client in one read, so the snapshot must be applied in frame order.
+    let server: QWebChannelServer | undefined = undefined
+    const snapshot = { result: { titles: [{ id: '{x}', name: 'X', status: 'Off', variables: [] }] } }
+    server = new QWebChannelServer({
+      port: 0,
+      objects: {
+        scheduler: {
+          signals: ['onNotify'],
+          methods: {
+            notifyClientConnected: () => '{}',
+            scheduleCommand: (command: unknown) => {
+              if (command !== 'getTitleControlInfo') return '{}'
+              setImmediate(() => server?.emitSignal('scheduler', 'onNotify', ['{"id":"{x}","play":"Running"}']))
+              return JSON.stringify(snapshot)
+            },
+          },
+        },
+      },
+    })
+    await server.start()
+    cleanups.push(() => server?.stop())
+    const store = new AppState()
+    const link = new NotificationLink({ url: server.url, state: store, timing: FAST })
+    cleanups.push(() => link.stop())
+    const seen = new Promise<void>((r) => link.once('notification', () => r()))
+    link.start()
+    await seen
+    expect(store.title('{x}')?.play).toBe('Running')
+    await sleep(30)
+    expect(store.title('{x}')?.play).toBe('Running')
   })
 
   it('reconnects after every socket is dropped', async () => {
