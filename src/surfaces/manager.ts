@@ -1,0 +1,444 @@
+/**
+ * The surface manager: finds devices (per driver, without opening them), opens them, follows USB
+ * hot-plug, and keeps every device behind its own error boundary.
+ *
+ * - Detection: every driver's `detect()` on start, on every hot-plug change (at once, after 1 s and after
+ *   3 s, because the HID node often appears a moment after the USB attach), on retry timers, and every
+ *   `pollMs` where no hot-plug source works.
+ * - Identity: the driver's `DetectedDevice.id` (serial number, else `vendor:product@path`); last feedback
+ *   and brightness are kept per id and re-applied when the device comes back.
+ * - Error boundary: a driver that throws while opening, or an open surface that emits `error` or throws
+ *   from `setFeedback`, is closed, logged once and retried with exponential backoff. A device is taken
+ *   as unplugged only when detection no longer lists it, never from the text of an error.
+ * - Permissions: a detected device whose node fails `fs.access(R_OK | W_OK)` is reported once, with the
+ *   udev rule file to install, and is not opened until a later scan finds it accessible.
+ */
+import { EventEmitter } from 'eventemitter3'
+import { createLogger, type Logger } from '../log.js'
+import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSource } from './hotplug.js'
+import type {
+  ControlId,
+  DetectedDevice,
+  Feedback,
+  Surface,
+  SurfaceDescription,
+  SurfaceDriver,
+  SurfaceEvent,
+  SurfaceRegistry,
+  SurfaceRegistryEvents,
+} from './types.js'
+
+/** The udev rule files (see decisions.md, Ports). */
+export const UDEV_RULES_HEADLESS = 'systemd/60-panelbridge.rules'
+export const UDEV_RULES_DESKTOP = 'systemd/70-panelbridge-uaccess.rules'
+
+/** Defaults, named so the timing of the manager can be read in one place. */
+export const MANAGER_DEFAULTS = {
+  /** Detection poll interval where no hot-plug events are available. */
+  pollMs: 2000,
+  /** Rescans after each hot-plug change. */
+  rescanDelaysMs: [0, 1000, 3000] as readonly number[],
+  /** First retry delay after a fault; doubles per consecutive fault. */
+  retryInitialMs: 1000,
+  retryMaxMs: 30_000,
+  /** A surface that stayed open this long starts its next backoff from the beginning. */
+  stableMs: 10_000,
+} as const
+
+export type SurfaceState = 'open' | 'closed' | 'failed' | 'permission-denied'
+
+/** What the status API and logs show about one device. */
+export interface SurfaceStatus {
+  id: string
+  driver: string
+  model?: string
+  state: SurfaceState
+  /** Human-readable detail (the fault, or which udev rule file to install). */
+  message?: string
+  /** For `failed`: when the next attempt happens. */
+  retryInMs?: number
+}
+
+export interface SurfaceManagerEvents {
+  /** Input from any open surface. */
+  input: [event: SurfaceEvent]
+  added: [description: SurfaceDescription]
+  removed: [surfaceId: string]
+  status: [status: SurfaceStatus]
+}
+
+export interface SurfaceManagerOptions {
+  drivers?: SurfaceDriver[]
+  /** Defaults to USB hot-plug from the `usb` package. */
+  hotplug?: HotplugSource
+  /** Defaults to `fs.access` on the device node. */
+  access?: AccessCheck
+  pollMs?: number
+  rescanDelaysMs?: readonly number[]
+  retryInitialMs?: number
+  retryMaxMs?: number
+  stableMs?: number
+  logger?: Logger
+}
+
+interface Entry {
+  surface: Surface
+  /** Undefined for static surfaces (added with `addSurface`): they are not detected, so never retried. */
+  driver: SurfaceDriver | undefined
+  openedAt: number
+  unlisten: () => void
+}
+
+interface Backoff {
+  attempts: number
+  until: number
+}
+
+export class SurfaceManager implements SurfaceRegistry {
+  readonly events = new EventEmitter<SurfaceManagerEvents>()
+  readonly registryEvents = new EventEmitter<SurfaceRegistryEvents>()
+
+  private readonly drivers: SurfaceDriver[]
+  private readonly hotplug: HotplugSource
+  private readonly access: AccessCheck
+  private readonly o: Required<Omit<SurfaceManagerOptions, 'drivers' | 'hotplug' | 'access' | 'logger'>>
+  private readonly log: Logger
+  private readonly entries = new Map<string, Entry>()
+  private readonly backoff = new Map<string, Backoff>()
+  private readonly feedback = new Map<string, Map<ControlId, Feedback>>()
+  private readonly brightness = new Map<string, number>()
+  private readonly denied = new Set<string>()
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private hotplugTimers: NodeJS.Timeout[] = []
+  private poll: NodeJS.Timeout | undefined
+  private scanning: Promise<void> | undefined
+  private rescanWanted = false
+  private started = false
+  private stopping: Promise<void> | undefined
+
+  constructor(opts: SurfaceManagerOptions = {}) {
+    this.drivers = opts.drivers ?? []
+    this.hotplug = opts.hotplug ?? usbHotplugSource()
+    this.access = opts.access ?? checkDeviceAccess
+    this.log = opts.logger ?? createLogger('surfaces')
+    this.o = {
+      pollMs: opts.pollMs ?? MANAGER_DEFAULTS.pollMs,
+      rescanDelaysMs: opts.rescanDelaysMs ?? MANAGER_DEFAULTS.rescanDelaysMs,
+      retryInitialMs: opts.retryInitialMs ?? MANAGER_DEFAULTS.retryInitialMs,
+      retryMaxMs: opts.retryMaxMs ?? MANAGER_DEFAULTS.retryMaxMs,
+      stableMs: opts.stableMs ?? MANAGER_DEFAULTS.stableMs,
+    }
+  }
+
+  /** Starts hot-plug (or polling) and runs the first scan. Resolves when the first scan is done. */
+  async start(): Promise<void> {
+    if (this.started || this.stopping) return
+    this.started = true
+    let live = false
+    try {
+      live = await this.hotplug.start((change) => this.onHotplug(change))
+    } catch (err) {
+      this.log.once('hotplug', 'warn', 'hot-plug source failed to start; polling instead', { error: err })
+    }
+    if (this.stopping) return
+    if (!live && this.drivers.length > 0) {
+      this.poll = setInterval(() => this.spawn('poll', () => this.rescan()), this.o.pollMs)
+    }
+    await this.rescan()
+  }
+
+  /** Runs detection for every driver now (serialised: a call during a scan queues one more scan). */
+  rescan(): Promise<void> {
+    if (this.stopping) return Promise.resolve()
+    if (this.scanning) {
+      this.rescanWanted = true
+      return this.scanning
+    }
+    this.scanning = (async () => {
+      do {
+        this.rescanWanted = false
+        for (const driver of this.drivers) {
+          if (this.stopping) return
+          await this.scanDriver(driver)
+        }
+      } while (this.rescanWanted && !this.stopping)
+    })().finally(() => {
+      this.scanning = undefined
+    })
+    return this.scanning
+  }
+
+  /** Adds a surface that is not detected (e.g. a web surface). Its faults close it; it is not retried. */
+  addSurface(surface: Surface): void {
+    const id = surface.description.id
+    if (this.stopping) throw new Error(`surface manager is stopped; cannot add ${id}`)
+    if (this.entries.has(id)) throw new Error(`a surface with id ${JSON.stringify(id)} is already open`)
+    this.attach(surface, undefined)
+  }
+
+  /** Closes and forgets an open surface (static or detected; a detected one comes back on the next scan). */
+  async removeSurface(surfaceId: string): Promise<void> {
+    await this.detach(surfaceId)
+  }
+
+  /** Records the feedback of one control (re-applied when the surface reopens) and applies it. */
+  setFeedback(surfaceId: string, control: ControlId, feedback: Feedback): void {
+    let controls = this.feedback.get(surfaceId)
+    if (!controls) this.feedback.set(surfaceId, (controls = new Map<ControlId, Feedback>()))
+    controls.set(control, feedback)
+    const entry = this.entries.get(surfaceId)
+    if (entry) {
+      try {
+        entry.surface.setFeedback(control, feedback)
+      } catch (err) {
+        this.onSurfaceError(surfaceId, err)
+        return
+      }
+    }
+    this.registryEvents.emit('feedback', surfaceId, control, feedback)
+  }
+
+  /** Sets (and remembers) a surface's brightness, 0..100. */
+  setBrightness(surfaceId: string, percent: number): void {
+    this.brightness.set(surfaceId, percent)
+    const entry = this.entries.get(surfaceId)
+    if (!entry) return
+    try {
+      entry.surface.setBrightness(percent)
+    } catch (err) {
+      this.onSurfaceError(surfaceId, err)
+    }
+  }
+
+  list(): SurfaceDescription[] {
+    return [...this.entries.values()].map((e) => e.surface.description)
+  }
+
+  feedbackOf(surfaceId: string): ReadonlyMap<ControlId, Feedback> {
+    return this.feedback.get(surfaceId) ?? new Map()
+  }
+
+  /** Whether a surface with this id is open now. */
+  isOpen(surfaceId: string): boolean {
+    return this.entries.has(surfaceId)
+  }
+
+  /** Closes (blanks) every surface, stops hot-plug and timers, removes every listener. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop()
+    return this.stopping
+  }
+
+  private async doStop(): Promise<void> {
+    if (this.poll) clearInterval(this.poll)
+    this.poll = undefined
+    for (const t of [...this.timers, ...this.hotplugTimers]) clearTimeout(t)
+    this.timers.clear()
+    this.hotplugTimers = []
+    this.hotplug.stop()
+    if (this.scanning) await this.scanning
+    await Promise.all([...this.entries.keys()].map((id) => this.detach(id)))
+    this.events.removeAllListeners()
+    this.registryEvents.removeAllListeners()
+  }
+
+  private onHotplug(change: 'attach' | 'detach'): void {
+    if (this.stopping) return
+    this.log.debug('usb change', { change })
+    // A new change restarts the sequence: the device list settles a few seconds after the last change.
+    for (const t of this.hotplugTimers) clearTimeout(t)
+    this.hotplugTimers = this.o.rescanDelaysMs.map((ms) => {
+      const t = setTimeout(() => {
+        this.hotplugTimers = this.hotplugTimers.filter((x) => x !== t)
+        this.spawn('hotplug rescan', () => this.rescan())
+      }, ms)
+      return t
+    })
+  }
+
+  private async scanDriver(driver: SurfaceDriver): Promise<void> {
+    let found: DetectedDevice[]
+    try {
+      found = await driver.detect()
+      this.log.clear(`detect:${driver.name}`)
+    } catch (err) {
+      this.log.once(`detect:${driver.name}`, 'warn', `${driver.name}: detection failed; will try again`, { error: err })
+      return
+    }
+    const present = new Set(found.map((d) => d.id))
+    // Unplugged: open, from this driver, and no longer listed.
+    for (const [id, entry] of [...this.entries]) {
+      if (entry.driver === driver && !present.has(id)) {
+        this.log.info('surface unplugged', { surface: id })
+        await this.detach(id)
+      }
+    }
+    for (const id of [...this.backoff.keys(), ...this.denied]) {
+      if (!present.has(id) && !this.entries.has(id)) {
+        this.backoff.delete(id)
+        this.denied.delete(id)
+        this.log.clear(`perm:${id}`)
+      }
+    }
+    for (const device of found) {
+      if (this.stopping) return
+      if (this.entries.has(device.id)) continue
+      const b = this.backoff.get(device.id)
+      if (b && b.until > performance.now()) continue
+      await this.tryOpen(driver, device)
+    }
+  }
+
+  private async tryOpen(driver: SurfaceDriver, device: DetectedDevice): Promise<void> {
+    if (device.path) {
+      let access: Awaited<ReturnType<AccessCheck>>
+      try {
+        access = await this.access(device.path)
+      } catch (err) {
+        this.log.once(`access:${device.id}`, 'warn', 'could not check access to the device node', {
+          surface: device.id,
+          path: device.path,
+          error: err,
+        })
+        access = 'ok'
+      }
+      if (access === 'missing') return // gone between detection and now; the next scan settles it
+      if (access === 'denied') {
+        this.denied.add(device.id)
+        const message =
+          `no permission to open ${device.model} at ${device.path}: install ${UDEV_RULES_HEADLESS} ` +
+          `(headless box; add the service user to group panelbridge) or ${UDEV_RULES_DESKTOP} (desktop session) ` +
+          `into /etc/udev/rules.d/, then run: sudo udevadm control --reload-rules && sudo udevadm trigger`
+        if (this.log.once(`perm:${device.id}`, 'warn', message, { surface: device.id })) {
+          this.status({ id: device.id, driver: driver.name, model: device.model, state: 'permission-denied', message })
+        }
+        return
+      }
+      this.denied.delete(device.id)
+      this.log.clear(`perm:${device.id}`)
+    }
+    let surface: Surface
+    try {
+      surface = await driver.open(device)
+    } catch (err) {
+      this.fault(device.id, driver.name, device.model, err, 'open', 0)
+      return
+    }
+    if (this.stopping || this.entries.has(device.id)) {
+      await this.closeQuietly(device.id, surface)
+      return
+    }
+    this.attach(surface, driver)
+  }
+
+  private attach(surface: Surface, driver: SurfaceDriver | undefined): void {
+    const d = surface.description
+    const onInput = (event: SurfaceEvent): void => {
+      this.events.emit('input', event)
+    }
+    const onError = (err: Error): void => this.onSurfaceError(d.id, err)
+    const onClosed = (): void => {
+      // Closed by the device side (not by us: we unlisten before closing).
+      if (this.entries.get(d.id)?.surface === surface) this.spawn('closed', () => this.detach(d.id))
+    }
+    surface.events.on('input', onInput)
+    surface.events.on('error', onError)
+    surface.events.on('closed', onClosed)
+    this.entries.set(d.id, {
+      surface,
+      driver,
+      openedAt: performance.now(),
+      unlisten: () => {
+        surface.events.off('input', onInput)
+        surface.events.off('error', onError)
+        surface.events.off('closed', onClosed)
+      },
+    })
+    this.log.clear(`fault:${d.id}`)
+    this.log.info('surface open', { surface: d.id, driver: d.driver, model: d.model })
+    try {
+      const b = this.brightness.get(d.id)
+      if (b !== undefined) surface.setBrightness(b)
+      for (const [control, fb] of this.feedback.get(d.id) ?? []) surface.setFeedback(control, fb)
+    } catch (err) {
+      this.onSurfaceError(d.id, err)
+      return
+    }
+    this.events.emit('added', d)
+    this.registryEvents.emit('added', d)
+    this.status({ id: d.id, driver: d.driver, model: d.model, state: 'open' })
+  }
+
+  private onSurfaceError(id: string, err: unknown): void {
+    const entry = this.entries.get(id)
+    if (!entry) return
+    const d = entry.surface.description
+    const openFor = performance.now() - entry.openedAt
+    this.spawn('fault', async () => {
+      await this.detach(id)
+      if (entry.driver) {
+        this.fault(id, d.driver, d.model, err, 'run', openFor)
+      } else {
+        this.log.once(`fault:${id}`, 'warn', `surface ${id} failed and was closed`, { error: err })
+      }
+    })
+  }
+
+  /** Records a fault, logs it once, and schedules the retry. */
+  private fault(id: string, driver: string, model: string, err: unknown, phase: 'open' | 'run', openFor: number): void {
+    if (this.stopping) return
+    const prev = this.backoff.get(id)
+    const attempts = prev && openFor < this.o.stableMs ? prev.attempts + 1 : 1
+    const delay = Math.min(this.o.retryMaxMs, this.o.retryInitialMs * 2 ** (attempts - 1))
+    this.backoff.set(id, { attempts, until: performance.now() + delay })
+    const message = `${phase === 'open' ? 'could not open' : 'closed after a fault:'} ${model} (${id}); retrying with backoff`
+    this.log.once(`fault:${id}`, 'warn', message, { surface: id, error: err })
+    this.status({
+      id,
+      driver,
+      model,
+      state: 'failed',
+      message: err instanceof Error ? err.message : String(err),
+      retryInMs: delay,
+    })
+    const t = setTimeout(() => {
+      this.timers.delete(t)
+      this.spawn('retry', () => this.rescan())
+    }, delay)
+    this.timers.add(t)
+  }
+
+  private async detach(id: string): Promise<void> {
+    const entry = this.entries.get(id)
+    if (!entry) return
+    this.entries.delete(id)
+    entry.unlisten()
+    await this.closeQuietly(id, entry.surface)
+    const d = entry.surface.description
+    this.events.emit('removed', id)
+    this.registryEvents.emit('removed', id)
+    this.status({ id, driver: d.driver, model: d.model, state: 'closed' })
+  }
+
+  private async closeQuietly(id: string, surface: Surface): Promise<void> {
+    // A surface that errors during close must not keep its error unhandled.
+    const swallow = (err: Error): void => this.log.debug('error while closing', { surface: id, error: err })
+    surface.events.on('error', swallow)
+    try {
+      await surface.close()
+    } catch (err) {
+      this.log.debug('surface did not close cleanly', { surface: id, error: err })
+    } finally {
+      surface.events.off('error', swallow)
+    }
+  }
+
+  private status(s: SurfaceStatus): void {
+    this.events.emit('status', s)
+  }
+
+  /** Runs a background task; a throw is logged, never unhandled. */
+  private spawn(what: string, task: () => Promise<void>): void {
+    task().catch((err: unknown) => this.log.error(`surface manager: ${what} failed`, { error: err }))
+  }
+}
