@@ -385,6 +385,16 @@ describe('notifications', () => {
   })
 })
 
+describe('requestId', () => {
+  it('is echoed in result.requestId over GET and POST', async () => {
+    const viaGet = await client.request('getOutputDevice', {}, { requestId: 'get 1' })
+    expect(viaGet.raw.requestId).toBe('get 1')
+    const viaPost = await post.request('getOutputDevice', {}, { requestId: 'post-1' })
+    expect(viaPost.raw.requestId).toBe('post-1')
+    expect(viaPost.reply.device).toBe(viaGet.reply.device)
+  })
+})
+
 describe('coverage', () => {
   it('ran every catalogue command against the simulator', () => {
     expect(COMMAND_NAMES.filter((n) => !covered.has(n))).toEqual([])
