@@ -1,0 +1,323 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DeviceModelId } from '@elgato-stream-deck/core'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { setLogSink, type LogRecord, type LogSink } from '../../src/log.js'
+import {
+  checkDeviceAccess,
+  type AccessCheck,
+  type HotplugChange,
+  type HotplugSource,
+} from '../../src/surfaces/hotplug.js'
+import { SurfaceManager, type SurfaceStatus } from '../../src/surfaces/manager.js'
+import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
+import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
+import type { DetectedDevice, SurfaceDriver, SurfaceEvent } from '../../src/surfaces/types.js'
+import { MemoryStreamDeckTransport, decodeGen2KeyImages, gen2KeyReport, rawImageEncoder } from './helpers/fake-hid.js'
+
+/** The injected hot-plug source: the test fires attach/detach. */
+class FakeHotplug implements HotplugSource {
+  listener: ((c: HotplugChange) => void) | undefined
+  stops = 0
+  constructor(private readonly live = true) {}
+  start(listener: (c: HotplugChange) => void): Promise<boolean> {
+    this.listener = listener
+    return Promise.resolve(this.live)
+  }
+  stop(): void {
+    this.stops++
+    this.listener = undefined
+  }
+  fire(c: HotplugChange): void {
+    this.listener?.(c)
+  }
+}
+
+async function waitFor(cond: () => boolean, what: string, ms = 3000): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+const renderer = new KeyRenderer()
+let logs: LogRecord[]
+let prevSink: LogSink
+let managers: SurfaceManager[]
+
+beforeEach(() => {
+  logs = []
+  managers = []
+  prevSink = setLogSink((r) => logs.push(r))
+})
+afterEach(async () => {
+  await Promise.all(managers.map((m) => m.stop()))
+  setLogSink(prevSink)
+})
+
+function setup(opts: { live?: boolean; access?: AccessCheck; drivers?: SurfaceDriver[] } = {}) {
+  const transport = new MemoryStreamDeckTransport()
+  const hotplug = new FakeHotplug(opts.live ?? true)
+  const driver = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+  const manager = new SurfaceManager({
+    drivers: opts.drivers ?? [driver],
+    hotplug,
+    access: opts.access ?? (() => Promise.resolve('ok')),
+    pollMs: 20,
+    rescanDelaysMs: [0, 20, 60],
+    retryInitialMs: 30,
+    retryMaxMs: 200,
+  })
+  managers.push(manager)
+  const events = {
+    input: [] as SurfaceEvent[],
+    added: [] as string[],
+    removed: [] as string[],
+    status: [] as SurfaceStatus[],
+  }
+  manager.events.on('input', (e) => events.input.push(e))
+  manager.events.on('added', (d) => events.added.push(d.id))
+  manager.events.on('removed', (id) => events.removed.push(id))
+  manager.events.on('status', (s) => events.status.push(s))
+  return { transport, hotplug, driver, manager, events }
+}
+
+describe('SurfaceManager', () => {
+  it('opens the devices present at start and forwards their input', async () => {
+    const { transport, manager, events } = setup()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
+    transport.plug(DeviceModelId.XL, '/dev/hidraw2') // no serial: vendor:product@path
+    await manager.start()
+    expect(
+      manager
+        .list()
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual(['0fd9:006c@/dev/hidraw2', 'AAA'])
+    expect(events.added.sort()).toEqual(['0fd9:006c@/dev/hidraw2', 'AAA'])
+    transport.lastOpened('/dev/hidraw1')!.input(gen2KeyReport([4], 15))
+    expect(events.input.map((e) => `${e.surface} ${e.type} ${e.control}`)).toEqual(['AAA down key:4'])
+  })
+
+  it('follows hot-plug: attach opens the new device, detach closes the one that is gone', async () => {
+    const { transport, hotplug, manager, events } = setup()
+    await manager.start()
+    expect(manager.list()).toEqual([])
+    transport.plug(DeviceModelId.PLUS, '/dev/hidraw5', 'PLUS1')
+    hotplug.fire('attach')
+    await waitFor(() => manager.isOpen('PLUS1'), 'the Plus to open')
+    expect(events.added).toEqual(['PLUS1'])
+    const hid = transport.lastOpened('/dev/hidraw5')!
+    transport.unplug('/dev/hidraw5')
+    hotplug.fire('detach')
+    await waitFor(() => events.removed.includes('PLUS1'), 'the Plus to be removed')
+    expect(manager.list()).toEqual([])
+    expect(hid.closed).toBe(true)
+  })
+
+  it('rescans after 1 s-style delays: a device node that appears late is still found', async () => {
+    const { transport, hotplug, manager } = setup()
+    await manager.start()
+    hotplug.fire('attach') // the USB attach arrives before the HID node exists
+    await new Promise((r) => setTimeout(r, 5))
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw7', 'LATE')
+    await waitFor(() => manager.isOpen('LATE'), 'the delayed rescan to open the device')
+  })
+
+  it('polls detection when no hot-plug events are available', async () => {
+    const { transport, manager } = setup({ live: false })
+    await manager.start()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw3', 'POLL')
+    await waitFor(() => manager.isOpen('POLL'), 'polling to find the device')
+  })
+
+  it('re-applies the last feedback when a device comes back after an unplug', async () => {
+    const { transport, hotplug, manager } = setup()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
+    await manager.start()
+    manager.setFeedback('AAA', 'key:2', { color: '#ff0000' })
+    manager.setBrightness('AAA', 55)
+    transport.unplug('/dev/hidraw1')
+    hotplug.fire('detach')
+    await waitFor(() => !manager.isOpen('AAA'), 'unplug')
+    expect(manager.feedbackOf('AAA').get('key:2')).toEqual({ color: '#ff0000' })
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw9', 'AAA') // same serial, another port
+    hotplug.fire('attach')
+    await waitFor(() => manager.isOpen('AAA'), 'replug')
+    const hid = transport.lastOpened('/dev/hidraw9')!
+    await waitFor(() => hid.reports.length > 0, 'the key to be redrawn')
+    const img = decodeGen2KeyImages(hid.reports).get(2)![0]!
+    expect([...img.rgba.subarray(0, 4)]).toEqual([255, 0, 0, 255])
+    expect(hid.features.some((f) => f[0] === 0x03 && f[1] === 0x08 && f[2] === 55)).toBe(true)
+  })
+
+  it('a device that errors mid-write is closed and reopened without affecting another device', async () => {
+    const { transport, manager, events } = setup()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'BAD')
+    transport.plug(DeviceModelId.XL, '/dev/hidraw2', 'GOOD')
+    await manager.start()
+    const bad = transport.lastOpened('/dev/hidraw1')!
+    const good = transport.lastOpened('/dev/hidraw2')!
+    bad.failWith = Object.assign(new Error('EIO on write'), { code: 'EIO' })
+    manager.setFeedback('BAD', 'key:0', { color: '#00ff00' })
+    manager.setFeedback('GOOD', 'key:0', { color: '#0000ff' })
+    await waitFor(() => events.removed.includes('BAD'), 'the failing device to close')
+    expect(bad.closed).toBe(true)
+    expect(events.status.find((s) => s.id === 'BAD' && s.state === 'failed')).toMatchObject({
+      message: 'EIO on write',
+      retryInMs: 30,
+    })
+    // the other device is untouched and keeps working
+    expect(manager.isOpen('GOOD')).toBe(true)
+    expect(good.closed).toBe(false)
+    await waitFor(() => good.reports.length === 1, 'the good device to draw')
+    // after the backoff the failing device is opened afresh and gets its feedback back
+    await waitFor(
+      () => manager.isOpen('BAD') && transport.opened.filter((d) => d.info.path === '/dev/hidraw1').length === 2,
+      'reopen',
+    )
+    const again = transport.lastOpened('/dev/hidraw1')!
+    await waitFor(() => again.reports.length > 0, 'redraw after reopen')
+    expect([...decodeGen2KeyImages(again.reports).get(0)![0]!.rgba.subarray(0, 4)]).toEqual([0, 255, 0, 255])
+    expect(logs.filter((l) => l.message.includes('closed after a fault') && l.fields?.surface === 'BAD')).toHaveLength(
+      1,
+    )
+  })
+
+  it('a driver that throws is logged once, retried with growing backoff, and never takes the manager down', async () => {
+    let detects = 0
+    const opens: number[] = []
+    const flaky: SurfaceDriver = {
+      name: 'flaky',
+      detect: () => {
+        detects++
+        return Promise.resolve<DetectedDevice[]>([{ driver: 'flaky', id: 'F1', model: 'Flaky', path: '/dev/flaky' }])
+      },
+      open: () => {
+        opens.push(performance.now())
+        return Promise.reject(new Error('open failed'))
+      },
+    }
+    const broken: SurfaceDriver = {
+      name: 'broken',
+      detect: () => Promise.reject(new Error('no bus')),
+      open: () => Promise.reject(new Error('unreachable')),
+    }
+    const { manager, events } = setup({ live: false, drivers: [broken, flaky] })
+    await manager.start()
+    await waitFor(() => opens.length >= 4, 'several open attempts', 5000)
+    const gaps = opens.slice(1).map((t, i) => t - opens[i]!)
+    // backoff 30, 60, 120 ms: every gap at least the delay of its attempt, and the delays grow
+    expect(gaps[0]!).toBeGreaterThanOrEqual(29)
+    expect(gaps[1]!).toBeGreaterThanOrEqual(59)
+    expect(gaps[2]!).toBeGreaterThanOrEqual(119)
+    expect(detects).toBeGreaterThan(opens.length)
+    expect(
+      events.status
+        .filter((s) => s.id === 'F1')
+        .map((s) => s.retryInMs)
+        .slice(0, 3),
+    ).toEqual([30, 60, 120])
+    expect(logs.filter((l) => l.message.startsWith('could not open Flaky'))).toHaveLength(1)
+    expect(logs.filter((l) => l.message.startsWith('broken: detection failed'))).toHaveLength(1)
+  })
+
+  it('says once which udev rule file to install when a device node is not accessible', async () => {
+    let answer: 'denied' | 'ok' = 'denied'
+    const checked: string[] = []
+    const { transport, manager, events } = setup({
+      live: false,
+      access: (path) => {
+        checked.push(path)
+        return Promise.resolve(answer)
+      },
+    })
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw4', 'PERM')
+    await manager.start()
+    await manager.rescan()
+    expect(checked.filter((p) => p === '/dev/hidraw4').length).toBeGreaterThanOrEqual(2)
+    expect(transport.opened).toHaveLength(0)
+    const warnings = logs.filter((l) => l.message.startsWith('no permission'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.message).toContain('systemd/60-panelbridge.rules')
+    expect(warnings[0]!.message).toContain('systemd/70-panelbridge-uaccess.rules')
+    expect(warnings[0]!.message).toContain('/dev/hidraw4')
+    expect(events.status.filter((s) => s.state === 'permission-denied').map((s) => s.id)).toEqual(['PERM'])
+    answer = 'ok'
+    await waitFor(() => manager.isOpen('PERM'), 'open once permitted')
+  })
+
+  it('adds static surfaces, forwards feedback to them and closes them on error without retrying', async () => {
+    const transport = new MemoryStreamDeckTransport()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/static', 'STATIC')
+    const driver = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+    const surface = await driver.open((await driver.detect())[0]!)
+    const { manager, events } = setup({ drivers: [] })
+    const seen: string[] = []
+    manager.registryEvents.on('feedback', (id, control, fb) => seen.push(`${id} ${control} ${fb.color}`))
+    manager.registryEvents.on('added', (d) => seen.push(`added ${d.id}`))
+    await manager.start()
+    manager.addSurface(surface)
+    expect(() => manager.addSurface(surface)).toThrow('a surface with id "STATIC" is already open')
+    manager.setFeedback('STATIC', 'key:1', { color: '#ffffff' })
+    await surface.drain()
+    expect(transport.lastOpened('/dev/static')!.reports).toHaveLength(1)
+    expect(seen).toEqual(['added STATIC', 'STATIC key:1 #ffffff'])
+    transport.lastOpened('/dev/static')!.emit('error', new Error('gone'))
+    await waitFor(() => events.removed.includes('STATIC'), 'static surface removal')
+    await new Promise((r) => setTimeout(r, 80))
+    expect(manager.isOpen('STATIC')).toBe(false)
+    expect(transport.opened).toHaveLength(1)
+  })
+
+  it('stop() blanks and closes every surface, stops hot-plug, drops listeners, and is idempotent', async () => {
+    const { transport, hotplug, manager, events } = setup()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
+    await manager.start()
+    const hid = transport.lastOpened('/dev/hidraw1')!
+    await Promise.all([manager.stop(), manager.stop()])
+    await manager.stop()
+    expect(hid.closed).toBe(true)
+    expect(hid.features.some((f) => f[0] === 0x03 && f[1] === 0x05)).toBe(true) // cleared
+    expect(events.removed).toEqual(['AAA'])
+    expect(hotplug.stops).toBe(1)
+    expect(manager.events.listenerCount('input')).toBe(0)
+    expect(manager.registryEvents.listenerCount('added')).toBe(0)
+    transport.plug(DeviceModelId.XL, '/dev/hidraw2', 'AFTER')
+    await manager.rescan()
+    expect(transport.opened).toHaveLength(1)
+  })
+})
+
+describe('checkDeviceAccess (real fs.access)', () => {
+  let dir: string
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'panelbridge-access-'))
+  })
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('tells a missing node from an accessible one', async () => {
+    const node = join(dir, 'hidraw0')
+    expect(await checkDeviceAccess(node)).toBe('missing')
+    await writeFile(node, '')
+    expect(await checkDeviceAccess(node)).toBe('ok')
+  })
+
+  it('reports a mode-000 node as denied (root bypasses file modes, so there it is ok)', async () => {
+    const node = join(dir, 'hidraw1')
+    await writeFile(node, '')
+    await chmod(node, 0o000)
+    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
+    // Why both answers: access(2) grants root read/write regardless of mode bits; the manager's
+    // permission path is covered above through the injected check at this same boundary.
+    expect(await checkDeviceAccess(node)).toBe(isRoot ? 'ok' : 'denied')
+  })
+
+  it('treats non-file paths (macOS IOService paths) as nothing to check', async () => {
+    expect(await checkDeviceAccess('IOService:/AppleACPIPlatformExpert/XHC1')).toBe('ok')
+  })
+})
