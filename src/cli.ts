@@ -32,7 +32,8 @@ Options of sim:
   --port N            HTTP port (default ${DEFAULT_HTTP_PORT}; 0 picks a free port)
   --ws-port N         WebSocket (QWebChannel) port (default ${DEFAULT_WS_PORT}; 0 picks a free port)
   --host ADDR         listen address (default ${DEFAULT_LISTEN_HOST})
-  --data-dir DIR      folder for title, layer-list and project files (default: a new temporary folder)
+  --data-dir DIR      folder for title, layer-list and project files
+                      (default: a new temporary folder, removed on exit)
   --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
 
 Examples:

@@ -3,7 +3,7 @@
  * The simulator's own format: JSON, tagged with `format` and `kind` so a wrong file is refused.
  * A relative `file` parameter resolves inside the data folder, never against the working directory.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, dirname, extname, isAbsolute, join } from 'node:path'
 import { APP_ERRORS, FILE_EXTENSIONS, PLAY_STATES } from '../api/protocol.js'
 import type { VideoFormat } from './seed.js'
@@ -64,12 +64,24 @@ export function titleFromStore(s: StoredTitle): SimTitle {
   }
 }
 
+/**
+ * Creates one folder whose parent exists. Never `recursive: true`: Node's recursive mkdir spins forever
+ * on some paths (e.g. under /proc), and a command must not hang the simulator.
+ */
+export function ensureDir(path: string): void {
+  try {
+    mkdirSync(path)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+  }
+}
+
+/** Writes a file whose folder exists (the application does not create folders either). */
 function write(path: string, data: Buffer | string): void {
   try {
-    mkdirSync(dirname(path), { recursive: true })
     writeFileSync(path, data)
   } catch {
-    throw new CommandError(APP_ERRORS.badRequest) // unwritable path: the command cannot act
+    throw new CommandError(APP_ERRORS.badRequest) // missing folder or unwritable path: the command cannot act
   }
 }
 
@@ -191,5 +203,11 @@ export function thumbnailPath(dataDir: string, projectPath: string): string {
 }
 
 export function writeThumbnail(dataDir: string, projectPath: string): void {
-  write(thumbnailPath(dataDir, projectPath), Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64'))
+  const path = thumbnailPath(dataDir, projectPath)
+  try {
+    ensureDir(dirname(path))
+  } catch {
+    throw new CommandError(APP_ERRORS.badRequest)
+  }
+  write(path, Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64'))
 }

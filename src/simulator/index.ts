@@ -3,10 +3,11 @@
  * (and, through the WebSocket side, its QWebChannel notifications), for tests, demos and the default
  * configuration.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DEFAULT_LISTEN_HOST, SIM_DEFAULT_ANIMATION_MS } from '../api/protocol.js'
+import { ensureDir } from './files.js'
 import { HANDLERS } from './handlers/index.js'
 import { writeSeedProjects } from './handlers/project.js'
 import { startHttpServer } from './http.js'
@@ -23,7 +24,7 @@ export interface SimulatorOptions {
   wsPort?: number
   /** Listen address. Default 127.0.0.1. */
   host?: string
-  /** Folder for title, layer-list and project files. Default: a fresh temporary folder. */
+  /** Folder for title, layer-list and project files. Default: a fresh temporary folder, removed by close(). */
   dataDir?: string
   /** In/out animation length of a title, ms. Default SIM_DEFAULT_ANIMATION_MS. */
   animationMs?: number
@@ -50,16 +51,29 @@ export interface SimulatorHandle {
 export const SIMULATOR_COMMANDS: readonly string[] = Object.freeze(Object.keys(HANDLERS).sort())
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const ownDataDir = opts.dataDir === undefined
   const dataDir = opts.dataDir !== undefined ? resolve(opts.dataDir) : mkdtempSync(join(tmpdir(), 'panelbridge-sim-'))
+  // A given folder is created if its parent exists; an unusable one fails here with the file system's message.
+  if (!ownDataDir) ensureDir(dataDir)
   const state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS })
   writeSeedProjects(state)
-  const http = await startHttpServer(state, opts.httpPort ?? 0, opts.host ?? DEFAULT_LISTEN_HOST)
+  // A folder the caller gave is theirs; a temporary one we made goes with the simulator.
+  const removeDataDir = (): void => {
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true })
+  }
+  const http = await startHttpServer(state, opts.httpPort ?? 0, opts.host ?? DEFAULT_LISTEN_HOST).catch(
+    (err: unknown) => {
+      removeDataDir()
+      throw err
+    },
+  )
   const qwc = await startQWebChannelSimulator({
     backend: state,
     port: opts.wsPort ?? 0,
     host: opts.host ?? DEFAULT_LISTEN_HOST,
   }).catch(async (err: unknown) => {
     await http.close()
+    removeDataDir()
     throw err
   })
   return {
@@ -74,6 +88,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       await qwc.close()
       state.close()
       await http.close()
+      removeDataDir()
     },
   }
 }

@@ -1,14 +1,17 @@
 /** The `panelbridge` command line: argument parsing in-process, and the real program in a child process. */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { tmpdir } from 'node:os'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, parseCli } from '../../src/cli.js'
 import { startSimulator } from '../../src/simulator/index.js'
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
+// tsx's loader inside one node process (not the tsx wrapper, whose child a SIGKILL would orphan).
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
 describe('parseCli', () => {
   it('defaults to the real application ports on 127.0.0.1', () => {
@@ -76,7 +79,10 @@ describe('the panelbridge program', () => {
 
   /** Runs the CLI from an unrelated working directory (nothing may depend on the cwd). */
   function run(args: string[]): ChildProcess {
-    const child = spawn(TSX, [CLI, ...args], { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, ...args], {
+      cwd: tmpdir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     children.push(child)
     return child
   }
@@ -119,6 +125,11 @@ describe('the panelbridge program', () => {
     const text = firstLine(help)
     expect(await exitCode(help)).toBe(EXIT_OK)
     expect(await text).toContain('panelbridge')
+  })
+
+  it('exits 1 when the data folder cannot be made', async () => {
+    const child = run(['sim', '--port', '0', '--ws-port', '0', '--data-dir', join(tmpdir(), 'pb-no-parent', 'data')])
+    expect(await exitCode(child)).toBe(EXIT_FAILURE)
   })
 
   it('exits 1 when the port is taken', async () => {

@@ -2,9 +2,6 @@
  * Test helpers: a simulator on a loopback port (port 0) and plain-fetch calls to it. The client's own
  * tests are elsewhere; these speak HTTP directly so that they test the simulator alone.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 
 /** A reply body read loosely by assertions (JSON of any shape). */
@@ -27,12 +24,8 @@ export interface TestSim {
 }
 
 export async function startTestSim(animationMs = 20): Promise<TestSim> {
-  const sim = await startSimulator({
-    httpPort: 0,
-    wsPort: 0,
-    animationMs,
-    dataDir: mkdtempSync(join(tmpdir(), 'pb-simtest-')),
-  })
+  // No dataDir: the simulator makes a temporary one and removes it on close.
+  const sim = await startSimulator({ httpPort: 0, wsPort: 0, animationMs })
   const raw = async (name: string, params: Record<string, string | number> = {}): Promise<Json> => {
     const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
     const res = await fetch(`${sim.httpUrl}/api/command/${encodeURIComponent(name)}${query ? `?${query}` : ''}`)

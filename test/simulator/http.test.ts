@@ -1,6 +1,10 @@
 /** The HTTP side: GET and POST forms, variables, envelopes, status codes, a server that survives bad input. */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { APP_ERRORS } from '../../src/api/protocol.js'
+import { startSimulator } from '../../src/simulator/index.js'
 import { startTestSim, type TestSim } from './helpers.js'
 
 let t: TestSim
@@ -110,6 +114,14 @@ describe('POST', () => {
   })
 })
 
+it('keeps a data folder it was given', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-given-'))
+  const sim = await startSimulator({ dataDir: dir })
+  await sim.close()
+  expect(existsSync(join(dir, 'Evening News.nbproj'))).toBe(true)
+  rmSync(dir, { recursive: true })
+})
+
 describe('not a command', () => {
   it('other paths are 404, other methods 405, oversized bodies 413', async () => {
     expect((await fetch(`${t.sim.httpUrl}/nothing`)).status).toBe(404)
@@ -124,10 +136,13 @@ describe('not a command', () => {
     expect((await t.ok('getOutputDevice')).device).toBe('NDI')
   })
 
-  it('close() frees the port and stops answering', async () => {
+  it('close() frees the port, stops answering and removes the temporary data folder', async () => {
     const url = t.sim.httpUrl
+    const dir = t.sim.state.dataDir
+    expect(existsSync(join(dir, 'Evening News.nbproj'))).toBe(true)
     await t.close()
     await expect(fetch(`${url}/api/command/getOutputDevice`)).rejects.toThrow()
+    expect(existsSync(dir)).toBe(false)
     t = await startTestSim() // a fresh one for afterEach to close
   })
 })

@@ -114,6 +114,11 @@ describe('projects', () => {
     expect((await t.cmd('loadProject', { file: 'absent.nbproj' })).error).toBe(APP_ERRORS.badRequest)
     writeFileSync(join(dir, 'foreign.nbproj'), '{"hello": 1}')
     expect((await t.cmd('loadProject', { file: 'foreign.nbproj' })).error).toBe(APP_ERRORS.badRequest)
+    // a folder that does not exist is not created (and a path under /proc must not hang the server)
+    expect((await t.cmd('saveProject', { file: join(dir, 'no-such-folder', 'x.nbproj') })).error).toBe(
+      APP_ERRORS.badRequest,
+    )
+    expect((await t.cmd('saveProject', { file: '/proc/pb-nope/x.nbproj' })).error).toBe(APP_ERRORS.badRequest)
     writeFileSync(join(dir, 'broken.zip'), 'PK not really')
     expect((await t.cmd('loadProject', { file: 'broken.zip' })).error).toBe(APP_ERRORS.badRequest)
     expect((await titleNames(t)).length).toBe(5)
