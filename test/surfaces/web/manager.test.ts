@@ -1,0 +1,137 @@
+/**
+ * The web surface wired to a real SurfaceManager, as the daemon will wire it: a real Stream Deck MK.2
+ * (the @elgato-stream-deck/core library over an in-memory HID device) is mirrored read-only with the
+ * very pixels the device was sent, and a WebSurface added to the manager as a static surface is a
+ * surface like any other: its input reaches the manager's input stream.
+ */
+import { DeviceModelId } from '@elgato-stream-deck/core'
+import { createCanvas, loadImage } from '@napi-rs/canvas'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { setLogSink, type LogRecord } from '../../../src/log.js'
+import type { HotplugChange, HotplugSource } from '../../../src/surfaces/hotplug.js'
+import { SurfaceManager } from '../../../src/surfaces/manager.js'
+import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
+import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
+import type { SurfaceEvent } from '../../../src/surfaces/types.js'
+import { KeyImages } from '../../../src/surfaces/web/key-images.js'
+import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
+import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
+import { decodeGen2KeyImages, MemoryStreamDeckTransport, rawImageEncoder, rotate180 } from '../helpers/fake-hid.js'
+import { connect, type Client } from './helpers.js'
+
+class FakeHotplug implements HotplugSource {
+  private listener: ((c: HotplugChange) => void) | undefined
+  start(listener: (c: HotplugChange) => void): Promise<boolean> {
+    this.listener = listener
+    return Promise.resolve(true)
+  }
+  stop(): void {
+    this.listener = undefined
+  }
+  fire(change: HotplugChange): void {
+    this.listener?.(change)
+  }
+}
+
+async function pixelsOfDataUrl(src: string): Promise<Uint8Array> {
+  const image = await loadImage(Buffer.from(src.slice(src.indexOf(',') + 1), 'base64'))
+  const canvas = createCanvas(image.width, image.height)
+  const ctx = canvas.getContext('2d')
+  ctx.drawImage(image, 0, 0)
+  return Uint8Array.from(ctx.getImageData(0, 0, image.width, image.height).data)
+}
+
+const records: LogRecord[] = []
+const previousSink = setLogSink((r) => records.push(r))
+afterAll(() => setLogSink(previousSink))
+
+const renderer = new KeyRenderer()
+const SERIAL = 'CL12K1A00042'
+
+describe('web surface with a real SurfaceManager', () => {
+  let transport: MemoryStreamDeckTransport
+  let hotplug: FakeHotplug
+  let manager: SurfaceManager
+  let desk: WebSurface
+  let server: WebSurfaceServer
+  let client: Client
+  let managerInput: SurfaceEvent[]
+
+  beforeEach(async () => {
+    transport = new MemoryStreamDeckTransport()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', SERIAL)
+    hotplug = new FakeHotplug()
+    manager = new SurfaceManager({
+      drivers: [new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })],
+      hotplug,
+      access: () => Promise.resolve('ok'),
+      rescanDelaysMs: [0],
+    })
+    managerInput = []
+    manager.events.on('input', (e) => managerInput.push(e))
+    await manager.start()
+    desk = new WebSurface({ id: 'desk', rows: 1, columns: 2, images: new KeyImages(renderer) })
+    manager.addSurface(desk)
+    server = new WebSurfaceServer({ surfaces: [desk], registry: manager, images: new KeyImages(renderer) })
+    client = await connect(await server.listen({ port: 0 }))
+    await client.waitFor('surface', (m) => m.surface.id === SERIAL)
+  })
+  afterEach(async () => {
+    await client.close()
+    await server.close()
+    await manager.stop()
+  })
+
+  it('lists the web surface as interactive and the Stream Deck as a read-only mirror', () => {
+    const views = client.messages.flatMap((m) => (m.type === 'surface' ? [m.surface] : []))
+    expect(views.map((v) => [v.id, v.mode, v.model])).toEqual([
+      ['desk', 'interactive', 'Web surface'],
+      [SERIAL, 'mirror', 'Stream Deck MK.2'],
+    ])
+    const deck = views[1]!
+    expect(deck.grid).toEqual({ rows: 3, columns: 5 })
+    expect(deck.controls.find((c) => c.id === 'key:14')).toMatchObject({ image: { width: 72, height: 72 } })
+  })
+
+  it('mirrors a key with the very pixels the Stream Deck was sent', async () => {
+    manager.setFeedback(SERIAL, 'key:3', { color: '#ff8800', text: 'REC' })
+    const mirrored = await client.waitFor('image', (m) => m.surface === SERIAL && m.control === 'key:3')
+    expect(mirrored.label).toBe('REC')
+
+    const hid = transport.lastOpened('/dev/hidraw1')!
+    await expect.poll(() => decodeGen2KeyImages(hid.reports).get(3)?.length ?? 0).toBe(1)
+    const sent = decodeGen2KeyImages(hid.reports).get(3)![0]!
+    expect(sent.width).toBe(72)
+    // The MK.2 panel is mounted rotated; the library sends the key turned by 180°.
+    const browser = await pixelsOfDataUrl(mirrored.src)
+    expect(Buffer.from(rotate180(browser)).equals(Buffer.from(sent.rgba))).toBe(true)
+  })
+
+  it('follows the device: unplugged, the mirror goes; plugged back, it returns with its feedback', async () => {
+    manager.setFeedback(SERIAL, 'key:0', { color: '#00ff00' })
+    await client.waitFor('image', (m) => m.surface === SERIAL && m.control === 'key:0')
+    transport.unplug('/dev/hidraw1')
+    hotplug.fire('detach')
+    await client.waitFor('removed', (m) => m.surface === SERIAL)
+    client.messages.length = 0
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', SERIAL)
+    hotplug.fire('attach')
+    await client.waitFor('surface', (m) => m.surface.id === SERIAL)
+    await client.waitFor('image', (m) => m.surface === SERIAL && m.control === 'key:0')
+  })
+
+  it('gives the manager input from the browser, and shows the manager feedback on the web key', async () => {
+    client.send({ type: 'down', surface: 'desk', control: 'key:1' })
+    client.send({ type: 'up', surface: 'desk', control: 'key:1' })
+    client.send({ type: 'down', surface: SERIAL, control: 'key:1' }) // mirror: ignored
+    await expect.poll(() => managerInput.length).toBe(2)
+    expect(managerInput.map((e) => `${e.surface}/${e.control}:${e.type}`)).toEqual(['desk/key:1:down', 'desk/key:1:up'])
+
+    manager.setFeedback('desk', 'key:0', { color: '#0000ff', text: 'GO' })
+    await client.waitFor('image', (m) => m.surface === 'desk' && m.control === 'key:0' && m.label === 'GO')
+    // The manager's registry also reports the web surface; it is never mirrored as a second copy.
+    const deskViews = client.messages.filter((m) => m.type === 'surface' && m.surface.id === 'desk')
+    expect(deskViews.map((m) => (m.type === 'surface' ? m.surface.mode : ''))).toEqual(['interactive'])
+    expect(records.filter((r) => r.fields?.reason === 'read-only mirror')).toHaveLength(1)
+  })
+})
