@@ -15,17 +15,8 @@ export const FILE_FORMAT = 'panelbridge-simulator'
 /** Name of the project inside a `.zip` package. */
 export const PACKAGE_PROJECT_ENTRY = 'project.json'
 
-/** A title as stored in a file (no play state: a loaded title starts Off). */
-export interface StoredTitle {
-  id: string
-  name: string
-  channel: number
-  position: number
-  inputs: string[]
-  variables: SimVariable[]
-  timelineDuration: number
-  color: string
-}
+/** A title as stored in a file: no play state or selection (a loaded title starts Off, unselected). */
+export type StoredTitle = Omit<SimTitle, 'playState' | 'selected'>
 
 export interface ProjectData {
   videoFormat: VideoFormat
