@@ -149,7 +149,10 @@ export class SimulatorState {
    * Runs one command and builds its reply. Never throws: a failed command answers with `error`,
    * an unknown one with 'unknown command', and a handler bug with an error reply (and a log line).
    */
-  dispatch(command: string, params: RawParams = {}, variables?: unknown): Reply {
+  dispatch(command: string, rawParams: RawParams = {}, variables?: unknown): Reply {
+    // The socket hands over whatever a client sent: anything but an object counts as no parameters.
+    const params: RawParams =
+      rawParams !== null && typeof rawParams === 'object' && !Array.isArray(rawParams) ? rawParams : {}
     const requestId = typeof params.requestId === 'string' ? params.requestId : undefined
     const base: ReplyResult = {
       command,

@@ -227,6 +227,14 @@ describe('dispatch never throws', () => {
     expect(state.dispatch('getOutputDevice', {})).toMatchObject({ result: { device: 'NDI' } })
   })
 
+  it('parameters that are not an object count as none', () => {
+    const state = newState()
+    for (const params of [null, 'text', 42, ['a']]) {
+      const r = state.dispatch('getOutputDevice', params as never)
+      expect(r).toMatchObject({ result: { command: 'getOutputDevice', device: 'NDI' } })
+    }
+  })
+
   it('numbers, booleans and arrays from a JSON transport are read like their GET text', () => {
     const state = newState()
     state.dispatch('replay_arm_inputs', { inputs: ['Camera 1', 'Camera 2'] })
