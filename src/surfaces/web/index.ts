@@ -1,6 +1,17 @@
 /**
  * The web surface: configured `web` surfaces drawn in a browser, and a read-only mirror of every
  * other surface, served over HTTP and a WebSocket (see `server.ts` and `protocol.ts`).
+ *
+ * Wiring in the daemon (one renderer for hardware and web, so both show the same pixels):
+ *
+ * ```ts
+ * const images = new KeyImages(renderer)
+ * const desk = new WebSurface({ id: 'browser', rows: 3, columns: 5, images })
+ * manager.addSurface(desk) // the engine sees it like hardware
+ * const web = new WebSurfaceServer({ surfaces: [desk], registry: manager, images, basePath: '/surfaces' })
+ * http.on('request', (req, res) => web.handleRequest(req, res) || otherRoutes(req, res))
+ * http.on('upgrade', (req, socket, head) => web.handleUpgrade(req, socket, head) || socket.destroy())
+ * ```
  */
 export { KeyImages, type KeyImageRenderer, type KeySize } from './key-images.js'
 export { escapeHtml } from './page.js'

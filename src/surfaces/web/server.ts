@@ -160,6 +160,7 @@ export class WebSurfaceServer {
   /** Shows a configured web surface (interactive). The server does not own it: closing it removes it here. */
   addSurface(surface: WebSurface): void {
     const id = surface.description.id
+    if (this.closed) throw new Error(`web surface server: closed; cannot add "${id}"`)
     if (this.own.has(id)) throw new Error(`web surface server: a surface named "${id}" is already served`)
     if (surface.isClosed) return
     if (this.mirrors.has(id)) this.removeMirror(id)
