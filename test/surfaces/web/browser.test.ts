@@ -63,22 +63,34 @@ const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
 const renderer = new KeyRenderer()
 const images = new KeyImages(renderer)
-let browser: Browser
+let browser: Browser | undefined
+/** Why there is no browser. Kept and thrown by every test (a throw in beforeAll would only skip them). */
+let browserError: Error | undefined
 
 beforeAll(async () => {
+  mkdirSync('test-output', { recursive: true })
   if (!existsSync(CHROMIUM)) {
-    throw new Error(
+    browserError = new Error(
       `Chromium is missing at ${CHROMIUM}: the web surface's browser test needs it. ` +
         'Install the Debian package with "apt-get install -y chromium" (.ci/run does this).',
     )
+    return
   }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-  mkdirSync('test-output', { recursive: true })
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  } catch (err) {
+    browserError = new Error(`Chromium at ${CHROMIUM} did not start: ${(err as Error).message}`)
+  }
 })
 afterAll(async () => {
   await browser?.close()
   setLogSink(previousSink)
 })
+
+function requireBrowser(): Browser {
+  if (!browser) throw browserError ?? new Error('no browser')
+  return browser
+}
 
 describe('web surface in headless Chromium', () => {
   let desk: WebSurface
@@ -109,7 +121,7 @@ describe('web surface in headless Chromium', () => {
 
   /** Opens the page in a fresh context and waits until its WebSocket is live. */
   async function open(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
+    const context = await requireBrowser().newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
     const page = await context.newPage()
     pages.push(page)
     page.on('dialog', (dialog) => {
