@@ -48,20 +48,40 @@ describe('GET /api/command/<name>', () => {
   })
 
   it('plays a title: Running, then Paused once the in-animation is over', async () => {
+    // The order is read from the play notifications, not by polling inside the 30 ms animation
+    // window: on a loaded machine a poll can land after the animation has ended.
+    const seen: string[] = []
     const paused = new Promise<void>((resolve) => {
       t.sim.state.notifications.on('notify', (p) => {
+        if ('play' in p && p.id === SCORE_BUG) seen.push(String(p.play))
         if ('play' in p && p.play === 'Paused') resolve()
       })
     })
     await t.ok('schedule', { action: 'animateIn', title: 'Score Bug' })
-    expect((await t.ok('getPlayStatus', { title: 'Score Bug' })).play).toBe('Running')
     await paused
+    expect(seen).toEqual(['Running', 'Paused'])
     expect((await t.ok('getPlayStatus', { id: SCORE_BUG })).play).toBe('Paused')
     const all = await t.ok('getTitlesPlayStatus')
     expect(all.titles.find((x: { id: string }) => x.id === SCORE_BUG).play).toBe('Paused')
     const inputs = await t.ok('getInputsPlayStatus', { channel: -1 })
     expect(inputs.inputs).toContainEqual({ name: 'Scoreboard', play: 'Paused', titles: 1 })
     expect(inputs.inputs).toContainEqual({ name: 'Newsroom', play: 'Off', titles: 2 })
+  })
+
+  it('reports Running while the in-animation lasts', async () => {
+    const slow = await startSimulator({ httpPort: 0, animationMs: 60_000 })
+    try {
+      const get = async (command: string, params: Record<string, string>) => {
+        const q = new URLSearchParams(params).toString()
+        return (
+          (await (await fetch(`${slow.httpUrl}/api/command/${command}?${q}`)).json()) as { result: { play?: string } }
+        ).result
+      }
+      await get('schedule', { action: 'animateIn', title: 'Score Bug' })
+      expect((await get('getPlayStatus', { title: 'Score Bug' })).play).toBe('Running')
+    } finally {
+      await slow.close()
+    }
   })
 })
 
