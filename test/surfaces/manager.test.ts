@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord, type LogSink } from '../../src/log.js'
 import {
   checkDeviceAccess,
+  usbHotplugSource,
   type AccessCheck,
   type HotplugChange,
   type HotplugSource,
@@ -34,7 +35,7 @@ class FakeHotplug implements HotplugSource {
   }
 }
 
-async function waitFor(cond: () => boolean, what: string, ms = 3000): Promise<void> {
+async function waitFor(cond: () => boolean, what: string, ms = 8000): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
@@ -319,5 +320,20 @@ describe('checkDeviceAccess (real fs.access)', () => {
 
   it('treats non-file paths (macOS IOService paths) as nothing to check', async () => {
     expect(await checkDeviceAccess('IOService:/AppleACPIPlatformExpert/XHC1')).toBe('ok')
+  })
+})
+
+describe('usbHotplugSource (real usb package)', () => {
+  it('either delivers hot-plug events or says it cannot, and stops cleanly', async () => {
+    const source = usbHotplugSource()
+    const live = await source.start(() => undefined)
+    expect(typeof live).toBe('boolean')
+    source.stop()
+    source.stop()
+    // with the listeners gone, the usb module holds no attach/detach listener of ours
+    if (live) {
+      const { usb } = await import('usb')
+      expect(usb.listenerCount('attach')).toBe(0)
+    }
   })
 })
