@@ -146,6 +146,41 @@ describe('Stream Deck input', () => {
     }
   })
 
+  it('Studio: encoder LEDs take the feedback colour; an encoder without LEDs ignores it', async () => {
+    const { surface, hid } = await openModel(DeviceModelId.STUDIO)
+    expect(surface.description.controls.find((c) => c.id === 'encoder:0')?.capabilities).toEqual({ rgb: true })
+    const before = hid.reports.length + hid.features.length
+    surface.setFeedback('encoder:0', { color: '#ff0000' })
+    await surface.drain()
+    expect(surface.stats.writes).toBe(1)
+    expect(hid.reports.length + hid.features.length).toBeGreaterThan(before)
+    const plus = await openModel(DeviceModelId.PLUS)
+    surface.setFeedback('encoder:0', { color: '#ff0000' }) // same colour again: skipped
+    plus.surface.setFeedback('encoder:0', { color: '#ff0000' })
+    await Promise.all([surface.drain(), plus.surface.drain()])
+    expect(surface.stats).toEqual({ writes: 1, skipped: 1 })
+    expect(plus.surface.stats).toEqual({ writes: 0, skipped: 0 })
+  })
+
+  it('detection lists devices without opening them and leaves out the network dock', async () => {
+    const transport = new MemoryStreamDeckTransport()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'MK2')
+    transport.plug(DeviceModelId.NETWORK_DOCK, '/dev/hidraw2', 'DOCK')
+    const driver = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder })
+    expect(await driver.detect()).toEqual([
+      {
+        driver: 'streamdeck',
+        id: 'MK2',
+        model: 'Stream Deck MK.2',
+        vendorId: 0x0fd9,
+        productId: 0x0080,
+        path: '/dev/hidraw1',
+        serial: 'MK2',
+      },
+    ])
+    expect(transport.opened).toHaveLength(0)
+  })
+
   it('a HID error becomes a surface error', async () => {
     const { surface, hid } = await openModel(DeviceModelId.ORIGINALMK2)
     const errors: Error[] = []
