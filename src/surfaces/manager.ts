@@ -43,6 +43,8 @@ export const MANAGER_DEFAULTS = {
   retryMaxMs: 30_000,
   /** A surface that stayed open this long starts its next backoff from the beginning. */
   stableMs: 10_000,
+  /** A driver's detect() or open() that takes longer is a fault: one hung device must not stall the scan. */
+  callTimeoutMs: 10_000,
 } as const
 
 export type SurfaceState = 'open' | 'closed' | 'failed' | 'permission-denied'
@@ -78,7 +80,17 @@ export interface SurfaceManagerOptions {
   retryInitialMs?: number
   retryMaxMs?: number
   stableMs?: number
+  callTimeoutMs?: number
   logger?: Logger
+}
+
+/** A driver call that did not answer in time. */
+export class DriverTimeoutError extends Error {
+  override readonly name = 'DriverTimeoutError'
+  readonly code = 'ETIMEDOUT'
+  constructor(what: string, ms: number) {
+    super(`${what} did not answer within ${ms} ms`)
+  }
 }
 
 interface Entry {
@@ -127,6 +139,7 @@ export class SurfaceManager implements SurfaceRegistry {
       retryInitialMs: opts.retryInitialMs ?? MANAGER_DEFAULTS.retryInitialMs,
       retryMaxMs: opts.retryMaxMs ?? MANAGER_DEFAULTS.retryMaxMs,
       stableMs: opts.stableMs ?? MANAGER_DEFAULTS.stableMs,
+      callTimeoutMs: opts.callTimeoutMs ?? MANAGER_DEFAULTS.callTimeoutMs,
     }
   }
 
@@ -259,7 +272,7 @@ export class SurfaceManager implements SurfaceRegistry {
   private async scanDriver(driver: SurfaceDriver): Promise<void> {
     let found: DetectedDevice[]
     try {
-      found = await driver.detect()
+      found = await this.bounded(`${driver.name}: detect`, driver.detect(), () => undefined)
       this.log.clear(`detect:${driver.name}`)
     } catch (err) {
       this.log.once(`detect:${driver.name}`, 'warn', `${driver.name}: detection failed; will try again`, { error: err })
@@ -319,7 +332,10 @@ export class SurfaceManager implements SurfaceRegistry {
     }
     let surface: Surface
     try {
-      surface = await driver.open(device)
+      surface = await this.bounded(`${driver.name}: open ${device.id}`, driver.open(device), (late) =>
+        // An open that answers after its timeout is closed at once; the retry opens it afresh.
+        this.spawn('late open', () => this.closeQuietly(device.id, late)),
+      )
     } catch (err) {
       this.fault(device.id, driver.name, device.model, err, 'open', 0)
       return
@@ -435,6 +451,29 @@ export class SurfaceManager implements SurfaceRegistry {
 
   private status(s: SurfaceStatus): void {
     this.events.emit('status', s)
+  }
+
+  /** Races a driver call against `callTimeoutMs`; a result that arrives too late goes to `late`. */
+  private bounded<T>(what: string, call: Promise<T>, late: (value: T) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let done = false
+      const timer = setTimeout(() => {
+        done = true
+        reject(new DriverTimeoutError(what, this.o.callTimeoutMs))
+      }, this.o.callTimeoutMs)
+      call.then(
+        (value) => {
+          clearTimeout(timer)
+          if (done) late(value)
+          else resolve(value)
+        },
+        (err: unknown) => {
+          clearTimeout(timer)
+          if (done) this.log.debug(`${what} failed after its timeout`, { error: err })
+          else reject(err instanceof Error ? err : new Error(String(err)))
+        },
+      )
+    })
   }
 
   /** Runs a background task; a throw is logged, never unhandled. */

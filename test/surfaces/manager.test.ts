@@ -225,6 +225,49 @@ describe('SurfaceManager', () => {
     expect(logs.filter((l) => l.message.startsWith('broken: detection failed'))).toHaveLength(1)
   })
 
+  it('a driver call that hangs times out as a fault and does not stall the other drivers', async () => {
+    const transport = new MemoryStreamDeckTransport()
+    const deckDriver = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/slow', 'SLOW')
+    const hung: SurfaceDriver = {
+      name: 'hung',
+      detect: () => Promise.resolve([{ driver: 'hung', id: 'H1', model: 'Hung' }]),
+      open: () => new Promise(() => undefined),
+    }
+    // answers, but only after its timeout: the late surface must be closed, not leaked
+    const slow: SurfaceDriver = {
+      name: 'slow',
+      detect: () => deckDriver.detect(),
+      open: async (d) => {
+        await new Promise((r) => setTimeout(r, 150))
+        return deckDriver.open(d)
+      },
+    }
+    const other = new MemoryStreamDeckTransport()
+    other.plug(DeviceModelId.XL, '/dev/fine', 'FINE')
+    const fine = new StreamDeckDriver({ transport: other, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+    const hotplug = new FakeHotplug()
+    const manager = new SurfaceManager({
+      drivers: [hung, slow, fine],
+      hotplug,
+      access: () => Promise.resolve('ok'),
+      callTimeoutMs: 50,
+      retryInitialMs: 5000,
+    })
+    managers.push(manager)
+    const status: SurfaceStatus[] = []
+    manager.events.on('status', (st) => status.push(st))
+    await manager.start()
+    expect(manager.isOpen('FINE')).toBe(true)
+    expect(manager.isOpen('SLOW')).toBe(false)
+    expect(status.find((st) => st.id === 'H1')).toMatchObject({
+      state: 'failed',
+      message: 'hung: open H1 did not answer within 50 ms',
+    })
+    expect(status.find((st) => st.id === 'SLOW')).toMatchObject({ state: 'failed' })
+    await waitFor(() => transport.lastOpened('/dev/slow')?.closed === true, 'the late surface to be closed')
+  })
+
   it('says once which udev rule file to install when a device node is not accessible', async () => {
     let answer: 'denied' | 'ok' = 'denied'
     const checked: string[] = []
