@@ -82,6 +82,23 @@ describe('KeyRenderer', () => {
     expect(small.y1 - small.y0).toBeLessThan(short.y1 - short.y0)
   })
 
+  it('breaks lines at \\n', () => {
+    const one = inkBox(renderer.render({ text: 'A B' }, { width: 72, height: 72 }), [0, 0, 0])!
+    const two = inkBox(renderer.render({ text: 'A\nB' }, { width: 72, height: 72 }), [0, 0, 0])!
+    expect(two.y1 - two.y0).toBeGreaterThan(1.8 * (one.y1 - one.y0))
+    expect(two.x1 - two.x0).toBeLessThan(one.x1 - one.x0)
+  })
+
+  it('cuts text that cannot fit even at the smallest size and stays inside the key', () => {
+    const text = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ')
+    const key = renderer.render({ text }, { width: 24, height: 24 })
+    const box = inkBox(key, [0, 0, 0])!
+    expect(box.x0).toBeGreaterThanOrEqual(0)
+    expect(box.x1).toBeLessThanOrEqual(23)
+    expect(box.y0).toBeGreaterThanOrEqual(1)
+    expect(box.y1).toBeLessThanOrEqual(22)
+  })
+
   it('defaults the text colour to black on light backgrounds and white on dark ones', () => {
     const light = renderer.render({ color: '#ffffff', text: 'X' }, { width: 72, height: 72 })
     const dark = renderer.render({ color: '#000000', text: 'X' }, { width: 72, height: 72 })
