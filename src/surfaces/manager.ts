@@ -120,7 +120,7 @@ export class SurfaceManager implements SurfaceRegistry {
   private readonly feedback = new Map<string, Map<ControlId, Feedback>>()
   private readonly brightness = new Map<string, number>()
   private readonly denied = new Set<string>()
-  private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly retryTimers = new Map<string, NodeJS.Timeout>()
   private hotplugTimers: NodeJS.Timeout[] = []
   private poll: NodeJS.Timeout | undefined
   private scanning: Promise<void> | undefined
@@ -245,8 +245,8 @@ export class SurfaceManager implements SurfaceRegistry {
   private async doStop(): Promise<void> {
     if (this.poll) clearInterval(this.poll)
     this.poll = undefined
-    for (const t of [...this.timers, ...this.hotplugTimers]) clearTimeout(t)
-    this.timers.clear()
+    for (const t of [...this.retryTimers.values(), ...this.hotplugTimers]) clearTimeout(t)
+    this.retryTimers.clear()
     this.hotplugTimers = []
     this.hotplug.stop()
     if (this.scanning) await this.scanning
@@ -417,11 +417,19 @@ export class SurfaceManager implements SurfaceRegistry {
       message: err instanceof Error ? err.message : String(err),
       retryInMs: delay,
     })
+    // One retry timer per device: a stale timer from an earlier fault must not cut this backoff short.
+    const previous = this.retryTimers.get(id)
+    if (previous) clearTimeout(previous)
     const t = setTimeout(() => {
-      this.timers.delete(t)
+      this.retryTimers.delete(id)
+      // Why mark it due: libuv measures timers from the loop's cached clock, so a timer can fire a little
+      // before `until` as performance.now() sees it; the scan would then skip the device and, with no
+      // further hot-plug event, never retry it.
+      const b = this.backoff.get(id)
+      if (b) b.until = 0
       this.spawn('retry', () => this.rescan())
     }, delay)
-    this.timers.add(t)
+    this.retryTimers.set(id, t)
   }
 
   private async detach(id: string): Promise<void> {
