@@ -362,6 +362,32 @@ describe('checkDeviceAccess (real fs.access)', () => {
     expect(await checkDeviceAccess(node)).toBe(isRoot ? 'ok' : 'denied')
   })
 
+  it('drives the manager: a missing node is not opened, a mode-000 node is refused with the rule files (as non-root)', async () => {
+    const transport = new MemoryStreamDeckTransport()
+    const missing = join(dir, 'hidraw-missing')
+    const locked = join(dir, 'hidraw-locked')
+    await writeFile(locked, '')
+    await chmod(locked, 0o000)
+    transport.plug(DeviceModelId.ORIGINALMK2, missing, 'MISSING')
+    transport.plug(DeviceModelId.ORIGINALMK2, locked, 'LOCKED')
+    const driver = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+    const manager = new SurfaceManager({ drivers: [driver], hotplug: new FakeHotplug(), access: checkDeviceAccess })
+    managers.push(manager)
+    await manager.start()
+    expect(manager.isOpen('MISSING')).toBe(false)
+    const warned = logs.filter((l) => l.message.startsWith('no permission'))
+    if (typeof process.getuid === 'function' && process.getuid() === 0) {
+      // root may open anything: access(2) says ok, so the device opens and nothing is reported
+      expect(manager.isOpen('LOCKED')).toBe(true)
+      expect(warned).toHaveLength(0)
+    } else {
+      expect(manager.isOpen('LOCKED')).toBe(false)
+      expect(warned.map((l) => l.fields?.surface)).toEqual(['LOCKED'])
+      expect(warned[0]!.message).toContain('systemd/60-panelbridge.rules')
+    }
+    expect(transport.opened.map((d) => d.info.path)).not.toContain(missing)
+  })
+
   it('treats non-file paths (macOS IOService paths) as nothing to check', async () => {
     expect(await checkDeviceAccess('IOService:/AppleACPIPlatformExpert/XHC1')).toBe('ok')
   })
