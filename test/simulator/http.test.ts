@@ -53,7 +53,7 @@ describe('GET /api/command/<name>', () => {
     const seen: string[] = []
     const paused = new Promise<void>((resolve) => {
       t.sim.state.notifications.on('notify', (p) => {
-        if ('play' in p && p.id === SCORE_BUG) seen.push(String(p.play))
+        if ('play' in p && 'id' in p && p.id === SCORE_BUG) seen.push(String(p.play))
         if ('play' in p && p.play === 'Paused') resolve()
       })
     })
