@@ -1,7 +1,9 @@
 /**
  * `npm run bench client`: the command client (undici keep-alive Pool) against a baseline that opens a
- * new connection per command (`http.get` with `agent: false`), both against the in-process simulator,
- * in the same run.
+ * new connection per command (`http.get` with `agent: false`), both against the simulator, in the same run.
+ * The simulator runs as its own process (`panelbridge sim`), as the real application does, so its request
+ * handling and garbage collection do not land in the client's event loop and blur both modes' tails.
+ * `npm run bench client -- --in-process` runs it in-process instead, for comparison.
  *
  * - Throughput: commands run back to back (one in flight, as a panel sends them), commands per second
  *   and per-call p50/p99 latency.
@@ -18,6 +20,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CommandClient } from '../src/api/client.js'
 import { startSimulator } from '../src/simulator/index.js'
+import { startSimulatorProcess } from './sim-process.js'
 
 const ROUNDS = 7
 const WARMUP = 1000
@@ -153,7 +156,9 @@ export default async function (): Promise<void> {
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')
-  const sim = await startSimulator({ httpPort: 0, host: '127.0.0.1' })
+  const inProcess = process.argv.includes('--in-process')
+  const sim = inProcess ? await startSimulator({ httpPort: 0, host: '127.0.0.1' }) : await startSimulatorProcess()
+  console.log(`simulator: ${inProcess ? 'in-process' : 'separate process'} at ${sim.httpUrl}`)
   const client = new CommandClient({ baseUrl: sim.httpUrl })
   try {
     const modes: Record<Mode, Send> = {

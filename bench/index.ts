@@ -13,7 +13,7 @@ export interface BenchModule {
 }
 
 const here = dirname(fileURLToPath(import.meta.url))
-const wanted = process.argv.slice(2)
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w)))
