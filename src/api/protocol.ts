@@ -83,6 +83,21 @@ export const KNOWN_EVENT_TYPES = ['play', 'data', 'control', 'play-data'] as con
 /** The default sender's events as the real application lists them (protocol notes 2.2). */
 export const DEFAULT_SENDER_EVENTS = 'play,control,data,play-data'
 
+/** QWebChannel message types (Qt's qwebchannel.js `QWebChannelMessageTypes`; protocol notes 1.3). */
+export const QWC_MESSAGE = {
+  signal: 1,
+  propertyUpdate: 2,
+  init: 3,
+  idle: 4,
+  debug: 5,
+  invokeMethod: 6,
+  connectToSignal: 7,
+  disconnectFromSignal: 8,
+  setProperty: 9,
+  response: 10,
+} as const
+export type QwcMessageType = (typeof QWC_MESSAGE)[keyof typeof QWC_MESSAGE]
+
 /** QWebChannel: the one object every client uses, and its notification signal (protocol notes 1.3, 2.1). */
 export const QWC_SCHEDULER_OBJECT = 'scheduler'
 export const QWC_NOTIFY_SIGNAL = 'onNotify'

@@ -13,21 +13,9 @@
 import { EventEmitter } from 'eventemitter3'
 import WebSocket from 'ws'
 import { createLogger, type Logger } from '../log.js'
+import { QWC_MESSAGE } from './protocol.js'
 
-/** QWebChannel message types (Qt's qwebchannel.js `QWebChannelMessageTypes`). */
-export const QWC_MESSAGE = {
-  signal: 1,
-  propertyUpdate: 2,
-  init: 3,
-  idle: 4,
-  debug: 5,
-  invokeMethod: 6,
-  connectToSignal: 7,
-  disconnectFromSignal: 8,
-  setProperty: 9,
-  response: 10,
-} as const
-export type QwcMessageType = (typeof QWC_MESSAGE)[keyof typeof QWC_MESSAGE]
+export { QWC_MESSAGE, type QwcMessageType } from './protocol.js'
 
 /** Default time a method call may take before it is rejected with `TIMEOUT`. */
 export const QWC_DEFAULT_CALL_TIMEOUT_MS = 5000

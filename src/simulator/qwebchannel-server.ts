@@ -15,21 +15,16 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import WebSocket, { WebSocketServer } from 'ws'
-import { DEFAULT_LISTEN_HOST, DEFAULT_WS_PORT, QWC_NOTIFY_SIGNAL, QWC_SCHEDULER_OBJECT } from '../api/protocol.js'
+import {
+  DEFAULT_LISTEN_HOST,
+  DEFAULT_WS_PORT,
+  QWC_MESSAGE,
+  QWC_NOTIFY_SIGNAL,
+  QWC_SCHEDULER_OBJECT,
+} from '../api/protocol.js'
 import { createLogger, type Logger } from '../log.js'
 
-const MSG = {
-  signal: 1,
-  propertyUpdate: 2,
-  init: 3,
-  idle: 4,
-  debug: 5,
-  invokeMethod: 6,
-  connectToSignal: 7,
-  disconnectFromSignal: 8,
-  setProperty: 9,
-  response: 10,
-} as const
+const MSG = QWC_MESSAGE
 
 export type QwcMethodHandler = (...args: unknown[]) => unknown
 export interface QwcPublishedObject {
