@@ -12,10 +12,8 @@
 export const DEFAULT_HTTP_PORT = 9022
 /** Default QWebChannel WebSocket port of the real application (protocol notes 1.2). */
 export const DEFAULT_WS_PORT = 9023
-/** panelbridge's own listener (web surface, status, remote API). Never 9022–9025 (decisions: Ports). */
-export const DEFAULT_PANELBRIDGE_PORT = 8088
-/** Network listeners bind here unless the config says otherwise. */
-export const DEFAULT_LISTEN_HOST = '127.0.0.1'
+/** panelbridge's own listener settings live with panelbridge, not with the application's protocol. */
+export { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 
 /** Title play states seen in the real application (protocol notes 2.4; decisions: Title play state). */
 export const PLAY_STATES = ['Off', 'Running', 'Paused'] as const

@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP, type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
+import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../../defaults.js'
 import { createLogger } from '../../log.js'
 import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
 import { KeyImages } from './key-images.js'
@@ -30,13 +31,9 @@ import {
 } from './protocol.js'
 import type { WebSurface } from './web-surface.js'
 
-/**
- * panelbridge's own port (shared/spec/decisions.md, "Ports"). The same value as
- * `DEFAULT_PANELBRIDGE_PORT` in `src/api/protocol.ts`, defined again here on purpose: `src/surfaces`
- * never imports `src/api`. The daemon passes its configured port in; this is only the default.
- */
-export const DEFAULT_WEB_PORT = 8088
-export const DEFAULT_WEB_HOST = '127.0.0.1'
+/** Where the web surface listens when it runs its own server (panelbridge's one listener). */
+export const DEFAULT_WEB_PORT = DEFAULT_PANELBRIDGE_PORT
+export const DEFAULT_WEB_HOST = DEFAULT_LISTEN_HOST
 /** A browser that answers no ping for this long is dropped (and its held keys released). */
 export const HEARTBEAT_MS = 30_000
 /** How long `close()` waits for browsers to acknowledge the close frame before cutting them off. */
