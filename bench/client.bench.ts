@@ -192,7 +192,7 @@ export default async function (): Promise<void> {
     const c = row('client')
     const b = row('baseline')
     const lines = [
-      `command ${COMMAND} against the in-process simulator; medians of ${ROUNDS} rounds`,
+      `command ${COMMAND} against the simulator; medians of ${ROUNDS} rounds`,
       `(${BURST} back-to-back commands per round and mode in interleaved batches of ${BATCH}, commands/s = median batch rate;`,
       ` paced: ${PACED_RATE}/s in ${PACED_WINDOWS} interleaved windows of ${PACED_WINDOW_SECONDS} s per round and mode)`,
       '',

@@ -14,6 +14,8 @@ const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 export async function startSimulatorProcess(): Promise<SimulatorProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sim', '--port', '0', '--ws-port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    // Warnings and errors still reach the terminal; routine lines would interleave with the tables.
+    env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'warn' },
   })
   const lines = createInterface({ input: child.stdout })
   const httpUrl = await new Promise<string>((resolve, reject) => {
