@@ -3,6 +3,7 @@
  * The `panelbridge` command line.
  *
  *   panelbridge sim [--port 9022] [--ws-port 9023] [--host 127.0.0.1] [--data-dir DIR] [--animation-ms N]
+ *   panelbridge surfaces [--port 8088] [--host 127.0.0.1] [--no-hardware]
  *
  * Exit codes: 0 done (or stopped by SIGINT/SIGTERM), 1 could not run (e.g. the port is taken),
  * 2 bad command line.
@@ -11,8 +12,10 @@ import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { DEFAULT_HTTP_PORT, DEFAULT_LISTEN_HOST, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from './api/protocol.js'
+import { DEFAULT_PANELBRIDGE_PORT } from './defaults.js'
 import { createLogger } from './log.js'
 import { startSimulator, type SimulatorHandle } from './simulator/index.js'
+import { startSurfaceCheck } from './surface-check.js'
 
 export const EXIT_OK = 0
 export const EXIT_FAILURE = 1
@@ -25,8 +28,10 @@ const log = createLogger('cli')
 export const HELP = `panelbridge — bridges hardware control panels to a live-graphics application
 
 Usage:
-  panelbridge sim [options]     run the application simulator (HTTP command interface and QWebChannel WebSocket)
-  panelbridge --help            show this help
+  panelbridge sim [options]       run the application simulator (HTTP command interface and QWebChannel WebSocket)
+  panelbridge surfaces [options]  check the control surfaces: list devices, print their input, echo it on the keys,
+                                  and show them all on the web page
+  panelbridge --help              show this help
 
 Options of sim:
   --port N            HTTP port (default ${DEFAULT_HTTP_PORT}; 0 picks a free port)
@@ -36,8 +41,14 @@ Options of sim:
                       (default: a new temporary folder, removed on exit)
   --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
 
+Options of surfaces:
+  --port N            web page port (default ${DEFAULT_PANELBRIDGE_PORT}; 0 picks a free port)
+  --host ADDR         listen address of the web page (default ${DEFAULT_LISTEN_HOST})
+  --no-hardware       only the web surface; do not open USB devices
+
 Examples:
   panelbridge sim
+  panelbridge surfaces
   panelbridge sim --port 0 --data-dir ./sim-data
   curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
 
@@ -47,6 +58,7 @@ Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
 export type CliCommand =
   | { kind: 'help' }
   | { kind: 'sim'; httpPort: number; wsPort: number; host: string; dataDir?: string; animationMs: number }
+  | { kind: 'surfaces'; port: number; host: string; hardware: boolean }
   | { kind: 'error'; message: string }
 
 function port(raw: string | undefined, fallback: number, name: string): number | string {
@@ -70,6 +82,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
         host: { type: 'string' },
         'data-dir': { type: 'string' },
         'animation-ms': { type: 'string' },
+        'no-hardware': { type: 'boolean' },
       },
     })
   } catch (err) {
@@ -79,8 +92,22 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (values.help) return { kind: 'help' }
   const [command, ...rest] = positionals
   if (command === undefined) return { kind: 'error', message: 'no command given' }
-  if (command !== 'sim') return { kind: 'error', message: `unknown command '${command}'` }
+  if (command !== 'sim' && command !== 'surfaces') return { kind: 'error', message: `unknown command '${command}'` }
   if (rest.length > 0) return { kind: 'error', message: `unexpected argument '${rest[0]}'` }
+  const host = values.host ?? DEFAULT_LISTEN_HOST
+  if (host.trim() === '') return { kind: 'error', message: '--host must not be empty' }
+  const onlyFor = (option: string, owner: string): CliCommand => ({
+    kind: 'error',
+    message: `${option} is an option of '${owner}', not of '${command}'`,
+  })
+  if (command === 'surfaces') {
+    for (const option of ['ws-port', 'data-dir', 'animation-ms'] as const)
+      if (values[option] !== undefined) return onlyFor(`--${option}`, 'sim')
+    const webPort = port(values.port, DEFAULT_PANELBRIDGE_PORT, '--port')
+    if (typeof webPort === 'string') return { kind: 'error', message: webPort }
+    return { kind: 'surfaces', port: webPort, host, hardware: values['no-hardware'] !== true }
+  }
+  if (values['no-hardware'] !== undefined) return onlyFor('--no-hardware', 'surfaces')
   const httpPort = port(values.port, DEFAULT_HTTP_PORT, '--port')
   if (typeof httpPort === 'string') return { kind: 'error', message: httpPort }
   const wsPort = port(values['ws-port'], DEFAULT_WS_PORT, '--ws-port')
@@ -88,8 +115,6 @@ export function parseCli(argv: readonly string[]): CliCommand {
   const animation = values['animation-ms'] ?? String(SIM_DEFAULT_ANIMATION_MS)
   if (!/^\d+$/.test(animation))
     return { kind: 'error', message: `--animation-ms must be a whole number, got '${animation}'` }
-  const host = values.host ?? DEFAULT_LISTEN_HOST
-  if (host.trim() === '') return { kind: 'error', message: '--host must not be empty' }
   return {
     kind: 'sim',
     httpPort,
@@ -121,6 +146,26 @@ async function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<
   process.stdout.write(`panelbridge simulator listening on ${sim.httpUrl}\n`)
   process.stdout.write(`QWebChannel WebSocket on ${sim.wsUrl}\n`)
   process.stdout.write(`data folder: ${sim.state.dataDir}\n`)
+  return untilStopped(() => sim.close())
+}
+
+/** Starts the surface check and resolves with the exit code once SIGINT or SIGTERM has stopped it. */
+async function runSurfaceCheck(cmd: Extract<CliCommand, { kind: 'surfaces' }>): Promise<number> {
+  let check
+  try {
+    check = await startSurfaceCheck({ host: cmd.host, port: cmd.port, hardware: cmd.hardware })
+  } catch (err) {
+    process.stderr.write(
+      `panelbridge: cannot start the surface check: ${err instanceof Error ? err.message : String(err)}\n`,
+    )
+    return EXIT_FAILURE
+  }
+  process.stdout.write(`web surface on ${check.url}\n`)
+  return untilStopped(() => check.close())
+}
+
+/** Waits for SIGINT or SIGTERM, then stops (within STOP_TIMEOUT_MS) and resolves with the exit code. */
+function untilStopped(close: () => Promise<void>): Promise<number> {
   return new Promise<number>((resolve) => {
     let stopping = false
     const stop = (signal: NodeJS.Signals): void => {
@@ -132,7 +177,7 @@ async function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<
         resolve(EXIT_FAILURE)
       }, STOP_TIMEOUT_MS)
       timer.unref()
-      sim.close().then(
+      close().then(
         () => {
           clearTimeout(timer)
           resolve(EXIT_OK)
@@ -160,6 +205,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT_USAGE
     case 'sim':
       return runSimulator(cmd)
+    case 'surfaces':
+      return runSurfaceCheck(cmd)
   }
 }
 

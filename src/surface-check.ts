@@ -1,0 +1,164 @@
+/**
+ * `panelbridge surfaces`: the surface layer on its own, for setting up a box before any mapping exists.
+ *
+ * It runs the real SurfaceManager with every hardware driver and one web surface, prints each
+ * device's state (open, failed, or permission denied with the udev rule file to install) and every
+ * input event, and echoes input as feedback: a key lights while held, an encoder or jog shows its
+ * running count. So an operator sees at once that a device is found, readable and writable, and the
+ * web page (which mirrors every device) shows the same from a browser.
+ *
+ * Nothing here talks to the application: that is the daemon's job, with the binding engine.
+ */
+import { createLogger } from './log.js'
+import type { HotplugSource } from './surfaces/hotplug.js'
+import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from './surfaces/manager.js'
+import { KeyRenderer } from './surfaces/render/key-renderer.js'
+import { StreamDeckDriver } from './surfaces/streamdeck/driver.js'
+import type { ControlDescriptor, Feedback, SurfaceDescription, SurfaceEvent } from './surfaces/types.js'
+import { KeyImages } from './surfaces/web/key-images.js'
+import { WebSurfaceServer } from './surfaces/web/server.js'
+import { WebSurface } from './surfaces/web/web-surface.js'
+
+/** The web surface this command shows: a Stream Deck XL-sized grid, two encoders and a jog wheel. */
+export const CHECK_WEB_SURFACE = { id: 'web', rows: 4, columns: 8, encoders: 2, jog: true } as const
+
+/** Echo colours: idle, held, and the one shown while a rotary control counts. */
+const IDLE: Feedback = { color: '#202830', textColor: '#c8d0d8' }
+const HELD: Feedback = { color: '#1e8e3e', textColor: '#ffffff' }
+
+const NO_HOTPLUG: HotplugSource = { start: () => Promise.resolve(false), stop: () => undefined }
+
+export interface SurfaceCheckOptions {
+  host: string
+  /** Web page port; 0 picks a free one. */
+  port: number
+  /** Open hardware (Stream Deck). False: only the web surface. */
+  hardware: boolean
+  /** Test seams: the manager's drivers, hot-plug source and permission check. */
+  manager?: Pick<SurfaceManagerOptions, 'drivers' | 'hotplug' | 'access' | 'rescanDelaysMs'>
+  /** Where the report lines go (default stdout). */
+  out?: (line: string) => void
+}
+
+export interface SurfaceCheckHandle {
+  /** The web page's URL. */
+  url: string
+  manager: SurfaceManager
+  close(): Promise<void>
+}
+
+/** One line per status change, e.g. `streamdeck CL12K1A00042 (Stream Deck MK.2): open`. */
+export function formatStatus(s: SurfaceStatus): string {
+  const model = s.model !== undefined ? ` (${s.model})` : ''
+  const retry = s.retryInMs !== undefined ? `; retrying in ${Math.round(s.retryInMs / 100) / 10} s` : ''
+  return `${s.driver} ${s.id}${model}: ${s.state}${s.message !== undefined ? ` — ${s.message}` : ''}${retry}`
+}
+
+/** One line per input event, e.g. `web key:3 down`, `A1 encoder:0 rotate -2`. */
+export function formatInput(e: SurfaceEvent): string {
+  const detail =
+    e.type === 'rotate'
+      ? ` ${e.delta > 0 ? '+' : ''}${e.delta}`
+      : e.type === 'value'
+        ? ` ${e.value.toFixed(3)}${e.raw !== undefined ? ` (raw ${e.raw})` : ''}`
+        : ''
+  return `${e.surface} ${e.control} ${e.type}${detail}`
+}
+
+/** The label a control shows while idle: its id without the kind for keys (`key:5` → `5`). */
+function idleLabel(control: ControlDescriptor): string {
+  return control.kind === 'key' ? control.id.slice('key:'.length) : control.id
+}
+
+function echoesOn(control: ControlDescriptor): boolean {
+  return (
+    control.capabilities.image !== undefined || control.capabilities.rgb === true || control.capabilities.led === true
+  )
+}
+
+export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<SurfaceCheckHandle> {
+  const out = opts.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
+  const log = createLogger('surfaces/check')
+  const renderer = new KeyRenderer()
+  const drivers = opts.manager?.drivers ?? (opts.hardware ? [new StreamDeckDriver({ renderer })] : [])
+  // Without hardware drivers there is nothing to rescan on hot-plug: do not load libusb at all.
+  const hotplug = opts.manager?.hotplug ?? (drivers.length === 0 ? NO_HOTPLUG : undefined)
+  const manager = new SurfaceManager({ ...opts.manager, drivers, ...(hotplug ? { hotplug } : {}) })
+  /** Running count per rotary control, so the echo shows where a wheel has got to. */
+  const counts = new Map<string, number>()
+  const descriptions = new Map<string, SurfaceDescription>()
+
+  const show = (surfaceId: string, control: ControlDescriptor, base: Feedback, text: string): void => {
+    if (!echoesOn(control)) return
+    manager.setFeedback(surfaceId, control.id, { ...base, text, led: base === HELD ? 'on' : 'off' })
+  }
+
+  manager.events.on('status', (s) => out(formatStatus(s)))
+  manager.events.on('added', (d) => {
+    descriptions.set(d.id, d)
+    for (const control of d.controls) show(d.id, control, IDLE, idleLabel(control))
+  })
+  manager.events.on('removed', (id) => {
+    descriptions.delete(id)
+    for (const key of [...counts.keys()]) if (key.startsWith(`${id}\u0000`)) counts.delete(key)
+  })
+  manager.events.on('input', (e) => {
+    out(formatInput(e))
+    const control = descriptions.get(e.surface)?.controls.find((c) => c.id === e.control)
+    if (!control) return
+    const key = `${e.surface}\u0000${e.control}`
+    switch (e.type) {
+      case 'down':
+        show(e.surface, control, HELD, `${idleLabel(control)}\ndown`)
+        break
+      case 'up':
+        show(
+          e.surface,
+          control,
+          IDLE,
+          counts.has(key) ? `${idleLabel(control)}\n${counts.get(key)}` : idleLabel(control),
+        )
+        break
+      case 'rotate': {
+        const count = (counts.get(key) ?? 0) + e.delta
+        counts.set(key, count)
+        show(e.surface, control, IDLE, `${idleLabel(control)}\n${count}`)
+        break
+      }
+      case 'value':
+        show(e.surface, control, IDLE, `${idleLabel(control)}\n${e.raw ?? e.value.toFixed(2)}`)
+        break
+    }
+  })
+
+  const images = new KeyImages(renderer)
+  const web = new WebSurface({ ...CHECK_WEB_SURFACE, images })
+  const server = new WebSurfaceServer({ registry: manager, images })
+  let url: string
+  try {
+    await manager.start()
+    manager.addSurface(web)
+    server.addSurface(web)
+    url = await server.listen({ host: opts.host, port: opts.port })
+  } catch (err) {
+    await Promise.allSettled([server.close(), manager.stop()])
+    throw err
+  }
+  if (drivers.length === 0) out('no hardware drivers: only the web surface')
+  else if (manager.list().every((d) => d.driver === 'web'))
+    out('no devices found yet; plug one in: it is picked up when it appears')
+  log.info('surface check running', { url })
+
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    manager,
+    close() {
+      closing ??= (async () => {
+        await server.close()
+        await manager.stop()
+      })()
+      return closing
+    },
+  }
+}
