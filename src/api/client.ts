@@ -30,6 +30,7 @@ import {
   TimeoutError,
   type CommandErrorCode,
 } from './errors.js'
+import { isRecord } from '../wire.js'
 
 /** Default time-out of one command, in ms (issue 2). */
 export const DEFAULT_TIMEOUT_MS = 2000
@@ -456,7 +457,7 @@ function checkParam(name: string, key: string, p: ParamSpec, value: unknown, req
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw bad('must be an array of strings')
       return value
     case 'object':
-      if (!isPlainObject(value)) throw bad('must be an object')
+      if (!isRecord(value)) throw bad('must be an object')
       return value
   }
 }
@@ -483,10 +484,6 @@ function postValue(p: ParamSpec, value: unknown): unknown {
 // ---------------------------------------------------------------------------------------------------
 // Replies
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
 /**
  * Parses the envelope `{result: {command, reply, success, ...fields, error?}}` (decisions.md: Replies)
  * and converts the catalogue's reply fields.
@@ -498,14 +495,14 @@ function parseEnvelope(
   requestId: string,
 ): { reply: Record<string, unknown>; raw: Record<string, unknown> } {
   const bad = (why: string): CommandError => new CommandError('BAD_ENVELOPE', name, why, { requestId })
-  if (!isPlainObject(json)) throw bad('reply is not a JSON object')
+  if (!isRecord(json)) throw bad('reply is not a JSON object')
   const result = json.result
   if (result === undefined) {
     // Why: the contract shows loadProject, saveProject and subscribe answering a bare `{}`.
     if (spec.emptyReplyAllowed && Object.keys(json).length === 0) return { reply: {}, raw: {} }
     throw bad('reply has no result object')
   }
-  if (!isPlainObject(result)) throw bad('result is not an object')
+  if (!isRecord(result)) throw bad('result is not an object')
 
   // A missing echo is fine (bare replies cannot carry one); a different one means the reply is not ours.
   const echoed = result.requestId
@@ -555,7 +552,7 @@ function convertField(value: unknown, fs: FieldSpec, path: string, bad: Bad): un
     }
     case 'object':
       if (fs.fields === undefined) {
-        if (!isPlainObject(value)) throw bad(`field ${path} is not an object`)
+        if (!isRecord(value)) throw bad(`field ${path} is not an object`)
         return value
       }
       return convertShape(value, fs.fields, path, bad)
@@ -572,7 +569,7 @@ function convertField(value: unknown, fs: FieldSpec, path: string, bad: Bad): un
 
 /** Converts the known fields of an object and keeps the others as they are. */
 function convertShape(value: unknown, shape: Shape, path: string, bad: Bad): Record<string, unknown> {
-  if (!isPlainObject(value)) throw bad(`field ${path} is not an object`)
+  if (!isRecord(value)) throw bad(`field ${path} is not an object`)
   const out: Record<string, unknown> = { ...value }
   for (const [key, fs] of Object.entries(shape)) {
     const v = convertField(value[key], fs, `${path}.${key}`, bad)

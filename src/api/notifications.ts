@@ -25,6 +25,7 @@ import {
   type PlayState,
 } from './protocol.js'
 import { QWebChannelClient, QWebChannelError } from './qwebchannel.js'
+import { isRecord } from '../wire.js'
 
 /** Reconnect back-off: first retry after this long, doubling per failed attempt... */
 export const LINK_BACKOFF_INITIAL_MS = 250
@@ -102,10 +103,6 @@ export interface NotificationLinkEvents {
   resynchronised: [info: { titles: number }]
 }
 
-type Json = Record<string, unknown>
-function isRecord(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 function text(v: unknown): string {
   if (typeof v === 'string') return v
   if (v === undefined || v === null) return ''

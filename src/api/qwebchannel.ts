@@ -14,6 +14,7 @@ import { EventEmitter } from 'eventemitter3'
 import WebSocket from 'ws'
 import { createLogger, type Logger } from '../log.js'
 import { QWC_MESSAGE } from './protocol.js'
+import { frameBytes, isRecord } from '../wire.js'
 
 export { QWC_MESSAGE, type QwcMessageType } from './protocol.js'
 
@@ -80,10 +81,6 @@ interface PendingCall {
 }
 
 type Json = Record<string, unknown>
-
-function isRecord(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 /**
  * Results often arrive as JSON text (protocol notes 1.3): text that looks like JSON is parsed, other
@@ -290,7 +287,7 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
 
   private onFrame(raw: WebSocket.RawData): void {
     this.lastActivity = Date.now()
-    const text = Array.isArray(raw) ? Buffer.concat(raw).toString() : Buffer.from(raw as ArrayBuffer).toString()
+    const text = frameBytes(raw).toString()
     let msg: unknown
     try {
       msg = JSON.parse(text)

@@ -30,6 +30,7 @@ import {
   type ServerMessage,
 } from './protocol.js'
 import type { WebSurface } from './web-surface.js'
+import { frameBytes } from '../../wire.js'
 
 /** Where the web surface listens when it runs its own server (panelbridge's one listener). */
 export const DEFAULT_WEB_PORT = DEFAULT_PANELBRIDGE_PORT
@@ -61,12 +62,6 @@ export interface ListenOptions {
 }
 
 const log = createLogger('surfaces/web')
-
-function rawText(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data
-  if (Array.isArray(data)) return Buffer.concat(data)
-  return Buffer.from(data)
-}
 
 /** One browser. */
 class Connection {
@@ -422,7 +417,7 @@ export class WebSurfaceServer {
   }
 
   private onMessage(conn: Connection, data: RawData, isBinary: boolean): void {
-    const parsed = parseClientMessage(rawText(data), isBinary)
+    const parsed = parseClientMessage(frameBytes(data), isBinary)
     if (!parsed.ok) {
       this.logOnce(conn, `malformed:${parsed.reason}`, 'ignored a malformed message from a browser', {
         reason: parsed.reason,
