@@ -8,8 +8,9 @@ import { basename, dirname, extname, isAbsolute, join } from 'node:path'
 import { APP_ERRORS, FILE_EXTENSIONS, PLAY_STATES } from '../api/protocol.js'
 import type { VideoFormat } from './seed.js'
 import { CommandError, type SimTitle, type SimVariable } from './types.js'
+import { isRecord } from '../wire.js'
 import { readZipEntry, writeZip } from './zip.js'
-import { THUMBNAIL_JPEG_BASE64 } from './png.js'
+import { THUMBNAIL_JPEG } from './png.js'
 
 export const FILE_FORMAT = 'panelbridge-simulator'
 /** Name of the project inside a `.zip` package. */
@@ -95,14 +96,10 @@ function readJson(path: string): unknown {
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return !!v && typeof v === 'object' && !Array.isArray(v)
-}
-
 const VARIABLE_TYPES = new Set(['text', 'image', 'color', 'visible'])
 
 function checkTitle(v: unknown): StoredTitle {
-  if (!isObject(v)) throw new CommandError(APP_ERRORS.badRequest)
+  if (!isRecord(v)) throw new CommandError(APP_ERRORS.badRequest)
   const ok =
     typeof v.id === 'string' &&
     typeof v.name === 'string' &&
@@ -111,7 +108,7 @@ function checkTitle(v: unknown): StoredTitle {
     Array.isArray(v.variables) &&
     v.variables.every(
       (x) =>
-        isObject(x) &&
+        isRecord(x) &&
         typeof x.name === 'string' &&
         typeof x.value === 'string' &&
         VARIABLE_TYPES.has(x.type as string),
@@ -131,7 +128,7 @@ function checkTitle(v: unknown): StoredTitle {
 
 function readKind(path: string, kind: Kind): Record<string, unknown> {
   const data = readJson(path)
-  if (!isObject(data) || data.format !== FILE_FORMAT || data.kind !== kind)
+  if (!isRecord(data) || data.format !== FILE_FORMAT || data.kind !== kind)
     throw new CommandError(APP_ERRORS.badRequest)
   return data
 }
@@ -159,12 +156,11 @@ export function readLayerListFile(path: string): StoredTitle[] {
 export function writeProjectFile(path: string, project: ProjectData): void {
   const json = JSON.stringify({ format: FILE_FORMAT, kind: 'project', version: 1, ...project }, null, 2)
   if (extname(path).toLowerCase() === FILE_EXTENSIONS.package) {
-    const thumbnail = Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64')
     write(
       path,
       writeZip([
         { name: PACKAGE_PROJECT_ENTRY, data: Buffer.from(json) },
-        { name: 'thumbnail.jpg', data: thumbnail },
+        { name: 'thumbnail.jpg', data: THUMBNAIL_JPEG },
       ]),
     )
   } else {
@@ -175,7 +171,7 @@ export function writeProjectFile(path: string, project: ProjectData): void {
 export function readProjectFile(path: string): ProjectData {
   const data = readKind(path, 'project')
   const vf = data.videoFormat
-  if (!Array.isArray(data.titles) || !isObject(vf)) throw new CommandError(APP_ERRORS.badRequest)
+  if (!Array.isArray(data.titles) || !isRecord(vf)) throw new CommandError(APP_ERRORS.badRequest)
   const videoFormat: VideoFormat = {
     width: Number(vf.width),
     height: Number(vf.height),
@@ -200,5 +196,5 @@ export function writeThumbnail(dataDir: string, projectPath: string): void {
   } catch {
     throw new CommandError(APP_ERRORS.badRequest)
   }
-  write(path, Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64'))
+  write(path, THUMBNAIL_JPEG)
 }

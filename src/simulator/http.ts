@@ -13,9 +13,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { APP_ERRORS } from '../api/protocol.js'
 import { createLogger } from '../log.js'
+import { isRecord } from '../wire.js'
 import type { RawParams } from './params.js'
 import type { SimulatorState } from './state.js'
-import type { Reply } from './types.js'
+import { envelope, type Reply } from './types.js'
 
 const log = createLogger('simulator/http')
 
@@ -62,7 +63,7 @@ function parseBody(text: string): Record<string, unknown> | undefined {
   if (text.trim() === '') return {}
   try {
     const value = JSON.parse(text) as unknown
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+    return isRecord(value) ? value : undefined
   } catch {
     return undefined // the caller answers 'bad request'
   }
@@ -75,19 +76,11 @@ function queryParams(url: URL): RawParams {
 }
 
 function objectOr(value: unknown): RawParams {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as RawParams) : {}
+  return isRecord(value) ? value : {}
 }
 
 function badRequest(command: string, requestId?: unknown): Reply {
-  return {
-    result: {
-      command,
-      reply: command,
-      success: true,
-      ...(typeof requestId === 'string' ? { requestId } : {}),
-      error: APP_ERRORS.badRequest,
-    },
-  }
+  return { result: { ...envelope(command, requestId), error: APP_ERRORS.badRequest } }
 }
 
 /** Handles `POST /api`: a command, or a scheduleAction-shaped body. */

@@ -116,7 +116,8 @@ export function readVariables(raw: unknown): Map<string, string> {
   return out
 }
 
-function toText(value: unknown): string {
+/** A value as text: strings as they are, numbers and flags with `String`, anything else as JSON. */
+export function toText(value: unknown): string {
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return JSON.stringify(value) ?? ''

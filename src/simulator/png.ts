@@ -3,9 +3,17 @@
  * fixed JPEG for project thumbnails.
  */
 import { crc32, deflateSync } from 'node:zlib'
+import { APP_ERRORS } from '../api/protocol.js'
+import { CommandError } from './types.js'
 
 /** Largest icon side the simulator draws, pixels (bigger requests are refused as 'invalid params'). */
 export const MAX_ICON_SIDE = 1920
+
+/** An icon side as asked for: from 1 to MAX_ICON_SIDE, else 'invalid params'. */
+export function iconSide(n: number): number {
+  if (n < 1 || n > MAX_ICON_SIDE) throw new CommandError(APP_ERRORS.invalidParams)
+  return n
+}
 
 function chunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8)
@@ -41,6 +49,7 @@ export function solidPng(width: number, height: number, color: string): Buffer {
   ])
 }
 
-/** A 16×9 JPEG used as every project's thumbnail (base64). */
+/** A 16×9 JPEG used as every project's thumbnail (base64, as replies carry it; decoded below for files). */
 export const THUMBNAIL_JPEG_BASE64 =
   '/9j/4AAQSkZJRgABAQAAAQABAAD/4gHYSUNDX1BST0ZJTEUAAQEAAAHIAAAAAAQwAABtbnRyUkdCIFhZWiAH4AABAAEAAAAAAABhY3NwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAA9tYAAQAAAADTLQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAlkZXNjAAAA8AAAACRyWFlaAAABFAAAABRnWFlaAAABKAAAABRiWFlaAAABPAAAABR3dHB0AAABUAAAABRyVFJDAAABZAAAAChnVFJDAAABZAAAAChiVFJDAAABZAAAAChjcHJ0AAABjAAAADxtbHVjAAAAAAAAAAEAAAAMZW5VUwAAAAgAAAAcAHMAUgBHAEJYWVogAAAAAAAAb6IAADj1AAADkFhZWiAAAAAAAABimQAAt4UAABjaWFlaIAAAAAAAACSgAAAPhAAAts9YWVogAAAAAAAA9tYAAQAAAADTLXBhcmEAAAAAAAQAAAACZmYAAPKnAAANWQAAE9AAAApbAAAAAAAAAABtbHVjAAAAAAAAAAEAAAAMZW5VUwAAACAAAAAcAEcAbwBvAGcAbABlACAASQBuAGMALgAgADIAMAAxADb/2wBDAA0JCgsKCA0LCgsODg0PEyAVExISEyccHhcgLikxMC4pLSwzOko+MzZGNywtQFdBRkxOUlNSMj5aYVpQYEpRUk//2wBDAQ4ODhMREyYVFSZPNS01T09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT0//wAARCAAJABADASIAAhEBAxEB/8QAFgABAQEAAAAAAAAAAAAAAAAAAAQG/8QAGBAAAgMAAAAAAAAAAAAAAAAAAAITUaH/xAAVAQEBAAAAAAAAAAAAAAAAAAAABf/EACARAAACCwAAAAAAAAAAAAAAAAABAgMEFBVRUoGh0fD/2gAMAwEAAhEDEQA/AM9G9aI3rSgB/WSLri3AmepLGh//2Q=='
+export const THUMBNAIL_JPEG: Buffer = Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64')

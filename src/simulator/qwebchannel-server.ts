@@ -23,6 +23,8 @@ import {
   QWC_SCHEDULER_OBJECT,
 } from '../api/protocol.js'
 import { createLogger, type Logger } from '../log.js'
+import { frameBytes, isRecord } from '../wire.js'
+import { toText } from './params.js'
 
 const MSG = QWC_MESSAGE
 
@@ -61,9 +63,6 @@ interface ClientState {
 }
 
 type Json = Record<string, unknown>
-function isRecord(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 export class QWebChannelServer {
   private http: Server | undefined
@@ -89,9 +88,6 @@ export class QWebChannelServer {
     this.random = options.random ?? Math.random
   }
 
-  get listening(): boolean {
-    return this.http?.listening ?? false
-  }
   get url(): string {
     return `ws://${this.host}:${this.port}`
   }
@@ -105,7 +101,6 @@ export class QWebChannelServer {
   layout(object: string): QwcObjectLayout | undefined {
     return this.layouts.get(object)
   }
-
   /** Listens; with port 0 the chosen port is kept for later restarts. Resolves with the URL. */
   async start(): Promise<string> {
     if (this.http) return this.url
@@ -243,7 +238,7 @@ export class QWebChannelServer {
   }
 
   private onMessage(client: ClientState, raw: WebSocket.RawData): void {
-    const text = Array.isArray(raw) ? Buffer.concat(raw).toString() : Buffer.from(raw as ArrayBuffer).toString()
+    const text = frameBytes(raw).toString()
     let msg: unknown
     try {
       msg = JSON.parse(text)
@@ -385,8 +380,8 @@ function sameOrder(layout: QwcObjectLayout, members: { name: string; kind: strin
 export interface SchedulerBackend {
   /** Runs a command as HTTP would; returns the same reply object (`{result: {...}}`). */
   dispatch(command: string, params: Record<string, string>, variables?: Record<string, string>): unknown
-  /** The WebSocket's scheduleAction; when absent it is run as a `schedule` command. */
-  scheduleAction?(action: string, inputName: string, titleId: string, variables: unknown): unknown
+  /** The WebSocket's scheduleAction(action, inputName, titleId, variables). */
+  scheduleAction(action: string, inputName: string, titleId: string, variables: unknown): unknown
   /** Emits `notify` once per notification, already filtered by subscriptions. */
   readonly notifications: {
     on(event: 'notify', fn: (payload: unknown) => void): unknown
@@ -415,19 +410,24 @@ function text(v: unknown): string {
   return ''
 }
 
+/** A JSON object's values as text (strings as they are, anything else as JSON); `null`s are left out. */
 function toStringRecord(v: unknown): Record<string, string> {
   const out: Record<string, string> = {}
   if (!isRecord(v)) return out
-  for (const [k, val] of Object.entries(v)) {
-    if (val === undefined || val === null) continue
-    out[k] =
-      typeof val === 'string'
-        ? val
-        : typeof val === 'number' || typeof val === 'boolean'
-          ? String(val)
-          : (JSON.stringify(val) ?? '')
-  }
+  for (const [k, val] of Object.entries(v)) if (val !== undefined && val !== null) out[k] = toText(val)
   return out
+}
+
+/** Variables as the backend takes them: none rather than an empty object. */
+function variablesOrNone(v: unknown): Record<string, string> | undefined {
+  const vars = toStringRecord(v)
+  return Object.keys(vars).length > 0 ? vars : undefined
+}
+
+/** Results go out as JSON text, as the application sends them (protocol notes 1.3). */
+async function replyText(reply: unknown): Promise<string> {
+  const value = await Promise.resolve(reply)
+  return typeof value === 'string' ? value : JSON.stringify(value ?? {})
 }
 
 /** The `scheduler` object: `scheduleCommand`, `scheduleAction`, `notifyClientConnected`, `onNotify`. */
@@ -435,36 +435,16 @@ export function createScheduler(
   backend: SchedulerBackend,
   announcements: ClientAnnouncement[] = [],
 ): QwcPublishedObject {
-  const dispatch = async (command: string, params: Record<string, string>, vars: Record<string, string>) => {
-    const reply = await Promise.resolve(
-      Object.keys(vars).length > 0 ? backend.dispatch(command, params, vars) : backend.dispatch(command, params),
-    )
-    // Results go out as JSON text, as the application sends them (protocol notes 1.3).
-    return typeof reply === 'string' ? reply : JSON.stringify(reply ?? {})
-  }
   return {
     signals: [QWC_NOTIFY_SIGNAL],
     methods: {
-      scheduleCommand: (command: unknown, params: unknown, variables: unknown) =>
-        dispatch(text(command), toStringRecord(params), toStringRecord(variables)),
-      scheduleAction: async (action: unknown, inputName: unknown, titleId: unknown, variables: unknown) => {
-        if (backend.scheduleAction) {
-          const vars = toStringRecord(variables)
-          const reply = await Promise.resolve(
-            backend.scheduleAction(
-              text(action),
-              text(inputName),
-              text(titleId),
-              Object.keys(vars).length > 0 ? vars : undefined,
-            ),
-          )
-          return typeof reply === 'string' ? reply : JSON.stringify(reply ?? {})
-        }
-        const params: Record<string, string> = { action: text(action) }
-        if (typeof inputName === 'string' && inputName !== '') params.input = inputName
-        if (typeof titleId === 'string' && titleId !== '') params.id = titleId
-        return await dispatch('schedule', params, toStringRecord(variables))
+      scheduleCommand: (command: unknown, params: unknown, variables: unknown) => {
+        const vars = variablesOrNone(variables)
+        const p = toStringRecord(params)
+        return replyText(vars ? backend.dispatch(text(command), p, vars) : backend.dispatch(text(command), p))
       },
+      scheduleAction: (action: unknown, inputName: unknown, titleId: unknown, variables: unknown) =>
+        replyText(backend.scheduleAction(text(action), text(inputName), text(titleId), variablesOrNone(variables))),
       notifyClientConnected: (appId: unknown, version: unknown) => {
         announcements.push({ appId: text(appId), version: text(version) })
         return JSON.stringify(SIM_CLIENT_INFO)
@@ -477,8 +457,6 @@ export interface QWebChannelSimulatorOptions {
   backend: SchedulerBackend
   port?: number
   host?: string
-  shuffle?: boolean
-  logger?: Logger
 }
 
 export interface QWebChannelSimulator {
@@ -496,8 +474,6 @@ export async function startQWebChannelSimulator(opts: QWebChannelSimulatorOption
     objects: { [QWC_SCHEDULER_OBJECT]: createScheduler(opts.backend, announcements) },
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.host !== undefined ? { host: opts.host } : {}),
-    ...(opts.shuffle !== undefined ? { shuffle: opts.shuffle } : {}),
-    ...(opts.logger ? { logger: opts.logger } : {}),
   })
   // Each notification is sent once to every connected client (decisions: Notifications).
   const onNotify = (payload: unknown): void => {

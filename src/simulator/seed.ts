@@ -2,6 +2,7 @@
  * The simulator's starting data: believable titles, video inputs, output devices and video format.
  * Title ids are fixed so that demos and example configurations can name them.
  */
+import { titleFromStore } from './files.js'
 import type { SimTitle, SimVariable } from './types.js'
 
 export interface SimVideoIn {
@@ -106,15 +107,7 @@ export const SEED_MATCH_DAY_TITLES: readonly TitleSeed[] = [
 
 /** Builds fresh title records for channel 0 from seeds (deep copies: the seeds are never mutated). */
 export function titlesFromSeeds(seeds: readonly TitleSeed[], channel = 0): SimTitle[] {
-  return seeds.map((s, position) => ({
-    ...s,
-    inputs: [...s.inputs],
-    variables: s.variables.map((x) => ({ ...x })),
-    channel,
-    position,
-    playState: 'Off',
-    selected: false,
-  }))
+  return seeds.map((s, position) => titleFromStore({ ...s, channel, position }))
 }
 
 export const SEED_VIDEO_INS: readonly SimVideoIn[] = [

@@ -8,14 +8,14 @@ import { EventEmitter } from 'eventemitter3'
 import {
   APP_ERRORS,
   DEFAULT_SENDER_EVENTS,
-  SCHEDULE_ACTIONS,
   SIM_DEFAULT_ANIMATION_MS,
   type PlayState,
   type ScheduleAction,
 } from '../api/protocol.js'
 import { createLogger } from '../log.js'
+import { isRecord } from '../wire.js'
 import { HANDLERS } from './handlers/index.js'
-import { Params, readVariables, type RawParams } from './params.js'
+import { Params, type RawParams } from './params.js'
 import { ReplayModel } from './replay.js'
 import {
   DEFAULT_OUTPUT_DEVICE,
@@ -26,7 +26,7 @@ import {
   type SimVideoIn,
   type VideoFormat,
 } from './seed.js'
-import { BARE_REPLY, CommandError, type HandlerResult, type Reply, type ReplyResult, type SimTitle } from './types.js'
+import { BARE_REPLY, CommandError, envelope, type HandlerResult, type Reply, type SimTitle } from './types.js'
 
 const log = createLogger('simulator')
 
@@ -151,15 +151,8 @@ export class SimulatorState {
    */
   dispatch(command: string, rawParams: RawParams = {}, variables?: unknown): Reply {
     // The socket hands over whatever a client sent: anything but an object counts as no parameters.
-    const params: RawParams =
-      rawParams !== null && typeof rawParams === 'object' && !Array.isArray(rawParams) ? rawParams : {}
-    const requestId = typeof params.requestId === 'string' ? params.requestId : undefined
-    const base: ReplyResult = {
-      command,
-      reply: command,
-      success: true,
-      ...(requestId !== undefined ? { requestId } : {}),
-    }
+    const params: RawParams = isRecord(rawParams) ? rawParams : {}
+    const base = envelope(command, params.requestId)
     const handler = Object.hasOwn(HANDLERS, command) ? HANDLERS[command] : undefined
     if (!handler) return { result: { ...base, error: APP_ERRORS.unknownCommand } }
     try {
@@ -232,7 +225,7 @@ export class SimulatorState {
   /** A braced UUID for a new title: `wanted` if valid and unused, a fresh one if absent. */
   newTitleId(wanted: string): string {
     if (wanted.trim() === '') return `{${randomUUID()}}`
-    const bare = wanted.trim().replace(/^\{/, '').replace(/\}$/, '').toLowerCase()
+    const bare = normaliseId(wanted)
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(bare) || this.titleById(bare)) {
       throw new CommandError(APP_ERRORS.invalidParams)
     }
@@ -281,10 +274,9 @@ export class SimulatorState {
     this.channelTitles(channel).forEach((t, i) => (t.position = i))
   }
 
-  /** Replaces every title (project load/close); announces removals and additions. */
-  replaceTitles(titles: SimTitle[]): void {
-    for (const t of [...this.titles]) this.removeTitle(t)
-    for (const t of titles) this.insertTitle(t, t.position)
+  /** Removes each of `titles` (a list of the state's own may be passed: it is copied first). */
+  removeTitles(titles: readonly SimTitle[]): void {
+    for (const t of [...titles]) this.removeTitle(t)
   }
 
   // ----- play state and variables (decisions: Title play state) -------------------------------
@@ -325,24 +317,14 @@ export class SimulatorState {
     this.setVariables(title, variables)
     switch (action) {
       case 'animateIn':
-        this.cancelTimer(title.id)
-        this.setPlayState(title, 'Running')
-        this.after(title, () => this.setPlayState(title, 'Paused'))
-        return
+        return this.play(title, 'Running', 'Paused')
       case 'cutin':
-        this.cancelTimer(title.id)
-        this.setPlayState(title, 'Paused')
-        return
+        return this.play(title, 'Paused')
       case 'animateOut':
         if (title.playState === 'Off') return
-        this.cancelTimer(title.id)
-        this.setPlayState(title, 'Running')
-        this.after(title, () => this.setPlayState(title, 'Off'))
-        return
+        return this.play(title, 'Running', 'Off')
       case 'cutout':
-        this.cancelTimer(title.id)
-        this.setPlayState(title, 'Off')
-        return
+        return this.play(title, 'Off')
       case 'automatic':
         this.applyAction(title, title.playState === 'Off' ? 'animateIn' : 'animateOut', new Map())
         return
@@ -360,23 +342,11 @@ export class SimulatorState {
     }
   }
 
-  parseAction(raw: string): ScheduleAction {
-    const action = SCHEDULE_ACTIONS.find((a) => a.toLowerCase() === raw.trim().toLowerCase())
-    if (!action) throw new CommandError(APP_ERRORS.invalidParams)
-    return action
-  }
-
-  /**
-   * The title variables of a schedule: the POST body's `variables` (or the WS argument), else a
-   * `variables` parameter as JSON text, plus — for a GET — every query parameter not in `exclude`.
-   */
-  scheduleVariables(p: Params, exclude: ReadonlySet<string>): Map<string, string> {
-    const values = readVariables(p.variables ?? p.raw.variables)
-    // A GET carries variables as extra query parameters (protocol notes 4.1).
-    for (const [k, v] of Object.entries(p.raw)) {
-      if (!exclude.has(k) && !values.has(k) && typeof v === 'string') values.set(k, v)
-    }
-    return values
+  /** Sets `now` at once (dropping a pending change) and, when given, `then` after animationMs. */
+  private play(title: SimTitle, now: PlayState, then?: PlayState): void {
+    this.cancelTimer(title.id)
+    this.setPlayState(title, now)
+    if (then) this.after(title, () => this.setPlayState(title, then))
   }
 
   private after(title: SimTitle, fn: () => void): void {

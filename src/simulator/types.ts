@@ -42,6 +42,11 @@ export interface ReplyResult {
 /** Either the envelope, or the bare `{}` that loadProject, saveProject and subscribe answer with. */
 export type Reply = { result: ReplyResult } | Record<string, never>
 
+/** The reply envelope's fixed part: `reply` repeats the command, and `requestId` is echoed when it is text. */
+export function envelope(command: string, requestId: unknown): ReplyResult {
+  return { command, reply: command, success: true, ...(typeof requestId === 'string' ? { requestId } : {}) }
+}
+
 /** A failure a handler reports; the text becomes `result.error`. */
 export class CommandError extends Error {
   override readonly name = 'CommandError'

@@ -3,6 +3,7 @@
  * rules 1–5).
  */
 import { APP_ERRORS } from '../../api/protocol.js'
+import { flagText } from '../params.js'
 import type { Handler, Sender, SimulatorState } from '../state.js'
 import { BARE_REPLY, CommandError } from '../types.js'
 
@@ -20,7 +21,7 @@ function describe(s: Sender): Record<string, string> {
     id: s.ids.join(','),
     input: s.inputs.join(','),
     events: s.events.join(','),
-    is_default: s.isDefault ? '1' : '0',
+    is_default: flagText(s.isDefault),
   }
 }
 

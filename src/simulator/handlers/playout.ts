@@ -2,9 +2,9 @@
  * Playing titles and reading their state, from the protocol notes (4.1, 4.2): schedule,
  * getTitleControlInfo, readTitle, getPlayStatus, getTitlesPlayStatus, getInputsPlayStatus.
  */
-import { APP_ERRORS, type PlayState } from '../../api/protocol.js'
-import type { Params } from '../params.js'
-import { MAX_ICON_SIDE, solidPng } from '../png.js'
+import { APP_ERRORS, SCHEDULE_ACTIONS, type PlayState, type ScheduleAction } from '../../api/protocol.js'
+import { flagText, readVariables, type Params } from '../params.js'
+import { iconSide, solidPng } from '../png.js'
 import type { Handler, SimulatorState } from '../state.js'
 import { CommandError, type SimTitle } from '../types.js'
 
@@ -23,6 +23,25 @@ const SCHEDULE_PARAMS = new Set([
   'variables',
 ])
 
+function parseAction(raw: string): ScheduleAction {
+  const action = SCHEDULE_ACTIONS.find((a) => a.toLowerCase() === raw.trim().toLowerCase())
+  if (!action) throw new CommandError(APP_ERRORS.invalidParams)
+  return action
+}
+
+/**
+ * The title variables of a schedule: the POST body's `variables` (or the WS argument), else a
+ * `variables` parameter as JSON text, plus — for a GET — every query parameter that is not one of
+ * SCHEDULE_PARAMS (protocol notes 4.1).
+ */
+function scheduleVariables(p: Params): Map<string, string> {
+  const values = readVariables(p.variables ?? p.raw.variables)
+  for (const [k, v] of Object.entries(p.raw)) {
+    if (!SCHEDULE_PARAMS.has(k) && !values.has(k) && typeof v === 'string') values.set(k, v)
+  }
+  return values
+}
+
 /** Default size of the icons in getTitleControlInfo, pixels. */
 const ICON_WIDTH = 96
 const ICON_HEIGHT = 54
@@ -33,20 +52,19 @@ function titlesOnChannel(state: SimulatorState, p: Params): SimTitle[] {
   return state.orderedTitles().filter((t) => channel < 0 || t.channel === channel)
 }
 
+/** Titles of `channel` that use `input` (absent or empty: any input), in list order. */
+function titlesOnChannelAndInput(state: SimulatorState, p: Params): SimTitle[] {
+  const input = p.str('input').trim()
+  return titlesOnChannel(state, p).filter((t) => input === '' || t.inputs.includes(input))
+}
+
 /**
  * The titles a schedule addresses: `id`, else `title` (name or id), else every title of `channel`
  * (-1 or absent: all) and of `input` when given — "empty string = all" (protocol notes 4.1).
  */
 function scheduleTargets(state: SimulatorState, p: Params): SimTitle[] {
   if (p.has('id') || p.has('title')) return [state.findTitle(p)]
-  const input = p.str('input').trim()
-  return titlesOnChannel(state, p).filter((t) => input === '' || t.inputs.includes(input))
-}
-
-function iconSize(p: Params, name: string, fallback: number): number {
-  const n = p.int(name, fallback)!
-  if (n < 1 || n > MAX_ICON_SIDE) throw new CommandError(APP_ERRORS.invalidParams)
-  return n
+  return titlesOnChannelAndInput(state, p)
 }
 
 /** The most "on air" state among titles: Running over Paused over Off. */
@@ -58,8 +76,8 @@ function combinedState(titles: SimTitle[]): PlayState {
 
 export const playoutHandlers: Record<string, Handler> = {
   schedule(state, p) {
-    const action = state.parseAction(p.required('action'))
-    const variables = state.scheduleVariables(p, SCHEDULE_PARAMS)
+    const action = parseAction(p.required('action'))
+    const variables = scheduleVariables(p)
     for (const t of scheduleTargets(state, p)) state.applyAction(t, action, variables)
   },
 
@@ -69,8 +87,8 @@ export const playoutHandlers: Record<string, Handler> = {
    */
   getTitleControlInfo(state, p) {
     const withIcon = !p.has('icon') || p.flag('icon')
-    const width = iconSize(p, 'width', ICON_WIDTH)
-    const height = iconSize(p, 'height', ICON_HEIGHT)
+    const width = iconSide(p.int('width', ICON_WIDTH)!)
+    const height = iconSide(p.int('height', ICON_HEIGHT)!)
     const titles = state
       .orderedTitles()
       .reverse()
@@ -86,8 +104,7 @@ export const playoutHandlers: Record<string, Handler> = {
 
   /** Title records in the JSON form of the XML readTitle reply (protocol notes 4.2). */
   readTitle(state, p) {
-    const input = p.str('input').trim()
-    let titles = titlesOnChannel(state, p).filter((t) => input === '' || t.inputs.includes(input))
+    let titles = titlesOnChannelAndInput(state, p)
     if (p.has('title')) {
       const t = state.findTitle(p)
       titles = titles.filter((x) => x === t)
@@ -101,8 +118,8 @@ export const playoutHandlers: Record<string, Handler> = {
         ready: '1',
         input: t.inputs.join(','),
         function: 'title',
-        inputActive: t.inputs.length > 0 ? '1' : '0',
-        selected: t.selected ? '1' : '0',
+        inputActive: flagText(t.inputs.length > 0),
+        selected: flagText(t.selected),
         running: { playState: t.playState, time: '0' },
         variables: t.variables.map((v) => ({
           name: v.name,

@@ -134,8 +134,7 @@ export const projectHandlers: Record<string, Handler> = {
   },
 
   clearPlaylist(state, p) {
-    const channel = p.channel()
-    for (const t of state.channelTitles(channel)) state.removeTitle(t)
+    state.removeTitles(state.channelTitles(p.channel()))
   },
 
   /** closeProject=1 confirms (else 'bad request': nothing happens); saveProject=1 saves first. */
@@ -143,7 +142,7 @@ export const projectHandlers: Record<string, Handler> = {
     if (!p.flag('closeProject')) throw new CommandError(APP_ERRORS.badRequest)
     const filePath = state.project.filePath
     if (p.flag('saveProject')) saveProjectTo(state, filePath || join(state.dataDir, UNTITLED_PROJECT))
-    state.replaceTitles([])
+    state.removeTitles(state.titles)
     state.project = { filePath: '', edited: false, cached: false, videoSource: '' }
     return { filePath }
   },
@@ -166,17 +165,17 @@ export const projectHandlers: Record<string, Handler> = {
     const path = resolveFile(state.dataDir, p.str('file'), [FILE_EXTENSIONS.layerList])
     const channel = p.channel()
     const stored = readLayerListFile(path)
-    for (const t of state.channelTitles(channel)) state.removeTitle(t)
+    state.removeTitles(state.channelTitles(channel))
     adoptTitles(state, stored, channel).forEach((t, i) => state.insertTitle(t, i))
   },
 
   loadProject(state, p) {
     const path = resolveFile(state.dataDir, p.str('file'), PROJECT_EXTENSIONS)
     const data = readProjectFile(path)
-    state.replaceTitles([])
-    state.replaceTitles(
-      adoptTitles(state, data.titles).sort((a, b) => a.channel - b.channel || a.position - b.position),
-    )
+    // Emptied first, so that the file's title ids are free to keep.
+    state.removeTitles(state.titles)
+    const titles = adoptTitles(state, data.titles).sort((a, b) => a.channel - b.channel || a.position - b.position)
+    for (const t of titles) state.insertTitle(t, t.position)
     state.videoFormat = data.videoFormat
     state.project = {
       filePath: path,

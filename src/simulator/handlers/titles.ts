@@ -3,7 +3,7 @@
  * delete, inputs, designer, timeline duration.
  */
 import { APP_ERRORS, FILE_EXTENSIONS } from '../../api/protocol.js'
-import { readTitleFile, resolveFile, titleFromStore, writeTitleFile } from '../files.js'
+import { readTitleFile, resolveFile, storeTitle, titleFromStore, writeTitleFile } from '../files.js'
 import type { Params } from '../params.js'
 import type { Handler, SimulatorState } from '../state.js'
 import { CommandError, type SimTitle } from '../types.js'
@@ -66,19 +66,9 @@ export const titleHandlers: Record<string, Handler> = {
 
   duplicateTitle(state, p) {
     const source = state.findTitle(p)
-    const copy = placeNew(
-      state,
-      p,
-      {
-        inputs: [...source.inputs],
-        variables: source.variables.map((v) => ({ ...v })),
-        playState: 'Off',
-        selected: false,
-        timelineDuration: source.timelineDuration,
-        color: source.color,
-      },
-      { name: `${source.name} copy`, channel: source.channel },
-    )
+    // A copy is what saving and loading the source would give: every stored field, deep, and Off.
+    const { id: _id, name, channel, position: _position, ...body } = titleFromStore(storeTitle(source))
+    const copy = placeNew(state, p, body, { name: `${name} copy`, channel })
     return { id: copy.id, title: formEncodedEcho(copy.name) }
   },
 

@@ -3,7 +3,7 @@
  */
 import { APP_ERRORS } from '../../api/protocol.js'
 import { flagText, type Params } from '../params.js'
-import { MAX_ICON_SIDE, solidPng } from '../png.js'
+import { iconSide, solidPng } from '../png.js'
 import type { SimVideoIn } from '../seed.js'
 import type { Handler, SimulatorState } from '../state.js'
 import { CommandError } from '../types.js'
@@ -59,11 +59,8 @@ export const videoHandlers: Record<string, Handler> = {
   /** A PNG of the device's picture at width×height, base64 in `image` (shape assumed, decisions.md). */
   getVideoInIcon(state, p) {
     if (!p.has('width') || !p.has('height') || !p.has('video')) throw new CommandError(APP_ERRORS.videoInIconMissing)
-    const width = p.int('width')!
-    const height = p.int('height')!
-    if (width < 1 || height < 1 || width > MAX_ICON_SIDE || height > MAX_ICON_SIDE) {
-      throw new CommandError(APP_ERRORS.invalidParams)
-    }
+    const width = iconSide(p.int('width')!)
+    const height = iconSide(p.int('height')!)
     const d = device(state, p, 'video')
     return { image: solidPng(width, height, d.color).toString('base64') }
   },
