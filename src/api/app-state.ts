@@ -106,9 +106,6 @@ export class AppState extends EventEmitter<AppStateEvents> {
   titles(): TitleState[] {
     return [...this.titleMap.values()]
   }
-  hasTitle(id: string): boolean {
-    return this.titleMap.has(id)
-  }
 
   /** Sets a title's play state. Returns false when the title is unknown (the caller may resynchronise). */
   setTitlePlay(id: string, play: PlayState): boolean {
@@ -125,11 +122,11 @@ export class AppState extends EventEmitter<AppStateEvents> {
   setTitleVariables(id: string, variables: Readonly<Record<string, string>>): boolean {
     const t = this.titleMap.get(id)
     if (!t) return false
+    let changed: Record<string, string> | undefined
     for (const [name, value] of Object.entries(variables)) {
       if (t.variables[name] === value) continue
       t.variables[name] = value
-      const p = this.pending(id)
-      ;(p.variables ??= {})[name] = value
+      ;(changed ??= this.pending(id).variables ??= {})[name] = value
     }
     return true
   }

@@ -445,8 +445,7 @@ function checkParam(name: string, key: string, p: ParamSpec, value: unknown, req
       return value
     case 'number': {
       // Run-time callers (YAML templates) may hand over numeric text; it is checked, then sent as a number.
-      const n =
-        typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN
+      const n = toNumber(value)
       if (!Number.isFinite(n)) throw bad('must be a finite number')
       return n
     }
@@ -588,8 +587,7 @@ function convertScalar(value: unknown, type: ScalarType, path: string, bad: Bad)
       throw bad(`field ${path} is not a string`)
     case 'number':
     case 'integer': {
-      const n =
-        typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN
+      const n = toNumber(value)
       if (!Number.isFinite(n)) throw bad(`field ${path} is not a number: ${JSON.stringify(value)}`)
       if (type === 'integer' && !Number.isInteger(n)) throw bad(`field ${path} is not an integer: ${n}`)
       return n
@@ -601,6 +599,11 @@ function convertScalar(value: unknown, type: ScalarType, path: string, bad: Bad)
       return type === 'boolean' ? b : b ? '1' : '0'
     }
   }
+}
+
+/** A number, or numeric text; NaN for anything else (empty text included). */
+function toNumber(value: unknown): number {
+  return typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN
 }
 
 function toBoolean(value: unknown): boolean | undefined {

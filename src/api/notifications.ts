@@ -361,7 +361,7 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
     for (const t of all) {
       const byTitle = !this.titleFilter || this.titleFilter.has(t.id) || this.titleFilter.has(t.name)
       const byInput = !this.inputFilter || t.inputs.length === 0 || t.inputs.some((i) => this.inputFilter?.has(i))
-      if (byTitle && byInput) kept.push({ id: t.id, name: t.name, play: t.play, variables: t.variables ?? {} })
+      if (byTitle && byInput) kept.push(t)
       else this.ignoredIds.add(t.id)
     }
     this.options.state.resetTitles(kept)
@@ -452,14 +452,12 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
     if (n.input !== undefined && this.inputFilter && !this.inputFilter.has(n.input)) return
     if (this.ignoredIds.has(n.id)) return
     const state = this.options.state
-    const known = state.title(n.id)
+    const known = n.kind === 'play' ? state.setTitlePlay(n.id, n.play) : state.setTitleVariables(n.id, n.variables)
     if (!known) {
       // A title the last snapshot did not have: it was added since. Learn its name before keeping it.
       this.requestResync()
       return
     }
-    if (n.kind === 'play') state.setTitlePlay(n.id, n.play)
-    else state.setTitleVariables(n.id, n.variables)
     this.emit('notification', n)
   }
 }

@@ -12,8 +12,6 @@
 export const DEFAULT_HTTP_PORT = 9022
 /** Default QWebChannel WebSocket port of the real application (protocol notes 1.2). */
 export const DEFAULT_WS_PORT = 9023
-/** panelbridge's own listener settings live with panelbridge, not with the application's protocol. */
-export { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 
 /** Title play states seen in the real application (protocol notes 2.4; decisions: Title play state). */
 export const PLAY_STATES = ['Off', 'Running', 'Paused'] as const
@@ -76,8 +74,6 @@ export const FILE_EXTENSIONS = {
 
 /** Notification event types a panelbridge sender subscribes to (protocol notes 2.2). */
 export const NOTIFICATION_EVENTS = ['play', 'data', 'control'] as const
-/** Event types a sender listing may show (contract: Events). */
-export const KNOWN_EVENT_TYPES = ['play', 'data', 'control', 'play-data'] as const
 /** The default sender's events as the real application lists them (protocol notes 2.2). */
 export const DEFAULT_SENDER_EVENTS = 'play,control,data,play-data'
 

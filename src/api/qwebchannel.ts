@@ -16,8 +16,6 @@ import { createLogger, type Logger } from '../log.js'
 import { QWC_MESSAGE } from './protocol.js'
 import { frameBytes, isRecord } from '../wire.js'
 
-export { QWC_MESSAGE, type QwcMessageType } from './protocol.js'
-
 /** Default time a method call may take before it is rejected with `TIMEOUT`. */
 export const QWC_DEFAULT_CALL_TIMEOUT_MS = 5000
 /** Default time for the socket to open and the init exchange to finish. */
@@ -237,13 +235,21 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
     opts: { timeoutMs?: number; onReply?: (result: unknown) => void } = {},
   ): Promise<unknown> {
     const index = this.methodIndex(object, method)
+    const { onReply } = opts
+    // Parsed once: in `onReply` when there is one (the reply can be a whole state snapshot), else here.
+    let parsed: { value: unknown } | undefined
     const data = await this.request(
       { type: QWC_MESSAGE.invokeMethod, object, method: index, args },
       `${object}.${method}`,
       opts.timeoutMs ?? this.callTimeoutMs,
-      opts.onReply ? (raw) => opts.onReply?.(parseQwcResult(raw)) : undefined,
+      onReply
+        ? (raw) => {
+            parsed = { value: parseQwcResult(raw) }
+            onReply(parsed.value)
+          }
+        : undefined,
     )
-    return parseQwcResult(data)
+    return parsed ? parsed.value : parseQwcResult(data)
   }
 
   /** Connects to a signal by the index the init reply gave it (`{type:7}`; Qt sends no reply). */

@@ -15,13 +15,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import WebSocket, { WebSocketServer } from 'ws'
-import {
-  DEFAULT_LISTEN_HOST,
-  DEFAULT_WS_PORT,
-  QWC_MESSAGE,
-  QWC_NOTIFY_SIGNAL,
-  QWC_SCHEDULER_OBJECT,
-} from '../api/protocol.js'
+import { DEFAULT_WS_PORT, QWC_MESSAGE, QWC_NOTIFY_SIGNAL, QWC_SCHEDULER_OBJECT } from '../api/protocol.js'
+import { DEFAULT_LISTEN_HOST } from '../defaults.js'
 import { createLogger, type Logger } from '../log.js'
 import { frameBytes, isRecord } from '../wire.js'
 import { toText } from './params.js'

@@ -1,15 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
 import type { AddressInfo } from 'node:net'
-import {
-  QWebChannelClient,
-  QWebChannelError,
-  QWC_MESSAGE,
-  parseInitReply,
-  parseQwcResult,
-} from '../../src/api/qwebchannel.js'
+import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../src/api/qwebchannel.js'
 import { QWebChannelServer, type QwcPublishedObject } from '../../src/simulator/qwebchannel-server.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
+import { QWC_MESSAGE } from '../../src/api/protocol.js'
 
 const calls: unknown[][] = []
 const testObject: QwcPublishedObject = {
