@@ -16,6 +16,7 @@
 import { EventEmitter } from 'eventemitter3'
 import { createLogger, type Logger } from '../log.js'
 import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSource } from './hotplug.js'
+import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from './udev.js'
 import type {
   ControlId,
   DetectedDevice,
@@ -27,10 +28,6 @@ import type {
   SurfaceRegistry,
   SurfaceRegistryEvents,
 } from './types.js'
-
-/** The udev rule files (see decisions.md, Ports). */
-export const UDEV_RULES_HEADLESS = 'systemd/60-panelbridge.rules'
-export const UDEV_RULES_DESKTOP = 'systemd/70-panelbridge-uaccess.rules'
 
 /** Defaults, named so the timing of the manager can be read in one place. */
 export const MANAGER_DEFAULTS = {
@@ -319,9 +316,9 @@ export class SurfaceManager implements SurfaceRegistry {
       if (access === 'denied') {
         this.denied.add(device.id)
         const message =
-          `no permission to open ${device.model} at ${device.path}: install ${UDEV_RULES_HEADLESS} ` +
-          `(headless box; add the service user to group panelbridge) or ${UDEV_RULES_DESKTOP} (desktop session) ` +
-          `into /etc/udev/rules.d/, then run: sudo udevadm control --reload-rules && sudo udevadm trigger`
+          `no permission to open ${device.model} at ${device.path}: install ${UDEV_FILES.headless} ` +
+          `(headless box; add the service user to group ${UDEV_GROUP}) or ${UDEV_FILES.desktop} (desktop session): ` +
+          UDEV_INSTALL_HINT
         if (this.log.once(`perm:${device.id}`, 'warn', message, { surface: device.id })) {
           this.status({ id: device.id, driver: driver.name, model: device.model, state: 'permission-denied', message })
         }

@@ -9,7 +9,8 @@
  * mode 0660) and `70-panelbridge-uaccess.rules` for desktop sessions (`TAG+="uaccess"`: the logged-in
  * user gets an ACL). Never world-writable.
  */
-import { DEVICE_MODELS2, DeviceModelId, DeviceModelType, MODEL_NAMES } from '@elgato-stream-deck/core'
+import { DEVICE_MODELS2, DeviceModelId, MODEL_NAMES } from '@elgato-stream-deck/core'
+import { hex4, isUsbDeckModel } from './streamdeck/transport.js'
 
 export interface UdevEntry {
   name: string
@@ -24,6 +25,9 @@ export const UDEV_FILES = {
   desktop: 'systemd/70-panelbridge-uaccess.rules',
 } as const
 export type UdevVariant = keyof typeof UDEV_FILES
+/** What to do with a rule file once it is chosen. */
+export const UDEV_INSTALL_HINT =
+  'copy to /etc/udev/rules.d/, then: sudo udevadm control --reload-rules && sudo udevadm trigger'
 
 /** Vendor-wide entries for the drivers that come later. */
 export const OTHER_UDEV_ENTRIES: readonly UdevEntry[] = [
@@ -34,8 +38,7 @@ export const OTHER_UDEV_ENTRIES: readonly UdevEntry[] = [
 /** Every device panelbridge may open, keyed by the library's model id for Stream Decks. */
 export function udevEntries(): UdevEntry[] {
   const decks = Object.values(DeviceModelId)
-    // The network dock is reached over TCP; its product id 0xffff is not a real USB id.
-    .filter((id) => DEVICE_MODELS2[id].type !== DeviceModelType.NETWORK_DOCK)
+    .filter(isUsbDeckModel)
     .map((id) => ({
       name: MODEL_NAMES[id],
       vendorId: DEVICE_MODELS2[id].vendorId,
@@ -43,8 +46,6 @@ export function udevEntries(): UdevEntry[] {
     }))
   return [...decks, ...OTHER_UDEV_ENTRIES]
 }
-
-const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
 
 /** Renders one rule file. Deterministic: same table, same text. */
 export function renderUdevRules(variant: UdevVariant, entries: UdevEntry[] = udevEntries()): string {
@@ -55,7 +56,7 @@ export function renderUdevRules(variant: UdevVariant, entries: UdevEntry[] = ude
     variant === 'headless'
       ? `# Headless boxes: the service user must be in group "${UDEV_GROUP}" (e.g. usermod -aG ${UDEV_GROUP} panelbridge).`
       : '# Desktop sessions: the logged-in user gets access through systemd-logind (uaccess).',
-    '# Install: copy to /etc/udev/rules.d/, then: sudo udevadm control --reload-rules && sudo udevadm trigger',
+    `# Install: ${UDEV_INSTALL_HINT}`,
     '',
   ]
   for (const e of entries) {

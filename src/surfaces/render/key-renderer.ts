@@ -142,11 +142,6 @@ export class KeyRenderer {
     return rendered
   }
 
-  /** Drops every cached key. */
-  clear(): void {
-    this.cache.clear()
-  }
-
   get cached(): number {
     return this.cache.size
   }
@@ -247,14 +242,14 @@ function wrap(ctx: SKRSContext2D, paragraph: string, max: number): string[] {
   return lines
 }
 
-function wrapAll(ctx: SKRSContext2D, text: string, maxW: number, px: number): string[] {
-  const max = (maxW * FIT_MARGIN * REF_PX) / px
-  return text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, max)))
+/** A line's widest allowed width at `px`, in reference-size units (what `refWidth` measures). */
+function maxRefWidth(maxW: number, px: number): number {
+  return (maxW * FIT_MARGIN * REF_PX) / px
 }
 
-function layout(ctx: SKRSContext2D, text: string, maxW: number, maxH: number, px: number): string[] | undefined {
-  const lines = wrapAll(ctx, text, maxW, px)
-  return lines.length * px * LINE_HEIGHT > maxH ? undefined : lines
+function wrapAll(ctx: SKRSContext2D, text: string, maxW: number, px: number): string[] {
+  const max = maxRefWidth(maxW, px)
+  return text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, max)))
 }
 
 function drawText(ctx: SKRSContext2D, text: string, color: Rgb, width: number, height: number): void {
@@ -262,19 +257,16 @@ function drawText(ctx: SKRSContext2D, text: string, color: Rgb, width: number, h
   const maxW = width - 2 * pad
   const maxH = height - 2 * pad
   const normalised = text.replace(/\r\n?/g, '\n')
+  const fits = (lines: string[], px: number): boolean => lines.length * px * LINE_HEIGHT <= maxH
+  // The largest size whose wrapped lines fit, down to MIN_FONT_PX.
   let px = Math.max(MIN_FONT_PX, Math.floor(height * MAX_FONT_FRACTION))
-  let lines: string[] | undefined
-  for (; px >= MIN_FONT_PX; px--) {
-    lines = layout(ctx, normalised, maxW, maxH, px)
-    if (lines) break
-  }
-  if (!lines) {
+  let lines = wrapAll(ctx, normalised, maxW, px)
+  while (!fits(lines, px) && px > MIN_FONT_PX) lines = wrapAll(ctx, normalised, maxW, --px)
+  if (!fits(lines, px)) {
     // Nothing fits even at the smallest size: keep the lines that fit and mark the cut with an ellipsis.
-    px = MIN_FONT_PX
-    const all = wrapAll(ctx, normalised, maxW, px)
     const room = Math.max(1, Math.floor(maxH / (px * LINE_HEIGHT)))
-    lines = all.slice(0, room)
-    const max = (maxW * FIT_MARGIN * REF_PX) / px
+    lines = lines.slice(0, room)
+    const max = maxRefWidth(maxW, px)
     let last = lines[lines.length - 1] ?? ''
     while (last !== '' && refWidth(ctx, last + '…') > max) last = last.slice(0, -1)
     lines[lines.length - 1] = last + '…'

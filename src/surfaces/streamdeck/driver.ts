@@ -2,12 +2,19 @@
  * The Stream Deck driver: detect (list, never open), open (build the deck with the library's model
  * factory over a transport's `HIDDevice`), and hand back a `StreamDeckSurface`.
  */
-import { DEVICE_MODELS2, DeviceModelType, MODEL_NAMES, type OpenStreamDeckOptions } from '@elgato-stream-deck/core'
+import { MODEL_NAMES, type OpenStreamDeckOptions } from '@elgato-stream-deck/core'
 import { encodeJPEG as libraryEncodeJPEG } from '@elgato-stream-deck/node-lib'
 import { createLogger } from '../../log.js'
 import { KeyRenderer } from '../render/key-renderer.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
-import { findModel, nodeHidTransport, type StreamDeckListing, type StreamDeckTransport } from './transport.js'
+import {
+  findModel,
+  hex4,
+  isUsbDeckModel,
+  nodeHidTransport,
+  type StreamDeckListing,
+  type StreamDeckTransport,
+} from './transport.js'
 import { StreamDeckSurface } from './surface.js'
 
 /** `(rgba, width, height) => jpeg bytes`, as the library calls it. */
@@ -26,8 +33,6 @@ export interface StreamDeckDriverOptions {
 
 /** JPEG quality for key images: high, because keys are small and text must stay crisp. */
 const JPEG_QUALITY = 95
-
-const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
 
 /** Stable identity: the serial number; else `vendor:product@path` in hex. */
 export function streamDeckIdentity(
@@ -56,7 +61,7 @@ export class StreamDeckDriver implements SurfaceDriver {
   async detect(): Promise<DetectedDevice[]> {
     const listings = await this.transport.list()
     return listings
-      .filter((l) => DEVICE_MODELS2[l.model].type !== DeviceModelType.NETWORK_DOCK)
+      .filter((l) => isUsbDeckModel(l.model))
       .map((l) => ({
         driver: this.name,
         id: streamDeckIdentity(l),

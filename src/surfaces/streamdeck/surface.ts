@@ -60,6 +60,12 @@ export interface WriteStats {
   skipped: number
 }
 
+/** The colour an RGB key or encoder LED shows (off when `led` is off or the colour is absent). */
+function backlightOf(fb: Feedback): { rgb: readonly [number, number, number]; hash: string } {
+  const rgb = fb.led === 'off' ? ([0, 0, 0] as const) : (parseColor(fb.color) ?? ([0, 0, 0] as const))
+  return { rgb, hash: `rgb:${rgb[0]},${rgb[1]},${rgb[2]}` }
+}
+
 export class StreamDeckSurface implements Surface {
   readonly description: SurfaceDescription
   readonly events = new EventEmitter<SurfaceEvents>()
@@ -68,7 +74,11 @@ export class StreamDeckSurface implements Surface {
   private readonly writers = new Map<ControlId, Writer>()
   /** What each control shows now (hash of the last written image or colour). */
   private readonly shown = new Map<ControlId, string>()
-  private readonly segments: LcdSegment[] = []
+  /** The control id of each button and encoder, as the library hands the same objects back with input. */
+  private readonly ids = new Map<StreamDeckButtonControlDefinition | StreamDeckEncoderControlDefinition, ControlId>()
+  /** The segments of each LCD strip, left to right. */
+  private readonly segments = new Map<StreamDeckLcdSegmentControlDefinition, LcdSegment[]>()
+  private segmentCount = 0
   private readonly log: Logger
   private closing: Promise<void> | undefined
   private failed = false
@@ -90,6 +100,7 @@ export class StreamDeckSurface implements Surface {
       if (c.type === 'button') {
         const kind = c.feedbackType === 'none' ? 'button' : 'key'
         const cid = controlId(kind, c.index)
+        this.ids.set(c, cid)
         controls.push({
           id: cid,
           kind,
@@ -106,6 +117,7 @@ export class StreamDeckSurface implements Surface {
         if (writer) this.writers.set(cid, writer)
       } else if (c.type === 'encoder') {
         const cid = controlId('encoder', c.index)
+        this.ids.set(c, cid)
         controls.push({
           id: cid,
           kind: 'encoder',
@@ -120,15 +132,17 @@ export class StreamDeckSurface implements Surface {
         // and takes region writes, so a segment per column is what a person sees as "the strip above a knob".
         const count = c.drawRegions ? Math.max(1, c.columnSpan) : 1
         const width = Math.floor(c.pixelSize.width / count)
+        const strip: LcdSegment[] = []
+        this.segments.set(c, strip)
         for (let i = 0; i < count; i++) {
           const seg: LcdSegment = {
             lcd: c,
-            id: controlId('lcd', this.segments.length),
+            id: controlId('lcd', this.segmentCount++),
             x: i * width,
             width,
             height: c.pixelSize.height,
           }
-          this.segments.push(seg)
+          strip.push(seg)
           controls.push({
             id: seg.id,
             kind: 'lcd',
@@ -197,11 +211,8 @@ export class StreamDeckSurface implements Surface {
     if (!this.failed) {
       try {
         // Blank what the deck shows, so a closed surface never shows stale state.
+        // clearPanel blanks keys, LCD strips and encoder LEDs alike.
         await this.deck.clearPanel()
-        for (const c of this.deck.CONTROLS) {
-          if (c.type === 'lcd-segment') await this.deck.clearLcdSegment(c.id)
-          if (c.type === 'encoder' && c.hasLed) await this.deck.setEncoderColor(c.index, 0, 0, 0)
-        }
       } catch (err) {
         this.log.debug('could not blank the device while closing', { error: err })
       }
@@ -227,14 +238,9 @@ export class StreamDeckSurface implements Surface {
     this.events.emit('input', event)
   }
 
-  private idOf(c: StreamDeckButtonControlDefinition | StreamDeckEncoderControlDefinition): ControlId {
-    if (c.type === 'encoder') return controlId('encoder', c.index)
-    return controlId(c.feedbackType === 'none' ? 'button' : 'key', c.index)
-  }
-
   private segmentAt(lcd: StreamDeckLcdSegmentControlDefinition, pos: LcdPosition): LcdSegment | undefined {
-    const mine = this.segments.filter((s) => s.lcd === lcd)
-    return mine.find((s) => pos.x >= s.x && pos.x < s.x + s.width) ?? mine[mine.length - 1]
+    const strip = this.segments.get(lcd) ?? []
+    return strip.find((s) => pos.x >= s.x && pos.x < s.x + s.width) ?? strip[strip.length - 1]
   }
 
   private press(seg: LcdSegment | undefined): void {
@@ -246,11 +252,21 @@ export class StreamDeckSurface implements Surface {
 
   private listen(): void {
     const surface = this.description.id
-    this.deck.on('down', (c) => this.emit({ type: 'down', surface, control: this.idOf(c), at: performance.now() }))
-    this.deck.on('up', (c) => this.emit({ type: 'up', surface, control: this.idOf(c), at: performance.now() }))
-    this.deck.on('rotate', (c, amount) =>
-      this.emit({ type: 'rotate', surface, control: this.idOf(c), delta: amount, at: performance.now() }),
-    )
+    const on = (
+      c: StreamDeckButtonControlDefinition | StreamDeckEncoderControlDefinition,
+      make: (control: ControlId, at: number) => SurfaceEvent,
+    ): void => {
+      const control = this.ids.get(c)
+      if (control !== undefined) this.emit(make(control, performance.now()))
+      else
+        this.log.once(`unlisted:${c.type}:${c.index}`, 'warn', 'input from a control the deck did not list', {
+          type: c.type,
+          index: c.index,
+        })
+    }
+    this.deck.on('down', (c) => on(c, (control, at) => ({ type: 'down', surface, control, at })))
+    this.deck.on('up', (c) => on(c, (control, at) => ({ type: 'up', surface, control, at })))
+    this.deck.on('rotate', (c, delta) => on(c, (control, at) => ({ type: 'rotate', surface, control, delta, at })))
     this.deck.on('lcdShortPress', (lcd, pos) => this.press(this.segmentAt(lcd, pos)))
     this.deck.on('lcdLongPress', (lcd, pos) => this.press(this.segmentAt(lcd, pos)))
     this.deck.on('lcdSwipe', (lcd, from) => this.press(this.segmentAt(lcd, from)))
@@ -267,8 +283,11 @@ export class StreamDeckSurface implements Surface {
     }
     if (c.feedbackType === 'rgb') {
       return (fb) => {
-        const [r, g, b] = fb.led === 'off' ? [0, 0, 0] : (parseColor(fb.color) ?? [0, 0, 0])
-        return { hash: `rgb:${r},${g},${b}`, write: () => this.deck.fillKeyColor(c.index, r, g, b) }
+        const {
+          rgb: [r, g, b],
+          hash,
+        } = backlightOf(fb)
+        return { hash, write: () => this.deck.fillKeyColor(c.index, r, g, b) }
       }
     }
     return undefined
@@ -277,9 +296,12 @@ export class StreamDeckSurface implements Surface {
   private encoderWriter(c: StreamDeckEncoderControlDefinition): Writer | undefined {
     if (!c.hasLed && c.ledRingSteps === 0) return undefined
     return (fb) => {
-      const [r, g, b] = fb.led === 'off' ? [0, 0, 0] : (parseColor(fb.color) ?? [0, 0, 0])
+      const {
+        rgb: [r, g, b],
+        hash,
+      } = backlightOf(fb)
       return {
-        hash: `rgb:${r},${g},${b}`,
+        hash,
         write: async () => {
           if (c.hasLed) await this.deck.setEncoderColor(c.index, r, g, b)
           if (c.ledRingSteps > 0) await this.deck.setEncoderRingSingleColor(c.index, r, g, b)

@@ -41,11 +41,6 @@ export class WriteQueue {
     this.schedule()
   }
 
-  /** Number of jobs waiting. */
-  get size(): number {
-    return this.pending.size
-  }
-
   /** Resolves when nothing is pending or running (or the queue has stopped). */
   async idle(): Promise<void> {
     while (this.running || (this.timer && !this.stopped)) {
