@@ -10,7 +10,6 @@
  * Nothing here talks to the application: that is the daemon's job, with the binding engine.
  */
 import { createLogger } from './log.js'
-import type { HotplugSource } from './surfaces/hotplug.js'
 import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from './surfaces/manager.js'
 import { KeyRenderer } from './surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from './surfaces/streamdeck/driver.js'
@@ -25,8 +24,6 @@ export const CHECK_WEB_SURFACE = { id: 'web', rows: 4, columns: 8, encoders: 2, 
 /** Echo colours: idle, held, and the one shown while a rotary control counts. */
 const IDLE: Feedback = { color: '#202830', textColor: '#c8d0d8' }
 const HELD: Feedback = { color: '#1e8e3e', textColor: '#ffffff' }
-
-const NO_HOTPLUG: HotplugSource = { start: () => Promise.resolve(false), stop: () => undefined }
 
 export interface SurfaceCheckOptions {
   host: string
@@ -81,9 +78,7 @@ export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<Surf
   const log = createLogger('surfaces/check')
   const renderer = new KeyRenderer()
   const drivers = opts.manager?.drivers ?? (opts.hardware ? [new StreamDeckDriver({ renderer })] : [])
-  // Without hardware drivers there is nothing to rescan on hot-plug: do not load libusb at all.
-  const hotplug = opts.manager?.hotplug ?? (drivers.length === 0 ? NO_HOTPLUG : undefined)
-  const manager = new SurfaceManager({ ...opts.manager, drivers, ...(hotplug ? { hotplug } : {}) })
+  const manager = new SurfaceManager({ ...opts.manager, drivers })
   /** Running count per rotary control, so the echo shows where a wheel has got to. */
   const counts = new Map<string, number>()
   const descriptions = new Map<string, SurfaceDescription>()

@@ -144,6 +144,8 @@ export class SurfaceManager implements SurfaceRegistry {
   async start(): Promise<void> {
     if (this.started || this.stopping) return
     this.started = true
+    // Without drivers nothing is detected, so there is nothing to watch (and libusb is never loaded).
+    if (this.drivers.length === 0) return
     let live = false
     try {
       live = await this.hotplug.start((change) => this.onHotplug(change))
@@ -151,7 +153,7 @@ export class SurfaceManager implements SurfaceRegistry {
       this.log.once('hotplug', 'warn', 'hot-plug source failed to start; polling instead', { error: err })
     }
     if (this.stopping) return
-    if (!live && this.drivers.length > 0) {
+    if (!live) {
       this.poll = setInterval(() => this.spawn('poll', () => this.rescan()), this.o.pollMs)
     }
     await this.rescan()
