@@ -19,6 +19,17 @@ export interface MessageSink {
 }
 const OPEN = 1
 
+/**
+ * Each message's JSON text, made once however many browsers it goes to (a key image is a data URL of
+ * several kilobytes). Messages are never changed after they are made, so the text stays true.
+ */
+const encoded = new WeakMap<ServerMessage, string>()
+function jsonOf(message: ServerMessage): string {
+  let text = encoded.get(message)
+  if (text === undefined) encoded.set(message, (text = JSON.stringify(message)))
+  return text
+}
+
 /** Which queued message a newer one replaces; undefined: never replaced. */
 function coalesceKey(message: ServerMessage): string | undefined {
   switch (message.type) {
@@ -99,6 +110,6 @@ export class OutgoingQueue {
     }
     const batch = [...this.queue.values()]
     this.queue.clear()
-    for (const message of batch) this.sink.send(JSON.stringify(message))
+    for (const message of batch) this.sink.send(jsonOf(message))
   }
 }

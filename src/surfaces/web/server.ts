@@ -22,13 +22,14 @@ import { KeyImages } from './key-images.js'
 import { OutgoingQueue } from './outgoing.js'
 import { PAGE_CSP, PAGE_CSS, PAGE_JS, renderPage, type PageSurfaceEntry } from './page.js'
 import {
-  controlStateOf,
   MAX_CLIENT_MESSAGE_BYTES,
   parseClientMessage,
   surfaceView,
   WEB_PROTOCOL_VERSION,
   type ServerMessage,
+  type WebSurfaceView,
 } from './protocol.js'
+import { RenderedControls } from './rendered-controls.js'
 import type { WebSurface } from './web-surface.js'
 import { frameBytes } from '../../wire.js'
 
@@ -83,12 +84,8 @@ class Connection {
 }
 
 interface Mirror {
-  description: SurfaceDescription
-  controls: Map<ControlId, SurfaceDescription['controls'][number]>
-  /** What each control shows now (for browsers that connect later). */
-  shown: Map<ControlId, ServerMessage>
-  /** Newest feedback not yet rendered. */
-  pending: Map<ControlId, Feedback>
+  view: WebSurfaceView
+  rendered: RenderedControls
 }
 
 interface OwnSurface {
@@ -188,8 +185,8 @@ export class WebSurfaceServer {
         mode: 'interactive' as const,
       })),
       ...[...this.mirrors.values()].map((m) => ({
-        id: m.description.id,
-        model: m.description.model,
+        id: m.view.id,
+        model: m.view.model,
         mode: 'mirror' as const,
       })),
     ]
@@ -399,8 +396,8 @@ export class WebSurfaceServer {
     conn.enqueue({ type: 'hello', version: WEB_PROTOCOL_VERSION })
     for (const { surface } of this.own.values()) for (const message of surface.snapshot()) conn.enqueue(message)
     for (const mirror of this.mirrors.values()) {
-      conn.enqueue({ type: 'surface', surface: surfaceView(mirror.description, 'mirror') })
-      for (const message of mirror.shown.values()) conn.enqueue(message)
+      conn.enqueue({ type: 'surface', surface: mirror.view })
+      for (const message of mirror.rendered.shown.values()) conn.enqueue(message)
     }
   }
 
@@ -467,14 +464,19 @@ export class WebSurfaceServer {
 
   private addMirror(description: SurfaceDescription): void {
     if (this.closed || this.own.has(description.id)) return
+    const surface = description.id
     const mirror: Mirror = {
-      description,
-      controls: new Map(description.controls.map((c) => [c.id, c])),
-      shown: new Map(),
-      pending: new Map(),
+      view: surfaceView(description, 'mirror'),
+      rendered: new RenderedControls(surface, description.controls, this.images, (control, err) =>
+        log.once(`mirror-render:${surface}:${control}`, 'error', 'could not render a mirrored key', {
+          surface,
+          control,
+          err,
+        }),
+      ),
     }
-    this.mirrors.set(description.id, mirror)
-    this.broadcast({ type: 'surface', surface: surfaceView(description, 'mirror') })
+    this.mirrors.set(surface, mirror)
+    this.broadcast({ type: 'surface', surface: mirror.view })
     for (const [control, feedback] of this.registry?.feedbackOf(description.id) ?? []) {
       this.mirrorFeedback(description.id, control, feedback)
     }
@@ -486,9 +488,7 @@ export class WebSurfaceServer {
   }
 
   private mirrorFeedback(surfaceId: string, control: ControlId, feedback: Feedback): void {
-    const mirror = this.mirrors.get(surfaceId)
-    if (!mirror || !mirror.controls.has(control)) return
-    mirror.pending.set(control, feedback)
+    if (!this.mirrors.get(surfaceId)?.rendered.queue(control, feedback)) return
     this.mirrorFlush ??= setImmediate(() => this.flushMirrors())
   }
 
@@ -496,31 +496,8 @@ export class WebSurfaceServer {
   private flushMirrors(): void {
     this.mirrorFlush = undefined
     for (const mirror of this.mirrors.values()) {
-      if (mirror.pending.size === 0) continue
-      const surface = mirror.description.id
-      const batch = [...mirror.pending]
-      mirror.pending.clear()
-      for (const [control, feedback] of batch) {
-        const image = mirror.controls.get(control)?.capabilities.image
-        let message: ServerMessage
-        if (image) {
-          try {
-            const src = this.images.dataUrl(feedback, image)
-            message = { type: 'image', surface, control, src, label: feedback.text ?? '' }
-          } catch (err) {
-            log.once(`mirror-render:${surface}:${control}`, 'error', 'could not render a mirrored key', {
-              surface,
-              control,
-              err,
-            })
-            continue
-          }
-        } else {
-          message = { type: 'state', surface, control, state: controlStateOf(feedback) }
-        }
-        mirror.shown.set(control, message)
-        this.broadcast(message)
-      }
+      if (!mirror.rendered.hasPending) continue
+      for (const message of mirror.rendered.flush()) this.broadcast(message)
     }
   }
 }

@@ -20,7 +20,8 @@ import type {
   SurfaceEvents,
 } from '../types.js'
 import { KeyImages, type KeySize } from './key-images.js'
-import { acceptsEvent, controlStateOf, surfaceView, type ServerMessage, type WebSurfaceView } from './protocol.js'
+import { acceptsEvent, surfaceView, type ServerMessage, type WebSurfaceView } from './protocol.js'
+import { RenderedControls } from './rendered-controls.js'
 
 export const WEB_DRIVER = 'web'
 export const WEB_MODEL = 'Web surface'
@@ -66,14 +67,9 @@ export class WebSurface implements Surface {
   /** Draw instructions for browsers; the WebSurfaceServer subscribes. */
   readonly view = new EventEmitter<WebSurfaceViewEvents>()
 
-  private readonly keySize: KeySize
-  private readonly images: KeyImages
-  private readonly controls: Map<ControlId, ControlDescriptor>
-  /** Newest feedback not yet rendered. */
-  private readonly pending = new Map<ControlId, Feedback>()
+  private readonly viewOfSurface: WebSurfaceView
+  private readonly rendered: RenderedControls
   private flushScheduled: NodeJS.Immediate | undefined
-  /** What each control shows now, as the messages a browser that connects now needs. */
-  private readonly shown = new Map<ControlId, ServerMessage>()
   private brightness = 100
   /** Who holds each pressed control: a key is down while any browser holds it. */
   private readonly holders = new Map<ControlId, Set<object>>()
@@ -87,8 +83,6 @@ export class WebSurface implements Surface {
     const keySize = options.keySize ?? DEFAULT_WEB_KEY_SIZE
     checkCount('keySize.width', keySize.width, 16, MAX_WEB_KEY_PIXELS)
     checkCount('keySize.height', keySize.height, 16, MAX_WEB_KEY_PIXELS)
-    this.keySize = { width: keySize.width, height: keySize.height }
-    this.images = options.images ?? new KeyImages()
 
     const controls: ControlDescriptor[] = []
     for (let i = 0; i < rows * columns; i++) {
@@ -97,14 +91,18 @@ export class WebSurface implements Surface {
         kind: 'key',
         row: Math.floor(i / columns),
         column: i % columns,
-        capabilities: { image: { ...this.keySize } },
+        capabilities: { image: { width: keySize.width, height: keySize.height } },
       })
     }
     for (let i = 0; i < encoders; i++)
       controls.push({ id: controlId('encoder', i), kind: 'encoder', capabilities: { rgb: true } })
     if (options.jog === true) controls.push({ id: 'jog', kind: 'jog', capabilities: {} })
-    this.controls = new Map(controls.map((c) => [c.id, c]))
     this.description = { id: options.id, driver: WEB_DRIVER, model: WEB_MODEL, grid: { rows, columns }, controls }
+    this.viewOfSurface = surfaceView(this.description, 'interactive')
+    const surface = options.id
+    this.rendered = new RenderedControls(surface, controls, options.images ?? new KeyImages(), (control, err) =>
+      log.once(`${surface}:render:${control}`, 'error', 'could not render a web key', { surface, control, err }),
+    )
   }
 
   get isClosed(): boolean {
@@ -113,14 +111,13 @@ export class WebSurface implements Surface {
 
   setFeedback(control: ControlId, feedback: Feedback): void {
     if (this.closed) return
-    if (!this.controls.has(control)) {
+    if (!this.rendered.queue(control, feedback)) {
       log.once(`${this.description.id}:unknown:${control}`, 'warn', 'feedback for a control the web surface lacks', {
         surface: this.description.id,
         control,
       })
       return
     }
-    this.pending.set(control, feedback)
     this.flushScheduled ??= setImmediate(() => this.flush())
   }
 
@@ -132,12 +129,12 @@ export class WebSurface implements Surface {
 
   /** The page's view of this surface. */
   toView(): WebSurfaceView {
-    return surfaceView(this.description, 'interactive')
+    return this.viewOfSurface
   }
 
   /** Everything a browser that connects now must be sent to show the current state. */
   snapshot(): ServerMessage[] {
-    const out: ServerMessage[] = [{ type: 'surface', surface: this.toView() }, ...this.shown.values()]
+    const out: ServerMessage[] = [{ type: 'surface', surface: this.toView() }, ...this.rendered.shown.values()]
     if (this.brightness !== 100)
       out.push({ type: 'brightness', surface: this.description.id, percent: this.brightness })
     return out
@@ -185,7 +182,7 @@ export class WebSurface implements Surface {
     this.closed = true
     if (this.flushScheduled) clearImmediate(this.flushScheduled)
     this.flushScheduled = undefined
-    this.pending.clear()
+    this.rendered.dropPending()
     this.holders.clear()
     this.events.emit('closed')
     this.events.removeAllListeners()
@@ -194,7 +191,7 @@ export class WebSurface implements Surface {
   }
 
   private accepts(control: ControlId, type: 'down' | 'up' | 'rotate'): boolean {
-    const descriptor = this.controls.get(control)
+    const descriptor = this.rendered.controls.get(control)
     return !this.closed && descriptor !== undefined && acceptsEvent(descriptor.kind, type)
   }
 
@@ -204,26 +201,6 @@ export class WebSurface implements Surface {
 
   private flush(): void {
     this.flushScheduled = undefined
-    const surface = this.description.id
-    const batch = [...this.pending]
-    this.pending.clear()
-    for (const [control, feedback] of batch) {
-      const descriptor = this.controls.get(control)
-      if (!descriptor) continue
-      let message: ServerMessage
-      if (descriptor.capabilities.image) {
-        try {
-          const src = this.images.dataUrl(feedback, descriptor.capabilities.image)
-          message = { type: 'image', surface, control, src, label: feedback.text ?? '' }
-        } catch (err) {
-          log.once(`${surface}:render:${control}`, 'error', 'could not render a web key', { surface, control, err })
-          continue
-        }
-      } else {
-        message = { type: 'state', surface, control, state: controlStateOf(feedback) }
-      }
-      this.shown.set(control, message)
-      this.view.emit('message', message)
-    }
+    for (const message of this.rendered.flush()) this.view.emit('message', message)
   }
 }

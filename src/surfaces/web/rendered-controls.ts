@@ -1,0 +1,73 @@
+/**
+ * What the page shows of one surface's controls, for a configured web surface and for a mirrored
+ * physical one alike: the newest feedback per control waits here until the next flush, which renders
+ * it once (keys as images through the shared KeyImages, other controls as their state) and keeps the
+ * result for browsers that connect later.
+ */
+import type { ControlDescriptor, ControlId, Feedback } from '../types.js'
+import type { KeyImages } from './key-images.js'
+import { controlStateOf, type ServerMessage } from './protocol.js'
+
+export class RenderedControls {
+  readonly controls: ReadonlyMap<ControlId, ControlDescriptor>
+  /** What each control shows now, as the messages a browser that connects now needs. */
+  readonly shown = new Map<ControlId, ServerMessage>()
+  /** Newest feedback not yet rendered. */
+  private readonly pending = new Map<ControlId, Feedback>()
+
+  constructor(
+    private readonly surfaceId: string,
+    descriptors: readonly ControlDescriptor[],
+    private readonly images: KeyImages,
+    /** Called when a key cannot be rendered; the control keeps showing what it showed. */
+    private readonly onRenderError: (control: ControlId, err: unknown) => void,
+  ) {
+    this.controls = new Map(descriptors.map((c) => [c.id, c]))
+  }
+
+  /** Keeps `feedback` as the control's newest. False for a control the surface lacks. */
+  queue(control: ControlId, feedback: Feedback): boolean {
+    if (!this.controls.has(control)) return false
+    this.pending.set(control, feedback)
+    return true
+  }
+
+  get hasPending(): boolean {
+    return this.pending.size > 0
+  }
+
+  dropPending(): void {
+    this.pending.clear()
+  }
+
+  /** Renders each pending control once and returns the messages to send, in the order they were queued. */
+  flush(): ServerMessage[] {
+    const surface = this.surfaceId
+    const batch = [...this.pending]
+    this.pending.clear()
+    const out: ServerMessage[] = []
+    for (const [control, feedback] of batch) {
+      const image = this.controls.get(control)?.capabilities.image
+      let message: ServerMessage
+      if (image) {
+        try {
+          message = {
+            type: 'image',
+            surface,
+            control,
+            src: this.images.dataUrl(feedback, image),
+            label: feedback.text ?? '',
+          }
+        } catch (err) {
+          this.onRenderError(control, err)
+          continue
+        }
+      } else {
+        message = { type: 'state', surface, control, state: controlStateOf(feedback) }
+      }
+      this.shown.set(control, message)
+      out.push(message)
+    }
+    return out
+  }
+}
