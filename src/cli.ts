@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from './api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from './defaults.js'
 import { createLogger } from './log.js'
-import { startSimulator, type SimulatorHandle } from './simulator/index.js'
+import { startSimulator } from './simulator/index.js'
 import { startSurfaceCheck } from './surface-check.js'
 
 export const EXIT_OK = 0
@@ -61,107 +61,119 @@ export type CliCommand =
   | { kind: 'surfaces'; port: number; host: string; hardware: boolean }
   | { kind: 'error'; message: string }
 
-function port(raw: string | undefined, fallback: number, name: string): number | string {
+/** A command line that cannot be run; `parseCli` turns it into `{kind: 'error'}`. */
+class UsageError extends Error {}
+
+function port(raw: string | undefined, fallback: number, name: string): number {
   if (raw === undefined) return fallback
-  const n = Number(raw)
-  return /^\d+$/.test(raw) && n <= 65535 ? n : `${name} must be a port number from 0 to 65535, got '${raw}'`
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
+    throw new UsageError(`${name} must be a port number from 0 to 65535, got '${raw}'`)
+  return Number(raw)
+}
+
+function wholeNumber(raw: string | undefined, fallback: number, name: string): number {
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number, got '${raw}'`)
+  return Number(raw)
 }
 
 /** Reads the command line (without `node` and the script). Never throws. */
 export function parseCli(argv: readonly string[]): CliCommand {
-  let parsed
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        port: { type: 'string' },
-        'ws-port': { type: 'string' },
-        host: { type: 'string' },
-        'data-dir': { type: 'string' },
-        'animation-ms': { type: 'string' },
-        'no-hardware': { type: 'boolean' },
-      },
-    })
+    return readCommand(argv)
   } catch (err) {
+    // parseArgs's own errors (unknown option, missing value) and ours (UsageError) alike.
     return { kind: 'error', message: err instanceof Error ? err.message : String(err) }
   }
-  const { values, positionals } = parsed
+}
+
+function readCommand(argv: readonly string[]): CliCommand {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      port: { type: 'string' },
+      'ws-port': { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'animation-ms': { type: 'string' },
+      'no-hardware': { type: 'boolean' },
+    },
+  })
   if (values.help) return { kind: 'help' }
   const [command, ...rest] = positionals
-  if (command === undefined) return { kind: 'error', message: 'no command given' }
-  if (command !== 'sim' && command !== 'surfaces') return { kind: 'error', message: `unknown command '${command}'` }
-  if (rest.length > 0) return { kind: 'error', message: `unexpected argument '${rest[0]}'` }
+  if (command === undefined) throw new UsageError('no command given')
+  if (command !== 'sim' && command !== 'surfaces') throw new UsageError(`unknown command '${command}'`)
+  if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`)
   const host = values.host ?? DEFAULT_LISTEN_HOST
-  if (host.trim() === '') return { kind: 'error', message: '--host must not be empty' }
-  const onlyFor = (option: string, owner: string): CliCommand => ({
-    kind: 'error',
-    message: `${option} is an option of '${owner}', not of '${command}'`,
-  })
+  if (host.trim() === '') throw new UsageError('--host must not be empty')
+  const notOf = (option: string, owner: string): UsageError =>
+    new UsageError(`${option} is an option of '${owner}', not of '${command}'`)
   if (command === 'surfaces') {
     for (const option of ['ws-port', 'data-dir', 'animation-ms'] as const)
-      if (values[option] !== undefined) return onlyFor(`--${option}`, 'sim')
+      if (values[option] !== undefined) throw notOf(`--${option}`, 'sim')
     const webPort = port(values.port, DEFAULT_PANELBRIDGE_PORT, '--port')
-    if (typeof webPort === 'string') return { kind: 'error', message: webPort }
     return { kind: 'surfaces', port: webPort, host, hardware: values['no-hardware'] !== true }
   }
-  if (values['no-hardware'] !== undefined) return onlyFor('--no-hardware', 'surfaces')
-  const httpPort = port(values.port, DEFAULT_HTTP_PORT, '--port')
-  if (typeof httpPort === 'string') return { kind: 'error', message: httpPort }
-  const wsPort = port(values['ws-port'], DEFAULT_WS_PORT, '--ws-port')
-  if (typeof wsPort === 'string') return { kind: 'error', message: wsPort }
-  const animation = values['animation-ms'] ?? String(SIM_DEFAULT_ANIMATION_MS)
-  if (!/^\d+$/.test(animation))
-    return { kind: 'error', message: `--animation-ms must be a whole number, got '${animation}'` }
+  if (values['no-hardware'] !== undefined) throw notOf('--no-hardware', 'surfaces')
   return {
     kind: 'sim',
-    httpPort,
-    wsPort,
+    httpPort: port(values.port, DEFAULT_HTTP_PORT, '--port'),
+    wsPort: port(values['ws-port'], DEFAULT_WS_PORT, '--ws-port'),
     host,
-    animationMs: Number(animation),
+    animationMs: wholeNumber(values['animation-ms'], SIM_DEFAULT_ANIMATION_MS, '--animation-ms'),
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
   }
 }
 
-/** Starts the simulator and resolves with the exit code once SIGINT or SIGTERM has stopped it. */
-async function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<number> {
-  let sim: SimulatorHandle
+/**
+ * Starts a long-running command, prints its banner, and resolves with the exit code once SIGINT or
+ * SIGTERM has stopped it. A start that fails is exit code 1 with the reason on stderr.
+ */
+async function serve<H extends { close(): Promise<void> }>(
+  what: string,
+  start: () => Promise<H>,
+  banner: (handle: H) => string[],
+): Promise<number> {
+  let handle: H
   try {
-    sim = await startSimulator({
-      httpPort: cmd.httpPort,
-      wsPort: cmd.wsPort,
-      host: cmd.host,
-      animationMs: cmd.animationMs,
-      ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
-    })
+    handle = await start()
   } catch (err) {
-    process.stderr.write(
-      `panelbridge: cannot start the simulator: ${err instanceof Error ? err.message : String(err)}\n`,
-    )
+    process.stderr.write(`panelbridge: cannot start the ${what}: ${err instanceof Error ? err.message : String(err)}\n`)
     return EXIT_FAILURE
   }
-  // The first line is the address, so that a script (or a test) starting on port 0 can read it.
-  process.stdout.write(`panelbridge simulator listening on ${sim.httpUrl}\n`)
-  process.stdout.write(`QWebChannel WebSocket on ${sim.wsUrl}\n`)
-  process.stdout.write(`data folder: ${sim.state.dataDir}\n`)
-  return untilStopped(() => sim.close())
+  for (const line of banner(handle)) process.stdout.write(`${line}\n`)
+  return untilStopped(() => handle.close())
 }
 
-/** Starts the surface check and resolves with the exit code once SIGINT or SIGTERM has stopped it. */
-async function runSurfaceCheck(cmd: Extract<CliCommand, { kind: 'surfaces' }>): Promise<number> {
-  let check
-  try {
-    check = await startSurfaceCheck({ host: cmd.host, port: cmd.port, hardware: cmd.hardware })
-  } catch (err) {
-    process.stderr.write(
-      `panelbridge: cannot start the surface check: ${err instanceof Error ? err.message : String(err)}\n`,
-    )
-    return EXIT_FAILURE
-  }
-  process.stdout.write(`web surface on ${check.url}\n`)
-  return untilStopped(() => check.close())
+function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<number> {
+  return serve(
+    'simulator',
+    () =>
+      startSimulator({
+        httpPort: cmd.httpPort,
+        wsPort: cmd.wsPort,
+        host: cmd.host,
+        animationMs: cmd.animationMs,
+        ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
+      }),
+    // The first line is the address, so that a script (or a test) starting on port 0 can read it.
+    (sim) => [
+      `panelbridge simulator listening on ${sim.httpUrl}`,
+      `QWebChannel WebSocket on ${sim.wsUrl}`,
+      `data folder: ${sim.state.dataDir}`,
+    ],
+  )
+}
+
+function runSurfaceCheck(cmd: Extract<CliCommand, { kind: 'surfaces' }>): Promise<number> {
+  return serve(
+    'surface check',
+    () => startSurfaceCheck({ host: cmd.host, port: cmd.port, hardware: cmd.hardware }),
+    (check) => [`web surface on ${check.url}`],
+  )
 }
 
 /** Waits for SIGINT or SIGTERM, then stops (within STOP_TIMEOUT_MS) and resolves with the exit code. */

@@ -14,9 +14,7 @@ import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from '
 import { KeyRenderer } from './surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from './surfaces/streamdeck/driver.js'
 import type { ControlDescriptor, Feedback, SurfaceDescription, SurfaceEvent } from './surfaces/types.js'
-import { KeyImages } from './surfaces/web/key-images.js'
-import { WebSurfaceServer } from './surfaces/web/server.js'
-import { WebSurface } from './surfaces/web/web-surface.js'
+import { KeyImages, WEB_DRIVER, WebSurface, WebSurfaceServer } from './surfaces/web/index.js'
 
 /** The web surface this command shows: a Stream Deck XL-sized grid, two encoders and a jog wheel. */
 export const CHECK_WEB_SURFACE = { id: 'web', rows: 4, columns: 8, encoders: 2, jog: true } as const
@@ -140,7 +138,7 @@ export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<Surf
     throw err
   }
   if (drivers.length === 0) out('no hardware drivers: only the web surface')
-  else if (manager.list().every((d) => d.driver === 'web'))
+  else if (manager.list().every((d) => d.driver === WEB_DRIVER))
     out('no devices found yet; plug one in: it is picked up when it appears')
   log.info('surface check running', { url })
 
