@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { CommandClient } from '../src/api/client.js'
 import { startSimulator } from '../src/simulator/index.js'
 import { startSimulatorProcess } from './sim-process.js'
+import { median, percentile } from './stats.js'
 
 const ROUNDS = 7
 const WARMUP = 1000
@@ -40,16 +41,6 @@ interface Burst {
   perSecond: number
   p50: number
   p99: number
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
 /**
@@ -75,8 +66,8 @@ async function burstRound(modes: Record<Mode, Send>, first: Mode): Promise<Recor
     }
   }
   const result = (mode: Mode): Burst => {
-    const sorted = latencies[mode].sort((a, b) => a - b)
-    return { perSecond: median(rates[mode]), p50: percentile(sorted, 50), p99: percentile(sorted, 99) }
+    const l = latencies[mode]
+    return { perSecond: median(rates[mode]), p50: percentile(l, 50), p99: percentile(l, 99) }
   }
   return { client: result('client'), baseline: result('baseline') }
 }
@@ -110,8 +101,8 @@ async function pacedRound(modes: Record<Mode, Send>, first: Mode): Promise<Recor
     for (const mode of order) await pacedWindow(modes[mode], PACED_RATE, PACED_WINDOW_SECONDS, latencies[mode])
   }
   const result = (mode: Mode): Paced => {
-    const sorted = latencies[mode].sort((a, b) => a - b)
-    return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99) }
+    const l = latencies[mode]
+    return { p50: percentile(l, 50), p90: percentile(l, 90), p99: percentile(l, 99) }
   }
   return { client: result('client'), baseline: result('baseline') }
 }

@@ -10,6 +10,7 @@
  * Each figure is the median over RUNS runs. `BENCH_QUICK=1` shortens everything (for a smoke test).
  */
 import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { AppState } from '../src/api/app-state.js'
@@ -17,6 +18,7 @@ import { NotificationLink } from '../src/api/notifications.js'
 import { QWebChannelClient } from '../src/api/qwebchannel.js'
 import { setLogLevel } from '../src/log.js'
 import { startSimulator, type SimulatorHandle } from '../src/simulator/index.js'
+import { median, percentile } from './stats.js'
 
 const QUICK = process.env.BENCH_QUICK === '1'
 const RUNS = QUICK ? 1 : 3
@@ -25,15 +27,6 @@ const LOAD_MS = QUICK ? 1000 : 5000
 const OUTAGE_MS = QUICK ? 1000 : 10_000
 
 const out = (line: string): void => void process.stdout.write(line + '\n')
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!
-}
 
 async function waitFor(cond: () => boolean, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs
@@ -147,10 +140,10 @@ async function loadRun(): Promise<LoadResult> {
   })
   await sleep(100)
   const result: LoadResult = {
-    storeP50: pct(storeLat, 50),
-    storeP99: pct(storeLat, 99),
-    rawP50: pct(rawLat, 50),
-    rawP99: pct(rawLat, 99),
+    storeP50: percentile(storeLat, 50),
+    storeP99: percentile(storeLat, 99),
+    rawP50: percentile(rawLat, 50),
+    rawP99: percentile(rawLat, 99),
     sent: seq - first,
     events,
     pendingStart,

@@ -11,11 +11,8 @@ import { StreamDeckDriver } from '../src/surfaces/streamdeck/driver.js'
 import type { StreamDeckSurface } from '../src/surfaces/streamdeck/surface.js'
 import type { Feedback } from '../src/surfaces/types.js'
 import { MemoryStreamDeckTransport } from '../test/surfaces/helpers/fake-hid.js'
+import { median } from './stats.js'
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]!
-}
 const fmt = (ms: number): string => (ms < 0.01 ? `${(ms * 1000).toFixed(2)} µs` : `${ms.toFixed(3)} ms`)
 
 function timeEach(n: number, fn: (i: number) => void): number[] {
