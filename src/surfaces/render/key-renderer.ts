@@ -26,6 +26,7 @@ import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas'
 import type { Color, Feedback, FeedbackBadge } from '../types.js'
+import { LruMap } from './lru.js'
 
 /** A rendered key: RGBA pixels, row-major, 4 bytes per pixel, no padding. Treat as read-only. */
 export interface RenderedKey {
@@ -108,13 +109,12 @@ function contentKey(feedback: Feedback, width: number, height: number): string {
 }
 
 export class KeyRenderer {
-  private readonly cache = new Map<string, RenderedKey>()
-  private readonly cacheSize: number
+  private readonly cache: LruMap<string, RenderedKey>
   /** Cache statistics, for the bench and tests. */
   readonly stats = { hits: 0, misses: 0 }
 
   constructor(opts: KeyRendererOptions = {}) {
-    this.cacheSize = Math.max(1, opts.cacheSize ?? 512)
+    this.cache = new LruMap(Math.max(1, opts.cacheSize ?? 512))
     ensureFont()
   }
 
@@ -126,19 +126,12 @@ export class KeyRenderer {
     const key = contentKey(feedback, width, height)
     const hit = this.cache.get(key)
     if (hit) {
-      // Map keeps insertion order: re-inserting marks the entry most recently used.
-      this.cache.delete(key)
-      this.cache.set(key, hit)
       this.stats.hits++
       return hit
     }
     this.stats.misses++
     const rendered = draw(feedback, width, height)
     this.cache.set(key, rendered)
-    if (this.cache.size > this.cacheSize) {
-      const oldest = this.cache.keys().next().value
-      if (oldest !== undefined) this.cache.delete(oldest)
-    }
     return rendered
   }
 

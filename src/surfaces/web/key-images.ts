@@ -4,6 +4,7 @@
  * into a PNG data URL and caches that by the renderer's content hash.
  */
 import { encodePng, KeyRenderer, type RenderedKey } from '../render/key-renderer.js'
+import { LruMap } from '../render/lru.js'
 import type { Feedback } from '../types.js'
 
 export interface KeySize {
@@ -20,30 +21,23 @@ export interface KeyImageRenderer {
 export const KEY_IMAGE_CACHE_ENTRIES = 512
 
 export class KeyImages {
-  /** Insertion-ordered: the first entry is the least recently used. */
-  private readonly cache = new Map<string, string>()
+  private readonly cache: LruMap<string, string>
 
   constructor(
     private readonly renderer: KeyImageRenderer = new KeyRenderer(),
-    private readonly maxEntries = KEY_IMAGE_CACHE_ENTRIES,
-  ) {}
+    maxEntries = KEY_IMAGE_CACHE_ENTRIES,
+  ) {
+    this.cache = new LruMap(maxEntries)
+  }
 
   /** Renders one control's feedback and returns it as a `data:image/png;base64,` URL. */
   dataUrl(feedback: Feedback, size: KeySize): string {
     const key = this.renderer.render(feedback, size)
     const cacheKey = `${key.width}x${key.height}:${String(key.hash)}`
     const hit = this.cache.get(cacheKey)
-    if (hit !== undefined) {
-      this.cache.delete(cacheKey)
-      this.cache.set(cacheKey, hit)
-      return hit
-    }
+    if (hit !== undefined) return hit
     const url = 'data:image/png;base64,' + encodePng(key).toString('base64')
     this.cache.set(cacheKey, url)
-    if (this.cache.size > this.maxEntries) {
-      const oldest = this.cache.keys().next()
-      if (!oldest.done) this.cache.delete(oldest.value)
-    }
     return url
   }
 }
