@@ -19,9 +19,9 @@ import { KeyImages, WEB_DRIVER, WebSurface, WebSurfaceServer } from './surfaces/
 /** The web surface this command shows: a Stream Deck XL-sized grid, two encoders and a jog wheel. */
 export const CHECK_WEB_SURFACE = { id: 'web', rows: 4, columns: 8, encoders: 2, jog: true } as const
 
-/** Echo colours: idle, held, and the one shown while a rotary control counts. */
-const IDLE: Feedback = { color: '#202830', textColor: '#c8d0d8' }
-const HELD: Feedback = { color: '#1e8e3e', textColor: '#ffffff' }
+/** Echo looks: idle (also while a rotary control shows its count) and held; LEDs light only while held. */
+const IDLE: Feedback = { color: '#202830', textColor: '#c8d0d8', led: 'off' }
+const HELD: Feedback = { color: '#1e8e3e', textColor: '#ffffff', led: 'on' }
 
 export interface SurfaceCheckOptions {
   host: string
@@ -83,7 +83,7 @@ export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<Surf
 
   const show = (surfaceId: string, control: ControlDescriptor, base: Feedback, text: string): void => {
     if (!echoesOn(control)) return
-    manager.setFeedback(surfaceId, control.id, { ...base, text, led: base === HELD ? 'on' : 'off' })
+    manager.setFeedback(surfaceId, control.id, { ...base, text })
   }
 
   manager.events.on('status', (s) => out(formatStatus(s)))
