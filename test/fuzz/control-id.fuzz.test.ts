@@ -1,0 +1,39 @@
+/** Control ids arrive from the YAML file and the remote API: any text parses or gives a ControlIdError. */
+import { describe, expect, test } from 'vitest'
+import { ControlIdError, formatControlId, parseControlAddress, parseControlId } from '../../src/surfaces/control-id.js'
+import { checkProperty, fc, fuzzParser } from './harness.js'
+
+const idLike = fc.oneof(
+  fc.string({ maxLength: 64 }),
+  fc
+    .tuple(
+      fc.constantFrom('key', 'encoder', 'lcd', 'button', 'fader', 'jog', 'shuttle', 'tbar', 'note', 'cc', 'x'),
+      fc.array(fc.oneof(fc.nat(20_000).map(String), fc.string({ maxLength: 4 })), { maxLength: 3 }),
+    )
+    .map(([kind, args]) => [kind, ...args].join(':')),
+)
+
+describe('control ids', () => {
+  fuzzParser('parseControlId', { input: idLike, parse: parseControlId, typedError: (e) => e instanceof ControlIdError })
+  fuzzParser('parseControlAddress', {
+    input: fc.tuple(fc.string({ maxLength: 16 }), idLike).map(([s, c]) => `${s}/${c}`),
+    parse: parseControlAddress,
+    typedError: (e) => e instanceof ControlIdError,
+  })
+
+  test('fuzz: a parsed id formats back to the text it came from (ids are canonical)', async () => {
+    await checkProperty(
+      'control id round trip',
+      fc.property(idLike, (text) => {
+        let parsed
+        try {
+          parsed = parseControlId(text)
+        } catch (err) {
+          if (err instanceof ControlIdError) return
+          throw err
+        }
+        expect(formatControlId(parsed)).toBe(text)
+      }),
+    )
+  })
+})
