@@ -7,7 +7,7 @@
  * rendered once (the newest per control wins); and per browser in the server, a newer image for a
  * key replaces one still waiting for a slow socket.
  */
-import { EventEmitter } from 'eventemitter3'
+import { EventHub, type Listenable } from '../../events.js'
 import { createLogger } from '../../log.js'
 import { controlId } from '../control-id.js'
 import type {
@@ -63,9 +63,11 @@ function checkCount(name: string, value: unknown, min: number, max: number): num
 
 export class WebSurface implements Surface {
   readonly description: SurfaceDescription
-  readonly events = new EventEmitter<SurfaceEvents>()
+  private readonly hub = new EventHub<SurfaceEvents>()
+  readonly events: Listenable<SurfaceEvents> = this.hub.listenable
+  private readonly viewHub = new EventHub<WebSurfaceViewEvents>()
   /** Draw instructions for browsers; the WebSurfaceServer subscribes. */
-  readonly view = new EventEmitter<WebSurfaceViewEvents>()
+  readonly view: Listenable<WebSurfaceViewEvents> = this.viewHub.listenable
 
   private readonly viewOfSurface: WebSurfaceView
   private readonly rendered: RenderedControls
@@ -124,7 +126,7 @@ export class WebSurface implements Surface {
   setBrightness(percent: number): void {
     if (this.closed || !Number.isFinite(percent)) return
     this.brightness = Math.min(100, Math.max(0, Math.round(percent)))
-    this.view.emit('message', { type: 'brightness', surface: this.description.id, percent: this.brightness })
+    this.viewHub.emit('message', { type: 'brightness', surface: this.description.id, percent: this.brightness })
   }
 
   /** The page's view of this surface. */
@@ -184,9 +186,8 @@ export class WebSurface implements Surface {
     this.flushScheduled = undefined
     this.rendered.dropPending()
     this.holders.clear()
-    this.events.emit('closed')
-    this.events.removeAllListeners()
-    this.view.removeAllListeners()
+    // Listeners stay their owners' to remove (the server and the manager detach on `closed`).
+    this.hub.emit('closed')
     return Promise.resolve()
   }
 
@@ -196,11 +197,11 @@ export class WebSurface implements Surface {
   }
 
   private emitInput(event: SurfaceEvent): void {
-    this.events.emit('input', event)
+    this.hub.emit('input', event)
   }
 
   private flush(): void {
     this.flushScheduled = undefined
-    for (const message of this.rendered.flush()) this.view.emit('message', message)
+    for (const message of this.rendered.flush()) this.viewHub.emit('message', message)
   }
 }
