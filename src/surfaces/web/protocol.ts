@@ -67,6 +67,12 @@ export type ClientMessage =
 
 export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; reason: string }
 
+/**
+ * Decodes frame bytes as `Buffer.toString('utf8')` does (bad bytes become U+FFFD, a BOM is kept), but
+ * without Node's `Buffer`: this module is also compiled into the page script, which has none.
+ */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true })
+
 function isId(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH
 }
@@ -75,9 +81,9 @@ function isId(value: unknown): value is string {
  * Checks the shape of one frame from a browser. Returns a short, stable reason when it is refused
  * (used as the log-once key, so it must not contain the frame's text).
  */
-export function parseClientMessage(data: string | Buffer, isBinary: boolean): ParseResult {
+export function parseClientMessage(data: string | Uint8Array, isBinary: boolean): ParseResult {
   if (isBinary) return { ok: false, reason: 'binary frame' }
-  const text = typeof data === 'string' ? data : data.toString('utf8')
+  const text = typeof data === 'string' ? data : utf8.decode(data)
   if (text.length > MAX_CLIENT_MESSAGE_BYTES) return { ok: false, reason: 'too long' }
   let value: unknown
   try {
