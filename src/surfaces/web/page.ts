@@ -111,4 +111,6 @@ button.key.down { outline-color: #fff; }
 .chip.led-on { box-shadow: 0 0 6px 2px #ffd24a; }
 .chip.led-blink { animation: blink 1s steps(2) infinite; }
 @keyframes blink { 50% { box-shadow: 0 0 6px 2px #ffd24a; } }
+.ring.has-value { background: conic-gradient(var(--accent) calc(var(--value) * 1turn), #333 0); }
+.chip.has-value { background: linear-gradient(to right, #3d5a80 calc(var(--value) * 100%), #333 0); }
 `

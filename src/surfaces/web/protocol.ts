@@ -49,13 +49,17 @@ export interface WebControlState {
   text?: string
   led?: 'off' | 'on' | 'blink'
   badge?: FeedbackBadge
+  /** 0..1, clamped here: an encoder's ring, a level on a chip. */
+  value?: number
+  /** A short second line under the text. */
+  detail?: string
 }
 
 export type ServerMessage =
   | { type: 'hello'; version: number }
   | { type: 'surface'; surface: WebSurfaceView }
   | { type: 'removed'; surface: string }
-  /** `src` is a `data:image/png;base64,...` URL; `label` is the feedback text, for assistive tech. */
+  /** `src` is a `data:image/png;base64,...` URL; `label` is the feedback text and detail, for assistive tech. */
   | { type: 'image'; surface: string; control: ControlId; src: string; label: string }
   | { type: 'state'; surface: string; control: ControlId; state: WebControlState }
   | { type: 'brightness'; surface: string; percent: number }
@@ -122,6 +126,14 @@ export function acceptsEvent(kind: ControlKind, type: ClientMessage['type']): bo
   }
 }
 
+/** A key image's text for assistive tech and the tooltip: the label, then the detail. */
+export function imageLabelOf(feedback: Feedback): string {
+  const text = feedback.text ?? ''
+  const detail = feedback.detail?.trim() ?? ''
+  if (detail === '') return text
+  return text.trim() === '' ? detail : `${text} (${detail})`
+}
+
 /** The feedback parts a control without an image can show. */
 export function controlStateOf(feedback: Feedback): WebControlState {
   const state: WebControlState = {}
@@ -129,6 +141,11 @@ export function controlStateOf(feedback: Feedback): WebControlState {
   if (feedback.text !== undefined) state.text = feedback.text
   if (feedback.led !== undefined) state.led = feedback.led
   if (feedback.badge !== undefined) state.badge = feedback.badge
+  // Clamped once here, so the page never draws outside its ring; NaN and infinities show nothing.
+  if (feedback.value !== undefined && Number.isFinite(feedback.value)) {
+    state.value = Math.min(1, Math.max(0, feedback.value))
+  }
+  if (feedback.detail !== undefined && feedback.detail.trim() !== '') state.detail = feedback.detail
   return state
 }
 

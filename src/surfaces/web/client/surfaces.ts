@@ -197,17 +197,31 @@ function chipElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
   return chip
 }
 
-/** Shows the state of a control without an image: a dial's label and ring, or a chip. */
+/**
+ * Shows the state of a control without an image: a dial's label (the detail on a second line) and
+ * ring (the value as an arc), or a chip (the detail in brackets, the value as a bar behind the text).
+ */
 function showState(node: HTMLElement, control: string, state: WebControlState): void {
   if (node.classList.contains('dial')) {
     const label = node.querySelector<HTMLElement>('.label')
     const ring = node.querySelector<HTMLElement>('.ring')
-    if (label) label.textContent = state.text ? state.text : control
-    if (ring) ring.style.borderColor = state.color ?? ''
+    if (label) label.textContent = (state.text ? state.text : control) + (state.detail ? '\n' + state.detail : '')
+    if (ring) {
+      ring.style.borderColor = state.color ?? ''
+      showValue(ring, state.value)
+    }
   } else {
-    node.textContent = state.text ? control + ': ' + state.text : control
+    node.textContent = (state.text ? control + ': ' + state.text : control) + (state.detail ? ` (${state.detail})` : '')
     node.style.borderLeftColor = state.color ?? ''
     node.classList.toggle('led-on', state.led === 'on')
     node.classList.toggle('led-blink', state.led === 'blink')
+    showValue(node, state.value)
   }
+}
+
+/** The stylesheet draws `.has-value` from `--value` (0..1, clamped by the server). */
+function showValue(node: HTMLElement, value: number | undefined): void {
+  node.classList.toggle('has-value', value !== undefined)
+  if (value === undefined) node.style.removeProperty('--value')
+  else node.style.setProperty('--value', String(value))
 }
