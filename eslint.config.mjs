@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', '**/*.mjs', 'src/surfaces/web/static/**'],
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', '**/*.mjs'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

@@ -113,6 +113,14 @@ export interface Feedback {
   image?: { width: number; height: number; rgba: Uint8Array }
   /** LED state for LED controls. */
   led?: 'off' | 'on' | 'blink'
+  /**
+   * A level, 0..1: an LED ring, a fader's position, a level bar along a key's bottom edge. Values
+   * outside are clamped; a non-finite value shows nothing.
+   */
+  value?: number
+  /** A short second text line: a hold-to-confirm countdown, why a command failed. */
+  detail?: string
+  /** One badge at a time; where several sources meet, `pickBadge` (./badge.ts) chooses it. */
   badge?: FeedbackBadge
 }
 

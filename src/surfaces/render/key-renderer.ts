@@ -14,10 +14,16 @@
  *    broken between characters; if nothing fits at the smallest size, the last visible line ends with `…`.
  *    Lines are centred horizontally and the block vertically. `textColor` defaults to white on dark
  *    backgrounds and black on light ones;
- * 3. the state badge, a right triangle in the top-right corner whose legs are 25 % of the key's shorter
+ * 3. the `detail`, one small line (15 % of the key height, shrunk to fit, else cut with `…`) centred at
+ *    the bottom, in the text colour; the label then fits in the space above it;
+ * 4. the `value` level bar along the bottom edge (6 % of the key height): filled from the left to the
+ *    value in the text colour, the rest a track mixed 30 % from the text colour into the background.
+ *    The detail sits above the bar. Value and detail also draw over an `image`;
+ * 5. the state badge, a right triangle in the top-right corner whose legs are 25 % of the key's shorter
  *    side: `pending` amber (#ffb000), `failed` red (#e02020), `stale` grey (#8c8c8c), each with a dark
  *    hypotenuse edge so it shows on any background. `failed` also draws a 3-px-high (scaled) red bar along
- *    the bottom edge, so "failed" is told from "pending" without relying on colour alone.
+ *    the bottom edge, so "failed" is told from "pending" without relying on colour alone; the level bar
+ *    then sits on top of it.
  *
  * Rendered keys are cached by content (feedback and size) in an LRU; a cache hit returns the very same
  * `RenderedKey` object, so callers must treat its pixels as read-only.
@@ -58,6 +64,12 @@ const MAX_FONT_FRACTION = 0.3
 const LINE_HEIGHT = 1.15
 const PADDING_FRACTION = 0.06
 const BADGE_FRACTION = 0.25
+const FAILED_BAR_FRACTION = 0.04
+const DETAIL_FONT_FRACTION = 0.15
+const VALUE_BAR_FRACTION = 0.06
+const MIN_VALUE_BAR_PX = 3
+/** How much of the fill colour the empty part of the level bar takes, so an empty bar still shows. */
+const VALUE_TRACK_MIX = 0.3
 
 type Rgb = [number, number, number]
 
@@ -93,18 +105,38 @@ function luma([r, g, b]: Rgb): number {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b
 }
 
-/** Canonical text of the parts of a feedback that change the picture (the image by its digest). */
+/** The detail as drawn: one line, whitespace runs as one space; empty when there is nothing to draw. */
+function detailLine(detail: string | undefined): string {
+  return detail === undefined ? '' : detail.replace(/\s+/g, ' ').trim()
+}
+
+/** Filled width of the level bar in pixels, or undefined when there is no (finite) value. */
+function valueWidth(value: number | undefined, width: number): number | undefined {
+  if (value === undefined || !Number.isFinite(value)) return undefined
+  return Math.round(Math.min(1, Math.max(0, value)) * width)
+}
+
+/**
+ * Canonical text of the parts of a feedback that change the picture (the image by its digest, the
+ * value by its filled pixels, so a fader moving within one pixel renders once).
+ */
 function contentKey(feedback: Feedback, width: number, height: number): string {
   const image = feedback.image
   const imageKey = image ? `${image.width}x${image.height}:${createHash('sha1').update(image.rgba).digest('hex')}` : ''
+  const detail = detailLine(feedback.detail)
+  const value = valueWidth(feedback.value, width)
+  // The text colour paints the detail and the bar, so it matters with an image when either shows.
+  const inked = !image || detail !== '' || value !== undefined
   return JSON.stringify([
     width,
     height,
-    image ? '' : (feedback.color ?? ''),
+    image && !inked ? '' : (feedback.color ?? ''),
     image ? '' : (feedback.text ?? ''),
-    image ? '' : (feedback.textColor ?? ''),
+    inked ? (feedback.textColor ?? '') : '',
     imageKey,
     feedback.badge ?? '',
+    detail,
+    value ?? '',
   ])
 }
 
@@ -148,11 +180,26 @@ function draw(feedback: Feedback, width: number, height: number): RenderedKey {
   ctx.fillRect(0, 0, width, height)
 
   const image = feedback.image
-  if (image && image.width > 0 && image.height > 0 && image.rgba.length >= image.width * image.height * 4) {
-    drawImage(ctx, image, width, height)
-  } else if (feedback.text !== undefined && feedback.text.trim() !== '') {
-    const textColor = parseColor(feedback.textColor) ?? (luma(background) > 140 ? [0, 0, 0] : [255, 255, 255])
-    drawText(ctx, feedback.text, textColor, width, height)
+  const showImage =
+    image !== undefined && image.width > 0 && image.height > 0 && image.rgba.length >= image.width * image.height * 4
+  if (showImage) drawImage(ctx, image, width, height)
+
+  const textColor = parseColor(feedback.textColor) ?? (luma(background) > 140 ? [0, 0, 0] : [255, 255, 255])
+  const pad = Math.max(1, Math.round(Math.min(width, height) * PADDING_FRACTION))
+  const gap = Math.max(1, Math.round(pad / 2))
+  // Laid out bottom-up: the failed bar, the level bar on it, the detail above, the label in what is left.
+  let floor = feedback.badge === 'failed' ? height - failedBarHeight(height) : height
+  const value = valueWidth(feedback.value, width)
+  if (value !== undefined) {
+    const bar = Math.max(MIN_VALUE_BAR_PX, Math.round(height * VALUE_BAR_FRACTION))
+    drawValueBar(ctx, value, floor - bar, bar, width, background, textColor)
+    floor -= bar + gap
+  }
+  let textBottom = Math.min(height - pad, floor)
+  const detail = detailLine(feedback.detail)
+  if (detail !== '') textBottom = drawDetail(ctx, detail, textColor, width, height, pad, textBottom) - gap
+  if (!showImage && feedback.text !== undefined && feedback.text.trim() !== '') {
+    drawText(ctx, feedback.text, textColor, width, height, pad, textBottom)
   }
   if (feedback.badge) drawBadge(ctx, feedback.badge, width, height)
 
@@ -245,10 +292,18 @@ function wrapAll(ctx: SKRSContext2D, text: string, maxW: number, px: number): st
   return text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, max)))
 }
 
-function drawText(ctx: SKRSContext2D, text: string, color: Rgb, width: number, height: number): void {
-  const pad = Math.max(1, Math.round(Math.min(width, height) * PADDING_FRACTION))
+/** Draws the label in the band from `pad` down to `bottom`, at the largest size that fits. */
+function drawText(
+  ctx: SKRSContext2D,
+  text: string,
+  color: Rgb,
+  width: number,
+  height: number,
+  pad: number,
+  bottom: number,
+): void {
   const maxW = width - 2 * pad
-  const maxH = height - 2 * pad
+  const maxH = bottom - pad
   const normalised = text.replace(/\r\n?/g, '\n')
   const fits = (lines: string[], px: number): boolean => lines.length * px * LINE_HEIGHT <= maxH
   // The largest size whose wrapped lines fit, down to MIN_FONT_PX.
@@ -270,9 +325,60 @@ function drawText(ctx: SKRSContext2D, text: string, color: Rgb, width: number, h
   ctx.fillStyle = css(color)
   ctx.textAlign = 'center'
   ctx.textBaseline = 'middle'
-  const top = (height - blockHeight) / 2
+  const top = pad + (maxH - blockHeight) / 2
   // maxWidth guards the rare line whose hinted width exceeds the scaled estimate: it is squeezed, not cut.
   lines.forEach((line, i) => ctx.fillText(line, width / 2, top + lineHeight * (i + 0.5), maxW))
+}
+
+/**
+ * Draws the detail as one line whose box ends at `bottom`: the largest size from 15 % of the key
+ * height down to MIN_FONT_PX at which it fits the width, else cut with `…`. Returns the box's top.
+ */
+function drawDetail(
+  ctx: SKRSContext2D,
+  detail: string,
+  color: Rgb,
+  width: number,
+  height: number,
+  pad: number,
+  bottom: number,
+): number {
+  const maxW = width - 2 * pad
+  let px = Math.max(MIN_FONT_PX, Math.floor(height * DETAIL_FONT_FRACTION))
+  while (px > MIN_FONT_PX && refWidth(ctx, detail) > maxRefWidth(maxW, px)) px--
+  let line = detail
+  if (refWidth(ctx, line) > maxRefWidth(maxW, px)) {
+    while (line !== '' && refWidth(ctx, line + '…') > maxRefWidth(maxW, px)) line = line.slice(0, -1)
+    line = line.trimEnd() + '…'
+  }
+  const lineHeight = px * LINE_HEIGHT
+  ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+  ctx.fillStyle = css(color)
+  ctx.textAlign = 'center'
+  ctx.textBaseline = 'middle'
+  ctx.fillText(line, width / 2, bottom - lineHeight / 2, maxW)
+  return bottom - lineHeight
+}
+
+/** The level bar: `filled` pixels from the left in the text colour, the rest a track. */
+function drawValueBar(
+  ctx: SKRSContext2D,
+  filled: number,
+  top: number,
+  barHeight: number,
+  width: number,
+  background: Rgb,
+  fill: Rgb,
+): void {
+  const track = background.map((b, i) => Math.round(b + (fill[i]! - b) * VALUE_TRACK_MIX)) as Rgb
+  ctx.fillStyle = css(track)
+  ctx.fillRect(filled, top, width - filled, barHeight)
+  ctx.fillStyle = css(fill)
+  ctx.fillRect(0, top, filled, barHeight)
+}
+
+function failedBarHeight(height: number): number {
+  return Math.max(2, Math.round(height * FAILED_BAR_FRACTION))
 }
 
 function drawBadge(ctx: SKRSContext2D, badge: FeedbackBadge, width: number, height: number): void {
@@ -292,7 +398,7 @@ function drawBadge(ctx: SKRSContext2D, badge: FeedbackBadge, width: number, heig
   ctx.lineWidth = Math.max(1, leg / 12)
   ctx.stroke()
   if (badge === 'failed') {
-    const bar = Math.max(2, Math.round(height * 0.04))
+    const bar = failedBarHeight(height)
     ctx.fillRect(0, height - bar, width, bar)
   }
 }

@@ -49,13 +49,17 @@ export interface WebControlState {
   text?: string
   led?: 'off' | 'on' | 'blink'
   badge?: FeedbackBadge
+  /** 0..1, clamped here: an encoder's ring, a level on a chip. */
+  value?: number
+  /** A short second line under the text. */
+  detail?: string
 }
 
 export type ServerMessage =
   | { type: 'hello'; version: number }
   | { type: 'surface'; surface: WebSurfaceView }
   | { type: 'removed'; surface: string }
-  /** `src` is a `data:image/png;base64,...` URL; `label` is the feedback text, for assistive tech. */
+  /** `src` is a `data:image/png;base64,...` URL; `label` is the feedback text and detail, for assistive tech. */
   | { type: 'image'; surface: string; control: ControlId; src: string; label: string }
   | { type: 'state'; surface: string; control: ControlId; state: WebControlState }
   | { type: 'brightness'; surface: string; percent: number }
@@ -67,6 +71,12 @@ export type ClientMessage =
 
 export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; reason: string }
 
+/**
+ * Decodes frame bytes as `Buffer.toString('utf8')` does (bad bytes become U+FFFD, a BOM is kept), but
+ * without Node's `Buffer`: this module is also compiled into the page script, which has none.
+ */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true })
+
 function isId(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH
 }
@@ -75,9 +85,9 @@ function isId(value: unknown): value is string {
  * Checks the shape of one frame from a browser. Returns a short, stable reason when it is refused
  * (used as the log-once key, so it must not contain the frame's text).
  */
-export function parseClientMessage(data: string | Buffer, isBinary: boolean): ParseResult {
+export function parseClientMessage(data: string | Uint8Array, isBinary: boolean): ParseResult {
   if (isBinary) return { ok: false, reason: 'binary frame' }
-  const text = typeof data === 'string' ? data : data.toString('utf8')
+  const text = typeof data === 'string' ? data : utf8.decode(data)
   if (text.length > MAX_CLIENT_MESSAGE_BYTES) return { ok: false, reason: 'too long' }
   let value: unknown
   try {
@@ -116,6 +126,14 @@ export function acceptsEvent(kind: ControlKind, type: ClientMessage['type']): bo
   }
 }
 
+/** A key image's text for assistive tech and the tooltip: the label, then the detail. */
+export function imageLabelOf(feedback: Feedback): string {
+  const text = feedback.text ?? ''
+  const detail = feedback.detail?.trim() ?? ''
+  if (detail === '') return text
+  return text.trim() === '' ? detail : `${text} (${detail})`
+}
+
 /** The feedback parts a control without an image can show. */
 export function controlStateOf(feedback: Feedback): WebControlState {
   const state: WebControlState = {}
@@ -123,6 +141,11 @@ export function controlStateOf(feedback: Feedback): WebControlState {
   if (feedback.text !== undefined) state.text = feedback.text
   if (feedback.led !== undefined) state.led = feedback.led
   if (feedback.badge !== undefined) state.badge = feedback.badge
+  // Clamped once here, so the page never draws outside its ring; NaN and infinities show nothing.
+  if (feedback.value !== undefined && Number.isFinite(feedback.value)) {
+    state.value = Math.min(1, Math.max(0, feedback.value))
+  }
+  if (feedback.detail !== undefined && feedback.detail.trim() !== '') state.detail = feedback.detail
   return state
 }
 

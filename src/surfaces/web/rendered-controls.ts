@@ -6,7 +6,7 @@
  */
 import type { ControlDescriptor, ControlId, Feedback } from '../types.js'
 import type { KeyImages } from './key-images.js'
-import { controlStateOf, type ServerMessage } from './protocol.js'
+import { controlStateOf, imageLabelOf, type ServerMessage } from './protocol.js'
 
 export class RenderedControls {
   readonly controls: ReadonlyMap<ControlId, ControlDescriptor>
@@ -56,7 +56,7 @@ export class RenderedControls {
             surface,
             control,
             src: this.images.dataUrl(feedback, image),
-            label: feedback.text ?? '',
+            label: imageLabelOf(feedback),
           }
         } catch (err) {
           this.onRenderError(control, err)

@@ -20,7 +20,8 @@ import { createLogger } from '../../log.js'
 import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
 import { KeyImages } from './key-images.js'
 import { OutgoingQueue } from './outgoing.js'
-import { PAGE_CSP, PAGE_CSS, PAGE_JS, renderPage, type PageSurfaceEntry } from './page.js'
+import { loadClientScript } from './client-script.js'
+import { PAGE_CSP, PAGE_CSS, renderPage, type PageSurfaceEntry } from './page.js'
 import {
   MAX_CLIENT_MESSAGE_BYTES,
   parseClientMessage,
@@ -219,7 +220,7 @@ export class WebSurfaceServer {
         this.reply(res, 200, 'text/css; charset=utf-8', PAGE_CSS, head)
         return true
       case '/client.js':
-        this.reply(res, 200, 'text/javascript; charset=utf-8', PAGE_JS, head)
+        this.serveScript(res, head)
         return true
       case '/ws':
         this.reply(res, 426, 'text/plain; charset=utf-8', 'WebSocket only\n', head)
@@ -372,6 +373,17 @@ export class WebSurfaceServer {
       'referrer-policy': 'no-referrer',
     })
     res.end(headOnly ? undefined : body)
+  }
+
+  /** The page script is read (or, from source, bundled) once, on first request; see `client-script.ts`. */
+  private serveScript(res: ServerResponse, head: boolean): void {
+    loadClientScript().then(
+      (script) => this.reply(res, 200, 'text/javascript; charset=utf-8', script, head),
+      (err: unknown) => {
+        log.once('client-script', 'error', 'cannot serve the page script', { err })
+        this.reply(res, 500, 'text/plain; charset=utf-8', 'page script unavailable\n', head)
+      },
+    )
   }
 
   private onConnection(ws: WebSocket): void {

@@ -297,6 +297,71 @@ describe('web surface in headless Chromium', () => {
     expect(input.at(-1)).toMatchObject({ type: 'up', control: 'key:3' })
   })
 
+  it('draws value and detail on a key: the level bar and the second line, exactly as rendered', async () => {
+    const page = await open()
+    const feedback = { color: '#0000ff', text: 'GO', detail: '2 s', value: 0.25 }
+    desk.setFeedback('key:4', feedback)
+    await shown(page, 'desk', 'key:4', 'GO (2 s)')
+    const shot = await decodePng(await page.screenshot({ fullPage: true }))
+    const box = await keyBox(page, 'desk', 'key:4')
+    expect(box.width).toBe(96)
+
+    // The level bar along the bottom edge: a quarter filled in white, the rest a light-blue track.
+    expect(pixelAt(shot, box.x + 10, box.y + 93)).toSatisfy((p: Rgb) => near(p, [255, 255, 255]))
+    expect(pixelAt(shot, box.x + 20, box.y + 93)).toSatisfy((p: Rgb) => near(p, [255, 255, 255]))
+    expect(pixelAt(shot, box.x + 30, box.y + 93)).toSatisfy((p: Rgb) => near(p, [77, 77, 255]))
+    expect(pixelAt(shot, box.x + 85, box.y + 93)).toSatisfy((p: Rgb) => near(p, [77, 77, 255]))
+    // Above the bar, the background; the detail's white ink is in the band between label and bar.
+    expect(pixelAt(shot, box.x + 10, box.y + 80)).toSatisfy((p: Rgb) => near(p, [0, 0, 255]))
+    const whiteIn = (y0: number, y1: number): number => {
+      let n = 0
+      for (let y = y0; y < y1; y++)
+        for (let x = 8; x < 88; x++) if (pixelAt(shot, box.x + x, box.y + y).every((v) => v > 220)) n++
+      return n
+    }
+    expect(whiteIn(70, 86)).toBeGreaterThan(10)
+    expect(whiteIn(8, 60)).toBeGreaterThan(100) // the label, above
+
+    // Every pixel of the key (but the rounded corners) is the hardware renderer's pixel.
+    const rendered = renderer.render(feedback, { width: 96, height: 96 })
+    let differing = 0
+    for (let y = 0; y < 96; y++) {
+      for (let x = 0; x < 96; x++) {
+        if ((x < 8 || x > 87) && (y < 8 || y > 87)) continue
+        const i = (y * 96 + x) * 4
+        const expected: Rgb = [rendered.rgba[i]!, rendered.rgba[i + 1]!, rendered.rgba[i + 2]!]
+        if (!near(pixelAt(shot, box.x + x, box.y + y), expected, 2)) differing++
+      }
+    }
+    expect(differing).toBe(0)
+  })
+
+  it('draws value as an arc on an encoder ring and detail as a second label line', async () => {
+    const page = await open()
+    const dial = page.locator(selector('desk', 'encoder:0'))
+    const centre = async (): Promise<[number, number]> => {
+      const ring = (await dial.locator('.ring').boundingBox())!
+      return [ring.x + ring.width / 2, ring.y + ring.height / 2]
+    }
+    let [cx, cy] = await centre()
+    let shot = await decodePng(await page.screenshot())
+    expect(pixelAt(shot, cx + 22, cy)).toSatisfy((p: Rgb) => near(p, [0x33, 0x33, 0x33]))
+
+    desk.setFeedback('encoder:0', { text: 'Vol', detail: '-6 dB', value: 0.5 })
+    await expect.poll(() => dial.locator('.label').textContent()).toBe('Vol\n-6 dB')
+    // The longer label moves the dial within its row: measure again.
+    ;[cx, cy] = await centre()
+    shot = await decodePng(await page.screenshot())
+    // Half a turn clockwise from the top: the right half is lit in the accent colour, the left is not.
+    expect(pixelAt(shot, cx + 22, cy)).toSatisfy((p: Rgb) => near(p, [0x4a, 0xa3, 0xff]))
+    expect(pixelAt(shot, cx + 3, cy + 24)).toSatisfy((p: Rgb) => near(p, [0x4a, 0xa3, 0xff]))
+    expect(pixelAt(shot, cx - 22, cy)).toSatisfy((p: Rgb) => near(p, [0x33, 0x33, 0x33]))
+    expect(pixelAt(shot, cx - 3, cy - 24)).toSatisfy((p: Rgb) => near(p, [0x33, 0x33, 0x33]))
+    // The detail is its own line under the text: the label is two lines high.
+    const label = (await dial.locator('.label').boundingBox())!
+    expect(label.height).toBeGreaterThan(25)
+  })
+
   it('shows hostile names as text, never as markup', async () => {
     const name = '<img src=x onerror=alert(1)>'
     const hostile = new WebSurface({ id: name, rows: 1, columns: 1, images })

@@ -205,7 +205,7 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     expect(page.body).toContain('<span class="name">CL12K1A00042</span>')
     const js = await get(url + 'client.js')
     expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8')
-    expect(js.body).toContain("new URL('ws', location.href)")
+    expect(js.body).toMatch(/new URL\(["']ws["'], location\.href\)/) // esbuild's bundle prints double quotes
     expect((await get(url + 'style.css')).headers['content-type']).toBe('text/css; charset=utf-8')
     expect((await get(url + 'nothing-here')).status).toBe(404)
     expect((await get(url + 'ws')).status).toBe(426)

@@ -1,0 +1,82 @@
+/**
+ * The page script (`client/*.ts`) as the browser gets it: one classic script bundled by esbuild.
+ *
+ * `npm run build` writes the bundle next to the compiled server (`dist/surfaces/web/client.bundle.js`,
+ * by `scripts/build-client.ts`), and a built daemon serves that file; it never needs esbuild. Run from
+ * source (tests through vitest, `tsx src/cli.ts`), there is no built file, so the first request bundles
+ * the script in memory with esbuild's API (a devDependency, imported only then). One set of esbuild
+ * options serves both, so what the tests load is what the build ships.
+ */
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+
+/** The bundle's file name, next to this module once built. */
+export const CLIENT_BUNDLE_FILE = 'client.bundle.js'
+
+/** The bundle's entry point, present in a source checkout only. */
+const ENTRY = fileURLToPath(new URL('./client/main.ts', import.meta.url))
+const BUILT = fileURLToPath(new URL(`./${CLIENT_BUNDLE_FILE}`, import.meta.url))
+/** The package root, so the bundle (its path comments) does not depend on the working directory. */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+/**
+ * Bundles the page script with esbuild: one strict IIFE (esbuild keeps `strict` from the tsconfig) for
+ * current browsers, unminified (it is small, and a readable script is easier to audit).
+ */
+export async function bundleClientScript(): Promise<string> {
+  const esbuild = await import('esbuild')
+  const result = await esbuild.build({
+    entryPoints: [ENTRY],
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2022'],
+    charset: 'utf8',
+    legalComments: 'none',
+    logLevel: 'silent',
+  })
+  const file = result.outputFiles[0]
+  if (!file) throw new Error('client script: esbuild produced no output')
+  return file.text
+}
+
+/**
+ * Makes a loader of the script to serve: the built bundle at `builtPath` when there is one, else
+ * `bundle()` (from source). The script is loaded once per loader; a failure is not kept, so the next
+ * request tries again.
+ */
+export function clientScriptLoader(
+  builtPath: string,
+  bundle: () => Promise<string> = bundleClientScript,
+): () => Promise<string> {
+  let loading: Promise<string> | undefined
+  const load = async (): Promise<string> => {
+    try {
+      return await readFile(builtPath, 'utf8')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+    try {
+      return await bundle()
+    } catch (err) {
+      throw new Error(
+        `client script: no built bundle at ${builtPath}, and bundling from source failed (run "npm run build"): ${
+          (err as Error).message
+        }`,
+        { cause: err },
+      )
+    }
+  }
+  return () => {
+    loading ??= load().catch((err: unknown) => {
+      loading = undefined
+      throw err
+    })
+    return loading
+  }
+}
+
+/** The script the web server serves (see the module comment). */
+export const loadClientScript = clientScriptLoader(BUILT)

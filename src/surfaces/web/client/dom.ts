@@ -1,0 +1,20 @@
+/** DOM helpers for the page script. Everything is built with `textContent`, never `innerHTML`. */
+
+/** Creates an element with an optional class list and text. */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  cls?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag)
+  if (cls) e.className = cls
+  if (text !== undefined) e.textContent = text
+  return e
+}
+
+/** The element with this id; the page shell always has it, so a missing one is a broken page. */
+export function byId(id: string): HTMLElement {
+  const e = document.getElementById(id)
+  if (!e) throw new Error(`page: no #${id} element`)
+  return e
+}

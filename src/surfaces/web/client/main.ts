@@ -1,0 +1,68 @@
+/**
+ * The page script, bundled for the browser by esbuild (`client-script.ts`). It draws nothing itself:
+ * key images arrive rendered by the server. It keeps one WebSocket to the server, reconnecting with
+ * backoff, and turns server messages into DOM and input into client messages (types in `../protocol.ts`,
+ * checked on both sides).
+ */
+import type { ClientMessage, ServerMessage } from '../protocol.js'
+import { byId } from './dom.js'
+import { SurfacesView } from './surfaces.js'
+
+const RECONNECT_FIRST_MS = 500
+const RECONNECT_MAX_MS = 5000
+
+const status = byId('status')
+let socket: WebSocket | null = null
+let retryMs = RECONNECT_FIRST_MS
+
+function setStatus(text: string, live: boolean): void {
+  status.textContent = text
+  status.classList.toggle('live', live)
+}
+
+function send(message: ClientMessage): void {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message))
+}
+
+/** The WebSocket next to the page, whatever path the page is mounted under. */
+function wsUrl(): string {
+  const u = new URL('ws', location.href)
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:'
+  u.search = ''
+  u.hash = ''
+  return u.href
+}
+
+const view = new SurfacesView(byId('surfaces'), byId('surface-list'), send)
+
+/** Only the shape every message shares is checked here: the server is the page's own origin. */
+function isMessage(value: unknown): value is ServerMessage {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string'
+}
+
+function connect(): void {
+  setStatus('connecting…', false)
+  const ws = new WebSocket(wsUrl())
+  socket = ws
+  ws.onopen = () => {
+    retryMs = RECONNECT_FIRST_MS
+    setStatus('live', true)
+  }
+  ws.onmessage = (e: MessageEvent<unknown>) => {
+    let m: unknown
+    try {
+      m = JSON.parse(String(e.data))
+    } catch {
+      return
+    }
+    if (isMessage(m)) view.handle(m)
+  }
+  ws.onclose = () => {
+    socket = null
+    setStatus('disconnected, retrying…', false)
+    window.setTimeout(connect, retryMs)
+    retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS)
+  }
+}
+
+connect()

@@ -1,0 +1,227 @@
+/**
+ * The surfaces on the page: one section per surface (a key grid, a strip of keys without a grid
+ * position, dials for encoders and the jog, and chips for everything else) plus an entry in the
+ * surface list. Interactive surfaces come before read-only mirrors.
+ */
+import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
+import { el } from './dom.js'
+import { holdable, rotatable, RotationBatcher, type Send } from './input.js'
+
+/** Key size when a surface names none. */
+const DEFAULT_KEY_PX = 72
+
+interface ShownSurface {
+  view: WebSurfaceView
+  section: HTMLElement
+  item: HTMLElement
+  controls: Map<string, HTMLElement>
+}
+
+/** Everything the page shows, driven by server messages. */
+export class SurfacesView {
+  private readonly surfaces = new Map<string, ShownSurface>()
+  private readonly rotations: RotationBatcher
+
+  constructor(
+    private readonly main: HTMLElement,
+    private readonly list: HTMLElement,
+    private readonly send: Send,
+  ) {
+    this.rotations = new RotationBatcher(send)
+  }
+
+  /** Applies one message from the server. */
+  handle(m: ServerMessage): void {
+    switch (m.type) {
+      case 'hello':
+        for (const s of this.surfaces.values()) {
+          s.section.remove()
+          s.item.remove()
+        }
+        this.surfaces.clear()
+        while (this.list.firstChild) this.list.firstChild.remove()
+        break
+      case 'surface':
+        this.build(m.surface)
+        break
+      case 'removed':
+        this.remove(m.surface)
+        break
+      case 'image': {
+        const node = this.control(m.surface, m.control)
+        const img = node?.querySelector('img')
+        if (!node || !img) return
+        img.src = m.src
+        node.title = m.label + (node.tagName === 'DIV' ? ' (read-only mirror)' : '')
+        break
+      }
+      case 'state': {
+        const node = this.control(m.surface, m.control)
+        if (node) showState(node, m.control, m.state ?? {})
+        break
+      }
+      case 'brightness': {
+        const s = this.surfaces.get(m.surface)
+        if (s) s.section.style.filter = m.percent >= 100 ? '' : `brightness(${Math.max(0.1, m.percent / 100)})`
+        break
+      }
+    }
+  }
+
+  private control(surface: string, control: string): HTMLElement | undefined {
+    return this.surfaces.get(surface)?.controls.get(control)
+  }
+
+  private build(view: WebSurfaceView): void {
+    this.remove(view.id)
+    const mirror = view.mode === 'mirror'
+    const section = el('section', 'surface ' + (mirror ? 'readonly' : 'interactive'))
+    section.dataset.surface = view.id
+    section.dataset.mode = view.mode
+    const head = el('header')
+    head.appendChild(el('h2', 'name', view.id))
+    head.appendChild(el('span', 'model', view.model))
+    if (mirror) head.appendChild(el('span', 'badge', 'read-only'))
+    section.appendChild(head)
+    const grid = el('div', 'grid')
+    const strip = el('div', 'strip')
+    const dials = el('div', 'dials')
+    const chips = el('div', 'chips')
+    const controls = new Map<string, HTMLElement>()
+    let columnWidth = DEFAULT_KEY_PX
+    for (const c of view.controls) {
+      let node: HTMLElement
+      if (c.image) {
+        node = this.keyElement(view, c)
+        if (c.row !== undefined && c.column !== undefined) {
+          node.style.gridRow = String(c.row + 1)
+          node.style.gridColumn = String(c.column + 1)
+          columnWidth = c.image.width
+          grid.appendChild(node)
+        } else {
+          strip.appendChild(node)
+        }
+      } else if (view.mode === 'interactive' && (c.kind === 'encoder' || c.kind === 'jog')) {
+        node = this.dialElement(view, c)
+        dials.appendChild(node)
+      } else {
+        node = chipElement(view, c)
+        chips.appendChild(node)
+      }
+      controls.set(c.id, node)
+    }
+    if (view.grid) grid.style.gridTemplateColumns = `repeat(${view.grid.columns}, ${columnWidth}px)`
+    for (const part of [grid, strip, dials, chips]) if (part.childNodes.length) section.appendChild(part)
+    const item = el('li')
+    item.appendChild(el('span', 'name', view.id))
+    item.appendChild(document.createTextNode(' '))
+    item.appendChild(el('span', 'model', view.model))
+    if (mirror) {
+      item.appendChild(document.createTextNode(' '))
+      item.appendChild(el('span', 'badge', 'read-only'))
+    }
+    this.surfaces.set(view.id, { view, section, item, controls })
+    let before: ShownSurface | undefined
+    if (view.mode === 'interactive') {
+      for (const s of this.surfaces.values()) {
+        if (s.view.mode === 'mirror') {
+          before = s
+          break
+        }
+      }
+    }
+    this.main.insertBefore(section, before ? before.section : null)
+    this.list.insertBefore(item, before ? before.item : null)
+  }
+
+  private remove(id: string): void {
+    const s = this.surfaces.get(id)
+    if (!s) return
+    s.section.remove()
+    s.item.remove()
+    this.surfaces.delete(id)
+  }
+
+  private keyElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
+    const readonly = view.mode === 'mirror'
+    const key = readonly ? el('div', 'key') : el('button', 'key')
+    if (key instanceof HTMLButtonElement) key.type = 'button'
+    key.dataset.surface = view.id
+    key.dataset.control = c.id
+    const size = c.image ?? { width: DEFAULT_KEY_PX, height: DEFAULT_KEY_PX }
+    key.style.width = `${size.width}px`
+    key.style.height = `${size.height}px`
+    key.setAttribute('aria-label', c.id + (readonly ? ' (read-only)' : ''))
+    if (readonly) {
+      key.setAttribute('aria-disabled', 'true')
+      key.title = c.id + ' (read-only mirror)'
+    }
+    const img = el('img')
+    img.alt = ''
+    img.width = size.width
+    img.height = size.height
+    img.draggable = false
+    key.appendChild(img)
+    if (!readonly) holdable(key, view.id, c.id, this.send)
+    return key
+  }
+
+  private dialElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
+    const dial = el('div', 'dial ' + c.kind)
+    dial.dataset.surface = view.id
+    dial.dataset.control = c.id
+    const ring = el('div', 'ring')
+    const turn = el('div', 'turn')
+    turn.appendChild(el('span', 'mark'))
+    ring.appendChild(turn)
+    ring.setAttribute('aria-label', c.id + ': drag or scroll to turn')
+    rotatable(ring, turn, view.id, c.id, this.rotations)
+    if (c.kind === 'encoder') {
+      const press = el('button', 'press')
+      press.type = 'button'
+      press.setAttribute('aria-label', c.id + ' press')
+      holdable(press, view.id, c.id, this.send)
+      ring.appendChild(press)
+    }
+    dial.appendChild(ring)
+    dial.appendChild(el('span', 'label', c.id))
+    return dial
+  }
+}
+
+function chipElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
+  const chip = el('span', 'chip', c.id)
+  chip.dataset.surface = view.id
+  chip.dataset.control = c.id
+  chip.title = c.id + ' (read-only mirror)'
+  return chip
+}
+
+/**
+ * Shows the state of a control without an image: a dial's label (the detail on a second line) and
+ * ring (the value as an arc), or a chip (the detail in brackets, the value as a bar behind the text).
+ */
+function showState(node: HTMLElement, control: string, state: WebControlState): void {
+  if (node.classList.contains('dial')) {
+    const label = node.querySelector<HTMLElement>('.label')
+    const ring = node.querySelector<HTMLElement>('.ring')
+    if (label) label.textContent = (state.text ? state.text : control) + (state.detail ? '\n' + state.detail : '')
+    if (ring) {
+      ring.style.borderColor = state.color ?? ''
+      showValue(ring, state.value)
+    }
+  } else {
+    node.textContent = (state.text ? control + ': ' + state.text : control) + (state.detail ? ` (${state.detail})` : '')
+    node.style.borderLeftColor = state.color ?? ''
+    node.classList.toggle('led-on', state.led === 'on')
+    node.classList.toggle('led-blink', state.led === 'blink')
+    showValue(node, state.value)
+  }
+}
+
+/** The stylesheet draws `.has-value` from `--value` (0..1, clamped by the server). */
+function showValue(node: HTMLElement, value: number | undefined): void {
+  node.classList.toggle('has-value', value !== undefined)
+  if (value === undefined) node.style.removeProperty('--value')
+  else node.style.setProperty('--value', String(value))
+}
