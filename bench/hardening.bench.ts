@@ -25,6 +25,7 @@ import { parseNotification } from '../src/api/notifications.js'
 import { QWC_MESSAGE } from '../src/api/protocol.js'
 import { createLogger, setLogSink, type LogRecord } from '../src/log.js'
 import { startSimulator } from '../src/simulator/index.js'
+import { frameBytes } from '../src/wire.js'
 
 /** Growth allowed per case, MB (issue 9). */
 export const GROWTH_TARGET_MB = 50
@@ -80,11 +81,14 @@ function countingSink(record: LogRecord): void {
   logged.bytes += record.message.length + fields.length + record.scope.length + 10
 }
 
+interface CaseBody {
+  note: string
+  extraPass?: boolean
+  cleanup: () => Promise<void> | void
+}
+
 /** Runs one case: measures, runs `body` (which returns what must stay alive, and a cleanup), measures. */
-async function runCase(
-  name: string,
-  body: () => Promise<{ note: string; extraPass?: boolean; cleanup: () => Promise<void> | void }>,
-): Promise<CaseResult> {
+async function runCase(name: string, body: () => CaseBody | Promise<CaseBody>): Promise<CaseResult> {
   const logBefore = { ...logged }
   const before = measure()
   const { note, extraPass, cleanup } = await body()
@@ -119,7 +123,7 @@ async function unknownMethods(): Promise<CaseResult> {
     // Frames are handled in order: the init reply means every attack frame before it was handled.
     await new Promise<void>((resolve) => {
       ws.on('message', (raw: WebSocket.RawData) => {
-        if ((JSON.parse(String(raw)) as { id?: number }).id === -1) resolve()
+        if ((JSON.parse(frameBytes(raw).toString()) as { id?: number }).id === -1) resolve()
       })
       ws.send(JSON.stringify({ type: QWC_MESSAGE.init, id: -1 }))
     })
@@ -136,7 +140,7 @@ async function unknownMethods(): Promise<CaseResult> {
 // ---- a2: once-keys through a client-library logger ------------------------------------------------
 
 async function onceKeys(): Promise<CaseResult> {
-  return runCase(`a2 ${ATTACK_NAMES.toLocaleString('en')} once-keys → Logger`, async () => {
+  return runCase(`a2 ${ATTACK_NAMES.toLocaleString('en')} once-keys → Logger`, () => {
     const log = createLogger('bench/qwc')
     for (let i = 0; i < ATTACK_NAMES; i++) {
       log.once(`signal-unknown-object-${i}`, 'warn', 'ignoring a signal not named in the init reply', {
@@ -243,7 +247,9 @@ async function slowSubscriber(): Promise<CaseResult> {
     // init, then connect to onNotify by the index the init reply gives.
     const init = await new Promise<Record<string, { signals: [string, number][] }>>((resolve) => {
       ws.once('message', (raw: WebSocket.RawData) =>
-        resolve((JSON.parse(String(raw)) as { data: Record<string, { signals: [string, number][] }> }).data),
+        resolve(
+          (JSON.parse(frameBytes(raw).toString()) as { data: Record<string, { signals: [string, number][] }> }).data,
+        ),
       )
       ws.send(JSON.stringify({ type: QWC_MESSAGE.init, id: 0 }))
     })
