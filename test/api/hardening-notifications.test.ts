@@ -172,6 +172,18 @@ describe('notification link against a hostile QWebChannel server', () => {
     expect(client.isOpen).toBe(true)
   })
 
+  it('closes the socket on a frame past maxFrameBytes, and reports the close', async () => {
+    const server = await hostileServer()
+    const client = new QWebChannelClient({ url: server.url, connectTimeoutMs: 2000, maxFrameBytes: 4096 })
+    cleanups.push(() => client.close())
+    await client.connect()
+    const closed = new Promise<{ code: number }>((r) => client.once('close', r))
+    server.notifyRaw(JSON.stringify('x'.repeat(8192)))
+    // ws refuses the frame (1009 to the peer) and reports an abnormal close locally.
+    expect([1006, 1009]).toContain((await closed).code)
+    expect(client.isOpen).toBe(false)
+  })
+
   it('parseNotification never throws on deep values and reports the dropped variable', () => {
     const dropped: string[] = []
     const n = parseNotification(
