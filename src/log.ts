@@ -2,7 +2,13 @@
  * A small structured logger. One line per record on stderr (journald adds the time under systemd).
  *
  * - `once(key, ...)` logs a fault the first time only, until `clear(key)`: a dropped socket or an
- *   unplugged device is logged once, not on every retry.
+ *   unplugged device is logged once, not on every retry. Keys often carry names a peer chose (an
+ *   unknown method, a signal), so a logger remembers at most LOG_ONCE_MAX_KEYS of them, the least
+ *   recently seen forgotten first.
+ * - Warnings and errors are rate-limited per logger: at most LOG_RATE_BURST records per
+ *   LOG_RATE_WINDOW_MS; what is held back is counted and reported in one line when the window passes.
+ * - Everything written is bounded: long texts are cut, fields nested past LOG_MAX_DEPTH or with more
+ *   than LOG_MAX_ENTRIES entries are summarised, so a hostile value can neither flood nor crash the sink.
  * - Secrets never reach a log: values under secret-looking keys (streamKey, token, password, ...)
  *   and `streamKey=` query parameters are replaced by `***` before anything is written.
  */
@@ -20,19 +26,75 @@ export type LogSink = (record: LogRecord) => void
 const SECRET_KEY = /(stream_?key|token|password|secret|authorization|api_?key)/i
 const SECRET_IN_TEXT = /((?:stream_?key|token|password|secret|api_?key)=)[^&\s"']+/gi
 
+/** Most `once` keys a logger remembers; past it the least recently seen key is forgotten. */
+export const LOG_ONCE_MAX_KEYS = 1000
+/** A `once` key is cut to this many characters (keys often embed a name a peer chose). */
+export const LOG_ONCE_MAX_KEY_CHARS = 200
+/** The rate-limit window for warnings and errors, per logger, ms. */
+export const LOG_RATE_WINDOW_MS = 10_000
+/** Warnings and errors written per window and logger; the rest are counted and reported once. */
+export const LOG_RATE_BURST = 20
+/** Texts (the message, string fields) are cut to this many characters. */
+export const LOG_MAX_TEXT_CHARS = 2000
+/** Fields nested deeper than this are replaced by a marker. */
+export const LOG_MAX_DEPTH = 6
+/** Arrays and objects in fields keep this many entries; the rest are counted. */
+export const LOG_MAX_ENTRIES = 50
+
+/** Overrides of the logger's bounds (tests and the bench lower them). */
+export interface LoggerLimits {
+  onceMaxKeys: number
+  rateWindowMs: number
+  rateBurst: number
+}
+const DEFAULT_LIMITS: LoggerLimits = {
+  onceMaxKeys: LOG_ONCE_MAX_KEYS,
+  rateWindowMs: LOG_RATE_WINDOW_MS,
+  rateBurst: LOG_RATE_BURST,
+}
+
+function cut(text: string): string {
+  return text.length > LOG_MAX_TEXT_CHARS ? `${text.slice(0, LOG_MAX_TEXT_CHARS)}… (${text.length} chars)` : text
+}
+
 /** Replaces secrets in a text (query strings, URLs). */
 export function redactText(text: string): string {
   return text.replace(SECRET_IN_TEXT, '$1***')
 }
 
-/** Deep-copies a value with secrets replaced. */
+/**
+ * Copies a value with secrets replaced, bounded: texts cut to LOG_MAX_TEXT_CHARS, at most
+ * LOG_MAX_ENTRIES entries per array or object, nothing below LOG_MAX_DEPTH (a marker instead), BigInts
+ * as text. The copy always serialises with `JSON.stringify`.
+ */
 export function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactText(value)
-  if (value instanceof Error) return redactText(value.message)
-  if (value === null || typeof value !== 'object' || depth > 6) return value
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1))
+  if (typeof value === 'string') return redactText(cut(value))
+  if (value instanceof Error) return redactText(cut(value.message))
+  if (typeof value === 'bigint') return String(value)
+  if (value === null || typeof value !== 'object') return value
+  if (depth >= LOG_MAX_DEPTH) return Array.isArray(value) ? '[array]' : '[object]'
+  if (Array.isArray(value)) {
+    const out = value.slice(0, LOG_MAX_ENTRIES).map((v) => redact(v, depth + 1))
+    if (value.length > LOG_MAX_ENTRIES) out.push(`… ${value.length - LOG_MAX_ENTRIES} more`)
+    return out
+  }
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? '***' : redact(v, depth + 1)
+  let n = 0
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue
+    if (n++ === LOG_MAX_ENTRIES) {
+      out['…'] = 'more entries'
+      break
+    }
+    const v = (value as Record<string, unknown>)[k]
+    // defineProperty: a key named __proto__ stays a plain entry of the copy.
+    Object.defineProperty(out, cut(k), {
+      value: SECRET_KEY.test(k) ? '***' : redact(v, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
   return out
 }
 
@@ -55,11 +117,28 @@ export function setLogLevel(level: LogLevel): void {
 }
 
 export class Logger {
+  /** Insertion order is recency order: a key seen again is moved to the end. */
   private readonly onceKeys = new Set<string>()
-  constructor(readonly scope: string) {}
+  private readonly limits: LoggerLimits
+  private windowStart = -Infinity
+  private windowCount = 0
+  private suppressed = 0
+  private suppressedTimer: NodeJS.Timeout | undefined
 
+  constructor(
+    readonly scope: string,
+    limits: Partial<LoggerLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits }
+  }
+
+  /** A logger for a part of this one's scope, with the same limits (its own keys and rate window). */
   child(scope: string): Logger {
-    return new Logger(`${this.scope}/${scope}`)
+    return new Logger(`${this.scope}/${scope}`, this.limits)
+  }
+  /** How many `once` keys are remembered (the bench and tests watch it). */
+  get onceKeyCount(): number {
+    return this.onceKeys.size
   }
   debug(message: string, fields?: Record<string, unknown>): void {
     this.write('debug', message, fields)
@@ -73,29 +152,86 @@ export class Logger {
   error(message: string, fields?: Record<string, unknown>): void {
     this.write('error', message, fields)
   }
-  /** Logs only the first time `key` is seen (until `clear(key)`). Returns whether it logged. */
+  /**
+   * Logs only the first time `key` is seen (until `clear(key)`, or until the key is forgotten as the
+   * least recently seen of more than LOG_ONCE_MAX_KEYS). Returns whether the key was new; the record
+   * itself may still be held back by the rate limit.
+   */
   once(key: string, level: LogLevel, message: string, fields?: Record<string, unknown>): boolean {
-    if (this.onceKeys.has(key)) return false
-    this.onceKeys.add(key)
+    const k = key.length > LOG_ONCE_MAX_KEY_CHARS ? key.slice(0, LOG_ONCE_MAX_KEY_CHARS) : key
+    if (this.onceKeys.delete(k)) {
+      this.onceKeys.add(k)
+      return false
+    }
+    if (this.onceKeys.size >= this.limits.onceMaxKeys) {
+      const oldest = this.onceKeys.values().next()
+      if (oldest.done !== true) this.onceKeys.delete(oldest.value)
+    }
+    this.onceKeys.add(k)
     this.write(level, message, fields)
     return true
   }
   /** Forgets a `once` key, e.g. when the fault has cleared, so that the next fault is logged again. */
   clear(key: string): void {
-    this.onceKeys.delete(key)
+    this.onceKeys.delete(key.length > LOG_ONCE_MAX_KEY_CHARS ? key.slice(0, LOG_ONCE_MAX_KEY_CHARS) : key)
   }
 
   private write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
     if (LEVELS[level] < LEVELS[threshold]) return
+    if (LEVELS[level] >= LEVELS.warn && !this.admit()) return
     sink({
       level,
       scope: this.scope,
-      message: redactText(message),
+      message: redactText(cut(message)),
       ...(fields ? { fields: redact(fields) as Record<string, unknown> } : {}),
+    })
+  }
+
+  /** The rate limit of warnings and errors: true when this record may be written. */
+  private admit(): boolean {
+    const now = Date.now()
+    if (now - this.windowStart >= this.limits.rateWindowMs) {
+      this.reportSuppressed()
+      this.windowStart = now
+      this.windowCount = 0
+    }
+    if (this.windowCount < this.limits.rateBurst) {
+      this.windowCount++
+      return true
+    }
+    this.suppressed++
+    if (this.suppressedTimer === undefined) {
+      this.suppressedTimer = setTimeout(
+        reportSuppressedOf,
+        Math.max(0, this.windowStart + this.limits.rateWindowMs - now),
+        this,
+      )
+      // A pending report must not keep a finished process alive.
+      this.suppressedTimer.unref()
+    }
+    return false
+  }
+
+  /** Writes the count of records held back in the window that passed, once. */
+  reportSuppressed(): void {
+    if (this.suppressedTimer !== undefined) clearTimeout(this.suppressedTimer)
+    this.suppressedTimer = undefined
+    if (this.suppressed === 0) return
+    const count = this.suppressed
+    this.suppressed = 0
+    sink({
+      level: 'warn',
+      scope: this.scope,
+      message: `${count} more warnings and errors held back by the rate limit`,
+      fields: { suppressed: count, windowMs: this.limits.rateWindowMs },
     })
   }
 }
 
-export function createLogger(scope: string): Logger {
-  return new Logger(scope)
+function reportSuppressedOf(logger: Logger): void {
+  logger.reportSuppressed()
+}
+
+export function createLogger(scope: string, limits?: Partial<LoggerLimits>): Logger {
+  return new Logger(scope, limits)
 }

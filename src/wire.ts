@@ -15,3 +15,46 @@ export function frameBytes(data: RawData): Buffer {
   if (Array.isArray(data)) return Buffer.concat(data)
   return Buffer.from(data)
 }
+
+/**
+ * True when `value` nests arrays or objects more than `maxDepth` levels deep (`[]` is depth 1, a
+ * scalar 0). Iterative, so a value nested a million levels deep is measured without overflowing the
+ * stack; stops at the first path past the limit.
+ */
+export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const stack: unknown[] = [value]
+  const depths: number[] = [1]
+  while (stack.length > 0) {
+    const v = stack.pop() as object
+    const depth = depths.pop()!
+    if (depth > maxDepth) return true
+    const children: unknown[] = Array.isArray(v) ? v : Object.values(v)
+    for (const child of children) {
+      if (typeof child !== 'object' || child === null) continue
+      stack.push(child)
+      depths.push(depth + 1)
+    }
+  }
+  return false
+}
+
+/** How deep a value may nest before `jsonSnippet` describes it instead of printing it. */
+export const SNIPPET_MAX_DEPTH = 32
+
+/**
+ * A short text for a value from outside, for error messages and logs: JSON cut to `maxChars`, never a
+ * throw (a value nested past SNIPPET_MAX_DEPTH, a BigInt or a cycle is described, not printed).
+ */
+export function jsonSnippet(value: unknown, maxChars = 80): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, maxChars)).slice(0, maxChars)
+  if (jsonDepthExceeds(value, SNIPPET_MAX_DEPTH)) return `[value nested deeper than ${SNIPPET_MAX_DEPTH}]`
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value)
+  } catch (err) {
+    // A BigInt or a cycle: values from JSON never carry them, but a snippet must never throw.
+    return `[${typeof value} not printable: ${(err as Error).name}]`
+  }
+  return (text ?? String(value)).slice(0, maxChars)
+}

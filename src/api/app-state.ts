@@ -9,7 +9,34 @@
  * is a handful of surface updates, not one per message.
  */
 import { EventEmitter } from 'eventemitter3'
+import { createLogger, type Logger } from '../log.js'
 import type { PlayState, ReplayState } from './protocol.js'
+
+/**
+ * Bounds on what the store keeps of the application's titles. Every name and value comes from the
+ * application (or whoever answers on its port), so none of them may grow memory without limit: past
+ * a bound the new entry is dropped, what is already held is kept, and the first drop is logged.
+ */
+/** Most titles kept; a snapshot with more keeps the first ones. */
+export const APP_STATE_MAX_TITLES = 2000
+/** Most variables kept per title; new names past it are dropped, known ones still update. */
+export const APP_STATE_MAX_VARIABLES_PER_TITLE = 500
+/** A variable name longer than this is dropped (cutting it could merge two names). */
+export const APP_STATE_MAX_VARIABLE_NAME_CHARS = 256
+/** A variable value longer than this is cut to it. */
+export const APP_STATE_MAX_VARIABLE_VALUE_CHARS = 64 * 1024
+
+export interface AppStateLimits {
+  maxTitles: number
+  maxVariablesPerTitle: number
+  maxVariableNameChars: number
+  maxVariableValueChars: number
+}
+
+export interface AppStateOptions {
+  limits?: Partial<AppStateLimits>
+  logger?: Logger
+}
 
 /** What the link is doing while the state is not (yet) trustworthy. */
 export type LinkPhase = 'stopped' | 'connecting' | 'resynchronising' | 'waiting-to-retry'
@@ -71,16 +98,33 @@ interface MutableTitle {
   id: string
   name: string
   play: PlayState
+  /** Null prototype: names such as `__proto__` or `constructor` are plain entries. */
   variables: Record<string, string>
 }
 
 export class AppState extends EventEmitter<AppStateEvents> {
+  readonly limits: Readonly<AppStateLimits>
+  private readonly log: Logger
   private readonly titleMap = new Map<string, MutableTitle>()
+  /** Variables held per title, so that the limit check does not count keys on every new name. */
+  private readonly variableCounts = new WeakMap<MutableTitle, number>()
   private readonly pendingTitles = new Map<string, TitleChanges>()
   private flushScheduled: NodeJS.Immediate | undefined
   private linkStatus: LinkStatus = { status: 'stale', phase: 'stopped', since: Date.now() }
   private replayInfo: ReplayInfo = {}
   private streamingInfo: StreamingInfo = {}
+
+  constructor(options: AppStateOptions = {}) {
+    super()
+    this.limits = {
+      maxTitles: APP_STATE_MAX_TITLES,
+      maxVariablesPerTitle: APP_STATE_MAX_VARIABLES_PER_TITLE,
+      maxVariableNameChars: APP_STATE_MAX_VARIABLE_NAME_CHARS,
+      maxVariableValueChars: APP_STATE_MAX_VARIABLE_VALUE_CHARS,
+      ...options.limits,
+    }
+    this.log = options.logger ?? createLogger('app-state')
+  }
 
   get link(): LinkStatus {
     return this.linkStatus
@@ -118,15 +162,19 @@ export class AppState extends EventEmitter<AppStateEvents> {
     return true
   }
 
-  /** Updates some of a title's variables. Returns false when the title is unknown. */
+  /**
+   * Updates some of a title's variables, within the store's limits (see APP_STATE_MAX_*). Returns false
+   * when the title is unknown.
+   */
   setTitleVariables(id: string, variables: Readonly<Record<string, string>>): boolean {
     const t = this.titleMap.get(id)
     if (!t) return false
     let changed: Record<string, string> | undefined
-    for (const [name, value] of Object.entries(variables)) {
+    for (const name of Object.keys(variables)) {
+      const value = this.boundedValue(variables[name]!)
       if (t.variables[name] === value) continue
-      t.variables[name] = value
-      ;(changed ??= this.pending(id).variables ??= {})[name] = value
+      if (!this.setVariable(t, name, value)) continue
+      ;(changed ??= this.pending(id).variables ??= Object.create(null) as Record<string, string>)[name] = value
     }
     return true
   }
@@ -137,7 +185,22 @@ export class AppState extends EventEmitter<AppStateEvents> {
     this.pendingTitles.clear()
     this.titleMap.clear()
     for (const t of titles) {
-      this.titleMap.set(t.id, { id: t.id, name: t.name, play: t.play, variables: { ...(t.variables ?? {}) } })
+      if (this.titleMap.size >= this.limits.maxTitles && !this.titleMap.has(t.id)) {
+        this.log.once('titles-full', 'warn', 'title limit reached; further titles are not followed', {
+          limit: this.limits.maxTitles,
+          titles: titles.length,
+        })
+        break
+      }
+      const title: MutableTitle = {
+        id: t.id,
+        name: t.name,
+        play: t.play,
+        variables: Object.create(null) as Record<string, string>,
+      }
+      const vars = t.variables ?? {}
+      for (const name of Object.keys(vars)) this.setVariable(title, name, this.boundedValue(vars[name]!))
+      this.titleMap.set(t.id, title)
     }
     this.emit('titlesReset', this.titles())
   }
@@ -185,6 +248,36 @@ export class AppState extends EventEmitter<AppStateEvents> {
   dispose(): void {
     this.cancelFlush()
     this.pendingTitles.clear()
+  }
+
+  /** Sets one variable within the limits; false (and one log line per title) when it is dropped. */
+  private setVariable(t: MutableTitle, name: string, value: string): boolean {
+    if (name.length > this.limits.maxVariableNameChars) {
+      this.log.once('variable-name-too-long', 'warn', 'dropping a variable whose name is too long', {
+        title: t.id,
+        limit: this.limits.maxVariableNameChars,
+        length: name.length,
+      })
+      return false
+    }
+    if (!Object.hasOwn(t.variables, name)) {
+      const count = this.variableCounts.get(t) ?? 0
+      if (count >= this.limits.maxVariablesPerTitle) {
+        this.log.once(`variables-full:${t.id}`, 'warn', 'variable limit reached; new variables are dropped', {
+          title: t.id,
+          limit: this.limits.maxVariablesPerTitle,
+        })
+        return false
+      }
+      this.variableCounts.set(t, count + 1)
+    }
+    t.variables[name] = value
+    return true
+  }
+
+  private boundedValue(value: string): string {
+    const max = this.limits.maxVariableValueChars
+    return value.length > max ? value.slice(0, max) : value
   }
 
   private pending(id: string): TitleChanges {

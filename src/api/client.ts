@@ -25,12 +25,13 @@ import {
   AppError,
   CommandError,
   HttpStatusError,
+  ReplyTooLargeError,
   RequestIdMismatchError,
   TimeoutError,
   type CommandErrorCode,
 } from './errors.js'
 import { encodeParams, type Encoded, type Transport } from './codec.js'
-import { isRecord } from '../wire.js'
+import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** Default time-out of one command, in ms (issue 2). */
 export const DEFAULT_TIMEOUT_MS = 2000
@@ -46,6 +47,19 @@ const GET_HEADERS = { accept: 'application/json' }
 const POST_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
 /** How much of a non-200 body is kept in the error, in characters. */
 const BODY_SNIPPET_CHARS = 200
+/**
+ * Largest reply body the client reads, bytes; past it the call fails with `REPLY_TOO_LARGE` and the
+ * rest of the body is never read (the connection is dropped). Why 4 MiB: the largest replies the
+ * contract describes (a title list with icons as data URLs) are well under it, and one reply must not
+ * be able to cost the daemon more than a few MB.
+ */
+export const MAX_REPLY_BYTES = 4 * 1024 * 1024
+/**
+ * Deepest nesting accepted in a reply, checked after `requestId` and `command` (so that those keep
+ * their own codes); deeper is `BAD_ENVELOPE`. Callers get `raw` and `AppError.result` and may walk or
+ * print them, which must not overflow the stack.
+ */
+export const MAX_REPLY_DEPTH = 64
 
 export type { Transport } from './codec.js'
 
@@ -59,6 +73,8 @@ export interface CommandClientOptions {
   /** Keep-alive sockets in the pool. */
   connections?: number
   keepAliveTimeoutMs?: number
+  /** Largest reply body read, bytes (default MAX_REPLY_BYTES). */
+  maxReplyBytes?: number
   /**
    * Called once per finished call (success or failure) with its latency. Meant for a metrics layer;
    * it runs on the hot path, so keep it cheap. Exceptions it throws are ignored.
@@ -110,6 +126,8 @@ export class CommandClient {
   private readonly basePath: string
   private readonly transport: Transport
   private readonly timeoutMs: number
+  /** @internal read by each exchange */
+  readonly maxReplyBytes: number
   private readonly onCall: ((record: CallRecord) => void) | undefined
   private readonly idPrefix = `pb-${randomBytes(3).toString('hex')}-`
   private seq = 0
@@ -120,6 +138,7 @@ export class CommandClient {
     this.basePath = url.pathname.replace(/\/+$/, '')
     this.transport = options.transport ?? 'get'
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    this.maxReplyBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES
     this.onCall = options.onCall
     this.pool = new Pool(url.origin, {
       connections: options.connections ?? DEFAULT_CONNECTIONS,
@@ -173,14 +192,7 @@ export class CommandClient {
       const encoded = encodeParams(name, spec, params ?? {}, transport, requestId)
       if ('message' in encoded) throw new CommandError('BAD_PARAMS', name, encoded.message, { requestId })
       const { status, text } = await this.send(name, encoded, transport, requestId, options)
-      if (status !== 200) throw new HttpStatusError(name, status, text.slice(0, BODY_SNIPPET_CHARS), requestId)
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch (err) {
-        throw new CommandError('BAD_JSON', name, `body is not JSON: ${text.slice(0, 80)}`, { cause: err, requestId })
-      }
-      const { reply, raw } = parseEnvelope(name, spec, json, requestId)
+      const { reply, raw } = parseReplyFor(name, spec, status, text, requestId)
       const latencyMs = performance.now() - started
       this.report(name, requestId, latencyMs)
       return { command: name as CommandName, requestId, reply: reply, raw, latencyMs }
@@ -258,6 +270,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private settled = false
   private status = 0
   private readonly chunks: Buffer[] = []
+  private received = 0
   private readonly timer: NodeJS.Timeout
 
   constructor(
@@ -288,19 +301,46 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) controller.abort(new Error('call already settled'))
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     this.status = statusCode
+    // A body announced past the cap is refused before a byte of it is read.
+    const declared = Number(headers['content-length'])
+    const limit = this.client.maxReplyBytes
+    if (Number.isFinite(declared) && declared > limit) {
+      this.fail(new ReplyTooLargeError(this.name, limit, 0, { requestId: this.requestId, declaredBytes: declared }))
+    }
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return
+    this.received += chunk.length
+    const limit = this.client.maxReplyBytes
+    if (this.received > limit) {
+      // Chunked bodies (or a lying content-length) are counted as they stream; nothing past the cap is kept.
+      this.fail(new ReplyTooLargeError(this.name, limit, this.received, { requestId: this.requestId }))
+      return
+    }
     this.chunks.push(chunk)
   }
 
   onResponseEnd(): void {
-    if (this.finish()) {
+    if (this.settled) return
+    let text: string
+    try {
       const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
-      this.resolve({ status: this.status, text: body.toString('utf8') })
+      text = body.toString('utf8')
+    } catch (err) {
+      // Why settle through fail(): decoding can throw (a body past V8's string limit when the cap is
+      // raised that far), and a call marked settled before it threw would never settle at all.
+      this.fail(networkError(this.name, err, this.requestId))
+      return
     }
+    this.chunks.length = 0
+    if (this.finish()) this.resolve({ status: this.status, text })
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
@@ -370,6 +410,40 @@ function replyFields(spec: CommandSpec): [string, FieldSpec][] {
 }
 
 /**
+ * Parses one reply of command `name`: the HTTP status, then the body as JSON, then the envelope
+ * (decisions.md: Replies), converting the catalogue's reply fields. Pure: the client runs every
+ * reply through it, and the fuzz suite runs it alone. Throws only `CommandError`s (`BAD_PARAMS` for an
+ * unknown command, `HTTP_STATUS`, `BAD_JSON`, `BAD_ENVELOPE`, `REQUEST_ID_MISMATCH`, `APP_ERROR`).
+ */
+export function parseReply(
+  name: string,
+  status: number,
+  body: string,
+  requestId: string,
+): { reply: Record<string, unknown>; raw: Record<string, unknown> } {
+  const spec = getCommandSpec(name)
+  if (spec === undefined) throw new CommandError('BAD_PARAMS', name, 'unknown command', { requestId })
+  return parseReplyFor(name, spec, status, body, requestId)
+}
+
+function parseReplyFor(
+  name: string,
+  spec: CommandSpec,
+  status: number,
+  text: string,
+  requestId: string,
+): { reply: Record<string, unknown>; raw: Record<string, unknown> } {
+  if (status !== 200) throw new HttpStatusError(name, status, text.slice(0, BODY_SNIPPET_CHARS), requestId)
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (err) {
+    throw new CommandError('BAD_JSON', name, `body is not JSON: ${text.slice(0, 80)}`, { cause: err, requestId })
+  }
+  return parseEnvelope(name, spec, json, requestId)
+}
+
+/**
  * Parses the envelope `{result: {command, reply, success, ...fields, error?}}` (decisions.md: Replies)
  * and converts the catalogue's reply fields.
  */
@@ -380,7 +454,9 @@ function parseEnvelope(
   requestId: string,
 ): { reply: Record<string, unknown>; raw: Record<string, unknown> } {
   const bad = (why: string): CommandError => new CommandError('BAD_ENVELOPE', name, why, { requestId })
-  if (!isRecord(json)) throw bad('reply is not a JSON object')
+  if (!isRecord(json)) {
+    throw bad(jsonDepthExceeds(json, MAX_REPLY_DEPTH) ? 'reply nested too deep' : 'reply is not a JSON object')
+  }
   const result = json.result
   if (result === undefined) {
     // Why: the contract shows loadProject, saveProject and subscribe answering a bare `{}`.
@@ -392,18 +468,25 @@ function parseEnvelope(
   // A missing echo is fine (bare replies cannot carry one); a different one means the reply is not ours.
   const echoed = result.requestId
   if (echoed !== undefined && echoed !== null) {
-    const text = typeof echoed === 'string' || typeof echoed === 'number' ? String(echoed) : JSON.stringify(echoed)
-    if (text !== requestId) throw new RequestIdMismatchError(name, requestId, text)
+    // A snippet, never a full JSON.stringify: an id nested 100,000 deep must still be a mismatch.
+    const text = typeof echoed === 'string' || typeof echoed === 'number' ? String(echoed) : jsonSnippet(echoed)
+    if (text !== requestId) throw new RequestIdMismatchError(name, requestId, text.slice(0, BODY_SNIPPET_CHARS))
   }
   for (const key of ['command', 'reply'] as const) {
     const v = result[key]
     // Why: removeTitleInput answers as setTitleInput (contract); the catalogue records the alias.
-    if (v !== undefined && v !== name && v !== spec.replyAlias) throw bad(`result.${key} is ${JSON.stringify(v)}`)
+    if (v !== undefined && v !== name && v !== spec.replyAlias) throw bad(`result.${key} is ${jsonSnippet(v)}`)
   }
+  if (jsonDepthExceeds(result, MAX_REPLY_DEPTH - 1)) throw bad(`reply nested deeper than ${MAX_REPLY_DEPTH} levels`)
   // Why: the application keeps `success: true` beside an `error` (contract: Errors), so `error` decides.
   const error = result.error
   if (error !== undefined && error !== null) {
-    throw new AppError(name, typeof error === 'string' ? error : JSON.stringify(error), result, requestId)
+    throw new AppError(
+      name,
+      typeof error === 'string' ? error : jsonSnippet(error, BODY_SNIPPET_CHARS),
+      result,
+      requestId,
+    )
   }
   const success = result.success
   if (success === false || success === 'false') throw new AppError(name, 'success is false', result, requestId)
@@ -474,14 +557,14 @@ function convertScalar(value: unknown, type: ScalarType, path: string, bad: Bad)
     case 'number':
     case 'integer': {
       const n = toNumber(value)
-      if (!Number.isFinite(n)) throw bad(`field ${path} is not a number: ${JSON.stringify(value)}`)
+      if (!Number.isFinite(n)) throw bad(`field ${path} is not a number: ${jsonSnippet(value)}`)
       if (type === 'integer' && !Number.isInteger(n)) throw bad(`field ${path} is not an integer: ${n}`)
       return n
     }
     case 'boolean':
     case 'flag': {
       const b = toBoolean(value)
-      if (b === undefined) throw bad(`field ${path} is not a ${type}: ${JSON.stringify(value)}`)
+      if (b === undefined) throw bad(`field ${path} is not a ${type}: ${jsonSnippet(value)}`)
       return type === 'boolean' ? b : b ? '1' : '0'
     }
   }

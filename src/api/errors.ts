@@ -24,6 +24,8 @@ export const COMMAND_ERROR_CODES = [
   'BAD_ENVELOPE',
   /** `result.requestId` is present and differs from the id sent. */
   'REQUEST_ID_MISMATCH',
+  /** The reply's body passed the client's size cap (`maxReplyBytes`); the rest was never read. */
+  'REPLY_TOO_LARGE',
   /** The caller's AbortSignal fired, or the client was closed. */
   'ABORTED',
   /** The call was refused before sending: unknown command, unknown or missing parameter, wrong type. */
@@ -90,6 +92,27 @@ export class HttpStatusError extends CommandError {
   ) {
     super('HTTP_STATUS', command, `HTTP status ${status}`, requestId === undefined ? {} : { requestId })
     this.bodySnippet = redactText(bodySnippet)
+  }
+}
+
+export class ReplyTooLargeError extends CommandError {
+  override readonly name = 'ReplyTooLargeError'
+  constructor(
+    command: string,
+    /** The cap, bytes. */
+    readonly limitBytes: number,
+    /** Body bytes received when the cap was passed (0 when a `content-length` header announced too many). */
+    readonly receivedBytes: number,
+    options: { requestId?: string; declaredBytes?: number } = {},
+  ) {
+    super(
+      'REPLY_TOO_LARGE',
+      command,
+      options.declaredBytes === undefined
+        ? `reply body passed ${limitBytes} bytes`
+        : `reply body announced as ${options.declaredBytes} bytes, cap ${limitBytes}`,
+      options.requestId === undefined ? {} : { requestId: options.requestId },
+    )
   }
 }
 

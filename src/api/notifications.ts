@@ -15,7 +15,7 @@
  */
 import { EventEmitter } from 'eventemitter3'
 import { createLogger, type Logger } from '../log.js'
-import type { AppState, LinkPhase, TitleSnapshot } from './app-state.js'
+import { APP_STATE_MAX_VARIABLE_VALUE_CHARS, type AppState, type LinkPhase, type TitleSnapshot } from './app-state.js'
 import {
   CLIENT_APP_ID,
   NOTIFICATION_EVENTS,
@@ -25,7 +25,7 @@ import {
   type PlayState,
 } from './protocol.js'
 import { QWebChannelClient, QWebChannelError } from './qwebchannel.js'
-import { isRecord } from '../wire.js'
+import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** Reconnect back-off: first retry after this long, doubling per failed attempt... */
 export const LINK_BACKOFF_INITIAL_MS = 250
@@ -41,6 +41,11 @@ export const LINK_RESYNC_DEBOUNCE_MS = 150
 export const LINK_DEFAULT_SENDER = 'panelbridge'
 /** Version announced with `notifyClientConnected`. */
 export const LINK_CLIENT_VERSION = '0.1.0'
+/**
+ * A variable value that is JSON (not text) nested deeper than this is dropped, with a log line; a
+ * shallower one becomes its JSON text. Title variables are text; a deep value is never meant.
+ */
+export const NOTIFY_MAX_VALUE_DEPTH = 32
 
 /** The link's phases: the store's `LinkPhase`s plus `connected`. */
 export const LINK_PHASE = {
@@ -103,18 +108,40 @@ export interface NotificationLinkEvents {
   resynchronised: [info: { titles: number }]
 }
 
-function text(v: unknown): string {
-  if (typeof v === 'string') return v
+/** Called with the name of a variable whose value a parser dropped, and why. */
+export type DroppedVariable = (name: string, why: string) => void
+
+/**
+ * A variable value as text, at most APP_STATE_MAX_VARIABLE_VALUE_CHARS long; undefined when it is
+ * JSON nested deeper than NOTIFY_MAX_VALUE_DEPTH (stringifying it could overflow the stack).
+ */
+function valueText(v: unknown): string | undefined {
+  const max = APP_STATE_MAX_VARIABLE_VALUE_CHARS
+  if (typeof v === 'string') return v.length > max ? v.slice(0, max) : v
   if (v === undefined || v === null) return ''
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v)
-  return JSON.stringify(v) ?? ''
+  if (jsonDepthExceeds(v, NOTIFY_MAX_VALUE_DEPTH)) return undefined
+  return (JSON.stringify(v) ?? '').slice(0, max)
+}
+
+/** A null-prototype record: a variable named `__proto__` is an entry like any other. */
+function variableRecord(): Record<string, string> {
+  return Object.create(null) as Record<string, string>
+}
+
+/** Reads one variable into `into`, or reports it dropped. */
+function readVariable(into: Record<string, string>, name: string, value: unknown, onDropped?: DroppedVariable): void {
+  const t = valueText(value)
+  if (t === undefined) onDropped?.(name, `value nested deeper than ${NOTIFY_MAX_VALUE_DEPTH} levels`)
+  else into[name] = t
 }
 
 /**
  * Parses one `onNotify` argument (JSON text or an object) into one of the five shapes; anything else
- * (including the other command-bus traffic `onNotify` carries) gives undefined.
+ * (including the other command-bus traffic `onNotify` carries) gives undefined. Never throws: a
+ * variable whose value is nested too deep is left out and reported to `onDropped`.
  */
-export function parseNotification(raw: unknown): Notification | undefined {
+export function parseNotification(raw: unknown, onDropped?: DroppedVariable): Notification | undefined {
   let msg: unknown = raw
   if (typeof raw === 'string') {
     try {
@@ -128,9 +155,9 @@ export function parseNotification(raw: unknown): Notification | undefined {
   const id = typeof msg.id === 'string' && msg.id !== '' ? msg.id : undefined
   if (msg.event === 'data') {
     if (!id || !Array.isArray(msg.variables)) return undefined
-    const variables: Record<string, string> = {}
-    for (const v of msg.variables) {
-      if (isRecord(v) && typeof v.name === 'string') variables[v.name] = text(v.value)
+    const variables = variableRecord()
+    for (const v of msg.variables as unknown[]) {
+      if (isRecord(v) && typeof v.name === 'string') readVariable(variables, v.name, v.value, onDropped)
     }
     return { kind: 'data', id, variables, ...input }
   }
@@ -153,19 +180,27 @@ export function parseNotification(raw: unknown): Notification | undefined {
   return undefined
 }
 
-/** Reads a `getTitleControlInfo` reply (`{result: {titles: [{id, name, status, variables}]}}`). */
-export function parseTitleControlInfo(reply: unknown): (TitleSnapshot & { inputs: string[] })[] {
+/**
+ * Reads a `getTitleControlInfo` reply (`{result: {titles: [{id, name, status, variables}]}}`). Throws
+ * only `BAD_REPLY`; a variable whose value is nested too deep is left out and reported to `onDropped`.
+ */
+export function parseTitleControlInfo(
+  reply: unknown,
+  onDropped?: DroppedVariable,
+): (TitleSnapshot & { inputs: string[] })[] {
   const result = isRecord(reply) && isRecord(reply.result) ? reply.result : undefined
   if (!result) throw new QWebChannelError('BAD_REPLY', 'getTitleControlInfo: no result object')
-  if (typeof result.error === 'string') throw new QWebChannelError('BAD_REPLY', `getTitleControlInfo: ${result.error}`)
+  if (typeof result.error === 'string') {
+    throw new QWebChannelError('BAD_REPLY', `getTitleControlInfo: ${jsonSnippet(result.error, 200)}`)
+  }
   if (!Array.isArray(result.titles)) throw new QWebChannelError('BAD_REPLY', 'getTitleControlInfo: no titles array')
   const out: (TitleSnapshot & { inputs: string[] })[] = []
   for (const t of result.titles) {
     if (!isRecord(t) || typeof t.id !== 'string') continue
-    const variables: Record<string, string> = {}
+    const variables = variableRecord()
     if (Array.isArray(t.variables)) {
-      for (const v of t.variables) {
-        if (isRecord(v) && typeof v.variable === 'string') variables[v.variable] = text(v.value)
+      for (const v of t.variables as unknown[]) {
+        if (isRecord(v) && typeof v.variable === 'string') readVariable(variables, v.variable, v.value, onDropped)
       }
     }
     out.push({
@@ -308,7 +343,7 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
       {},
     ])
     if (gen !== this.generation) return
-    this.log.debug('application announced', { info: isRecord(info) ? info : text(info) })
+    this.log.debug('application announced', { info: isRecord(info) ? info : jsonSnippet(info, 200) })
     const events = NOTIFICATION_EVENTS.join(',')
     if (this.options.subscribe) {
       await this.options.subscribe(this.sender, events)
@@ -355,7 +390,7 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
   }
 
   private applySnapshot(reply: unknown): number {
-    const all = parseTitleControlInfo(reply)
+    const all = parseTitleControlInfo(reply, this.onDropped)
     const kept: TitleSnapshot[] = []
     this.ignoredIds = new Set()
     for (const t of all) {
@@ -372,7 +407,7 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
     if (gen !== this.generation || !this.wanted) return
     this.generation++
     this.endSession()
-    const message = err instanceof Error ? err.message : text(err)
+    const message = err instanceof Error ? err.message : jsonSnippet(err, 200)
     const code = err instanceof QWebChannelError ? err.code : undefined
     this.lastError = message
     this.log.once('link-down', 'warn', 'notification link down; retrying', { url: this.options.url, code, message })
@@ -436,11 +471,15 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
 
   // ---- notifications ------------------------------------------------------------------------------
 
+  /** One log line per variable value a parser dropped (the logger rate-limits a flood of them). */
+  private readonly onDropped: DroppedVariable = (name, why) =>
+    this.log.warn('dropped a variable value the application sent', { variable: name, why })
+
   private onNotify(raw: unknown): void {
-    const n = parseNotification(raw)
+    const n = parseNotification(raw, this.onDropped)
     if (!n) {
       this.log.once('unknown-notification', 'debug', 'ignoring a notification of another shape', {
-        sample: text(raw).slice(0, 120),
+        sample: jsonSnippet(raw, 120),
       })
       return
     }

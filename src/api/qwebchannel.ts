@@ -14,18 +14,30 @@ import { EventEmitter } from 'eventemitter3'
 import WebSocket from 'ws'
 import { createLogger, type Logger } from '../log.js'
 import { QWC_MESSAGE } from './protocol.js'
-import { frameBytes, isRecord } from '../wire.js'
+import { frameBytes, isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** Default time a method call may take before it is rejected with `TIMEOUT`. */
 export const QWC_DEFAULT_CALL_TIMEOUT_MS = 5000
 /** Default time for the socket to open and the init exchange to finish. */
 export const QWC_DEFAULT_CONNECT_TIMEOUT_MS = 5000
+/**
+ * Largest frame accepted from the peer; a larger one closes the socket (code 1009) and the link
+ * reconnects. Why 16 MiB: a `getTitleControlInfo` reply without icons is well under a megabyte for
+ * hundreds of titles, and `ws`'s own default (100 MiB) lets one frame cost far too much memory.
+ */
+export const QWC_MAX_FRAME_BYTES = 16 * 1024 * 1024
+/**
+ * Deepest nesting accepted in a frame or in a JSON-text result. The protocol's own messages nest a
+ * handful of levels; a deeper frame is refused before any code walks it recursively.
+ */
+export const QWC_MAX_DEPTH = 256
 
 /**
  * Stable error codes; callers branch on `code`, never on message text. `TIMEOUT`, `DISCONNECTED` and
- * `BAD_REPLY` carry the same meaning as the HTTP client's codes in `errors.ts`.
+ * `BAD_REPLY` carry the same meaning as the HTTP client's codes in `errors.ts`. `BAD_MESSAGE`: a frame
+ * from the peer could not be handled (it is dropped, the socket stays up; see the `fault` event).
  */
-export type QWebChannelErrorCode = 'TIMEOUT' | 'DISCONNECTED' | 'BAD_REPLY' | 'UNKNOWN_MEMBER'
+export type QWebChannelErrorCode = 'TIMEOUT' | 'DISCONNECTED' | 'BAD_REPLY' | 'BAD_MESSAGE' | 'UNKNOWN_MEMBER'
 
 export class QWebChannelError extends Error {
   override readonly name = 'QWebChannelError'
@@ -61,12 +73,21 @@ export interface QWebChannelClientEvents {
   signal: [event: QwcSignalEvent]
   /** The socket closed (after `connect()` resolved or not). Pending calls are already rejected. */
   close: [info: { code: number; reason: string }]
+  /**
+   * Handling a frame threw (a listener included): the frame is dropped, the fault logged, the socket
+   * kept. Always `BAD_MESSAGE`, with the thrown value as `cause`.
+   */
+  fault: [error: QWebChannelError]
 }
 
 export interface QWebChannelClientOptions {
   url: string
   callTimeoutMs?: number
   connectTimeoutMs?: number
+  /** Largest frame accepted, bytes (default QWC_MAX_FRAME_BYTES). */
+  maxFrameBytes?: number
+  /** Deepest nesting accepted in a frame (default QWC_MAX_DEPTH). */
+  maxDepth?: number
   logger?: Logger
 }
 
@@ -82,17 +103,24 @@ type Json = Record<string, unknown>
 
 /**
  * Results often arrive as JSON text (protocol notes 1.3): text that looks like JSON is parsed, other
- * values are returned as they are.
+ * values are returned as they are. Parsed text nested deeper than `maxDepth` is refused with
+ * `BAD_REPLY`, as a frame that deep is.
  */
-export function parseQwcResult(data: unknown): unknown {
+export function parseQwcResult(data: unknown, maxDepth = QWC_MAX_DEPTH): unknown {
   if (typeof data !== 'string') return data
   const t = data.trim()
   if (!(t.startsWith('{') || t.startsWith('[') || t.startsWith('"'))) return data
+  let parsed: unknown
   try {
-    return JSON.parse(t) as unknown
+    parsed = JSON.parse(t)
   } catch {
+    // Text that only looks like JSON is a plain text result.
     return data
   }
+  if (jsonDepthExceeds(parsed, maxDepth)) {
+    throw new QWebChannelError('BAD_REPLY', `result nested deeper than ${maxDepth} levels`)
+  }
+  return parsed
 }
 
 /** Reads `[[name, index], ...]` into a map; returns undefined when the shape is wrong. */
@@ -140,6 +168,7 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
   private readonly log: Logger
   private readonly callTimeoutMs: number
   private readonly connectTimeoutMs: number
+  private readonly maxDepth: number
   /** `Date.now()` of the last frame or pong received; the link's liveness check reads it. */
   lastActivity = 0
 
@@ -148,6 +177,7 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
     this.log = options.logger ?? createLogger('qwebchannel')
     this.callTimeoutMs = options.callTimeoutMs ?? QWC_DEFAULT_CALL_TIMEOUT_MS
     this.connectTimeoutMs = options.connectTimeoutMs ?? QWC_DEFAULT_CONNECT_TIMEOUT_MS
+    this.maxDepth = options.maxDepth ?? QWC_MAX_DEPTH
   }
 
   get url(): string {
@@ -171,13 +201,18 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
    */
   async connect(): Promise<ReadonlyMap<string, QwcObjectInfo>> {
     if (this.ws) throw new QWebChannelError('DISCONNECTED', 'a QWebChannelClient connects once; make a new one')
-    const ws = new WebSocket(this.options.url, { handshakeTimeout: this.connectTimeoutMs })
+    const ws = new WebSocket(this.options.url, {
+      handshakeTimeout: this.connectTimeoutMs,
+      maxPayload: this.options.maxFrameBytes ?? QWC_MAX_FRAME_BYTES,
+    })
     this.ws = ws
-    ws.on('message', (data: WebSocket.RawData) => this.onFrame(data))
+    // Every handler of data from the peer runs inside `guard`: a throw there (ours or a listener's)
+    // must never reach `ws`'s emitter, where it would end the process.
+    ws.on('message', (data: WebSocket.RawData) => this.guard('message', () => this.onFrame(data)))
     ws.on('pong', () => {
       this.lastActivity = Date.now()
     })
-    ws.on('close', (code: number, reason: Buffer) => this.onClose(code, reason.toString()))
+    ws.on('close', (code: number, reason: Buffer) => this.guard('close', () => this.onClose(code, reason.toString())))
     ws.on('error', (err: Error) => {
       // 'close' follows every 'error'; the failure is reported there and by connect()'s rejection.
       this.log.debug('socket error', { url: this.options.url, error: err.message })
@@ -244,12 +279,12 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
       opts.timeoutMs ?? this.callTimeoutMs,
       onReply
         ? (raw) => {
-            parsed = { value: parseQwcResult(raw) }
+            parsed = { value: parseQwcResult(raw, this.maxDepth) }
             onReply(parsed.value)
           }
         : undefined,
     )
-    return parsed ? parsed.value : parseQwcResult(data)
+    return parsed ? parsed.value : parseQwcResult(data, this.maxDepth)
   }
 
   /** Connects to a signal by the index the init reply gave it (`{type:7}`; Qt sends no reply). */
@@ -291,6 +326,24 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
     this.ws.send(JSON.stringify(message))
   }
 
+  /** Runs a handler of peer data; a throw becomes a logged `BAD_MESSAGE` fault and the socket stays up. */
+  private guard(what: string, handler: () => void): void {
+    try {
+      handler()
+    } catch (err) {
+      const fault = new QWebChannelError('BAD_MESSAGE', `${what}: frame handler failed: ${describe(err)}`, {
+        cause: err,
+      })
+      this.log.warn('frame handler failed; frame dropped', { url: this.url, what, error: fault.message })
+      try {
+        this.emit('fault', fault)
+      } catch (listenerErr) {
+        // A fault listener that throws is reported, not re-thrown into `ws`.
+        this.log.warn('fault listener failed', { url: this.url, error: describe(listenerErr) })
+      }
+    }
+  }
+
   private onFrame(raw: WebSocket.RawData): void {
     this.lastActivity = Date.now()
     const text = frameBytes(raw).toString()
@@ -306,6 +359,10 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
     }
     if (!isRecord(msg) || typeof msg.type !== 'number') {
       this.log.once('no-type', 'warn', 'ignoring a message without a numeric type', { frame: text.slice(0, 80) })
+      return
+    }
+    if (jsonDepthExceeds(msg, this.maxDepth)) {
+      this.onTooDeep(msg)
       return
     }
     switch (msg.type) {
@@ -324,12 +381,25 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
     }
   }
 
+  /** A frame nested past `maxDepth`: a reply fails its call at once; anything else is dropped. */
+  private onTooDeep(msg: Json): void {
+    const call = msg.type === QWC_MESSAGE.response && typeof msg.id === 'number' ? this.pending.get(msg.id) : undefined
+    const why = `frame nested deeper than ${this.maxDepth} levels`
+    if (call && typeof msg.id === 'number') {
+      this.pending.delete(msg.id)
+      clearTimeout(call.timer)
+      call.reject(new QWebChannelError('BAD_REPLY', `${call.what}: ${why}`))
+      return
+    }
+    this.log.warn(`ignoring a frame nested too deep`, { url: this.url, type: msg.type, why })
+  }
+
   private onResponse(msg: Json): void {
     const id = msg.id
     const call = typeof id === 'number' ? this.pending.get(id) : undefined
     if (!call || typeof id !== 'number') {
       // A late reply after a time-out lands here too; that is expected and not worth more than one line.
-      this.log.once('stray-reply', 'debug', 'ignoring a reply that matches no pending call', { id })
+      this.log.once('stray-reply', 'debug', 'ignoring a reply that matches no pending call', { id: jsonSnippet(id) })
       return
     }
     this.pending.delete(id)
@@ -338,7 +408,11 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
       try {
         call.onReply(msg.data)
       } catch (err) {
-        call.reject(new QWebChannelError('BAD_REPLY', `${call.what}: ${(err as Error).message}`, { cause: err }))
+        call.reject(
+          err instanceof QWebChannelError
+            ? err
+            : new QWebChannelError('BAD_REPLY', `${call.what}: ${describe(err)}`, { cause: err }),
+        )
         return
       }
     }
@@ -361,7 +435,7 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
     if (!signal) {
       this.log.once(`signal-unknown-${object}`, 'warn', 'ignoring a signal not named in the init reply', {
         object,
-        signal: msg.signal,
+        signal: jsonSnippet(msg.signal),
       })
       return
     }
@@ -379,4 +453,9 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
     }
     this.emit('close', { code, reason })
   }
+}
+
+/** The message of a thrown value, for a log line or an error message (never throws). */
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : jsonSnippet(err)
 }

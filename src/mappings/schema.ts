@@ -10,7 +10,7 @@
  */
 import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
-import { DEFAULT_LISTEN_HOST, DEFAULT_LISTEN_PORT } from '../defaults.js'
+import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 
 /** The file format version this panelbridge writes and reads. Older versions are migrated (see `migrate.ts`). */
 export const CONFIG_VERSION = 1
@@ -234,7 +234,7 @@ export const appSection = z
 export const listenSection = z
   .strictObject({
     host: z.string().min(1).default(DEFAULT_LISTEN_HOST),
-    port: z.int().min(0).max(65_535).default(DEFAULT_LISTEN_PORT),
+    port: z.int().min(0).max(65_535).default(DEFAULT_PANELBRIDGE_PORT),
     token: z.string().min(16).optional().describe('Bearer token for the API when bound beyond loopback.'),
     token_file: z.string().min(1).optional().describe('A file holding the token.'),
   })

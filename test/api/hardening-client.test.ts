@@ -1,0 +1,269 @@
+/**
+ * Issue 9, finding 2: the command client against hostile raw HTTP servers (node:net on port 0, bytes
+ * written by hand). A reply past the size cap fails with REPLY_TOO_LARGE as soon as the cap is passed,
+ * and the client stops reading (the server sees its socket closed long before it could send 600 MB);
+ * time-outs fire while a body streams; deeply nested fields give the codes of their fields.
+ */
+import { createServer, type Server, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CommandClient, MAX_REPLY_BYTES, parseReply } from '../../src/api/client.js'
+import { CommandError, ReplyTooLargeError, isCommandError } from '../../src/api/errors.js'
+import { deepJsonText } from '../fuzz/harness.js'
+
+const MB = 1024 * 1024
+const HUGE = 600 * MB
+
+interface Exchange {
+  socket: Socket
+  /** Request line, e.g. `GET /api/command/closeDesigner?requestId=... HTTP/1.1`. */
+  requestLine: string
+  requestId: string
+  command: string
+}
+type Respond = (ex: Exchange) => void | Promise<void>
+
+const servers: Server[] = []
+const clients: CommandClient[] = []
+const sockets: Socket[] = []
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()))
+  for (const s of sockets.splice(0)) s.destroy()
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))))
+})
+
+/** A raw HTTP/1.1 server: reads one request head per socket and lets `respond` write bytes. */
+async function rawServer(respond: Respond): Promise<string> {
+  const server = createServer((socket) => {
+    sockets.push(socket)
+    let head = ''
+    socket.on('error', () => socket.destroy())
+    socket.on('data', (data: Buffer) => {
+      if (head.includes('\r\n\r\n')) return
+      head += data.toString('latin1')
+      if (!head.includes('\r\n\r\n')) return
+      const requestLine = head.slice(0, head.indexOf('\r\n'))
+      const url = new URL(requestLine.split(' ')[1]!, 'http://x')
+      void respond({
+        socket,
+        requestLine,
+        requestId: url.searchParams.get('requestId') ?? '',
+        command: url.pathname.split('/').pop() ?? '',
+      })
+    })
+  })
+  servers.push(server)
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+function client(baseUrl: string, options: { timeoutMs?: number; maxReplyBytes?: number } = {}): CommandClient {
+  const c = new CommandClient({ baseUrl, timeoutMs: options.timeoutMs ?? 5000, ...options })
+  clients.push(c)
+  return c
+}
+
+async function failure(promise: Promise<unknown>): Promise<CommandError> {
+  const err: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  if (!isCommandError(err)) throw new Error(`expected a CommandError, got ${String(err)}`)
+  return err
+}
+
+interface StreamResult {
+  /** Body bytes the server managed to hand to its socket. */
+  written: number
+  /** True when the socket closed before the whole body was written. */
+  cutShort: boolean
+}
+
+/**
+ * Streams `total` body bytes as fast as the client reads them (or `chunk` bytes every `delayMs`),
+ * with a content-length header or chunked. Stops when the client closes the socket.
+ */
+async function streamBody(
+  socket: Socket,
+  total: number,
+  opts: { chunked: boolean; chunk?: number; delayMs?: number; declaredLength?: number },
+): Promise<StreamResult> {
+  const size = opts.chunk ?? 64 * 1024
+  const piece = Buffer.alloc(size, 0x78)
+  const framed = opts.chunked
+    ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+    : piece
+  let closed = false
+  socket.once('close', () => (closed = true))
+  socket.write(
+    'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n' +
+      (opts.chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${opts.declaredLength ?? total}\r\n`) +
+      '\r\n',
+  )
+  let written = 0
+  while (written < total && !closed) {
+    const ok = socket.write(framed)
+    written += size
+    if (!ok && !closed) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          socket.off('drain', done)
+          socket.off('close', done)
+          resolve()
+        }
+        socket.on('drain', done)
+        socket.on('close', done)
+      })
+    }
+    if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs))
+  }
+  if (!closed && opts.chunked) socket.end('0\r\n\r\n')
+  return { written, cutShort: closed && written < total }
+}
+
+/** Runs one hostile body against a client and returns the error, the elapsed time and what the server wrote. */
+async function hostileBody(
+  total: number,
+  opts: { chunked: boolean; chunk?: number; delayMs?: number; declaredLength?: number },
+  clientOptions: { timeoutMs?: number; maxReplyBytes?: number } = {},
+) {
+  let streamed: Promise<StreamResult> | undefined
+  const url = await rawServer((ex) => {
+    streamed = streamBody(ex.socket, total, opts)
+  })
+  const started = Date.now()
+  const err = await failure(client(url, clientOptions).call('closeDesigner'))
+  const elapsed = Date.now() - started
+  const server = await streamed!
+  return { err, elapsed, server }
+}
+
+describe('reply size cap', () => {
+  it('MAX_REPLY_BYTES is a few MB', () => {
+    expect(MAX_REPLY_BYTES).toBeGreaterThanOrEqual(1 * MB)
+    expect(MAX_REPLY_BYTES).toBeLessThanOrEqual(16 * MB)
+  })
+
+  it('refuses a 600 MB chunked body streamed quickly with REPLY_TOO_LARGE, and stops reading it', async () => {
+    const { err, elapsed, server } = await hostileBody(HUGE, { chunked: true }, { timeoutMs: 10_000 })
+    expect(err.code).toBe('REPLY_TOO_LARGE')
+    expect(err).toBeInstanceOf(ReplyTooLargeError)
+    expect((err as ReplyTooLargeError).limitBytes).toBe(MAX_REPLY_BYTES)
+    expect(elapsed).toBeLessThan(10_000)
+    // The client closed the socket: the server could not hand over more than the cap plus socket buffers.
+    expect(server.cutShort).toBe(true)
+    expect(server.written).toBeLessThan(MAX_REPLY_BYTES + 32 * MB)
+  })
+
+  it('refuses a 600 MB chunked body streamed slowly as soon as the cap is passed, well within the time-out', async () => {
+    const { err, elapsed, server } = await hostileBody(
+      HUGE,
+      { chunked: true, chunk: 256 * 1024, delayMs: 5 },
+      { timeoutMs: 20_000, maxReplyBytes: 2 * MB },
+    )
+    expect(err.code).toBe('REPLY_TOO_LARGE')
+    expect(elapsed).toBeLessThan(20_000)
+    expect(server.cutShort).toBe(true)
+    expect(server.written).toBeLessThan(2 * MB + 32 * MB)
+  })
+
+  it('refuses a body whose content-length passes the cap before reading any of it', async () => {
+    const { err, server } = await hostileBody(HUGE, { chunked: false }, { timeoutMs: 10_000 })
+    expect(err.code).toBe('REPLY_TOO_LARGE')
+    expect((err as ReplyTooLargeError).receivedBytes).toBe(0)
+    expect(server.cutShort).toBe(true)
+    expect(server.written).toBeLessThan(32 * MB)
+  })
+
+  it('refuses a body longer than its content-length, keeping nothing past the cap', async () => {
+    // Declares a small length, as a broken server might; undici refuses the excess, and nothing past
+    // the cap is ever kept.
+    const { err, server } = await hostileBody(
+      8 * MB,
+      { chunked: false, declaredLength: 100 },
+      { maxReplyBytes: 1 * MB },
+    )
+    expect(['NETWORK', 'BAD_JSON']).toContain(err.code)
+    expect(server.written).toBeLessThan(8 * MB + 1)
+  })
+
+  it('honours a per-client maxReplyBytes: a reply under it passes, one byte over fails', async () => {
+    const url = await rawServer((ex) => {
+      const body = JSON.stringify({
+        result: { command: ex.command, reply: ex.command, success: true, requestId: ex.requestId, time: '12:00' },
+      })
+      ex.socket.end(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      )
+    })
+    const generous = client(url, { maxReplyBytes: 10_000 })
+    expect((await generous.request('closeDesigner')).raw).toMatchObject({ time: '12:00' })
+    const tight = client(url, { maxReplyBytes: 50 })
+    expect((await failure(tight.call('closeDesigner'))).code).toBe('REPLY_TOO_LARGE')
+  })
+})
+
+describe('time-outs while a body streams', () => {
+  it('fires TIMEOUT while a small body trickles in, and closes the socket', async () => {
+    const { err, elapsed, server } = await hostileBody(
+      100 * 1024,
+      { chunked: true, chunk: 100, delayMs: 20 },
+      { timeoutMs: 300 },
+    )
+    expect(err.code).toBe('TIMEOUT')
+    expect(elapsed).toBeLessThan(3000)
+    expect(server.cutShort).toBe(true)
+  })
+})
+
+describe('deeply nested replies', () => {
+  const envelope = (ex: Exchange, result: string): string => {
+    const body = `{"result":{${result}}}`
+    return `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  }
+
+  it('a requestId nested 100,000 deep gives REQUEST_ID_MISMATCH', async () => {
+    const url = await rawServer((ex) => {
+      ex.socket.end(envelope(ex, `"command":"closeDesigner","requestId":${deepJsonText(100_000)}`))
+    })
+    expect((await failure(client(url).call('closeDesigner'))).code).toBe('REQUEST_ID_MISMATCH')
+  })
+
+  it('a command nested 100,000 deep gives BAD_ENVELOPE', async () => {
+    const url = await rawServer((ex) => {
+      ex.socket.end(envelope(ex, `"requestId":"${ex.requestId}","command":${deepJsonText(100_000)}`))
+    })
+    expect((await failure(client(url).call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
+  })
+
+  it('an error or another field nested 100,000 deep gives BAD_ENVELOPE, not NETWORK', async () => {
+    const url = await rawServer((ex) => {
+      const field = ex.requestId.endsWith('1') ? 'error' : 'time'
+      ex.socket.end(
+        envelope(ex, `"requestId":"${ex.requestId}","command":"closeDesigner","${field}":${deepJsonText(100_000)}`),
+      )
+    })
+    const c = client(url)
+    expect((await failure(c.call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
+    expect((await failure(c.call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
+  })
+
+  it('parseReply, the pure reply parser, gives the same codes', () => {
+    const deep = deepJsonText(100_000)
+    const code = (body: string, status = 200): string | undefined => {
+      try {
+        parseReply('closeDesigner', status, body, 'id-1')
+        return undefined
+      } catch (err) {
+        return isCommandError(err) ? err.code : `not typed: ${String(err)}`
+      }
+    }
+    expect(code(`{"result":{"requestId":${deep}}}`)).toBe('REQUEST_ID_MISMATCH')
+    expect(code(`{"result":{"command":${deep}}}`)).toBe('BAD_ENVELOPE')
+    expect(code(`{"result":{"time":"x","nested":${deep}}}`)).toBe('BAD_ENVELOPE')
+    expect(code(deep)).toBe('BAD_ENVELOPE')
+    expect(code('{"result":{"time":"12:00","requestId":"id-1"}}')).toBeUndefined()
+    expect(code('nope')).toBe('BAD_JSON')
+    expect(code('x', 500)).toBe('HTTP_STATUS')
+  })
+})
