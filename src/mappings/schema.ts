@@ -46,7 +46,9 @@ const color = z
 /** Command parameters as the application spells them; values may be templates (`{{value}}`). */
 const params = z
   .record(z.string(), z.unknown())
-  .describe('Command parameters, spelled as the application spells them. A string that is exactly one template (`{{value}}`) becomes that value with its type.')
+  .describe(
+    'Command parameters, spelled as the application spells them. A string that is exactly one template (`{{value}}`) becomes that value with its type.',
+  )
 
 export const commandAction = z
   .strictObject({
@@ -128,16 +130,17 @@ export const rotate = z
   .strictObject({
     command: z.string().min(1),
     params: params.optional().describe('`{{delta}}` in a parameter becomes the (accelerated) steps of the turn.'),
-    acceleration: z
-      .boolean()
-      .optional()
-      .describe('Fast turns move further per detent (default true).'),
+    acceleration: z.boolean().optional().describe('Fast turns move further per detent (default true).'),
   })
   .describe('A rotary control that is not a jog: one command per turn, latest wins.')
 
 export const feedback = z
   .strictObject({
-    title: z.string().min(1).optional().describe('The title (by name) whose play state and variables the control shows.'),
+    title: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The title (by name) whose play state and variables the control shows.'),
     colors: z
       .partialRecord(z.enum(PLAY_STATES), color)
       .optional()
@@ -195,7 +198,11 @@ const claim = {
 export const streamdeckSurface = z
   .strictObject({
     driver: z.literal('streamdeck'),
-    model: z.string().min(1).optional().describe('Model id as the Stream Deck library names it: `plus`, `xl`, `mini`, ...'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Model id as the Stream Deck library names it: `plus`, `xl`, `mini`, ...'),
     ...claim,
     brightness: z.int().min(0).max(100).optional(),
   })
@@ -219,11 +226,11 @@ export const surface = z.discriminatedUnion('driver', [streamdeckSurface, webSur
 export const appSection = z
   .strictObject({
     url: z
-      .url({ protocol: /^https?$/, error: 'app.url is an http:// URL' })
+      .url({ protocol: /^https?$/, error: 'must be an http:// URL' })
       .default(`http://127.0.0.1:${DEFAULT_HTTP_PORT}`)
       .describe('The application’s command interface.'),
     notifications: z
-      .url({ protocol: /^wss?$/, error: 'app.notifications is a ws:// URL' })
+      .url({ protocol: /^wss?$/, error: 'must be a ws:// URL' })
       .optional()
       .describe('Its QWebChannel socket; default: the url’s host, port 9023.'),
     simulate: z.boolean().optional().describe('Start the built-in simulator at the url instead of a real application.'),
