@@ -157,7 +157,9 @@ function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'a list'
   if (typeof value === 'object') return 'a map'
   if (typeof value === 'string') return `"${value.length > 40 ? value.slice(0, 39) + '…' : value}"`
-  return `${typeof value} ${String(value)}`
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return `${typeof value} ${value}`
+  return typeof value
 }
 
 /** Edit distance, for "did you mean" on unknown keys. */
@@ -419,10 +421,7 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
   // bad entry does not hide the checks of the others.
   const top = configSchema.extend({
     surfaces: z.record(z.string(), z.unknown()).default({}),
-    bindings: z
-      .array(z.unknown())
-      .max(configSchema.shape.bindings.unwrap().def.checks?.length ? 4096 : 4096)
-      .default([]),
+    bindings: z.array(z.unknown()).max(CONFIG_LIMITS.bindings).default([]),
   })
   const topResult = top.safeParse(raw)
   if (!topResult.success) reportIssues(problems, topResult.error.issues, [], raw)
