@@ -203,22 +203,14 @@ describe('SurfaceManager', () => {
       detect: () => Promise.reject(new Error('no bus')),
       open: () => Promise.reject(new Error('unreachable')),
     }
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] })
     const { manager, events } = setup({ live: false, drivers: [broken, flaky] })
     await manager.start()
-    await expect.poll(() => opens.length >= 4, WAIT).toBe(true)
-    const gaps = opens.slice(1).map((t, i) => t - opens[i]!)
-    // backoff 30, 60, 120 ms: every gap about the delay of its attempt or longer (timers run off the loop's
-    // cached clock, so allow a little slack below), and the delays grow
-    expect(gaps[0]!).toBeGreaterThanOrEqual(24)
-    expect(gaps[1]!).toBeGreaterThanOrEqual(48)
-    expect(gaps[2]!).toBeGreaterThanOrEqual(96)
+    await vi.advanceTimersByTimeAsync(610)
+    // backoff 30, 60, 120, then the 200 ms cap; the 20 ms detection poll in between does not cut it short
+    expect(opens).toEqual([0, 30, 90, 210, 410, 610])
     expect(detects).toBeGreaterThan(opens.length)
-    expect(
-      events.status
-        .filter((s) => s.id === 'F1')
-        .map((s) => s.retryInMs)
-        .slice(0, 3),
-    ).toEqual([30, 60, 120])
+    expect(events.status.filter((s) => s.id === 'F1').map((s) => s.retryInMs)).toEqual([30, 60, 120, 200, 200, 200])
     expect(logs.filter((l) => l.message.startsWith('could not open Flaky'))).toHaveLength(1)
     expect(logs.filter((l) => l.message.startsWith('broken: detection failed'))).toHaveLength(1)
   })
