@@ -29,6 +29,8 @@ export default {
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: 'test-output/mutation/mutation.json' },
   htmlReporter: { fileName: 'test-output/mutation/mutation.html' },
+  // Used with --incremental: a rerun after new tests only retests the mutants they could change.
+  incrementalFile: 'test-output/mutation/stryker-incremental.json',
   clearTextReporter: { allowColor: false, logTests: false },
   // Why inside test-output: already ignored by git, ESLint, Prettier and tsc.
   tempDirName: 'test-output/stryker-tmp',
