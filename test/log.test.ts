@@ -1,11 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { createLogger, redact, redactText, setLogSink, type LogRecord } from '../src/log.js'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { createLogger, redact, redactText, setLogSink, type LogRecord, type LogSink } from '../src/log.js'
 
 describe('logger', () => {
   const records: LogRecord[] = []
-  const previous = setLogSink((r) => records.push(r))
+  const capture: LogSink = (r) => records.push(r)
+  const previous = setLogSink(capture)
   afterEach(() => {
     records.length = 0
+  })
+  afterAll(() => {
+    setLogSink(previous)
   })
 
   it('never writes a stream key or token, in text or in fields', () => {
@@ -38,9 +42,15 @@ describe('logger', () => {
     expect(redact(new Error('bad streamKey=zzz'))).toBe('bad streamKey=***')
   })
 
-  it('restores the previous sink', () => {
-    const mine = setLogSink(previous)
-    expect(typeof mine).toBe('function')
-    setLogSink(mine)
+  it('setLogSink routes every logger to the new sink and returns the one it replaced', () => {
+    const elsewhere: LogRecord[] = []
+    const other: LogSink = (r) => elsewhere.push(r)
+    const log = createLogger('sink')
+    expect(setLogSink(other)).toBe(capture)
+    log.warn('to the other sink')
+    expect(setLogSink(capture)).toBe(other)
+    log.warn('back to the first')
+    expect(elsewhere).toEqual([{ level: 'warn', scope: 'sink', message: 'to the other sink' }])
+    expect(records).toEqual([{ level: 'warn', scope: 'sink', message: 'back to the first' }])
   })
 })

@@ -4,7 +4,7 @@
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { HotplugChange, HotplugSource } from '../src/surfaces/hotplug.js'
+import { FakeHotplug } from './surfaces/helpers/fake-hotplug.js'
 import { KeyRenderer } from '../src/surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from '../src/surfaces/streamdeck/driver.js'
 import { formatInput, formatStatus, startSurfaceCheck, type SurfaceCheckHandle } from '../src/surface-check.js'
@@ -17,17 +17,6 @@ import {
   type DecodedImage,
 } from './surfaces/helpers/fake-hid.js'
 import { connect, type Client } from './surfaces/web/helpers.js'
-
-class FakeHotplug implements HotplugSource {
-  listener: ((c: HotplugChange) => void) | undefined
-  start(listener: (c: HotplugChange) => void): Promise<boolean> {
-    this.listener = listener
-    return Promise.resolve(true)
-  }
-  stop(): void {
-    this.listener = undefined
-  }
-}
 
 /** Share of an image's pixels that have this colour (±8 per channel). */
 function shareOf(image: DecodedImage, [r, g, b]: [number, number, number]): number {

@@ -90,8 +90,10 @@ describe('client error codes', () => {
   })
 
   it('a call that timed out while queued is never sent later', async () => {
-    const server = createServer(() => {
+    const seen: string[] = []
+    const server = createServer((req) => {
       hits++ // never answers
+      seen.push(new URL(req.url ?? '', 'http://x').pathname)
     })
     servers.push(server)
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -104,9 +106,12 @@ describe('client error codes', () => {
     const queued = await failure(client.call('schedule', { action: 'cutin', title: 'T' }, { timeoutMs: 50 }))
     expect(queued.code).toBe('TIMEOUT')
     expect((await first).code).toBe('TIMEOUT')
-    // The socket is free again once the first call gave up; give the pool time to (wrongly) send the second.
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(hits).toBe(1)
+    // With the one socket free again, a later call reaches the server: the queued one, had it been kept,
+    // would have gone first (and held the socket, so the later one would never arrive).
+    const later = failure(client.call('closeDesigner', undefined, { timeoutMs: 300 }))
+    await expect.poll(() => seen, { timeout: 5000, interval: 5 }).toHaveLength(2)
+    expect(seen).toEqual(['/api/command/replay_play_pause', '/api/command/closeDesigner'])
+    expect((await later).code).toBe('TIMEOUT')
   })
 
   it("TIMEOUT uses the client's default when the call gives none", async () => {

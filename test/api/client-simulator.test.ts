@@ -3,10 +3,11 @@
  *
  * Every catalogue command is run at least once through `run()` (or `refused()` where the contract's
  * answer is an error), which checks each reply field against its catalogue type and records the
- * command; the last test checks that every catalogue command was covered. Commands are run in an
- * order that builds state, and each test reads the state back with other commands.
+ * command; after the whole file has run, a check finds every catalogue command covered. Each test has a
+ * simulator of its own and builds the state it needs (the helpers below), so any one runs alone.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { File, Suite, Task } from '@vitest/runner'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CommandClient, type CallArgs } from '../../src/api/client.js'
 import {
   COMMAND_NAMES,
@@ -28,15 +29,25 @@ let post: CommandClient
 const covered = new Set<string>()
 const BRACED_UUID = /^\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}$/i
 
-beforeAll(async () => {
+beforeEach(async () => {
   sim = await startSimulator({ httpPort: 0, host: '127.0.0.1' })
   client = new CommandClient({ baseUrl: sim.httpUrl })
   post = new CommandClient({ baseUrl: sim.httpUrl, transport: 'post' })
 })
-afterAll(async () => {
+afterEach(async () => {
   await client?.close()
   await post?.close()
   await sim?.close()
+})
+
+function testsOf(task: Task | Readonly<Suite | File>): Task[] {
+  return 'tasks' in task ? task.tasks.flatMap(testsOf) : [task]
+}
+// Coverage is a property of the whole file: checked when every test ran (not under `-t` or `.only`).
+// eslint-disable-next-line no-empty-pattern -- vitest reads the first argument as a destructured fixture
+afterAll(({}, file) => {
+  if (testsOf(file).some((t) => t.mode !== 'run')) return
+  expect(COMMAND_NAMES.filter((n) => !covered.has(n))).toEqual([])
 })
 
 /** Asserts that a converted value has its catalogue type, recursively. */
@@ -103,10 +114,21 @@ async function refused<N extends CommandName>(text: string, name: N, ...args: Ca
   covered.add(name)
 }
 
-describe('titles', () => {
-  let newId = ''
-  let copyId = ''
+/** Creates 'Pb Test Title' on channel 0; returns its id. */
+async function newTitle(): Promise<string> {
+  await run('newTitle', { newName: 'Pb Test Title', channel: 0 })
+  const { titles } = await run('getTitlesPlayStatus', { channel: 0 })
+  return titles!.find((x) => x.name === 'Pb Test Title')!.id!
+}
 
+/** A copy of a new title, renamed 'Pb Renamed'; returns its id. */
+async function renamedCopy(): Promise<string> {
+  const { id } = await run('duplicateTitle', { id: await newTitle(), newName: 'Pb Copy Title' })
+  await run('setTitleName', { id, newName: 'Pb Renamed' })
+  return id
+}
+
+describe('titles', () => {
   it('lists seeded titles with braced ids, play states and variables (getTitleControlInfo)', async () => {
     const { titles } = await run('getTitleControlInfo', { icon: false })
     expect(titles.length).toBeGreaterThanOrEqual(3)
@@ -123,18 +145,18 @@ describe('titles', () => {
     const t = titles!.find((x) => x.name === 'Pb Test Title')
     expect(t?.play).toBe('Off')
     expect(t?.id).toMatch(BRACED_UUID)
-    newId = t!.id!
   })
 
   it('copies it, decoding the +-encoded name echo (duplicateTitle)', async () => {
+    const newId = await newTitle()
     const reply = await run('duplicateTitle', { id: newId, newName: 'Pb Copy Title' })
     expect(reply.id).toMatch(BRACED_UUID)
     expect(reply.id).not.toBe(newId)
     expect(reply.title).toBe('Pb Copy Title')
-    copyId = reply.id
   })
 
   it('renames and moves the copy (setTitleName, setTitlePosition, readTitle)', async () => {
+    const copyId = (await run('duplicateTitle', { id: await newTitle(), newName: 'Pb Copy Title' })).id
     await run('setTitleName', { id: copyId, newName: 'Pb Renamed' })
     await run('setTitlePosition', { id: copyId, position: 0 })
     const { titles } = await run('readTitle', { channel: 0 })
@@ -144,6 +166,7 @@ describe('titles', () => {
   })
 
   it('gives it inputs, merges and removes one (setTitleInput, removeTitleInput, getInputsPlayStatus)', async () => {
+    const copyId = await renamedCopy()
     await run('setTitleInput', { id: copyId, input: 'Cam A' })
     await run('setTitleInput', { id: copyId, input: 'Cam B', merge: true })
     expect((await run('readTitle', { title: 'Pb Renamed' })).titles![0]!.input).toBe('Cam A,Cam B')
@@ -154,6 +177,7 @@ describe('titles', () => {
   })
 
   it('selects it and opens and closes the designer (selectTitle, openDesigner, closeDesigner)', async () => {
+    const copyId = await renamedCopy()
     await run('selectTitle', { title: 'Pb Renamed' })
     expect((await run('readTitle', { title: 'Pb Renamed' })).titles![0]!.selected).toBe('1')
     expect(await run('openDesigner', { id: copyId })).toEqual({ id: copyId })
@@ -161,12 +185,14 @@ describe('titles', () => {
   })
 
   it('reports its timeline duration as a number (getTimelineDuration)', async () => {
-    const reply = await run('getTimelineDuration', { id: copyId })
+    const reply = await run('getTimelineDuration', { id: await renamedCopy() })
     expect(typeof reply.duration).toBe('number')
     expect(reply.duration).toBeGreaterThan(0)
   })
 
   it('saves it to a file and loads it back as a new title (saveTitle, loadTitle)', async () => {
+    const copyId = await renamedCopy()
+    await run('setTitleInput', { id: copyId, input: 'Cam B' })
     expect(await run('saveTitle', { id: copyId, file: 'pb-copy.nbtitle' })).toEqual({ id: copyId })
     await run('loadTitle', { file: 'pb-copy.nbtitle', newName: 'Pb Loaded', channel: 0 })
     const loaded = (await run('readTitle', { title: 'Pb Loaded' })).titles![0]!
@@ -175,6 +201,7 @@ describe('titles', () => {
   })
 
   it('plays and stops it (schedule, getPlayStatus)', async () => {
+    const copyId = await renamedCopy()
     await run('schedule', { action: 'cutin', id: copyId })
     expect(await run('getPlayStatus', { id: copyId })).toEqual({ id: copyId, play: 'Paused' })
     await runWith(post, 'schedule', { action: 'cutout', title: 'Pb Renamed' })
@@ -182,23 +209,27 @@ describe('titles', () => {
   })
 
   it('deletes it, and later commands no longer find it (deleteTitle)', async () => {
+    const copyId = await renamedCopy()
     expect(await run('deleteTitle', { id: copyId })).toEqual({ id: copyId })
     await refused(APP_ERRORS.timelineNoTitle, 'getPlayStatus', { id: copyId })
     await refused(APP_ERRORS.selectTitleNoName, 'selectTitle', { title: 'Pb Renamed' })
   })
 })
 
-describe('video inputs', () => {
-  let first = ''
+/** The name of the first video input. */
+async function firstVideoIn(): Promise<string> {
+  return (await run('getAllVideoIns', { verbose: false })).videoIns[0]!
+}
 
+describe('video inputs', () => {
   it('lists inputs with count as a string (getAllVideoIns)', async () => {
     const reply = await run('getAllVideoIns', { verbose: false })
     expect(reply.videoIns.length).toBeGreaterThanOrEqual(4)
     expect(reply.count).toBe(String(reply.videoIns.length))
-    first = reply.videoIns[0]!
   })
 
   it("describes an input with '0'/'1' flags (getVideoInInfo)", async () => {
+    const first = await firstVideoIn()
     const { videoIns } = await run('getVideoInInfo', { videoIn: first })
     expect(videoIns).toHaveLength(1)
     expect(videoIns[0]!.name).toBe(first)
@@ -206,6 +237,7 @@ describe('video inputs', () => {
   })
 
   it('opens, switches and closes an input (openVideoIn, switchVideoIn, getOpenedVideoIns, closeVideoIn)', async () => {
+    const first = await firstVideoIn()
     await run('openVideoIn', { video: first })
     await run('switchVideoIn', { channel: 0, video: first })
     const opened = (await run('getOpenedVideoIns')).videoIns as { name: string }[]
@@ -216,7 +248,7 @@ describe('video inputs', () => {
   })
 
   it('draws a PNG icon at the requested size and refuses a missing size (getVideoInIcon)', async () => {
-    const { image } = await run('getVideoInIcon', { width: 32, height: 18, video: first })
+    const { image } = await run('getVideoInIcon', { width: 32, height: 18, video: await firstVideoIn() })
     const png = Buffer.from(image!, 'base64')
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG')
     expect(png.readUInt32BE(16)).toBe(32)
@@ -250,19 +282,30 @@ describe('output and streaming', () => {
   })
 })
 
-describe('instant replay', () => {
-  let inputs: string[] = []
+/** The names of the replay inputs. */
+async function replayInputs(): Promise<string[]> {
+  return ((await run('replay_get_inputs')).inputs as { name: string }[]).map((i) => i.name)
+}
 
+/** Arms the first two replay inputs and enables replay with scrubbing; returns the two names. */
+async function replayWithScrubbing(): Promise<string[]> {
+  const armed = (await replayInputs()).slice(0, 2)
+  await run('replay_arm_inputs', { inputs: armed })
+  await run('replay_enable')
+  await run('replay_enable_scrubbing', { enable: true })
+  return armed
+}
+
+describe('instant replay', () => {
   it('lists its commands, licence and inputs (replay_commands, replay_is_trial_mode, replay_get_inputs)', async () => {
     const { commands } = await run('replay_commands')
     for (const name of COMMAND_NAMES.filter((n) => n.startsWith('replay_'))) expect(commands).toContain(name)
-    expect(typeof (await run('replay_is_trial_mode')).isTrial).toBe('boolean')
-    const reply = await run('replay_get_inputs')
-    inputs = (reply.inputs as { name: string }[]).map((i) => i.name)
-    expect(inputs.length).toBeGreaterThanOrEqual(2)
+    expect((await run('replay_is_trial_mode')).isTrial).toBe(false) // the simulator is licensed
+    expect((await replayInputs()).length).toBeGreaterThanOrEqual(2)
   })
 
   it('arms two inputs, seen in the settings (replay_arm_inputs, replay_get_settings)', async () => {
+    const inputs = await replayInputs()
     await refused(APP_ERRORS.badRequest, 'replay_enable')
     await run('replay_arm_inputs', { inputs: inputs.slice(0, 2) })
     const { settings } = await run('replay_get_settings')
@@ -271,6 +314,7 @@ describe('instant replay', () => {
   })
 
   it('enables replay and scrubbing; the scrub position set is the one play info reports', async () => {
+    await run('replay_arm_inputs', { inputs: (await replayInputs()).slice(0, 2) })
     await run('replay_enable')
     await run('replay_enable_scrubbing', { enable: true })
     await run('replay_set_scrub_position', { position: 10 })
@@ -302,6 +346,7 @@ describe('instant replay', () => {
   })
 
   it('toggles play/pause only in replay mode, and enters and leaves playback', async () => {
+    await replayWithScrubbing()
     await run('replay_play_pause')
     await run('replay_enter_playback')
     await refused(APP_ERRORS.badRequest, 'replay_play_pause')
@@ -312,7 +357,8 @@ describe('instant replay', () => {
   })
 
   it('disarming the last inputs disables replay (replay_disarm_inputs)', async () => {
-    await runWith(post, 'replay_disarm_inputs', { inputs: inputs.slice(0, 2) })
+    const armed = await replayWithScrubbing()
+    await runWith(post, 'replay_disarm_inputs', { inputs: armed })
     const { inputs: after } = await run('replay_get_inputs')
     expect((after as { armed: boolean }[]).every((i) => !i.armed)).toBe(true)
     await refused(APP_ERRORS.badRequest, 'replay_enter_playback')
@@ -354,6 +400,7 @@ describe('projects and layer lists', () => {
   })
 
   it('closes the project and loads it back with the same titles (closeProject, loadProject)', async () => {
+    await run('saveProject', { file: 'pb-show.nbproj' })
     const before = (await run('getTitleControlInfo', { icon: false })).titles.map((t) => t.name)
     const closed = await run('closeProject', { saveProject: false, closeProject: true })
     expect(closed.filePath).toMatch(/pb-show\.nbproj$/)
@@ -377,6 +424,7 @@ describe('notifications', () => {
   })
 
   it('removes events and refuses the default sender (unSubscribe)', async () => {
+    await run('subscribe', { sender: 'pb', events: 'play,data', id: '', input: '' })
     expect(await run('unSubscribe', { sender: 'pb', events: 'data' })).toEqual({ id: '' })
     expect((await run('getSubscriptions', { sender: 'pb' })).senders[0]!.events).toBe('play')
     await refused(APP_ERRORS.unsubscribeDefault, 'unSubscribe', { sender: '', events: 'play' })
@@ -392,11 +440,5 @@ describe('requestId', () => {
     const viaPost = await post.request('getOutputDevice', {}, { requestId: 'post-1' })
     expect(viaPost.raw.requestId).toBe('post-1')
     expect(viaPost.reply.device).toBe(viaGet.reply.device)
-  })
-})
-
-describe('coverage', () => {
-  it('ran every catalogue command against the simulator', () => {
-    expect(COMMAND_NAMES.filter((n) => !covered.has(n))).toEqual([])
   })
 })

@@ -1,6 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { createServer, type AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { AppState, type AppStateEvents } from '../../src/api/app-state.js'
 import {
+  LINK_BACKOFF_INITIAL_MS,
+  LINK_BACKOFF_MAX_MS,
   NotificationLink,
   parseNotification,
   parseTitleControlInfo,
@@ -8,7 +11,7 @@ import {
   type NotificationFilter,
 } from '../../src/api/notifications.js'
 import { CLIENT_APP_ID, type PlayState } from '../../src/api/protocol.js'
-import { QWebChannelError } from '../../src/api/qwebchannel.js'
+import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import { QWebChannelServer } from '../../src/simulator/qwebchannel-server.js'
 
@@ -31,6 +34,8 @@ const SCORE_BUG = '{9c0e4a7b-2d15-4f3e-8a6c-0b1d2e3f4a02}'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
+  vi.useRealTimers()
+  vi.restoreAllMocks()
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
@@ -69,19 +74,34 @@ async function setup(
   link.on('resynchronised', () => resyncs.count++)
   if (opts.start !== false) {
     link.start()
-    await waitFor(() => store.link.status === 'connected')
+    await expect.poll(() => store.link.status, WAIT).toBe('connected')
   }
   return { sim, store, link, plays, titleEvents, resyncs } satisfies Setup
 }
 
-async function waitFor(cond: () => boolean, what = 'condition', timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
+/** How long and how often `vi.waitFor` / `expect.poll` look (real timers only: with fake ones they move the clock). */
+const WAIT = { timeout: 5000, interval: 5 }
+
+/** Resolves at the link's next change to `phase` (an event, so it works under fake timers too). */
+function nextPhase(link: NotificationLink, phase: string): Promise<void> {
+  return new Promise((resolve) => {
+    const on = (p: string): void => {
+      if (p !== phase) return
+      link.off('phase', on)
+      resolve()
+    }
+    link.on('phase', on)
+  })
 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A loopback port nothing listens on (bound once, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((r) => server.close(() => r()))
+  return port
+}
 
 async function command(sim: SimulatorHandle, name: string, params: Record<string, string>): Promise<unknown> {
   const res = await fetch(`${sim.httpUrl}/api/command/${name}?${new URLSearchParams(params).toString()}`)
@@ -114,10 +134,10 @@ describe('NotificationLink against the simulator', () => {
       if (n.kind === 'play') afterEach.push(store.title(n.id)?.play)
     })
     await command(sim, 'schedule', { action: 'animateIn', id: LOWER_THIRD })
-    await waitFor(() => plays.get(LOWER_THIRD)?.at(-1) === 'Paused', 'Paused')
+    await expect.poll(() => plays.get(LOWER_THIRD)?.at(-1), WAIT).toBe('Paused')
     expect(store.title(LOWER_THIRD)?.play).toBe('Paused')
     await command(sim, 'schedule', { action: 'cutout', id: LOWER_THIRD })
-    await waitFor(() => plays.get(LOWER_THIRD)?.at(-1) === 'Off', 'Off')
+    await expect.poll(() => plays.get(LOWER_THIRD)?.at(-1), WAIT).toBe('Off')
     expect(store.title(LOWER_THIRD)?.play).toBe('Off')
     // The store follows within one notification...
     expect(afterEach).toEqual(['Running', 'Paused', 'Off'])
@@ -142,7 +162,7 @@ describe('NotificationLink against the simulator', () => {
       }),
     })
     expect(res.status).toBe(200)
-    await waitFor(() => titleEvents.length > 0, 'title event')
+    await expect.poll(() => titleEvents.length, WAIT).toBeGreaterThan(0)
     expect(store.title(SCORE_BUG)?.variables['Home Score']).toBe('3')
     expect(titleEvents).toEqual([{ id: SCORE_BUG, changes: { variables: { 'Home Score': '3' } } }])
     expect(store.title(SCORE_BUG)?.variables['Away Score']).toBe('1')
@@ -153,22 +173,22 @@ describe('NotificationLink against the simulator', () => {
     const emit = (payload: object) => sim.state.notifications.emit('notify', payload)
 
     emit({ id: LOWER_THIRD, play: 'Running' })
-    await waitFor(() => store.title(LOWER_THIRD)?.play === 'Running', '{id, play}')
+    await expect.poll(() => store.title(LOWER_THIRD)?.play, WAIT).toBe('Running')
     emit({ event: 'play', id: LOWER_THIRD, play: 'Paused' })
-    await waitFor(() => store.title(LOWER_THIRD)?.play === 'Paused', '{event: play}')
+    await expect.poll(() => store.title(LOWER_THIRD)?.play, WAIT).toBe('Paused')
     emit({ event: 'data', id: LOWER_THIRD, variables: [{ name: 'Name', value: 'Sam Lee' }] })
-    await waitFor(() => store.title(LOWER_THIRD)?.variables.Name === 'Sam Lee', '{event: data}')
+    await expect.poll(() => store.title(LOWER_THIRD)?.variables.Name, WAIT).toBe('Sam Lee')
 
     // addTitle: a title added behind the link's back appears after the debounced resynchronisation.
     const before = resyncs.count
     sim.state.titles.push({ ...sim.state.titles[0]!, id: '{added}', name: 'Added', variables: [] })
     emit({ control: 'addTitle' })
-    await waitFor(() => store.title('{added}') !== undefined, 'addTitle resync')
+    await expect.poll(() => store.title('{added}'), WAIT).toBeDefined()
     expect(resyncs.count).toBe(before + 1)
 
     sim.state.titles = sim.state.titles.filter((t) => t.id !== '{added}')
     emit({ data: 'Update' })
-    await waitFor(() => store.title('{added}') === undefined, 'Update resync')
+    await expect.poll(() => store.title('{added}'), WAIT).toBeUndefined()
     expect(resyncs.count).toBe(before + 2)
 
     const events = titleEvents.length
@@ -176,8 +196,11 @@ describe('NotificationLink against the simulator', () => {
     emit({ event: 'chat', id: LOWER_THIRD })
     emit({ id: LOWER_THIRD, play: 'Exploded' })
     sim.ws.emitSignal('scheduler', 'onNotify', ['not json at all'])
-    await sleep(60)
-    expect(titleEvents.length).toBe(events)
+    // The socket keeps order: once a valid notification sent after them is in, the others were handled.
+    expect(store.title(LOWER_THIRD)?.play).toBe('Off') // as the last resynchronisation found it
+    emit({ id: LOWER_THIRD, play: 'Running' })
+    await expect.poll(() => titleEvents.length, WAIT).toBe(events + 1)
+    expect(titleEvents.at(-1)).toEqual({ id: LOWER_THIRD, changes: { play: 'Running' } })
     expect(store.link.status).toBe('connected')
   })
 
@@ -186,17 +209,17 @@ describe('NotificationLink against the simulator', () => {
     const phases: string[] = []
     link.on('phase', (p) => phases.push(p))
     sim.ws.setSilent(true)
-    await waitFor(() => store.link.status === 'stale', 'stale')
+    await expect.poll(() => store.link.status, WAIT).toBe('stale')
     expect(store.link).toMatchObject({ status: 'stale' })
     sim.ws.setSilent(false)
-    await waitFor(() => store.link.status === 'connected', 'reconnected')
+    await expect.poll(() => store.link.status, WAIT).toBe('connected')
     expect(phases[0]).toBe('waiting-to-retry')
     expect(phases).toContain('connecting')
     expect(phases.at(-1)).toBe('connected')
     // The silent socket was closed by the link, not left hanging beside the new one.
-    await waitFor(() => sim.ws.clientCount === 1, 'one client')
+    await expect.poll(() => sim.ws.clientCount, WAIT).toBe(1)
     await command(sim, 'schedule', { action: 'cutin', id: SCORE_BUG })
-    await waitFor(() => store.title(SCORE_BUG)?.play === 'Paused', 'works after replacement')
+    await expect.poll(() => store.title(SCORE_BUG)?.play, WAIT).toBe('Paused')
   })
 
   it('reports stale while the simulator is down, then reconnects, resubscribes and resynchronises (methods shuffled)', async () => {
@@ -206,9 +229,9 @@ describe('NotificationLink against the simulator', () => {
     store.on('link', (l) => stale.push(l.status === 'stale' ? l.phase : l.status))
 
     await sim.ws.stop()
-    await waitFor(() => store.link.status === 'stale', 'stale')
-    // Let several attempts fail against the closed port.
-    await sleep(200)
+    await expect.poll(() => store.link.status, WAIT).toBe('stale')
+    // Several attempts fail against the closed port.
+    await expect.poll(() => stale.filter((p) => p === 'connecting').length, WAIT).toBeGreaterThanOrEqual(3)
     expect(store.link.status).toBe('stale')
     expect(link.isConnected).toBe(false)
 
@@ -220,7 +243,7 @@ describe('NotificationLink against the simulator', () => {
     sim.ws.setShuffle(true)
     await sim.ws.start()
     expect(JSON.stringify(sim.ws.layout('scheduler'))).not.toBe(layoutBefore)
-    await waitFor(() => store.link.status === 'connected', 'connected again')
+    await expect.poll(() => store.link.status, WAIT).toBe('connected')
 
     expect(stale).toContain('waiting-to-retry')
     expect(stale).toContain('connecting')
@@ -232,14 +255,17 @@ describe('NotificationLink against the simulator', () => {
     expect(sim.wsAnnouncements).toHaveLength(2)
 
     await command(sim, 'schedule', { action: 'cutout', id: LOWER_THIRD })
-    await waitFor(() => store.title(LOWER_THIRD)?.play === 'Off', 'notifications after restart')
+    await expect.poll(() => store.title(LOWER_THIRD)?.play, WAIT).toBe('Off')
   })
 
   it('keeps a quiet but healthy socket (pings answered)', async () => {
     const { link } = await setup({ timing: SILENCE })
     const phases: string[] = []
     link.on('phase', (p) => phases.push(p))
-    await sleep(1000) // more than three liveness time-outs with no notification at all
+    // The liveness check pings only after finding the socket alive: ten pings at 100 ms span more than
+    // three liveness time-outs (300 ms) with no notification at all.
+    const pings = vi.spyOn(QWebChannelClient.prototype, 'ping')
+    await expect.poll(() => pings.mock.calls.length, WAIT).toBeGreaterThanOrEqual(10)
     expect(phases).toEqual([])
     expect(link.isConnected).toBe(true)
   })
@@ -271,18 +297,20 @@ describe('NotificationLink against the simulator', () => {
     const link = new NotificationLink({ url: server.url, state: store, timing: FAST })
     cleanups.push(() => link.stop())
     const seen = new Promise<void>((r) => link.once('notification', () => r()))
+    const connected = nextPhase(link, 'connected')
     link.start()
     await seen
     expect(store.title('{x}')?.play).toBe('Running')
-    await sleep(30)
+    // The resynchronisation finishes after the notification: it must not put the snapshot back.
+    await connected
     expect(store.title('{x}')?.play).toBe('Running')
   })
 
   it('reconnects after every socket is dropped', async () => {
     const { sim, store } = await setup()
     sim.ws.dropAll()
-    await waitFor(() => store.link.status === 'stale', 'stale')
-    await waitFor(() => store.link.status === 'connected', 'connected again')
+    await expect.poll(() => store.link.status, WAIT).toBe('stale')
+    await expect.poll(() => store.link.status, WAIT).toBe('connected')
     expect(sim.wsAnnouncements).toHaveLength(2)
   })
 
@@ -293,26 +321,77 @@ describe('NotificationLink against the simulator', () => {
     sim.ws.sendGarbage()
     sim.ws.sendGarbage('{"type":')
     await command(sim, 'schedule', { action: 'cutin', id: LOWER_THIRD })
-    await waitFor(() => store.title(LOWER_THIRD)?.play === 'Paused', 'play after garbage')
+    await expect.poll(() => store.title(LOWER_THIRD)?.play, WAIT).toBe('Paused')
     expect(phases).toEqual([])
     expect(link.isConnected).toBe(true)
   })
 
   it('changes nothing for filtered-out titles', async () => {
-    const { sim, store, titleEvents, resyncs } = await setup({ filter: { titles: ['Lower Third'] } })
+    const { sim, store, link, titleEvents, resyncs } = await setup({ filter: { titles: ['Lower Third'] } })
     expect(store.titles().map((t) => t.id)).toEqual([LOWER_THIRD])
-    await command(sim, 'schedule', { action: 'cutin', id: SCORE_BUG })
+    // From here the link's resync debounce runs on a fake clock: a resync it armed shows as a pending timer.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const kept = new Promise((r) => link.once('notification', r))
+    sim.state.notifications.emit('notify', { id: SCORE_BUG, play: 'Paused' })
     sim.state.notifications.emit('notify', {
       event: 'data',
       id: SCORE_BUG,
       variables: [{ name: 'Period', value: '3rd' }],
     })
-    await command(sim, 'schedule', { action: 'cutin', id: LOWER_THIRD })
-    await waitFor(() => titleEvents.length > 0, 'kept title')
-    await sleep(60)
+    sim.state.notifications.emit('notify', { id: LOWER_THIRD, play: 'Paused' })
+    // The socket keeps order: the kept title's notification comes after the filtered ones were handled.
+    expect(await kept).toEqual({ kind: 'play', id: LOWER_THIRD, play: 'Paused' })
+    expect(vi.getTimerCount()).toBe(0)
+    vi.useRealTimers()
+    await expect.poll(() => titleEvents.length, WAIT).toBe(1)
     expect(titleEvents.map((e) => e.id)).toEqual([LOWER_THIRD])
     expect(store.title(SCORE_BUG)).toBeUndefined()
     expect(resyncs.count).toBe(1) // the filtered title's notifications did not trigger resyncs either
+  })
+
+  it('keeps from the snapshot only the titles on a filtered input, and those on no input', async () => {
+    // Why a scheduler of its own: the snapshot's parser reads a title's `input` (a comma list, as
+    // readTitle gives it), which neither the simulator's getTitleControlInfo nor protocol notes 4.2 carry.
+    const title = (id: string, input?: string) => ({ id, name: id, status: 'Off', variables: [], input })
+    const snapshot = {
+      result: {
+        titles: [title('{news}', 'Newsroom'), title('{both}', 'Scoreboard, Newsroom'), title('{score}', 'Scoreboard')],
+      },
+    }
+    snapshot.result.titles.push(title('{none}', ''), title('{absent}'))
+    const server = new QWebChannelServer({
+      port: 0,
+      objects: {
+        scheduler: {
+          signals: ['onNotify'],
+          methods: {
+            notifyClientConnected: () => '{}',
+            scheduleCommand: (command: unknown) =>
+              command === 'getTitleControlInfo' ? JSON.stringify(snapshot) : '{}',
+          },
+        },
+      },
+    })
+    await server.start()
+    cleanups.push(() => server.stop())
+    const store = new AppState()
+    const link = new NotificationLink({ url: server.url, state: store, timing: FAST, filter: { inputs: ['Newsroom'] } })
+    cleanups.push(() => link.stop())
+    const connected = nextPhase(link, 'connected')
+    link.start()
+    await connected
+    expect(
+      store
+        .titles()
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual(['{absent}', '{both}', '{news}', '{none}'])
+    // A left-out title's notifications (the application's carry no input) change nothing.
+    const kept = new Promise((r) => link.once('notification', r))
+    server.emitSignal('scheduler', 'onNotify', [JSON.stringify({ id: '{score}', play: 'Running' })])
+    server.emitSignal('scheduler', 'onNotify', [JSON.stringify({ id: '{news}', play: 'Running' })])
+    expect(await kept).toEqual({ kind: 'play', id: '{news}', play: 'Running' })
+    expect(store.title('{score}')).toBeUndefined()
   })
 
   it('drops notifications for inputs outside the filter', async () => {
@@ -320,7 +399,7 @@ describe('NotificationLink against the simulator', () => {
     expect(store.title(LOWER_THIRD)).toBeDefined()
     sim.state.notifications.emit('notify', { id: LOWER_THIRD, play: 'Running', input: 'Scoreboard' })
     sim.state.notifications.emit('notify', { id: LOWER_THIRD, play: 'Paused', input: 'Newsroom' })
-    await waitFor(() => titleEvents.length > 0, 'kept input')
+    await expect.poll(() => titleEvents.length, WAIT).toBeGreaterThan(0)
     expect(titleEvents).toEqual([{ id: LOWER_THIRD, changes: { play: 'Paused' } }])
   })
 
@@ -328,31 +407,46 @@ describe('NotificationLink against the simulator', () => {
     const { sim, store, link } = await setup()
     link.stop()
     expect(store.link).toMatchObject({ status: 'stale', phase: 'stopped' })
-    await waitFor(() => sim.ws.clientCount === 0, 'socket closed')
-    await sleep(100)
-    expect(sim.wsAnnouncements).toHaveLength(1)
+    await expect.poll(() => sim.ws.clientCount, WAIT).toBe(0)
+    // No timer of the link is left to fire: the longest back-off passes and nothing reconnects.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    vi.advanceTimersByTime(10 * FAST.backoffMaxMs)
     expect(link.state).toBe('stopped')
+    vi.useRealTimers()
+    expect(sim.wsAnnouncements).toHaveLength(1)
     // start() after stop() connects again.
     link.start()
-    await waitFor(() => store.link.status === 'connected', 'restarted')
+    await expect.poll(() => store.link.status, WAIT).toBe('connected')
   })
 
-  it('does not connect in its constructor, and retries with back-off while nothing listens', async () => {
+  it('does not connect in its constructor', async () => {
     const { sim, store, link } = await setup({ start: false })
-    await sleep(50)
-    expect(sim.ws.clientCount).toBe(0)
+    // connectNow() sets the phase before its first await: a constructor that connected would show it.
+    expect(link.state).toBe('stopped')
     expect(store.link).toMatchObject({ status: 'stale', phase: 'stopped' })
-    await sim.ws.stop()
-    const phases: string[] = []
-    link.on('phase', (p) => phases.push(p))
     link.start()
-    await sleep(300)
-    const attempts = phases.filter((p) => p === 'connecting').length
-    // 20, 40, 80, 80 ms ... back-off: a handful of attempts in 300 ms, not hundreds.
-    expect(attempts).toBeGreaterThanOrEqual(2)
-    expect(attempts).toBeLessThan(10)
-    await sim.ws.start()
-    await waitFor(() => store.link.status === 'connected', 'connected once the server is up')
+    expect(link.state).toBe('connecting')
+    await expect.poll(() => store.link.status, WAIT).toBe('connected')
+    expect(sim.wsAnnouncements).toHaveLength(1)
+  })
+
+  it('retries after 250 and 500 ms, then every 1000 ms while nothing listens (the back-off is capped)', async () => {
+    expect([LINK_BACKOFF_INITIAL_MS, LINK_BACKOFF_MAX_MS]).toEqual([250, 1000])
+    const url = `ws://127.0.0.1:${await closedPort()}`
+    // The refusals are real socket events; only the retry timer runs on the fake clock.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
+    const link = new NotificationLink({ url, state: new AppState() })
+    cleanups.push(() => link.stop())
+    let failed = nextPhase(link, 'waiting-to-retry')
+    link.start()
+    for (const delay of [250, 500, 1000, 1000, 1000, 1000]) {
+      await failed
+      failed = nextPhase(link, 'waiting-to-retry')
+      vi.advanceTimersByTime(delay - 1)
+      expect(link.state).toBe('waiting-to-retry')
+      vi.advanceTimersByTime(1)
+      expect(link.state).toBe('connecting')
+    }
   })
 })
 

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { createServer, type Socket } from 'node:net'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
 import type { AddressInfo } from 'node:net'
 import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../src/api/qwebchannel.js'
@@ -22,9 +23,13 @@ const testObject: QwcPublishedObject = {
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
+  vi.useRealTimers()
   for (const c of cleanups.splice(0).reverse()) await c()
   calls.length = 0
 })
+
+/** How long and how often `expect.poll` looks. */
+const WAIT = { timeout: 5000, interval: 5 }
 
 async function startServer(opts: { shuffle?: boolean } = {}): Promise<QWebChannelServer> {
   const server = new QWebChannelServer({ objects: { scheduler: testObject }, port: 0, ...opts })
@@ -94,10 +99,12 @@ describe('QWebChannel client', () => {
     const result = await client.invoke('scheduler', 'scheduleCommand', ['getTime', {}, {}])
     expect(result).toEqual({ ok: 1 })
     client.connectSignal('scheduler', 'onNotify')
-    await new Promise((r) => setTimeout(r, 50))
-    expect(raw.received.map((m) => m.type)).toEqual([3, 4, 6, 7])
+    // connectToSignal has no reply: a round trip after it proves the server has read it.
+    expect(await client.invoke('scheduler', 'scheduleCommand', ['getTime', {}, {}])).toEqual({ ok: 1 })
+    expect(raw.received.map((m) => m.type)).toEqual([3, 4, 6, 7, 6])
     expect(raw.received[2]).toMatchObject({ type: 6, object: 'scheduler', method: 41, args: ['getTime', {}, {}] })
-    expect(typeof raw.received[2]!.id).toBe('number')
+    // Each request gets the next id of its connection; idle and connectToSignal carry none.
+    expect(raw.received.map((m) => m.id)).toEqual([0, undefined, 1, undefined, 2])
     expect(raw.received[3]).toEqual({ type: 7, object: 'scheduler', signal: 7 })
   })
 
@@ -136,7 +143,7 @@ describe('QWebChannel client', () => {
     server.setReplyDelay(5_000)
     const closed = new Promise((r) => client.once('close', r))
     const call = client.invoke('scheduler', 'echo', []).catch((e: unknown) => e)
-    await new Promise((r) => setTimeout(r, 20))
+    expect(client.pendingCount).toBe(1)
     server.dropAll()
     const err = await call
     expect((err as QWebChannelError).code).toBe('DISCONNECTED')
@@ -163,6 +170,55 @@ describe('QWebChannel client', () => {
     expect((err as QWebChannelError).code).toBe('DISCONNECTED')
   })
 
+  it('rejects with TIMEOUT when the init reply does not come within the connect time-out, not the call time-out', async () => {
+    let initSeen!: () => void
+    const init = new Promise<void>((r) => (initSeen = r))
+    const raw = await rawServer((msg) => {
+      if (msg.type === QWC_MESSAGE.init) initSeen() // and never answered
+    })
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    const client = new QWebChannelClient({ url: raw.url, connectTimeoutMs: 500, callTimeoutMs: 60_000 })
+    cleanups.push(() => client.close())
+    let outcome: unknown = 'pending'
+    const done = client.connect().then(
+      () => 'connected',
+      (e: unknown) => e,
+    )
+    void done.then((v) => (outcome = v))
+    await init
+    await vi.advanceTimersByTimeAsync(499)
+    expect(outcome).toBe('pending')
+    await vi.advanceTimersByTimeAsync(1)
+    expect(outcome).toBeInstanceOf(QWebChannelError)
+    const err = await done
+    expect((err as QWebChannelError).code).toBe('TIMEOUT')
+    expect((err as QWebChannelError).message).toBe('init: no reply within 500 ms')
+    expect(client.isOpen).toBe(false)
+  })
+
+  it('gives up on a server that accepts the connection but never answers the WebSocket upgrade', async () => {
+    // Why real time: the upgrade's time-out is a socket time-out inside Node's http, which fake timers
+    // do not reach. Without it connect() would hang until the test's own limit.
+    const sockets: Socket[] = []
+    const server = createServer((socket) => sockets.push(socket))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+    cleanups.push(
+      () =>
+        new Promise<void>((r) => {
+          for (const s of sockets) s.destroy()
+          server.close(() => r())
+        }),
+    )
+    const client = new QWebChannelClient({
+      url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      connectTimeoutMs: 100,
+    })
+    const err = await client.connect().catch((e: unknown) => e)
+    expect(sockets).toHaveLength(1)
+    expect(err).toBeInstanceOf(QWebChannelError)
+    expect((err as QWebChannelError).code).toBe('DISCONNECTED')
+  }, 5000)
+
   it('rejects a malformed init reply with BAD_REPLY', async () => {
     const raw = await rawServer((msg, ws) => {
       if (msg.type === QWC_MESSAGE.init)
@@ -178,7 +234,8 @@ describe('QWebChannel client', () => {
     const server = await startServer()
     const client = await connect(server.url)
     client.connectSignal('scheduler', 'onNotify')
-    await new Promise((r) => setTimeout(r, 20))
+    // connectToSignal has no reply: a round trip after it proves the server has read it.
+    expect(await client.invoke('scheduler', 'plain', [])).toBe('hello')
     const got = new Promise<unknown>((r) => client.once('signal', r))
     expect(server.emitSignal('scheduler', 'onNotify', ['{"id":"x","play":"Running"}'])).toBe(1)
     expect(await got).toEqual({ object: 'scheduler', signal: 'onNotify', args: ['{"id":"x","play":"Running"}'] })
@@ -218,8 +275,7 @@ describe('QWebChannel client', () => {
     const client = await connect(server.url)
     client.lastActivity = 0
     client.ping()
-    await new Promise((r) => setTimeout(r, 50))
-    expect(client.lastActivity).toBeGreaterThan(0)
+    await expect.poll(() => client.lastActivity, WAIT).toBeGreaterThan(0)
     server.setSilent(true)
     client.lastActivity = 0
     client.ping()
@@ -232,7 +288,9 @@ describe('QWebChannel client', () => {
     const server = await startServer({ shuffle: true })
     const before = JSON.stringify(server.layout('scheduler'))
     const first = await connect(server.url)
-    const echoBefore = first.methodIndex('scheduler', 'echo')
+    expect(first.methodIndex('scheduler', 'echo')).toBe(
+      server.layout('scheduler')!.methods.find(([n]) => n === 'echo')![1],
+    )
     await server.restart()
     expect(JSON.stringify(server.layout('scheduler'))).not.toBe(before)
     const second = await connect(server.url)
@@ -240,7 +298,6 @@ describe('QWebChannel client', () => {
       server.layout('scheduler')!.methods.find(([n]) => n === 'echo')![1],
     )
     expect(await second.invoke('scheduler', 'echo', ['still'])).toEqual({ args: ['still'] })
-    expect(typeof echoBefore).toBe('number')
   })
 })
 
@@ -258,11 +315,14 @@ describe('QWebChannel server core', () => {
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: 'record', args: ['byName'], id: 1 }))
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: index, args: ['byIndex'], id: 2 }))
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: 9999, args: ['nothing'], id: 3 }))
-    await new Promise((r) => setTimeout(r, 80))
-    expect(calls).toEqual([['byName'], ['byIndex']])
+    // The reply to a call sent after the unknown one proves the server has read it.
+    ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: 'record', args: ['after'], id: 4 }))
+    await expect.poll(() => replies.length, WAIT).toBe(3)
+    expect(calls).toEqual([['byName'], ['byIndex'], ['after']])
     expect(replies).toEqual([
       { type: 10, id: 1, data: null },
       { type: 10, id: 2, data: null },
+      { type: 10, id: 4, data: null },
     ])
   })
 

@@ -34,14 +34,8 @@ async function client(url: string, callTimeoutMs = 2000): Promise<QWebChannelCli
   return c
 }
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** How long and how often `expect.poll` looks. */
+const WAIT = { timeout: 3000, interval: 5 }
 
 describe('simulator QWebChannel server', () => {
   it('publishes the scheduler with its methods and the onNotify signal', async () => {
@@ -84,21 +78,25 @@ describe('simulator QWebChannel server', () => {
     const a = await client(s.wsUrl)
     const b = await client(s.wsUrl)
     await a.invoke('scheduler', 'scheduleAction', ['cutin', '', LOWER_THIRD, {}])
-    await waitFor(() => a.notes.length > 0 && b.notes.length > 0, 'notifications')
-    await sleep(30)
-    expect(a.notes).toEqual([{ id: LOWER_THIRD, play: 'Paused' }])
-    expect(b.notes).toEqual(a.notes)
     expect(s.state.titles.find((t) => t.id === LOWER_THIRD)?.playState).toBe('Paused')
+    // A second notification is the positive signal: a duplicate of the first would have come before it.
+    await a.invoke('scheduler', 'scheduleAction', ['cutout', '', LOWER_THIRD, {}])
+    const both = [
+      { id: LOWER_THIRD, play: 'Paused' },
+      { id: LOWER_THIRD, play: 'Off' },
+    ]
+    await expect.poll(() => a.notes, WAIT).toEqual(both)
+    await expect.poll(() => b.notes, WAIT).toEqual(both)
   })
 
   it('scheduleAction with variables sends a data notification; by input it reaches every title of the input', async () => {
     const s = await sim()
     const c = await client(s.wsUrl)
     await c.invoke('scheduler', 'scheduleAction', ['update', '', LOWER_THIRD, { Name: 'Robin' }])
-    await waitFor(() => c.notes.length === 1, 'data notification')
+    await expect.poll(() => c.notes.length, WAIT).toBe(1)
     expect(c.notes[0]).toEqual({ event: 'data', id: LOWER_THIRD, variables: [{ name: 'Name', value: 'Robin' }] })
     await c.invoke('scheduler', 'scheduleAction', ['cutin', 'Newsroom', '', {}])
-    await waitFor(() => c.notes.length === 3, 'two play notifications')
+    await expect.poll(() => c.notes.length, WAIT).toBe(3)
     expect(c.notes.slice(1)).toEqual(
       expect.arrayContaining([
         { id: LOWER_THIRD, play: 'Paused' },
@@ -112,7 +110,7 @@ describe('simulator QWebChannel server', () => {
     s.state.senders = s.state.senders.filter((x) => !x.isDefault)
     const c = await client(s.wsUrl)
     await c.invoke('scheduler', 'scheduleAction', ['cutin', '', LOWER_THIRD, {}])
-    await sleep(50)
+    // The socket keeps order: a notification sent by the action would have come before its reply.
     expect(c.notes).toEqual([])
     expect(
       await c.invoke('scheduler', 'scheduleCommand', [
@@ -122,7 +120,7 @@ describe('simulator QWebChannel server', () => {
       ]),
     ).toEqual({})
     await c.invoke('scheduler', 'scheduleAction', ['cutout', '', LOWER_THIRD, {}])
-    await waitFor(() => c.notes.length === 1, 'subscribed notification')
+    await expect.poll(() => c.notes.length, WAIT).toBe(1)
     expect(c.notes).toEqual([{ id: LOWER_THIRD, play: 'Off' }])
   })
 
@@ -160,10 +158,10 @@ describe('simulator QWebChannel server', () => {
       s.ws.setSilent(true)
       c.lastActivity = 0
       c.ping()
+      s.state.notifications.emit('notify', { id: LOWER_THIRD, play: 'Running' })
+      // The call's time-out (100 ms) is the signal: the pong and the notification were due long before.
       const err = await c.invoke('scheduler', 'scheduleCommand', ['getTime', {}, {}]).catch((e: unknown) => e)
       expect((err as QWebChannelError).code).toBe('TIMEOUT')
-      s.state.notifications.emit('notify', { id: LOWER_THIRD, play: 'Running' })
-      await sleep(30)
       expect(c.isOpen).toBe(true)
       expect(c.lastActivity).toBe(0)
       expect(c.notes).toEqual([])
@@ -190,7 +188,7 @@ describe('simulator QWebChannel server', () => {
       raw.on('message', (d: Buffer) => frames.push(d.toString()))
       await new Promise((r) => raw.once('open', r))
       s.ws.sendGarbage('garbage{')
-      await waitFor(() => frames.length === 1, 'garbage frame')
+      await expect.poll(() => frames.length, WAIT).toBe(1)
       expect(frames).toEqual(['garbage{'])
       expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(SIM_CLIENT_INFO)
     })
@@ -211,7 +209,7 @@ describe('simulator QWebChannel server', () => {
       const c = await client(s.wsUrl)
       expect(c.methodIndex('scheduler', 'scheduleAction')).toBe(after.methods.find(([n]) => n === 'scheduleAction')![1])
       await c.invoke('scheduler', 'scheduleAction', ['cutin', '', LOWER_THIRD, {}])
-      await waitFor(() => c.notes.length === 1, 'notification after restart')
+      await expect.poll(() => c.notes.length, WAIT).toBe(1)
     })
   })
 

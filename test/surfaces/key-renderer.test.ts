@@ -89,14 +89,26 @@ describe('KeyRenderer', () => {
     expect(two.x1 - two.x0).toBeLessThan(one.x1 - one.x0)
   })
 
-  it('cuts text that cannot fit even at the smallest size and stays inside the key', () => {
+  it('cuts text that cannot fit even at the smallest size and stays inside the padding', () => {
     const text = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ')
     const key = renderer.render({ text }, { width: 24, height: 24 })
     const box = inkBox(key, [0, 0, 0])!
-    expect(box.x0).toBeGreaterThanOrEqual(0)
-    expect(box.x1).toBeLessThanOrEqual(23)
+    // The padding of a 24-pixel key is 1 pixel: ink stays within columns and rows 1..22.
+    expect(box.x0).toBeGreaterThanOrEqual(1)
+    expect(box.x1).toBeLessThanOrEqual(22)
     expect(box.y0).toBeGreaterThanOrEqual(1)
     expect(box.y1).toBeLessThanOrEqual(22)
+  })
+
+  it('ends the last line that fits with an ellipsis when even the smallest size is too big', () => {
+    // At the smallest size (7 px) a 24-pixel key has room for two lines, a 72-pixel key for seven: the
+    // cut text must look exactly like those lines written out with the ellipsis.
+    const many = { text: 'A\n'.repeat(20) }
+    const small = renderer.render(many, { width: 24, height: 24 })
+    expect(small.hash).toBe(renderer.render({ text: 'A\nA…' }, { width: 24, height: 24 }).hash)
+    expect(small.hash).not.toBe(renderer.render({ text: 'A\nA' }, { width: 24, height: 24 }).hash)
+    const large = renderer.render(many, { width: 72, height: 72 })
+    expect(large.hash).toBe(renderer.render({ text: `${'A\n'.repeat(6)}A…` }, { width: 72, height: 72 }).hash)
   })
 
   it('defaults the text colour to black on light backgrounds and white on dark ones', () => {

@@ -2,45 +2,38 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setLogSink, type LogRecord, type LogSink } from '../../src/log.js'
 import {
   checkDeviceAccess,
   usbHotplugSource,
   type AccessCheck,
   type HotplugChange,
-  type HotplugSource,
 } from '../../src/surfaces/hotplug.js'
 import { SurfaceManager, type SurfaceStatus } from '../../src/surfaces/manager.js'
 import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
 import type { DetectedDevice, SurfaceDriver, SurfaceEvent } from '../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages, gen2KeyReport, rawImageEncoder } from './helpers/fake-hid.js'
+import { FakeHotplug } from './helpers/fake-hotplug.js'
 
-/** The injected hot-plug source: the test fires attach/detach. */
-class FakeHotplug implements HotplugSource {
-  listener: ((c: HotplugChange) => void) | undefined
-  stops = 0
-  constructor(private readonly live = true) {}
-  start(listener: (c: HotplugChange) => void): Promise<boolean> {
-    this.listener = listener
-    return Promise.resolve(this.live)
-  }
-  stop(): void {
-    this.stops++
-    this.listener = undefined
-  }
-  fire(c: HotplugChange): void {
-    this.listener?.(c)
-  }
-}
+/** How long and how often `vi.waitFor` / `expect.poll` look (real timers only: with fake ones they move the clock). */
+const WAIT = { timeout: 8000, interval: 5 }
 
-async function waitFor(cond: () => boolean, what: string, ms = 8000): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
+/** Every status the manager reports from now on, and a promise for the next one in `state`. */
+function statuses(manager: SurfaceManager) {
+  const seen: SurfaceStatus[] = []
+  let waiter: { state: SurfaceStatus['state']; resolve: (s: SurfaceStatus) => void } | undefined
+  manager.events.on('status', (st) => {
+    seen.push(st)
+    if (waiter && st.state === waiter.state) {
+      waiter.resolve(st)
+      waiter = undefined
+    }
+  })
+  const next = (state: SurfaceStatus['state']): Promise<SurfaceStatus> =>
+    new Promise((resolve) => (waiter = { state, resolve }))
+  return { seen, next }
 }
 
 const renderer = new KeyRenderer()
@@ -54,6 +47,7 @@ beforeEach(() => {
   prevSink = setLogSink((r) => logs.push(r))
 })
 afterEach(async () => {
+  vi.useRealTimers()
   await Promise.all(managers.map((m) => m.stop()))
   setLogSink(prevSink)
 })
@@ -108,30 +102,34 @@ describe('SurfaceManager', () => {
     expect(manager.list()).toEqual([])
     transport.plug(DeviceModelId.PLUS, '/dev/hidraw5', 'PLUS1')
     hotplug.fire('attach')
-    await waitFor(() => manager.isOpen('PLUS1'), 'the Plus to open')
+    await expect.poll(() => manager.isOpen('PLUS1'), WAIT).toBe(true)
     expect(events.added).toEqual(['PLUS1'])
     const hid = transport.lastOpened('/dev/hidraw5')!
     transport.unplug('/dev/hidraw5')
     hotplug.fire('detach')
-    await waitFor(() => events.removed.includes('PLUS1'), 'the Plus to be removed')
+    await expect.poll(() => events.removed.includes('PLUS1'), WAIT).toBe(true)
     expect(manager.list()).toEqual([])
     expect(hid.closed).toBe(true)
   })
 
   it('rescans after 1 s-style delays: a device node that appears late is still found', async () => {
-    const { transport, hotplug, manager } = setup()
+    const { transport, hotplug, manager } = setup() // rescans at 0, 20 and 60 ms after a change
     await manager.start()
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] })
     hotplug.fire('attach') // the USB attach arrives before the HID node exists
-    await new Promise((r) => setTimeout(r, 5))
+    await vi.advanceTimersByTimeAsync(0)
     transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw7', 'LATE')
-    await waitFor(() => manager.isOpen('LATE'), 'the delayed rescan to open the device')
+    await vi.advanceTimersByTimeAsync(19)
+    expect(manager.isOpen('LATE')).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(manager.isOpen('LATE')).toBe(true)
   })
 
   it('polls detection when no hot-plug events are available', async () => {
     const { transport, manager } = setup({ live: false })
     await manager.start()
     transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw3', 'POLL')
-    await waitFor(() => manager.isOpen('POLL'), 'polling to find the device')
+    await expect.poll(() => manager.isOpen('POLL'), WAIT).toBe(true)
   })
 
   it('re-applies the last feedback when a device comes back after an unplug', async () => {
@@ -142,13 +140,13 @@ describe('SurfaceManager', () => {
     manager.setBrightness('AAA', 55)
     transport.unplug('/dev/hidraw1')
     hotplug.fire('detach')
-    await waitFor(() => !manager.isOpen('AAA'), 'unplug')
+    await expect.poll(() => manager.isOpen('AAA'), WAIT).toBe(false)
     expect(manager.feedbackOf('AAA').get('key:2')).toEqual({ color: '#ff0000' })
     transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw9', 'AAA') // same serial, another port
     hotplug.fire('attach')
-    await waitFor(() => manager.isOpen('AAA'), 'replug')
+    await expect.poll(() => manager.isOpen('AAA'), WAIT).toBe(true)
     const hid = transport.lastOpened('/dev/hidraw9')!
-    await waitFor(() => hid.reports.length > 0, 'the key to be redrawn')
+    await expect.poll(() => hid.reports.length > 0, WAIT).toBe(true)
     const img = decodeGen2KeyImages(hid.reports).get(2)![0]!
     expect([...img.rgba.subarray(0, 4)]).toEqual([255, 0, 0, 255])
     expect(hid.features.some((f) => f[0] === 0x03 && f[1] === 0x08 && f[2] === 55)).toBe(true)
@@ -164,7 +162,7 @@ describe('SurfaceManager', () => {
     bad.failWith = Object.assign(new Error('EIO on write'), { code: 'EIO' })
     manager.setFeedback('BAD', 'key:0', { color: '#00ff00' })
     manager.setFeedback('GOOD', 'key:0', { color: '#0000ff' })
-    await waitFor(() => events.removed.includes('BAD'), 'the failing device to close')
+    await expect.poll(() => events.removed.includes('BAD'), WAIT).toBe(true)
     expect(bad.closed).toBe(true)
     expect(events.status.find((s) => s.name === 'BAD' && s.state === 'failed')).toMatchObject({
       message: 'EIO on write',
@@ -173,14 +171,13 @@ describe('SurfaceManager', () => {
     // the other device is untouched and keeps working
     expect(manager.isOpen('GOOD')).toBe(true)
     expect(good.closed).toBe(false)
-    await waitFor(() => good.reports.length === 1, 'the good device to draw')
+    await expect.poll(() => good.reports.length, WAIT).toBe(1)
     // after the backoff the failing device is opened afresh and gets its feedback back
-    await waitFor(
-      () => manager.isOpen('BAD') && transport.opened.filter((d) => d.info.path === '/dev/hidraw1').length === 2,
-      'reopen',
-    )
+    await expect
+      .poll(() => manager.isOpen('BAD') && transport.opened.filter((d) => d.info.path === '/dev/hidraw1').length, WAIT)
+      .toBe(2)
     const again = transport.lastOpened('/dev/hidraw1')!
-    await waitFor(() => again.reports.length > 0, 'redraw after reopen')
+    await expect.poll(() => again.reports.length > 0, WAIT).toBe(true)
     expect([...decodeGen2KeyImages(again.reports).get(0)![0]!.rgba.subarray(0, 4)]).toEqual([0, 255, 0, 255])
     expect(logs.filter((l) => l.message.includes('closed after a fault') && l.fields?.surface === 'BAD')).toHaveLength(
       1,
@@ -206,22 +203,14 @@ describe('SurfaceManager', () => {
       detect: () => Promise.reject(new Error('no bus')),
       open: () => Promise.reject(new Error('unreachable')),
     }
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] })
     const { manager, events } = setup({ live: false, drivers: [broken, flaky] })
     await manager.start()
-    await waitFor(() => opens.length >= 4, 'several open attempts', 5000)
-    const gaps = opens.slice(1).map((t, i) => t - opens[i]!)
-    // backoff 30, 60, 120 ms: every gap about the delay of its attempt or longer (timers run off the loop's
-    // cached clock, so allow a little slack below), and the delays grow
-    expect(gaps[0]!).toBeGreaterThanOrEqual(24)
-    expect(gaps[1]!).toBeGreaterThanOrEqual(48)
-    expect(gaps[2]!).toBeGreaterThanOrEqual(96)
+    await vi.advanceTimersByTimeAsync(610)
+    // backoff 30, 60, 120, then the 200 ms cap; the 20 ms detection poll in between does not cut it short
+    expect(opens).toEqual([0, 30, 90, 210, 410, 610])
     expect(detects).toBeGreaterThan(opens.length)
-    expect(
-      events.status
-        .filter((s) => s.name === 'F1')
-        .map((s) => s.retryInMs)
-        .slice(0, 3),
-    ).toEqual([30, 60, 120])
+    expect(events.status.filter((s) => s.name === 'F1').map((s) => s.retryInMs)).toEqual([30, 60, 120, 200, 200, 200])
     expect(logs.filter((l) => l.message.startsWith('could not open Flaky'))).toHaveLength(1)
     expect(logs.filter((l) => l.message.startsWith('broken: detection failed'))).toHaveLength(1)
   })
@@ -266,7 +255,7 @@ describe('SurfaceManager', () => {
       message: 'hung: open H1 did not answer within 50 ms',
     })
     expect(status.find((st) => st.name === 'SLOW')).toMatchObject({ state: 'failed' })
-    await waitFor(() => transport.lastOpened('/dev/slow')?.closed === true, 'the late surface to be closed')
+    await expect.poll(() => transport.lastOpened('/dev/slow')?.closed === true, WAIT).toBe(true)
   })
 
   it('says once which udev rule file to install when a device node is not accessible', async () => {
@@ -291,7 +280,76 @@ describe('SurfaceManager', () => {
     expect(warnings[0]!.message).toContain('/dev/hidraw4')
     expect(events.status.filter((s) => s.state === 'permission-denied').map((s) => s.name)).toEqual(['PERM'])
     answer = 'ok'
-    await waitFor(() => manager.isOpen('PERM'), 'open once permitted')
+    await expect.poll(() => manager.isOpen('PERM'), WAIT).toBe(true)
+  })
+
+  it('cuts off a detect() that hangs after callTimeoutMs and still scans the other drivers', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] })
+    const hung: SurfaceDriver = {
+      name: 'hung',
+      detect: () => new Promise<DetectedDevice[]>(() => undefined),
+      open: () => Promise.reject(new Error('never detected, never opened')),
+    }
+    const transport = new MemoryStreamDeckTransport()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'FINE')
+    const deck = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+    const manager = new SurfaceManager({
+      drivers: [hung, deck],
+      hotplug: new FakeHotplug(),
+      access: () => Promise.resolve('ok'),
+      callTimeoutMs: 500,
+    })
+    managers.push(manager)
+    let started = false
+    const start = manager.start().then(() => (started = true))
+    await vi.advanceTimersByTimeAsync(499)
+    expect([started, manager.isOpen('FINE')]).toEqual([false, false])
+    await vi.advanceTimersByTimeAsync(1)
+    expect([started, manager.isOpen('FINE')]).toEqual([true, true])
+    await start
+    const failed = logs.filter((l) => l.message === 'hung: detection failed; will try again')
+    expect(failed.map((l) => l.fields?.error)).toEqual(['hung: detect did not answer within 500 ms'])
+  })
+
+  it('starts the backoff afresh once a device has stayed open for stableMs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] })
+    const transport = new MemoryStreamDeckTransport()
+    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
+    const driver = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+    const manager = new SurfaceManager({
+      drivers: [driver],
+      hotplug: new FakeHotplug(),
+      access: () => Promise.resolve('ok'),
+      retryInitialMs: 100,
+      retryMaxMs: 10_000,
+      stableMs: 1000,
+    })
+    managers.push(manager)
+    const status = statuses(manager)
+    await manager.start()
+    /** Keeps the device open for `openMs`, then fails it; resolves with the retry delay the manager chose. */
+    const failAfter = async (openMs: number): Promise<number | undefined> => {
+      await vi.advanceTimersByTimeAsync(openMs)
+      expect(manager.isOpen('AAA')).toBe(true)
+      const failed = status.next('failed')
+      transport.lastOpened('/dev/hidraw1')!.emit('error', new Error('EIO'))
+      return (await failed).retryInMs
+    }
+    /** Waits out a retry delay to the millisecond and checks that the device reopens exactly then. */
+    const reopenAfter = async (delay: number): Promise<void> => {
+      await vi.advanceTimersByTimeAsync(delay - 1)
+      expect(manager.isOpen('AAA')).toBe(false)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(manager.isOpen('AAA')).toBe(true)
+    }
+    expect(await failAfter(0)).toBe(100)
+    await reopenAfter(100)
+    expect(await failAfter(0)).toBe(200)
+    await reopenAfter(200)
+    expect(await failAfter(999)).toBe(400) // one millisecond short of stable: the backoff keeps growing
+    await reopenAfter(400)
+    expect(await failAfter(1000)).toBe(100) // stable: the next backoff starts from the beginning
+    await reopenAfter(100)
   })
 
   it('adds static surfaces, forwards feedback to them and closes them on error without retrying', async () => {
@@ -311,8 +369,10 @@ describe('SurfaceManager', () => {
     expect(transport.lastOpened('/dev/static')!.reports).toHaveLength(1)
     expect(seen).toEqual(['added STATIC', 'STATIC key:1 #ffffff'])
     transport.lastOpened('/dev/static')!.emit('error', new Error('gone'))
-    await waitFor(() => events.removed.includes('STATIC'), 'static surface removal')
-    await new Promise((r) => setTimeout(r, 80))
+    await expect.poll(() => events.removed.includes('STATIC'), WAIT).toBe(true)
+    // A detected surface would now get a 'failed' status with its retry; a static one is logged instead.
+    await expect.poll(() => logs.some((l) => l.message === 'surface STATIC failed and was closed'), WAIT).toBe(true)
+    expect(events.status.map((s) => s.state)).toEqual(['open', 'closed'])
     expect(manager.isOpen('STATIC')).toBe(false)
     expect(transport.opened).toHaveLength(1)
   })
@@ -395,16 +455,18 @@ describe('checkDeviceAccess (real fs.access)', () => {
 })
 
 describe('usbHotplugSource (real usb package)', () => {
-  it('either delivers hot-plug events or says it cannot, and stops cleanly', async () => {
+  it("is live on Linux, turns the usb package's attach and detach into changes, and stops cleanly", async () => {
+    const { usb } = await import('usb')
     const source = usbHotplugSource()
-    const live = await source.start(() => undefined)
-    expect(typeof live).toBe('boolean')
+    const changes: HotplugChange[] = []
+    // libusb on Linux always has hot-plug support (netlink or udev); the daemon and CI run on Linux.
+    expect(await source.start((c) => changes.push(c))).toBe(true)
+    expect([usb.listenerCount('attach'), usb.listenerCount('detach')]).toEqual([1, 1])
+    usb.emit('attach', {} as never)
+    usb.emit('detach', {} as never)
+    expect(changes).toEqual(['attach', 'detach'])
     source.stop()
     source.stop()
-    // with the listeners gone, the usb module holds no attach/detach listener of ours
-    if (live) {
-      const { usb } = await import('usb')
-      expect(usb.listenerCount('attach')).toBe(0)
-    }
+    expect([usb.listenerCount('attach'), usb.listenerCount('detach')]).toEqual([0, 0])
   })
 })

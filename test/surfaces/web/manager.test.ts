@@ -8,7 +8,7 @@ import { DeviceModelId } from '@elgato-stream-deck/core'
 import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
-import type { HotplugChange, HotplugSource } from '../../../src/surfaces/hotplug.js'
+import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
@@ -18,20 +18,6 @@ import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { decodeGen2KeyImages, MemoryStreamDeckTransport, rawImageEncoder, rotate180 } from '../helpers/fake-hid.js'
 import { connect, type Client } from './helpers.js'
-
-class FakeHotplug implements HotplugSource {
-  private listener: ((c: HotplugChange) => void) | undefined
-  start(listener: (c: HotplugChange) => void): Promise<boolean> {
-    this.listener = listener
-    return Promise.resolve(true)
-  }
-  stop(): void {
-    this.listener = undefined
-  }
-  fire(change: HotplugChange): void {
-    this.listener?.(change)
-  }
-}
 
 async function pixelsOfDataUrl(src: string): Promise<Uint8Array> {
   const image = await loadImage(Buffer.from(src.slice(src.indexOf(',') + 1), 'base64'))

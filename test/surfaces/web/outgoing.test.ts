@@ -1,7 +1,15 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { OutgoingQueue, SEND_RETRY_MS, type MessageSink } from '../../../src/surfaces/web/outgoing.js'
 import type { ServerMessage } from '../../../src/surfaces/web/protocol.js'
-import { settle } from './helpers.js'
+
+// The queue sends on the next turn (setImmediate) and retries a backed-up socket after SEND_RETRY_MS:
+// both run on a fake clock, so "nothing was sent" is checked after the send or retry was due.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 /** A socket whose backlog the test sets. */
 class FakeSocket implements MessageSink {
@@ -35,7 +43,7 @@ describe('OutgoingQueue', () => {
     queue.enqueue(image('key:1', 'b'))
     queue.enqueue(image('key:0', 'c'))
     expect(socket.sent).toEqual([])
-    await settle(5)
+    await vi.advanceTimersByTimeAsync(0)
     expect(socket.sent.map((m) => (m.type === 'image' ? `${m.control}=${m.label}` : m.type))).toEqual([
       'hello',
       'surface',
@@ -54,11 +62,13 @@ describe('OutgoingQueue', () => {
     }
     queue.enqueue({ type: 'brightness', surface: 'desk', percent: 20 })
     queue.enqueue({ type: 'brightness', surface: 'desk', percent: 30 })
-    await settle(SEND_RETRY_MS * 2)
+    await vi.advanceTimersByTimeAsync(SEND_RETRY_MS * 3) // the first try and two retries
     expect(socket.sent).toEqual([])
     expect(queue.size).toBe(3)
     socket.bufferedAmount = 0
-    await settle(SEND_RETRY_MS * 2)
+    await vi.advanceTimersByTimeAsync(SEND_RETRY_MS - 1)
+    expect(socket.sent).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
     expect(
       socket.sent.map((m) => (m.type === 'image' ? m.label : m.type === 'brightness' ? m.percent : m.type)),
     ).toEqual(['k0-99', 'k1-99', 30])
@@ -72,7 +82,7 @@ describe('OutgoingQueue', () => {
     queue.enqueue(image('key:0', 'old'))
     queue.enqueue(image('key:0', 'other', 'deck2'))
     queue.enqueue({ type: 'removed', surface: 'desk' })
-    await settle(5)
+    await vi.advanceTimersByTimeAsync(0)
     expect(socket.sent.map((m) => m.type + ':' + (m.type === 'image' ? m.label : ''))).toEqual([
       'image:other',
       'removed:',
@@ -81,7 +91,7 @@ describe('OutgoingQueue', () => {
     queue.enqueue(image('key:0', 'stale'))
     queue.enqueue(view('desk'))
     queue.enqueue(image('key:0', 'fresh'))
-    await settle(5)
+    await vi.advanceTimersByTimeAsync(0)
     expect(socket.sent.map((m) => m.type + ':' + (m.type === 'image' ? m.label : ''))).toEqual([
       'surface:',
       'image:fresh',
@@ -93,10 +103,10 @@ describe('OutgoingQueue', () => {
     const queue = new OutgoingQueue(socket)
     queue.enqueue(image('key:0', 'a'))
     queue.dispose()
-    await settle(5)
+    await vi.advanceTimersByTimeAsync(0)
     socket.readyState = 3
     queue.enqueue(image('key:0', 'b'))
-    await settle(5)
+    await vi.advanceTimersByTimeAsync(0)
     expect(socket.sent).toEqual([])
   })
 })

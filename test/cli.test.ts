@@ -6,10 +6,10 @@ import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, parseCli } from '../../src/cli.js'
-import { startSimulator } from '../../src/simulator/index.js'
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, parseCli } from '../src/cli.js'
+import { startSimulator } from '../src/simulator/index.js'
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 // tsx's loader inside one node process (not the tsx wrapper, whose child a SIGKILL would orphan).
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
