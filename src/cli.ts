@@ -2,6 +2,7 @@
 /**
  * The `panelbridge` command line.
  *
+ *   panelbridge check FILE
  *   panelbridge sim [--port 9022] [--ws-port 9023] [--host 127.0.0.1] [--data-dir DIR] [--animation-ms N]
  *   panelbridge surfaces [--port 8088] [--host 127.0.0.1] [--no-hardware]
  *
@@ -14,6 +15,7 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from './api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from './defaults.js'
 import { createLogger } from './log.js'
+import { formatProblem, loadConfigFile } from './mappings/load.js'
 import { startSimulator } from './simulator/index.js'
 import { startSurfaceCheck } from './surface-check.js'
 
@@ -28,6 +30,7 @@ const log = createLogger('cli')
 export const HELP = `panelbridge — bridges hardware control panels to a live-graphics application
 
 Usage:
+  panelbridge check FILE          check a mapping file: every problem as file:line:col (exit 1 on errors)
   panelbridge sim [options]       run the application simulator (HTTP command interface and QWebChannel WebSocket)
   panelbridge surfaces [options]  check the control surfaces: list devices, print their input, echo it on the keys,
                                   and show them all on the web page
@@ -47,6 +50,7 @@ Options of surfaces:
   --no-hardware       only the web surface; do not open USB devices
 
 Examples:
+  panelbridge check /etc/panelbridge/config.yaml
   panelbridge sim
   panelbridge surfaces
   panelbridge sim --port 0 --data-dir ./sim-data
@@ -59,6 +63,7 @@ export type CliCommand =
   | { kind: 'help' }
   | { kind: 'sim'; httpPort: number; wsPort: number; host: string; dataDir?: string; animationMs: number }
   | { kind: 'surfaces'; port: number; host: string; hardware: boolean }
+  | { kind: 'check'; file: string }
   | { kind: 'error'; message: string }
 
 /** A command line that cannot be run; `parseCli` turns it into `{kind: 'error'}`. */
@@ -105,6 +110,14 @@ function readCommand(argv: readonly string[]): CliCommand {
   if (values.help) return { kind: 'help' }
   const [command, ...rest] = positionals
   if (command === undefined) throw new UsageError('no command given')
+  if (command === 'check') {
+    const [file, ...extra] = rest
+    if (file === undefined) throw new UsageError('check needs the mapping file to check')
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`)
+    for (const [option, value] of Object.entries(values))
+      if (value !== undefined) throw new UsageError(`--${option} is not an option of 'check'`)
+    return { kind: 'check', file }
+  }
   if (command !== 'sim' && command !== 'surfaces') throw new UsageError(`unknown command '${command}'`)
   if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`)
   const host = values.host ?? DEFAULT_LISTEN_HOST
@@ -176,6 +189,26 @@ function runSurfaceCheck(cmd: Extract<CliCommand, { kind: 'surfaces' }>): Promis
   )
 }
 
+/** `check FILE`: every problem on stdout as `file:line:col: message`, then a summary line. */
+async function runCheck(cmd: Extract<CliCommand, { kind: 'check' }>): Promise<number> {
+  const { config, problems } = await loadConfigFile(cmd.file)
+  for (const p of problems) process.stdout.write(`${formatProblem(p)}\n`)
+  const errors = problems.filter((p) => p.severity === 'error').length
+  const warnings = problems.length - errors
+  if (!config) {
+    process.stdout.write(
+      `${cmd.file}: refused: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`,
+    )
+    return EXIT_FAILURE
+  }
+  const surfaces = Object.keys(config.surfaces).length
+  process.stdout.write(
+    `${cmd.file}: ok: ${config.bindings.length} bindings on ${surfaces} surface${surfaces === 1 ? '' : 's'}` +
+      `${warnings > 0 ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}\n`,
+  )
+  return EXIT_OK
+}
+
 /** Waits for SIGINT or SIGTERM, then stops (within STOP_TIMEOUT_MS) and resolves with the exit code. */
 function untilStopped(close: () => Promise<void>): Promise<number> {
   return new Promise<number>((resolve) => {
@@ -219,6 +252,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return runSimulator(cmd)
     case 'surfaces':
       return runSurfaceCheck(cmd)
+    case 'check':
+      return runCheck(cmd)
   }
 }
 

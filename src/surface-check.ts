@@ -42,11 +42,15 @@ export interface SurfaceCheckHandle {
   close(): Promise<void>
 }
 
-/** One line per status change, e.g. `streamdeck CL12K1A00042 (Stream Deck MK.2): open`. */
+/**
+ * One line per status change, e.g. `streamdeck CL12K1A00042 (Stream Deck MK.2): open`, or
+ * `streamdeck desk [CL12K1A00042] (Stream Deck MK.2): open` for a surface claimed under a name.
+ */
 export function formatStatus(s: SurfaceStatus): string {
   const model = s.model !== undefined ? ` (${s.model})` : ''
   const retry = s.retryInMs !== undefined ? `; retrying in ${Math.round(s.retryInMs / 100) / 10} s` : ''
-  return `${s.driver} ${s.id}${model}: ${s.state}${s.message !== undefined ? ` — ${s.message}` : ''}${retry}`
+  const device = s.device !== undefined && s.device !== s.name ? ` [${s.device}]` : ''
+  return `${s.driver} ${s.name}${device}${model}: ${s.state}${s.message !== undefined ? ` — ${s.message}` : ''}${retry}`
 }
 
 /** One line per input event, e.g. `web key:3 down`, `A1 encoder:0 rotate -2`. */

@@ -124,7 +124,7 @@ describe('report lines', () => {
   it('formats statuses and every kind of input', () => {
     expect(
       formatStatus({
-        id: 'A',
+        name: 'A',
         driver: 'streamdeck',
         model: 'Stream Deck XL',
         state: 'failed',

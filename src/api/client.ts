@@ -16,7 +16,6 @@ import {
   type CommandSpec,
   type FieldSpec,
   type HasRequiredParams,
-  type ParamSpec,
   type ParamsOf,
   type ReplyOf,
   type ScalarType,
@@ -31,6 +30,7 @@ import {
   TimeoutError,
   type CommandErrorCode,
 } from './errors.js'
+import { encodeParams, type Encoded, type Transport } from './codec.js'
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** Default time-out of one command, in ms (issue 2). */
@@ -61,7 +61,7 @@ export const MAX_REPLY_BYTES = 4 * 1024 * 1024
  */
 export const MAX_REPLY_DEPTH = 64
 
-export type Transport = 'get' | 'post'
+export type { Transport } from './codec.js'
 
 export interface CommandClientOptions {
   /** The application's base URL, e.g. `http://127.0.0.1:9022`. A path prefix is kept. */
@@ -190,6 +190,7 @@ export class CommandClient {
       if (this.closed) throw new CommandError('ABORTED', name, 'client closed', { requestId })
       const transport = options.transport ?? this.transport
       const encoded = encodeParams(name, spec, params ?? {}, transport, requestId)
+      if ('message' in encoded) throw new CommandError('BAD_PARAMS', name, encoded.message, { requestId })
       const { status, text } = await this.send(name, encoded, transport, requestId, options)
       const { reply, raw } = parseReplyFor(name, spec, status, text, requestId)
       const latencyMs = performance.now() - started
@@ -395,135 +396,18 @@ function errorCode(err: unknown): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Parameters
-
-/** Per-command lists derived once from the catalogue, so the hot path does not rebuild them. */
-interface Compiled {
-  required: string[]
-  reply: [string, FieldSpec][]
-}
-const COMPILED = new WeakMap<CommandSpec, Compiled>()
-function compiled(spec: CommandSpec): Compiled {
-  let c = COMPILED.get(spec)
-  if (c === undefined) {
-    c = {
-      required: Object.entries(spec.params)
-        .filter(([, p]) => p.required)
-        .map(([key]) => key),
-      reply: Object.entries(spec.reply),
-    }
-    COMPILED.set(spec, c)
-  }
-  return c
-}
-
-interface Encoded {
-  /** `?a=1&b=2` (GET), or '' */
-  query: string
-  /** JSON text (POST) */
-  body: string
-}
-
-/**
- * Checks parameters against the catalogue and encodes them. GET values are query text: spaces as
- * `%20` (never `+`: the application does not form-decode, see protocol notes 5.2), commas kept literal
- * so comma-separated lists stay readable, objects as JSON text. POST keeps arrays, objects, numbers and
- * `word` booleans native; flags stay the application's `'1'`/`'0'` strings.
- */
-function encodeParams(
-  name: string,
-  spec: CommandSpec,
-  params: Record<string, unknown>,
-  transport: Transport,
-  requestId: string,
-): Encoded {
-  const entries: [string, unknown][] = []
-  for (const key of Object.keys(params)) {
-    const value = params[key]
-    if (value === undefined) continue
-    const p = spec.params[key]
-    if (p === undefined) throw new CommandError('BAD_PARAMS', name, `unknown parameter ${key}`, { requestId })
-    entries.push([key, checkParam(name, key, p, value, requestId)])
-  }
-  for (const key of compiled(spec).required) {
-    if (params[key] === undefined) {
-      throw new CommandError('BAD_PARAMS', name, `missing required parameter ${key}`, { requestId })
-    }
-  }
-  if (transport === 'get') {
-    let query = ''
-    for (const [key, value] of entries) {
-      query += `${query ? '&' : '?'}${encodeURIComponent(key)}=${queryText(getText(spec.params[key]!, value))}`
-    }
-    query += `${query ? '&' : '?'}requestId=${queryText(requestId)}`
-    return { query, body: '' }
-  }
-  const parameters: Record<string, unknown> = {}
-  let variables: unknown
-  for (const [key, value] of entries) {
-    const p = spec.params[key]!
-    if (p.body === 'variables') variables = value
-    else parameters[key] = postValue(p, value)
-  }
-  parameters.requestId = requestId
-  const body: Record<string, unknown> = { command: name, parameters }
-  if (variables !== undefined) body.variables = variables
-  return { query: '', body: JSON.stringify(body) }
-}
-
-function queryText(text: string): string {
-  return encodeURIComponent(text).replace(/%2C/g, ',')
-}
-
-function checkParam(name: string, key: string, p: ParamSpec, value: unknown, requestId: string): unknown {
-  const bad = (why: string): CommandError =>
-    new CommandError('BAD_PARAMS', name, `parameter ${key} ${why}`, { requestId })
-  switch (p.type) {
-    case 'string':
-      if (typeof value !== 'string') throw bad('must be a string')
-      if (p.values !== undefined && !p.values.includes(value)) throw bad(`must be one of ${p.values.join(', ')}`)
-      return value
-    case 'number': {
-      // Run-time callers (YAML templates) may hand over numeric text; it is checked, then sent as a number.
-      const n = toNumber(value)
-      if (!Number.isFinite(n)) throw bad('must be a finite number')
-      return n
-    }
-    case 'boolean':
-      if (typeof value !== 'boolean') throw bad('must be a boolean')
-      return value
-    case 'string[]':
-      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw bad('must be an array of strings')
-      return value
-    case 'object':
-      if (!isRecord(value)) throw bad('must be an object')
-      // Run-time callers (the remote API) may hand over anything; it is sent as JSON, which must not overflow.
-      if (jsonDepthExceeds(value, MAX_REPLY_DEPTH)) throw bad(`is nested deeper than ${MAX_REPLY_DEPTH} levels`)
-      return value
-  }
-}
-
-function getText(p: ParamSpec, value: unknown): string {
-  switch (p.encoding) {
-    case 'flag':
-      return value ? '1' : '0'
-    case 'word':
-      return value ? 'true' : 'false'
-    case 'csv':
-      return (value as string[]).join(',')
-    case 'json':
-      return JSON.stringify(value)
-    case 'text':
-      return String(value)
-  }
-}
-
-function postValue(p: ParamSpec, value: unknown): unknown {
-  return p.encoding === 'flag' ? (value ? '1' : '0') : value
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Replies
+
+/** Per-command reply fields derived once from the catalogue, so the hot path does not rebuild them. */
+const REPLY_FIELDS = new WeakMap<CommandSpec, [string, FieldSpec][]>()
+function replyFields(spec: CommandSpec): [string, FieldSpec][] {
+  let r = REPLY_FIELDS.get(spec)
+  if (r === undefined) {
+    r = Object.entries(spec.reply)
+    REPLY_FIELDS.set(spec, r)
+  }
+  return r
+}
 
 /**
  * Parses one reply of command `name`: the HTTP status, then the body as JSON, then the envelope
@@ -608,7 +492,7 @@ function parseEnvelope(
   if (success === false || success === 'false') throw new AppError(name, 'success is false', result, requestId)
 
   const reply: Record<string, unknown> = {}
-  for (const [field, fs] of compiled(spec).reply) {
+  for (const [field, fs] of replyFields(spec)) {
     const converted = convertField(result[field], fs, field, bad)
     if (converted !== undefined) reply[field] = converted
   }

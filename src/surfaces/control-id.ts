@@ -5,7 +5,7 @@
  * signs, no spaces. `parseControlId` refuses anything else with a message that says what was expected,
  * so the YAML layer can show it next to `file:line:col`.
  */
-import type { ControlId, ControlKind } from './types.js'
+import type { ControlId, ControlKind, SurfaceEvent } from './types.js'
 
 export type ParsedControlId =
   | { kind: 'key' | 'encoder' | 'lcd' | 'button' | 'fader'; index: number }
@@ -42,6 +42,25 @@ export const CONTROL_KINDS: readonly ControlKind[] = [
   'cc',
   'tbar',
 ]
+/** The events each control kind sends (the table in `types.ts`). */
+export const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly SurfaceEvent['type'][]>> = {
+  key: ['down', 'up'],
+  encoder: ['rotate', 'down', 'up'],
+  lcd: ['down', 'up'],
+  jog: ['rotate'],
+  shuttle: ['value'],
+  button: ['down', 'up'],
+  fader: ['value'],
+  note: ['down', 'up'],
+  cc: ['value', 'rotate'],
+  tbar: ['value'],
+}
+
+/** Whether a control of this kind sends this event. */
+export function controlSends(kind: ControlKind, type: SurfaceEvent['type']): boolean {
+  return CONTROL_EVENTS[kind].includes(type)
+}
+
 /** Largest index accepted for `key:N` and the like: no surface has more controls than this. */
 export const MAX_CONTROL_INDEX = 9999
 

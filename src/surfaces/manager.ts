@@ -12,8 +12,12 @@
  *   as unplugged only when detection no longer lists it, never from the text of an error.
  * - Permissions: a detected device whose node fails `fs.access(R_OK | W_OK)` is reported once, with the
  *   udev rule file to install, and is not opened until a later scan finds it accessible.
+ * - Claims and names: with `claims`, only the devices that a configured surface claims are opened (the
+ *   rest are left to other software, such as the vendor's own); every event, feedback and status then
+ *   carries the configured surface name (`desk`), and the map from device identity to name lives here
+ *   only. Without claims (`'all'`, the set-up check tool), every device is opened under its identity.
  */
-import { EventEmitter } from 'eventemitter3'
+import { EventHub, type Listenable } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
 import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSource } from './hotplug.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from './udev.js'
@@ -44,11 +48,14 @@ export const MANAGER_DEFAULTS = {
   callTimeoutMs: 10_000,
 } as const
 
-export type SurfaceState = 'open' | 'closed' | 'failed' | 'permission-denied'
+export type SurfaceState = 'open' | 'closed' | 'failed' | 'permission-denied' | 'waiting'
 
-/** What the status API and logs show about one device. */
+/** What the status API and logs show about one surface. */
 export interface SurfaceStatus {
-  id: string
+  /** The configured surface name (the device identity when nothing is claimed by name). */
+  name: string
+  /** The device identity, when a device is behind the surface. */
+  device?: string
   driver: string
   model?: string
   state: SurfaceState
@@ -58,16 +65,94 @@ export interface SurfaceStatus {
   retryInMs?: number
 }
 
-export interface SurfaceManagerEvents {
-  /** Input from any open surface. */
+export interface SurfaceManagerEvents extends SurfaceRegistryEvents {
+  /** Input from any open surface, under its configured name. */
   input: [event: SurfaceEvent]
-  added: [description: SurfaceDescription]
-  removed: [surfaceId: string]
   status: [status: SurfaceStatus]
+}
+
+/**
+ * Which device a configured surface takes. Every criterion given must match; `any` alone takes the
+ * first device of the driver that no other surface takes. Devices are handed out by specificity: a
+ * serial claim first, then model and vendor/product id claims, then `any` claims, each in order.
+ */
+export interface ClaimMatch {
+  serial?: string
+  /** The driver's model id (`plus`) or display name (`Stream Deck +`), case-insensitive. */
+  model?: string
+  vendorId?: number
+  productId?: number
+  any?: boolean
+}
+
+/** A configured surface that takes a detected device. */
+export interface SurfaceClaim {
+  /** The configured surface name, e.g. `desk`. */
+  name: string
+  driver: string
+  match: ClaimMatch
+}
+
+export interface ClaimProblem {
+  name: string
+  message: string
+}
+
+/** The claims contradict each other (the same name twice, one device claimed by two surfaces). */
+export class SurfaceClaimError extends Error {
+  override readonly name = 'SurfaceClaimError'
+  constructor(readonly problems: readonly ClaimProblem[]) {
+    super(problems.map((p) => `surface ${p.name}: ${p.message}`).join('; '))
+  }
+}
+
+function claimRank(m: ClaimMatch): number {
+  if (m.serial !== undefined) return 0
+  if (m.model !== undefined || m.vendorId !== undefined || m.productId !== undefined) return 1
+  return 2
+}
+
+/** Whether a claim takes this device (the driver is compared by the caller). */
+export function claimMatches(m: ClaimMatch, d: DetectedDevice): boolean {
+  if (m.serial !== undefined && (d.serial ?? '').trim() !== m.serial.trim()) return false
+  if (m.model !== undefined) {
+    const want = m.model.toLowerCase()
+    if (d.modelId?.toLowerCase() !== want && d.model.toLowerCase() !== want) return false
+  }
+  if (m.vendorId !== undefined && d.vendorId !== m.vendorId) return false
+  if (m.productId !== undefined && d.productId !== m.productId) return false
+  return m.any === true || claimRank(m) < 2
+}
+
+/** Every contradiction in a set of claims; empty when they can be used. */
+export function validateClaims(claims: readonly SurfaceClaim[]): ClaimProblem[] {
+  const problems: ClaimProblem[] = []
+  const names = new Set<string>()
+  const serials = new Map<string, string>()
+  for (const c of claims) {
+    if (names.has(c.name)) problems.push({ name: c.name, message: 'is configured twice' })
+    names.add(c.name)
+    if (claimRank(c.match) === 2 && c.match.any !== true) {
+      problems.push({ name: c.name, message: 'claims no device: give serial, model, vendor/product id, or any: true' })
+    }
+    if (c.match.serial !== undefined) {
+      const key = `${c.driver}\u0000${c.match.serial.trim()}`
+      const other = serials.get(key)
+      if (other !== undefined) {
+        problems.push({
+          name: c.name,
+          message: `claims ${c.driver} serial ${c.match.serial}, already claimed by ${other}`,
+        })
+      } else serials.set(key, c.name)
+    }
+  }
+  return problems
 }
 
 export interface SurfaceManagerOptions {
   drivers?: SurfaceDriver[]
+  /** The configured surfaces that take devices; `'all'` (the default) opens every device found. */
+  claims?: readonly SurfaceClaim[] | 'all'
   /** Defaults to USB hot-plug from the `usb` package. */
   hotplug?: HotplugSource
   /** Defaults to `fs.access` on the device node. */
@@ -92,9 +177,15 @@ export class DriverTimeoutError extends Error {
 
 interface Entry {
   surface: Surface
+  /** The surface's description under its configured name. */
+  description: SurfaceDescription
+  /** The device identity (the driver's `description.id`). */
+  device: string
   /** Undefined for static surfaces (added with `addSurface`): they are not detected, so never retried. */
   driver: SurfaceDriver | undefined
   openedAt: number
+  /** Whether `added` was announced: `removed` is announced only for a surface that was. */
+  announced: boolean
   unlisten: () => void
 }
 
@@ -104,15 +195,20 @@ interface Backoff {
 }
 
 export class SurfaceManager implements SurfaceRegistry {
-  readonly events = new EventEmitter<SurfaceManagerEvents>()
-  readonly registryEvents = new EventEmitter<SurfaceRegistryEvents>()
+  private readonly hub = new EventHub<SurfaceManagerEvents>()
+  /** Input, added/removed, feedback and status; readers cannot emit. */
+  readonly events: Listenable<SurfaceManagerEvents> = this.hub.listenable
 
   private readonly drivers: SurfaceDriver[]
   private readonly hotplug: HotplugSource
   private readonly access: AccessCheck
-  private readonly o: Required<Omit<SurfaceManagerOptions, 'drivers' | 'hotplug' | 'access' | 'logger'>>
+  private readonly o: Required<Omit<SurfaceManagerOptions, 'drivers' | 'claims' | 'hotplug' | 'access' | 'logger'>>
   private readonly log: Logger
+  /** Open surfaces by configured name. */
   private readonly entries = new Map<string, Entry>()
+  private claims: readonly SurfaceClaim[] | 'all'
+  /** The latest status of each surface by name (waiting, open, failed, ...). */
+  private readonly latest = new Map<string, SurfaceStatus>()
   private readonly backoff = new Map<string, Backoff>()
   private readonly feedback = new Map<string, Map<ControlId, Feedback>>()
   private readonly brightness = new Map<string, number>()
@@ -127,6 +223,11 @@ export class SurfaceManager implements SurfaceRegistry {
 
   constructor(opts: SurfaceManagerOptions = {}) {
     this.drivers = opts.drivers ?? []
+    this.claims = opts.claims ?? 'all'
+    if (this.claims !== 'all') {
+      const problems = validateClaims(this.claims)
+      if (problems.length > 0) throw new SurfaceClaimError(problems)
+    }
     this.hotplug = opts.hotplug ?? usbHotplugSource()
     this.access = opts.access ?? checkDeviceAccess
     this.log = opts.logger ?? createLogger('surfaces')
@@ -180,6 +281,39 @@ export class SurfaceManager implements SurfaceRegistry {
     return this.scanning
   }
 
+  /**
+   * Replaces the claims (a reload). Surfaces whose claim is gone or changed are closed; the rest stay
+   * open untouched; a rescan then opens what the new claims take. Throws `SurfaceClaimError` (and changes
+   * nothing) when the claims contradict each other.
+   */
+  async setClaims(claims: readonly SurfaceClaim[] | 'all'): Promise<void> {
+    if (claims !== 'all') {
+      const problems = validateClaims(claims)
+      if (problems.length > 0) throw new SurfaceClaimError(problems)
+    }
+    const before = this.claims
+    this.claims = claims
+    const same = (name: string): boolean => {
+      if (before === 'all' || claims === 'all') return before === claims
+      const a = before.find((c) => c.name === name)
+      const b = claims.find((c) => c.name === name)
+      return a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b)
+    }
+    for (const [name, entry] of [...this.entries]) {
+      if (entry.driver && !same(name)) await this.detach(name)
+    }
+    for (const name of [...this.latest.keys()]) {
+      if (!this.entries.has(name) && (claims === 'all' || !claims.some((c) => c.name === name)))
+        this.latest.delete(name)
+    }
+    await this.rescan()
+  }
+
+  /** The latest status of every configured or open surface. */
+  statuses(): SurfaceStatus[] {
+    return [...this.latest.values()]
+  }
+
   /** Adds a surface that is not detected (e.g. a web surface). Its faults close it; it is not retried. */
   addSurface(surface: Surface): void {
     const id = surface.description.id
@@ -207,7 +341,7 @@ export class SurfaceManager implements SurfaceRegistry {
         return
       }
     }
-    this.registryEvents.emit('feedback', surfaceId, control, feedback)
+    this.hub.emit('feedback', surfaceId, control, feedback)
   }
 
   /** Sets (and remembers) a surface's brightness, 0..100. */
@@ -223,7 +357,7 @@ export class SurfaceManager implements SurfaceRegistry {
   }
 
   list(): SurfaceDescription[] {
-    return [...this.entries.values()].map((e) => e.surface.description)
+    return [...this.entries.values()].map((e) => e.description)
   }
 
   feedbackOf(surfaceId: string): ReadonlyMap<ControlId, Feedback> {
@@ -235,7 +369,10 @@ export class SurfaceManager implements SurfaceRegistry {
     return this.entries.has(surfaceId)
   }
 
-  /** Closes (blanks) every surface, stops hot-plug and timers, removes every listener. Idempotent. */
+  /**
+   * Closes (blanks) every surface and stops hot-plug and timers. Idempotent. Listeners others added to
+   * `events` stay theirs to remove.
+   */
   stop(): Promise<void> {
     this.stopping ??= this.doStop()
     return this.stopping
@@ -250,8 +387,6 @@ export class SurfaceManager implements SurfaceRegistry {
     this.hotplug.stop()
     if (this.scanning) await this.scanning
     await Promise.all([...this.entries.keys()].map((id) => this.detach(id)))
-    this.events.removeAllListeners()
-    this.registryEvents.removeAllListeners()
   }
 
   private onHotplug(change: 'attach' | 'detach'): void {
@@ -278,30 +413,84 @@ export class SurfaceManager implements SurfaceRegistry {
       return
     }
     const present = new Set(found.map((d) => d.id))
-    // Unplugged: open, from this driver, and no longer listed.
-    for (const [id, entry] of [...this.entries]) {
-      if (entry.driver === driver && !present.has(id)) {
-        this.log.info('surface unplugged', { surface: id })
-        await this.detach(id)
+    const wanted = this.assign(driver, found)
+    // Unplugged (open, from this driver, no longer listed), or now claimed under another name.
+    for (const [name, entry] of [...this.entries]) {
+      if (entry.driver !== driver) continue
+      if (!present.has(entry.device)) {
+        this.log.info('surface unplugged', { surface: name, device: entry.device })
+        await this.detach(name)
+      } else if (wanted.get(entry.device)?.name !== name) {
+        await this.detach(name)
       }
     }
     for (const id of [...this.backoff.keys(), ...this.denied]) {
-      if (!present.has(id) && !this.entries.has(id)) {
+      if (!present.has(id) && ![...this.entries.values()].some((e) => e.device === id)) {
         this.backoff.delete(id)
         this.denied.delete(id)
         this.log.clear(`perm:${id}`)
       }
     }
-    for (const device of found) {
+    if (this.claims !== 'all') {
+      const taken = new Set([...wanted.values()].map((w) => w.name))
+      for (const claim of this.claims) {
+        if (claim.driver !== driver.name || taken.has(claim.name)) continue
+        if (this.latest.get(claim.name)?.state === 'waiting') continue
+        this.status({
+          name: claim.name,
+          driver: driver.name,
+          state: 'waiting',
+          message: 'no matching device found yet',
+        })
+      }
+      for (const device of found) {
+        if (!wanted.has(device.id)) {
+          this.log.once(`unclaimed:${device.id}`, 'info', 'device not claimed by any surface; left to other software', {
+            driver: driver.name,
+            model: device.model,
+            device: device.id,
+          })
+        }
+      }
+    }
+    for (const { device, name } of wanted.values()) {
       if (this.stopping) return
-      if (this.entries.has(device.id)) continue
+      if (this.entries.has(name)) continue
       const b = this.backoff.get(device.id)
       if (b && b.until > performance.now()) continue
-      await this.tryOpen(driver, device)
+      await this.tryOpen(driver, device, name)
     }
   }
 
-  private async tryOpen(driver: SurfaceDriver, device: DetectedDevice): Promise<void> {
+  /**
+   * Which detected device each configured surface of this driver takes, by device id. Claims are served
+   * by specificity (serial, then model/ids, then `any`), each keeping the device it holds when it still
+   * matches, else the first free matching device by id.
+   */
+  private assign(
+    driver: SurfaceDriver,
+    found: DetectedDevice[],
+  ): Map<string, { device: DetectedDevice; name: string }> {
+    const out = new Map<string, { device: DetectedDevice; name: string }>()
+    if (this.claims === 'all') {
+      for (const device of found) out.set(device.id, { device, name: device.id })
+      return out
+    }
+    const devices = [...found].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const claims = this.claims
+      .filter((c) => c.driver === driver.name)
+      .map((c, order) => ({ c, order, rank: claimRank(c.match) }))
+      .sort((a, b) => a.rank - b.rank || a.order - b.order)
+    for (const { c } of claims) {
+      const holding = this.entries.get(c.name)?.device
+      const candidates = devices.filter((d) => !out.has(d.id) && claimMatches(c.match, d))
+      const pick = candidates.find((d) => d.id === holding) ?? candidates[0]
+      if (pick) out.set(pick.id, { device: pick, name: c.name })
+    }
+    return out
+  }
+
+  private async tryOpen(driver: SurfaceDriver, device: DetectedDevice, name: string): Promise<void> {
     if (device.path) {
       let access: Awaited<ReturnType<AccessCheck>>
       try {
@@ -321,8 +510,15 @@ export class SurfaceManager implements SurfaceRegistry {
           `no permission to open ${device.model} at ${device.path}: install ${UDEV_FILES.headless} ` +
           `(headless box; add the service user to group ${UDEV_GROUP}) or ${UDEV_FILES.desktop} (desktop session): ` +
           UDEV_INSTALL_HINT
-        if (this.log.once(`perm:${device.id}`, 'warn', message, { surface: device.id })) {
-          this.status({ id: device.id, driver: driver.name, model: device.model, state: 'permission-denied', message })
+        if (this.log.once(`perm:${device.id}`, 'warn', message, { surface: name, device: device.id })) {
+          this.status({
+            name,
+            device: device.id,
+            driver: driver.name,
+            model: device.model,
+            state: 'permission-denied',
+            message,
+          })
         }
         return
       }
@@ -336,80 +532,95 @@ export class SurfaceManager implements SurfaceRegistry {
         this.spawn('late open', () => this.closeQuietly(device.id, late)),
       )
     } catch (err) {
-      this.fault(device.id, driver.name, device.model, err, 'open', 0)
+      this.fault(name, device.id, driver.name, device.model, err, 'open', 0)
       return
     }
-    if (this.stopping || this.entries.has(device.id)) {
+    if (this.stopping || this.entries.has(name)) {
       await this.closeQuietly(device.id, surface)
       return
     }
-    this.attach(surface, driver)
+    this.attach(surface, driver, name)
   }
 
-  private attach(surface: Surface, driver: SurfaceDriver | undefined): void {
+  private attach(surface: Surface, driver: SurfaceDriver | undefined, name = surface.description.id): void {
     const d = surface.description
+    const description: SurfaceDescription = name === d.id ? d : { ...d, id: name, device: d.id }
     const onInput = (event: SurfaceEvent): void => {
-      this.events.emit('input', event)
+      this.hub.emit('input', event.surface === name ? event : { ...event, surface: name })
     }
-    const onError = (err: Error): void => this.onSurfaceError(d.id, err)
+    const onError = (err: Error): void => this.onSurfaceError(name, err)
     const onClosed = (): void => {
       // Closed by the device side (not by us: we unlisten before closing).
-      if (this.entries.get(d.id)?.surface === surface) this.spawn('closed', () => this.detach(d.id))
+      if (this.entries.get(name)?.surface === surface) this.spawn('closed', () => this.detach(name))
     }
     surface.events.on('input', onInput)
     surface.events.on('error', onError)
     surface.events.on('closed', onClosed)
-    this.entries.set(d.id, {
+    const entry: Entry = {
       surface,
+      description,
+      device: d.id,
       driver,
       openedAt: performance.now(),
+      announced: false,
       unlisten: () => {
         surface.events.off('input', onInput)
         surface.events.off('error', onError)
         surface.events.off('closed', onClosed)
       },
-    })
+    }
+    this.entries.set(name, entry)
     this.log.clear(`fault:${d.id}`)
-    this.log.info('surface open', { surface: d.id, driver: d.driver, model: d.model })
+    this.log.info('surface open', { surface: name, device: d.id, driver: d.driver, model: d.model })
     try {
-      const b = this.brightness.get(d.id)
+      // A device that comes back gets its surface's brightness and feedback at once.
+      const b = this.brightness.get(name)
       if (b !== undefined) surface.setBrightness(b)
-      for (const [control, fb] of this.feedback.get(d.id) ?? []) surface.setFeedback(control, fb)
+      for (const [control, fb] of this.feedback.get(name) ?? []) surface.setFeedback(control, fb)
     } catch (err) {
-      this.onSurfaceError(d.id, err)
+      this.onSurfaceError(name, err)
       return
     }
-    this.events.emit('added', d)
-    this.registryEvents.emit('added', d)
-    this.status({ id: d.id, driver: d.driver, model: d.model, state: 'open' })
+    entry.announced = true
+    this.hub.emit('added', description)
+    this.status({ name, device: d.id, driver: d.driver, model: d.model, state: 'open' })
   }
 
-  private onSurfaceError(id: string, err: unknown): void {
-    const entry = this.entries.get(id)
+  private onSurfaceError(name: string, err: unknown): void {
+    const entry = this.entries.get(name)
     if (!entry) return
     const d = entry.surface.description
     const openFor = performance.now() - entry.openedAt
     this.spawn('fault', async () => {
-      await this.detach(id)
+      await this.detach(name)
       if (entry.driver) {
-        this.fault(id, d.driver, d.model, err, 'run', openFor)
+        this.fault(name, entry.device, d.driver, d.model, err, 'run', openFor)
       } else {
-        this.log.once(`fault:${id}`, 'warn', `surface ${id} failed and was closed`, { error: err })
+        this.log.once(`fault:${name}`, 'warn', `surface ${name} failed and was closed`, { error: err })
       }
     })
   }
 
-  /** Records a fault, logs it once, and schedules the retry. */
-  private fault(id: string, driver: string, model: string, err: unknown, phase: 'open' | 'run', openFor: number): void {
+  /** Records a fault of a device, logs it once, and schedules the retry. */
+  private fault(
+    name: string,
+    id: string,
+    driver: string,
+    model: string,
+    err: unknown,
+    phase: 'open' | 'run',
+    openFor: number,
+  ): void {
     if (this.stopping) return
     const prev = this.backoff.get(id)
     const attempts = prev && openFor < this.o.stableMs ? prev.attempts + 1 : 1
     const delay = Math.min(this.o.retryMaxMs, this.o.retryInitialMs * 2 ** (attempts - 1))
     this.backoff.set(id, { attempts, until: performance.now() + delay })
     const message = `${phase === 'open' ? 'could not open' : 'closed after a fault:'} ${model} (${id}); retrying with backoff`
-    this.log.once(`fault:${id}`, 'warn', message, { surface: id, error: err })
+    this.log.once(`fault:${id}`, 'warn', message, { surface: name, device: id, error: err })
     this.status({
-      id,
+      name,
+      device: id,
       driver,
       model,
       state: 'failed',
@@ -431,16 +642,15 @@ export class SurfaceManager implements SurfaceRegistry {
     this.retryTimers.set(id, t)
   }
 
-  private async detach(id: string): Promise<void> {
-    const entry = this.entries.get(id)
+  private async detach(name: string): Promise<void> {
+    const entry = this.entries.get(name)
     if (!entry) return
-    this.entries.delete(id)
+    this.entries.delete(name)
     entry.unlisten()
-    await this.closeQuietly(id, entry.surface)
+    await this.closeQuietly(entry.device, entry.surface)
     const d = entry.surface.description
-    this.events.emit('removed', id)
-    this.registryEvents.emit('removed', id)
-    this.status({ id, driver: d.driver, model: d.model, state: 'closed' })
+    if (entry.announced) this.hub.emit('removed', name)
+    this.status({ name, device: entry.device, driver: d.driver, model: d.model, state: 'closed' })
   }
 
   private async closeQuietly(id: string, surface: Surface): Promise<void> {
@@ -457,7 +667,8 @@ export class SurfaceManager implements SurfaceRegistry {
   }
 
   private status(s: SurfaceStatus): void {
-    this.events.emit('status', s)
+    this.latest.set(s.name, s)
+    this.hub.emit('status', s)
   }
 
   /** Races a driver call against `callTimeoutMs`; a result that arrives too late goes to `late`. */

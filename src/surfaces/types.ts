@@ -22,7 +22,7 @@
  * Rotate deltas are signed steps: positive is clockwise. Absolute values are normalised (0..1, or
  * -1..1 for the shuttle); the raw device value rides along for drivers that have one.
  */
-import type { EventEmitter } from 'eventemitter3'
+import type { Listenable } from '../events.js'
 
 /** Canonical control id, e.g. `key:3`, `encoder:0`, `jog`, `note:1:60`. */
 export type ControlId = string
@@ -50,8 +50,14 @@ export interface ControlDescriptor {
 
 /** A surface as the engine and the web mirror see it. */
 export interface SurfaceDescription {
-  /** Stable identity: the serial number, or `vendorId:productId@path` for devices without one. */
+  /**
+   * Which surface this is. A driver gives the device's stable identity (the serial number, or
+   * `vendorId:productId@path` for devices without one); the manager hands it on under the configured
+   * surface name (`desk`), with the identity in `device`.
+   */
   id: string
+  /** The device identity behind a configured surface name (set by the manager). */
+  device?: string
   /** Driver name as used in the YAML file: `streamdeck`, `web`, `midi`, `xkeys`, `shuttle`, `hid`. */
   driver: string
   /** Model name, e.g. `Stream Deck MK.2`. */
@@ -62,7 +68,7 @@ export interface SurfaceDescription {
 }
 
 interface SurfaceEventBase {
-  /** The surface's stable id (see SurfaceDescription.id). */
+  /** The surface (see SurfaceDescription.id): the configured name once it leaves the manager. */
   surface: string
   control: ControlId
   /** `performance.now()` when the driver decoded the input; lets the engine drop stale input. */
@@ -130,7 +136,7 @@ export interface SurfaceEvents {
 /** An open surface. Owned by the manager; the engine reaches it only through the manager. */
 export interface Surface {
   readonly description: SurfaceDescription
-  readonly events: EventEmitter<SurfaceEvents>
+  readonly events: Listenable<SurfaceEvents>
   /** Applies feedback to one control. Coalesced: a newer feedback for the same control replaces a pending one. */
   setFeedback(control: ControlId, feedback: Feedback): void
   /** 0..100. */
@@ -144,7 +150,10 @@ export interface DetectedDevice {
   driver: string
   /** Stable identity (see SurfaceDescription.id). */
   id: string
+  /** Display name of the model, e.g. `Stream Deck +`. */
   model: string
+  /** The model's id as the config names it (the driver library's own id, e.g. `plus`). */
+  modelId?: string
   vendorId?: number
   productId?: number
   serial?: string
@@ -173,7 +182,7 @@ export interface SurfaceRegistryEvents {
  * shows now. The surface manager implements it.
  */
 export interface SurfaceRegistry {
-  readonly registryEvents: EventEmitter<SurfaceRegistryEvents>
+  readonly events: Listenable<SurfaceRegistryEvents>
   list(): SurfaceDescription[]
   feedbackOf(surfaceId: string): ReadonlyMap<ControlId, Feedback>
 }

@@ -172,6 +172,7 @@ describe('Stream Deck input', () => {
         driver: 'streamdeck',
         id: 'MK2',
         model: 'Stream Deck MK.2',
+        modelId: 'original-mk2',
         vendorId: 0x0fd9,
         productId: 0x0080,
         path: '/dev/hidraw1',

@@ -66,6 +66,7 @@ export class StreamDeckDriver implements SurfaceDriver {
         driver: this.name,
         id: streamDeckIdentity(l),
         model: MODEL_NAMES[l.model],
+        modelId: l.model,
         vendorId: l.vendorId,
         productId: l.productId,
         path: l.path,

@@ -20,7 +20,7 @@ import type {
   StreamDeckLcdSegmentControlDefinition,
   LcdPosition,
 } from '@elgato-stream-deck/core'
-import { EventEmitter } from 'eventemitter3'
+import { EventHub, type Listenable } from '../../events.js'
 import { createLogger, type Logger } from '../../log.js'
 import { controlId } from '../control-id.js'
 import { KeyRenderer, parseColor } from '../render/key-renderer.js'
@@ -68,7 +68,8 @@ function backlightOf(fb: Feedback): { rgb: readonly [number, number, number]; ha
 
 export class StreamDeckSurface implements Surface {
   readonly description: SurfaceDescription
-  readonly events = new EventEmitter<SurfaceEvents>()
+  private readonly hub = new EventHub<SurfaceEvents>()
+  readonly events: Listenable<SurfaceEvents> = this.hub.listenable
   readonly stats: WriteStats = { writes: 0, skipped: 0 }
   private readonly queue: WriteQueue
   private readonly writers = new Map<ControlId, Writer>()
@@ -225,17 +226,17 @@ export class StreamDeckSurface implements Surface {
     }
     // A late error from the HID layer after close must not become an unhandled 'error' event.
     this.deck.on('error', () => undefined)
-    this.events.emit('closed')
+    this.hub.emit('closed')
   }
 
   private fail(err: unknown): void {
     if (this.failed || this.closing) return
     this.failed = true
-    this.events.emit('error', err instanceof Error ? err : new Error(String(err)))
+    this.hub.emit('error', err instanceof Error ? err : new Error(String(err)))
   }
 
   private emit(event: SurfaceEvent): void {
-    this.events.emit('input', event)
+    this.hub.emit('input', event)
   }
 
   private segmentAt(lcd: StreamDeckLcdSegmentControlDefinition, pos: LcdPosition): LcdSegment | undefined {

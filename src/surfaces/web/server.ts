@@ -139,7 +139,7 @@ export class WebSurfaceServer {
     }
     this.registry = options.registry
     if (this.registry) {
-      const events = this.registry.registryEvents
+      const events = this.registry.events
       events.on('added', this.registryListeners.added)
       events.on('removed', this.registryListeners.removed)
       events.on('feedback', this.registryListeners.feedback)
@@ -297,7 +297,7 @@ export class WebSurfaceServer {
     if (this.mirrorFlush) clearImmediate(this.mirrorFlush)
     this.heartbeat = this.mirrorFlush = undefined
     if (this.registry) {
-      const events = this.registry.registryEvents
+      const events = this.registry.events
       events.off('added', this.registryListeners.added)
       events.off('removed', this.registryListeners.removed)
       events.off('feedback', this.registryListeners.feedback)

@@ -7,7 +7,7 @@
  * rendered once (the newest per control wins); and per browser in the server, a newer image for a
  * key replaces one still waiting for a slow socket.
  */
-import { EventEmitter } from 'eventemitter3'
+import { EventHub, type Listenable } from '../../events.js'
 import { createLogger } from '../../log.js'
 import { controlId } from '../control-id.js'
 import type {
@@ -30,6 +30,7 @@ export const DEFAULT_WEB_KEY_SIZE: KeySize = { width: 96, height: 96 }
 /** Limits that keep a typo in the config from building a page of a million keys. */
 export const MAX_WEB_GRID = 16
 export const MAX_WEB_ENCODERS = 8
+export const MAX_WEB_FADERS = 8
 export const MAX_WEB_KEY_PIXELS = 256
 
 export interface WebSurfaceOptions {
@@ -41,6 +42,10 @@ export interface WebSurfaceOptions {
   encoders?: number
   /** Whether the surface has a jog wheel (`jog`: rotate). Default false. */
   jog?: boolean
+  /** Whether the surface has a spring-loaded shuttle ring (`shuttle`: value -1..1). Default false. */
+  shuttle?: boolean
+  /** Number of faders (`fader:N`: value 0..1). Default 0. */
+  faders?: number
   /** Rendered key size in pixels. Default 96×96. */
   keySize?: KeySize
   /** Shared renderer and image cache; one is made when absent. */
@@ -61,11 +66,46 @@ function checkCount(name: string, value: unknown, min: number, max: number): num
   return value
 }
 
+/**
+ * The controls a web surface of these options has, checked: the surface itself and the YAML loader
+ * (which must know a web surface's controls without opening anything) both use it.
+ */
+export function webSurfaceDescription(
+  options: Pick<WebSurfaceOptions, 'id' | 'rows' | 'columns' | 'encoders' | 'jog' | 'shuttle' | 'faders' | 'keySize'>,
+): SurfaceDescription {
+  const rows = checkCount('rows', options.rows, 1, MAX_WEB_GRID)
+  const columns = checkCount('columns', options.columns, 1, MAX_WEB_GRID)
+  const encoders = checkCount('encoders', options.encoders ?? 0, 0, MAX_WEB_ENCODERS)
+  const faders = checkCount('faders', options.faders ?? 0, 0, MAX_WEB_FADERS)
+  const keySize = options.keySize ?? DEFAULT_WEB_KEY_SIZE
+  checkCount('keySize.width', keySize.width, 16, MAX_WEB_KEY_PIXELS)
+  checkCount('keySize.height', keySize.height, 16, MAX_WEB_KEY_PIXELS)
+
+  const controls: ControlDescriptor[] = []
+  for (let i = 0; i < rows * columns; i++) {
+    controls.push({
+      id: controlId('key', i),
+      kind: 'key',
+      row: Math.floor(i / columns),
+      column: i % columns,
+      capabilities: { image: { width: keySize.width, height: keySize.height } },
+    })
+  }
+  for (let i = 0; i < encoders; i++)
+    controls.push({ id: controlId('encoder', i), kind: 'encoder', capabilities: { rgb: true } })
+  if (options.jog === true) controls.push({ id: 'jog', kind: 'jog', capabilities: {} })
+  if (options.shuttle === true) controls.push({ id: 'shuttle', kind: 'shuttle', capabilities: {} })
+  for (let i = 0; i < faders; i++) controls.push({ id: controlId('fader', i), kind: 'fader', capabilities: {} })
+  return { id: options.id, driver: WEB_DRIVER, model: WEB_MODEL, grid: { rows, columns }, controls }
+}
+
 export class WebSurface implements Surface {
   readonly description: SurfaceDescription
-  readonly events = new EventEmitter<SurfaceEvents>()
+  private readonly hub = new EventHub<SurfaceEvents>()
+  readonly events: Listenable<SurfaceEvents> = this.hub.listenable
+  private readonly viewHub = new EventHub<WebSurfaceViewEvents>()
   /** Draw instructions for browsers; the WebSurfaceServer subscribes. */
-  readonly view = new EventEmitter<WebSurfaceViewEvents>()
+  readonly view: Listenable<WebSurfaceViewEvents> = this.viewHub.listenable
 
   private readonly viewOfSurface: WebSurfaceView
   private readonly rendered: RenderedControls
@@ -77,27 +117,8 @@ export class WebSurface implements Surface {
 
   constructor(options: WebSurfaceOptions) {
     if (typeof options.id !== 'string' || options.id.length === 0) throw new TypeError('web surface: id is required')
-    const rows = checkCount('rows', options.rows, 1, MAX_WEB_GRID)
-    const columns = checkCount('columns', options.columns, 1, MAX_WEB_GRID)
-    const encoders = checkCount('encoders', options.encoders ?? 0, 0, MAX_WEB_ENCODERS)
-    const keySize = options.keySize ?? DEFAULT_WEB_KEY_SIZE
-    checkCount('keySize.width', keySize.width, 16, MAX_WEB_KEY_PIXELS)
-    checkCount('keySize.height', keySize.height, 16, MAX_WEB_KEY_PIXELS)
-
-    const controls: ControlDescriptor[] = []
-    for (let i = 0; i < rows * columns; i++) {
-      controls.push({
-        id: controlId('key', i),
-        kind: 'key',
-        row: Math.floor(i / columns),
-        column: i % columns,
-        capabilities: { image: { width: keySize.width, height: keySize.height } },
-      })
-    }
-    for (let i = 0; i < encoders; i++)
-      controls.push({ id: controlId('encoder', i), kind: 'encoder', capabilities: { rgb: true } })
-    if (options.jog === true) controls.push({ id: 'jog', kind: 'jog', capabilities: {} })
-    this.description = { id: options.id, driver: WEB_DRIVER, model: WEB_MODEL, grid: { rows, columns }, controls }
+    this.description = webSurfaceDescription(options)
+    const { controls } = this.description
     this.viewOfSurface = surfaceView(this.description, 'interactive')
     const surface = options.id
     this.rendered = new RenderedControls(surface, controls, options.images ?? new KeyImages(), (control, err) =>
@@ -124,7 +145,7 @@ export class WebSurface implements Surface {
   setBrightness(percent: number): void {
     if (this.closed || !Number.isFinite(percent)) return
     this.brightness = Math.min(100, Math.max(0, Math.round(percent)))
-    this.view.emit('message', { type: 'brightness', surface: this.description.id, percent: this.brightness })
+    this.viewHub.emit('message', { type: 'brightness', surface: this.description.id, percent: this.brightness })
   }
 
   /** The page's view of this surface. */
@@ -184,9 +205,8 @@ export class WebSurface implements Surface {
     this.flushScheduled = undefined
     this.rendered.dropPending()
     this.holders.clear()
-    this.events.emit('closed')
-    this.events.removeAllListeners()
-    this.view.removeAllListeners()
+    // Listeners stay their owners' to remove (the server and the manager detach on `closed`).
+    this.hub.emit('closed')
     return Promise.resolve()
   }
 
@@ -196,11 +216,11 @@ export class WebSurface implements Surface {
   }
 
   private emitInput(event: SurfaceEvent): void {
-    this.events.emit('input', event)
+    this.hub.emit('input', event)
   }
 
   private flush(): void {
     this.flushScheduled = undefined
-    for (const message of this.rendered.flush()) this.view.emit('message', message)
+    for (const message of this.rendered.flush()) this.viewHub.emit('message', message)
   }
 }

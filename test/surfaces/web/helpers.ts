@@ -1,5 +1,5 @@
 /** Test seams for the web surface: an in-memory SurfaceRegistry and a recording WebSocket client. */
-import { EventEmitter } from 'eventemitter3'
+import { EventHub } from '../../../src/events.js'
 import { vi } from 'vitest'
 import WebSocket from 'ws'
 import type { ServerMessage } from '../../../src/surfaces/web/protocol.js'
@@ -15,7 +15,8 @@ import type { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 
 /** A SurfaceRegistry as the manager implements it, driven by hand. */
 export class FakeRegistry implements SurfaceRegistry {
-  readonly registryEvents = new EventEmitter<SurfaceRegistryEvents>()
+  private readonly hub = new EventHub<SurfaceRegistryEvents>()
+  readonly events = this.hub.listenable
   private readonly surfaces = new Map<string, { description: SurfaceDescription; feedback: Map<ControlId, Feedback> }>()
 
   list(): SurfaceDescription[] {
@@ -26,15 +27,15 @@ export class FakeRegistry implements SurfaceRegistry {
   }
   add(description: SurfaceDescription): void {
     this.surfaces.set(description.id, { description, feedback: new Map() })
-    this.registryEvents.emit('added', description)
+    this.hub.emit('added', description)
   }
   remove(id: string): void {
     this.surfaces.delete(id)
-    this.registryEvents.emit('removed', id)
+    this.hub.emit('removed', id)
   }
   feedback(id: string, control: ControlId, feedback: Feedback): void {
     this.surfaces.get(id)!.feedback.set(control, feedback)
-    this.registryEvents.emit('feedback', id, control, feedback)
+    this.hub.emit('feedback', id, control, feedback)
   }
 }
 

@@ -393,7 +393,7 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     await server.close()
     await server.close()
     expect(await closed).toBe(1001)
-    expect(registry.registryEvents.listenerCount('feedback')).toBe(0)
+    expect(registry.events.listenerCount('feedback')).toBe(0)
     expect(desk.view.listenerCount('message')).toBe(0)
   })
 })

@@ -1,0 +1,68 @@
+/**
+ * What the mapping file's `surfaces:` entries mean to the rest: the controls each configured surface
+ * has (known before any device is opened, so `check` can refuse `desk/key:40` on a 15-key deck), and
+ * the claim each one makes on the surface manager.
+ */
+import type { ClaimMatch, SurfaceClaim } from '../surfaces/manager.js'
+import { STREAMDECK_MODEL_IDS, streamDeckModelControls } from '../surfaces/streamdeck/models.js'
+import type { ControlDescriptor } from '../surfaces/types.js'
+import { webSurfaceDescription } from '../surfaces/web/web-surface.js'
+import type { SurfaceConfig } from './schema.js'
+
+/** The controls of a configured surface, or a problem with its options. */
+export type SurfaceControls =
+  | { controls: readonly ControlDescriptor[] }
+  /** Known only once a device is open (a hardware surface whose config names no model). */
+  | { controls: undefined }
+  | { problem: string; path: readonly string[] }
+
+/** Knows each driver's controls from the config alone. The daemon and `check` use the default one. */
+export interface SurfaceCatalogue {
+  controlsOf(name: string, surface: SurfaceConfig): Promise<SurfaceControls>
+}
+
+export const defaultSurfaceCatalogue: SurfaceCatalogue = {
+  async controlsOf(name, surface) {
+    switch (surface.driver) {
+      case 'web':
+        return {
+          controls: webSurfaceDescription({
+            id: name,
+            rows: surface.rows,
+            columns: surface.columns,
+            encoders: surface.encoders ?? 0,
+            jog: surface.jog ?? false,
+            shuttle: surface.shuttle ?? false,
+            faders: surface.faders ?? 0,
+            ...(surface.key_size !== undefined
+              ? { keySize: { width: surface.key_size, height: surface.key_size } }
+              : {}),
+          }).controls,
+        }
+      case 'streamdeck': {
+        if (surface.model === undefined) return { controls: undefined }
+        const controls = streamDeckModelControls(surface.model)
+        if (!controls) {
+          return {
+            problem: `unknown Stream Deck model "${surface.model}": one of ${STREAMDECK_MODEL_IDS.join(', ')}`,
+            path: ['model'],
+          }
+        }
+        return { controls: await controls }
+      }
+    }
+  },
+}
+
+/** The claim a hardware surface makes on the manager; undefined for surfaces the daemon makes itself (web). */
+export function claimOf(name: string, surface: SurfaceConfig): SurfaceClaim | undefined {
+  if (surface.driver === 'web') return undefined
+  const match: ClaimMatch = {}
+  if (surface.serial !== undefined) match.serial = surface.serial
+  if (surface.model !== undefined) match.model = surface.model
+  if (surface.vendor_id !== undefined) match.vendorId = surface.vendor_id
+  if (surface.product_id !== undefined) match.productId = surface.product_id
+  // A surface that names nothing but its driver takes the first device of that driver.
+  if (surface.any === true || Object.keys(match).length === 0) match.any = true
+  return { name, driver: surface.driver, match }
+}

@@ -1,0 +1,245 @@
+/**
+ * The loader reports every problem at once, each as `file:line:col: message` at the exact node.
+ */
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { formatProblem, loadConfigText, MAX_CONFIG_BYTES } from '../../src/mappings/load.js'
+import { configSchemaText } from '../../src/mappings/schema-file.js'
+
+const HEAD = `version: 1
+surfaces:
+  desk: { driver: streamdeck, model: original-mk2, serial: S1 }
+  console: { driver: web, rows: 2, columns: 4, jog: true, shuttle: true, faders: 1 }
+pages:
+  desk: [titles, cameras]
+bindings:
+`
+
+async function problems(text: string): Promise<string[]> {
+  const r = await loadConfigText(text, 'c.yaml')
+  return r.problems.map(formatProblem)
+}
+async function bindingProblems(bindings: string): Promise<string[]> {
+  return problems(HEAD + bindings)
+}
+
+describe('the reference file', () => {
+  it('loads without a problem', async () => {
+    const text = readFileSync(new URL('../fixtures/mappings/reference.yaml', import.meta.url), 'utf8')
+    const r = await loadConfigText(text, 'reference.yaml')
+    expect(r.problems.map(formatProblem)).toEqual([])
+    expect(r.config!.bindings).toHaveLength(12)
+    expect(r.config!.listen).toEqual({ host: '127.0.0.1', port: 8088 })
+    expect(r.config!.surfaces.desk).toEqual({
+      driver: 'streamdeck',
+      model: 'plus',
+      serial: 'CL12K1A00042',
+      brightness: 70,
+    })
+  })
+
+  it('matches the committed JSON Schema (run npm run schema when this fails)', () => {
+    const committed = readFileSync(new URL('../../config/panelbridge.schema.json', import.meta.url), 'utf8')
+    expect(committed).toBe(configSchemaText())
+  })
+})
+
+describe('problems, each at its node', () => {
+  it('YAML syntax', async () => {
+    expect(await problems('version: 1\nbindings:\n  - on: [desk\n')).toEqual([expect.stringMatching(/^c\.yaml:4:1: /)])
+    expect(await problems('version: 1\nversion: 1\n')).toEqual(['c.yaml:2:1: Map keys must be unique'])
+  })
+
+  it('a missing or newer version', async () => {
+    expect(await problems('bindings: []\n')).toEqual([
+      'c.yaml:1:1: version: is required (this panelbridge reads version 1)',
+    ])
+    expect(await problems('version: 7\n')).toEqual([
+      'c.yaml:1:10: version: 7 is newer than this panelbridge reads (1); upgrade panelbridge',
+    ])
+  })
+
+  it('schema errors: unknown keys with a suggestion, wrong types, missing keys, bad values', async () => {
+    expect(
+      await problems(`version: 1
+app:
+  url: ftp://x
+  simulte: true
+listen: { port: 99999 }
+surfaces:
+  pad: { driver: midi }
+  grid: { driver: web, rows: 2 }
+`),
+    ).toEqual([
+      'c.yaml:3:8: app.url: must be an http:// URL',
+      'c.yaml:4:3: app: unknown key simulte (did you mean simulate?)',
+      'c.yaml:5:17: listen.port: Too big: expected number to be <=65535',
+      'c.yaml:7:18: surfaces.pad.driver: must be one of streamdeck, web',
+      'c.yaml:8:9: surfaces.grid: columns is required',
+    ])
+    expect(
+      await bindingProblems(`  - on: console/key:0
+    press: { command: schedule, parms: { action: automatic } }
+  - on: console/key:1
+    label: 3
+    feedback: { title: "X", colors: { Running: red } }
+`),
+    ).toEqual([
+      'c.yaml:9:33: bindings[0].press: unknown key parms (did you mean params?)',
+      'c.yaml:11:12: bindings[1].label: expected string, got number 3',
+      'c.yaml:12:48: bindings[1].feedback.colors.Running: a colour is #rrggbb',
+    ])
+  })
+
+  it('an unknown surface, a control the surface lacks, a non-canonical id', async () => {
+    expect(
+      await bindingProblems(`  - on: consol/key:0
+    press: { page: titles }
+  - on: desk/key:15
+    label: x
+  - on: console/key:03
+  - on: console/fader:1
+    value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
+`),
+    ).toEqual([
+      'c.yaml:8:9: on: consol is not a configured surface (did you mean console?)',
+      'c.yaml:10:9: on: desk has no control key:15',
+      'c.yaml:12:9: on: bad control id "key:03": write the index without leading zeros (3)',
+      'c.yaml:13:9: on: console has no control fader:1',
+    ])
+  })
+
+  it('a behaviour the control cannot do', async () => {
+    expect(
+      await bindingProblems(`  - on: console/jog
+    press: { command: replay_play_pause }
+  - on: console/key:0
+    jog: { scrub: {} }
+  - on: console/shuttle
+    rotate: { command: replay_play_pause }
+`),
+    ).toEqual([
+      'c.yaml:9:12: press: console/jog is a jog wheel, which sends no down events',
+      'c.yaml:11:10: jog: console/key:0 is a key, which sends no rotate events',
+      'c.yaml:13:13: rotate: console/shuttle is a shuttle ring, which sends no rotate events',
+    ])
+  })
+
+  it('duplicates: two bindings for the same control and page', async () => {
+    expect(
+      await bindingProblems(`  - on: console/key:0
+    label: a
+  - on: desk/key:0
+    page: titles
+  - on: desk/key:0
+  - on: console/key:0
+    label: b
+  - on: desk/key:0
+    page: titles
+`),
+    ).toEqual([
+      'c.yaml:13:9: on: console/key:0 is already bound at line 8',
+      'c.yaml:15:9: on: desk/key:0 on page titles is already bound at line 10',
+    ])
+  })
+
+  it('an undeclared page, in page: and in a page action', async () => {
+    expect(
+      await bindingProblems(`  - on: desk/key:1
+    page: tiltes
+  - on: desk/key:2
+    press: { page: replay }
+  - on: console/key:0
+    page: titles
+`),
+    ).toEqual([
+      'c.yaml:9:11: page: tiltes is not a page of desk: one of titles, cameras',
+      'c.yaml:11:20: page: replay is not a page of desk',
+      'c.yaml:13:11: page: titles is not a page of console (declare it under pages: console)',
+    ])
+  })
+
+  it('a command not in the catalogue is a warning; the file still loads', async () => {
+    const r = await loadConfigText(
+      HEAD + `  - on: console/key:0\n    press: { command: getTally, params: { channel: 1 } }\n`,
+      'c.yaml',
+    )
+    expect(r.problems.map(formatProblem)).toEqual([
+      'c.yaml:9:23: warning: bindings[0].press: getTally is not in the command catalogue; sent as written',
+    ])
+    expect(r.config).toBeDefined()
+  })
+
+  it('missing or ill-typed parameters of a known command, every one', async () => {
+    expect(
+      await bindingProblems(`  - on: console/key:0
+    press:
+      - { command: schedule, params: { action: fly, title: 3 } }
+      - { command: switchVideoIn, params: { video: "Camera 1" } }
+  - on: console/fader:0
+    value: { command: replay_set_replay_speed, param: sped, range: [0, 1] }
+  - on: console/key:1
+    press: { command: switchVideoIn, params: { channel: "{{value}}", video: "Cam {{step}}", colour: 1 } }
+`),
+    ).toEqual([
+      expect.stringMatching(
+        /^c\.yaml:10:48: bindings\[0\]\.press\[0\]: schedule: parameter action must be one of animateIn, .*, got "fly"$/,
+      ),
+      'c.yaml:10:60: bindings[0].press[0]: schedule: parameter title must be a string, got 3',
+      'c.yaml:11:20: bindings[0].press[1]: switchVideoIn: missing required parameter channel',
+      'c.yaml:13:23: bindings[1].value: replay_set_replay_speed: missing required parameter speed',
+      'c.yaml:13:55: bindings[1].value: replay_set_replay_speed has no parameter sped',
+      'c.yaml:15:101: bindings[2].press: switchVideoIn: unknown parameter colour',
+    ])
+  })
+
+  it('hold on a press that needs confirmation, and an unknown template', async () => {
+    expect(
+      await bindingProblems(`  - on: console/key:0
+    press: { command: stopStreaming }
+    hold: { command: startStreaming }
+  - on: console/key:1
+    confirm_ms: 0
+    press: { command: stopStreaming }
+    hold: { command: startStreaming }
+  - on: console/key:2
+    label: "{{nmae}} {{var.}}"
+`),
+    ).toEqual([
+      'c.yaml:10:11: hold: the press needs a hold to confirm already; set confirm_ms: 0 on this binding to use hold',
+      'c.yaml:16:12: label: unknown template {{nmae}}: use one of {{name}}, {{play}}, {{step}}, {{value}}, {{delta}}, {{speed}}, {{position}} or {{var.NAME}}',
+      'c.yaml:16:12: label: a variable template names the variable: {{var.NAME}}',
+    ])
+  })
+
+  it('one device claimed by two surfaces, an unknown model, pages of an unknown surface', async () => {
+    expect(
+      await problems(`version: 1
+surfaces:
+  a: { driver: streamdeck, serial: X1 }
+  b: { driver: streamdeck, serial: X1 }
+  c: { driver: streamdeck, model: plux }
+pages:
+  d: [one]
+`),
+    ).toEqual([
+      'c.yaml:4:6: surfaces.b: claims streamdeck serial X1, already claimed by a',
+      'c.yaml:5:35: surfaces.c: unknown Stream Deck model "plux": one of original, originalv2, original-mk2, original-mk2-scissor, mini, xl, pedal, plus, neo, studio, 6-module, 15-module, 32-module, galleon-k100, plus-xl',
+      'c.yaml:7:3: pages: d is not a configured surface',
+    ])
+  })
+
+  it('refuses what is too big to read, and alias bombs', async () => {
+    expect(await problems('#'.repeat(MAX_CONFIG_BYTES + 1))).toEqual([
+      `c.yaml:1:1: the file is larger than ${MAX_CONFIG_BYTES} bytes`,
+    ])
+    const bomb = ['version: 1', 'a: &a [x, x, x, x, x, x, x, x, x, x]']
+    for (let i = 0; i < 8; i++)
+      bomb.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+      )
+    const r = await problems(bomb.join('\n'))
+    expect(r).toHaveLength(1)
+    expect(r[0]).toMatch(/^c\.yaml:1:1: the file cannot be read as data: /)
+  })
+})
