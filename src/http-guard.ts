@@ -8,6 +8,8 @@
  *   `*.localhost`, or one listed in `allowedHosts`) is refused. IP-literal hosts are always accepted.
  * - **Origin**: a request that carries an `Origin` must come from a page served by this same host.
  *   Browsers always send one on a WebSocket and on a cross-origin `fetch`; tools and tests may not.
+ *   For plain requests (an `<img>` carries no `Origin`), `fetchSiteAllowed` reads the browser's
+ *   `Sec-Fetch-Site` instead; a listener that serves pages to be opened from links must not use it.
  *
  * This module imports nothing of panelbridge's, so every layer may use it.
  */
@@ -43,6 +45,16 @@ export function originAllowed(req: IncomingMessage): boolean {
   } catch {
     return false // 'null' (a sandboxed page or a file) or garbage: not this host
   }
+}
+
+/**
+ * The Fetch Metadata rule: a browser marks a request another site's page made (an `<img>`, a form, a
+ * `no-cors` fetch, none of which carry `Origin`) as `Sec-Fetch-Site: cross-site`; those are refused.
+ * Absent (tools, tests, older browsers) is accepted.
+ */
+export function fetchSiteAllowed(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site']
+  return site === undefined || site === 'same-origin' || site === 'none'
 }
 
 /** Whether a listen address is a loopback one (`127.x`, `::1`, `localhost`). */

@@ -35,7 +35,7 @@ function parseAction(raw: string): ScheduleAction {
  * SCHEDULE_PARAMS (protocol notes 4.1).
  */
 function scheduleVariables(p: Params): Map<string, string> {
-  const values = readVariables(p.variables ?? p.raw.variables)
+  const values = readVariables(p.variables ?? p.get('variables'))
   for (const [k, v] of Object.entries(p.raw)) {
     if (!SCHEDULE_PARAMS.has(k) && !values.has(k) && typeof v === 'string') values.set(k, v)
   }
