@@ -20,7 +20,7 @@ interface Setup {
   dataDir: string
   /** A folder beside the data folder that nothing may touch. */
   outside: string
-  cmd(name: string, params: Record<string, string>): Promise<{ error?: string; command: string }>
+  cmd: (name: string, params: Record<string, string>) => Promise<{ error?: string; command: string }>
 }
 
 async function setup(): Promise<Setup> {
