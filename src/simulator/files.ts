@@ -11,6 +11,7 @@ import { CommandError, type SimTitle, type SimVariable } from './types.js'
 import { isRecord } from '../wire.js'
 import { readZipEntry, writeZip } from './zip.js'
 import { THUMBNAIL_JPEG } from './png.js'
+import { checkCount, checkName, MAX_INPUTS_PER_TITLE, MAX_VARIABLES_PER_TITLE } from './limits.js'
 
 export const FILE_FORMAT = 'panelbridge-simulator'
 /** Name of the project inside a `.zip` package. */
@@ -163,15 +164,23 @@ function checkTitle(v: unknown): StoredTitle {
         VARIABLE_TYPES.has(x.type as string),
     )
   if (!ok) throw new CommandError(APP_ERRORS.badRequest)
+  const variables = v.variables as SimVariable[]
+  const inputs = v.inputs as string[]
+  checkCount(variables.length, MAX_VARIABLES_PER_TITLE, 'variables on a title')
+  checkCount(inputs.length, MAX_INPUTS_PER_TITLE, 'inputs on a title')
+  checkName(v.name as string, 'title name')
+  for (const x of variables) checkName(x.name, 'variable name')
+  for (const i of inputs) checkName(i, 'input name')
   return {
     id: v.id as string,
     name: v.name as string,
     channel: typeof v.channel === 'number' ? v.channel : 0,
     position: typeof v.position === 'number' ? v.position : 0,
-    inputs: v.inputs as string[],
-    variables: v.variables as SimVariable[],
+    inputs,
+    variables,
     timelineDuration: typeof v.timelineDuration === 'number' ? v.timelineDuration : 5,
-    color: typeof v.color === 'string' ? v.color : '#444444',
+    // Only #rrggbb: the colour keys the icon cache, so it must not be arbitrary text.
+    color: typeof v.color === 'string' && /^#[0-9a-f]{6}$/i.test(v.color) ? v.color : '#444444',
   }
 }
 
