@@ -622,6 +622,19 @@ function variablesOrNone(v: unknown): Record<string, string> | undefined {
   return Object.keys(vars).length > 0 ? vars : undefined
 }
 
+/**
+ * Runs `fn`; a CommandError from reading the arguments (a value too deep to write as text) becomes
+ * the same error reply HTTP gives, instead of a failed method.
+ */
+function orInvalidParams(command: string, fn: () => unknown): unknown {
+  try {
+    return fn()
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err
+    return { result: { ...envelope(command, undefined), error: err.message } }
+  }
+}
+
 /** Results go out as JSON text, as the application sends them (protocol notes 1.3). */
 async function replyText(reply: unknown): Promise<string> {
   const value = await Promise.resolve(reply)
@@ -636,21 +649,20 @@ export function createScheduler(
   return {
     signals: [QWC_NOTIFY_SIGNAL],
     methods: {
-      scheduleCommand: (command: unknown, params: unknown, variables: unknown) => {
-        let vars: Record<string, string> | undefined
-        let p: Record<string, string>
-        try {
-          vars = variablesOrNone(variables)
-          p = toStringRecord(params)
-        } catch (err) {
-          // A value too deep to write as text: the same 'invalid params' reply HTTP gives.
-          if (!(err instanceof CommandError)) throw err
-          return replyText({ result: { ...envelope(text(command), undefined), error: err.message } })
-        }
-        return replyText(vars ? backend.dispatch(text(command), p, vars) : backend.dispatch(text(command), p))
-      },
+      scheduleCommand: (command: unknown, params: unknown, variables: unknown) =>
+        replyText(
+          orInvalidParams(text(command), () => {
+            const vars = variablesOrNone(variables)
+            const p = toStringRecord(params)
+            return vars ? backend.dispatch(text(command), p, vars) : backend.dispatch(text(command), p)
+          }),
+        ),
       scheduleAction: (action: unknown, inputName: unknown, titleId: unknown, variables: unknown) =>
-        replyText(backend.scheduleAction(text(action), text(inputName), text(titleId), variablesOrNone(variables))),
+        replyText(
+          orInvalidParams('schedule', () =>
+            backend.scheduleAction(text(action), text(inputName), text(titleId), variablesOrNone(variables)),
+          ),
+        ),
       notifyClientConnected: (appId: unknown, version: unknown) => {
         announcements.push({ appId: text(appId), version: text(version) })
         return JSON.stringify(SIM_CLIENT_INFO)
