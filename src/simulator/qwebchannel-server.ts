@@ -240,7 +240,10 @@ export class QWebChannelServer {
       autoPong: false,
       maxPayload: this.options.maxPayloadBytes ?? MAX_QWC_PAYLOAD_BYTES,
     })
-    http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(wss, req, socket, head))
+    http.on(
+      'upgrade',
+      this.guarded((req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(wss, req, socket, head)),
+    )
     http.on('clientError', answerClientError)
     wss.on('error', (err) => this.log.warn('server error', { error: err.message }))
     await new Promise<void>((resolve, reject) => {
