@@ -539,6 +539,47 @@ describe('the shuttle ring and faders in headless Chromium', () => {
     await expect.poll(() => valuesOf('fader:1').map((e) => e.value)).toEqual([1, 0.95, 0.9])
   })
 
+  it('works by touch: the shuttle follows a finger and springs back when it lifts; a fader follows too', async () => {
+    const context = await requireBrowser().newContext({
+      viewport: { width: 1280, height: 720 },
+      deviceScaleFactor: 1,
+      hasTouch: true,
+    })
+    const page = await context.newPage()
+    pages.push(page)
+    await page.goto(url)
+    await page.waitForSelector('#status.live')
+    const cdp = await context.newCDPSession(page)
+    const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', x = 0, y = 0) =>
+      cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x, y }] })
+
+    const track = await boxOf(page, `${selector('console', 'shuttle')} .track`)
+    const cx = track.x + track.width / 2
+    const cy = track.y + track.height / 2
+    await touch('touchStart', cx, cy)
+    for (const dx of [30, 60]) {
+      await touch('touchMove', cx + dx, cy)
+      await expect.poll(() => valuesOf('shuttle').at(-1)?.value).toBe(round(dx / 105))
+    }
+    await touch('touchEnd')
+    await expect
+      .poll(() => valuesOf('shuttle'))
+      .toEqual([
+        { value: round(30 / 105), raw: 2 },
+        { value: round(60 / 105), raw: 4 },
+        { value: 0, raw: 0 },
+      ])
+
+    const fader = await boxOf(page, `${selector('console', 'fader:1')} .track`)
+    const x = fader.x + fader.width / 2
+    const innerBottom = fader.y + fader.height - 4
+    await touch('touchStart', x, innerBottom - 8)
+    await touch('touchMove', x, innerBottom - 8 - 68)
+    await touch('touchEnd')
+    await expect.poll(() => valuesOf('fader:1').at(-1)?.value).toBe(0.5)
+    expect(valuesOf('fader:1').every((e) => e.value >= 0 && e.value <= 0.5)).toBe(true)
+  })
+
   it('springs the shuttle back when the page holding it goes away', async () => {
     const page = await open()
     const track = await boxOf(page, `${selector('console', 'shuttle')} .track`)
