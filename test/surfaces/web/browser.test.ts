@@ -580,6 +580,20 @@ describe('the shuttle ring and faders in headless Chromium', () => {
     expect(valuesOf('fader:1').every((e) => e.value >= 0 && e.value <= 0.5)).toBe(true)
   })
 
+  it('sends a fader position again when another page moved the fader since', async () => {
+    const [a, b] = [await open(), await open()]
+    const track = await boxOf(a, `${selector('console', 'fader:0')} .track`)
+    const bottom = { x: track.x + track.width / 2, y: track.y + track.height - 12 }
+    await a.mouse.click(bottom.x, bottom.y)
+    await expect.poll(() => valuesOf('fader:0').map((e) => e.value)).toEqual([0])
+    await b.focus(`${selector('console', 'fader:0')} .track`)
+    await b.keyboard.press('End')
+    await expect.poll(() => valuesOf('fader:0').map((e) => e.value)).toEqual([0, 1])
+    // The same spot on the first page: the same value it sent before, but no longer the fader's.
+    await a.mouse.click(bottom.x, bottom.y)
+    await expect.poll(() => valuesOf('fader:0').map((e) => e.value)).toEqual([0, 1, 0])
+  })
+
   it('springs the shuttle back when the page holding it goes away', async () => {
     const page = await open()
     const track = await boxOf(page, `${selector('console', 'shuttle')} .track`)

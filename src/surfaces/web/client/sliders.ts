@@ -49,6 +49,14 @@ class ValueSender {
     else if (!this.timer) this.timer = window.setTimeout(() => this.flush(), VALUE_BATCH_MS)
   }
 
+  /**
+   * Forgets what was sent last, so the next value goes even if it is the same: another browser may
+   * have moved the control since (the server still sends only changes on).
+   */
+  forget(): void {
+    this.last = undefined
+  }
+
   private flush(): void {
     if (this.timer) window.clearTimeout(this.timer)
     this.timer = 0
@@ -212,6 +220,7 @@ export class Fader implements Slider {
       track.setPointerCapture(e.pointerId)
       track.focus()
       this.dragging = true
+      this.sender.forget()
       node.classList.add('held')
       this.move(this.valueAt(e.clientY), false)
     })
@@ -231,6 +240,7 @@ export class Fader implements Slider {
       const to = this.keyTarget(e.key)
       if (to === undefined) return
       e.preventDefault()
+      this.sender.forget()
       this.move(clamp(to, 0, 1), true)
     })
   }
