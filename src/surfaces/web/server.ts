@@ -431,6 +431,9 @@ export class WebSurfaceServer {
       case 'rotate':
         accepted = own.surface.rotate(m.control, m.delta)
         break
+      case 'value':
+        accepted = own.surface.value(m.control, m.value, conn)
+        break
     }
     if (!accepted) {
       this.logOnce(conn, 'refused:control', 'ignored input for a control that does not take it', {
