@@ -119,7 +119,8 @@ export class JogScrub implements Behaviour {
         const buffer = settings.ok
           ? finite((settings.reply.settings as Record<string, unknown> | undefined)?.bufferLength)
           : undefined
-        if (buffer !== undefined && buffer > 0) this.maxFrames = Math.round(buffer * this.frameRate)
+        // Whole frames inside the buffer: the last frame that starts before its end.
+        if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
         this.cursor = Math.round((finite(info.reply.replayTime) ?? 0) * this.frameRate)
         this.sent = this.cursor
         for (const frames of this.early) this.move(frames)
