@@ -43,6 +43,7 @@ Options of sim:
   --data-dir DIR      folder for title, layer-list and project files
                       (default: a new temporary folder, removed on exit)
   --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
+  --log-commands FILE append one JSON line per received command (time, name, parameters, transport)
 
 Options of surfaces:
   --port N            web page port (default ${DEFAULT_PANELBRIDGE_PORT}; 0 picks a free port)
@@ -61,7 +62,15 @@ Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
 
 export type CliCommand =
   | { kind: 'help' }
-  | { kind: 'sim'; httpPort: number; wsPort: number; host: string; dataDir?: string; animationMs: number }
+  | {
+      kind: 'sim'
+      httpPort: number
+      wsPort: number
+      host: string
+      dataDir?: string
+      animationMs: number
+      logCommands?: string
+    }
   | { kind: 'surfaces'; port: number; host: string; hardware: boolean }
   | { kind: 'check'; file: string }
   | { kind: 'error'; message: string }
@@ -104,6 +113,7 @@ function readCommand(argv: readonly string[]): CliCommand {
       host: { type: 'string' },
       'data-dir': { type: 'string' },
       'animation-ms': { type: 'string' },
+      'log-commands': { type: 'string' },
       'no-hardware': { type: 'boolean' },
     },
   })
@@ -125,7 +135,7 @@ function readCommand(argv: readonly string[]): CliCommand {
   const notOf = (option: string, owner: string): UsageError =>
     new UsageError(`${option} is an option of '${owner}', not of '${command}'`)
   if (command === 'surfaces') {
-    for (const option of ['ws-port', 'data-dir', 'animation-ms'] as const)
+    for (const option of ['ws-port', 'data-dir', 'animation-ms', 'log-commands'] as const)
       if (values[option] !== undefined) throw notOf(`--${option}`, 'sim')
     const webPort = port(values.port, DEFAULT_PANELBRIDGE_PORT, '--port')
     return { kind: 'surfaces', port: webPort, host, hardware: values['no-hardware'] !== true }
@@ -138,6 +148,7 @@ function readCommand(argv: readonly string[]): CliCommand {
     host,
     animationMs: wholeNumber(values['animation-ms'], SIM_DEFAULT_ANIMATION_MS, '--animation-ms'),
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
+    ...(values['log-commands'] !== undefined ? { logCommands: values['log-commands'] } : {}),
   }
 }
 
@@ -171,6 +182,7 @@ function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<number
         host: cmd.host,
         animationMs: cmd.animationMs,
         ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
+        ...(cmd.logCommands !== undefined ? { logCommands: cmd.logCommands } : {}),
       }),
     // The first line is the address, so that a script (or a test) starting on port 0 can read it.
     (sim) => [

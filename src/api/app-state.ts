@@ -85,6 +85,8 @@ export interface AppStateEvents {
   link: [status: LinkStatus]
   replay: [changes: ReplayInfo]
   streaming: [changes: StreamingInfo]
+  /** Which input is live on a channel (known from panelbridge's own successful `switchVideoIn`). */
+  tally: [change: { channel: number; input: string }]
 }
 
 export interface TitleSnapshot {
@@ -118,6 +120,7 @@ export class AppState extends Announcer<AppStateEvents> {
   private linkStatus: LinkStatus = { status: 'stale', phase: 'stopped', since: Date.now() }
   private replayInfo: ReplayInfo = {}
   private streamingInfo: StreamingInfo = {}
+  private readonly tallies = new Map<number, string>()
 
   constructor(options: AppStateOptions = {}) {
     super()
@@ -255,6 +258,28 @@ export class AppState extends Announcer<AppStateEvents> {
     if (!changes) return
     this.replayInfo = { ...this.replayInfo, ...changes }
     this.announce('replay', changes)
+  }
+
+  /**
+   * Forgets the replay state: a reply said it is not what panelbridge believed (a scrub answered
+   * `bad request`), and the application does not say what it is instead.
+   */
+  forgetReplayState(): void {
+    if (this.replayInfo.state === undefined) return
+    const { state: _forgotten, ...rest } = this.replayInfo
+    this.replayInfo = rest
+    this.announce('replay', { state: undefined })
+  }
+
+  /** Which input is live on each channel, as far as panelbridge's own switches tell. */
+  get tally(): ReadonlyMap<number, string> {
+    return this.tallies
+  }
+
+  setTally(channel: number, input: string): void {
+    if (this.tallies.get(channel) === input) return
+    this.tallies.set(channel, input)
+    this.announce('tally', { channel, input })
   }
 
   setStreaming(info: StreamingInfo): void {

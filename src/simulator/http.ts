@@ -9,6 +9,7 @@
  * Every command answers HTTP 200 with JSON, errors included. Only a request that is not a command at
  * all (another path or method, an oversized body) gets a 4xx.
  */
+import { HttpHooks } from './hooks.js'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -48,10 +49,13 @@ export interface HttpServerOptions {
   headersTimeoutMs?: number
   /** Default REQUEST_TIMEOUT_MS. */
   requestTimeoutMs?: number
+  /** Test hooks: reply delays, in-flight counts, the command log. */
+  hooks?: HttpHooks
 }
 
 export interface HttpServerHandle {
   server: Server
+  hooks: HttpHooks
   url: string
   port: number
   close(): Promise<void>
@@ -166,22 +170,26 @@ export function decodeRequestUrl(rawUrl: string): RequestTarget {
   throw new HttpError(404, 'not found')
 }
 
-async function route(state: SimulatorState, req: IncomingMessage): Promise<Reply> {
+async function route(state: SimulatorState, req: IncomingMessage, hooks: HttpHooks): Promise<Reply> {
   const target = decodeRequestUrl(req.url ?? '/')
   const method = req.method ?? 'GET'
   if (target.kind === 'command') {
     const { command, params } = target
-    if (method === 'GET') return state.dispatch(command, params)
+    if (method === 'GET') return hooks.around(command, params, 'get', () => state.dispatch(command, params))
     if (method !== 'POST') throw new HttpError(405, 'method not allowed')
     const body = parseBody(await readBody(req))
     if (!body) return badRequest(command, params.requestId)
     // The body holds the variables, either bare or under `variables` (with `parameters` beside them).
     const merged = { ...objectOr(body.parameters), ...params }
-    return state.dispatch(command, merged, 'variables' in body || 'parameters' in body ? body.variables : body)
+    const variables = 'variables' in body || 'parameters' in body ? body.variables : body
+    return hooks.around(command, merged, 'post', () => state.dispatch(command, merged, variables))
   }
   if (method !== 'POST') throw new HttpError(405, 'method not allowed')
   const body = parseBody(await readBody(req))
-  return body ? dispatchApiBody(state, body) : badRequest('')
+  if (!body) return badRequest('')
+  const name = typeof body.command === 'string' ? body.command : typeof body.action === 'string' ? 'schedule' : ''
+  const logged = typeof body.command === 'string' ? objectOr(body.parameters) : { ...body }
+  return hooks.around(name, logged, 'api', () => dispatchApiBody(state, body))
 }
 
 function send(res: ServerResponse, status: number, body: unknown, close = false): void {
@@ -234,6 +242,7 @@ export async function startHttpServer(
   options: HttpServerOptions = {},
 ): Promise<HttpServerHandle> {
   const checkHost = options.checkHost ?? isLoopbackAddress(host)
+  const hooks = options.hooks ?? new HttpHooks()
   const allowedHosts = hostSet(options.allowedHosts)
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
   const serverOptions = {
@@ -247,7 +256,7 @@ export async function startHttpServer(
       send(res, 403, { error: refused })
       return
     }
-    route(state, req).then(
+    route(state, req, hooks).then(
       (reply) => send(res, 200, reply),
       (err: unknown) => {
         if (err instanceof HttpError) {
@@ -276,6 +285,7 @@ export async function startHttpServer(
   let closing: Promise<void> | undefined
   return {
     server,
+    hooks,
     port: address.port,
     url: `http://${urlHost}:${address.port}`,
     close() {

@@ -3,6 +3,7 @@
  * (and, through the WebSocket side, its QWebChannel notifications), for tests, demos and the default
  * configuration.
  */
+import { HttpHooks } from './hooks.js'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -16,6 +17,7 @@ import { removeTempDir, trackTempDir } from './temp-dir.js'
 import { startQWebChannelSimulator, type ClientAnnouncement, type QWebChannelServer } from './qwebchannel-server.js'
 import { SimulatorState } from './state.js'
 
+export { HttpHooks, type CommandLogEntry } from './hooks.js'
 export { SimulatorState, senderMatches, type Sender, type NotificationTopic } from './state.js'
 export type { Reply, ReplyResult, SimTitle } from './types.js'
 
@@ -32,6 +34,8 @@ export interface SimulatorOptions {
   animationMs?: number
   /** DNS names besides `localhost` accepted in `Host` on both sides (see `src/http-guard.ts`). */
   allowedHosts?: string[]
+  /** Appends one JSON line per received HTTP command to this file (time, name, parameters, transport). */
+  logCommands?: string
 }
 
 export interface SimulatorHandle {
@@ -48,6 +52,8 @@ export interface SimulatorHandle {
   ws: QWebChannelServer
   /** Every notifyClientConnected call seen on the WebSocket. */
   wsAnnouncements: readonly ClientAnnouncement[]
+  /** The HTTP side's test hooks: setDelay(), inFlight(), highWater(), the command log. */
+  http: HttpHooks
   close(): Promise<void>
 }
 
@@ -75,7 +81,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   }
   const host = opts.host ?? DEFAULT_LISTEN_HOST
   const guard = opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}
-  const http = await startHttpServer(state, opts.httpPort ?? 0, host, guard).catch((err: unknown) => {
+  const hooks = new HttpHooks(opts.logCommands)
+  const http = await startHttpServer(state, opts.httpPort ?? 0, host, { ...guard, hooks }).catch((err: unknown) => {
     removeDataDir()
     throw err
   })
@@ -90,6 +97,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     throw err
   })
   return {
+    http: hooks,
     httpUrl: http.url,
     httpPort: http.port,
     state,

@@ -22,6 +22,7 @@ import {
   DEFAULT_OUTPUT_DEVICE,
   DEFAULT_VIDEO_FORMAT,
   SEED_TITLES,
+  SEED_OPENED_VIDEO_INS,
   SEED_VIDEO_INS,
   titlesFromSeeds,
   type SimVideoIn,
@@ -124,8 +125,11 @@ export class SimulatorState {
 
   titles: SimTitle[] = titlesFromSeeds(SEED_TITLES)
   readonly videoIns: SimVideoIn[] = SEED_VIDEO_INS.map((x) => ({ ...x }))
-  /** Names of opened video inputs, in opening order. */
-  readonly openedVideoIns: string[] = []
+  /**
+   * Names of opened video inputs, in opening order. The two cameras are open from the start, so that
+   * `switchVideoIn` works out of the box (a newcomer's first press).
+   */
+  readonly openedVideoIns: string[] = [...SEED_OPENED_VIDEO_INS]
   /** Device active in the switcher, per channel. */
   readonly switcher = new Map<number, string>()
   output = { device: DEFAULT_OUTPUT_DEVICE, channels: [0] }
