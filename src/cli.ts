@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from './api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from './defaults.js'
+import { SUBCOMMANDS } from './commands/index.js'
 import { createLogger } from './log.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
 import { startSimulator } from './simulator/index.js'
@@ -59,6 +60,15 @@ Examples:
 
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
 `
+
+/** The help, with the subcommands of src/commands listed after the built-in ones. */
+export function helpText(): string {
+  const subs = Object.values(SUBCOMMANDS)
+  if (subs.length === 0) return HELP
+  const width = Math.max(...subs.map((c) => c.usage.length)) + 2
+  const lines = subs.map((c) => `  panelbridge ${c.usage.padEnd(width)}${c.summary}`).join('\n')
+  return HELP.replace('Usage:\n', `Usage:\n${lines}\n`)
+}
 
 export type CliCommand =
   | { kind: 'help' }
@@ -252,10 +262,18 @@ function untilStopped(close: () => Promise<void>): Promise<number> {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  const sub = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined
+  if (sub) {
+    if (argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+      process.stdout.write(sub.help)
+      return EXIT_OK
+    }
+    return sub.run(argv.slice(1))
+  }
   const cmd = parseCli(argv)
   switch (cmd.kind) {
     case 'help':
-      process.stdout.write(HELP)
+      process.stdout.write(helpText())
       return EXIT_OK
     case 'error':
       process.stderr.write(`panelbridge: ${cmd.message}\nRun 'panelbridge --help' for usage.\n`)

@@ -52,7 +52,7 @@ export interface RecentError {
 
 export interface DaemonApi {
   status(): DaemonStatus
-  /** Undefined: the surface or the control is unknown (404). */
+  /** The control's state, or why there is none (404 unknown surface or control). */
   controlState(surface: string, control: ControlId): ControlState | InjectRefusal
   /**
    * Injects an event as if the device sent it (`press` is down then up; `rotate` takes an integer
