@@ -3,6 +3,7 @@
  * and returns the exit code: 0 done, 1 could not run, 2 bad command line. `src/cli.ts` dispatches to
  * them before its own parsing and lists them in `--help`.
  */
+import { runCommand } from './run.js'
 
 export interface Subcommand {
   /** One line for `panelbridge --help`, after the usage (e.g. `run [--config FILE]`). */
@@ -13,4 +14,6 @@ export interface Subcommand {
   run(argv: readonly string[]): Promise<number>
 }
 
-export const SUBCOMMANDS: Record<string, Subcommand> = {}
+export const SUBCOMMANDS: Record<string, Subcommand> = {
+  run: runCommand,
+}

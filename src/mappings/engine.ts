@@ -37,6 +37,8 @@ export interface EngineOptions {
   logger?: Logger
   /** Called once per command sent, with `ok` or the error code (metrics). */
   onSend?: SendObserver
+  /** Called when a command goes out for a surface event, with the time since the event, ms (metrics). */
+  onRequest?: (msSinceEvent: number) => void
 }
 
 /** What the remote API shows of a control. */
@@ -87,6 +89,8 @@ export class Engine {
   private readonly burstOn = new Map<string, Bound>()
   /** What each control shows now (as drawn), by key. */
   private readonly shown = new Map<string, { feedback: Feedback; hash: string }>()
+  /** When each control's latest event reached the engine (`performance.now()`), for the event → request metric. */
+  private readonly lastEventAt = new Map<string, number>()
   private streamingPoll: NodeJS.Timeout | undefined
   private stopped = false
   private readonly unsubscribe: () => void
@@ -174,6 +178,7 @@ export class Engine {
       this.log.once(`stale-input:${key}`, 'warn', 'input arrived too late and was dropped', { control: key })
       return
     }
+    if (this.options.onRequest) this.lastEventAt.set(key, event.at)
     switch (event.type) {
       case 'down': {
         const b = this.active(key)
@@ -252,7 +257,14 @@ export class Engine {
     const host: BehaviourHost = {
       origin: key,
       state: this.options.state,
-      send: (command, params) => this.sender.send(command, params, key),
+      send: (command, params) => {
+        const at = this.lastEventAt.get(key)
+        if (at !== undefined && this.options.onRequest) {
+          this.lastEventAt.delete(key)
+          this.options.onRequest(performance.now() - at)
+        }
+        return this.sender.send(command, params, key)
+      },
       changed: () => {
         if (this.isCurrent(bound)) this.redraw(key)
       },
