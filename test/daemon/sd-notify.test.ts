@@ -1,0 +1,130 @@
+/**
+ * systemd's notify protocol against a datagram socket of the test's own (a Unix datagram socket, which
+ * Node cannot open: a small python3 listener prints each datagram as a JSON line), with the daemon as
+ * its own process: READY=1 once up, RELOADING=1 on SIGHUP, watchdog pings at half WATCHDOG_USEC,
+ * STOPPING=1 on SIGTERM; and nothing at all without NOTIFY_SOCKET.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { median } from '../../bench/stats.js'
+import { createNotifier } from '../../src/daemon/sd-notify.js'
+import { createLogger } from '../../src/log.js'
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+const LISTENER = `
+import json, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print(json.dumps({"listening": True}), flush=True)
+while True:
+    data = s.recv(65536)
+    print(json.dumps({"at": time.monotonic() * 1000, "fields": data.decode().split("\\n")}), flush=True)
+`
+const CONFIG = `version: 1
+app: { url: http://127.0.0.1:0, simulate: true }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  console: { driver: web, rows: 1, columns: 2 }
+bindings:
+  - on: console/key:0
+    label: "hello"
+`
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+interface Datagram {
+  at: number
+  fields: string[]
+}
+
+async function listener(path: string): Promise<{ received: Datagram[] }> {
+  const py = spawn('python3', ['-c', LISTENER, path], { stdio: ['ignore', 'pipe', 'inherit'] })
+  cleanups.push(() => void py.kill('SIGKILL'))
+  const received: Datagram[] = []
+  const lines = createInterface({ input: py.stdout })
+  await new Promise<void>((resolve, reject) => {
+    py.once('error', reject)
+    lines.on('line', (line) => {
+      const msg = JSON.parse(line) as Datagram & { listening?: boolean }
+      if (msg.listening) resolve()
+      else received.push(msg)
+    })
+  })
+  return { received }
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+describe('sd_notify', () => {
+  it('READY=1 once up, watchdog at half the interval, RELOADING=1 on SIGHUP, STOPPING=1 on SIGTERM', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-notify-'))
+    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    const socketPath = join(dir, 'notify.sock')
+    const config = join(dir, 'config.yaml')
+    await writeFile(config, CONFIG)
+    const { received } = await listener(socketPath)
+    const daemon = spawn(process.execPath, ['--import', 'tsx', CLI, 'run', '--config', config], {
+      env: { ...process.env, NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: '400000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    cleanups.push(() => void daemon.kill('SIGKILL'))
+    const has = (field: string) => received.filter((d) => d.fields.includes(field))
+    await vi.waitFor(() => expect(has('READY=1')).toHaveLength(1), { timeout: 15_000, interval: 20 })
+    const ready = has('READY=1')[0]!
+    expect(ready.fields).toContain(`MAINPID=${daemon.pid}`)
+    expect(ready.fields.find((f) => f.startsWith('STATUS='))).toMatch(
+      /^STATUS=application (connected|link down) \(SIMULATED\); 1 surface open$/,
+    )
+
+    await vi.waitFor(() => expect(has('WATCHDOG=1').length).toBeGreaterThanOrEqual(5), { timeout: 5000, interval: 20 })
+    const pings = has('WATCHDOG=1').map((d) => d.at)
+    const gaps = pings.slice(1).map((t, i) => t - pings[i]!)
+    // Half of 400 ms; the median keeps a busy moment on a shared machine from deciding.
+    expect(median(gaps)).toBeGreaterThan(150)
+    expect(median(gaps)).toBeLessThan(300)
+
+    daemon.kill('SIGHUP')
+    await vi.waitFor(() => expect(has('RELOADING=1')).toHaveLength(1), { timeout: 5000, interval: 20 })
+    expect(has('RELOADING=1')[0]!.fields.some((f) => /^MONOTONIC_USEC=\d+$/.test(f))).toBe(true)
+    await vi.waitFor(() => expect(has('READY=1')).toHaveLength(2), { timeout: 5000, interval: 20 })
+
+    const code = exited(daemon)
+    daemon.kill('SIGTERM')
+    expect(await code).toBe(0)
+    await vi.waitFor(() => expect(has('STOPPING=1')).toHaveLength(1), { timeout: 5000, interval: 20 })
+  })
+
+  it('sends nothing without NOTIFY_SOCKET', () => {
+    const calls: string[][] = []
+    const n = createNotifier({
+      env: { WATCHDOG_USEC: '1000' },
+      log: createLogger('t'),
+      run: (a) => (calls.push([...a]), Promise.resolve()),
+    })
+    n.ready('x')
+    n.status('y')
+    n.reloading()
+    n.startWatchdog()
+    n.stopping()
+    n.close()
+    expect(calls).toEqual([])
+    const m = createNotifier({
+      env: { NOTIFY_SOCKET: '/x' },
+      log: createLogger('t'),
+      run: (a) => (calls.push([...a]), Promise.resolve()),
+    })
+    m.status('same')
+    m.status('same')
+    expect(calls).toEqual([['--no-block', `--pid=${process.pid}`, 'STATUS=same']])
+  })
+})
