@@ -31,8 +31,6 @@ export const JOG_RESEED_AFTER_MS = 1000
 /** Frame rate assumed when the application's play info gives none (ASSUMED: 30 fps). */
 export const ASSUMED_FRAME_RATE = 30
 
-/** Shuttle ring zones each way (Contour ShuttlePro: -7..7). */
-export const SHUTTLE_ZONES = 7
 /**
  * The speed sent when the shuttle ring returns to centre. ASSUMED (decisions.md: "Shuttle centre"):
  * `replay_set_replay_speed` with speed 0 is taken to mean "stop". One constant, to correct in one line.

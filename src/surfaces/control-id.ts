@@ -61,6 +61,15 @@ export function controlSends(kind: ControlKind, type: SurfaceEvent['type']): boo
   return CONTROL_EVENTS[kind].includes(type)
 }
 
+/** Zones of a shuttle ring either side of centre (a Contour ShuttlePRO's ring has 7). */
+export const SHUTTLE_ZONES = 7
+
+/** The shuttle zone of a value in -1..1: round(|value| × 7), signed like the value (-7..7). */
+export function shuttleZone(value: number): number {
+  const zone = Math.round(Math.min(1, Math.abs(value)) * SHUTTLE_ZONES)
+  return value < 0 && zone > 0 ? -zone : zone
+}
+
 /** Largest index accepted for `key:N` and the like: no surface has more controls than this. */
 export const MAX_CONTROL_INDEX = 9999
 

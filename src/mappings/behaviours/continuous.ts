@@ -5,7 +5,8 @@
  * only on change.
  */
 import { ControlBadge } from '../../surfaces/badge.js'
-import { ROTATE_FAST_MS, ROTATE_MAX_MULTIPLIER, SHUTTLE_CENTRE_SPEED, SHUTTLE_ZONES } from '../constants.js'
+import { SHUTTLE_ZONES, shuttleZone } from '../../surfaces/control-id.js'
+import { ROTATE_FAST_MS, ROTATE_MAX_MULTIPLIER, SHUTTLE_CENTRE_SPEED } from '../constants.js'
 import type { Binding } from '../schema.js'
 import type { SendResult } from '../sender.js'
 import { fillParams } from './actions.js'
@@ -97,10 +98,10 @@ abstract class Setter implements Behaviour {
  * centre sends SHUTTLE_CENTRE_SPEED (assumed to mean stop); `max_speed` caps either way.
  */
 export function shuttleSpeed(value: number, speeds: readonly number[], maxSpeed?: number): number {
-  const v = Math.max(-1, Math.min(1, Number.isFinite(value) ? value : 0))
-  const zone = Math.round(Math.abs(v) * SHUTTLE_ZONES)
-  if (zone === 0) return SHUTTLE_CENTRE_SPEED
-  const sign = v < 0 ? -1 : 1
+  const signed = shuttleZone(Number.isFinite(value) ? value : 0)
+  if (signed === 0) return SHUTTLE_CENTRE_SPEED
+  const zone = Math.abs(signed)
+  const sign = signed < 0 ? -1 : 1
   let speed = speeds.length === 2 * SHUTTLE_ZONES + 1 ? speeds[SHUTTLE_ZONES + sign * zone]! : sign * speeds[zone]!
   if (maxSpeed !== undefined) speed = Math.max(-maxSpeed, Math.min(maxSpeed, speed))
   return speed

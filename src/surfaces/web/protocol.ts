@@ -32,8 +32,8 @@ export const VALUE_RANGES: Readonly<Partial<Record<ControlKind, readonly [min: n
   shuttle: [-1, 1],
   fader: [0, 1],
 }
-/** Zones of the shuttle ring either side of centre (a Contour ShuttlePRO's ring has 7). */
-export const SHUTTLE_ZONES = 7
+// The shuttle's zones are the surface model's (control-id.ts); re-exported for the page script.
+export { SHUTTLE_ZONES, shuttleZone } from '../control-id.js'
 
 /** A control as the page draws it. */
 export interface WebControlView {
@@ -158,12 +158,6 @@ export function clampValue(kind: ControlKind, value: number): number | undefined
   const range = VALUE_RANGES[kind]
   if (!range || !Number.isFinite(value)) return undefined
   return clamp(value, range[0], range[1])
-}
-
-/** The shuttle zone of a value in -1..1: round(|value| × 7), signed like the value (-7..7). */
-export function shuttleZone(value: number): number {
-  const zone = Math.round(Math.min(1, Math.abs(value)) * SHUTTLE_ZONES)
-  return value < 0 && zone > 0 ? -zone : zone
 }
 
 /** A key image's text for assistive tech and the tooltip: the label, then the detail. */
