@@ -80,8 +80,8 @@ export function computeFeedback({ binding, label, look, state }: FeedbackInput):
   } else if (look.on !== undefined) {
     out.color = look.on ? (binding.color ?? INDICATOR_ON) : INDICATOR_OFF
     out.led = look.on ? 'on' : 'off'
-  } else if (binding.color !== undefined) {
-    out.color = binding.color
+  } else {
+    out.color = binding.color ?? INDICATOR_OFF
   }
   if (fb && state.link.status !== 'connected') stale = true
   if (label) out.text = renderTemplate(label, { ...titleContext(title), ...look.context })

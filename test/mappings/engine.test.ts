@@ -94,7 +94,7 @@ describe('press and feedback', () => {
     await vi.advanceTimersByTimeAsync(FAILED_BADGE_MS - 1)
     expect(h.surfaces.of('console/key:2')!.badge).toBe('failed')
     await vi.advanceTimersByTimeAsync(1)
-    expect(h.surfaces.of('console/key:2')).toEqual({ text: 'Nope', textColor: '#ffffff' })
+    expect(h.surfaces.of('console/key:2')).toEqual({ text: 'Nope', textColor: '#ffffff', color: '#202020' })
   })
 
   it('a command that cannot be sent while the application is down is reported at once, never queued', async () => {

@@ -89,6 +89,26 @@ describe('KeyRenderer', () => {
     expect(two.x1 - two.x0).toBeLessThan(one.x1 - one.x0)
   })
 
+  it('shrinks a word that does not fit rather than breaking it; breaks a word only when nothing else fits', () => {
+    // Rows with ink, grouped into bands separated by blank rows: one band per text line.
+    const bands = (key: RenderedKey): number => {
+      let count = 0
+      let inInk = false
+      for (let y = 0; y < key.height; y++) {
+        let ink = false
+        for (let x = 0; x < key.width && !ink; x++) ink = pixel(key, x, y)[0] > 100
+        if (ink && !inInk) count++
+        inInk = ink
+      }
+      return count
+    }
+    expect(bands(renderer.render({ text: 'Replay', textColor: '#ffffff' }, { width: 96, height: 96 }))).toBe(1)
+    expect(bands(renderer.render({ text: 'Stop\nstream', textColor: '#ffffff' }, { width: 96, height: 96 }))).toBe(2)
+    // A word too long for the key even at the smallest size is still broken between characters.
+    const long = 'W'.repeat(40)
+    expect(bands(renderer.render({ text: long, textColor: '#ffffff' }, { width: 72, height: 72 }))).toBeGreaterThan(1)
+  })
+
   it('cuts text that cannot fit even at the smallest size and stays inside the padding', () => {
     const text = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ')
     const key = renderer.render({ text }, { width: 24, height: 24 })

@@ -245,8 +245,11 @@ function refWidth(ctx: SKRSContext2D, s: string): number {
   return w
 }
 
-/** Wraps one paragraph to lines no wider than `max` (in reference-size units); long words break between characters. */
-function wrap(ctx: SKRSContext2D, paragraph: string, max: number): string[] {
+/**
+ * Wraps one paragraph to lines no wider than `max` (in reference-size units); long words break between
+ * characters, and `broken.count` says how many did.
+ */
+function wrap(ctx: SKRSContext2D, paragraph: string, max: number, broken: { count: number }): string[] {
   const words = paragraph.split(/\s+/).filter((w) => w !== '')
   const space = refWidth(ctx, ' ')
   const lines: string[] = []
@@ -267,6 +270,7 @@ function wrap(ctx: SKRSContext2D, paragraph: string, max: number): string[] {
       width = ww
       continue
     }
+    broken.count++
     for (const ch of word) {
       const cw = refWidth(ctx, ch)
       if (line !== '' && width + cw > max) {
@@ -287,9 +291,9 @@ function maxRefWidth(maxW: number, px: number): number {
   return (maxW * FIT_MARGIN * REF_PX) / px
 }
 
-function wrapAll(ctx: SKRSContext2D, text: string, maxW: number, px: number): string[] {
+function wrapAll(ctx: SKRSContext2D, text: string, maxW: number, px: number, broken = { count: 0 }): string[] {
   const max = maxRefWidth(maxW, px)
-  return text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, max)))
+  return text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, max, broken)))
 }
 
 /** Draws the label in the band from `pad` down to `bottom`, at the largest size that fits. */
@@ -306,10 +310,21 @@ function drawText(
   const maxH = bottom - pad
   const normalised = text.replace(/\r\n?/g, '\n')
   const fits = (lines: string[], px: number): boolean => lines.length * px * LINE_HEIGHT <= maxH
-  // The largest size whose wrapped lines fit, down to MIN_FONT_PX.
-  let px = Math.max(MIN_FONT_PX, Math.floor(height * MAX_FONT_FRACTION))
-  let lines = wrapAll(ctx, normalised, maxW, px)
-  while (!fits(lines, px) && px > MIN_FONT_PX) lines = wrapAll(ctx, normalised, maxW, --px)
+  // The largest size whose wrapped lines fit without breaking a word ("Replay" shrinks rather than
+  // becoming "Repl" / "ay"); only when none does, the largest that fits with words broken.
+  const largest = Math.max(MIN_FONT_PX, Math.floor(height * MAX_FONT_FRACTION))
+  let px = largest
+  let lines: string[] = []
+  for (; px >= MIN_FONT_PX; px--) {
+    const broken = { count: 0 }
+    lines = wrapAll(ctx, normalised, maxW, px, broken)
+    if (broken.count === 0 && fits(lines, px)) break
+  }
+  if (px < MIN_FONT_PX) {
+    px = largest
+    lines = wrapAll(ctx, normalised, maxW, px)
+    while (!fits(lines, px) && px > MIN_FONT_PX) lines = wrapAll(ctx, normalised, maxW, --px)
+  }
   if (!fits(lines, px)) {
     // Nothing fits even at the smallest size: keep the lines that fit and mark the cut with an ellipsis.
     const room = Math.max(1, Math.floor(maxH / (px * LINE_HEIGHT)))
