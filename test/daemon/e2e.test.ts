@@ -1,0 +1,199 @@
+/**
+ * End to end with real processes: `panelbridge sim --log-commands FILE` and `panelbridge run` with a
+ * config, talking over loopback. A press through the remote API reaches the simulator as the right
+ * command (read from its command log); the simulator's notification changes the control's colour as
+ * read back through the API; a stopped simulator marks state-driven controls stale, a press meanwhile
+ * fails and never reaches the restarted simulator; recovery is automatic; a broken reload keeps the old
+ * bindings and a good one adds a binding; SIGTERM during a jog storm exits within the bound.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { STOP_BOUND_MS } from '../../src/daemon.js'
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+const WAIT = { timeout: 10_000, interval: 25 }
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+interface Child {
+  proc: ChildProcess
+  out: string[]
+  err: string[]
+  exited: Promise<number | null>
+}
+
+function start(args: string[]): Child {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const out: string[] = []
+  const err: string[] = []
+  proc.stdout!.on('data', (d: Buffer) => out.push(d.toString()))
+  proc.stderr!.on('data', (d: Buffer) => err.push(d.toString()))
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
+  cleanups.push(() => void proc.kill('SIGKILL'))
+  return { proc, out, err, exited }
+}
+
+async function waitForLine(c: Child, re: RegExp): Promise<RegExpExecArray> {
+  let m: RegExpExecArray | null = null
+  await expect.poll(() => (m = re.exec(c.out.join(''))) !== null, { timeout: 20_000, interval: 25 }).toBe(true)
+  return m!
+}
+
+async function startSim(
+  logFile: string,
+  ports?: { http: number; ws: number },
+): Promise<{ child: Child; http: string; ws: string }> {
+  const child = start([
+    'sim',
+    '--port',
+    String(ports?.http ?? 0),
+    '--ws-port',
+    String(ports?.ws ?? 0),
+    '--log-commands',
+    logFile,
+  ])
+  const http = (await waitForLine(child, /listening on (http:\/\/\S+)/))[1]!
+  const ws = (await waitForLine(child, /QWebChannel WebSocket on (ws:\/\/\S+)/))[1]!
+  return { child, http, ws }
+}
+
+function logged(file: string): { name: string; parameters: Record<string, unknown> }[] {
+  if (!existsSync(file)) return []
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { name: string; parameters: Record<string, unknown> })
+}
+
+function config(sim: { http: string; ws: string }, extra = ''): string {
+  return `version: 1
+app: { url: ${sim.http}, notifications: ${sim.ws} }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  console: { driver: web, rows: 1, columns: 4, jog: true }
+bindings:
+  - on: console/key:0
+    label: "{{name}}"
+    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
+    feedback: { title: "Lower Third" }
+  - on: console/jog
+    jog: { scrub: { step_frames: 1 } }
+${extra}`
+}
+
+async function api(
+  base: string,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(new URL(path, base), { method })
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+}
+
+describe('panelbridge run with the simulator as its own process', () => {
+  it('press → command log; notification → colour; outage → stale and failed; recovery; reloads', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-e2e-'))
+    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    const log1 = join(dir, 'sim1.jsonl')
+    const sim = await startSim(log1)
+    const file = join(dir, 'config.yaml')
+    await writeFile(file, config(sim))
+    const daemon = start(['run', '--config', file])
+    const base = (await waitForLine(daemon, /panelbridge running: (http:\/\/\S+)/))[1]!
+    const control = 'api/surfaces/console/controls/key%3A0'
+    await expect.poll(async () => (await api(base, 'api/status')).body.app, WAIT).toMatchObject({ state: 'connected' })
+
+    expect(await api(base, `${control}/press`, 'POST')).toEqual({ status: 200, body: { ok: true } })
+    await expect
+      .poll(() => logged(log1).filter((e) => e.name === 'schedule'), WAIT)
+      .toEqual([
+        expect.objectContaining({ parameters: expect.objectContaining({ action: 'cutin', title: 'Lower Third' }) }),
+      ])
+    // cutin goes straight to Paused: the notification reaches the key.
+    await expect.poll(async () => (await api(base, control)).body.color, WAIT).toBe('#d08000')
+
+    // The application goes away: state-driven controls are stale; a press fails and is not queued.
+    const simExit = sim.child.exited
+    sim.child.proc.kill('SIGTERM')
+    await simExit
+    await expect.poll(async () => (await api(base, control)).body.badge, WAIT).toBe('stale')
+    await api(base, `${control}/press`, 'POST')
+    await expect.poll(async () => (await api(base, control)).body.badge, WAIT).toBe('failed')
+    expect((await api(base, 'api/status')).body.commands).toMatchObject({ failed: 1 })
+
+    // The same application comes back on the same ports: the daemon recovers on its own.
+    const log2 = join(dir, 'sim2.jsonl')
+    const ports = { http: Number(new URL(sim.http).port), ws: Number(new URL(sim.ws).port) }
+    await startSim(log2, ports)
+    await expect
+      .poll(async () => (await api(base, 'api/status')).body.app, { timeout: 15_000, interval: 50 })
+      .toMatchObject({
+        state: 'connected',
+      })
+    await expect.poll(async () => (await api(base, control)).body.badge, WAIT).toBeUndefined()
+    expect(logged(log2).filter((e) => e.name === 'schedule')).toEqual([])
+
+    // A broken file keeps the old bindings; a good one adds a binding.
+    const save = async (text: string): Promise<void> => {
+      await writeFile(`${file}.new`, text)
+      await rename(`${file}.new`, file)
+    }
+    await save(config(sim, '  - on: console/key:9\n    label: "x"\n'))
+    await expect.poll(() => daemon.err.join('') + daemon.out.join(''), WAIT).toContain('config refused')
+    expect((await api(base, control)).body.label).toBe('Lower Third')
+    await save(config(sim, '  - on: console/key:1\n    label: "Added"\n'))
+    await expect
+      .poll(async () => (await api(base, 'api/surfaces/console/controls/key:1')).body.label, WAIT)
+      .toBe('Added')
+
+    const code = daemon.exited
+    daemon.proc.kill('SIGTERM')
+    expect(await code).toBe(0)
+  })
+
+  it('SIGTERM during a jog storm exits within the bound with no unhandled rejection; a second SIGTERM changes nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-e2e-'))
+    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    const sim = await startSim(join(dir, 'sim.jsonl'))
+    await fetch(`${sim.http}/api/command/replay_arm_inputs?inputs=Camera%201`)
+    await fetch(`${sim.http}/api/command/replay_enable`)
+    await fetch(`${sim.http}/api/command/replay_enable_scrubbing?enable=true`)
+    const file = join(dir, 'config.yaml')
+    await writeFile(file, config(sim))
+    const daemon = start(['run', '--config', file])
+    const base = (await waitForLine(daemon, /panelbridge running: (http:\/\/\S+)/))[1]!
+    let storming = true
+    const storm = (async () => {
+      while (storming) {
+        await Promise.all(
+          Array.from({ length: 20 }, () =>
+            fetch(new URL('api/surfaces/console/controls/jog/rotate?delta=1', base), { method: 'POST' }).catch(
+              () => undefined,
+            ),
+          ),
+        )
+      }
+    })()
+    await expect
+      .poll(() => logged(join(dir, 'sim.jsonl')).filter((e) => e.name === 'replay_set_scrub_position').length, WAIT)
+      .toBeGreaterThan(3)
+    const started = Date.now()
+    daemon.proc.kill('SIGTERM')
+    await new Promise((r) => setTimeout(r, 50))
+    daemon.proc.kill('SIGTERM')
+    const code = await daemon.exited
+    const took = Date.now() - started
+    storming = false
+    await storm
+    expect(code).toBe(0)
+    expect(took).toBeLessThan(STOP_BOUND_MS + 1000)
+    expect(daemon.err.join('')).not.toMatch(/unhandled|UnhandledPromiseRejection/i)
+  })
+})
