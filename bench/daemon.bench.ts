@@ -44,7 +44,7 @@ async function startUntil(
     stdio: ['ignore', 'pipe', 'ignore'],
     env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'warn' },
   })
-  const lines = createInterface({ input: child.stdout! })
+  const lines = createInterface({ input: child.stdout })
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`exited with ${code} before it was ready`)))
     lines.on('line', (line) => {
