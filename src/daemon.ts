@@ -31,7 +31,7 @@ import { createLogger, type Logger } from './log.js'
 import { Engine } from './mappings/engine.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
 import type { Config, SurfaceConfig } from './mappings/schema.js'
-import { claimOf } from './mappings/surfaces.js'
+import { claimOf, webSurfaceOptions } from './mappings/surfaces.js'
 import { startSimulator, type SimulatorHandle } from './simulator/index.js'
 import { controlSends, ControlIdError, parseControlId } from './surfaces/control-id.js'
 import type { AccessCheck, HotplugSource } from './surfaces/hotplug.js'
@@ -290,17 +290,7 @@ export class Daemon implements DaemonApi {
     }
     for (const [name, s] of wanted) {
       if (this.webSurfaces.has(name) || s.driver !== 'web') continue
-      const surface = new WebSurface({
-        id: name,
-        rows: s.rows,
-        columns: s.columns,
-        encoders: s.encoders ?? 0,
-        jog: s.jog ?? false,
-        shuttle: s.shuttle ?? false,
-        faders: s.faders ?? 0,
-        ...(s.key_size !== undefined ? { keySize: { width: s.key_size, height: s.key_size } } : {}),
-        images: this.images,
-      })
+      const surface = new WebSurface({ ...webSurfaceOptions(name, s), images: this.images })
       this.webSurfaces.set(name, { surface, config: s })
       this.manager.addSurface(surface)
       this.webServer.addSurface(surface)

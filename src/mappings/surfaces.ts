@@ -6,7 +6,7 @@
 import type { ClaimMatch, SurfaceClaim } from '../surfaces/manager.js'
 import { STREAMDECK_MODEL_IDS, streamDeckModelControls } from '../surfaces/streamdeck/models.js'
 import type { ControlDescriptor } from '../surfaces/types.js'
-import { webSurfaceDescription } from '../surfaces/web/web-surface.js'
+import { webSurfaceDescription, type WebSurfaceOptions } from '../surfaces/web/web-surface.js'
 import type { SurfaceConfig } from './schema.js'
 
 /** The controls of a configured surface, or a problem with its options. */
@@ -25,20 +25,7 @@ export const defaultSurfaceCatalogue: SurfaceCatalogue = {
   async controlsOf(name, surface) {
     switch (surface.driver) {
       case 'web':
-        return {
-          controls: webSurfaceDescription({
-            id: name,
-            rows: surface.rows,
-            columns: surface.columns,
-            encoders: surface.encoders ?? 0,
-            jog: surface.jog ?? false,
-            shuttle: surface.shuttle ?? false,
-            faders: surface.faders ?? 0,
-            ...(surface.key_size !== undefined
-              ? { keySize: { width: surface.key_size, height: surface.key_size } }
-              : {}),
-          }).controls,
-        }
+        return { controls: webSurfaceDescription(webSurfaceOptions(name, surface)).controls }
       case 'streamdeck': {
         if (surface.model === undefined) return { controls: undefined }
         const controls = streamDeckModelControls(surface.model)
@@ -52,6 +39,20 @@ export const defaultSurfaceCatalogue: SurfaceCatalogue = {
       }
     }
   },
+}
+
+/** A `web` surface entry as the web surface's own options (the daemon builds it; the loader describes it). */
+export function webSurfaceOptions(name: string, s: Extract<SurfaceConfig, { driver: 'web' }>): WebSurfaceOptions {
+  return {
+    id: name,
+    rows: s.rows,
+    columns: s.columns,
+    encoders: s.encoders ?? 0,
+    jog: s.jog ?? false,
+    shuttle: s.shuttle ?? false,
+    faders: s.faders ?? 0,
+    ...(s.key_size !== undefined ? { keySize: { width: s.key_size, height: s.key_size } } : {}),
+  }
 }
 
 /** The claim a hardware surface makes on the manager; undefined for surfaces the daemon makes itself (web). */
