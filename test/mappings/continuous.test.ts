@@ -86,6 +86,21 @@ describe('jog scrubbing', () => {
     await expect.poll(() => h!.sim.state.replay.scrubPosition, WAIT).toBeCloseTo(10 / fps, 6)
     expect(h.sent('replay_enable_scrubbing')).toEqual([expect.objectContaining({ enable: 'true' })])
   })
+
+  it('seeds again after the wheel has rested: playback moved the position meanwhile', async () => {
+    h = await engineHarness(CONSOLE + `bindings:\n  - on: console/jog\n    jog: { scrub: { step_frames: 1 } }\n`)
+    await replayMode(h, 5)
+    const fps = (await h.client.call('replay_get_play_info')).frameRate
+    h.sim.http.reset()
+    h.rotate('console/jog', 2)
+    await expect.poll(() => h!.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((Math.round(5 * fps) + 2) / fps, 6)
+    // Playback (or another operator) moves the position while the wheel rests.
+    await h.client.call('replay_set_scrub_position', { position: 12 })
+    await sleep(1100)
+    h.rotate('console/jog', 1)
+    await expect.poll(() => h!.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((Math.round(12 * fps) + 1) / fps, 6)
+    expect(h.sent('replay_get_play_info')).toHaveLength(2)
+  })
 })
 
 describe('shuttle', () => {
