@@ -26,6 +26,7 @@
  * 3. **Bounds**: header size, header and request time-outs, concurrent connections (DAEMON_SERVER_LIMITS).
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { isIP, type AddressInfo, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -108,7 +109,7 @@ export interface DaemonServerOptions {
 }
 
 export interface DaemonServer {
-  /** `http://host:port/`, with the actual port. */
+  /** `http://host:port/` with the actual port (`0.0.0.0` shown as `127.0.0.1`, `::` as `[::1]`). */
   readonly url: string
   readonly port: number
   /** Whether requests need the token (the bind is not loopback). */
@@ -123,6 +124,37 @@ export interface DaemonServer {
 /** Why the server refused to start (e.g. a non-loopback bind without a token). */
 export class DaemonServerConfigError extends Error {
   override readonly name = 'DaemonServerConfigError'
+}
+
+/** Shortest token accepted from `listen.token_file` (the schema asks the same of `listen.token`). */
+export const MIN_TOKEN_LENGTH = 16
+
+/**
+ * The token of a `listen` section: `token`, or the contents of `token_file` (trimmed; a trailing
+ * newline is usual). Undefined when neither is set. Errors name the file and the problem, never the
+ * contents.
+ */
+export async function readListenToken(listen: { token?: string; token_file?: string }): Promise<string | undefined> {
+  if (listen.token !== undefined && listen.token_file !== undefined) {
+    throw new DaemonServerConfigError('listen: set token or token_file, not both')
+  }
+  if (listen.token_file === undefined) return listen.token
+  let text: string
+  try {
+    text = await readFile(listen.token_file, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable'
+    throw new DaemonServerConfigError(`listen.token_file ${listen.token_file}: cannot read it (${code})`, {
+      cause: err,
+    })
+  }
+  const token = text.trim()
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new DaemonServerConfigError(
+      `listen.token_file ${listen.token_file}: the token must be at least ${MIN_TOKEN_LENGTH} characters`,
+    )
+  }
+  return token
 }
 
 /** An HTTP error reply: status, stable code, message for people. */
@@ -382,17 +414,21 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     socket.once('close', () => sockets.delete(socket))
   })
 
+  const port = options.port ?? DEFAULT_PANELBRIDGE_PORT
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? DEFAULT_PANELBRIDGE_PORT, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject)
       resolve()
     })
+  }).catch((err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+    const why = code === 'EADDRINUSE' ? 'the port is in use' : code === 'EACCES' ? 'permission denied' : code
+    throw new Error(`daemon server: cannot listen on ${host}:${port}: ${why}`, { cause: err })
   })
   server.on('error', (err) => log.error('daemon server error', { err }))
   const address = server.address() as AddressInfo
-  const urlHost = isIP(host) === 6 ? `[${host}]` : host
-  const url = `http://${urlHost}:${address.port}/`
+  const url = `http://${reachableHost(host)}:${address.port}/`
   log.info('daemon server listening', { url, tokenRequired })
 
   let closing: Promise<void> | undefined
@@ -411,6 +447,13 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       return closing
     },
   }
+}
+
+/** How a browser on this machine reaches a bind address: an unspecified one answers on loopback too. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1'
+  if (host === '::') return '[::1]'
+  return isIP(host) === 6 ? `[${host}]` : host
 }
 
 function allow(req: IncomingMessage, methods: readonly string[]): void {

@@ -2,7 +2,10 @@
  * The daemon's one HTTP server on real sockets (port 0): every status code of the remote API, the
  * Host, Origin and token checks, the bounds, `/metrics`, and the web page mounted in it.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { connect as netConnect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
@@ -10,6 +13,7 @@ import {
   COOKIE_NAME,
   DAEMON_SERVER_LIMITS,
   DaemonServerConfigError,
+  readListenToken,
   startDaemonServer,
   type DaemonServer,
   type DaemonServerOptions,
@@ -216,6 +220,14 @@ describe('remote API: 401 on a bind beyond loopback', () => {
     )
   })
 
+  it('gives a URL a browser on this machine can open, and says why it cannot listen', async () => {
+    const s = await start({ host: '0.0.0.0', token: TOKEN })
+    expect(s.url).toBe(`http://127.0.0.1:${s.port}/`)
+    await expect(startDaemonServer({ api: daemon, host: '0.0.0.0', port: s.port, token: TOKEN })).rejects.toThrow(
+      `daemon server: cannot listen on 0.0.0.0:${s.port}: the port is in use`,
+    )
+  })
+
   it('needs no token on loopback', async () => {
     const s = await start({ token: TOKEN })
     expect(s.tokenRequired).toBe(false)
@@ -306,6 +318,28 @@ describe('remote API: 401 on a bind beyond loopback', () => {
     expect(records.some((r) => r.message.includes('wrong token'))).toBe(true)
     expect(records.some((r) => r.message.includes('foreign origin'))).toBe(true)
     expect(JSON.stringify(records)).not.toContain(TOKEN)
+  })
+})
+
+describe('readListenToken', () => {
+  it('takes listen.token, or the trimmed contents of listen.token_file, and names the file on a problem', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pb-token-'))
+    closers.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })))
+    const file = join(dir, 'token')
+    writeFileSync(file, `${TOKEN}\n`)
+    expect(await readListenToken({})).toBeUndefined()
+    expect(await readListenToken({ token: TOKEN })).toBe(TOKEN)
+    expect(await readListenToken({ token_file: file })).toBe(TOKEN)
+    await expect(readListenToken({ token: TOKEN, token_file: file })).rejects.toThrow('not both')
+    await expect(readListenToken({ token_file: join(dir, 'absent') })).rejects.toThrow(
+      `listen.token_file ${join(dir, 'absent')}: cannot read it (ENOENT)`,
+    )
+    const short = join(dir, 'short')
+    writeFileSync(short, 'tiny-secret\n')
+    const err = await readListenToken({ token_file: short }).catch((e: unknown) => e as Error)
+    expect(err).toBeInstanceOf(DaemonServerConfigError)
+    expect((err as Error).message).toContain('at least 16 characters')
+    expect((err as Error).message).not.toContain('tiny-secret')
   })
 })
 
