@@ -3,6 +3,9 @@
  * and returns the exit code: 0 done, 1 could not run, 2 bad command line. `src/cli.ts` dispatches to
  * them before its own parsing and lists them in `--help`.
  */
+import { devicesCommand } from './devices.js'
+import { learnCommand } from './learn.js'
+import { sendCommand } from './send.js'
 
 export interface Subcommand {
   /** One line for `panelbridge --help`, after the usage (e.g. `run [--config FILE]`). */
@@ -13,4 +16,8 @@ export interface Subcommand {
   run(argv: readonly string[]): Promise<number>
 }
 
-export const SUBCOMMANDS: Record<string, Subcommand> = {}
+export const SUBCOMMANDS: Record<string, Subcommand> = {
+  devices: devicesCommand,
+  learn: learnCommand,
+  send: sendCommand,
+}
