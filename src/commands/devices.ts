@@ -15,13 +15,24 @@ import type { Config } from '../mappings/schema.js'
 import { claimOf } from '../mappings/surfaces.js'
 import { countControls, hardwareDrivers, type HardwareDriverFactory } from '../surfaces/drivers.js'
 import { checkDeviceAccess, type AccessCheck, type HotplugSource } from '../surfaces/hotplug.js'
-import { claimMatches, type ClaimMatch, type SurfaceClaim } from '../surfaces/manager.js'
+import { MANAGER_DEFAULTS, claimMatches, type ClaimMatch, type SurfaceClaim } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../surfaces/udev.js'
 import type { Subcommand } from './index.js'
 
 /** The config `devices` and `learn` read without `--config`, when it exists (the service's file). */
 export const SYSTEM_CONFIG = '/etc/panelbridge/config.yaml'
+
+/** A driver's detection that takes longer is reported as failed (one hung device must not hang the listing). */
+export const DEVICES_DETECT_TIMEOUT_MS = MANAGER_DEFAULTS.callTimeoutMs
+
+function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([call, late]).finally(() => clearTimeout(timer))
+}
 
 /** What the hardware commands reach outside the process; tests replace each. */
 export interface HardwareCommandDeps {
@@ -145,7 +156,8 @@ export async function runDevices(
   const found: { device: DetectedDevice; entry: (typeof drivers)[number] }[] = []
   for (const entry of drivers) {
     try {
-      for (const device of await entry.driver.detect()) found.push({ device, entry })
+      const devices = await bounded(entry.driver.detect(), DEVICES_DETECT_TIMEOUT_MS, 'detection')
+      for (const device of devices) found.push({ device, entry })
     } catch (err) {
       failed = true
       deps.err(`${entry.driver.name}: detection failed: ${err instanceof Error ? err.message : String(err)}`)

@@ -4,9 +4,9 @@
  * without opening any device. In-memory Stream Decks behind the real Stream Deck driver.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { helpText } from '../../src/cli.js'
-import { devicesCommand, runDevices } from '../../src/commands/devices.js'
+import { DEVICES_DETECT_TIMEOUT_MS, devicesCommand, runDevices } from '../../src/commands/devices.js'
 import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { UDEV_FILES } from '../../src/surfaces/udev.js'
 import { harness } from './hardware-helpers.js'
@@ -101,6 +101,20 @@ describe('panelbridge devices', () => {
     failing.transport.list = () => Promise.reject(new Error('hidapi exploded'))
     expect(await runDevices([], failing.deps)).toBe(1)
     expect(failing.err).toEqual(['streamdeck: detection failed: hidapi exploded'])
+
+    vi.useFakeTimers()
+    try {
+      const hung = harness()
+      hung.transport.list = () => new Promise(() => undefined)
+      const listing = runDevices([], hung.deps)
+      await vi.advanceTimersByTimeAsync(DEVICES_DETECT_TIMEOUT_MS)
+      expect(await listing).toBe(1)
+      expect(hung.err).toEqual([
+        `streamdeck: detection failed: detection did not answer within ${DEVICES_DETECT_TIMEOUT_MS} ms`,
+      ])
+    } finally {
+      vi.useRealTimers()
+    }
 
     const bad = harness()
     expect(await runDevices(['--colour'], bad.deps)).toBe(2)
