@@ -184,10 +184,17 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
   deps.out(
     `learning: press, turn or move a control; Ctrl+C stops${read.file !== undefined ? ` (surface names from ${read.file})` : ''}`,
   )
-  await manager.start()
-  if (!stop.aborted)
-    await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }))
-  await manager.stop()
+  // Why a timer: with live hot-plug and no device nothing else holds the event loop (a waiting promise
+  // does not), so the process would end at once instead of waiting for Ctrl+C.
+  const keepAlive = setInterval(() => undefined, 60_000)
+  try {
+    await manager.start()
+    if (!stop.aborted)
+      await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }))
+  } finally {
+    clearInterval(keepAlive)
+    await manager.stop()
+  }
   return 0
 }
 
