@@ -39,7 +39,7 @@ import { controlSends, ControlIdError, parseControlId } from './surfaces/control
 import type { AccessCheck, HotplugSource } from './surfaces/hotplug.js'
 import { SurfaceManager } from './surfaces/manager.js'
 import { KeyRenderer } from './surfaces/render/key-renderer.js'
-import { StreamDeckDriver } from './surfaces/streamdeck/driver.js'
+import { hardwareDrivers } from './surfaces/drivers.js'
 import type { ControlId, SurfaceDriver, SurfaceEvent } from './surfaces/types.js'
 import { KeyImages } from './surfaces/web/key-images.js'
 import { WebSurfaceServer } from './surfaces/web/server.js'
@@ -140,7 +140,7 @@ export class Daemon implements DaemonApi {
     this.metrics = options.metrics ?? new PrometheusMetrics()
     const metrics = this.metrics
     this.manager = new SurfaceManager({
-      drivers: options.drivers ?? [new StreamDeckDriver({ renderer: this.renderer })],
+      drivers: options.drivers ?? hardwareDrivers({ renderer: this.renderer }).map((e) => e.driver),
       claims: this.claimsOf(config),
       ...(options.hotplug ? { hotplug: options.hotplug } : {}),
       ...(options.access ? { access: options.access } : {}),
