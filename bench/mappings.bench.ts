@@ -57,7 +57,7 @@ const ENGINE_WAIT_CAP_MS = 10_000
 /** After the final position, how long nothing else may arrive before the phase is over. */
 const SETTLE_MS = 100
 
-/** Key presses (engine and baseline alternating, each this many) and their spacing. */
+/** Key presses (engine and baseline alternating, each this many) and the pause after each reply. */
 const PRESSES = QUICK ? 300 : 2000
 const PRESS_GAP_MS = 2
 /** Play-state notifications and their spacing. */
@@ -381,17 +381,20 @@ async function pressLatency(w: World): Promise<Latencies> {
       setTimeout(resolve, 200, undefined)
     })
     const t0 = performance.now()
+    let replied: Promise<unknown>
     if (mode === 'engine') {
       engine.handle({ type: 'down', surface: 'console', control: 'key:0', at: t0 })
       engine.handle({ type: 'up', surface: 'console', control: 'key:0', at: t0 })
+      // A press while the binding's sequence runs is ignored: the next waits for the key to leave `pending`.
+      replied = waitFor(() => w.surfaces.now.get('console/key:0')?.badge !== 'pending', 1000)
     } else {
-      void client.callByName(PRESS_COMMAND, {}).catch(() => undefined)
+      replied = client.callByName(PRESS_COMMAND, {}).catch(() => undefined)
     }
     const at = await arrived
     arrival = undefined
     if (at === undefined) r.missed[mode]++
     else r[mode].push(at - t0)
-    // The reply reaches the engine before the next press (a press during a running sequence is ignored).
+    await replied
     await sleep(PRESS_GAP_MS)
   }
   for (let i = 0; i < 100; i++) await sample(i % 2 ? 'engine' : 'baseline') // warm-up
