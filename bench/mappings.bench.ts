@@ -366,11 +366,13 @@ interface Latencies {
   baseline: number[]
   /** Samples whose request never arrived (a press ignored, a lost call). */
   missed: { engine: number; baseline: number }
+  /** Key presses: how long `engine.handle` (down and up) ran before returning, ms (synchronous work). */
+  handle?: number[]
 }
 
 async function pressLatency(w: World): Promise<Latencies> {
   const { probe, client, engine } = w
-  const r: Latencies = { engine: [], baseline: [], missed: { engine: 0, baseline: 0 } }
+  const r: Latencies = { engine: [], baseline: [], missed: { engine: 0, baseline: 0 }, handle: [] }
   let arrival: ((at: number) => void) | undefined
   probe.onArrive = (name, at) => {
     if (name === PRESS_COMMAND) arrival?.(at)
@@ -385,6 +387,7 @@ async function pressLatency(w: World): Promise<Latencies> {
     if (mode === 'engine') {
       engine.handle({ type: 'down', surface: 'console', control: 'key:0', at: t0 })
       engine.handle({ type: 'up', surface: 'console', control: 'key:0', at: t0 })
+      r.handle?.push(performance.now() - t0)
       // A press while the binding's sequence runs is ignored: the next waits for the key to leave `pending`.
       replied = waitFor(() => w.surfaces.now.get('console/key:0')?.badge !== 'pending', 1000)
     } else {
@@ -398,7 +401,7 @@ async function pressLatency(w: World): Promise<Latencies> {
     await sleep(PRESS_GAP_MS)
   }
   for (let i = 0; i < 100; i++) await sample(i % 2 ? 'engine' : 'baseline') // warm-up
-  r.engine.length = r.baseline.length = 0
+  r.engine.length = r.baseline.length = r.handle!.length = 0
   r.missed = { engine: 0, baseline: 0 }
   for (let i = 0; i < PRESSES; i++) {
     // Alternating, so that both meet the same noise on a shared machine.
@@ -577,6 +580,17 @@ export default async function (): Promise<void> {
     `baseline: client.callByName directly`,
     `engine.handle(down) -> request`,
     1,
+  )
+  const handleP = (q: number) =>
+    f(
+      med((r) => percentile(r.press.handle ?? [], q)),
+      3,
+    ).padStart(6)
+  out(
+    `| ${'  of which engine.handle() itself (synchronous)'.padEnd(48)} | ${f(
+      med((r) => r.press.handle?.length ?? 0),
+      0,
+    ).padStart(7)} |        | ${handleP(50)} | ${handleP(99)} |                |`,
   )
   latencyTable(
     `title play-state notification -> applied (${NOTIFICATIONS} notifications ${NOTIFY_GAP_MS} ms apart), median of ${RUNS} runs`,
