@@ -119,8 +119,9 @@ export class ShuttleSpeed extends Setter {
     super(host)
     this.setter = new LatestWins(
       (speed) => {
-        this.badge.setPending(true)
-        return host.send('replay_set_replay_speed', { speed }).finally(() => this.badge.setPending(false))
+        const sent = host.send('replay_set_replay_speed', { speed })
+        this.badge.setPending(true) // after the send: drawing never delays the request
+        return sent.finally(() => this.badge.setPending(false))
       },
       (r) => this.settled(r),
     )
@@ -157,9 +158,10 @@ export class ValueSetter extends Setter {
     super(host)
     this.setter = new LatestWins(
       (mapped) => {
-        this.badge.setPending(true)
         const params = { ...fillParams(spec.params, this.ctx()), [spec.param]: mapped }
-        return host.send(spec.command, params).finally(() => this.badge.setPending(false))
+        const sent = host.send(spec.command, params)
+        this.badge.setPending(true)
+        return sent.finally(() => this.badge.setPending(false))
       },
       (r) => this.settled(r),
     )
@@ -238,9 +240,10 @@ export class RotateSender extends Setter {
     this.pendingSteps = 0
     this.lastDelta = delta
     this.sending = true
-    this.badge.setPending(true)
     const params = fillParams(this.spec.params, { ...this.host.titleContext(), delta })
-    void this.host.send(this.spec.command, params).then((r) => {
+    const sent = this.host.send(this.spec.command, params)
+    this.badge.setPending(true)
+    void sent.then((r) => {
       this.sending = false
       this.badge.setPending(false)
       this.settled(r)

@@ -138,8 +138,9 @@ export class JogScrub implements Behaviour {
     }
     const target = this.cursor
     this.inFlight = true
-    this.badge.setPending(true)
-    void this.host.send('replay_set_scrub_position', { position: target / this.frameRate }).then((r) => {
+    const sent = this.host.send('replay_set_scrub_position', { position: target / this.frameRate })
+    this.badge.setPending(true) // after the send: drawing never delays the wheel
+    void sent.then((r) => {
       this.inFlight = false
       this.badge.setPending(false)
       if (this.disposed) return

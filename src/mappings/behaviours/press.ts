@@ -149,11 +149,14 @@ export class PressBehaviour implements Behaviour {
   private fire(actions: Actions | undefined): void {
     if (actions === undefined || this.running || this.disposed) return
     this.running = true
-    this.badge.setPending(true)
     const b = this.binding
     const goingOn = b.toggle !== undefined && actions === b.toggle.on
     const ctx = { ...this.host.titleContext(), ...(b.steps ? { step: this.step + 1 } : {}) }
-    void runActions(this.host, actions, ctx, () => this.disposed).then((result) => {
+    // The first command is on the wire when runActions returns (the client dispatches synchronously);
+    // drawing `pending` comes after, so a redraw never delays a press.
+    const done = runActions(this.host, actions, ctx, () => this.disposed)
+    this.badge.setPending(true)
+    void done.then((result) => {
       this.running = false
       if (this.disposed) return
       if (result.ok) {
