@@ -208,6 +208,18 @@ export const streamdeckSurface = z
   })
   .describe('An Elgato Stream Deck.')
 
+export const shuttleSurface = z
+  .strictObject({
+    driver: z.literal('shuttle'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Model id as the Contour library names it: `shuttlexpress`, `shuttlepro_v1`, `shuttlepro_v2`.'),
+    ...claim,
+  })
+  .describe('A Contour ShuttleXpress or ShuttlePro: buttons, a jog wheel and a shuttle ring.')
+
 export const webSurface = z
   .strictObject({
     driver: z.literal('web'),
@@ -221,7 +233,7 @@ export const webSurface = z
   })
   .describe('A surface drawn in the browser at the daemon’s page.')
 
-export const surface = z.discriminatedUnion('driver', [streamdeckSurface, webSurface])
+export const surface = z.discriminatedUnion('driver', [streamdeckSurface, shuttleSurface, webSurface])
 
 export const appSection = z
   .strictObject({

@@ -4,6 +4,7 @@
  * the claim each one makes on the surface manager.
  */
 import type { ClaimMatch, SurfaceClaim } from '../surfaces/manager.js'
+import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../surfaces/shuttle/models.js'
 import { STREAMDECK_MODEL_IDS, streamDeckModelControls } from '../surfaces/streamdeck/models.js'
 import type { ControlDescriptor } from '../surfaces/types.js'
 import { webSurfaceDescription, type WebSurfaceOptions } from '../surfaces/web/web-surface.js'
@@ -36,6 +37,17 @@ export const defaultSurfaceCatalogue: SurfaceCatalogue = {
           }
         }
         return { controls: await controls }
+      }
+      case 'shuttle': {
+        if (surface.model === undefined) return { controls: undefined }
+        const controls = shuttleModelControls(surface.model)
+        if (!controls) {
+          return {
+            problem: `unknown Contour Shuttle model "${surface.model}": one of ${SHUTTLE_MODEL_IDS.join(', ')}`,
+            path: ['model'],
+          }
+        }
+        return { controls }
       }
     }
   },
