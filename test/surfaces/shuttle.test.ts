@@ -216,11 +216,15 @@ describe('Contour Shuttle ring and lifecycle', () => {
     expect(hid.closed).toBe(true)
   })
 
-  it('any other device error becomes the surface error event (the manager closes and retries)', async () => {
+  it('any other device error becomes the surface error event, after the ring is centred (the manager closes and retries)', async () => {
     const { surface, hid } = await openModel()
     const errors: Error[] = []
-    surface.events.on('error', (e) => errors.push(e))
+    const order: string[] = []
+    surface.events.on('input', (e) => order.push(`${e.type} ${e.control} ${e.type === 'value' ? e.raw : ''}`))
+    surface.events.on('error', (e) => (errors.push(e), order.push(`error ${e.message}`)))
+    hid.report(2, 0)
     hid.emit('error', new Error('boom'))
+    expect(order).toEqual(['value shuttle 2', 'value shuttle 0', 'error boom'])
     hid.emit('error', new Error('again'))
     expect(errors.map((e) => e.message)).toEqual(['boom'])
     await surface.close()

@@ -7,9 +7,9 @@
  * shows nothing.
  *
  * The ring's return to centre is an event of its own: when one report swings the ring from one side to
- * the other, `value 0` comes before the new side; when the surface closes (unplugged, failed, closed by
- * the manager) with the ring off centre, `value 0` comes before `closed`. So whatever runs from the ring
- * (a replay speed) always stops.
+ * the other, `value 0` comes before the new side; when the device fails or is unplugged with the ring
+ * off centre, `value 0` comes before `error` or `closed`, while the manager still listens. So whatever
+ * runs from the ring (a replay speed) stops.
  */
 import type { Shuttle } from '@shuttle-lib/core'
 import { EventHub, type Listenable } from '../../events.js'
@@ -104,6 +104,8 @@ export class ShuttleSurface implements Surface {
   private fail(err: unknown): void {
     if (this.failed || this.closing) return
     this.failed = true
+    // Why centre first: the manager stops listening before it closes a failed surface.
+    this.centre()
     this.hub.emit('error', err instanceof Error ? err : new Error(String(err)))
   }
 
