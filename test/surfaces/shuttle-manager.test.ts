@@ -16,7 +16,7 @@ import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
 
 const WAIT = { timeout: 8000, interval: 5 }
-let managers: SurfaceManager[] = []
+const managers: SurfaceManager[] = []
 let prevSink: LogSink
 beforeEach(() => {
   prevSink = setLogSink(() => undefined)
