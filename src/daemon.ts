@@ -26,7 +26,9 @@ import type {
   InjectRefusal,
   RecentError,
 } from './daemon/api.js'
+import { PrometheusMetrics } from './daemon/metrics.js'
 import { createNotifier, type Notifier } from './daemon/sd-notify.js'
+import { readListenToken, startDaemonServer } from './daemon/server.js'
 import { createLogger, type Logger } from './log.js'
 import { Engine } from './mappings/engine.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
@@ -37,7 +39,7 @@ import { controlSends, ControlIdError, parseControlId } from './surfaces/control
 import type { AccessCheck, HotplugSource } from './surfaces/hotplug.js'
 import { SurfaceManager } from './surfaces/manager.js'
 import { KeyRenderer } from './surfaces/render/key-renderer.js'
-import { StreamDeckDriver } from './surfaces/streamdeck/driver.js'
+import { hardwareDrivers } from './surfaces/drivers.js'
 import type { ControlId, SurfaceDriver, SurfaceEvent } from './surfaces/types.js'
 import { KeyImages } from './surfaces/web/key-images.js'
 import { WebSurfaceServer } from './surfaces/web/server.js'
@@ -79,9 +81,10 @@ export interface DaemonOptions {
   drivers?: SurfaceDriver[]
   hotplug?: HotplugSource
   access?: AccessCheck
-  /** Serves the page, the remote API and the metrics (default: the web page only). */
+  /** Serves the page, the remote API and the metrics (default: `startDaemonServer`). */
   serve?: ServeFn
-  metrics?: DaemonMetrics
+  /** Default: Prometheus metrics on a registry of this daemon's own. */
+  metrics?: DaemonMetrics & { text(): Promise<string>; readonly contentType: string }
   notifier?: Notifier
   /** Watch the config file's folder for changes (default true). */
   watch?: boolean
@@ -126,6 +129,7 @@ export class Daemon implements DaemonApi {
   private readonly errors: RecentError[] = []
   private readonly counts = { sent: 0, failed: 0 }
   private readonly detachState: () => void
+  private readonly metrics: NonNullable<DaemonOptions['metrics']>
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -133,9 +137,10 @@ export class Daemon implements DaemonApi {
   ) {
     this.log = options.logger ?? createLogger('daemon')
     this.notifier = options.notifier ?? createNotifier({ log: this.log.child('systemd') })
-    const metrics = options.metrics
+    this.metrics = options.metrics ?? new PrometheusMetrics()
+    const metrics = this.metrics
     this.manager = new SurfaceManager({
-      drivers: options.drivers ?? [new StreamDeckDriver({ renderer: this.renderer })],
+      drivers: options.drivers ?? hardwareDrivers({ renderer: this.renderer }).map((e) => e.driver),
       claims: this.claimsOf(config),
       ...(options.hotplug ? { hotplug: options.hotplug } : {}),
       ...(options.access ? { access: options.access } : {}),
@@ -150,22 +155,22 @@ export class Daemon implements DaemonApi {
         this.counts.sent++
         if (outcome !== 'ok') this.counts.failed++
       },
-      ...(metrics ? { onRequest: (ms: number) => metrics.eventToRequest(ms) } : {}),
+      onRequest: (ms: number) => metrics.eventToRequest(ms),
     })
     this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images })
     this.manager.events.on('input', (e) => this.engine.handle(e))
     this.manager.events.on('status', (s) => {
-      if (s.state === 'open') metrics?.surfaceOpened()
+      if (s.state === 'open') metrics.surfaceOpened()
       if (s.state === 'failed') {
-        metrics?.surfaceFailed()
+        metrics.surfaceFailed()
         this.recordError(`${s.name}: ${s.message ?? 'failed'}`)
       }
-      metrics?.setOpenSurfaces(this.manager.list().length)
+      metrics.setOpenSurfaces(this.manager.list().length)
       this.notifier.status(this.statusLine())
     })
     const onLink = (): void => {
       const up = this.state.link.status === 'connected'
-      metrics?.setLinkUp(up)
+      metrics.setLinkUp(up)
       if (!up && this.state.link.status === 'stale' && this.state.link.error)
         this.recordError(`application link: ${this.state.link.error}`)
       this.notifier.status(this.statusLine())
@@ -246,28 +251,23 @@ export class Daemon implements DaemonApi {
     const client = new CommandClient({
       baseUrl: appUrl,
       ...(config.app.timeout_ms !== undefined ? { timeoutMs: config.app.timeout_ms } : {}),
-      ...(this.options.metrics
-        ? {
-            onCall: (r: { command: string; latencyMs: number; code?: string }) =>
-              this.options.metrics!.commandDone(r.command, r.code ?? 'ok', r.latencyMs),
-          }
-        : {}),
+      onCall: (r: { command: string; latencyMs: number; code?: string }) =>
+        this.metrics.commandDone(r.command, r.code ?? 'ok', r.latencyMs),
     })
     const link = new NotificationLink({
       url: notificationsUrl,
       state: this.state,
       logger: this.log.child('notifications'),
     })
-    if (this.options.metrics) {
-      const metrics = this.options.metrics
-      link.on('phase', (phase) => {
-        if (phase === 'waiting-to-retry') metrics.reconnect()
-      })
-      link.on('notification', () => {
-        const at = performance.now()
-        setImmediate(() => metrics.notificationToFeedback(performance.now() - at))
-      })
-    }
+    const metrics = this.metrics
+    link.on('phase', (phase) => {
+      if (phase === 'waiting-to-retry') metrics.reconnect()
+    })
+    link.on('notification', () => {
+      // The store announces on the next turn and the engine draws in that announcement.
+      const at = performance.now()
+      setImmediate(() => metrics.notificationToFeedback(performance.now() - at))
+    })
     return { config, simulator, client, link, appUrl, notificationsUrl }
   }
 
@@ -303,18 +303,13 @@ export class Daemon implements DaemonApi {
 
   /** (Re)starts the HTTP server when `listen` changed. */
   private async listen(config: Config): Promise<void> {
-    const token = this.tokenOf(config)
+    const token = await readListenToken(config.listen)
     const key = JSON.stringify([config.listen.host, config.listen.port, token !== undefined])
     if (this.server && key === this.listenKey) return
     const old = this.server
     this.server = undefined
     await old?.close()
-    const serve: ServeFn =
-      this.options.serve ??
-      (async ({ host, port, web }) => {
-        const url = await web.listen({ host, port })
-        return { url, close: () => web.close() }
-      })
+    const serve: ServeFn = this.options.serve ?? ((o) => startDaemonServer({ ...o, metrics: this.metrics }))
     this.server = await serve({
       host: config.listen.host,
       port: config.listen.port,
@@ -323,12 +318,6 @@ export class Daemon implements DaemonApi {
       web: this.webServer,
     })
     this.listenKey = key
-  }
-
-  private tokenOf(config: Config): string | undefined {
-    if (config.listen.token !== undefined) return config.listen.token
-    if (config.listen.token_file !== undefined) return readFileSync(config.listen.token_file, 'utf8').trim()
-    return undefined
   }
 
   // ---- reload ------------------------------------------------------------------------------------
@@ -413,6 +402,8 @@ export class Daemon implements DaemonApi {
     this.watcher?.close()
     this.engine.stop()
     this.detachState()
+    // The page's server first, so browsers get a clean close; then the listener, surfaces and links.
+    await this.webServer.close()
     await Promise.allSettled([
       this.manager.stop(),
       this.server?.close(),

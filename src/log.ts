@@ -1,5 +1,9 @@
 /**
- * A small structured logger. One line per record on stderr (journald adds the time under systemd).
+ * The structured logger, written through pino. One record per line on stderr: JSON lines under journald
+ * (`JOURNAL_STREAM` set) or whenever stderr is not a terminal, one readable line per record on a
+ * terminal (a small formatter of our own, so pino-pretty is no runtime dependency). Each logger writes
+ * through a pino child named by its scope (`surfaces`, `streamdeck/CL12K1A00042`, ...), so a journal
+ * can be filtered by layer (`journalctl -u panelbridge -o cat | jq 'select(.scope == "surfaces")'`).
  *
  * - `once(key, ...)` logs a fault the first time only, until `clear(key)`: a dropped socket or an
  *   unplugged device is logged once, not on every retry. Keys often carry names a peer chose (an
@@ -9,9 +13,14 @@
  *   LOG_RATE_WINDOW_MS; what is held back is counted and reported in one line when the window passes.
  * - Everything written is bounded: long texts are cut, fields nested past LOG_MAX_DEPTH or with more
  *   than LOG_MAX_ENTRIES entries are summarised, so a hostile value can neither flood nor crash the sink.
- * - Secrets never reach a log: values under secret-looking keys (streamKey, token, password, ...)
- *   and `streamKey=` query parameters are replaced by `***` before anything is written.
+ * - Secrets never reach a log: values under secret-looking keys (streamKey, token, password,
+ *   Authorization, ...), `streamKey=` query parameters, `Bearer` credentials and secret JSON members in
+ *   texts are replaced by `***` before anything is written; pino's own `redact` paths are a second net.
+ *
+ * `setLogSink` replaces the pino writer (tests capture the records it would have written).
  */
+import { pino, stdTimeFunctions, type Logger as PinoLogger } from 'pino'
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
@@ -23,8 +32,13 @@ export interface LogRecord {
 }
 export type LogSink = (record: LogRecord) => void
 
-const SECRET_KEY = /(stream_?key|token|password|secret|authorization|api_?key)/i
-const SECRET_IN_TEXT = /((?:stream_?key|token|password|secret|api_?key)=)[^&\s"']+/gi
+const SECRET_KEY = /(stream_?key|token|password|secret|authorization|api_?key|cookie)/i
+/** `streamKey=abc` in a query string or a command line. */
+const SECRET_IN_TEXT = /((?:stream_?key|token|password|secret|api_?key|authorization)=)[^&\s"']+/gi
+/** `Bearer abc` (an Authorization header quoted in a message). */
+const BEARER_IN_TEXT = /(\bbearer\s+)[^\s"',;]+/gi
+/** `"streamKey": "abc"` (a JSON body quoted in a message, e.g. an application's reply). */
+const SECRET_JSON_IN_TEXT = /("(?:stream_?key|token|password|secret|api_?key|authorization)"\s*:\s*")(?:[^"\\]|\\.)*/gi
 
 /** Most `once` keys a logger remembers; past it the least recently seen key is forgotten. */
 export const LOG_ONCE_MAX_KEYS = 1000
@@ -59,7 +73,7 @@ function cut(text: string): string {
 
 /** Replaces secrets in a text (query strings, URLs). */
 export function redactText(text: string): string {
-  return text.replace(SECRET_IN_TEXT, '$1***')
+  return text.replace(SECRET_IN_TEXT, '$1***').replace(BEARER_IN_TEXT, '$1***').replace(SECRET_JSON_IN_TEXT, '$1***')
 }
 
 /**
@@ -98,13 +112,129 @@ export function redact(value: unknown, depth = 0): unknown {
   return out
 }
 
-function stderrSink(record: LogRecord): void {
-  const fields = record.fields && Object.keys(record.fields).length > 0 ? ' ' + JSON.stringify(record.fields) : ''
-  process.stderr.write(`${record.level.padEnd(5)} [${record.scope}] ${record.message}${fields}\n`)
+/** How records are written: JSON lines (journald, files, pipes) or one readable line (a terminal). */
+export type LogFormat = 'json' | 'pretty'
+
+/**
+ * The format for this process: `PANELBRIDGE_LOG_FORMAT` (`json` or `pretty`) when set; else JSON under
+ * journald (`JOURNAL_STREAM`) or when stderr is not a terminal; else pretty.
+ */
+export function chooseLogFormat(
+  env: NodeJS.ProcessEnv = process.env,
+  isTTY = process.stderr.isTTY === true,
+): LogFormat {
+  const forced = env.PANELBRIDGE_LOG_FORMAT
+  if (forced === 'json' || forced === 'pretty') return forced
+  if (env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '') return 'json'
+  return isTTY ? 'pretty' : 'json'
 }
 
-let sink: LogSink = stderrSink
-let threshold: LogLevel = (process.env.PANELBRIDGE_LOG_LEVEL as LogLevel | undefined) ?? 'info'
+/** Pino child loggers kept per scope; past it the oldest is dropped (scopes may carry device ids). */
+export const LOG_MAX_SCOPES = 256
+
+/**
+ * Keys pino writes itself. A field with one of these names is written as `_name`, so that it can
+ * neither replace the record's own level, time, message or scope nor produce a duplicate JSON key.
+ */
+const RESERVED_KEYS = new Set(['level', 'time', 'msg', 'scope', 'pid', 'hostname'])
+
+/** pino's second net for secrets: field names redacted wherever they stand at the top or one level down. */
+const SECRET_FIELDS = [
+  'streamKey',
+  'stream_key',
+  'token',
+  'password',
+  'secret',
+  'authorization',
+  'Authorization',
+  'apiKey',
+  'api_key',
+  'cookie',
+]
+export const PINO_REDACT_PATHS: readonly string[] = [...SECRET_FIELDS, ...SECRET_FIELDS.map((k) => `*.${k}`)]
+
+const ANSI = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m', reset: '\x1b[0m' }
+
+/**
+ * One pino JSON line as one readable line: `12:04:05.123 warn  [surfaces] device gone {"surface":"desk"}`.
+ * A line that is not pino's JSON is passed on as it is.
+ */
+export function formatPrettyLine(line: string, color = false): string {
+  let record: Record<string, unknown>
+  try {
+    record = JSON.parse(line) as Record<string, unknown>
+  } catch {
+    return line.endsWith('\n') ? line : `${line}\n`
+  }
+  const { level, time, scope, msg, ...fields } = record
+  const label = typeof level === 'string' ? level : 'info'
+  const clock = typeof time === 'string' ? time.slice(11, 23) : ''
+  const tag = color && label in ANSI ? `${ANSI[label as LogLevel]}${label.padEnd(5)}${ANSI.reset}` : label.padEnd(5)
+  const rest = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : ''
+  return `${clock} ${tag} [${String(scope)}] ${String(msg)}${rest}\n`
+}
+
+export interface PinoSinkOptions {
+  /** Where lines go; default `process.stderr.write`, looked up at each write. */
+  write?: (line: string) => void
+  /** Default: `chooseLogFormat()`. */
+  format?: LogFormat
+  /** Colour the level on pretty lines; default: stderr is a terminal and `NO_COLOR` is unset. */
+  color?: boolean
+}
+
+/** A sink that writes every record through pino, one child logger per scope. */
+export function createPinoSink(options: PinoSinkOptions = {}): LogSink {
+  const write = options.write ?? ((line: string) => void process.stderr.write(line))
+  const format = options.format ?? chooseLogFormat()
+  const color = options.color ?? (process.stderr.isTTY === true && process.env.NO_COLOR === undefined)
+  const destination = { write: format === 'json' ? write : (line: string) => write(formatPrettyLine(line, color)) }
+  const root = pino(
+    {
+      level: 'debug',
+      base: undefined,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...PINO_REDACT_PATHS], censor: '***' },
+    },
+    destination,
+  )
+  const children = new Map<string, PinoLogger>()
+  const childOf = (scope: string): PinoLogger => {
+    let child = children.get(scope)
+    if (child === undefined) {
+      if (children.size >= LOG_MAX_SCOPES) children.delete(children.keys().next().value!)
+      children.set(scope, (child = root.child({ scope })))
+    }
+    return child
+  }
+  return (record) => {
+    const fields: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(record.fields ?? {})) {
+      Object.defineProperty(fields, RESERVED_KEYS.has(k) ? `_${k}` : k, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    }
+    childOf(record.scope)[record.level](fields, record.message)
+  }
+}
+
+/** The sink until `setLogSink`: pino, made on first use (so the format follows the environment then). */
+let pinoSink: LogSink | undefined
+const defaultSink: LogSink = (record) => {
+  pinoSink ??= createPinoSink()
+  pinoSink(record)
+}
+
+function levelFromEnv(raw: string | undefined): LogLevel {
+  return raw !== undefined && Object.hasOwn(LEVELS, raw) ? (raw as LogLevel) : 'info'
+}
+
+let sink: LogSink = defaultSink
+let threshold: LogLevel = levelFromEnv(process.env.PANELBRIDGE_LOG_LEVEL)
 
 /** Routes every logger's output (tests capture records with this). Returns the previous sink. */
 export function setLogSink(next: LogSink): LogSink {
@@ -112,6 +242,7 @@ export function setLogSink(next: LogSink): LogSink {
   sink = next
   return prev
 }
+/** The lowest level written (default `info`, or `PANELBRIDGE_LOG_LEVEL`). */
 export function setLogLevel(level: LogLevel): void {
   threshold = level
 }

@@ -3,7 +3,10 @@
  * and returns the exit code: 0 done, 1 could not run, 2 bad command line. `src/cli.ts` dispatches to
  * them before its own parsing and lists them in `--help`.
  */
+import { devicesCommand } from './devices.js'
+import { learnCommand } from './learn.js'
 import { runCommand } from './run.js'
+import { sendCommand } from './send.js'
 
 export interface Subcommand {
   /** One line for `panelbridge --help`, after the usage (e.g. `run [--config FILE]`). */
@@ -16,4 +19,7 @@ export interface Subcommand {
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
   run: runCommand,
+  devices: devicesCommand,
+  learn: learnCommand,
+  send: sendCommand,
 }

@@ -33,8 +33,8 @@ function start(args: string[]): Child {
   const proc = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const out: string[] = []
   const err: string[] = []
-  proc.stdout!.on('data', (d: Buffer) => out.push(d.toString()))
-  proc.stderr!.on('data', (d: Buffer) => err.push(d.toString()))
+  proc.stdout.on('data', (d: Buffer) => out.push(d.toString()))
+  proc.stderr.on('data', (d: Buffer) => err.push(d.toString()))
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
   cleanups.push(() => void proc.kill('SIGKILL'))
   return { proc, out, err, exited }

@@ -29,9 +29,10 @@ async function setup() {
 describe('HTTP hooks', () => {
   it('delays one command, counts what is in flight and keeps the high-water mark', async () => {
     const { sim, client } = await setup()
-    sim.http.setDelay('getVideoFormat', 50)
+    // Long enough that all three are held at once even on a loaded machine; the poll ends it early.
+    sim.http.setDelay('getVideoFormat', 1500)
     const calls = [client.call('getVideoFormat'), client.call('getVideoFormat'), client.call('getVideoFormat')]
-    await expect.poll(() => sim.http.inFlight('getVideoFormat')).toBe(3)
+    await expect.poll(() => sim.http.inFlight('getVideoFormat'), { timeout: 1400, interval: 5 }).toBe(3)
     await client.call('getAllVideoIns') // not delayed: answered while the three wait
     expect(sim.http.inFlight('getVideoFormat')).toBe(3)
     await Promise.all(calls)

@@ -63,6 +63,7 @@ export function renderPage(surfaces: readonly PageSurfaceEntry[]): string {
 </head>
 <body>
 <header class="top"><h1>panelbridge surfaces</h1><p id="status" role="status">connecting…</p></header>
+<div id="daemon-status" class="daemon-status" role="status" hidden></div>
 <nav><ul id="surface-list">${items}</ul></nav>
 <main id="surfaces"></main>
 </body>
@@ -79,6 +80,12 @@ h1 { font-size: 18px; margin: 0 0 8px; }
 h2 { font-size: 16px; margin: 0; }
 #status { margin: 0; color: var(--dim); }
 #status.live { color: #6fcf6f; }
+.daemon-status { display: flex; flex-wrap: wrap; gap: 12px; align-items: baseline; margin: 0 0 12px; }
+.daemon-status[hidden] { display: none; }
+.daemon-status .link.connected { color: #6fcf6f; }
+.daemon-status .link.stale, .daemon-status .link-error { color: #ff8a65; }
+.daemon-status .simulated { padding: 0 8px; border-radius: 4px; background: #b8860b; color: #000; font-weight: bold; }
+.daemon-status .errors { list-style: none; margin: 0; padding: 0; color: var(--dim); font-size: 12px; }
 nav ul { list-style: none; padding: 0; margin: 0 0 16px; display: flex; flex-wrap: wrap; gap: 12px; }
 nav a { color: var(--accent); }
 .model { color: var(--dim); }

@@ -6,6 +6,7 @@
  */
 import type { ClientMessage, ServerMessage } from '../protocol.js'
 import { byId } from './dom.js'
+import { startStatusStrip } from './status-strip.js'
 import { SurfacesView } from './surfaces.js'
 
 const RECONNECT_FIRST_MS = 500
@@ -66,3 +67,4 @@ function connect(): void {
 }
 
 connect()
+startStatusStrip(byId('daemon-status'))

@@ -1,0 +1,179 @@
+/**
+ * The daemon's Prometheus metrics (`GET /metrics`), through prom-client.
+ *
+ * Each `PrometheusMetrics` has a registry of its own, never prom-client's global one, so two daemons
+ * in one process (tests, a reload that rebuilds the daemon) do not collide. Names follow Prometheus
+ * conventions: durations in seconds, counters ending in `_total`.
+ *
+ * Label values are bounded. Command names come from the config and the catalogue, error codes from
+ * the application's replies (which a broken or hostile application chooses): past MAX_COMMAND_LABELS
+ * distinct commands, or MAX_ERROR_CODE_LABELS distinct codes, the rest count under `other`. A
+ * command's outcome is only `ok` or `error`; which error is counted once, by code, in
+ * `panelbridge_command_errors_total`, so commands × codes never multiply into series.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { DaemonMetrics } from './api.js'
+
+/** Distinct `command` label values kept; later commands count as OTHER_LABEL. */
+export const MAX_COMMAND_LABELS = 200
+/** Distinct `code` label values kept; later codes count as OTHER_LABEL. */
+export const MAX_ERROR_CODE_LABELS = 50
+/** The label value that stands for everything past a cap. */
+export const OTHER_LABEL = 'other'
+/** Prefix of every metric the daemon exports (the default process metrics included). */
+export const METRIC_PREFIX = 'panelbridge_'
+
+/** Buckets, seconds, for the in-process latencies (event → request, notification → feedback). */
+const LOCAL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+/** Buckets, seconds, for a command's round trip to the application. */
+const ROUND_TRIP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+/** Keeps at most `max` distinct values; later ones map to OTHER_LABEL. */
+class LabelCap {
+  private readonly seen = new Set<string>()
+  constructor(private readonly max: number) {}
+
+  label(value: string): string {
+    if (this.seen.has(value)) return value
+    if (this.seen.size >= this.max) return OTHER_LABEL
+    this.seen.add(value)
+    return value
+  }
+}
+
+export interface PrometheusMetricsOptions {
+  /** Also export prom-client's default process metrics (memory, CPU, event loop lag). Default true. */
+  processMetrics?: boolean
+  /** Overrides of the label caps (tests lower them). */
+  maxCommandLabels?: number
+  maxErrorCodeLabels?: number
+}
+
+/** `DaemonMetrics` recorded into a Prometheus registry of its own. */
+export class PrometheusMetrics implements DaemonMetrics {
+  readonly registry = new Registry()
+  private readonly commands: LabelCap
+  private readonly codes: LabelCap
+  private readonly eventToRequestSeconds: Histogram
+  private readonly commandSeconds: Histogram<'command'>
+  private readonly notificationToFeedbackSeconds: Histogram
+  private readonly commandsTotal: Counter<'command' | 'outcome'>
+  private readonly errorsTotal: Counter<'code'>
+  private readonly reconnectsTotal: Counter
+  private readonly surfaceOpensTotal: Counter
+  private readonly surfaceFailuresTotal: Counter
+  private readonly surfacesOpen: Gauge
+  private readonly linkUp: Gauge
+
+  constructor(options: PrometheusMetricsOptions = {}) {
+    this.commands = new LabelCap(options.maxCommandLabels ?? MAX_COMMAND_LABELS)
+    this.codes = new LabelCap(options.maxErrorCodeLabels ?? MAX_ERROR_CODE_LABELS)
+    const registers = [this.registry]
+    const p = METRIC_PREFIX
+    this.eventToRequestSeconds = new Histogram({
+      name: `${p}event_to_request_seconds`,
+      help: 'From a surface event reaching the engine to its command request being handed to the client.',
+      buckets: LOCAL_BUCKETS,
+      registers,
+    })
+    this.commandSeconds = new Histogram({
+      name: `${p}command_duration_seconds`,
+      help: 'From a command request being sent to its reply (or failure).',
+      labelNames: ['command'],
+      buckets: ROUND_TRIP_BUCKETS,
+      registers,
+    })
+    this.notificationToFeedbackSeconds = new Histogram({
+      name: `${p}notification_to_feedback_seconds`,
+      help: 'From an application notification reaching the state store to its feedback applied on the surfaces.',
+      buckets: LOCAL_BUCKETS,
+      registers,
+    })
+    this.commandsTotal = new Counter({
+      name: `${p}commands_total`,
+      help: 'Commands sent to the application, by command name and outcome (ok or error).',
+      labelNames: ['command', 'outcome'],
+      registers,
+    })
+    this.errorsTotal = new Counter({
+      name: `${p}command_errors_total`,
+      help: 'Failed commands, by error code.',
+      labelNames: ['code'],
+      registers,
+    })
+    this.reconnectsTotal = new Counter({
+      name: `${p}app_reconnects_total`,
+      help: 'Times the notification link to the application was re-established.',
+      registers,
+    })
+    this.surfaceOpensTotal = new Counter({
+      name: `${p}surface_opens_total`,
+      help: 'Surfaces opened (hot-plugs included).',
+      registers,
+    })
+    this.surfaceFailuresTotal = new Counter({
+      name: `${p}surface_failures_total`,
+      help: 'Surfaces that failed to open or failed while open.',
+      registers,
+    })
+    this.surfacesOpen = new Gauge({ name: `${p}surfaces_open`, help: 'Surfaces open now.', registers })
+    this.linkUp = new Gauge({
+      name: `${p}app_link_up`,
+      help: '1 while the notification link to the application is up, else 0.',
+      registers,
+    })
+    this.linkUp.set(0)
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: p })
+  }
+
+  eventToRequest(ms: number): void {
+    this.eventToRequestSeconds.observe(seconds(ms))
+  }
+
+  commandDone(command: string, outcome: string, ms: number): void {
+    const name = this.commands.label(command)
+    this.commandSeconds.observe({ command: name }, seconds(ms))
+    const ok = outcome === 'ok'
+    this.commandsTotal.inc({ command: name, outcome: ok ? 'ok' : 'error' })
+    if (!ok) this.errorsTotal.inc({ code: this.codes.label(outcome) })
+  }
+
+  notificationToFeedback(ms: number): void {
+    this.notificationToFeedbackSeconds.observe(seconds(ms))
+  }
+
+  reconnect(): void {
+    this.reconnectsTotal.inc()
+  }
+
+  surfaceOpened(): void {
+    this.surfaceOpensTotal.inc()
+  }
+
+  surfaceFailed(): void {
+    this.surfaceFailuresTotal.inc()
+  }
+
+  setOpenSurfaces(count: number): void {
+    this.surfacesOpen.set(count)
+  }
+
+  setLinkUp(up: boolean): void {
+    this.linkUp.set(up ? 1 : 0)
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  text(): Promise<string> {
+    return this.registry.metrics()
+  }
+
+  /** The `Content-Type` of `text()`. */
+  get contentType(): string {
+    return this.registry.contentType
+  }
+}
+
+/** ms → s; a negative or non-finite duration (a clock step) counts as 0 rather than poisoning sums. */
+function seconds(ms: number): number {
+  return Number.isFinite(ms) && ms > 0 ? ms / 1000 : 0
+}

@@ -1,0 +1,50 @@
+/**
+ * The hardware drivers panelbridge has, in one place: `panelbridge devices`, `learn` and the daemon take
+ * their driver list from here, so a new driver (MIDI, X-keys, Contour Shuttle) added to
+ * `hardwareDrivers` appears in all of them with no other change.
+ */
+import { KeyRenderer } from './render/key-renderer.js'
+import { StreamDeckDriver, type StreamDeckDriverOptions } from './streamdeck/driver.js'
+import { streamDeckModelControls } from './streamdeck/models.js'
+import type { ControlDescriptor, DetectedDevice, SurfaceDriver } from './types.js'
+
+/** A driver and what it knows about a detected device without opening it. */
+export interface HardwareDriver {
+  driver: SurfaceDriver
+  /**
+   * The controls of a detected device, known from its model without opening it; undefined when only
+   * an opened device can tell.
+   */
+  controlsOf(device: DetectedDevice): Promise<readonly ControlDescriptor[] | undefined>
+}
+
+export interface HardwareDriverOptions {
+  /** Shared key renderer (and its cache). */
+  renderer?: KeyRenderer
+  /** Stream Deck seams (tests pass an in-memory transport). */
+  streamdeck?: StreamDeckDriverOptions
+}
+
+/** Makes the driver list (each call builds fresh drivers; nothing is opened or loaded until used). */
+export type HardwareDriverFactory = (options?: HardwareDriverOptions) => HardwareDriver[]
+
+/** Every hardware driver panelbridge has. */
+export const hardwareDrivers: HardwareDriverFactory = (options = {}) => {
+  const renderer = options.renderer ?? options.streamdeck?.renderer ?? new KeyRenderer()
+  return [
+    {
+      driver: new StreamDeckDriver({ ...options.streamdeck, renderer }),
+      async controlsOf(device) {
+        return device.modelId !== undefined ? await streamDeckModelControls(device.modelId) : undefined
+      },
+    },
+  ]
+}
+
+/** `32 keys, 4 encoders, 4 lcd`: a control list counted by kind, in the order kinds first appear. */
+export function countControls(controls: readonly ControlDescriptor[]): string {
+  const counts = new Map<string, number>()
+  for (const c of controls) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1)
+  const plural: Record<string, string> = { key: 'keys', encoder: 'encoders', button: 'buttons', fader: 'faders' }
+  return [...counts].map(([kind, n]) => `${n} ${n === 1 ? kind : (plural[kind] ?? kind)}`).join(', ')
+}

@@ -1,0 +1,123 @@
+/**
+ * Issue 13, Build 1: `panelbridge devices` lists every detected surface through the driver list, with
+ * model, serial or path, controls, the configured surface that claims it and permission problems,
+ * without opening any device. In-memory Stream Decks behind the real Stream Deck driver.
+ */
+import { DeviceModelId } from '@elgato-stream-deck/core'
+import { describe, expect, it, vi } from 'vitest'
+import { helpText } from '../../src/cli.js'
+import { DEVICES_DETECT_TIMEOUT_MS, devicesCommand, runDevices } from '../../src/commands/devices.js'
+import { SUBCOMMANDS } from '../../src/commands/index.js'
+import { UDEV_FILES } from '../../src/surfaces/udev.js'
+import { harness } from './hardware-helpers.js'
+
+describe('panelbridge devices', () => {
+  it('is registered and listed in --help', () => {
+    expect(SUBCOMMANDS.devices).toBe(devicesCommand)
+    expect(helpText()).toContain('devices [--config FILE]')
+  })
+
+  it('lists each device with model, serial, path, controls, its claim and access, and opens none', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.XL, '/dev/hidraw7', 'CL-XL-1')
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw8')
+    h.access.set('/dev/hidraw8', 'denied')
+    const file = h.config(
+      [
+        'version: 1',
+        'surfaces:',
+        '  desk: { driver: streamdeck, serial: CL-XL-1 }',
+        '  spare: { driver: streamdeck, model: mini }',
+        '  console: { driver: web, rows: 1, columns: 2 }',
+      ].join('\n'),
+    )
+    expect(await runDevices(['--config', file], h.deps)).toBe(0)
+    const text = h.out.join('\n')
+    expect(h.out[0]).toBe(`2 devices found (drivers: streamdeck); claims from ${file}`)
+    expect(text).toContain('streamdeck  Stream Deck XL  serial CL-XL-1  /dev/hidraw7')
+    expect(text).toContain('controls: 32 keys')
+    expect(text).toContain('claimed by: desk')
+    expect(text).toContain('streamdeck  Stream Deck +  /dev/hidraw8')
+    expect(text).toContain('controls: 8 keys, 4 lcd, 4 encoders')
+    expect(text).toContain(
+      'claimed by: nothing; to use it, add under surfaces: { streamdeck1: { driver: streamdeck, model: plus } }',
+    )
+    expect(text).toContain(`access: permission denied on /dev/hidraw8: install ${UDEV_FILES.headless}`)
+    expect(text).toContain(UDEV_FILES.desktop)
+    expect(text.match(/access: ok/g)).toHaveLength(1)
+    expect(text).toContain('surface spare (streamdeck): no device present matches { model: mini }')
+    expect(text).not.toContain('console')
+    expect(h.transport.opened).toEqual([])
+  })
+
+  it('hands devices to claims as the manager does: a serial claim first, then a model claim, then any', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.XL, '/dev/hidraw1', 'A')
+    h.transport.plug(DeviceModelId.XL, '/dev/hidraw2', 'B')
+    h.transport.plug(DeviceModelId.MINI, '/dev/hidraw3', 'C')
+    const file = h.config(
+      [
+        'version: 1',
+        'surfaces:',
+        '  first: { driver: streamdeck, any: true }',
+        '  big: { driver: streamdeck, model: xl }',
+        '  exact: { driver: streamdeck, serial: A }',
+      ].join('\n'),
+    )
+    expect(await runDevices(['--config', file], h.deps)).toBe(0)
+    const claims = h.out.filter((l) => l.includes('claimed by:')).map((l) => l.trim())
+    expect(claims).toEqual(['claimed by: exact', 'claimed by: big', 'claimed by: first'])
+  })
+
+  it('shows a later driver with no change to the command', async () => {
+    const h = harness()
+    h.extra.push({
+      driver: {
+        name: 'midi',
+        detect: () => Promise.resolve([{ driver: 'midi', id: 'midi:X-Touch', model: 'X-Touch Mini' }]),
+        open: () => Promise.reject(new Error('not in this test')),
+      },
+      controlsOf: () => Promise.resolve(undefined),
+    })
+    expect(await runDevices([], h.deps)).toBe(0)
+    expect(h.out[0]).toBe('1 device found (drivers: streamdeck, midi); no config: pass --config FILE to see the claims')
+    expect(h.out).toContain('midi  X-Touch Mini  ')
+    expect(h.out).toContain('  controls: known once opened')
+    expect(h.out).toContain('  access: not checked (no device node)')
+  })
+
+  it('exits 1 when the config is refused or a driver cannot detect, 2 on a bad command line', async () => {
+    const refused = harness()
+    expect(
+      await runDevices(
+        ['--config', refused.config('version: 1\nsurfaces: { desk: { driver: nope } }\n')],
+        refused.deps,
+      ),
+    ).toBe(1)
+    expect(refused.err.join('\n')).toMatch(/config-1\.yaml:2:\d+: .*driver/)
+    expect(refused.out).toEqual([])
+
+    const failing = harness()
+    failing.transport.list = () => Promise.reject(new Error('hidapi exploded'))
+    expect(await runDevices([], failing.deps)).toBe(1)
+    expect(failing.err).toEqual(['streamdeck: detection failed: hidapi exploded'])
+
+    vi.useFakeTimers()
+    try {
+      const hung = harness()
+      hung.transport.list = () => new Promise(() => undefined)
+      const listing = runDevices([], hung.deps)
+      await vi.advanceTimersByTimeAsync(DEVICES_DETECT_TIMEOUT_MS)
+      expect(await listing).toBe(1)
+      expect(hung.err).toEqual([
+        `streamdeck: detection failed: detection did not answer within ${DEVICES_DETECT_TIMEOUT_MS} ms`,
+      ])
+    } finally {
+      vi.useRealTimers()
+    }
+
+    const bad = harness()
+    expect(await runDevices(['--colour'], bad.deps)).toBe(2)
+    expect(bad.err[0]).toContain("Unknown option '--colour'")
+  })
+})

@@ -1,0 +1,59 @@
+/** Seams for `devices` and `learn` tests: an in-memory Stream Deck transport behind the real drivers. */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { HardwareCommandDeps } from '../../src/commands/devices.js'
+import { hardwareDrivers, type HardwareDriver } from '../../src/surfaces/drivers.js'
+import type { DeviceAccess } from '../../src/surfaces/hotplug.js'
+import { MemoryStreamDeckTransport, rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
+
+export interface Harness {
+  transport: MemoryStreamDeckTransport
+  deps: HardwareCommandDeps
+  out: string[]
+  err: string[]
+  /** Access answers per device path (default `ok`). */
+  access: Map<string, DeviceAccess>
+  /** Drivers added after the real ones (a later driver, in the tests' eyes). */
+  extra: HardwareDriver[]
+  /** Writes a config file and returns its path. */
+  config(text: string): string
+}
+
+export function harness(): Harness {
+  const transport = new MemoryStreamDeckTransport()
+  const out: string[] = []
+  const err: string[] = []
+  const access = new Map<string, DeviceAccess>()
+  const extra: HardwareDriver[] = []
+  const dir = mkdtempSync(join(tmpdir(), 'pb-hw-'))
+  let n = 0
+  return {
+    transport,
+    out,
+    err,
+    access,
+    extra,
+    deps: {
+      drivers: () => [...hardwareDrivers({ streamdeck: { transport, encodeJPEG: rawImageEncoder } }), ...extra],
+      access: (path) => Promise.resolve(access.get(path) ?? 'ok'),
+      hotplug: { start: () => Promise.resolve(false), stop: () => undefined },
+      defaultConfig: undefined,
+      out: (line) => void out.push(...line.split('\n')),
+      err: (line) => void err.push(line),
+    },
+    config(text) {
+      const file = join(dir, `config-${++n}.yaml`)
+      writeFileSync(file, text)
+      return file
+    },
+  }
+}
+
+export async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}

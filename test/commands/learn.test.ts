@@ -1,0 +1,134 @@
+/**
+ * Issue 13, Build 1: `panelbridge learn` opens the devices itself (in-memory Stream Decks behind the
+ * real driver and surface manager) and prints each event as its canonical id, the claiming `surfaces:`
+ * entry, and a binding that the loader accepts as pasted; with a daemon answering at its address, it
+ * takes no device.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { DeviceModelId } from '@elgato-stream-deck/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { helpText } from '../../src/cli.js'
+import { SUBCOMMANDS } from '../../src/commands/index.js'
+import { learnCommand, runLearn } from '../../src/commands/learn.js'
+import { loadConfigText } from '../../src/mappings/load.js'
+import { encoderRotateReport, gen2KeyReport } from '../surfaces/helpers/fake-hid.js'
+import { harness, until } from './hardware-helpers.js'
+
+const servers: Server[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
+})
+
+/** A local HTTP server answering every request with `status` and `body`; resolves with its URL. */
+async function serve(status: number, body: unknown): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(body))
+  })
+  servers.push(server)
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** A URL where nothing listens (a port just freed). */
+async function nobody(): Promise<string> {
+  const url = await serve(200, {})
+  await new Promise((r) => servers.pop()!.close(r))
+  return url
+}
+
+const CONFIG = ['version: 1', 'surfaces:', '  replay: { driver: streamdeck, model: plus }'].join('\n')
+
+describe('panelbridge learn', () => {
+  it('is registered and listed in --help', () => {
+    expect(SUBCOMMANDS.learn).toBe(learnCommand)
+    expect(helpText()).toContain('learn [--config FILE] [--url URL]')
+  })
+
+  it('prints canonical ids under the configured name, the claiming entry, and one pasteable binding per control', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    const file = h.config(CONFIG)
+    const stop = new AbortController()
+    const done = runLearn(['--config', file, '--url', await nobody()], { ...h.deps, stop: stop.signal })
+    await until('the device open', () => h.out.some((l) => l.includes('learning as replay')))
+    expect(h.out).toContain('  claimed by surfaces: { replay: { driver: streamdeck, model: plus } }')
+
+    const hid = h.transport.lastOpened('/dev/hidraw4')!
+    hid.input(gen2KeyReport([3], 8))
+    hid.input(gen2KeyReport([], 8))
+    hid.input(encoderRotateReport([2]))
+    hid.input(gen2KeyReport([3], 8))
+    hid.input(gen2KeyReport([], 8))
+    await until('the last key up', () => h.out.filter((l) => l === 'replay/key:3 up').length === 2)
+    const events = h.out.filter((l) => /^replay\//.test(l))
+    expect(events).toEqual([
+      'replay/key:3 down',
+      'replay/key:3 up',
+      'replay/encoder:0 rotate +2',
+      'replay/key:3 down',
+      'replay/key:3 up',
+    ])
+    // One snippet per control and kind of use, however often it is pressed.
+    expect(h.out.filter((l) => l === '    - on: replay/key:3')).toHaveLength(1)
+    expect(h.out.filter((l) => l === '    - on: replay/encoder:0')).toHaveLength(1)
+
+    // The snippets, pasted under bindings:, load without a problem.
+    const snippet = h.out.filter((l) => l.startsWith('    ')).map((l) => l.slice(2))
+    const pasted = `${CONFIG}\nbindings:\n${snippet.join('\n')}\n`
+    const { config, problems } = await loadConfigText(pasted, 'pasted.yaml')
+    expect(problems).toEqual([])
+    expect(config!.bindings.map((b) => b.on)).toEqual(['replay/key:3', 'replay/encoder:0'])
+
+    stop.abort()
+    expect(await done).toBe(0)
+    expect(hid.closed).toBe(true)
+  })
+
+  it('suggests a surfaces: entry for a device the config does not claim, and names its ids after it', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.XL, '/dev/hidraw5', 'CL-XL-9')
+    const stop = new AbortController()
+    const done = runLearn(['--url', await nobody()], { ...h.deps, stop: stop.signal })
+    await until('the device open', () => h.out.some((l) => l.includes('learning as streamdeck1')))
+    expect(h.out).toContain(
+      '  not in the config; add under surfaces: { streamdeck1: { driver: streamdeck, model: xl, serial: CL-XL-9 } }',
+    )
+    h.transport.lastOpened('/dev/hidraw5')!.input(gen2KeyReport([31], 32))
+    await until('the key', () => h.out.includes('streamdeck1/key:31 down'))
+    stop.abort()
+    expect(await done).toBe(0)
+  })
+
+  it('takes no device when a daemon answers at the address, and says so', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    const url = await serve(200, { version: '0.1.0', surfaces: [], app: { state: 'connected' } })
+    expect(await runLearn(['--url', url], h.deps)).toBe(1)
+    expect(h.err.join('\n')).toContain(`a panelbridge daemon is running at ${url}`)
+    expect(h.transport.opened).toEqual([])
+    // A daemon that wants its token counts too.
+    expect(await runLearn(['--url', await serve(401, { error: { code: 'unauthorized' } })], h.deps)).toBe(1)
+    expect(h.transport.opened).toEqual([])
+  })
+
+  it('takes the devices when what answers is not a daemon', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    const stop = new AbortController()
+    const done = runLearn(['--url', await serve(200, { hello: 'world' })], { ...h.deps, stop: stop.signal })
+    await until('the device open', () => h.transport.opened.length === 1)
+    stop.abort()
+    expect(await done).toBe(0)
+  })
+
+  it('exits 2 on a bad command line, 1 on a refused config, before touching a device', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4')
+    expect(await runLearn(['--url', 'ftp://x'], h.deps)).toBe(2)
+    expect(await runLearn(['extra'], h.deps)).toBe(2)
+    expect(await runLearn(['--config', h.config('version: 2\n')], h.deps)).toBe(1)
+    expect(h.transport.opened).toEqual([])
+  })
+})

@@ -1,0 +1,114 @@
+/**
+ * Issue 13, Build 1: `panelbridge send` against the simulator, in-process: the reply as JSON on stdout,
+ * values typed by the catalogue, exit 1 on an application error, exit 2 (and nothing sent) on a bad
+ * command line.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { helpText } from '../../src/cli.js'
+import { SUBCOMMANDS } from '../../src/commands/index.js'
+import { runSend, sendCommand } from '../../src/commands/send.js'
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+
+let sim: SimulatorHandle
+let dir: string
+beforeAll(async () => {
+  sim = await startSimulator({ httpPort: 0, wsPort: 0 })
+  dir = mkdtempSync(join(tmpdir(), 'pb-send-'))
+})
+afterAll(async () => {
+  await sim.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+let out = ''
+let err: string[] = []
+const deps = {
+  out: (text: string) => void (out += text),
+  err: (line: string) => void err.push(line),
+}
+beforeEach(() => {
+  out = ''
+  err = []
+})
+const send = (...argv: string[]): Promise<number> => runSend([...argv, '--url', sim.httpUrl], deps)
+const sent = (name: string): Record<string, unknown>[] => sim.http.commands(name).map((e) => e.parameters)
+
+describe('panelbridge send', () => {
+  it('is registered: main dispatches it and --help lists it', () => {
+    expect(SUBCOMMANDS.send).toBe(sendCommand)
+    expect(helpText()).toContain('send COMMAND [key=value ...]')
+    expect(sendCommand.help).toContain('Examples:')
+  })
+
+  it('prints the reply as JSON on stdout and exits 0', async () => {
+    expect(await send('getAllVideoIns')).toBe(0)
+    const reply = JSON.parse(out) as Record<string, unknown>
+    expect(reply).toMatchObject({ command: 'getAllVideoIns', success: true })
+    expect(reply.videoIns).toContain('Camera 1')
+    expect(err).toEqual([])
+  })
+
+  it('types values by the catalogue: numeric text, a comma list, a word with spaces', async () => {
+    expect(await send('switchVideoIn', 'channel=0', 'video=Camera 2')).toBe(0)
+    expect(sent('switchVideoIn').at(-1)).toMatchObject({ channel: '0', video: 'Camera 2' })
+    expect(await send('replay_arm_inputs', 'inputs=Camera 1,Camera 2')).toBe(0)
+    expect(sent('replay_arm_inputs').at(-1)).toMatchObject({ inputs: 'Camera 1,Camera 2' })
+    expect(await send('replay_set_settings', 'settings={"fps":"50"}')).toBe(0)
+    expect(sent('replay_set_settings').at(-1)).toMatchObject({ settings: '{"fps":"50"}' })
+  })
+
+  it('exits 1 with the application’s message on stderr when the application answers with an error', async () => {
+    expect(await send('schedule', 'action=animateIn', 'title=No Such Title')).toBe(1)
+    expect(out).toBe('')
+    expect(err.join('\n')).toMatch(/application error: .*title/)
+    expect(err.join('\n')).toContain('[APP_ERROR]')
+  })
+
+  it.each([
+    [['nosuchCommand'], "unknown command 'nosuchCommand'"],
+    [['switchVideoIn', 'channel=zero', 'video=Camera 1'], 'parameter channel must be a finite number'],
+    [['switchVideoIn', 'channel=0', 'colour=red', 'video=Camera 1'], 'unknown parameter colour'],
+    [['switchVideoIn', 'video=Camera 1'], 'missing required parameter channel'],
+    [['switchVideoIn', 'channel'], "'channel' is not key=value"],
+    [['switchVideoIn', 'channel=0', 'channel=1', 'video=Camera 1'], 'given twice'],
+    [['schedule', 'action=bogus', 'title=x'], 'parameter action must be one of'],
+    [['replay_set_settings', 'settings={oops'], 'takes a JSON object'],
+    [[], 'needs the command'],
+  ])('exits 2 and sends nothing on a bad command line: %j', async (argv, message) => {
+    const before = sim.http.log.length
+    expect(await send(...argv)).toBe(2)
+    expect(err.join('\n')).toContain(message)
+    expect(out).toBe('')
+    // The positive signal that the simulator logs what arrives, then the absence of the bad one.
+    expect(await send('getAllVideoIns')).toBe(0)
+    expect(sim.http.log.slice(before).map((e) => e.name)).toEqual(['getAllVideoIns'])
+  })
+
+  it('sends a command the catalogue lacks only with --unlisted', async () => {
+    expect(await send('someNewCommand', 'level=3', 'on=true', 'name=x')).toBe(2)
+    expect(await send('someNewCommand', 'level=3', 'on=true', 'name=x', '--unlisted')).toBe(1)
+    expect(err.join('\n')).toContain('unknown command')
+    expect(sent('someNewCommand')).toMatchObject([{ level: '3', on: 'true', name: 'x' }])
+  })
+
+  it('takes the address from --config’s app.url', async () => {
+    const file = join(dir, 'config.yaml')
+    writeFileSync(file, `version: 1\napp: { url: ${sim.httpUrl} }\n`)
+    expect(await runSend(['getAllVideoIns', '--config', file], deps)).toBe(0)
+    expect(JSON.parse(out)).toMatchObject({ success: true })
+    writeFileSync(file, 'version: 1\napp: { url: nope }\n')
+    expect(await runSend(['getAllVideoIns', '--config', file], deps)).toBe(1)
+    expect(err.join('\n')).toContain('is refused')
+  })
+
+  it('exits 1 and says so when nothing answers at the address', async () => {
+    const gone = await startSimulator({ httpPort: 0, wsPort: 0 })
+    const url = gone.httpUrl
+    await gone.close()
+    expect(await runSend(['getAllVideoIns', '--url', url], deps)).toBe(1)
+    expect(err.join('\n')).toContain('is the application running?')
+  })
+})

@@ -1,0 +1,144 @@
+/**
+ * Test seams for the daemon's HTTP server: a small `DaemonApi` over a Map of surfaces (the boundary
+ * between server and daemon), and an HTTP client on real sockets that sets any header it is given.
+ */
+import { request } from 'node:http'
+import type {
+  ControlState,
+  DaemonApi,
+  DaemonStatus,
+  InjectKind,
+  InjectRefusal,
+  RecentError,
+} from '../../src/daemon/api.js'
+import { controlSends, parseControlId } from '../../src/surfaces/control-id.js'
+import type { ControlId } from '../../src/surfaces/types.js'
+
+interface FakeSurface {
+  driver: string
+  open: boolean
+  controls: Map<ControlId, Omit<ControlState, 'surface' | 'control'>>
+}
+
+export interface Injection {
+  surface: string
+  control: ControlId
+  kind: InjectKind
+  arg?: number
+}
+
+/** A daemon as the server sees it: surfaces and their controls in a Map, injections recorded. */
+export class FakeDaemon implements DaemonApi {
+  readonly surfaces = new Map<string, FakeSurface>()
+  readonly injections: Injection[] = []
+  errors: RecentError[] = []
+  simulated = false
+  link: DaemonStatus['app'] = { state: 'connected', since: '2026-11-23T01:00:00.000Z' }
+
+  addSurface(
+    name: string,
+    driver: string,
+    controls: Record<ControlId, Omit<ControlState, 'surface' | 'control'>>,
+    open = true,
+  ): void {
+    this.surfaces.set(name, { driver, open, controls: new Map(Object.entries(controls)) })
+  }
+
+  status(): DaemonStatus {
+    return {
+      version: '0.1.0',
+      config: '/etc/panelbridge/config.yaml',
+      simulated: this.simulated,
+      app: this.link,
+      surfaces: [...this.surfaces].map(([name, s]) => ({ name, driver: s.driver, state: s.open ? 'open' : 'waiting' })),
+      commands: { sent: this.injections.length, failed: 0 },
+    }
+  }
+
+  controlState(surface: string, control: ControlId): ControlState | InjectRefusal {
+    const found = this.find(surface, control)
+    if ('status' in found) return found
+    return { surface, control, ...found.state }
+  }
+
+  inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): InjectRefusal | undefined {
+    const found = this.find(surface, control)
+    if ('status' in found) return found
+    if (!found.open) return { status: 409, code: 'SURFACE_NOT_OPEN', message: `${surface} is not open` }
+    const event = kind === 'press' ? 'down' : kind
+    if (!controlSends(parseControlId(control).kind, event)) {
+      return { status: 409, code: 'EVENT_NOT_TAKEN', message: `${control} does not take ${kind}` }
+    }
+    this.injections.push(arg === undefined ? { surface, control, kind } : { surface, control, kind, arg })
+    return undefined
+  }
+
+  recentErrors(): RecentError[] {
+    return this.errors
+  }
+
+  private find(
+    surface: string,
+    control: ControlId,
+  ): InjectRefusal | { open: boolean; state: Omit<ControlState, 'surface' | 'control'> } {
+    const s = this.surfaces.get(surface)
+    if (!s) return { status: 404, code: 'UNKNOWN_SURFACE', message: `no surface named ${surface}` }
+    const state = s.controls.get(control)
+    if (!state) return { status: 404, code: 'UNKNOWN_CONTROL', message: `${surface} has no ${control}` }
+    return { open: s.open, state }
+  }
+}
+
+/** A daemon with a web console (keys, a fader, a shuttle) open and a Stream Deck still waiting. */
+export function sampleDaemon(): FakeDaemon {
+  const daemon = new FakeDaemon()
+  daemon.addSurface('console', 'web', {
+    'key:0': { page: null, label: 'Lower Third\nOff', color: '#202020', textColor: '#ffffff' },
+    'key:3': { page: null, label: 'Cam 3', color: '#00ff00', badge: 'stale', detail: 'no tally yet' },
+    'fader:0': { page: null, value: 0.5 },
+    shuttle: { page: null, value: 0 },
+    jog: { page: null },
+  })
+  daemon.addSurface('desk', 'streamdeck', { 'key:0': { page: 'main', led: 'on' } }, false)
+  return daemon
+}
+
+export interface Reply {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  /** The body parsed as JSON (undefined when it is not JSON). */
+  json: unknown
+}
+
+/**
+ * One HTTP request on a fresh connection to `base`'s host and port; `path` is sent as written (not
+ * normalised) and `headers` as given (Host and Origin included).
+ */
+export function call(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(base)
+    const req = request({ host: hostname, port, path, method, headers, agent: false }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (text += chunk))
+      res.on('end', () => {
+        let json: unknown
+        try {
+          json = JSON.parse(text)
+        } catch {
+          json = undefined
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
+      })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}

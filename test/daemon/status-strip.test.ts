@@ -1,0 +1,137 @@
+/**
+ * The page's status strip in headless Chromium (playwright-core), served by the daemon's server over
+ * a fake daemon: the application link, SIMULATED, the latest errors, live updates, the token link on a
+ * bind beyond loopback, and a hidden strip when the page runs without a daemon.
+ *
+ * Never skipped: without Chromium at /usr/bin/chromium every test here fails saying how to install it.
+ */
+import { existsSync } from 'node:fs'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startDaemonServer, type DaemonServer } from '../../src/daemon/server.js'
+import { setLogSink } from '../../src/log.js'
+import { STATUS_POLL_MS } from '../../src/surfaces/web/client/status-strip.js'
+import { WebSurfaceServer } from '../../src/surfaces/web/server.js'
+import { WebSurface } from '../../src/surfaces/web/web-surface.js'
+import { sampleDaemon, type FakeDaemon } from './helpers.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+]
+const TOKEN = 'strip-test-token-0123456789'
+
+const previousSink = setLogSink(() => undefined)
+let browser: Browser | undefined
+let browserError: Error | undefined
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    browserError = new Error(
+      `Chromium is missing at ${CHROMIUM}: the status strip's browser test needs it. ` +
+        'Install the Debian package with "apt-get install -y chromium" (.ci/run does this).',
+    )
+    return
+  }
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  } catch (err) {
+    browserError = new Error(`Chromium at ${CHROMIUM} did not start: ${(err as Error).message}`)
+  }
+})
+afterAll(async () => {
+  await browser?.close()
+  setLogSink(previousSink)
+})
+
+let daemon: FakeDaemon
+let surface: WebSurface
+let web: WebSurfaceServer
+const servers: DaemonServer[] = []
+const pages: Page[] = []
+
+beforeEach(() => {
+  daemon = sampleDaemon()
+  surface = new WebSurface({ id: 'console', rows: 1, columns: 2 })
+  web = new WebSurfaceServer({ surfaces: [surface] })
+})
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((p) => p.context().close()))
+  await web.close()
+  await Promise.all(servers.splice(0).map((s) => s.close()))
+  await surface.close()
+})
+
+/** Opens the page with a fake clock (the strip's poll timer is then moved on by the test). */
+async function open(url: string): Promise<Page> {
+  if (!browser) throw browserError ?? new Error('no browser')
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  pages.push(page)
+  await page.clock.install()
+  await page.goto(url)
+  await page.waitForSelector('#status.live')
+  return page
+}
+
+const strip = (page: Page): Promise<string> => page.locator('#daemon-status').innerText()
+
+describe('the status strip', () => {
+  it('shows the link, SIMULATED and the latest errors, and follows the daemon’s status', async () => {
+    daemon.simulated = true
+    daemon.link = { state: 'stale', since: '2026-11-23T01:00:00.000Z', error: 'connect ECONNREFUSED 127.0.0.1:9023' }
+    daemon.errors = [
+      { time: '2026-11-23T01:02:03.000Z', message: 'schedule failed: TITLE_NOT_FOUND' },
+      { time: '2026-11-23T01:02:02.000Z', message: '<b>not markup</b>' },
+    ]
+    const s = await startDaemonServer({ api: daemon, port: 0, web })
+    servers.push(s)
+    const page = await open(s.url)
+    await page.waitForSelector('#daemon-status:not([hidden]) .simulated')
+    const text = await strip(page)
+    expect(text).toContain('application: not reachable')
+    expect(text).toContain('connect ECONNREFUSED 127.0.0.1:9023')
+    expect(text).toContain('SIMULATED')
+    expect(text).toContain('schedule failed: TITLE_NOT_FOUND')
+    expect(text).toContain('<b>not markup</b>')
+    expect(await page.locator('#daemon-status b').count()).toBe(0)
+
+    daemon.simulated = false
+    daemon.link = { state: 'connected', since: '2026-11-23T01:05:00.000Z' }
+    daemon.errors = []
+    await page.clock.fastForward(STATUS_POLL_MS)
+    await page.waitForSelector('#daemon-status .link.connected')
+    const after = await strip(page)
+    expect(after).toContain('application: connected')
+    expect(after).not.toContain('SIMULATED')
+    expect(after).not.toContain('TITLE_NOT_FOUND')
+  }, 30_000)
+
+  it('works beyond loopback through the ?token= link: the cookie carries the page, its WebSocket and the strip', async () => {
+    daemon.simulated = true
+    const s = await startDaemonServer({ api: daemon, host: '0.0.0.0', port: 0, token: TOKEN, web })
+    servers.push(s)
+    const page = await open(`http://127.0.0.1:${s.port}/?token=${TOKEN}`)
+    expect(page.url()).toBe(`http://127.0.0.1:${s.port}/`)
+    await page.waitForSelector('#daemon-status:not([hidden]) .simulated')
+    expect(await strip(page)).toContain('application: connected')
+  }, 30_000)
+
+  it('stays hidden when the page is served without a daemon', async () => {
+    const url = await web.listen({ port: 0 })
+    if (!browser) throw browserError ?? new Error('no browser')
+    const page = await (await browser.newContext()).newPage()
+    pages.push(page)
+    // A positive signal first: the strip asked for the status and got its 404.
+    const asked = page.waitForResponse((r) => r.url().endsWith('/api/status'))
+    await page.goto(url)
+    expect((await asked).status()).toBe(404)
+    await page.waitForSelector('#status.live')
+    expect(await page.locator('#daemon-status').isHidden()).toBe(true)
+    expect(await strip(page)).toBe('')
+  }, 30_000)
+})
