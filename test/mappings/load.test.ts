@@ -74,7 +74,7 @@ surfaces:
       'c.yaml:3:8: app.url: must be an http:// URL',
       'c.yaml:4:3: app: unknown key simulte (did you mean simulate?)',
       'c.yaml:5:17: listen.port: Too big: expected number to be <=65535',
-      'c.yaml:7:18: surfaces.pad.driver: must be one of streamdeck, shuttle, web',
+      'c.yaml:7:18: surfaces.pad.driver: must be one of streamdeck, shuttle, xkeys, web',
       'c.yaml:8:9: surfaces.grid: columns is required',
     ])
     expect(
@@ -254,6 +254,34 @@ bindings:
       'c.yaml:5:34: surfaces.odd: unknown Contour Shuttle model "shuttlepro_v3": one of shuttlepro_v1, shuttlexpress, shuttlepro_v2',
       'c.yaml:15:9: on: xp has no control button:5',
       'c.yaml:17:9: on: pro has no control button:15',
+    ])
+  })
+
+  it('X-keys: keys row-major within the model, its jog and ring; key:24 and a jog on an XK-24 are refused', async () => {
+    expect(
+      await problems(`version: 1
+surfaces:
+  pad: { driver: xkeys, model: XK24 }
+  js: { driver: xkeys, model: XK68JOGSHUTTLE }
+  odd: { driver: xkeys, model: XK25 }
+bindings:
+  - on: pad/key:23
+    press: { command: replay_play_pause }
+  - on: pad/button:0
+    press: { command: replay_play_pause }
+  - on: js/jog
+    jog: { scrub: { step_frames: 1 } }
+  - on: js/shuttle
+    shuttle: { speeds: [0, 0.1, 0.25, 0.5, 1, 2, 4, 8] }
+  - on: pad/key:24
+    press: { command: replay_play_pause }
+  - on: pad/jog
+    jog: { scrub: { step_frames: 1 } }
+`),
+    ).toEqual([
+      expect.stringMatching(/^c\.yaml:5:32: surfaces\.odd: unknown X-keys model "XK25": one of XK24, XK24RGB, /),
+      'c.yaml:15:9: on: pad has no control key:24',
+      'c.yaml:17:9: on: pad has no control jog',
     ])
   })
 
