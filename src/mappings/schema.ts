@@ -208,6 +208,30 @@ export const streamdeckSurface = z
   })
   .describe('An Elgato Stream Deck.')
 
+export const shuttleSurface = z
+  .strictObject({
+    driver: z.literal('shuttle'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Model id as the Contour library names it: `shuttlexpress`, `shuttlepro_v1`, `shuttlepro_v2`.'),
+    ...claim,
+  })
+  .describe('A Contour ShuttleXpress or ShuttlePro: buttons, a jog wheel and a shuttle ring.')
+
+export const xkeysSurface = z
+  .strictObject({
+    driver: z.literal('xkeys'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Model id as the X-keys library names it: `XK24`, `XK80`, `XK12JOG`, `XK68JOGSHUTTLE`, ...'),
+    ...claim,
+  })
+  .describe('A P.I. Engineering X-keys panel: backlit keys, and a jog, shuttle or T-bar on some models.')
+
 export const webSurface = z
   .strictObject({
     driver: z.literal('web'),
@@ -221,7 +245,7 @@ export const webSurface = z
   })
   .describe('A surface drawn in the browser at the daemon’s page.')
 
-export const surface = z.discriminatedUnion('driver', [streamdeckSurface, webSurface])
+export const surface = z.discriminatedUnion('driver', [streamdeckSurface, shuttleSurface, xkeysSurface, webSurface])
 
 export const appSection = z
   .strictObject({

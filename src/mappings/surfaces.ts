@@ -4,8 +4,10 @@
  * the claim each one makes on the surface manager.
  */
 import type { ClaimMatch, SurfaceClaim } from '../surfaces/manager.js'
+import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../surfaces/shuttle/models.js'
 import { STREAMDECK_MODEL_IDS, streamDeckModelControls } from '../surfaces/streamdeck/models.js'
 import type { ControlDescriptor } from '../surfaces/types.js'
+import { XKEYS_MODEL_IDS, xkeysModelControls } from '../surfaces/xkeys/models.js'
 import { webSurfaceDescription, type WebSurfaceOptions } from '../surfaces/web/web-surface.js'
 import type { SurfaceConfig } from './schema.js'
 
@@ -36,6 +38,28 @@ export const defaultSurfaceCatalogue: SurfaceCatalogue = {
           }
         }
         return { controls: await controls }
+      }
+      case 'shuttle': {
+        if (surface.model === undefined) return { controls: undefined }
+        const controls = shuttleModelControls(surface.model)
+        if (!controls) {
+          return {
+            problem: `unknown Contour Shuttle model "${surface.model}": one of ${SHUTTLE_MODEL_IDS.join(', ')}`,
+            path: ['model'],
+          }
+        }
+        return { controls }
+      }
+      case 'xkeys': {
+        if (surface.model === undefined) return { controls: undefined }
+        const controls = xkeysModelControls(surface.model)
+        if (!controls) {
+          return {
+            problem: `unknown X-keys model "${surface.model}": one of ${XKEYS_MODEL_IDS.join(', ')}`,
+            path: ['model'],
+          }
+        }
+        return { controls }
       }
     }
   },

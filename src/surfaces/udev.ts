@@ -1,15 +1,17 @@
 /**
  * The udev model table and the rule files generated from it (`npx tsx scripts/generate-udev.ts`).
  *
- * Stream Deck entries come from the library's own model table (`DEVICE_MODELS2`), so a library update that
- * adds a model changes the generated rules, and the staleness test fails until they are regenerated.
- * Contour (ShuttlePro/ShuttleXpress) and X-keys are listed by vendor, ready for their drivers.
+ * Stream Deck and Contour Shuttle entries come from the libraries' own model tables (`DEVICE_MODELS2`,
+ * `PRODUCTS` through `SHUTTLE_MODELS`), so a library update that adds a model changes the generated
+ * rules, and the staleness test fails until they are regenerated. X-keys is listed by vendor, ready for
+ * its driver.
  *
  * Two variants (see decisions.md, Ports): `60-panelbridge.rules` for headless boxes (group `panelbridge`,
  * mode 0660) and `70-panelbridge-uaccess.rules` for desktop sessions (`TAG+="uaccess"`: the logged-in
  * user gets an ACL). Never world-writable.
  */
 import { DEVICE_MODELS2, DeviceModelId, MODEL_NAMES } from '@elgato-stream-deck/core'
+import { SHUTTLE_MODELS } from './shuttle/models.js'
 import { hex4, isUsbDeckModel } from './streamdeck/transport.js'
 
 export interface UdevEntry {
@@ -30,12 +32,9 @@ export const UDEV_INSTALL_HINT =
   'copy to /etc/udev/rules.d/, then: sudo udevadm control --reload-rules && sudo udevadm trigger'
 
 /** Vendor-wide entries for the drivers that come later. */
-export const OTHER_UDEV_ENTRIES: readonly UdevEntry[] = [
-  { name: 'Contour Design (ShuttlePro, ShuttleXpress)', vendorId: 0x0b33 },
-  { name: 'P.I. Engineering X-keys', vendorId: 0x05f3 },
-]
+export const OTHER_UDEV_ENTRIES: readonly UdevEntry[] = [{ name: 'P.I. Engineering X-keys', vendorId: 0x05f3 }]
 
-/** Every device panelbridge may open, keyed by the library's model id for Stream Decks. */
+/** Every device panelbridge may open: Stream Deck and Contour models from their libraries, then vendors. */
 export function udevEntries(): UdevEntry[] {
   const decks = Object.values(DeviceModelId)
     .filter(isUsbDeckModel)
@@ -44,7 +43,12 @@ export function udevEntries(): UdevEntry[] {
       vendorId: DEVICE_MODELS2[id].vendorId,
       productIds: [...DEVICE_MODELS2[id].productIds],
     }))
-  return [...decks, ...OTHER_UDEV_ENTRIES]
+  const shuttles = SHUTTLE_MODELS.map((m) => ({
+    name: `Contour ${m.name}`,
+    vendorId: m.vendorId,
+    productIds: [m.productId],
+  }))
+  return [...decks, ...shuttles, ...OTHER_UDEV_ENTRIES]
 }
 
 /** Renders one rule file. Deterministic: same table, same text. */

@@ -74,7 +74,7 @@ surfaces:
       'c.yaml:3:8: app.url: must be an http:// URL',
       'c.yaml:4:3: app: unknown key simulte (did you mean simulate?)',
       'c.yaml:5:17: listen.port: Too big: expected number to be <=65535',
-      'c.yaml:7:18: surfaces.pad.driver: must be one of streamdeck, web',
+      'c.yaml:7:18: surfaces.pad.driver: must be one of streamdeck, shuttle, xkeys, web',
       'c.yaml:8:9: surfaces.grid: columns is required',
     ])
     expect(
@@ -226,6 +226,62 @@ pages:
       'c.yaml:4:6: surfaces.b: claims streamdeck serial X1, already claimed by a',
       'c.yaml:5:35: surfaces.c: unknown Stream Deck model "plux": one of original, originalv2, original-mk2, original-mk2-scissor, mini, xl, pedal, plus, neo, studio, 6-module, 15-module, 32-module, galleon-k100, plus-xl',
       'c.yaml:7:3: pages: d is not a configured surface',
+    ])
+  })
+
+  it('a Contour Shuttle: its buttons, jog and ring pass; a button the model lacks and an unknown model are refused', async () => {
+    expect(
+      await problems(`version: 1
+surfaces:
+  xp: { driver: shuttle, model: shuttlexpress }
+  pro: { driver: shuttle, model: shuttlepro_v2, any: true }
+  odd: { driver: shuttle, model: shuttlepro_v3 }
+bindings:
+  - on: xp/button:4
+    press: { command: replay_play_pause }
+  - on: xp/jog
+    jog: { scrub: { step_frames: 1 } }
+  - on: xp/shuttle
+    shuttle: { speeds: [0, 0.1, 0.25, 0.5, 1, 2, 4, 8] }
+  - on: pro/button:14
+    press: { command: replay_play_pause }
+  - on: xp/button:5
+    press: { command: replay_play_pause }
+  - on: pro/button:15
+    press: { command: replay_play_pause }
+`),
+    ).toEqual([
+      'c.yaml:5:34: surfaces.odd: unknown Contour Shuttle model "shuttlepro_v3": one of shuttlepro_v1, shuttlexpress, shuttlepro_v2',
+      'c.yaml:15:9: on: xp has no control button:5',
+      'c.yaml:17:9: on: pro has no control button:15',
+    ])
+  })
+
+  it('X-keys: keys row-major within the model, its jog and ring; key:24 and a jog on an XK-24 are refused', async () => {
+    expect(
+      await problems(`version: 1
+surfaces:
+  pad: { driver: xkeys, model: XK24 }
+  js: { driver: xkeys, model: XK68JOGSHUTTLE }
+  odd: { driver: xkeys, model: XK25 }
+bindings:
+  - on: pad/key:23
+    press: { command: replay_play_pause }
+  - on: pad/button:0
+    press: { command: replay_play_pause }
+  - on: js/jog
+    jog: { scrub: { step_frames: 1 } }
+  - on: js/shuttle
+    shuttle: { speeds: [0, 0.1, 0.25, 0.5, 1, 2, 4, 8] }
+  - on: pad/key:24
+    press: { command: replay_play_pause }
+  - on: pad/jog
+    jog: { scrub: { step_frames: 1 } }
+`),
+    ).toEqual([
+      expect.stringMatching(/^c\.yaml:5:32: surfaces\.odd: unknown X-keys model "XK25": one of XK24, XK24RGB, /),
+      'c.yaml:15:9: on: pad has no control key:24',
+      'c.yaml:17:9: on: pad has no control jog',
     ])
   })
 

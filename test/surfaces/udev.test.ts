@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { DEVICE_MODELS2, DeviceModelId, DeviceModelType } from '@elgato-stream-deck/core'
 import { describe, expect, it } from 'vitest'
+import { PRODUCTS } from '@shuttle-lib/core'
 import { UDEV_FILES, renderUdevRules, udevEntries } from '../../src/surfaces/udev.js'
 
 describe('udev rules', () => {
@@ -12,7 +13,7 @@ describe('udev rules', () => {
     },
   )
 
-  it('covers every Stream Deck product id of the library, Contour and X-keys', () => {
+  it('covers every Stream Deck and Contour product id of the libraries, and X-keys by vendor', () => {
     const text = renderUdevRules('headless')
     for (const id of Object.values(DeviceModelId)) {
       const spec = DEVICE_MODELS2[id]
@@ -23,7 +24,13 @@ describe('udev rules', () => {
         )
       }
     }
-    expect(text).toContain('ATTRS{idVendor}=="0b33", MODE')
+    const contour = Object.values(PRODUCTS)
+    expect(contour.map((p) => p.productId).sort()).toEqual([0x10, 0x20, 0x30])
+    for (const p of contour) {
+      expect(text).toContain(
+        `# Contour ${p.name}\nSUBSYSTEM=="usb", ATTRS{idVendor}=="0b33", ATTRS{idProduct}=="${p.productId.toString(16).padStart(4, '0')}"`,
+      )
+    }
     expect(text).toContain('ATTRS{idVendor}=="05f3", MODE')
     expect(udevEntries().some((e) => e.productIds?.includes(0xffff))).toBe(false)
   })

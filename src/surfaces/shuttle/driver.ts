@@ -1,0 +1,80 @@
+/**
+ * The Contour Shuttle driver (ShuttleXpress, ShuttlePro v1/v2): detect (list, never open), open (build
+ * the library's `Shuttle` over a transport's `HIDDevice`, behind a report guard), and hand back a
+ * `ShuttleSurface`.
+ */
+import { Shuttle } from '@shuttle-lib/core'
+import { createLogger } from '../../log.js'
+import { hex4 } from '../streamdeck/transport.js'
+import type { DetectedDevice, SurfaceDriver } from '../types.js'
+import { findShuttleModel } from './models.js'
+import { ShuttleReportGuard } from './report-guard.js'
+import { ShuttleSurface } from './surface.js'
+import { nodeHidShuttleTransport, type ShuttleListing, type ShuttleTransport } from './transport.js'
+
+export interface ShuttleDriverOptions {
+  /** Defaults to node-hid. Tests pass an in-memory transport. */
+  transport?: ShuttleTransport
+}
+
+/** Stable identity: the serial number; else `vendor:product@path` in hex (Contour devices rarely have a serial). */
+export function shuttleIdentity(l: Pick<ShuttleListing, 'serialNumber' | 'vendorId' | 'productId' | 'path'>): string {
+  return l.serialNumber && l.serialNumber.trim() !== ''
+    ? l.serialNumber.trim()
+    : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
+}
+
+export class ShuttleDriver implements SurfaceDriver {
+  readonly name = 'shuttle'
+  private readonly transport: ShuttleTransport
+  private readonly log = createLogger('shuttle')
+
+  constructor(opts: ShuttleDriverOptions = {}) {
+    this.transport = opts.transport ?? nodeHidShuttleTransport()
+  }
+
+  async detect(): Promise<DetectedDevice[]> {
+    const listings = await this.transport.list()
+    return listings.map((l) => ({
+      driver: this.name,
+      id: shuttleIdentity(l),
+      model: l.model.name,
+      modelId: l.model.id,
+      vendorId: l.vendorId,
+      productId: l.productId,
+      path: l.path,
+      ...(l.serialNumber ? { serial: l.serialNumber } : {}),
+    }))
+  }
+
+  async open(device: DetectedDevice): Promise<ShuttleSurface> {
+    if (!device.path) throw new Error(`shuttle: device ${device.id} has no path to open`)
+    const model =
+      device.vendorId !== undefined && device.productId !== undefined
+        ? findShuttleModel(device.vendorId, device.productId)
+        : undefined
+    if (!model) {
+      throw new Error(
+        `shuttle: ${hex4(device.vendorId ?? 0)}:${hex4(device.productId ?? 0)} is not a known Contour model`,
+      )
+    }
+    const hid = await this.transport.open(device.path)
+    const log = this.log.child(device.id)
+    const guard = new ShuttleReportGuard(hid, (length) =>
+      log.once('short-report', 'warn', 'dropped an input report too short to decode', { length }),
+    )
+    try {
+      // The library picks its product by vendor, product and interface; the model table already matched them.
+      const shuttle = new Shuttle(
+        guard,
+        { product: model.name, vendorId: model.vendorId, productId: model.productId, interface: model.interface },
+        device.path,
+      )
+      await shuttle.init()
+      return new ShuttleSurface(shuttle, guard, model, device.id, { logger: log })
+    } catch (err) {
+      await guard.close().catch((closeErr: unknown) => log.debug('close after a failed open', { error: closeErr }))
+      throw err
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The thin transport for Contour Shuttles: list HID devices and open one as a `HIDDevice` of
+ * `@shuttle-lib/core`. Everything that reads the device's reports lives in `surface.ts` and builds the
+ * library's own `Shuttle` over that device, so tests swap only this file's interface for an in-memory
+ * `HIDDevice`.
+ */
+import type { HIDDevice } from '@shuttle-lib/core'
+import { findShuttleModel, type ShuttleModel } from './models.js'
+
+/** One HID device that the model table recognises as a Contour Shuttle. */
+export interface ShuttleListing {
+  path: string
+  model: ShuttleModel
+  vendorId: number
+  productId: number
+  serialNumber?: string
+}
+
+/** What the Shuttle driver needs from the operating system. */
+export interface ShuttleTransport {
+  /** Lists Contour Shuttles without opening them. */
+  list(): Promise<ShuttleListing[]>
+  /** Opens one device by its OS path. */
+  open(path: string): Promise<HIDDevice>
+}
+
+/** The production transport over node-hid (loaded on first use, so a machine without it still starts). */
+export function nodeHidShuttleTransport(): ShuttleTransport {
+  return {
+    async list() {
+      const HID = await import('node-hid')
+      const out = new Map<string, ShuttleListing>()
+      for (const dev of await HID.devicesAsync()) {
+        if (!dev.path || out.has(dev.path)) continue
+        const model = findShuttleModel(dev.vendorId, dev.productId, dev.interface)
+        if (!model) continue
+        out.set(dev.path, {
+          path: dev.path,
+          model,
+          vendorId: dev.vendorId,
+          productId: dev.productId,
+          ...(dev.serialNumber ? { serialNumber: dev.serialNumber } : {}),
+        })
+      }
+      return [...out.values()]
+    },
+    async open(path) {
+      const HID = await import('node-hid')
+      // The library's own node-hid wrapper: input reports as they come (these devices use no report id).
+      const { NodeHIDDevice } = await import('shuttle-node/dist/node-hid-wrapper.js')
+      const hid = await HID.HIDAsync.open(path)
+      return new NodeHIDDevice(hid)
+    },
+  }
+}

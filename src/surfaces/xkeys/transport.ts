@@ -1,0 +1,58 @@
+/**
+ * The thin transport for X-keys: list HID devices and open one as a `HIDDevice` of `@xkeys-lib/core`.
+ * Everything that speaks the protocol lives in `surface.ts` and `driver.ts` and builds the library's own
+ * `XKeys` over that device, so tests swap only this file's interface for an in-memory `HIDDevice`.
+ */
+import type { HIDDevice } from '@xkeys-lib/core'
+import { findXkeysModel, type XkeysModel } from './models.js'
+
+/** One HID device that the model table recognises as an X-keys panel. */
+export interface XkeysListing {
+  path: string
+  model: XkeysModel
+  vendorId: number
+  productId: number
+  /** The USB interface (the library picks its product by product id and interface). */
+  interface: number
+  serialNumber?: string
+}
+
+/** What the X-keys driver needs from the operating system. */
+export interface XkeysTransport {
+  /** Lists X-keys panels without opening them. */
+  list(): Promise<XkeysListing[]>
+  /** Opens one device by its OS path. */
+  open(path: string): Promise<HIDDevice>
+}
+
+/** The production transport over node-hid (loaded on first use, so a machine without it still starts). */
+export function nodeHidXkeysTransport(): XkeysTransport {
+  return {
+    async list() {
+      const HID = await import('node-hid')
+      const out = new Map<string, XkeysListing>()
+      for (const dev of await HID.devicesAsync()) {
+        if (!dev.path || out.has(dev.path)) continue
+        const model = findXkeysModel(dev.vendorId, dev.productId, dev.interface)
+        if (!model) continue
+        const iface = model.hidDevices.find(([pid]) => pid === dev.productId)![1]
+        out.set(dev.path, {
+          path: dev.path,
+          model,
+          vendorId: dev.vendorId,
+          productId: dev.productId,
+          interface: iface,
+          ...(dev.serialNumber ? { serialNumber: dev.serialNumber } : {}),
+        })
+      }
+      return [...out.values()]
+    },
+    async open(path) {
+      const HID = await import('node-hid')
+      // The library's own node-hid wrapper: a write queue and `flush()`, input reports as Buffers.
+      const { NodeHIDDevice } = await import('xkeys/dist/node-hid-wrapper.js')
+      const hid = await HID.HIDAsync.open(path)
+      return new NodeHIDDevice(hid)
+    },
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * In-memory HID devices for X-keys tests: the only fake. The real `@xkeys-lib/core` builds its `XKeys`
+ * over it; like the library's own test mock, the device answers the init handshake (the version request
+ * 214 and the generate-data request 177) with a version report and a full-state report carrying the
+ * unit id.
+ */
+import { EventEmitter } from 'node:events'
+import type { HIDDevice } from '@xkeys-lib/core'
+import { xkeysModelById } from '../../../src/surfaces/xkeys/models.js'
+import type { XkeysListing, XkeysTransport } from '../../../src/surfaces/xkeys/transport.js'
+
+/** Length of the replies (X-keys input reports are 32 bytes or more). */
+const REPLY_BYTES = 32
+
+export class FakeXkeysHid extends EventEmitter implements HIDDevice {
+  /** Every write after the init handshake, as space-separated hex. */
+  readonly writes: string[] = []
+  /** The handshake writes. */
+  readonly initWrites: string[] = []
+  closed = false
+  /** When set, writes throw it (a device that fails mid-write). */
+  failWith: Error | undefined
+  /** When false, the device never answers the init handshake. */
+  answers = true
+  private initDone = false
+
+  constructor(
+    readonly path: string,
+    readonly unitId = 0,
+    readonly firmware = 1,
+  ) {
+    super()
+  }
+  write(data: number[]): void {
+    if (this.failWith) throw this.failWith
+    const hex = data.map((b) => b.toString(16).padStart(2, '0')).join(' ')
+    ;(this.initDone ? this.writes : this.initWrites).push(hex)
+    if (!this.answers) return
+    if (data[1] === 214) {
+      const r = Buffer.alloc(REPLY_BYTES)
+      r[1] = 214
+      r[10] = this.firmware
+      this.emit('data', r)
+    } else if (data[1] === 177) {
+      const r = Buffer.alloc(REPLY_BYTES)
+      r[0] = this.unitId
+      r[1] = 2 // the generate-data flag
+      this.initDone = true
+      this.emit('data', r)
+    }
+  }
+  flush(): Promise<void> {
+    return Promise.resolve()
+  }
+  close(): Promise<void> {
+    this.closed = true
+    return Promise.resolve()
+  }
+  /** Delivers an input report as node-hid does. */
+  input(data: Uint8Array | readonly number[]): void {
+    this.emit('data', Buffer.from(data))
+  }
+}
+
+/** An in-memory transport: devices appear and disappear as tests say, each open makes a fresh device. */
+export class MemoryXkeysTransport implements XkeysTransport {
+  readonly present = new Map<string, XkeysListing & { unitId: number }>()
+  readonly opened: FakeXkeysHid[] = []
+  /** Called for every open, to let a test arm a device. */
+  onOpen: ((dev: FakeXkeysHid, path: string) => void) | undefined
+
+  plug(modelId: string, path: string, opts: { serialNumber?: string; unitId?: number } = {}): XkeysListing {
+    const model = xkeysModelById(modelId)
+    if (!model) throw new Error(`no X-keys model ${modelId}`)
+    const [productId, iface] = model.hidDevices[0]!
+    const listing = {
+      path,
+      model,
+      vendorId: model.vendorId,
+      productId,
+      interface: iface,
+      unitId: opts.unitId ?? 0,
+      ...(opts.serialNumber ? { serialNumber: opts.serialNumber } : {}),
+    }
+    this.present.set(path, listing)
+    return listing
+  }
+  unplug(path: string): void {
+    this.present.delete(path)
+  }
+  list(): Promise<XkeysListing[]> {
+    return Promise.resolve([...this.present.values()])
+  }
+  open(path: string): Promise<HIDDevice> {
+    const l = this.present.get(path)
+    if (!l) return Promise.reject(new Error(`no device at ${path}`))
+    const dev = new FakeXkeysHid(path, l.unitId)
+    this.opened.push(dev)
+    this.onOpen?.(dev, path)
+    return Promise.resolve(dev)
+  }
+  lastOpened(path: string): FakeXkeysHid | undefined {
+    return this.opened.filter((d) => d.path === path).at(-1)
+  }
+}

@@ -1,0 +1,232 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { setLogSink, type LogSink } from '../../src/log.js'
+import { SurfaceManager } from '../../src/surfaces/manager.js'
+import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
+import type { SurfaceEvent } from '../../src/surfaces/types.js'
+import { XKEYS_INIT_TIMEOUT_MS, XkeysDriver } from '../../src/surfaces/xkeys/driver.js'
+import { xkeysModelById, xkeysModelControls } from '../../src/surfaces/xkeys/models.js'
+import { xkeysReportBytes } from '../../src/surfaces/xkeys/report-guard.js'
+import type { XkeysSurface } from '../../src/surfaces/xkeys/surface.js'
+import { FakeHotplug } from './helpers/fake-hotplug.js'
+import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
+import { MemoryXkeysTransport, type FakeXkeysHid } from './helpers/fake-xkeys.js'
+
+const WAIT = { timeout: 8000, interval: 5 }
+const open: XkeysSurface[] = []
+const managers: SurfaceManager[] = []
+let prevSink: LogSink
+beforeEach(() => {
+  prevSink = setLogSink(() => undefined)
+})
+afterEach(async () => {
+  vi.useRealTimers()
+  await Promise.all(open.splice(0).map((s) => s.close()))
+  await Promise.all(managers.splice(0).map((m) => m.stop()))
+  setLogSink(prevSink)
+})
+
+async function openModel(
+  model = 'XK24',
+  unitId = 0,
+): Promise<{ surface: XkeysSurface; hid: FakeXkeysHid; events: SurfaceEvent[] }> {
+  const transport = new MemoryXkeysTransport()
+  transport.plug(model, `/dev/hidraw-${model}`, { unitId })
+  const driver = new XkeysDriver({ transport })
+  const [detected] = await driver.detect()
+  const surface = await driver.open(detected!)
+  open.push(surface)
+  const events: SurfaceEvent[] = []
+  surface.events.on('input', (e) => events.push(e))
+  return { surface, hid: transport.lastOpened(`/dev/hidraw-${model}`)!, events }
+}
+
+/** An XK-24 report: unit id, the program switch, then the key bits by the library's own index (1..24). */
+function xk24Report(pressed: number[], ps = false): number[] {
+  const r = new Array<number>(32).fill(0)
+  if (ps) r[1] = 1
+  for (const index of pressed) {
+    const i = index - 1
+    r[2 + Math.floor(i / 6)]! |= 1 << (i % 6)
+  }
+  return r
+}
+
+const brief = (events: SurfaceEvent[]): string[] =>
+  events.map(
+    (e) => `${e.type} ${e.control}${e.type === 'value' ? ' ' + e.raw : e.type === 'rotate' ? ' ' + e.delta : ''}`,
+  )
+
+describe('X-keys driver: detect and open', () => {
+  it('lists panels with their config model id, name and identity, without opening any', async () => {
+    const transport = new MemoryXkeysTransport()
+    transport.plug('XK24', '/dev/hidraw1')
+    transport.plug('XK68JOGSHUTTLE', '/dev/hidraw2', { serialNumber: 'JS-9' })
+    const detected = await new XkeysDriver({ transport }).detect()
+    expect(detected).toEqual([
+      {
+        driver: 'xkeys',
+        id: '05f3:0405@/dev/hidraw1',
+        model: 'XK-24',
+        modelId: 'XK24',
+        vendorId: 0x05f3,
+        productId: 1029,
+        path: '/dev/hidraw1',
+      },
+      {
+        driver: 'xkeys',
+        id: 'JS-9',
+        model: 'XK-68 Jog-Shuttle',
+        modelId: 'XK68JOGSHUTTLE',
+        vendorId: 0x05f3,
+        productId: 1114,
+        path: '/dev/hidraw2',
+        serial: 'JS-9',
+      },
+    ])
+    expect(transport.opened).toHaveLength(0)
+  })
+
+  it('XK-24: 24 keys row-major in a 6 × 4 grid, the program switch as button:0, the same ids as the model table', async () => {
+    const { surface, hid, events } = await openModel('XK24')
+    expect(surface.description.grid).toEqual({ rows: 6, columns: 4 })
+    const keys = surface.description.controls.filter((c) => c.kind === 'key')
+    expect(keys).toHaveLength(24)
+    expect(keys[1]).toMatchObject({ id: 'key:1', row: 0, column: 1, capabilities: { led: true } })
+    expect(keys[23]).toMatchObject({ id: 'key:23', row: 5, column: 3 })
+    expect(surface.description.controls.map((c) => c.id)).toEqual(xkeysModelControls('XK24')!.map((c) => c.id))
+    // The library counts down the columns: its key 7 is the top of the second column, key:1 here.
+    hid.input(xk24Report([7]))
+    hid.input(xk24Report([7, 2]))
+    hid.input(xk24Report([], true))
+    hid.input(xk24Report([]))
+    // Releases in one report come in the library's index order (its key 2 before its key 7).
+    expect(brief(events)).toEqual(['down key:1', 'down key:4', 'up key:4', 'up key:1', 'down button:0', 'up button:0'])
+  })
+
+  it('two identical panels are told apart by their unit id', async () => {
+    const a = await openModel('XK24', 3)
+    const b = await openModel('XK24', 7)
+    expect([a.surface.unitId, b.surface.unitId]).toEqual([3, 7])
+  })
+
+  it('a panel that never answers the init handshake fails the open after the timeout and is released', async () => {
+    vi.useFakeTimers()
+    const transport = new MemoryXkeysTransport()
+    transport.plug('XK24', '/dev/hidraw1')
+    transport.onOpen = (dev) => (dev.answers = false)
+    const driver = new XkeysDriver({ transport })
+    const [detected] = await driver.detect()
+    const opening = driver.open(detected!)
+    const failed = expect(opening).rejects.toThrow(`did not answer the init handshake in ${XKEYS_INIT_TIMEOUT_MS} ms`)
+    await vi.advanceTimersByTimeAsync(XKEYS_INIT_TIMEOUT_MS - 1)
+    expect(transport.opened[0]!.closed).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    await failed
+    expect(transport.opened[0]!.closed).toBe(true)
+  })
+
+  it('drops a report too short to decode, and keeps decoding after it', async () => {
+    const { hid, events } = await openModel('XK24')
+    // One past the last byte the library reads: the RailDriver remap (bytes 0..12) bounds every product.
+    expect(xkeysReportBytes(xkeysModelById('XK24')!.product)).toBe(13)
+    expect(() => hid.input([0, 0, 1])).not.toThrow()
+    hid.input(xk24Report([1]))
+    expect(brief(events)).toEqual(['down key:0'])
+  })
+})
+
+describe('X-keys backlights', () => {
+  it('the same state twice writes once; a change writes again', async () => {
+    const { surface, hid } = await openModel('XK24')
+    surface.setFeedback('key:0', { color: '#0000ff' })
+    surface.setFeedback('key:0', { color: '#0000ff' })
+    expect(hid.writes).toHaveLength(2)
+    surface.setFeedback('key:0', { color: '#0000ff', led: 'blink' })
+    expect(hid.writes).toHaveLength(4)
+    expect(surface.stats).toEqual({ writes: 2, skipped: 1 })
+  })
+
+  it('feedback on a control without a light writes nothing', async () => {
+    const { surface, hid } = await openModel('XK68JOGSHUTTLE')
+    surface.setFeedback('jog', { color: '#ff0000' })
+    surface.setFeedback('button:0', { color: '#ff0000' })
+    surface.setFeedback('key:999', { color: '#ff0000' })
+    expect(hid.writes).toEqual([])
+  })
+
+  it('brightness sets the backlight intensity, 0..100 % as 0..255', async () => {
+    const { surface, hid } = await openModel('XK24')
+    surface.setBrightness(100)
+    surface.setBrightness(-5)
+    expect(hid.writes.map((w) => w.split(' ').slice(0, 4).join(' '))).toEqual(['00 bb ff ff', '00 bb 00 00'])
+  })
+
+  it('a panel that fails mid-write reports an error and writes no more', async () => {
+    const { surface, hid } = await openModel('XK24')
+    const errors: string[] = []
+    surface.events.on('error', (e) => errors.push(e.message))
+    hid.failWith = new Error('EIO on write')
+    surface.setFeedback('key:3', { color: '#ff0000' })
+    expect(errors).toEqual(['EIO on write'])
+    hid.failWith = undefined
+    surface.setFeedback('key:4', { color: '#ff0000' })
+    expect(hid.writes).toEqual([])
+  })
+
+  it('closing blanks every backlight and releases the panel', async () => {
+    const { surface, hid } = await openModel('XK24')
+    let closed = 0
+    surface.events.on('closed', () => closed++)
+    await surface.close()
+    expect(hid.writes.map((w) => w.split(' ').slice(0, 4).join(' '))).toEqual(['00 b6 00 00', '00 b6 01 00'])
+    expect(hid.closed).toBe(true)
+    expect(hid.listenerCount('data')).toBe(0)
+    expect(closed).toBe(1)
+  })
+})
+
+describe('X-keys jog and shuttle', () => {
+  it('unplugged with the ring held: centre, then closed', async () => {
+    const { surface, hid, events } = await openModel('XK68JOGSHUTTLE')
+    const closed = new Promise<void>((resolve) => surface.events.on('closed', resolve))
+    const r = new Array<number>(32).fill(0)
+    r[0] = 2
+    r[17] = 0xfd // the XK-68 Jog-Shuttle's shuttle byte: -3
+    hid.input(r)
+    hid.emit('error', new Error('could not read from HID device'))
+    await closed
+    expect(brief(events)).toEqual(['value shuttle -3', 'value shuttle 0'])
+  })
+})
+
+describe('X-keys under the surface manager', () => {
+  it('a panel that fails mid-write is closed and reopened with its backlight; a Shuttle beside it is untouched', async () => {
+    const xkeys = new MemoryXkeysTransport()
+    const shuttles = new MemoryShuttleTransport()
+    const manager = new SurfaceManager({
+      drivers: [new XkeysDriver({ transport: xkeys }), new ShuttleDriver({ transport: shuttles })],
+      hotplug: new FakeHotplug(true),
+      access: () => Promise.resolve('ok'),
+      pollMs: 20,
+      rescanDelaysMs: [0, 20, 60],
+      retryInitialMs: 30,
+      retryMaxMs: 200,
+    })
+    managers.push(manager)
+    xkeys.plug('XK24', '/dev/hidraw1', { serialNumber: 'PAD' })
+    shuttles.plug('shuttlexpress', '/dev/hidraw2', 'XP')
+    await manager.start()
+    const bad = xkeys.lastOpened('/dev/hidraw1')!
+    const wheel = shuttles.lastOpened('/dev/hidraw2')!
+    bad.failWith = new Error('EIO on write')
+    manager.setFeedback('PAD', 'key:0', { color: '#0000ff' })
+    await expect.poll(() => xkeys.opened.length, WAIT).toBe(2)
+    await expect.poll(() => manager.isOpen('PAD'), WAIT).toBe(true)
+    expect(bad.closed).toBe(true)
+    const again = xkeys.lastOpened('/dev/hidraw1')!
+    // The recorded bytes for key 1 (key:0 here) in blue (SuperFlyTV/xkeys recording 1029_XK-24.json).
+    await expect.poll(() => again.writes.map((w) => w.slice(0, 14)), WAIT).toEqual(['00 b5 00 01 01', '00 b5 20 00 01'])
+    expect(wheel.closed).toBe(false)
+    expect(manager.isOpen('XP')).toBe(true)
+  })
+})
