@@ -4,8 +4,12 @@
  * `hardwareDrivers` appears in all of them with no other change.
  */
 import { KeyRenderer } from './render/key-renderer.js'
+import { ShuttleDriver, type ShuttleDriverOptions } from './shuttle/driver.js'
+import { shuttleModelControls } from './shuttle/models.js'
 import { StreamDeckDriver, type StreamDeckDriverOptions } from './streamdeck/driver.js'
 import { streamDeckModelControls } from './streamdeck/models.js'
+import { XkeysDriver, type XkeysDriverOptions } from './xkeys/driver.js'
+import { xkeysModelControls } from './xkeys/models.js'
 import type { ControlDescriptor, DetectedDevice, SurfaceDriver } from './types.js'
 
 /** A driver and what it knows about a detected device without opening it. */
@@ -23,6 +27,10 @@ export interface HardwareDriverOptions {
   renderer?: KeyRenderer
   /** Stream Deck seams (tests pass an in-memory transport). */
   streamdeck?: StreamDeckDriverOptions
+  /** Contour Shuttle seams. */
+  shuttle?: ShuttleDriverOptions
+  /** X-keys seams. */
+  xkeys?: XkeysDriverOptions
 }
 
 /** Makes the driver list (each call builds fresh drivers; nothing is opened or loaded until used). */
@@ -37,6 +45,14 @@ export const hardwareDrivers: HardwareDriverFactory = (options = {}) => {
       async controlsOf(device) {
         return device.modelId !== undefined ? await streamDeckModelControls(device.modelId) : undefined
       },
+    },
+    {
+      driver: new ShuttleDriver(options.shuttle),
+      controlsOf: (d) => Promise.resolve(d.modelId !== undefined ? shuttleModelControls(d.modelId) : undefined),
+    },
+    {
+      driver: new XkeysDriver(options.xkeys),
+      controlsOf: (d) => Promise.resolve(d.modelId !== undefined ? xkeysModelControls(d.modelId) : undefined),
     },
   ]
 }

@@ -33,7 +33,7 @@ describe('panelbridge devices', () => {
     )
     expect(await runDevices(['--config', file], h.deps)).toBe(0)
     const text = h.out.join('\n')
-    expect(h.out[0]).toBe(`2 devices found (drivers: streamdeck); claims from ${file}`)
+    expect(h.out[0]).toBe(`2 devices found (drivers: streamdeck, shuttle, xkeys); claims from ${file}`)
     expect(text).toContain('streamdeck  Stream Deck XL  serial CL-XL-1  /dev/hidraw7')
     expect(text).toContain('controls: 32 keys')
     expect(text).toContain('claimed by: desk')
@@ -80,7 +80,9 @@ describe('panelbridge devices', () => {
       controlsOf: () => Promise.resolve(undefined),
     })
     expect(await runDevices([], h.deps)).toBe(0)
-    expect(h.out[0]).toBe('1 device found (drivers: streamdeck, midi); no config: pass --config FILE to see the claims')
+    expect(h.out[0]).toBe(
+      '1 device found (drivers: streamdeck, shuttle, xkeys, midi); no config: pass --config FILE to see the claims',
+    )
     expect(h.out).toContain('midi  X-Touch Mini  ')
     expect(h.out).toContain('  controls: known once opened')
     expect(h.out).toContain('  access: not checked (no device node)')
