@@ -162,6 +162,8 @@ export interface DetectedDevice {
   serial?: string
   /** OS device path (hidraw node, USB port path), used for identity without a serial and for permission checks. */
   path?: string
+  /** The MIDI input port's name, for devices behind a MIDI port (claimed by a part of it). */
+  port?: string
 }
 
 /** One driver: detect, open, run. */
