@@ -1,7 +1,8 @@
 /** MIDI bytes come from any device on the port: any bytes, in any packets, give messages or nothing. */
 import { describe, expect, test } from 'vitest'
 import { MidiParser } from '../../src/surfaces/midi/parser.js'
-import { checkProperty, fc, fuzzParser } from './harness.js'
+import { MidiProfileError, parseMidiProfile } from '../../src/surfaces/midi/profile.js'
+import { checkProperty, fc, fuzzParser, hostileText } from './harness.js'
 
 /** Packets of raw bytes, biased towards status bytes so that real messages and SysEx form. */
 const midiByte = fc.oneof(
@@ -43,5 +44,18 @@ describe('MIDI parser', () => {
         }
       }),
     )
+  })
+})
+
+describe('MIDI profiles', () => {
+  fuzzParser('parseMidiProfile', {
+    input: fc.oneof(
+      hostileText,
+      fc
+        .record({ kind: fc.string({ maxLength: 12 }), channel: fc.integer(), first: fc.integer(), count: fc.integer() })
+        .map((g) => `name: x\ncontrols:\n  - ${JSON.stringify(g)}\n`),
+    ),
+    parse: (text) => parseMidiProfile(text, 'fuzz.yaml'),
+    typedError: (e) => e instanceof MidiProfileError,
   })
 })
