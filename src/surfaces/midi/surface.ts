@@ -100,11 +100,14 @@ export class MidiSurface implements Surface {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.doClose()
+    if (!this.closing) {
+      this.closing = Promise.resolve()
+      this.doClose()
+    }
     return this.closing
   }
 
-  private async doClose(): Promise<void> {
+  private doClose(): void {
     this.connection.events.off('message', this.onMessage)
     this.connection.events.off('closed', this.onClosed)
     for (const control of this.shown.keys()) {
@@ -121,7 +124,6 @@ export class MidiSurface implements Surface {
     }
     this.connection.close()
     this.connection.events.off('error', this.onError)
-    await Promise.resolve()
     this.hub.emit('closed')
   }
 
