@@ -53,11 +53,22 @@ export class MidiDriver implements SurfaceDriver {
   private listener: ((change: HotplugChange) => void) | undefined
   private last: MidiPortList | undefined
   private ticking = false
+  private surfaces: readonly MidiSurfaceConfig[]
 
   constructor(private readonly opts: MidiDriverOptions = {}) {
     this.log = opts.logger ?? createLogger('midi')
     this.backend = opts.backend ?? new JulusianMidiBackend({ logger: this.log })
     this.rescanMs = opts.rescanMs ?? MIDI_RESCAN_MS
+    this.surfaces = opts.surfaces ?? []
+  }
+
+  /**
+   * Replaces the configured MIDI surfaces (a reload). Surfaces open now keep their options until they
+   * reopen (the manager closes those whose claim changed). Profiles are read afresh.
+   */
+  configure(surfaces: readonly MidiSurfaceConfig[]): void {
+    this.surfaces = surfaces
+    this.profiles.clear()
   }
 
   /**
@@ -119,7 +130,7 @@ export class MidiDriver implements SurfaceDriver {
 
   /** The configured surface that names this input port (the first, as the manager's claims do). */
   private configOf(input: string): MidiSurfaceConfig | undefined {
-    return this.opts.surfaces?.find((c) => findPort([input], c.input) !== undefined)
+    return this.surfaces.find((c) => findPort([input], c.input) !== undefined)
   }
 
   private profile(ref: string): Promise<MidiProfile> {

@@ -104,6 +104,20 @@ describe('MIDI driver', () => {
     await surface.close()
   })
 
+  it('takes new surface options on configure (a reload)', async () => {
+    const backend = new FakeMidiBackend({ inputs: ['Desk'], outputs: ['Desk', 'Desk out'] })
+    const driver = new MidiDriver({ backend })
+    const [device] = await driver.detect()
+    const before = await driver.open(device!)
+    expect(before.description.model).toBe('Generic MIDI controller')
+    await before.close()
+    driver.configure([{ input: 'desk', output: 'desk out', profile: 'behringer-x-touch-mini' }])
+    const after = await driver.open(device!)
+    expect(after.description.model).toBe('Behringer X-Touch Mini')
+    expect(backend.last!.output).toBe('Desk out')
+    await after.close()
+  })
+
   it('opens a device without an output port, saying once that it gets no feedback', async () => {
     const backend = new FakeMidiBackend({ inputs: ['Pedal'], outputs: [] })
     const driver = new MidiDriver({ backend })
