@@ -102,6 +102,21 @@ function modeOf(f: Field): NonNullable<Field['mode']> {
   return f.mode ?? (f.bits === 1 ? 'button' : 'absolute')
 }
 
+/** Control kinds whose values are centred, -1..1 (the table in `../types.ts`). */
+const CENTRED_KINDS = new Set(['shuttle', 'pitchbend'])
+
+/**
+ * A raw value to 0..1, or to -1..1 for a centred control: then the centre is 0 for a signed field
+ * without its own range (two's complement is one step longer below zero), else the middle of [min, max].
+ */
+function normalise(control: ControlId, raw: number, lo: number, hi: number, f: Field): number {
+  const clamp = (v: number, min: number): number => Math.min(1, Math.max(min, v))
+  if (!CENTRED_KINDS.has(control.split(':')[0]!)) return clamp((raw - lo) / (hi - lo), 0)
+  const mid = f.signed && f.min === undefined && f.max === undefined ? 0 : (lo + hi) / 2
+  if (raw === mid) return 0
+  return raw > mid ? clamp((raw - mid) / (hi - mid), -1) : clamp(-(raw - mid) / (lo - mid), -1)
+}
+
 /** Decodes reports statefully: buttons and values report changes; a wrapping wheel its steps. */
 export class ReportDecoder {
   private readonly previous = new Map<number, number>()
@@ -131,8 +146,7 @@ export class ReportDecoder {
           if (raw === before) break
           const lo = f.min ?? (f.signed ? -(2 ** (f.bits - 1)) : 0)
           const hi = f.max ?? (f.signed ? 2 ** (f.bits - 1) - 1 : 2 ** f.bits - 1)
-          const value = Math.min(1, Math.max(0, (raw - lo) / (hi - lo)))
-          out.push({ type: 'value', control, value, raw })
+          out.push({ type: 'value', control, value: normalise(control, raw, lo, hi, f), raw })
           break
         }
         case 'relative':

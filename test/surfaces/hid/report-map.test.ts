@@ -34,6 +34,13 @@ describe('HID report map', () => {
     ])
   })
 
+  it('decodes a signed axis on a centred control to -1..1 with 0 at 0', () => {
+    const d = new ReportDecoder(map([{ control: 'shuttle', byte: 0, bits: 8, signed: true }]))
+    expect(d.decode(Uint8Array.from([0x80]))).toEqual([{ type: 'value', control: 'shuttle', value: -1, raw: -128 }])
+    expect(d.decode(Uint8Array.from([0]))).toEqual([{ type: 'value', control: 'shuttle', value: 0, raw: 0 }])
+    expect(d.decode(Uint8Array.from([0x7f]))).toEqual([{ type: 'value', control: 'shuttle', value: 1, raw: 127 }])
+  })
+
   it('decodes a big-endian field with its own min and max', () => {
     const d = new ReportDecoder(map([{ control: 'tbar', byte: 0, bits: 16, endian: 'big', min: 0, max: 1000 }]))
     expect(d.decode(Uint8Array.from([0x01, 0xf4]))).toEqual([{ type: 'value', control: 'tbar', value: 0.5, raw: 500 }])
