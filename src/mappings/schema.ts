@@ -11,6 +11,7 @@
 import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
+import { reportMapSchema } from '../surfaces/hid/report-map.js'
 import { RELATIVE_MODES } from '../surfaces/midi/relative.js'
 
 /** The file format version this panelbridge writes and reads. Older versions are migrated (see `migrate.ts`). */
@@ -272,12 +273,30 @@ export const midiSurface = z
   })
   .describe('A MIDI controller, by its port names, with LED feedback through a device profile.')
 
+export const hidSurface = z
+  .strictObject({
+    driver: z.literal('hid'),
+    vendor_id: z.int().min(0).max(0xffff),
+    product_id: z.int().min(0).max(0xffff),
+    usage_page: z
+      .int()
+      .min(0)
+      .max(0xffff)
+      .optional()
+      .describe('The interface to read, where the device has several (e.g. 1 = generic desktop).'),
+    serial: z.string().min(1).optional().describe('Claims the device with this serial number.'),
+    name: z.string().min(1).max(CONFIG_LIMITS.name).optional().describe('Display name (default: the product string).'),
+    map: reportMapSchema,
+  })
+  .describe('Any HID device (pedal, game controller, button box), its input reports read through a report map.')
+
 export const surface = z.discriminatedUnion('driver', [
   streamdeckSurface,
   shuttleSurface,
   xkeysSurface,
   webSurface,
   midiSurface,
+  hidSurface,
 ])
 
 export const appSection = z

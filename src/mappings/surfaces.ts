@@ -4,6 +4,7 @@
  * the claim each one makes on the surface manager.
  */
 import { ControlIdError, parseControlId } from '../surfaces/control-id.js'
+import { reportMapControls, type HidDeviceConfig } from '../surfaces/hid/driver.js'
 import type { ClaimMatch, SurfaceClaim } from '../surfaces/manager.js'
 import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../surfaces/shuttle/models.js'
 import type { MidiSurfaceConfig } from '../surfaces/midi/driver.js'
@@ -66,6 +67,8 @@ export const defaultSurfaceCatalogue: SurfaceCatalogue = {
       }
       case 'midi':
         return midiControls(surface)
+      case 'hid':
+        return { controls: reportMapControls(surface.map) }
     }
   },
 }
@@ -120,6 +123,11 @@ export function webSurfaceOptions(name: string, s: Extract<SurfaceConfig, { driv
 export function claimOf(name: string, surface: SurfaceConfig): SurfaceClaim | undefined {
   if (surface.driver === 'web') return undefined
   if (surface.driver === 'midi') return { name, driver: 'midi', match: { port: surface.input } }
+  if (surface.driver === 'hid') {
+    const match: ClaimMatch = { vendorId: surface.vendor_id, productId: surface.product_id }
+    if (surface.serial !== undefined) match.serial = surface.serial
+    return { name, driver: 'hid', match }
+  }
   const match: ClaimMatch = {}
   if (surface.serial !== undefined) match.serial = surface.serial
   if (surface.model !== undefined) match.model = surface.model
@@ -128,4 +136,15 @@ export function claimOf(name: string, surface: SurfaceConfig): SurfaceClaim | un
   // A surface that names nothing but its driver takes the first device of that driver.
   if (surface.any === true || Object.keys(match).length === 0) match.any = true
   return { name, driver: surface.driver, match }
+}
+
+/** A `hid` surface entry as the generic HID driver's device config (the daemon passes all of them). */
+export function hidDeviceConfig(s: Extract<SurfaceConfig, { driver: 'hid' }>): HidDeviceConfig {
+  return {
+    vendorId: s.vendor_id,
+    productId: s.product_id,
+    ...(s.usage_page !== undefined ? { usagePage: s.usage_page } : {}),
+    ...(s.name !== undefined ? { name: s.name } : {}),
+    map: s.map,
+  }
 }

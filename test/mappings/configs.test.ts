@@ -28,6 +28,7 @@ describe('shipped configs', () => {
       'examples/shuttlepro-replay.yaml',
       'examples/streamdeck-plus-replay.yaml',
       'examples/streamdeck-xl-titles.yaml',
+      'examples/usb-foot-pedal.yaml',
       'examples/web-control-room.yaml',
       'examples/xkeys24-titles.yaml',
     ])
