@@ -1,5 +1,5 @@
 // Loads every native module panelbridge ships with and calls into each, under whichever Node runs
-// this file. All three are N-API builds (prebuilt, no rebuild per Node version); this is the proof.
+// this file. All four are N-API builds (prebuilt, no rebuild per Node version); this is the proof.
 // Exits non-zero, naming the module, when one does not load or work.
 import { createRequire } from 'node:module'
 
@@ -14,6 +14,17 @@ const checks = {
   'node-hid': async () => {
     const HID = await import('node-hid')
     return `${(await HID.devicesAsync()).length} HID devices`
+  },
+  // Why the ports may be none: a machine without ALSA sequencer (no sound devices) lists no MIDI ports,
+  // and RtMidi then throws; loading the binary (which links libasound2) is what is proved here.
+  '@julusian/midi': async () => {
+    const midi = await import('@julusian/midi/lazy')
+    midi.verifyLibraryLoaded()
+    try {
+      return `${midi.Input.getPortNames().length} MIDI inputs`
+    } catch (error) {
+      return `loaded; no MIDI system here (${error instanceof Error ? error.message : String(error)})`
+    }
   },
   usb: async () => {
     const { usb } = await import('usb')

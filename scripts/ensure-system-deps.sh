@@ -16,6 +16,7 @@ REQUIREMENTS=(
   'libusb-1.0-0|lib libusb-1.0.so.0|the prebuilt node-hid binary links it'
   'libudev1|lib libudev.so.1|the prebuilt node-hid and usb binaries link it'
   'systemd|exe /usr/bin/systemd-analyze|test/ops/systemd-unit.test.ts runs systemd-analyze verify on systemd/panelbridge.service'
+  'libasound2|lib libasound.so.2|the prebuilt @julusian/midi binary links it (test/surfaces/midi/julusian.test.ts)'
 )
 
 # The loader's library list, read once. Why the fixed paths: a non-root PATH often lacks /sbin, where

@@ -303,6 +303,8 @@ const KIND_WORDS: Record<ControlKind, string> = {
   fader: 'a fader',
   note: 'a MIDI note',
   cc: 'a MIDI control change',
+  pitchbend: 'a MIDI pitch bend',
+  program: 'a MIDI program change',
   tbar: 'a T-bar',
 }
 

@@ -11,6 +11,8 @@
 import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
+import { reportMapSchema } from '../surfaces/hid/report-map.js'
+import { RELATIVE_MODES } from '../surfaces/midi/relative.js'
 
 /** The file format version this panelbridge writes and reads. Older versions are migrated (see `migrate.ts`). */
 export const CONFIG_VERSION = 1
@@ -245,7 +247,57 @@ export const webSurface = z
   })
   .describe('A surface drawn in the browser at the daemon’s page.')
 
-export const surface = z.discriminatedUnion('driver', [streamdeckSurface, shuttleSurface, xkeysSurface, webSurface])
+const portName = z.string().min(1).max(256)
+
+export const midiSurface = z
+  .strictObject({
+    driver: z.literal('midi'),
+    input: portName.describe('The input port’s name, or a part of it (case-insensitive): `APC mini mk2`.'),
+    output: portName
+      .optional()
+      .describe('The output port’s name or a part of it, where it differs from the input’s (default: the same).'),
+    profile: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe(
+        'The device profile: a shipped one (`apc-mini-mk2`, `behringer-x-touch-mini`, `generic`) or a profile file’s path (relative to the working directory). Default `generic`.',
+      ),
+    relative: z
+      .record(z.string(), z.enum(RELATIVE_MODES))
+      .optional()
+      .describe(
+        'Relative encoders: control id (`cc:CH:N`) → how its value encodes steps (`twos-complement`, `sign-magnitude`, `binary-offset`). Such a control sends rotate instead of value.',
+      ),
+  })
+  .describe('A MIDI controller, by its port names, with LED feedback through a device profile.')
+
+export const hidSurface = z
+  .strictObject({
+    driver: z.literal('hid'),
+    vendor_id: z.int().min(0).max(0xffff),
+    product_id: z.int().min(0).max(0xffff),
+    usage_page: z
+      .int()
+      .min(0)
+      .max(0xffff)
+      .optional()
+      .describe('The interface to read, where the device has several (e.g. 1 = generic desktop).'),
+    serial: z.string().min(1).optional().describe('Claims the device with this serial number.'),
+    name: z.string().min(1).max(CONFIG_LIMITS.name).optional().describe('Display name (default: the product string).'),
+    map: reportMapSchema,
+  })
+  .describe('Any HID device (pedal, game controller, button box), its input reports read through a report map.')
+
+export const surface = z.discriminatedUnion('driver', [
+  streamdeckSurface,
+  shuttleSurface,
+  xkeysSurface,
+  webSurface,
+  midiSurface,
+  hidSurface,
+])
 
 export const appSection = z
   .strictObject({

@@ -3,8 +3,12 @@
  * has (known before any device is opened, so `check` can refuse `desk/key:40` on a 15-key deck), and
  * the claim each one makes on the surface manager.
  */
+import { ControlIdError, parseControlId } from '../surfaces/control-id.js'
+import { reportMapControls, type HidDeviceConfig } from '../surfaces/hid/driver.js'
 import type { ClaimMatch, SurfaceClaim } from '../surfaces/manager.js'
 import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../surfaces/shuttle/models.js'
+import type { MidiSurfaceConfig } from '../surfaces/midi/driver.js'
+import { DEFAULT_PROFILE, MidiProfileError, loadMidiProfile } from '../surfaces/midi/profile.js'
 import { STREAMDECK_MODEL_IDS, streamDeckModelControls } from '../surfaces/streamdeck/models.js'
 import type { ControlDescriptor } from '../surfaces/types.js'
 import { XKEYS_MODEL_IDS, xkeysModelControls } from '../surfaces/xkeys/models.js'
@@ -61,8 +65,44 @@ export const defaultSurfaceCatalogue: SurfaceCatalogue = {
         }
         return { controls }
       }
+      case 'midi':
+        return midiControls(surface)
+      case 'hid':
+        return { controls: reportMapControls(surface.map) }
     }
   },
+}
+
+/** A `midi` surface's controls: its profile's (none known for a profile that lists none, like `generic`). */
+async function midiControls(s: Extract<SurfaceConfig, { driver: 'midi' }>): Promise<SurfaceControls> {
+  for (const id of Object.keys(s.relative ?? {})) {
+    let kind: string
+    try {
+      kind = parseControlId(id).kind
+    } catch (err) {
+      if (!(err instanceof ControlIdError)) throw err
+      return { problem: err.message, path: ['relative', id] }
+    }
+    if (kind !== 'cc')
+      return { problem: `only a CC (cc:CH:N) is a relative encoder, not ${id}`, path: ['relative', id] }
+  }
+  try {
+    const profile = await loadMidiProfile(s.profile ?? DEFAULT_PROFILE)
+    return { controls: profile.controls.size > 0 ? profile.descriptors() : undefined }
+  } catch (err) {
+    if (!(err instanceof MidiProfileError)) throw err
+    return { problem: err.message, path: ['profile'] }
+  }
+}
+
+/** A `midi` surface entry as the MIDI driver's options for it (the daemon passes all of them to the driver). */
+export function midiSurfaceConfig(s: Extract<SurfaceConfig, { driver: 'midi' }>): MidiSurfaceConfig {
+  return {
+    input: s.input,
+    ...(s.output !== undefined ? { output: s.output } : {}),
+    ...(s.profile !== undefined ? { profile: s.profile } : {}),
+    ...(s.relative !== undefined ? { relative: s.relative } : {}),
+  }
 }
 
 /** A `web` surface entry as the web surface's own options (the daemon builds it; the loader describes it). */
@@ -82,6 +122,12 @@ export function webSurfaceOptions(name: string, s: Extract<SurfaceConfig, { driv
 /** The claim a hardware surface makes on the manager; undefined for surfaces the daemon makes itself (web). */
 export function claimOf(name: string, surface: SurfaceConfig): SurfaceClaim | undefined {
   if (surface.driver === 'web') return undefined
+  if (surface.driver === 'midi') return { name, driver: 'midi', match: { port: surface.input } }
+  if (surface.driver === 'hid') {
+    const match: ClaimMatch = { vendorId: surface.vendor_id, productId: surface.product_id }
+    if (surface.serial !== undefined) match.serial = surface.serial
+    return { name, driver: 'hid', match }
+  }
   const match: ClaimMatch = {}
   if (surface.serial !== undefined) match.serial = surface.serial
   if (surface.model !== undefined) match.model = surface.model
@@ -90,4 +136,15 @@ export function claimOf(name: string, surface: SurfaceConfig): SurfaceClaim | un
   // A surface that names nothing but its driver takes the first device of that driver.
   if (surface.any === true || Object.keys(match).length === 0) match.any = true
   return { name, driver: surface.driver, match }
+}
+
+/** A `hid` surface entry as the generic HID driver's device config (the daemon passes all of them). */
+export function hidDeviceConfig(s: Extract<SurfaceConfig, { driver: 'hid' }>): HidDeviceConfig {
+  return {
+    vendorId: s.vendor_id,
+    productId: s.product_id,
+    ...(s.usage_page !== undefined ? { usagePage: s.usage_page } : {}),
+    ...(s.name !== undefined ? { name: s.name } : {}),
+    map: s.map,
+  }
 }

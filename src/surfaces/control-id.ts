@@ -10,7 +10,8 @@ import type { ControlId, ControlKind, SurfaceEvent } from './types.js'
 export type ParsedControlId =
   | { kind: 'key' | 'encoder' | 'lcd' | 'button' | 'fader'; index: number }
   | { kind: 'jog' | 'shuttle' | 'tbar' }
-  | { kind: 'note' | 'cc'; channel: number; number: number }
+  | { kind: 'note' | 'cc' | 'program'; channel: number; number: number }
+  | { kind: 'pitchbend'; channel: number }
 
 /** Stable codes for callers that branch on the kind of mistake. */
 export type ControlIdErrorCode = 'empty' | 'unknown-kind' | 'bad-arguments' | 'out-of-range' | 'not-canonical'
@@ -28,7 +29,8 @@ export class ControlIdError extends Error {
 
 const INDEXED = ['key', 'encoder', 'lcd', 'button', 'fader'] as const
 const PLAIN = ['jog', 'shuttle', 'tbar'] as const
-const MIDI = ['note', 'cc'] as const
+const MIDI = ['note', 'cc', 'program'] as const
+const CHANNEL_ONLY = ['pitchbend'] as const
 /** Every control kind, in the order of the table in `types.ts`. */
 export const CONTROL_KINDS: readonly ControlKind[] = [
   'key',
@@ -40,6 +42,8 @@ export const CONTROL_KINDS: readonly ControlKind[] = [
   'fader',
   'note',
   'cc',
+  'pitchbend',
+  'program',
   'tbar',
 ]
 /** The events each control kind sends (the table in `types.ts`). */
@@ -53,6 +57,8 @@ export const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly SurfaceEvent[
   fader: ['value'],
   note: ['down', 'up'],
   cc: ['value', 'rotate'],
+  pitchbend: ['value'],
+  program: ['down', 'up'],
   tbar: ['value'],
 }
 
@@ -84,6 +90,14 @@ const EXAMPLES: Record<ControlKind, string> = {
   tbar: 'tbar',
   note: 'note:1:60',
   cc: 'cc:1:7',
+  pitchbend: 'pitchbend:1',
+  program: 'program:1:0',
+}
+
+const NUMBER_WORDS: Record<(typeof MIDI)[number], string> = {
+  note: 'the note number',
+  cc: 'the controller number',
+  program: 'the program number',
 }
 
 function isKind<T extends string>(list: readonly T[], s: string): s is T {
@@ -129,8 +143,12 @@ export function parseControlId(input: string): ParsedControlId {
   if (isKind(MIDI, kind)) {
     if (args.length !== 2) fail('bad-arguments', input, `expected ${kind}:CH:N, e.g. ${EXAMPLES[kind]}`)
     const channel = number(input, args[0]!, 'the MIDI channel', 1, 16)
-    const n = number(input, args[1]!, kind === 'note' ? 'the note number' : 'the controller number', 0, 127)
+    const n = number(input, args[1]!, NUMBER_WORDS[kind], 0, 127)
     return { kind, channel, number: n }
+  }
+  if (isKind(CHANNEL_ONLY, kind)) {
+    if (args.length !== 1) fail('bad-arguments', input, `expected ${kind}:CH, e.g. ${EXAMPLES[kind]}`)
+    return { kind, channel: number(input, args[0]!, 'the MIDI channel', 1, 16) }
   }
   return fail('unknown-kind', input, `unknown control kind ${JSON.stringify(kind)}`)
 }
@@ -138,7 +156,8 @@ export function parseControlId(input: string): ParsedControlId {
 /** Formats a parsed control id canonically. `formatControlId(parseControlId(s)) === s` for every valid `s`. */
 export function formatControlId(id: ParsedControlId): ControlId {
   if ('index' in id) return `${id.kind}:${id.index}`
-  if ('channel' in id) return `${id.kind}:${id.channel}:${id.number}`
+  if ('number' in id) return `${id.kind}:${id.channel}:${id.number}`
+  if ('channel' in id) return `${id.kind}:${id.channel}`
   return id.kind
 }
 

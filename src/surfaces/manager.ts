@@ -82,6 +82,8 @@ export interface ClaimMatch {
   model?: string
   vendorId?: number
   productId?: number
+  /** A part of the MIDI port's name, case-insensitive (ALSA decorates names with client numbers). */
+  port?: string
   any?: boolean
 }
 
@@ -108,7 +110,7 @@ export class SurfaceClaimError extends Error {
 
 function claimRank(m: ClaimMatch): number {
   if (m.serial !== undefined) return 0
-  if (m.model !== undefined || m.vendorId !== undefined || m.productId !== undefined) return 1
+  if (m.model !== undefined || m.vendorId !== undefined || m.productId !== undefined || m.port !== undefined) return 1
   return 2
 }
 
@@ -121,6 +123,7 @@ export function claimMatches(m: ClaimMatch, d: DetectedDevice): boolean {
   }
   if (m.vendorId !== undefined && d.vendorId !== m.vendorId) return false
   if (m.productId !== undefined && d.productId !== m.productId) return false
+  if (m.port !== undefined && !(d.port ?? '').toLowerCase().includes(m.port.trim().toLowerCase())) return false
   return m.any === true || claimRank(m) < 2
 }
 

@@ -6,18 +6,20 @@
  * Control ids: one scheme for every driver. A binding addresses `<surface>/<control>` where
  * `<control>` is one of
  *
- * | id            | what                                                        | events              |
- * | ------------- | ----------------------------------------------------------- | ------------------- |
- * | `key:N`       | a key of a key grid, N from 0, row-major from the top left  | down, up            |
- * | `encoder:N`   | a rotary encoder, N from 0 left to right (press = down/up)  | rotate, down, up    |
- * | `lcd:N`       | a touch segment of an LCD strip (Stream Deck+), N = segment | down, up            |
- * | `jog`         | an endless jog wheel                                        | rotate              |
- * | `shuttle`     | a spring-loaded shuttle ring, value -1..1 (0 = centre)      | value               |
- * | `button:N`    | a plain button (X-keys, Shuttle, pedal), N from 0           | down, up            |
- * | `fader:N`     | an absolute fader or knob, value 0..1                       | value               |
- * | `note:CH:N`   | MIDI note N (0–127) on channel CH (1–16)                    | down, up (velocity) |
- * | `cc:CH:N`     | MIDI control change N on channel CH, value 0..1             | value or rotate     |
- * | `tbar`        | a T-bar, value 0..1                                         | value               |
+ * | id             | what                                                        | events              |
+ * | -------------- | ----------------------------------------------------------- | ------------------- |
+ * | `key:N`        | a key of a key grid, N from 0, row-major from the top left  | down, up            |
+ * | `encoder:N`    | a rotary encoder, N from 0 left to right (press = down/up)  | rotate, down, up    |
+ * | `lcd:N`        | a touch segment of an LCD strip (Stream Deck+), N = segment | down, up            |
+ * | `jog`          | an endless jog wheel                                        | rotate              |
+ * | `shuttle`      | a spring-loaded shuttle ring, value -1..1 (0 = centre)      | value               |
+ * | `button:N`     | a plain button (X-keys, Shuttle, pedal), N from 0           | down, up            |
+ * | `fader:N`      | an absolute fader or knob, value 0..1                       | value               |
+ * | `note:CH:N`    | MIDI note N (0–127) on channel CH (1–16)                    | down, up (velocity) |
+ * | `cc:CH:N`      | MIDI control change N on channel CH, value 0..1             | value or rotate     |
+ * | `pitchbend:CH` | MIDI pitch bend on channel CH, value -1..1 (0 = centre)     | value               |
+ * | `program:CH:N` | MIDI program change to program N (0–127) on channel CH      | down, then up       |
+ * | `tbar`         | a T-bar, value 0..1                                         | value               |
  *
  * Rotate deltas are signed steps: positive is clockwise. Absolute values are normalised (0..1, or
  * -1..1 for the shuttle); the raw device value rides along for drivers that have one.
@@ -27,7 +29,8 @@ import type { Listenable } from '../events.js'
 /** Canonical control id, e.g. `key:3`, `encoder:0`, `jog`, `note:1:60`. */
 export type ControlId = string
 
-export type ControlKind = 'key' | 'encoder' | 'lcd' | 'jog' | 'shuttle' | 'button' | 'fader' | 'note' | 'cc' | 'tbar'
+export type ControlKind =
+  'key' | 'encoder' | 'lcd' | 'jog' | 'shuttle' | 'button' | 'fader' | 'note' | 'cc' | 'pitchbend' | 'program' | 'tbar'
 
 /** What a control can show. A surface ignores feedback parts its control cannot show. */
 export interface ControlCapabilities {
@@ -159,6 +162,8 @@ export interface DetectedDevice {
   serial?: string
   /** OS device path (hidraw node, USB port path), used for identity without a serial and for permission checks. */
   path?: string
+  /** The MIDI input port's name, for devices behind a MIDI port (claimed by a part of it). */
+  port?: string
 }
 
 /** One driver: detect, open, run. */

@@ -7,7 +7,21 @@ const idLike = fc.oneof(
   fc.string({ maxLength: 64 }),
   fc
     .tuple(
-      fc.constantFrom('key', 'encoder', 'lcd', 'button', 'fader', 'jog', 'shuttle', 'tbar', 'note', 'cc', 'x'),
+      fc.constantFrom(
+        'key',
+        'encoder',
+        'lcd',
+        'button',
+        'fader',
+        'jog',
+        'shuttle',
+        'tbar',
+        'note',
+        'cc',
+        'pitchbend',
+        'program',
+        'x',
+      ),
       fc.array(fc.oneof(fc.nat(20_000).map(String), fc.string({ maxLength: 4 })), { maxLength: 3 }),
     )
     .map(([kind, args]) => [kind, ...args].join(':')),

@@ -21,12 +21,14 @@ async function check(file: string): Promise<{ code: number; out: string }> {
 }
 
 describe('shipped configs', () => {
-  it('has the default and the five examples', () => {
+  it('has the default and the examples', () => {
     expect(files.sort()).toEqual([
       'default.yaml',
+      'examples/apc-mini-titles.yaml',
       'examples/shuttlepro-replay.yaml',
       'examples/streamdeck-plus-replay.yaml',
       'examples/streamdeck-xl-titles.yaml',
+      'examples/usb-foot-pedal.yaml',
       'examples/web-control-room.yaml',
       'examples/xkeys24-titles.yaml',
     ])

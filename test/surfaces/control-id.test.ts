@@ -21,6 +21,10 @@ describe('control ids', () => {
     ['tbar', { kind: 'tbar' }],
     ['note:1:60', { kind: 'note', channel: 1, number: 60 }],
     ['cc:16:127', { kind: 'cc', channel: 16, number: 127 }],
+    ['pitchbend:1', { kind: 'pitchbend', channel: 1 }],
+    ['pitchbend:16', { kind: 'pitchbend', channel: 16 }],
+    ['program:1:0', { kind: 'program', channel: 1, number: 0 }],
+    ['program:10:127', { kind: 'program', channel: 10, number: 127 }],
   ])('parses %s and formats it back', (text, parsed) => {
     expect(parseControlId(text)).toEqual(parsed)
     expect(formatControlId(parseControlId(text))).toBe(text)
@@ -41,6 +45,14 @@ describe('control ids', () => {
     ['note:17:60', 'out-of-range', 'the MIDI channel must be from 1 to 16, got 17'],
     ['note:1:128', 'out-of-range', 'the note number must be from 0 to 127, got 128'],
     ['cc:1', 'bad-arguments', 'expected cc:CH:N, e.g. cc:1:7'],
+    ['pitchbend', 'bad-arguments', 'expected pitchbend:CH, e.g. pitchbend:1'],
+    ['pitchbend:1:0', 'bad-arguments', 'expected pitchbend:CH, e.g. pitchbend:1'],
+    ['pitchbend:0', 'out-of-range', 'the MIDI channel must be from 1 to 16, got 0'],
+    ['pitchbend:01', 'not-canonical', 'write the MIDI channel without leading zeros (1)'],
+    ['PitchBend:1', 'not-canonical', 'write the kind in lower case (pitchbend)'],
+    ['pitch_bend:1', 'unknown-kind', 'unknown control kind "pitch_bend"'],
+    ['program:1', 'bad-arguments', 'expected program:CH:N, e.g. program:1:0'],
+    ['program:1:128', 'out-of-range', 'the program number must be from 0 to 127, got 128'],
     ['key:10000', 'out-of-range', 'the index must be from 0 to 9999'],
   ])('refuses %j (%s)', (text, code, message) => {
     let caught: unknown

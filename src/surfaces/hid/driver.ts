@@ -1,0 +1,198 @@
+/**
+ * The generic HID driver: any HID device claimed by vendor and product id (and usage page, where a
+ * device has several interfaces), its input reports decoded through the report map of its config.
+ * Input only: a generic device has no feedback the driver could know.
+ */
+import { EventHub } from '../../events.js'
+import { createLogger, type Logger } from '../../log.js'
+import { parseControlId } from '../control-id.js'
+import type {
+  ControlDescriptor,
+  DetectedDevice,
+  Feedback,
+  Surface,
+  SurfaceDescription,
+  SurfaceDriver,
+  SurfaceEvents,
+} from '../types.js'
+import { MAX_REPORT_BYTES, ReportDecoder, toSurfaceEvents, type ReportMap } from './report-map.js'
+
+/** What the driver sees of a listed HID interface (a subset of node-hid's `Device`). */
+export interface HidListing {
+  path: string
+  vendorId: number
+  productId: number
+  usagePage?: number
+  product?: string
+  serialNumber?: string
+}
+
+/** An open HID device, shaped like node-hid's `HIDAsync`. */
+export interface HidDeviceLike {
+  on(event: 'data', listener: (data: Buffer) => void): unknown
+  on(event: 'error', listener: (error: Error) => void): unknown
+  off(event: 'data', listener: (data: Buffer) => void): unknown
+  off(event: 'error', listener: (error: Error) => void): unknown
+  close(): Promise<void>
+}
+
+/** The HID transport boundary: list and open. Tests pass an in-memory one. */
+export interface HidTransport {
+  list(): Promise<HidListing[]>
+  open(path: string): Promise<HidDeviceLike>
+}
+
+/** One configured generic HID device. */
+export interface HidDeviceConfig {
+  vendorId: number
+  productId: number
+  usagePage?: number
+  /** Display name; default the product string. */
+  name?: string
+  map: ReportMap
+}
+
+/** node-hid, loaded on first use. */
+export function nodeHidGenericTransport(): HidTransport {
+  return {
+    async list() {
+      const HID = await import('node-hid')
+      return (await HID.devicesAsync()).flatMap((d) =>
+        d.path
+          ? [
+              {
+                path: d.path,
+                vendorId: d.vendorId,
+                productId: d.productId,
+                ...(d.usagePage !== undefined ? { usagePage: d.usagePage } : {}),
+                ...(d.product ? { product: d.product } : {}),
+                ...(d.serialNumber ? { serialNumber: d.serialNumber } : {}),
+              },
+            ]
+          : [],
+      )
+    },
+    async open(path) {
+      const HID = await import('node-hid')
+      return HID.HIDAsync.open(path)
+    },
+  }
+}
+
+const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
+
+/** The controls a report map names, once each. */
+export function reportMapControls(map: ReportMap): ControlDescriptor[] {
+  const seen = new Map<string, ControlDescriptor>()
+  for (const f of map.fields) {
+    if (!seen.has(f.control))
+      seen.set(f.control, { id: f.control, kind: parseControlId(f.control).kind, capabilities: {} })
+  }
+  return [...seen.values()]
+}
+
+export interface HidDriverOptions {
+  transport?: HidTransport
+  devices?: readonly HidDeviceConfig[]
+  logger?: Logger
+}
+
+export class HidDriver implements SurfaceDriver {
+  readonly name = 'hid'
+  private readonly transport: HidTransport
+  private readonly log: Logger
+  private devices: readonly HidDeviceConfig[]
+
+  constructor(opts: HidDriverOptions = {}) {
+    this.transport = opts.transport ?? nodeHidGenericTransport()
+    this.log = opts.logger ?? createLogger('hid')
+    this.devices = opts.devices ?? []
+  }
+
+  /** Replaces the configured devices (a reload). */
+  configure(devices: readonly HidDeviceConfig[]): void {
+    this.devices = devices
+  }
+
+  async detect(): Promise<DetectedDevice[]> {
+    const out: DetectedDevice[] = []
+    for (const l of await this.transport.list()) {
+      const config = this.configOf(l)
+      if (!config) continue
+      out.push({
+        driver: this.name,
+        id: l.serialNumber ? l.serialNumber : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`,
+        model: config.name ?? l.product ?? `HID ${hex4(l.vendorId)}:${hex4(l.productId)}`,
+        vendorId: l.vendorId,
+        productId: l.productId,
+        path: l.path,
+        ...(l.serialNumber ? { serial: l.serialNumber } : {}),
+      })
+    }
+    return out
+  }
+
+  async open(device: DetectedDevice): Promise<HidSurface> {
+    if (!device.path) throw new Error(`hid: device ${device.id} has no path to open`)
+    const listing = (await this.transport.list()).find((l) => l.path === device.path)
+    const config = listing && this.configOf(listing)
+    if (!config) throw new Error(`hid: device ${device.id} is no longer configured or present`)
+    const hid = await this.transport.open(device.path)
+    return new HidSurface(hid, config.map, { id: device.id, model: device.model, logger: this.log.child(device.id) })
+  }
+
+  private configOf(l: HidListing): HidDeviceConfig | undefined {
+    return this.devices.find(
+      (c) =>
+        c.vendorId === l.vendorId &&
+        c.productId === l.productId &&
+        (c.usagePage === undefined || c.usagePage === l.usagePage),
+    )
+  }
+}
+
+export class HidSurface implements Surface {
+  readonly description: SurfaceDescription
+  private readonly hub = new EventHub<SurfaceEvents>()
+  readonly events = this.hub.listenable
+  private readonly decoder: ReportDecoder
+  private closing: Promise<void> | undefined
+  private readonly onData = (data: Buffer): void => {
+    if (this.closing || data.length > MAX_REPORT_BYTES) return
+    const events = toSurfaceEvents(this.description.id, this.decoder.decode(data), performance.now())
+    for (const e of events) this.hub.emit('input', e)
+  }
+  private readonly onError = (err: Error): void => {
+    if (!this.closing) this.hub.emit('error', err)
+  }
+
+  constructor(
+    private readonly hid: HidDeviceLike,
+    map: ReportMap,
+    private readonly opts: { id: string; model: string; logger: Logger },
+  ) {
+    this.decoder = new ReportDecoder(map)
+    this.description = { id: opts.id, driver: 'hid', model: opts.model, controls: reportMapControls(map) }
+    hid.on('data', this.onData)
+    hid.on('error', this.onError)
+  }
+
+  /** A generic device shows nothing the driver knows of. */
+  setFeedback(_control: string, _feedback: Feedback): void {}
+
+  setBrightness(_percent: number): void {}
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.hid.off('data', this.onData)
+      try {
+        await this.hid.close()
+      } catch (err) {
+        this.opts.logger.debug('HID device did not close cleanly', { error: err })
+      }
+      this.hid.off('error', this.onError)
+      this.hub.emit('closed')
+    })()
+    return this.closing
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Feedback to MIDI bytes through a profile's rules: which message, number, value and channel light a
+ * control's LED in a state and colour, and what sets its LED ring.
+ */
+import type { Feedback } from '../types.js'
+import type { LedOut, RingOut } from './profile.js'
+
+/** What a control's output needs: its own channel and number, and the profile's rules for it. */
+export interface OutputRule {
+  channel: number
+  number: number
+  led?: LedOut
+  ring?: RingOut
+}
+
+export type LedState = 'off' | 'on' | 'blink'
+
+/**
+ * Below this relative luminance (0..1) a colour counts as unlit for a one-colour LED whose feedback
+ * gives no LED state: the engine's "unlit" grey (#202020) must not light it.
+ */
+export const LIT_LUMINANCE = 0.25
+
+function rgb(color: string): [number, number, number] | undefined {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color)
+  return m ? [parseInt(m[1]!, 16), parseInt(m[2]!, 16), parseInt(m[3]!, 16)] : undefined
+}
+
+function luminance(color: string): number {
+  const c = rgb(color)
+  return c ? (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / 255 : 0
+}
+
+/** The value of the palette colour nearest to `color` (RGB distance); the first entry wins a tie. */
+export function nearestPaletteValue(palette: Readonly<Record<string, number>>, color: string): number | undefined {
+  const want = rgb(color)
+  if (!want) return undefined
+  let best: number | undefined
+  let bestDistance = Infinity
+  for (const [entry, value] of Object.entries(palette)) {
+    const c = rgb(entry)
+    if (!c) continue
+    const d = (c[0] - want[0]) ** 2 + (c[1] - want[1]) ** 2 + (c[2] - want[2]) ** 2
+    if (d < bestDistance) {
+      bestDistance = d
+      best = value
+    }
+  }
+  return best
+}
+
+/** The LED state a feedback asks for: its `led`, else lit when its colour is bright enough. */
+export function ledStateOf(feedback: Feedback): LedState {
+  if (feedback.led !== undefined) return feedback.led
+  return feedback.color !== undefined && luminance(feedback.color) >= LIT_LUMINANCE ? 'on' : 'off'
+}
+
+function statusByte(message: 'note' | 'cc', channel: number): number {
+  return (message === 'note' ? 0x90 : 0xb0) | ((channel - 1) & 0x0f)
+}
+
+/** The channel of `on` at a surface brightness: the last step whose `min` the brightness reaches. */
+function brightnessChannel(led: LedOut, percent: number): number | undefined {
+  let channel: number | undefined
+  for (const step of led.brightness ?? []) if (percent >= step.min) channel = step.channel
+  return channel ?? led.brightness?.[0]?.channel
+}
+
+/** The bytes that light a control's LED in a state (and colour, on an RGB control). */
+export function ledMessage(rule: OutputRule, feedback: Feedback, brightness: number): number[] | undefined {
+  const led = rule.led
+  if (!led) return undefined
+  const state = ledStateOf(feedback)
+  const base = led.channel ?? rule.channel
+  const colour =
+    led.palette && feedback.color !== undefined ? nearestPaletteValue(led.palette, feedback.color) : undefined
+  let channel: number
+  let value: number
+  if (state === 'off') {
+    channel = led.off.channel ?? base
+    // Why the colour when off: an RGB pad shows the engine's dim "idle" colour, so bound pads stay visible.
+    value = colour ?? led.off.value ?? 0
+  } else if (state === 'blink' && led.blink) {
+    channel = led.blink.channel ?? base
+    value = colour ?? led.blink.value ?? led.on.value ?? 127
+  } else {
+    channel = brightnessChannel(led, brightness) ?? led.on.channel ?? base
+    value = colour ?? led.on.value ?? 127
+  }
+  return [statusByte(led.message, channel), rule.number + led.offset, value]
+}
+
+/** The bytes that set a control's LED ring from `feedback.value`; none for a non-finite value. */
+export function ringMessage(rule: OutputRule, feedback: Feedback): number[] | undefined {
+  const ring = rule.ring
+  if (!ring || feedback.value === undefined || !Number.isFinite(feedback.value)) return undefined
+  const v = Math.min(1, Math.max(0, feedback.value))
+  const value = Math.round(ring.min + v * (ring.max - ring.min))
+  return [statusByte(ring.message, ring.channel ?? rule.channel), rule.number + ring.offset, value]
+}
+
+/** Every message a feedback sends to one control: its LED, then its ring. */
+export function feedbackMessages(rule: OutputRule, feedback: Feedback, brightness: number): number[][] {
+  return [ledMessage(rule, feedback, brightness), ringMessage(rule, feedback)].filter(
+    (m): m is number[] => m !== undefined,
+  )
+}
+
+/** The bytes that turn a control's LED off (used to blank a surface). */
+export function blankMessage(rule: OutputRule): number[] | undefined {
+  const led = rule.led
+  if (!led) return undefined
+  return [
+    statusByte(led.message, led.off.channel ?? led.channel ?? rule.channel),
+    rule.number + led.offset,
+    led.off.value ?? 0,
+  ]
+}

@@ -1,0 +1,138 @@
+/**
+ * The real MIDI backend: `@julusian/midi` (RtMidi; ALSA sequencer on Linux), loaded on first use, so a
+ * machine without it, without ALSA, or without sound devices runs on with no MIDI surfaces and one
+ * clear log line.
+ */
+import { existsSync } from 'node:fs'
+import { EventHub } from '../../events.js'
+import { createLogger, type Logger } from '../../log.js'
+import type { MidiBackend, MidiConnection, MidiConnectionEvents, MidiOpenOptions, MidiPortList } from './port.js'
+
+type MidiModule = typeof import('@julusian/midi/lazy')
+type NativeInput = InstanceType<MidiModule['Input']>
+type NativeOutput = InstanceType<MidiModule['Output']>
+
+/**
+ * The ALSA sequencer device. Why it is checked: RtMidi prints its own lines to stderr each time it
+ * fails to reach the sequencer, so after a first failure the native side is tried again only once this
+ * node exists (a sound device appeared), not on every rescan.
+ */
+export const ALSA_SEQUENCER_PATH = '/dev/snd/seq'
+
+/** The log line (and its key) of a machine without MIDI. */
+export const MIDI_UNAVAILABLE_MESSAGE =
+  'MIDI unavailable (no MIDI system: no ALSA sequencer or no sound devices); MIDI surfaces stay closed until it appears'
+
+export interface JulusianBackendOptions {
+  logger?: Logger
+  /** Loads the module; tests pass one that fails. */
+  load?: () => Promise<MidiModule>
+  /** Whether the native side is worth trying again after it failed; default: the ALSA sequencer exists. */
+  retryable?: () => boolean
+}
+
+export class JulusianMidiBackend implements MidiBackend {
+  private readonly log: Logger
+  private readonly load: () => Promise<MidiModule>
+  private readonly retryable: () => boolean
+  private module: MidiModule | undefined
+  /** Set after a failure: the native side is left alone until `retryable()` says otherwise. */
+  private failed = false
+
+  constructor(opts: JulusianBackendOptions = {}) {
+    this.log = opts.logger ?? createLogger('midi')
+    this.load = opts.load ?? (() => import('@julusian/midi/lazy'))
+    this.retryable = opts.retryable ?? (() => (process.platform !== 'linux' ? false : existsSync(ALSA_SEQUENCER_PATH)))
+  }
+
+  async list(): Promise<MidiPortList> {
+    if (this.failed && !this.retryable()) return { inputs: [], outputs: [] }
+    try {
+      const mod = (this.module ??= await this.load())
+      const list = { inputs: mod.Input.getPortNames(), outputs: mod.Output.getPortNames() }
+      if (this.failed) this.log.info('MIDI available again')
+      this.failed = false
+      this.log.clear('unavailable')
+      return list
+    } catch (err) {
+      this.failed = true
+      this.log.once('unavailable', 'warn', MIDI_UNAVAILABLE_MESSAGE, { error: err })
+      return { inputs: [], outputs: [] }
+    }
+  }
+
+  async open(o: MidiOpenOptions): Promise<MidiConnection> {
+    const mod = (this.module ??= await this.load())
+    const input = new mod.Input()
+    let output: NativeOutput | undefined
+    try {
+      openByName(input, o.input)
+      // Why: RtMidi drops SysEx, clock and active sensing by default; SysEx only when a profile uses it.
+      input.ignoreTypes(!o.sysex, true, true)
+      if (o.output !== undefined) {
+        output = new mod.Output()
+        openByName(output, o.output)
+      }
+    } catch (err) {
+      closeQuietly(input, output, this.log)
+      throw err
+    }
+    return new JulusianConnection(o.input, o.output, input, output, this.log)
+  }
+}
+
+/** Opens the port with this exact name; throws when it is not listed (it vanished since the scan). */
+function openByName(port: NativeInput | NativeOutput, name: string): void {
+  for (let i = 0; i < port.getPortCount(); i++) {
+    if (port.getPortName(i) === name) {
+      port.openPort(i)
+      return
+    }
+  }
+  throw new Error(`MIDI port ${JSON.stringify(name)} is not there`)
+}
+
+function closeQuietly(input: NativeInput, output: NativeOutput | undefined, log: Logger): void {
+  for (const p of [input, output]) {
+    if (!p) continue
+    // Why no rethrow: closing a port whose device vanished may throw, and there is nothing left to free.
+    try {
+      p.closePort()
+      p.destroy()
+    } catch (err) {
+      log.debug('MIDI port did not close cleanly', { error: err })
+    }
+  }
+}
+
+class JulusianConnection implements MidiConnection {
+  private readonly hub = new EventHub<MidiConnectionEvents>()
+  readonly events = this.hub.listenable
+  private closed = false
+  private readonly onMessage = (_delta: number, bytes: Buffer): void => {
+    this.hub.emit('message', new Uint8Array(bytes))
+  }
+
+  constructor(
+    readonly input: string,
+    readonly output: string | undefined,
+    private readonly nativeInput: NativeInput,
+    private readonly nativeOutput: NativeOutput | undefined,
+    private readonly log: Logger,
+  ) {
+    nativeInput.on('messageBuffer', this.onMessage)
+  }
+
+  send(bytes: readonly number[]): void {
+    if (this.closed || !this.nativeOutput) return
+    this.nativeOutput.sendMessage(Buffer.from(bytes))
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.nativeInput.off('messageBuffer', this.onMessage)
+    closeQuietly(this.nativeInput, this.nativeOutput, this.log)
+    this.hub.emit('closed')
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The real `@julusian/midi` (native RtMidi over ALSA) on this machine. Where there is no ALSA sequencer
+ * (a container, a headless box without sound devices) it must give one clear log line and no crash,
+ * and the manager must run on.
+ */
+import { existsSync } from 'node:fs'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { setLogSink, type LogRecord, type LogSink } from '../../../src/log.js'
+import {
+  ALSA_SEQUENCER_PATH,
+  JulusianMidiBackend,
+  MIDI_UNAVAILABLE_MESSAGE,
+} from '../../../src/surfaces/midi/julusian.js'
+import { MidiDriver } from '../../../src/surfaces/midi/driver.js'
+import { SurfaceManager } from '../../../src/surfaces/manager.js'
+import { FakeHotplug } from '../helpers/fake-hotplug.js'
+
+let logs: LogRecord[]
+let prevSink: LogSink
+beforeEach(() => {
+  logs = []
+  prevSink = setLogSink((r) => logs.push(r))
+})
+afterEach(() => {
+  setLogSink(prevSink)
+})
+
+const noSequencer = !existsSync(ALSA_SEQUENCER_PATH)
+
+describe('@julusian/midi on this machine', () => {
+  it('lists ports, or without a MIDI system gives one clear line and empty lists, never a throw', async () => {
+    const backend = new JulusianMidiBackend()
+    const first = await backend.list()
+    const second = await backend.list()
+    const unavailable = logs.filter((l) => l.message === MIDI_UNAVAILABLE_MESSAGE)
+    if (noSequencer) {
+      expect(first).toEqual({ inputs: [], outputs: [] })
+      expect(second).toEqual({ inputs: [], outputs: [] })
+      expect(unavailable).toHaveLength(1)
+      expect(unavailable[0]).toMatchObject({ level: 'warn', scope: 'midi' })
+      // The native error rides along, for whoever reads the journal.
+      expect(String(unavailable[0]!.fields?.error)).toContain('RtMidi')
+    } else {
+      expect(Array.isArray(first.inputs) && Array.isArray(first.outputs)).toBe(true)
+      expect(unavailable).toHaveLength(0)
+    }
+  })
+
+  it('the manager with the real MIDI driver starts, waits for the configured surface and stops', async () => {
+    const driver = new MidiDriver({ surfaces: [{ input: 'APC mini', profile: 'apc-mini-mk2' }] })
+    const manager = new SurfaceManager({
+      drivers: [driver],
+      claims: [{ name: 'pads', driver: 'midi', match: { port: 'APC mini' } }],
+      hotplug: new FakeHotplug(true),
+    })
+    await manager.start()
+    await manager.rescan()
+    expect(manager.statuses()).toEqual([
+      { name: 'pads', driver: 'midi', state: 'waiting', message: 'no matching device found yet' },
+    ])
+    if (noSequencer) {
+      expect(logs.filter((l) => l.message === MIDI_UNAVAILABLE_MESSAGE)).toHaveLength(1)
+      expect(logs.filter((l) => l.level === 'warn' || l.level === 'error')).toHaveLength(1)
+    }
+    await manager.stop()
+  })
+
+  it('a failed module load (no libasound2) is the same one line', async () => {
+    const backend = new JulusianMidiBackend({
+      load: () => Promise.reject(new Error('libasound.so.2: cannot open shared object file')),
+      retryable: () => false,
+    })
+    expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
+    expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
+    expect(logs.map((l) => l.message)).toEqual([MIDI_UNAVAILABLE_MESSAGE])
+  })
+})
