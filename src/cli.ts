@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from './api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from './defaults.js'
+import { SUBCOMMANDS } from './commands/index.js'
 import { createLogger } from './log.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
 import { startSimulator } from './simulator/index.js'
@@ -43,6 +44,7 @@ Options of sim:
   --data-dir DIR      folder for title, layer-list and project files
                       (default: a new temporary folder, removed on exit)
   --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
+  --log-commands FILE append one JSON line per received command (time, name, parameters, transport)
 
 Options of surfaces:
   --port N            web page port (default ${DEFAULT_PANELBRIDGE_PORT}; 0 picks a free port)
@@ -59,9 +61,26 @@ Examples:
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
 `
 
+/** The help, with the subcommands of src/commands listed after the built-in ones. */
+export function helpText(): string {
+  const subs = Object.values(SUBCOMMANDS)
+  if (subs.length === 0) return HELP
+  const width = Math.max(...subs.map((c) => c.usage.length)) + 2
+  const lines = subs.map((c) => `  panelbridge ${c.usage.padEnd(width)}${c.summary}`).join('\n')
+  return HELP.replace('Usage:\n', `Usage:\n${lines}\n`)
+}
+
 export type CliCommand =
   | { kind: 'help' }
-  | { kind: 'sim'; httpPort: number; wsPort: number; host: string; dataDir?: string; animationMs: number }
+  | {
+      kind: 'sim'
+      httpPort: number
+      wsPort: number
+      host: string
+      dataDir?: string
+      animationMs: number
+      logCommands?: string
+    }
   | { kind: 'surfaces'; port: number; host: string; hardware: boolean }
   | { kind: 'check'; file: string }
   | { kind: 'error'; message: string }
@@ -104,6 +123,7 @@ function readCommand(argv: readonly string[]): CliCommand {
       host: { type: 'string' },
       'data-dir': { type: 'string' },
       'animation-ms': { type: 'string' },
+      'log-commands': { type: 'string' },
       'no-hardware': { type: 'boolean' },
     },
   })
@@ -125,7 +145,7 @@ function readCommand(argv: readonly string[]): CliCommand {
   const notOf = (option: string, owner: string): UsageError =>
     new UsageError(`${option} is an option of '${owner}', not of '${command}'`)
   if (command === 'surfaces') {
-    for (const option of ['ws-port', 'data-dir', 'animation-ms'] as const)
+    for (const option of ['ws-port', 'data-dir', 'animation-ms', 'log-commands'] as const)
       if (values[option] !== undefined) throw notOf(`--${option}`, 'sim')
     const webPort = port(values.port, DEFAULT_PANELBRIDGE_PORT, '--port')
     return { kind: 'surfaces', port: webPort, host, hardware: values['no-hardware'] !== true }
@@ -138,6 +158,7 @@ function readCommand(argv: readonly string[]): CliCommand {
     host,
     animationMs: wholeNumber(values['animation-ms'], SIM_DEFAULT_ANIMATION_MS, '--animation-ms'),
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
+    ...(values['log-commands'] !== undefined ? { logCommands: values['log-commands'] } : {}),
   }
 }
 
@@ -171,6 +192,7 @@ function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<number
         host: cmd.host,
         animationMs: cmd.animationMs,
         ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
+        ...(cmd.logCommands !== undefined ? { logCommands: cmd.logCommands } : {}),
       }),
     // The first line is the address, so that a script (or a test) starting on port 0 can read it.
     (sim) => [
@@ -240,10 +262,18 @@ function untilStopped(close: () => Promise<void>): Promise<number> {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  const sub = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined
+  if (sub) {
+    if (argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+      process.stdout.write(sub.help)
+      return EXIT_OK
+    }
+    return sub.run(argv.slice(1))
+  }
   const cmd = parseCli(argv)
   switch (cmd.kind) {
     case 'help':
-      process.stdout.write(HELP)
+      process.stdout.write(helpText())
       return EXIT_OK
     case 'error':
       process.stderr.write(`panelbridge: ${cmd.message}\nRun 'panelbridge --help' for usage.\n`)

@@ -66,3 +66,31 @@ export class EventHub<T extends EventMap<T>> implements Listenable<T> {
     return this.emitter.emit(event, ...args)
   }
 }
+
+/**
+ * A base for components that announce events themselves (a store, a link): readers get `on`/`once`/
+ * `off`, and only the component's own code can `announce`. There is no public `emit`.
+ */
+export abstract class Announcer<T extends EventMap<T>> implements Listenable<T> {
+  readonly #hub = new EventHub<T>()
+
+  on<E extends keyof T & string>(event: E, listener: Listener<T, E>): this {
+    this.#hub.on(event, listener)
+    return this
+  }
+  once<E extends keyof T & string>(event: E, listener: Listener<T, E>): this {
+    this.#hub.once(event, listener)
+    return this
+  }
+  off<E extends keyof T & string>(event: E, listener: Listener<T, E>): this {
+    this.#hub.off(event, listener)
+    return this
+  }
+  listenerCount(event: keyof T & string): number {
+    return this.#hub.listenerCount(event)
+  }
+  /** Announces an event to the listeners. */
+  protected announce<E extends keyof T & string>(event: E, ...args: EventArgs<T, E>): boolean {
+    return this.#hub.emit(event, ...args)
+  }
+}

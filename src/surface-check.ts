@@ -4,7 +4,7 @@
  * It runs the real SurfaceManager with every hardware driver and one web surface, prints each
  * device's state (open, failed, or permission denied with the udev rule file to install) and every
  * input event, and echoes input as feedback: a key lights while held, an encoder or jog shows its
- * running count. So an operator sees at once that a device is found, readable and writable, and the
+ * running count, a shuttle its zone and a fader its value. So an operator sees at once that a device is found, readable and writable, and the
  * web page (which mirrors every device) shows the same from a browser.
  *
  * Nothing here talks to the application: that is the daemon's job, with the binding engine.
@@ -16,8 +16,19 @@ import { StreamDeckDriver } from './surfaces/streamdeck/driver.js'
 import type { ControlDescriptor, Feedback, SurfaceDescription, SurfaceEvent } from './surfaces/types.js'
 import { KeyImages, WEB_DRIVER, WebSurface, WebSurfaceServer } from './surfaces/web/index.js'
 
-/** The web surface this command shows: a Stream Deck XL-sized grid, two encoders and a jog wheel. */
-export const CHECK_WEB_SURFACE = { id: 'web', rows: 4, columns: 8, encoders: 2, jog: true } as const
+/**
+ * The web surface this command shows: a Stream Deck XL-sized grid, two encoders, a jog wheel, a
+ * shuttle ring and two faders, so every kind of control can be tried from a browser.
+ */
+export const CHECK_WEB_SURFACE = {
+  id: 'web',
+  rows: 4,
+  columns: 8,
+  encoders: 2,
+  jog: true,
+  shuttle: true,
+  faders: 2,
+} as const
 
 /** Echo looks: idle (also while a rotary control shows its count) and held; LEDs light only while held. */
 const IDLE: Feedback = { color: '#202830', textColor: '#c8d0d8', led: 'off' }
@@ -123,7 +134,15 @@ export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<Surf
         break
       }
       case 'value':
-        show(e.surface, control, IDLE, `${idleLabel(control)}\n${e.raw ?? e.value.toFixed(2)}`)
+        if (control.kind === 'shuttle' || control.kind === 'fader') {
+          // Shown under the control (it has no key to light); a fader's thumb follows the value too.
+          manager.setFeedback(e.surface, control.id, {
+            text: `${control.id}\n${e.raw ?? e.value.toFixed(2)}`,
+            ...(control.kind === 'fader' ? { value: e.value } : {}),
+          })
+        } else {
+          show(e.surface, control, IDLE, `${idleLabel(control)}\n${e.raw ?? e.value.toFixed(2)}`)
+        }
         break
     }
   })

@@ -103,6 +103,23 @@ describe('panelbridge surfaces', () => {
     )
   })
 
+  it('serves a shuttle ring and faders on the web surface, echoing the zone and the value', async () => {
+    const { check: c, lines } = await start()
+    client = await connect(c.url)
+    const surface = await client.waitFor('surface', (m) => m.surface.id === 'web')
+    expect(surface.surface.controls.filter((x) => x.kind === 'shuttle' || x.kind === 'fader').map((x) => x.id)).toEqual(
+      ['shuttle', 'fader:0', 'fader:1'],
+    )
+    client.send({ type: 'value', surface: 'web', control: 'fader:1', value: 0.5 })
+    await client.waitFor('state', (m) => m.control === 'fader:1' && m.state.text === 'fader:1\n0.50')
+    expect(client.messages.find((m) => m.type === 'state' && m.control === 'fader:1')).toMatchObject({
+      state: { text: 'fader:1\n0.50', value: 0.5 },
+    })
+    client.send({ type: 'value', surface: 'web', control: 'shuttle', value: -0.5 })
+    await client.waitFor('state', (m) => m.control === 'shuttle' && m.state.text === 'shuttle\n-4')
+    expect(lines).toEqual(expect.arrayContaining(['web fader:1 value 0.500', 'web shuttle value -0.500 (raw -4)']))
+  })
+
   it('names the udev rule file when the device node is not accessible', async () => {
     const { transport, lines } = await start('denied')
     expect(transport.opened).toHaveLength(0)

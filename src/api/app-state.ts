@@ -8,7 +8,7 @@
  * next turn of the event loop (`setImmediate`) becomes one `title` event, so a burst of notifications
  * is a handful of surface updates, not one per message.
  */
-import { EventEmitter } from 'eventemitter3'
+import { Announcer } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
 import type { PlayState, ReplayState } from './protocol.js'
 
@@ -85,6 +85,8 @@ export interface AppStateEvents {
   link: [status: LinkStatus]
   replay: [changes: ReplayInfo]
   streaming: [changes: StreamingInfo]
+  /** Which input is live on a channel (known from panelbridge's own successful `switchVideoIn`). */
+  tally: [change: { channel: number; input: string }]
 }
 
 export interface TitleSnapshot {
@@ -102,10 +104,15 @@ interface MutableTitle {
   variables: Record<string, string>
 }
 
-export class AppState extends EventEmitter<AppStateEvents> {
+export class AppState extends Announcer<AppStateEvents> {
   readonly limits: Readonly<AppStateLimits>
   private readonly log: Logger
   private readonly titleMap = new Map<string, MutableTitle>()
+  /**
+   * Title ids by name: bindings name titles, notifications carry ids, and ids change when the
+   * application restarts. Names are not unique in the application; the first title by id order wins.
+   */
+  private readonly byName = new Map<string, Set<string>>()
   /** Variables held per title, so that the limit check does not count keys on every new name. */
   private readonly variableCounts = new WeakMap<MutableTitle, number>()
   private readonly pendingTitles = new Map<string, TitleChanges>()
@@ -113,6 +120,7 @@ export class AppState extends EventEmitter<AppStateEvents> {
   private linkStatus: LinkStatus = { status: 'stale', phase: 'stopped', since: Date.now() }
   private replayInfo: ReplayInfo = {}
   private streamingInfo: StreamingInfo = {}
+  private readonly tallies = new Map<number, string>()
 
   constructor(options: AppStateOptions = {}) {
     super()
@@ -143,9 +151,31 @@ export class AppState extends EventEmitter<AppStateEvents> {
   title(id: string): TitleState | undefined {
     return this.titleMap.get(id)
   }
+  /** The title of this name (the first one, when the application has several of the same name). */
   titleByName(name: string): TitleState | undefined {
-    for (const t of this.titleMap.values()) if (t.name === name) return t
+    const ids = this.byName.get(name)
+    if (!ids) return undefined
+    for (const id of ids) return this.titleMap.get(id)
     return undefined
+  }
+  /** A title by name or by id: what a binding's `title:` may hold. */
+  findTitle(nameOrId: string): TitleState | undefined {
+    return this.titleByName(nameOrId) ?? this.titleMap.get(nameOrId)
+  }
+
+  /**
+   * Renames a title: the name index moves with it, and readers get a `title` change with `name`.
+   * Returns false when the title is unknown.
+   */
+  setTitleName(id: string, name: string): boolean {
+    const t = this.titleMap.get(id)
+    if (!t) return false
+    if (t.name === name) return true
+    this.unindex(t)
+    t.name = name
+    this.index(t)
+    this.pending(id).name = name
+    return true
   }
   titles(): TitleState[] {
     return [...this.titleMap.values()]
@@ -184,6 +214,7 @@ export class AppState extends EventEmitter<AppStateEvents> {
     this.cancelFlush()
     this.pendingTitles.clear()
     this.titleMap.clear()
+    this.byName.clear()
     for (const t of titles) {
       if (this.titleMap.size >= this.limits.maxTitles && !this.titleMap.has(t.id)) {
         this.log.once('titles-full', 'warn', 'title limit reached; further titles are not followed', {
@@ -201,8 +232,9 @@ export class AppState extends EventEmitter<AppStateEvents> {
       const vars = t.variables ?? {}
       for (const name of Object.keys(vars)) this.setVariable(title, name, this.boundedValue(vars[name]!))
       this.titleMap.set(t.id, title)
+      this.index(title)
     }
-    this.emit('titlesReset', this.titles())
+    this.announce('titlesReset', this.titles())
   }
 
   setLink(status: LinkStatus): void {
@@ -217,7 +249,7 @@ export class AppState extends EventEmitter<AppStateEvents> {
     // A stale period keeps its start time while its phase changes: "stale since the link dropped".
     if (prev.status === 'stale' && status.status === 'stale') status = { ...status, since: prev.since }
     this.linkStatus = status
-    this.emit('link', status)
+    this.announce('link', status)
   }
 
   /** Records what an HTTP command (or a reply) says of replay; emits only the fields that changed. */
@@ -225,14 +257,36 @@ export class AppState extends EventEmitter<AppStateEvents> {
     const changes = diff(this.replayInfo, info)
     if (!changes) return
     this.replayInfo = { ...this.replayInfo, ...changes }
-    this.emit('replay', changes)
+    this.announce('replay', changes)
+  }
+
+  /**
+   * Forgets the replay state: a reply said it is not what panelbridge believed (a scrub answered
+   * `bad request`), and the application does not say what it is instead.
+   */
+  forgetReplayState(): void {
+    if (this.replayInfo.state === undefined) return
+    const { state: _forgotten, ...rest } = this.replayInfo
+    this.replayInfo = rest
+    this.announce('replay', { state: undefined })
+  }
+
+  /** Which input is live on each channel, as far as panelbridge's own switches tell. */
+  get tally(): ReadonlyMap<number, string> {
+    return this.tallies
+  }
+
+  setTally(channel: number, input: string): void {
+    if (this.tallies.get(channel) === input) return
+    this.tallies.set(channel, input)
+    this.announce('tally', { channel, input })
   }
 
   setStreaming(info: StreamingInfo): void {
     const changes = diff(this.streamingInfo, info)
     if (!changes) return
     this.streamingInfo = { ...this.streamingInfo, ...changes }
-    this.emit('streaming', changes)
+    this.announce('streaming', changes)
   }
 
   /** Emits the batched title changes now (tests and shutdown; normally the next loop turn does it). */
@@ -241,13 +295,25 @@ export class AppState extends EventEmitter<AppStateEvents> {
     if (this.pendingTitles.size === 0) return
     const batch = [...this.pendingTitles]
     this.pendingTitles.clear()
-    for (const [id, changes] of batch) this.emit('title', { id, changes })
+    for (const [id, changes] of batch) this.announce('title', { id, changes })
   }
 
   /** Drops a scheduled flush (stop()). */
   dispose(): void {
     this.cancelFlush()
     this.pendingTitles.clear()
+  }
+
+  private index(t: MutableTitle): void {
+    let ids = this.byName.get(t.name)
+    if (!ids) this.byName.set(t.name, (ids = new Set()))
+    ids.add(t.id)
+  }
+
+  private unindex(t: MutableTitle): void {
+    const ids = this.byName.get(t.name)
+    ids?.delete(t.id)
+    if (ids?.size === 0) this.byName.delete(t.name)
   }
 
   /** Sets one variable within the limits; false (and one log line per title) when it is dropped. */

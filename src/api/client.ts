@@ -30,7 +30,7 @@ import {
   TimeoutError,
   type CommandErrorCode,
 } from './errors.js'
-import { encodeParams, type Encoded, type Transport } from './codec.js'
+import { encodeParams, unlistedSpec, type Encoded, type Transport } from './codec.js'
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** Default time-out of one command, in ms (issue 2). */
@@ -91,6 +91,12 @@ export interface CallOptions {
   requestId?: string
   /** Overrides the client's transport for this call. */
   transport?: Transport
+  /**
+   * Sends a command the catalogue lacks as written (parameters encoded by their JS type, reply taken
+   * unconverted) instead of refusing it with `BAD_PARAMS`. For YAML bindings: the application has more
+   * commands than panelbridge knows.
+   */
+  unlisted?: boolean
 }
 
 /** What `onCall` receives. */
@@ -183,7 +189,7 @@ export class CommandClient {
     const requestId = options.requestId ?? this.idPrefix + String(++this.seq)
     const started = performance.now()
     try {
-      const spec = getCommandSpec(name)
+      const spec = getCommandSpec(name) ?? (options.unlisted ? unlistedSpec(name, params ?? {}) : undefined)
       if (spec === undefined) {
         throw new CommandError('BAD_PARAMS', name, 'unknown command', { requestId })
       }

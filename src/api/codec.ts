@@ -228,3 +228,33 @@ function getText(p: ParamSpec, value: unknown): string {
 function postValue(p: ParamSpec, value: unknown): unknown {
   return p.encoding === 'flag' ? (value ? '1' : '0') : value
 }
+
+/** What a command the catalogue lacks may be called: letters, digits, `_`, `.` and `-`. */
+const UNLISTED_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
+
+/**
+ * A spec for a command the catalogue lacks (the application has more commands than we know), built
+ * from the values given: strings as text, numbers as numbers, booleans as `true`/`false`, string
+ * lists comma-joined, objects as JSON. Its reply is taken as it comes, unconverted. Undefined for a
+ * name that cannot be a command.
+ */
+export function unlistedSpec(name: string, params: Record<string, unknown>): CommandSpec | undefined {
+  if (!UNLISTED_NAME.test(name)) return undefined
+  const specs: Record<string, ParamSpec> = {}
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue
+    const type: ParamSpec['type'] =
+      typeof value === 'number'
+        ? 'number'
+        : typeof value === 'boolean'
+          ? 'boolean'
+          : Array.isArray(value)
+            ? 'string[]'
+            : isRecord(value)
+              ? 'object'
+              : 'string'
+    const encoding = type === 'boolean' ? 'word' : type === 'string[]' ? 'csv' : type === 'object' ? 'json' : 'text'
+    specs[key] = { type, required: false, encoding }
+  }
+  return { group: 'unlisted', source: 'unlisted', summary: 'A command the catalogue lacks.', params: specs, reply: {} }
+}

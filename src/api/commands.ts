@@ -67,12 +67,24 @@ export interface FieldSpec<T extends FieldType = FieldType, O extends boolean = 
 }
 export type Shape = Readonly<Record<string, FieldSpec>>
 
-export type CommandGroup = 'title' | 'videoIn' | 'output' | 'replay' | 'project' | 'notification' | 'playout'
+export type CommandGroup =
+  | 'title'
+  | 'videoIn'
+  | 'output'
+  | 'replay'
+  | 'project'
+  | 'notification'
+  | 'playout'
+  /** Not in the catalogue: a command the application has and panelbridge does not know (sent as written). */
+  | 'unlisted'
 
 export interface CommandSpec {
   readonly group: CommandGroup
-  /** `contract`: one of the contract's 58 commands; `notes`: seen in the real application (protocol notes). */
-  readonly source: 'contract' | 'notes'
+  /**
+   * `contract`: one of the contract's 58 commands; `notes`: seen in the real application (protocol
+   * notes); `unlisted`: built at run time for a command the catalogue lacks (`codec.unlistedSpec`).
+   */
+  readonly source: 'contract' | 'notes' | 'unlisted'
   readonly summary: string
   readonly params: Readonly<Record<string, ParamSpec>>
   readonly reply: Shape

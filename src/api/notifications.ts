@@ -13,7 +13,7 @@
  * Every client receives every notification and none names its sender, so the link keeps what concerns
  * it by title id (and input, where a notification has one), through a configurable filter.
  */
-import { EventEmitter } from 'eventemitter3'
+import { Announcer } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
 import { APP_STATE_MAX_VARIABLE_VALUE_CHARS, type AppState, type LinkPhase, type TitleSnapshot } from './app-state.js'
 import {
@@ -214,12 +214,12 @@ export function parseTitleControlInfo(
   return out
 }
 
-export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
+export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private readonly log: Logger
   private readonly timing: LinkTiming
   private readonly sender: string
-  private readonly titleFilter: ReadonlySet<string> | undefined
-  private readonly inputFilter: ReadonlySet<string> | undefined
+  private titleFilter: ReadonlySet<string> | undefined
+  private inputFilter: ReadonlySet<string> | undefined
 
   /** "Want connected": set by start(), cleared by stop(). */
   private wanted = false
@@ -251,8 +251,22 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
       ...options.timing,
     }
     this.sender = options.sender ?? LINK_DEFAULT_SENDER
-    const titles = options.filter?.titles ?? []
-    const inputs = options.filter?.inputs ?? []
+    this.applyFilter(options.filter)
+  }
+
+  /**
+   * Changes which titles and inputs the link keeps, without a new socket: a reload whose bindings
+   * follow another title resynchronises on the open connection (debounced), and the snapshot is
+   * filtered anew.
+   */
+  setFilter(filter: NotificationFilter | undefined): void {
+    this.applyFilter(filter)
+    this.requestResync()
+  }
+
+  private applyFilter(filter: NotificationFilter | undefined): void {
+    const titles = filter?.titles ?? []
+    const inputs = filter?.inputs ?? []
     this.titleFilter = titles.length > 0 ? new Set(titles) : undefined
     this.inputFilter = inputs.length > 0 ? new Set(inputs) : undefined
   }
@@ -386,7 +400,7 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
       this.log.clear('link-down')
       this.setPhase(LINK_PHASE.connected)
     }
-    this.emit('resynchronised', { titles: count })
+    this.announce('resynchronised', { titles: count })
   }
 
   private applySnapshot(reply: unknown): number {
@@ -466,7 +480,7 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
         ? { status: 'connected', since: Date.now() }
         : { status: 'stale', phase, since: Date.now(), ...(this.lastError ? { error: this.lastError } : {}) },
     )
-    if (changed) this.emit('phase', phase)
+    if (changed) this.announce('phase', phase)
   }
 
   // ---- notifications ------------------------------------------------------------------------------
@@ -484,7 +498,7 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
       return
     }
     if (n.kind === 'control' || n.kind === 'update') {
-      this.emit('notification', n)
+      this.announce('notification', n)
       this.requestResync()
       return
     }
@@ -497,6 +511,6 @@ export class NotificationLink extends EventEmitter<NotificationLinkEvents> {
       this.requestResync()
       return
     }
-    this.emit('notification', n)
+    this.announce('notification', n)
   }
 }

@@ -10,7 +10,7 @@
  * This class is one connection, with no reconnect logic: the notification link owns the one reconnect
  * state machine (`notifications.ts`) and makes a new client per attempt.
  */
-import { EventEmitter } from 'eventemitter3'
+import { Announcer } from '../events.js'
 import WebSocket from 'ws'
 import { createLogger, type Logger } from '../log.js'
 import { QWC_MESSAGE } from './protocol.js'
@@ -159,7 +159,7 @@ export function parseInitReply(data: unknown): Map<string, QwcObjectInfo> {
  * One QWebChannel connection. Usage: `await client.connect()`, then `invoke()` and `connectSignal()`;
  * `close()` when done. Listen to `close` to learn that the socket went away.
  */
-export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
+export class QWebChannelClient extends Announcer<QWebChannelClientEvents> {
   private ws: WebSocket | undefined
   private objects = new Map<string, QwcObjectInfo>()
   private readonly pending = new Map<number, PendingCall>()
@@ -336,7 +336,7 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
       })
       this.log.warn('frame handler failed; frame dropped', { url: this.url, what, error: fault.message })
       try {
-        this.emit('fault', fault)
+        this.announce('fault', fault)
       } catch (listenerErr) {
         // A fault listener that throws is reported, not re-thrown into `ws`.
         this.log.warn('fault listener failed', { url: this.url, error: describe(listenerErr) })
@@ -440,7 +440,7 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
       return
     }
     const args = Array.isArray(msg.args) ? (msg.args as unknown[]) : []
-    this.emit('signal', { object, signal, args })
+    this.announce('signal', { object, signal, args })
   }
 
   private onClose(code: number, reason: string): void {
@@ -451,7 +451,7 @@ export class QWebChannelClient extends EventEmitter<QWebChannelClientEvents> {
       call.reject(new QWebChannelError('DISCONNECTED', `${call.what}: socket closed before the reply`))
       this.pending.delete(id)
     }
-    this.emit('close', { code, reason })
+    this.announce('close', { code, reason })
   }
 }
 

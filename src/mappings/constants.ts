@@ -54,3 +54,8 @@ export const INDICATOR_ON = '#00a000'
 export const INDICATOR_OFF = '#202020'
 /** Label colour. */
 export const DEFAULT_TEXT_COLOR = '#ffffff'
+
+/** Input older than this when the engine sees it is dropped (never a late press), ms. */
+export const MAX_INPUT_AGE_MS = 1000
+/** How many pages `previous` can go back. */
+export const PAGE_HISTORY = 16

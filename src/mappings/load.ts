@@ -500,19 +500,19 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
       continue
     }
     const surface = surfaces.get(address.surface)
-    if (!surface) {
-      if (!Object.hasOwn(rawSurfaces, address.surface)) {
-        const names = [...Object.keys(rawSurfaces)]
-        problems.add(
-          at('on'),
-          'error',
-          `on: ${address.surface} is not a configured surface${suggest(address.surface, names)}`,
-        )
-      }
+    if (!surface && !Object.hasOwn(rawSurfaces, address.surface)) {
+      const names = [...Object.keys(rawSurfaces)]
+      problems.add(
+        at('on'),
+        'error',
+        `on: ${address.surface} is not a configured surface${suggest(address.surface, names)}`,
+      )
       continue
     }
-    const control = surface.controls?.get(address.control)
-    if (surface.controls && !control) {
+    // A surface whose own entry has a problem (reported there): its controls are unknown, the rest of
+    // the binding is still checked.
+    const control = surface?.controls?.get(address.control)
+    if (surface?.controls && !control) {
       problems.add(at('on'), 'error', `on: ${address.surface} has no control ${address.control}`)
       continue
     }

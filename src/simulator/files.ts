@@ -3,14 +3,15 @@
  * The simulator's own format: JSON, tagged with `format` and `kind` so a wrong file is refused.
  * A relative `file` parameter resolves inside the data folder, never against the working directory.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { basename, dirname, extname, isAbsolute, join } from 'node:path'
+import { lstatSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
 import { APP_ERRORS, FILE_EXTENSIONS, PLAY_STATES } from '../api/protocol.js'
 import type { VideoFormat } from './seed.js'
 import { CommandError, type SimTitle, type SimVariable } from './types.js'
 import { isRecord } from '../wire.js'
 import { readZipEntry, writeZip } from './zip.js'
 import { THUMBNAIL_JPEG } from './png.js'
+import { checkCount, checkName, MAX_INPUTS_PER_TITLE, MAX_VARIABLES_PER_TITLE } from './limits.js'
 
 export const FILE_FORMAT = 'panelbridge-simulator'
 /** Name of the project inside a `.zip` package. */
@@ -26,11 +27,59 @@ export interface ProjectData {
 
 type Kind = 'title' | 'layerList' | 'project'
 
-/** Resolves a `file` parameter: required, with one of `extensions`, relative to `dataDir`. */
+/**
+ * The error of a `file` parameter that points outside the data folder. The simulator's own text: the
+ * application has no such rule (it writes wherever its user may), but a test double on a shared box
+ * must not write outside the folder it was given.
+ */
+export const FILE_OUTSIDE_DATA_DIR = 'file outside the data folder'
+/** Largest title, layer-list or project file read, bytes. */
+export const MAX_FILE_BYTES = 16 * 1024 * 1024
+
+/** Whether `path` is `dir` itself or below it (both absolute and normalised). */
+function isInside(dir: string, path: string): boolean {
+  const rel = relative(dir, path)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+/**
+ * Resolves a `file` parameter: required, with one of `extensions`, relative to `dataDir` (an absolute
+ * path is accepted when it lies inside). The one guard of every file parameter: a path that leaves
+ * the data folder, by `..`, by an absolute path or through a symbolic link (the parent folder's real
+ * path, and the file's own when it is a link), is refused with FILE_OUTSIDE_DATA_DIR.
+ */
 export function resolveFile(dataDir: string, file: string, extensions: readonly string[]): string {
   const f = file.trim()
-  if (f === '' || !extensions.includes(extname(f).toLowerCase())) throw new CommandError(APP_ERRORS.invalidParams)
-  return isAbsolute(f) ? f : join(dataDir, f)
+  if (f === '' || f.includes('\0') || !extensions.includes(extname(f).toLowerCase()))
+    throw new CommandError(APP_ERRORS.invalidParams)
+  const root = resolve(dataDir)
+  const path = resolve(root, f)
+  if (!isInside(root, path) || path === root) throw new CommandError(FILE_OUTSIDE_DATA_DIR)
+  let realRoot: string
+  let realParent: string
+  try {
+    realRoot = realpathSync(root)
+    realParent = realpathSync(dirname(path))
+  } catch {
+    throw new CommandError(APP_ERRORS.badRequest) // the folder does not exist: the command cannot act
+  }
+  if (!isInside(realRoot, realParent)) throw new CommandError(FILE_OUTSIDE_DATA_DIR)
+  let isLink = false
+  try {
+    isLink = lstatSync(path).isSymbolicLink()
+  } catch {
+    // No such file yet: a save creates it in the (checked) parent folder.
+  }
+  if (isLink) {
+    let target: string
+    try {
+      target = realpathSync(path)
+    } catch {
+      throw new CommandError(FILE_OUTSIDE_DATA_DIR) // a dangling link: where it would write is unknown
+    }
+    if (!isInside(realRoot, target)) throw new CommandError(FILE_OUTSIDE_DATA_DIR)
+  }
+  return path
 }
 
 export function storeTitle(t: SimTitle): StoredTitle {
@@ -80,6 +129,7 @@ function write(path: string, data: Buffer | string): void {
 function readJson(path: string): unknown {
   let bytes: Buffer
   try {
+    if (statSync(path).size > MAX_FILE_BYTES) throw new Error('file too large')
     bytes = readFileSync(path)
   } catch {
     throw new CommandError(APP_ERRORS.badRequest) // missing or unreadable file
@@ -114,15 +164,23 @@ function checkTitle(v: unknown): StoredTitle {
         VARIABLE_TYPES.has(x.type as string),
     )
   if (!ok) throw new CommandError(APP_ERRORS.badRequest)
+  const variables = v.variables as SimVariable[]
+  const inputs = v.inputs as string[]
+  checkCount(variables.length, MAX_VARIABLES_PER_TITLE, 'variables on a title')
+  checkCount(inputs.length, MAX_INPUTS_PER_TITLE, 'inputs on a title')
+  checkName(v.name as string, 'title name')
+  for (const x of variables) checkName(x.name, 'variable name')
+  for (const i of inputs) checkName(i, 'input name')
   return {
     id: v.id as string,
     name: v.name as string,
     channel: typeof v.channel === 'number' ? v.channel : 0,
     position: typeof v.position === 'number' ? v.position : 0,
-    inputs: v.inputs as string[],
-    variables: v.variables as SimVariable[],
+    inputs,
+    variables,
     timelineDuration: typeof v.timelineDuration === 'number' ? v.timelineDuration : 5,
-    color: typeof v.color === 'string' ? v.color : '#444444',
+    // Only #rrggbb: the colour keys the icon cache, so it must not be arbitrary text.
+    color: typeof v.color === 'string' && /^#[0-9a-f]{6}$/i.test(v.color) ? v.color : '#444444',
   }
 }
 

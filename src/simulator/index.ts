@@ -3,7 +3,8 @@
  * (and, through the WebSocket side, its QWebChannel notifications), for tests, demos and the default
  * configuration.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { HttpHooks } from './hooks.js'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { SIM_DEFAULT_ANIMATION_MS } from '../api/protocol.js'
@@ -12,9 +13,11 @@ import { ensureDir } from './files.js'
 import { HANDLERS } from './handlers/index.js'
 import { writeSeedProjects } from './handlers/project.js'
 import { startHttpServer } from './http.js'
+import { removeTempDir, trackTempDir } from './temp-dir.js'
 import { startQWebChannelSimulator, type ClientAnnouncement, type QWebChannelServer } from './qwebchannel-server.js'
 import { SimulatorState } from './state.js'
 
+export { HttpHooks, type CommandLogEntry } from './hooks.js'
 export { SimulatorState, senderMatches, type Sender, type NotificationTopic } from './state.js'
 export type { Reply, ReplyResult, SimTitle } from './types.js'
 
@@ -29,6 +32,10 @@ export interface SimulatorOptions {
   dataDir?: string
   /** In/out animation length of a title, ms. Default SIM_DEFAULT_ANIMATION_MS. */
   animationMs?: number
+  /** DNS names besides `localhost` accepted in `Host` on both sides (see `src/http-guard.ts`). */
+  allowedHosts?: string[]
+  /** Appends one JSON line per received HTTP command to this file (time, name, parameters, transport). */
+  logCommands?: string
 }
 
 export interface SimulatorHandle {
@@ -45,6 +52,8 @@ export interface SimulatorHandle {
   ws: QWebChannelServer
   /** Every notifyClientConnected call seen on the WebSocket. */
   wsAnnouncements: readonly ClientAnnouncement[]
+  /** The HTTP side's test hooks: setDelay(), inFlight(), highWater(), the command log. */
+  http: HttpHooks
   close(): Promise<void>
 }
 
@@ -56,28 +65,39 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const dataDir = opts.dataDir !== undefined ? resolve(opts.dataDir) : mkdtempSync(join(tmpdir(), 'panelbridge-sim-'))
   // A given folder is created if its parent exists; an unusable one fails here with the file system's message.
   if (!ownDataDir) ensureDir(dataDir)
-  const state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS })
-  writeSeedProjects(state)
-  // A folder the caller gave is theirs; a temporary one we made goes with the simulator.
+  // A folder the caller gave is theirs; a temporary one we made goes with the simulator, and with the
+  // process if it dies first (signal, uncaught exception).
+  if (ownDataDir) trackTempDir(dataDir)
   const removeDataDir = (): void => {
-    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true })
+    if (ownDataDir) removeTempDir(dataDir)
   }
-  const http = await startHttpServer(state, opts.httpPort ?? 0, opts.host ?? DEFAULT_LISTEN_HOST).catch(
-    (err: unknown) => {
-      removeDataDir()
-      throw err
-    },
-  )
+  let state: SimulatorState
+  try {
+    state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS })
+    writeSeedProjects(state)
+  } catch (err) {
+    removeDataDir()
+    throw err
+  }
+  const host = opts.host ?? DEFAULT_LISTEN_HOST
+  const guard = opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}
+  const hooks = new HttpHooks(opts.logCommands)
+  const http = await startHttpServer(state, opts.httpPort ?? 0, host, { ...guard, hooks }).catch((err: unknown) => {
+    removeDataDir()
+    throw err
+  })
   const qwc = await startQWebChannelSimulator({
     backend: state,
     port: opts.wsPort ?? 0,
-    host: opts.host ?? DEFAULT_LISTEN_HOST,
+    host,
+    ...guard,
   }).catch(async (err: unknown) => {
     await http.close()
     removeDataDir()
     throw err
   })
   return {
+    http: hooks,
     httpUrl: http.url,
     httpPort: http.port,
     state,

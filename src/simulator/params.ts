@@ -7,6 +7,12 @@ import { CommandError } from './types.js'
 
 export type RawParams = Record<string, unknown>
 
+/**
+ * Readers over the parameters a client sent. Every reader returns a value or throws CommandError (the
+ * HTTP layer and the WebSocket turn it into an `error` reply), whatever the client sent: only own
+ * properties are read (`constructor` or `toString` is a name like any other), and a value too deep to
+ * write as text is 'invalid params', not a RangeError.
+ */
 export class Params {
   constructor(
     readonly raw: RawParams,
@@ -14,19 +20,22 @@ export class Params {
     readonly variables?: unknown,
   ) {}
 
+  /** The value sent under `name`, own properties only. */
+  get(name: string): unknown {
+    return isObject(this.raw) && Object.hasOwn(this.raw, name) ? this.raw[name] : undefined
+  }
+
   has(name: string): boolean {
-    const v = this.raw[name]
+    const v = this.get(name)
     return v !== undefined && v !== null && this.str(name) !== ''
   }
 
   /** The parameter as text: arrays comma-joined, objects as JSON text, absent as ''. */
   str(name: string): string {
-    const v = this.raw[name]
+    const v = this.get(name)
     if (v === undefined || v === null) return ''
-    if (typeof v === 'string') return v
-    if (typeof v === 'number' || typeof v === 'boolean') return String(v)
-    if (Array.isArray(v)) return v.map(String).join(',')
-    return JSON.stringify(v)
+    if (Array.isArray(v)) return v.map(paramText).join(',')
+    return paramText(v)
   }
 
   /** A required text parameter; missing → 'invalid params'. */
@@ -39,7 +48,7 @@ export class Params {
   /** A number, or `fallback` when absent; present but not a finite number → 'invalid params'. */
   num(name: string, fallback?: number): number | undefined {
     if (!this.has(name)) return fallback
-    const v = this.raw[name]
+    const v = this.get(name)
     const n = typeof v === 'number' ? v : Number(this.str(name).trim())
     if (!Number.isFinite(n)) throw new CommandError(APP_ERRORS.invalidParams)
     return n
@@ -75,11 +84,23 @@ export class Params {
 
   /** A comma-separated list (or an array), trimmed, empty items dropped. */
   list(name: string): string[] {
-    const v = this.raw[name]
-    const items = Array.isArray(v)
-      ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)))
-      : this.str(name).split(',')
+    const v = this.get(name)
+    const items = Array.isArray(v) ? v.map(paramText) : this.str(name).split(',')
     return items.map((s) => s.trim()).filter((s) => s !== '')
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null
+}
+
+/** toText for a parameter: a value too deep to write is the client's error, 'invalid params'. */
+function paramText(v: unknown): string {
+  try {
+    return toText(v)
+  } catch (err) {
+    if (err instanceof RangeError) throw new CommandError(APP_ERRORS.invalidParams)
+    throw err
   }
 }
 
@@ -90,7 +111,8 @@ export function flagText(b: boolean): '0' | '1' {
 
 /**
  * Title variables from any of the forms clients send: an object `{name: value}`, an array of
- * `{name, value}`, or JSON text of either. Anything else gives an empty map.
+ * `{name, value}`, or JSON text of either. Anything else gives an empty map; a value too deep to write
+ * as text throws CommandError('invalid params').
  */
 export function readVariables(raw: unknown): Map<string, string> {
   const out = new Map<string, string>()
@@ -106,12 +128,12 @@ export function readVariables(raw: unknown): Map<string, string> {
     for (const item of v as unknown[]) {
       if (item && typeof item === 'object' && 'name' in item) {
         const { name, value } = item as { name: unknown; value?: unknown }
-        if (typeof name === 'string') out.set(name, value === undefined || value === null ? '' : toText(value))
+        if (typeof name === 'string') out.set(name, value === undefined || value === null ? '' : paramText(value))
       }
     }
   } else if (v && typeof v === 'object') {
     for (const [name, value] of Object.entries(v))
-      out.set(name, value === undefined || value === null ? '' : toText(value))
+      out.set(name, value === undefined || value === null ? '' : paramText(value))
   }
   return out
 }

@@ -12,14 +12,19 @@
  * Test hooks on the server: drop every socket, go silent without closing, stop and restart on the
  * same port, delay replies, send a garbage frame, and shuffle the method order between starts.
  */
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import WebSocket, { WebSocketServer } from 'ws'
-import { DEFAULT_WS_PORT, QWC_MESSAGE, QWC_NOTIFY_SIGNAL, QWC_SCHEDULER_OBJECT } from '../api/protocol.js'
+import { APP_ERRORS, DEFAULT_WS_PORT, QWC_MESSAGE, QWC_NOTIFY_SIGNAL, QWC_SCHEDULER_OBJECT } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST } from '../defaults.js'
 import { createLogger, type Logger } from '../log.js'
+import { hostAllowed, hostSet, isLoopbackAddress, originAllowed } from '../http-guard.js'
 import { frameBytes, isRecord } from '../wire.js'
+import { SendGuard, SEND_HIGH_WATER_BYTES, SLOW_CLIENT_GRACE_MS } from './backpressure.js'
+import { answerClientError, CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http.js'
 import { toText } from './params.js'
+import { CommandError, envelope } from './types.js'
 
 const MSG = QWC_MESSAGE
 
@@ -40,6 +45,91 @@ export interface QwcObjectLayout {
   signals: [string, number][]
 }
 
+/** Largest frame a client may send, bytes (a bigger one closes its socket with 1009). */
+export const MAX_QWC_PAYLOAD_BYTES = 1024 * 1024
+/** Most sockets open at once; the next upgrade is answered 503. */
+export const MAX_QWC_CONNECTIONS = 64
+/** Most arguments a method call may carry (the scheduler's methods take four). */
+export const MAX_QWC_ARGS = 16
+/** Longest object, method, signal or string id a frame may name, characters. */
+export const MAX_QWC_NAME_CHARS = 256
+
+/** A client frame the server cannot act on (bad JSON, unknown type, a field of the wrong shape). */
+export class QwcFrameError extends Error {
+  override readonly name = 'QwcFrameError'
+}
+
+/** A member named by index (as the application's clients send it) or by name (as qwebchannel.js does). */
+export type QwcMemberRef = string | number
+/** A request id as echoed back: text or a number, nothing else (never a nested value). */
+export type QwcId = string | number
+
+/** A client frame after its shape was checked; only these fields are ever read. */
+export type QwcClientFrame =
+  | { type: typeof MSG.init; id?: QwcId }
+  | { type: typeof MSG.idle }
+  | { type: typeof MSG.debug; data: unknown }
+  | { type: typeof MSG.invokeMethod; id?: QwcId; object: string; method: QwcMemberRef; args: unknown[] }
+  | { type: typeof MSG.connectToSignal | typeof MSG.disconnectFromSignal; object: string; signal: QwcMemberRef }
+
+function nameOrFail(v: unknown, what: string): string {
+  if (typeof v !== 'string' || v.length > MAX_QWC_NAME_CHARS) throw new QwcFrameError(`${what} must be short text`)
+  return v
+}
+function memberOrFail(v: unknown, what: string): QwcMemberRef {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v
+  return nameOrFail(v, what)
+}
+function idOrFail(v: unknown): QwcId | undefined {
+  if (v === undefined) return undefined
+  if (typeof v === 'number' && Number.isFinite(v)) return v
+  if (typeof v === 'string' && v.length <= MAX_QWC_NAME_CHARS) return v
+  // Never echoed: an id nested 100,000 deep would overflow JSON.stringify on the way back.
+  throw new QwcFrameError('id must be a number or short text')
+}
+
+/**
+ * Checks one client frame's shape before anything reads it: a known numeric type, object/method/signal
+ * as short text or an index, an id as text or a number, args an array of at most MAX_QWC_ARGS. Throws
+ * QwcFrameError for anything else, and only that.
+ */
+export function parseClientFrame(text: string): QwcClientFrame {
+  let msg: unknown
+  try {
+    msg = JSON.parse(text)
+  } catch {
+    throw new QwcFrameError('not JSON')
+  }
+  if (!isRecord(msg) || typeof msg.type !== 'number') throw new QwcFrameError('no numeric type')
+  switch (msg.type) {
+    case MSG.init: {
+      const id = idOrFail(msg.id)
+      return id === undefined ? { type: MSG.init } : { type: MSG.init, id }
+    }
+    case MSG.idle:
+      return { type: MSG.idle }
+    case MSG.debug:
+      return { type: MSG.debug, data: typeof msg.data === 'string' ? msg.data.slice(0, MAX_QWC_NAME_CHARS) : '' }
+    case MSG.invokeMethod: {
+      const id = idOrFail(msg.id)
+      const args = msg.args ?? []
+      if (!Array.isArray(args) || args.length > MAX_QWC_ARGS) throw new QwcFrameError('args must be a short array')
+      const frame = {
+        type: MSG.invokeMethod,
+        object: nameOrFail(msg.object, 'object'),
+        method: memberOrFail(msg.method, 'method'),
+        args: args as unknown[],
+      }
+      return id === undefined ? frame : { ...frame, id }
+    }
+    case MSG.connectToSignal:
+    case MSG.disconnectFromSignal:
+      return { type: msg.type, object: nameOrFail(msg.object, 'object'), signal: memberOrFail(msg.signal, 'signal') }
+    default:
+      throw new QwcFrameError('unsupported type')
+  }
+}
+
 export interface QWebChannelServerOptions {
   objects: Readonly<Record<string, QwcPublishedObject>>
   /** Default 9023 (the application's); 0 picks a free port, kept across restarts. */
@@ -49,12 +139,31 @@ export interface QWebChannelServerOptions {
   shuffle?: boolean
   random?: () => number
   logger?: Logger
+  /** Largest client frame, bytes. Default MAX_QWC_PAYLOAD_BYTES. */
+  maxPayloadBytes?: number
+  /** Most open sockets. Default MAX_QWC_CONNECTIONS. */
+  maxConnections?: number
+  /** A socket holding more unsent bytes than this gets no new frames. Default SEND_HIGH_WATER_BYTES. */
+  sendHighWaterBytes?: number
+  /** A socket still behind this long after frames were first dropped for it is closed. Default SLOW_CLIENT_GRACE_MS. */
+  slowClientGraceMs?: number
+  /**
+   * Apply the Host rule of `src/http-guard.ts` (DNS names other than localhost refused). Default: on
+   * when `host` is a loopback address; bound elsewhere by choice, DNS names are expected. The Origin
+   * rule (foreign web pages refused) always applies.
+   */
+  checkHost?: boolean
+  /** DNS names besides `localhost` accepted in `Host`. */
+  allowedHosts?: string[]
+  /** A handshake whose headers take longer than this is cut. Default HEADERS_TIMEOUT_MS. */
+  headersTimeoutMs?: number
 }
 
 interface ClientState {
   ws: WebSocket
   /** `object\u0000signalIndex` keys the client connected to. */
   signals: Set<string>
+  send: SendGuard
 }
 
 type Json = Record<string, unknown>
@@ -74,6 +183,11 @@ export class QWebChannelServer {
   private shuffle: boolean
   private readonly random: () => number
   private readonly timers = new Set<NodeJS.Timeout>()
+  /** Published objects and their methods, in Maps: names come from clients (`__proto__` is just a name). */
+  private readonly objects: ReadonlyMap<string, ReadonlyMap<string, QwcMethodHandler>>
+  private readonly checkHost: boolean
+  private readonly allowedHosts: ReadonlySet<string>
+  private dropped = 0
 
   constructor(private readonly options: QWebChannelServerOptions) {
     this.log = options.logger ?? createLogger('sim/qwebchannel')
@@ -81,6 +195,11 @@ export class QWebChannelServer {
     this.port = options.port ?? DEFAULT_WS_PORT
     this.shuffle = options.shuffle ?? false
     this.random = options.random ?? Math.random
+    this.objects = new Map(
+      Object.entries(options.objects).map(([name, obj]) => [name, new Map(Object.entries(obj.methods))]),
+    )
+    this.checkHost = options.checkHost ?? isLoopbackAddress(this.host)
+    this.allowedHosts = hostSet(options.allowedHosts)
   }
 
   get url(): string {
@@ -92,6 +211,14 @@ export class QWebChannelServer {
   get clientCount(): number {
     return this.clients.size
   }
+  /** Unsent bytes held for each open socket (diagnostics; the slow-subscriber bound is on these). */
+  get bufferedAmounts(): number[] {
+    return [...this.clients].map((c) => c.ws.bufferedAmount)
+  }
+  /** Frames dropped so far because their socket was behind. */
+  get droppedFrames(): number {
+    return this.dropped
+  }
   /** The indexes the current start gave each object's methods and signals. */
   layout(object: string): QwcObjectLayout | undefined {
     return this.layouts.get(object)
@@ -100,11 +227,24 @@ export class QWebChannelServer {
   async start(): Promise<string> {
     if (this.http) return this.url
     this.assignIndexes()
-    const http = createServer((_req, res) => {
+    const headersTimeout = this.options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
+    const interval = Math.min(CONNECTIONS_CHECK_MS, headersTimeout)
+    const http = createServer({ connectionsCheckingInterval: interval }, (_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain' }).end('QWebChannel: WebSocket only\n')
     })
-    const wss = new WebSocketServer({ server: http, autoPong: false })
-    wss.on('connection', (ws) => this.onConnection(ws))
+    // A socket that never finishes its handshake is cut (slow loris).
+    http.headersTimeout = headersTimeout
+    http.requestTimeout = REQUEST_TIMEOUT_MS
+    const wss = new WebSocketServer({
+      noServer: true,
+      autoPong: false,
+      maxPayload: this.options.maxPayloadBytes ?? MAX_QWC_PAYLOAD_BYTES,
+    })
+    http.on(
+      'upgrade',
+      this.guarded((req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(wss, req, socket, head)),
+    )
+    http.on('clientError', answerClientError)
     wss.on('error', (err) => this.log.warn('server error', { error: err.message }))
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject)
@@ -174,12 +314,35 @@ export class QWebChannelServer {
     const frame = JSON.stringify({ type: MSG.signal, object, signal: index, args })
     let sent = 0
     for (const c of this.clients) {
-      if (c.signals.has(key) && c.ws.readyState === WebSocket.OPEN) {
-        c.ws.send(frame)
-        sent++
-      }
+      if (c.signals.has(key) && c.ws.readyState === WebSocket.OPEN && this.sendTo(c, frame)) sent++
     }
     return sent
+  }
+
+  /** Sends through the client's guard; a frame dropped because the socket is behind is counted. */
+  private sendTo(client: ClientState, frame: string): boolean {
+    const ok = client.send.send(frame)
+    if (!ok) {
+      this.dropped++
+      this.log.once('slow-client', 'warn', 'dropping frames for a client that does not read')
+    }
+    return ok
+  }
+
+  /** Refuses foreign pages (Host/Origin rules) and sockets past the cap before the handshake. */
+  private onUpgrade(wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy())
+    if ((this.checkHost && !hostAllowed(req, this.allowedHosts)) || !originAllowed(req)) {
+      this.log.once('refused-upgrade', 'warn', 'refused a WebSocket from a foreign origin or host')
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    if (this.clients.size >= (this.options.maxConnections ?? MAX_QWC_CONNECTIONS)) {
+      this.log.once('too-many-sockets', 'warn', 'refused a WebSocket: too many open')
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws))
   }
 
   // ---- protocol -----------------------------------------------------------------------------------
@@ -219,32 +382,66 @@ export class QWebChannelServer {
   }
 
   private onConnection(ws: WebSocket): void {
-    const client: ClientState = { ws, signals: new Set() }
+    const client: ClientState = {
+      ws,
+      signals: new Set(),
+      send: new SendGuard(ws, {
+        highWaterBytes: this.options.sendHighWaterBytes ?? SEND_HIGH_WATER_BYTES,
+        graceMs: this.options.slowClientGraceMs ?? SLOW_CLIENT_GRACE_MS,
+      }),
+    }
     this.clients.add(client)
-    ws.on('ping', (data: Buffer) => {
-      if (!this.silent && ws.readyState === WebSocket.OPEN) ws.pong(data)
-    })
-    ws.on('message', (raw: WebSocket.RawData) => {
-      if (this.silent) return
-      this.onMessage(client, raw)
-    })
+    ws.on(
+      'ping',
+      this.guarded((data: Buffer) => {
+        if (!this.silent && ws.readyState === WebSocket.OPEN) ws.pong(data)
+      }),
+    )
+    ws.on(
+      'message',
+      this.guarded((raw: WebSocket.RawData) => {
+        if (this.silent) return
+        this.onMessage(client, raw)
+      }),
+    )
     ws.on('close', () => this.clients.delete(client))
     ws.on('error', (err) => this.log.debug('client socket error', { error: err.message }))
   }
 
-  private onMessage(client: ClientState, raw: WebSocket.RawData): void {
-    const text = frameBytes(raw).toString()
-    let msg: unknown
+  /**
+   * A socket handler that cannot take the server down: a throw is logged (once) and the frame is lost.
+   * One guard for every handler, rather than a check per message kind.
+   */
+  private guarded<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+    return (...args) => {
+      try {
+        fn(...args)
+      } catch (err) {
+        this.log.once('handler-threw', 'error', 'a client frame made the server throw; frame dropped', {
+          error: err instanceof Error ? err.message : String(err),
+        })
+      }
+    }
+  }
+
+  /** Handles one client frame; never throws for any frame (bad ones are logged once and dropped). */
+  private handleFrame(client: ClientState, text: string): void {
+    let msg: QwcClientFrame
     try {
-      msg = JSON.parse(text)
-    } catch {
-      this.log.once('bad-json', 'warn', 'ignoring a client frame that is not JSON')
+      msg = parseClientFrame(text)
+    } catch (err) {
+      if (!(err instanceof QwcFrameError)) throw err
+      this.log.once('bad-frame', 'warn', 'ignoring a client frame', { reason: err.message })
       return
     }
-    if (!isRecord(msg) || typeof msg.type !== 'number') {
-      this.log.once('bad-msg', 'warn', 'ignoring a client message without a numeric type')
-      return
-    }
+    this.act(client, msg)
+  }
+
+  private onMessage(client: ClientState, raw: WebSocket.RawData): void {
+    this.handleFrame(client, frameBytes(raw).toString())
+  }
+
+  private act(client: ClientState, msg: QwcClientFrame): void {
     switch (msg.type) {
       case MSG.init:
         this.reply(client, msg.id, this.initData())
@@ -258,7 +455,7 @@ export class QWebChannelServer {
       case MSG.disconnectFromSignal: {
         const key = this.signalKey(msg)
         if (!key) {
-          this.log.once('bad-signal', 'warn', 'ignoring a (dis)connect for an unknown signal', { signal: msg.signal })
+          this.log.once('bad-signal', 'warn', 'ignoring a (dis)connect for an unknown signal')
           return
         }
         if (msg.type === MSG.connectToSignal) client.signals.add(key)
@@ -268,10 +465,6 @@ export class QWebChannelServer {
       case MSG.debug:
         this.log.debug('client debug message', { data: msg.data })
         return
-      default:
-        this.log.once(`type-${msg.type}`, 'warn', 'ignoring a client message of an unsupported type', {
-          type: msg.type,
-        })
     }
   }
 
@@ -289,35 +482,26 @@ export class QWebChannelServer {
     return data
   }
 
-  private signalKey(msg: Json): string | undefined {
-    if (typeof msg.object !== 'string') return undefined
+  private signalKey(msg: { object: string; signal: QwcMemberRef }): string | undefined {
     const indexes = this.signalIndexByName.get(msg.object)
     if (!indexes) return undefined
-    const index =
-      typeof msg.signal === 'number' ? msg.signal : typeof msg.signal === 'string' ? indexes.get(msg.signal) : undefined
+    const index = typeof msg.signal === 'number' ? msg.signal : indexes.get(msg.signal)
     if (index === undefined || ![...indexes.values()].includes(index)) return undefined
     return `${msg.object}\u0000${index}`
   }
 
-  private invoke(client: ClientState, msg: Json): void {
-    const objectName = msg.object
-    const obj = typeof objectName === 'string' ? this.options.objects[objectName] : undefined
-    const methodName =
-      typeof msg.method === 'number'
-        ? this.methodByIndex.get(objectName as string)?.get(msg.method)
-        : typeof msg.method === 'string'
-          ? msg.method
-          : undefined
-    if (!obj || methodName === undefined) {
-      // Qt logs a warning and sends no reply; the caller's time-out is what tells it.
-      this.log.once(`no-method-${String(msg.method)}`, 'warn', 'invoke of an unknown object or method', {
-        object: objectName,
-        method: msg.method,
-      })
+  private invoke(client: ClientState, msg: Extract<QwcClientFrame, { type: typeof MSG.invokeMethod }>): void {
+    const methods = this.objects.get(msg.object)
+    const methodName = typeof msg.method === 'number' ? this.methodByIndex.get(msg.object)?.get(msg.method) : msg.method
+    const known = methodName !== undefined && (methods?.has(methodName) || QOBJECT_METHODS.includes(methodName))
+    if (!methods || !known) {
+      // Qt logs a warning and sends no reply; the caller's time-out is what tells it. The key is fixed:
+      // names come from the client and must not grow the log's memory.
+      this.log.once('no-method', 'warn', 'invoke of an unknown object or method')
       return
     }
-    const args = Array.isArray(msg.args) ? (msg.args as unknown[]) : []
-    const handler = obj.methods[methodName]
+    const args = msg.args
+    const handler = methods.get(methodName)
     if (!handler) {
       // deleteLater and the like: accepted, nothing to do.
       this.reply(client, msg.id, null)
@@ -338,10 +522,20 @@ export class QWebChannelServer {
     )
   }
 
-  private reply(client: ClientState, id: unknown, data: unknown): void {
+  private reply(client: ClientState, id: QwcId | undefined, data: unknown): void {
     const send = (): void => {
       if (this.silent || client.ws.readyState !== WebSocket.OPEN) return
-      client.ws.send(JSON.stringify({ type: MSG.response, id, data: data ?? null }))
+      let frame: string
+      try {
+        frame = JSON.stringify({ type: MSG.response, id, data: data ?? null })
+      } catch (err) {
+        // A method result too deep to write: the caller hears null rather than nothing.
+        this.log.once('reply-unwritable', 'warn', 'a method result could not be written', {
+          error: err instanceof Error ? err.message : String(err),
+        })
+        frame = JSON.stringify({ type: MSG.response, id, data: null })
+      }
+      this.sendTo(client, frame)
     }
     if (this.replyDelayMs === 0) {
       send()
@@ -405,11 +599,23 @@ function text(v: unknown): string {
   return ''
 }
 
-/** A JSON object's values as text (strings as they are, anything else as JSON); `null`s are left out. */
+/**
+ * A JSON object's values as text (strings as they are, anything else as JSON); `null`s are left out.
+ * The result has no prototype, so a `__proto__` key is kept as a name; a value too deep to write
+ * throws CommandError('invalid params').
+ */
 function toStringRecord(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {}
+  const out = Object.create(null) as Record<string, string>
   if (!isRecord(v)) return out
-  for (const [k, val] of Object.entries(v)) if (val !== undefined && val !== null) out[k] = toText(val)
+  for (const [k, val] of Object.entries(v)) {
+    if (val === undefined || val === null) continue
+    try {
+      out[k] = toText(val)
+    } catch (err) {
+      if (err instanceof RangeError) throw new CommandError(APP_ERRORS.invalidParams)
+      throw err
+    }
+  }
   return out
 }
 
@@ -417,6 +623,19 @@ function toStringRecord(v: unknown): Record<string, string> {
 function variablesOrNone(v: unknown): Record<string, string> | undefined {
   const vars = toStringRecord(v)
   return Object.keys(vars).length > 0 ? vars : undefined
+}
+
+/**
+ * Runs `fn`; a CommandError from reading the arguments (a value too deep to write as text) becomes
+ * the same error reply HTTP gives, instead of a failed method.
+ */
+function orInvalidParams(command: string, fn: () => unknown): unknown {
+  try {
+    return fn()
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err
+    return { result: { ...envelope(command, undefined), error: err.message } }
+  }
 }
 
 /** Results go out as JSON text, as the application sends them (protocol notes 1.3). */
@@ -433,13 +652,20 @@ export function createScheduler(
   return {
     signals: [QWC_NOTIFY_SIGNAL],
     methods: {
-      scheduleCommand: (command: unknown, params: unknown, variables: unknown) => {
-        const vars = variablesOrNone(variables)
-        const p = toStringRecord(params)
-        return replyText(vars ? backend.dispatch(text(command), p, vars) : backend.dispatch(text(command), p))
-      },
+      scheduleCommand: (command: unknown, params: unknown, variables: unknown) =>
+        replyText(
+          orInvalidParams(text(command), () => {
+            const vars = variablesOrNone(variables)
+            const p = toStringRecord(params)
+            return vars ? backend.dispatch(text(command), p, vars) : backend.dispatch(text(command), p)
+          }),
+        ),
       scheduleAction: (action: unknown, inputName: unknown, titleId: unknown, variables: unknown) =>
-        replyText(backend.scheduleAction(text(action), text(inputName), text(titleId), variablesOrNone(variables))),
+        replyText(
+          orInvalidParams('schedule', () =>
+            backend.scheduleAction(text(action), text(inputName), text(titleId), variablesOrNone(variables)),
+          ),
+        ),
       notifyClientConnected: (appId: unknown, version: unknown) => {
         announcements.push({ appId: text(appId), version: text(version) })
         return JSON.stringify(SIM_CLIENT_INFO)
@@ -452,6 +678,8 @@ export interface QWebChannelSimulatorOptions {
   backend: SchedulerBackend
   port?: number
   host?: string
+  /** DNS names besides `localhost` accepted in `Host`. */
+  allowedHosts?: string[]
 }
 
 export interface QWebChannelSimulator {
@@ -469,6 +697,7 @@ export async function startQWebChannelSimulator(opts: QWebChannelSimulatorOption
     objects: { [QWC_SCHEDULER_OBJECT]: createScheduler(opts.backend, announcements) },
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.host !== undefined ? { host: opts.host } : {}),
+    ...(opts.allowedHosts !== undefined ? { allowedHosts: opts.allowedHosts } : {}),
   })
   // Each notification is sent once to every connected client (decisions: Notifications).
   const onNotify = (payload: unknown): void => {

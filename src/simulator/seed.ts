@@ -110,6 +110,9 @@ export function titlesFromSeeds(seeds: readonly TitleSeed[], channel = 0): SimTi
   return seeds.map((s, position) => titleFromStore({ ...s, channel, position }))
 }
 
+/** Video inputs open when the simulator starts. */
+export const SEED_OPENED_VIDEO_INS: readonly string[] = ['Camera 1', 'Camera 2']
+
 export const SEED_VIDEO_INS: readonly SimVideoIn[] = [
   { name: 'Camera 1', type: 'SDI', config: '0f8e2d4c-6b1a-4c3e-9d2f-1a2b3c4d5e01', hasAudio: true, color: '#5b7fa3' },
   { name: 'Camera 2', type: 'SDI', config: '1e9f3e5d-7c2b-4d4f-8e3a-2b3c4d5e6f02', hasAudio: true, color: '#7a9a5b' },

@@ -15,12 +15,14 @@ import {
 import { createLogger } from '../log.js'
 import { isRecord } from '../wire.js'
 import { HANDLERS } from './handlers/index.js'
+import { checkCount, checkName, MAX_TITLES } from './limits.js'
 import { Params, type RawParams } from './params.js'
 import { ReplayModel } from './replay.js'
 import {
   DEFAULT_OUTPUT_DEVICE,
   DEFAULT_VIDEO_FORMAT,
   SEED_TITLES,
+  SEED_OPENED_VIDEO_INS,
   SEED_VIDEO_INS,
   titlesFromSeeds,
   type SimVideoIn,
@@ -101,6 +103,12 @@ export interface SimulatorStateOptions {
 
 export type Handler = (state: SimulatorState, params: Params) => HandlerResult
 
+/**
+ * Commands whose every reply, errors included, names another command as `command` and `reply`
+ * (contract: removeTitleInput answers as setTitleInput, without a condition).
+ */
+export const REPLY_ALIASES: ReadonlyMap<string, string> = new Map([['removeTitleInput', 'setTitleInput']])
+
 export interface ProjectStatus {
   /** '' for an unsaved project. */
   filePath: string
@@ -117,8 +125,11 @@ export class SimulatorState {
 
   titles: SimTitle[] = titlesFromSeeds(SEED_TITLES)
   readonly videoIns: SimVideoIn[] = SEED_VIDEO_INS.map((x) => ({ ...x }))
-  /** Names of opened video inputs, in opening order. */
-  readonly openedVideoIns: string[] = []
+  /**
+   * Names of opened video inputs, in opening order. The two cameras are open from the start, so that
+   * `switchVideoIn` works out of the box (a newcomer's first press).
+   */
+  readonly openedVideoIns: string[] = [...SEED_OPENED_VIDEO_INS]
   /** Device active in the switcher, per channel. */
   readonly switcher = new Map<number, string>()
   output = { device: DEFAULT_OUTPUT_DEVICE, channels: [0] }
@@ -152,7 +163,10 @@ export class SimulatorState {
   dispatch(command: string, rawParams: RawParams = {}, variables?: unknown): Reply {
     // The socket hands over whatever a client sent: anything but an object counts as no parameters.
     const params: RawParams = isRecord(rawParams) ? rawParams : {}
-    const base = envelope(command, params.requestId)
+    const base = envelope(
+      REPLY_ALIASES.get(command) ?? command,
+      Object.hasOwn(params, 'requestId') ? params.requestId : undefined,
+    )
     const handler = Object.hasOwn(HANDLERS, command) ? HANDLERS[command] : undefined
     if (!handler) return { result: { ...base, error: APP_ERRORS.unknownCommand } }
     try {
@@ -234,19 +248,29 @@ export class SimulatorState {
 
   /** `base`, or `base 2`, `base 3`... so that names stay usable as addresses. */
   uniqueTitleName(base: string): string {
+    checkName(base, 'title name')
     const names = new Set(this.titles.map((t) => t.name))
     if (!names.has(base)) return base
     let n = 2
     while (names.has(`${base} ${n}`)) n++
-    return `${base} ${n}`
+    return checkName(`${base} ${n}`, 'title name')
   }
 
-  /** Inserts a title into its channel at `position` (end when undefined or past the end). */
+  /**
+   * Inserts a title into its channel at `position` (end when undefined or past the end). Past
+   * MAX_TITLES the command fails and nothing changes.
+   */
   insertTitle(title: SimTitle, position?: number): void {
-    const list = this.channelTitles(title.channel)
-    const at = position === undefined || position < 0 || position > list.length ? list.length : position
-    list.splice(at, 0, title)
-    list.forEach((t, i) => (t.position = i))
+    checkCount(this.titles.length + 1, MAX_TITLES, 'titles')
+    const count = this.titles.reduce((n, t) => (t.channel === title.channel ? n + 1 : n), 0)
+    if (position === undefined || position < 0 || position >= count) {
+      // Appending: positions are dense, so the new one is the count (no sort: newTitle stays linear).
+      title.position = count
+    } else {
+      const list = this.channelTitles(title.channel)
+      list.splice(position, 0, title)
+      list.forEach((t, i) => (t.position = i))
+    }
     this.titles.push(title)
     this.markEdited()
     this.notify({ event: 'control', titleId: title.id, inputs: title.inputs }, { control: 'addTitle' })

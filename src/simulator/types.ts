@@ -55,8 +55,5 @@ export class CommandError extends Error {
 /** Returned by a handler whose success reply is the bare `{}` (contract: Response envelope rule 2). */
 export const BARE_REPLY = Symbol('bare reply')
 
-/**
- * What a handler may return: extra reply fields, the bare-reply marker, or fields plus a different
- * `command`/`reply` name (removeTitleInput answers as setTitleInput).
- */
+/** What a handler may return: extra reply fields, or the bare-reply marker. */
 export type HandlerResult = Record<string, unknown> | typeof BARE_REPLY | void

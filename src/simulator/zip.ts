@@ -57,8 +57,11 @@ export function writeZip(entries: { name: string; data: Buffer }[]): Buffer {
   return Buffer.concat([...locals, centralDir, end])
 }
 
+/** Largest unpacked entry readZipEntry gives (a zip bomb stops here with a RangeError). */
+export const MAX_ZIP_ENTRY_BYTES = 16 * 1024 * 1024
+
 /** The data of entry `name`, or undefined when the archive lacks it. Throws on a damaged archive. */
-export function readZipEntry(zip: Buffer, name: string): Buffer | undefined {
+export function readZipEntry(zip: Buffer, name: string, maxBytes = MAX_ZIP_ENTRY_BYTES): Buffer | undefined {
   let end = -1
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
     if (zip.readUInt32LE(i) === END_SIG) {
@@ -83,7 +86,7 @@ export function readZipEntry(zip: Buffer, name: string): Buffer | undefined {
       const start = localAt + 30 + zip.readUInt16LE(localAt + 26) + zip.readUInt16LE(localAt + 28)
       const data = zip.subarray(start, start + size)
       if (method === 0) return Buffer.from(data)
-      if (method === 8) return inflateRawSync(data)
+      if (method === 8) return inflateRawSync(data, { maxOutputLength: maxBytes })
       throw new Error(`unsupported zip method ${method}`)
     }
     p += 46 + nameLen + extraLen + commentLen

@@ -135,3 +135,26 @@ describe('checkParams', () => {
     expect(p!.given.endsWith('…')).toBe(true)
   })
 })
+
+describe('commands the catalogue lacks', () => {
+  it('are sent as written with unlisted: true (the application answers), and refused without it', async () => {
+    const { startSimulator } = await import('../../src/simulator/index.js')
+    const sim = await startSimulator()
+    const c = new CommandClient({ baseUrl: sim.httpUrl })
+    try {
+      const sent = await c
+        .callByName('getTally', { channel: 1, on: true, names: ['a', 'b'] }, { unlisted: true })
+        .catch((e: unknown) => e)
+      expect(sent).toMatchObject({ code: 'APP_ERROR', appMessage: 'unknown command' })
+      expect(sim.http.commands('getTally').map((e) => e.parameters)).toEqual([
+        expect.objectContaining({ channel: '1', on: 'true', names: 'a,b' }),
+      ])
+      await expect(c.callByName('getTally', { channel: 1 })).rejects.toMatchObject({ code: 'BAD_PARAMS' })
+      await expect(c.callByName('../etc', {}, { unlisted: true })).rejects.toMatchObject({ code: 'BAD_PARAMS' })
+      expect(sim.http.commands('getTally')).toHaveLength(1)
+    } finally {
+      await c.close()
+      await sim.close()
+    }
+  })
+})

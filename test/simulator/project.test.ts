@@ -118,7 +118,8 @@ describe('projects', () => {
     expect((await t.cmd('saveProject', { file: join(dir, 'no-such-folder', 'x.nbproj') })).error).toBe(
       APP_ERRORS.badRequest,
     )
-    expect((await t.cmd('saveProject', { file: '/proc/pb-nope/x.nbproj' })).error).toBe(APP_ERRORS.badRequest)
+    // a path outside the data folder is refused before anything is tried (issue 9: files stay in the folder)
+    expect((await t.cmd('saveProject', { file: '/proc/pb-nope/x.nbproj' })).error).toBe('file outside the data folder')
     writeFileSync(join(dir, 'broken.zip'), 'PK not really')
     expect((await t.cmd('loadProject', { file: 'broken.zip' })).error).toBe(APP_ERRORS.badRequest)
     expect((await titleNames(t)).length).toBe(5)

@@ -22,9 +22,9 @@ describe('video inputs', () => {
     expect(pluck(v.details, 'name')).toEqual(r.videoIns)
   })
 
-  it('an input opened is listed by getOpenedVideoIns and gone after closeVideoIn', async () => {
-    expect((await t.ok('getOpenedVideoIns')).videoIns).toEqual([])
-    await t.ok('openVideoIn', { video: 'Camera 2' })
+  it('starts with both cameras open; an input opened is listed by getOpenedVideoIns and gone after closeVideoIn', async () => {
+    expect(pluck((await t.ok('getOpenedVideoIns')).videoIns, 'name')).toEqual(['Camera 1', 'Camera 2'])
+    await t.ok('closeVideoIn', { video: 'Camera 1' })
     await t.ok('openVideoIn', { video: 'HDMI Capture' })
     let opened = (await t.ok('getOpenedVideoIns')).videoIns
     expect(pluck(opened, 'name')).toEqual(['Camera 2', 'HDMI Capture'])
@@ -51,10 +51,12 @@ describe('video inputs', () => {
 
   it('switchVideoIn needs a channel and an opened device', async () => {
     expect((await t.cmd('switchVideoIn', { video: 'Camera 1' })).error).toBe(APP_ERRORS.invalidParams)
+    await t.ok('closeVideoIn', { video: 'Camera 1' })
     expect((await t.cmd('switchVideoIn', { video: 'Camera 1', channel: 0 })).error).toBe(APP_ERRORS.badRequest)
     await t.ok('openVideoIn', { video: 'Camera 1' })
     await t.ok('switchVideoIn', { video: 'Camera 1', channel: 1 })
-    expect((await t.ok('getOpenedVideoIns')).videoIns[0].activeChannels).toEqual([1])
+    const opened = (await t.ok('getOpenedVideoIns')).videoIns
+    expect(opened.find((v: { name: string }) => v.name === 'Camera 1').activeChannels).toEqual([1])
   })
 
   it('getVideoInIcon refuses sizes that are not positive numbers', async () => {

@@ -3,12 +3,21 @@
  * rules 1–5).
  */
 import { APP_ERRORS } from '../../api/protocol.js'
-import { flagText } from '../params.js'
+import { flagText, type Params } from '../params.js'
 import type { Handler, Sender, SimulatorState } from '../state.js'
+import { checkCount, checkName, MAX_SENDER_ITEMS, MAX_SENDERS } from '../limits.js'
 import { BARE_REPLY, CommandError } from '../types.js'
 
-function append(list: string[], items: readonly string[]): void {
-  for (const item of items) if (!list.includes(item)) list.push(item)
+/** `list` with the new `items` appended once each (a Set: 100,000 items must not take n² steps). */
+function appended(list: readonly string[], items: readonly string[]): string[] {
+  return [...new Set([...list, ...items])]
+}
+
+/** A sender's list as the client sent it, within MAX_SENDER_ITEMS. */
+function items(p: Params, name: string): string[] {
+  const list = [...new Set(p.list(name))]
+  checkCount(list.length, MAX_SENDER_ITEMS, `${name === 'events' ? name : `${name}s`} in a sender`)
+  return list
 }
 
 function findSender(state: SimulatorState, name: string): Sender | undefined {
@@ -28,18 +37,26 @@ function describe(s: Sender): Record<string, string> {
 export const notificationHandlers: Record<string, Handler> = {
   /** Rule 1: creates the sender if unknown, otherwise appends events, inputs and ids. */
   subscribe(state, p) {
-    const name = p.str('sender').trim()
-    const events = p.list('events')
+    const name = checkName(p.str('sender').trim(), 'sender name')
+    const events = items(p, 'events')
+    const ids = items(p, 'id')
+    const inputs = items(p, 'input')
     const existing = findSender(state, name)
     if (existing) {
-      append(existing.events, events)
-      append(existing.ids, p.list('id'))
-      append(existing.inputs, p.list('input'))
+      // Every list is checked before any is changed, so a refused subscribe changes nothing.
+      const next = {
+        events: appended(existing.events, events),
+        ids: appended(existing.ids, ids),
+        inputs: appended(existing.inputs, inputs),
+      }
+      for (const [k, list] of Object.entries(next)) checkCount(list.length, MAX_SENDER_ITEMS, `${k} in a sender`)
+      Object.assign(existing, next)
       return BARE_REPLY
     }
     // A sender with no events would never send anything (and rule 3 removes such senders).
     if (events.length === 0) throw new CommandError(APP_ERRORS.invalidParams)
-    state.senders.push({ name, ids: p.list('id'), inputs: p.list('input'), events, isDefault: false })
+    checkCount(state.senders.length + 1, MAX_SENDERS, 'notification senders')
+    state.senders.push({ name, ids, inputs, events, isDefault: false })
     return BARE_REPLY
   },
 
@@ -58,9 +75,13 @@ export const notificationHandlers: Record<string, Handler> = {
     if (ids.length + inputs.length + events.length === 0) {
       sender.events = []
     } else {
-      sender.ids = sender.ids.filter((id) => !ids.includes(id))
-      sender.inputs = sender.inputs.filter((i) => !inputs.includes(i))
-      sender.events = sender.events.filter((e) => !events.includes(e))
+      const drop = (list: string[], gone: string[]): string[] => {
+        const set = new Set(gone)
+        return list.filter((x) => !set.has(x))
+      }
+      sender.ids = drop(sender.ids, ids)
+      sender.inputs = drop(sender.inputs, inputs)
+      sender.events = drop(sender.events, events)
     }
     if (sender.events.length === 0) state.senders = state.senders.filter((s) => s !== sender)
     return { id: p.str('id') }

@@ -4,7 +4,7 @@
  */
 import { APP_ERRORS, SCHEDULE_ACTIONS, type PlayState, type ScheduleAction } from '../../api/protocol.js'
 import { flagText, readVariables, type Params } from '../params.js'
-import { iconSide, solidPng } from '../png.js'
+import { iconDataUrl, iconSide } from '../png.js'
 import type { Handler, SimulatorState } from '../state.js'
 import { CommandError, type SimTitle } from '../types.js'
 
@@ -35,7 +35,7 @@ function parseAction(raw: string): ScheduleAction {
  * SCHEDULE_PARAMS (protocol notes 4.1).
  */
 function scheduleVariables(p: Params): Map<string, string> {
-  const values = readVariables(p.variables ?? p.raw.variables)
+  const values = readVariables(p.variables ?? p.get('variables'))
   for (const [k, v] of Object.entries(p.raw)) {
     if (!SCHEDULE_PARAMS.has(k) && !values.has(k) && typeof v === 'string') values.set(k, v)
   }
@@ -96,7 +96,7 @@ export const playoutHandlers: Record<string, Handler> = {
         id: t.id,
         name: t.name,
         status: t.playState,
-        image: withIcon ? `data:image/png;base64,${solidPng(width, height, t.color).toString('base64')}` : '',
+        image: withIcon ? iconDataUrl(width, height, t.color) : '',
         variables: t.variables.map((v) => ({ variable: v.name, value: v.value, type: v.type })),
       }))
     return { titles }

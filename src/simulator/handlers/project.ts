@@ -18,6 +18,7 @@ import {
   writeThumbnail,
   type StoredTitle,
 } from '../files.js'
+import { checkCount, MAX_TITLES } from '../limits.js'
 import { flagText } from '../params.js'
 import { THUMBNAIL_JPEG_BASE64 } from '../png.js'
 import { SEED_PROJECTS, titlesFromSeeds, type VideoFormat } from '../seed.js'
@@ -165,6 +166,8 @@ export const projectHandlers: Record<string, Handler> = {
     const path = resolveFile(state.dataDir, p.str('file'), [FILE_EXTENSIONS.layerList])
     const channel = p.channel()
     const stored = readLayerListFile(path)
+    const others = state.titles.filter((t) => t.channel !== channel).length
+    checkCount(others + stored.length, MAX_TITLES, 'titles') // checked before the channel is emptied
     state.removeTitles(state.channelTitles(channel))
     adoptTitles(state, stored, channel).forEach((t, i) => state.insertTitle(t, i))
   },
@@ -172,6 +175,7 @@ export const projectHandlers: Record<string, Handler> = {
   loadProject(state, p) {
     const path = resolveFile(state.dataDir, p.str('file'), PROJECT_EXTENSIONS)
     const data = readProjectFile(path)
+    checkCount(data.titles.length, MAX_TITLES, 'titles') // checked before anything is removed
     // Emptied first, so that the file's title ids are free to keep.
     state.removeTitles(state.titles)
     const titles = adoptTitles(state, data.titles).sort((a, b) => a.channel - b.channel || a.position - b.position)

@@ -15,7 +15,7 @@ function position(p: Params): number {
 
 /** `settings` as JSON text (GET) or as an object (POST). */
 function settingsParam(p: Params): unknown {
-  const raw = p.raw.settings
+  const raw = p.get('settings')
   if (raw !== null && typeof raw === 'object') return raw
   try {
     return JSON.parse(p.required('settings')) as unknown

@@ -4,6 +4,7 @@
  */
 import { APP_ERRORS, FILE_EXTENSIONS } from '../../api/protocol.js'
 import { readTitleFile, resolveFile, storeTitle, titleFromStore, writeTitleFile } from '../files.js'
+import { checkCount, checkName, MAX_INPUTS_PER_TITLE } from '../limits.js'
 import type { Params } from '../params.js'
 import type { Handler, SimulatorState } from '../state.js'
 import { CommandError, type SimTitle } from '../types.js'
@@ -29,7 +30,7 @@ function placeNew(
   const t: SimTitle = {
     ...body,
     id,
-    name: p.has('newName') ? p.str('newName').trim() : state.uniqueTitleName(fallback.name),
+    name: p.has('newName') ? checkName(p.str('newName').trim(), 'title name') : state.uniqueTitleName(fallback.name),
     channel: p.channel(fallback.channel ?? 0),
     position: 0,
   }
@@ -123,24 +124,26 @@ export const titleHandlers: Record<string, Handler> = {
   /** Replaces the title's inputs with `input` (comma-separated), or adds to them with merge=1. */
   setTitleInput(state, p) {
     const t = state.findTitle(p)
-    const inputs = p.list('input')
-    t.inputs = p.flag('merge') ? [...new Set([...t.inputs, ...inputs])] : inputs
+    const inputs = p.list('input').map((i) => checkName(i, 'input name'))
+    const next = [...new Set(p.flag('merge') ? [...t.inputs, ...inputs] : inputs)]
+    checkCount(next.length, MAX_INPUTS_PER_TITLE, 'inputs on a title')
+    t.inputs = next
     state.markEdited()
   },
 
-  /** Answers as setTitleInput (contract: removeTitleInput). */
+  /** Answers as setTitleInput, errors included (contract: removeTitleInput; see REPLY_ALIASES). */
   removeTitleInput(state, p) {
     const t = state.findTitle(p)
     const inputs = p.list('input')
     if (inputs.length === 0) throw new CommandError(APP_ERRORS.invalidParams)
-    t.inputs = t.inputs.filter((i) => !inputs.includes(i))
+    const gone = new Set(inputs)
+    t.inputs = t.inputs.filter((i) => !gone.has(i))
     state.markEdited()
-    return { command: 'setTitleInput', reply: 'setTitleInput' }
   },
 
   setTitleName(state, p) {
     const t = state.findTitle(p, APP_ERRORS.setTitleNameNoTitle)
-    const name = p.str('newName').trim()
+    const name = checkName(p.str('newName').trim(), 'title name')
     if (name === '') throw new CommandError(APP_ERRORS.invalidParams)
     t.name = name
     state.markEdited()

@@ -113,4 +113,21 @@ button.key.down { outline-color: #fff; }
 @keyframes blink { 50% { box-shadow: 0 0 6px 2px #ffd24a; } }
 .ring.has-value { background: conic-gradient(var(--accent) calc(var(--value) * 1turn), #333 0); }
 .chip.has-value { background: linear-gradient(to right, #3d5a80 calc(var(--value) * 100%), #333 0); }
+.slider { display: flex; flex-direction: column; align-items: center; gap: 4px; --pos: 0; }
+.slider .track { position: relative; background: #333; border: 4px solid #555; touch-action: none; user-select: none;
+  outline: 2px solid transparent; outline-offset: 2px; }
+.slider .track:focus-visible { outline-color: var(--accent); }
+.slider .thumb { position: absolute; background: #ddd; pointer-events: none; }
+.slider .label { font-size: 12px; color: var(--dim); min-height: 1.4em; max-width: 250px; text-align: center; white-space: pre-line; }
+.shuttle .track { width: 250px; height: 36px; border-radius: 18px; cursor: grab;
+  background: linear-gradient(to right, #333 7px, #555 7px 8px, #333 8px) center / 15px 100% repeat-x; }
+.shuttle.held .track { cursor: grabbing; }
+.shuttle .thumb { top: 3px; height: 22px; width: 28px; border-radius: 11px; left: calc(50% - 14px + var(--pos) * 105px); }
+.shuttle:not(.held) .thumb { transition: left 120ms ease-out; }
+.shuttle .zone { font-size: 12px; font-variant-numeric: tabular-nums; min-width: 3em; text-align: center; }
+.shuttle.held .zone { color: var(--accent); }
+.fader .track { width: 36px; height: 160px; border-radius: 6px; cursor: ns-resize;
+  background: linear-gradient(to top, var(--accent) calc(var(--pos) * (100% - 16px)), #333 0); }
+.fader .label { min-height: 2.8em; }
+.fader .thumb { left: 2px; right: 2px; height: 16px; border-radius: 3px; bottom: calc(var(--pos) * (100% - 16px)); }
 `

@@ -8,7 +8,8 @@
  * The server caches the data URL per rendered image, so an image shown again costs nothing.
  *
  * Server → browser: `hello`, `surface` (add or replace), `removed`, `image`, `state`, `brightness`.
- * Browser → server: `down`, `up` (keys, encoder presses) and `rotate` (encoders, jog). Everything a
+ * Browser → server: `down`, `up` (keys, encoder presses), `rotate` (encoders, jog) and `value` (the
+ * shuttle ring and faders: an absolute position, clamped to the control's range). Everything a
  * browser sends is validated here first (shape) and by the server (the surface is interactive and
  * has that control of a kind that takes that event); anything else is logged once and ignored.
  */
@@ -22,6 +23,17 @@ export const MAX_CLIENT_MESSAGE_BYTES = 4096
 export const MAX_ROTATE_DELTA = 1000
 /** Longest surface or control id accepted from a browser. */
 export const MAX_ID_LENGTH = 200
+
+/**
+ * The range of each control kind that takes absolute values from a browser (the table in
+ * `../types.ts`): the shuttle is centred, a fader runs from the bottom. A value outside is clamped.
+ */
+export const VALUE_RANGES: Readonly<Partial<Record<ControlKind, readonly [min: number, max: number]>>> = {
+  shuttle: [-1, 1],
+  fader: [0, 1],
+}
+/** Zones of the shuttle ring either side of centre (a Contour ShuttlePRO's ring has 7). */
+export const SHUTTLE_ZONES = 7
 
 /** A control as the page draws it. */
 export interface WebControlView {
@@ -68,6 +80,8 @@ export type ClientMessage =
   | { type: 'down'; surface: string; control: ControlId }
   | { type: 'up'; surface: string; control: ControlId }
   | { type: 'rotate'; surface: string; control: ControlId; delta: number }
+  /** An absolute position: -1..1 for the shuttle (0 = centre), 0..1 for a fader. */
+  | { type: 'value'; surface: string; control: ControlId; value: number }
 
 export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; reason: string }
 
@@ -110,6 +124,12 @@ export function parseClientMessage(data: string | Uint8Array, isBinary: boolean)
       }
       return { ok: true, message: { type: 'rotate', surface: m.surface, control: m.control, delta } }
     }
+    case 'value': {
+      const v = m.value
+      if (typeof v !== 'number' || !Number.isFinite(v)) return { ok: false, reason: 'bad value' }
+      // Bounded here to the widest range of any kind; the surface narrows it to the control's own.
+      return { ok: true, message: { type: 'value', surface: m.surface, control: m.control, value: clamp(v, -1, 1) } }
+    }
     default:
       return { ok: false, reason: 'unknown type' }
   }
@@ -123,7 +143,27 @@ export function acceptsEvent(kind: ControlKind, type: ClientMessage['type']): bo
       return kind === 'key' || kind === 'encoder'
     case 'rotate':
       return kind === 'encoder' || kind === 'jog'
+    case 'value':
+      return VALUE_RANGES[kind] !== undefined
   }
+}
+
+/** `value` within [min, max]; -0 becomes 0, so a centred shuttle is never "negative". */
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value)) + 0
+}
+
+/** A value clamped to the range of its control kind; undefined for a kind that takes no values. */
+export function clampValue(kind: ControlKind, value: number): number | undefined {
+  const range = VALUE_RANGES[kind]
+  if (!range || !Number.isFinite(value)) return undefined
+  return clamp(value, range[0], range[1])
+}
+
+/** The shuttle zone of a value in -1..1: round(|value| × 7), signed like the value (-7..7). */
+export function shuttleZone(value: number): number {
+  const zone = Math.round(Math.min(1, Math.abs(value)) * SHUTTLE_ZONES)
+  return value < 0 && zone > 0 ? -zone : zone
 }
 
 /** A key image's text for assistive tech and the tooltip: the label, then the detail. */

@@ -9,7 +9,8 @@
  * Safety: binds 127.0.0.1 by default. Browsers let any web page open a WebSocket to any address, so
  * an upgrade whose `Origin` is not this server's own host is refused (a page on the internet must
  * not press keys), and a request whose `Host` is a DNS name other than `localhost` or one listed in
- * `allowedHosts` is refused (DNS rebinding). IP-literal hosts are always accepted.
+ * `allowedHosts` is refused (DNS rebinding). IP-literal hosts are always accepted. The rules live in
+ * `src/http-guard.ts`, shared with the simulator.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { isIP, type AddressInfo } from 'node:net'
@@ -33,6 +34,7 @@ import {
 import { RenderedControls } from './rendered-controls.js'
 import type { WebSurface } from './web-surface.js'
 import { frameBytes } from '../../wire.js'
+import { hostAllowed, hostSet, originAllowed } from '../../http-guard.js'
 
 /** Where the web surface listens when it runs its own server (panelbridge's one listener). */
 export const DEFAULT_WEB_PORT = DEFAULT_PANELBRIDGE_PORT
@@ -100,13 +102,6 @@ function normalizeBasePath(path: string): string {
   return trimmed
 }
 
-/** The hostname part of a Host header (`[::1]:8088` → `::1`). */
-function hostnameOf(host: string): string {
-  if (host.startsWith('[')) return host.slice(1, host.indexOf(']') > 0 ? host.indexOf(']') : undefined)
-  const colon = host.lastIndexOf(':')
-  return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase()
-}
-
 export class WebSurfaceServer {
   readonly basePath: string
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES })
@@ -114,7 +109,7 @@ export class WebSurfaceServer {
   private readonly mirrors = new Map<string, Mirror>()
   private readonly connections = new Set<Connection>()
   private readonly images: KeyImages
-  private readonly allowedHosts: Set<string>
+  private readonly allowedHosts: ReadonlySet<string>
   private readonly heartbeatMs: number
   private readonly registry: SurfaceRegistry | undefined
   private readonly registryListeners: {
@@ -129,7 +124,7 @@ export class WebSurfaceServer {
   constructor(options: WebSurfaceServerOptions = {}) {
     this.basePath = normalizeBasePath(options.basePath ?? '')
     this.images = options.images ?? new KeyImages()
-    this.allowedHosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
+    this.allowedHosts = hostSet(options.allowedHosts)
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
     for (const surface of options.surfaces ?? []) this.addSurface(surface)
     this.registryListeners = {
@@ -197,7 +192,7 @@ export class WebSurfaceServer {
   readonly handleRequest = (req: IncomingMessage, res: ServerResponse): boolean => {
     const rel = this.relativePath(req.url)
     if (rel === undefined) return false
-    if (!this.hostAllowed(req)) {
+    if (!hostAllowed(req, this.allowedHosts)) {
       this.reply(res, 403, 'text/plain; charset=utf-8', 'forbidden host\n')
       return true
     }
@@ -239,7 +234,7 @@ export class WebSurfaceServer {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return true
     }
-    if (!this.hostAllowed(req) || !this.originAllowed(req)) {
+    if (!hostAllowed(req, this.allowedHosts) || !originAllowed(req)) {
       // Logged once per process: a hostile page could retry endlessly.
       log.once('refused-upgrade', 'warn', 'refused a WebSocket from a foreign origin or host', {
         origin: req.headers.origin,
@@ -346,24 +341,6 @@ export class WebSurfaceServer {
     return path.startsWith(this.basePath + '/') ? path.slice(this.basePath.length) : undefined
   }
 
-  private hostAllowed(req: IncomingMessage): boolean {
-    const host = req.headers.host
-    if (host === undefined) return true
-    const name = hostnameOf(host)
-    return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost') || this.allowedHosts.has(name)
-  }
-
-  /** Browsers always send Origin on a WebSocket; other clients (tools, tests) may not. */
-  private originAllowed(req: IncomingMessage): boolean {
-    const origin = req.headers.origin
-    if (origin === undefined) return true
-    try {
-      return new URL(origin).host.toLowerCase() === (req.headers.host ?? '').toLowerCase()
-    } catch {
-      return false
-    }
-  }
-
   private reply(res: ServerResponse, status: number, type: string, body: string, headOnly = false): void {
     res.writeHead(status, {
       'content-type': type,
@@ -453,6 +430,9 @@ export class WebSurfaceServer {
         break
       case 'rotate':
         accepted = own.surface.rotate(m.control, m.delta)
+        break
+      case 'value':
+        accepted = own.surface.value(m.control, m.value, conn)
         break
     }
     if (!accepted) {

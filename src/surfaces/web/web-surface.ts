@@ -1,5 +1,6 @@
 /**
- * A configured `web` surface: a key grid (plus optional encoders and a jog wheel) drawn in a browser
+ * A configured `web` surface: a key grid (plus optional encoders, a jog wheel, a shuttle ring and
+ * faders) drawn in a browser
  * by the WebSurfaceServer. To the engine it is a surface like any other: it emits the same
  * `SurfaceEvent`s and takes the same `Feedback`; keys are drawn by the hardware's KeyRenderer.
  *
@@ -20,7 +21,14 @@ import type {
   SurfaceEvents,
 } from '../types.js'
 import { KeyImages, type KeySize } from './key-images.js'
-import { acceptsEvent, surfaceView, type ServerMessage, type WebSurfaceView } from './protocol.js'
+import {
+  acceptsEvent,
+  clampValue,
+  shuttleZone,
+  surfaceView,
+  type ServerMessage,
+  type WebSurfaceView,
+} from './protocol.js'
 import { RenderedControls } from './rendered-controls.js'
 
 export const WEB_DRIVER = 'web'
@@ -113,6 +121,13 @@ export class WebSurface implements Surface {
   private brightness = 100
   /** Who holds each pressed control: a key is down while any browser holds it. */
   private readonly holders = new Map<ControlId, Set<object>>()
+  /** The last value sent on for each absolute control (shuttle, faders); a value is sent only on change. */
+  private readonly values = new Map<ControlId, number>()
+  /**
+   * Which browser last moved each spring-loaded control (the shuttle) off centre. The shuttle has one
+   * position, so the newest browser to move it holds it; when that browser goes, it springs back.
+   */
+  private readonly offCentre = new Map<ControlId, object>()
   private closed = false
 
   constructor(options: WebSurfaceOptions) {
@@ -120,6 +135,8 @@ export class WebSurface implements Surface {
     this.description = webSurfaceDescription(options)
     const { controls } = this.description
     this.viewOfSurface = surfaceView(this.description, 'interactive')
+    // The shuttle starts at rest: a first 0 is no change.
+    for (const c of controls) if (c.kind === 'shuttle') this.values.set(c.id, 0)
     const surface = options.id
     this.rendered = new RenderedControls(surface, controls, options.images ?? new KeyImages(), (control, err) =>
       log.once(`${surface}:render:${control}`, 'error', 'could not render a web key', { surface, control, err }),
@@ -187,9 +204,41 @@ export class WebSurface implements Surface {
     return true
   }
 
-  /** Releases everything a browser holds (it disconnected with a key down). */
+  /**
+   * Releases everything a browser holds (it disconnected with a key down, or the shuttle off centre:
+   * a spring-loaded ring let go returns to centre, and the engine must hear it stop).
+   */
   releaseAll(holder: object): void {
     for (const [control, held] of [...this.holders]) if (held.has(holder)) this.release(control, holder)
+    for (const [control, h] of [...this.offCentre]) if (h === holder) this.value(control, 0, holder)
+  }
+
+  /**
+   * An absolute position from a browser: -1..1 for the shuttle (0 = centre), 0..1 for a fader,
+   * clamped to that range. Emits a `value` event only when the value changed; the shuttle's carries
+   * its zone (-7..7) as `raw`. Returns false when the control takes no values.
+   */
+  value(control: ControlId, value: number, holder: object): boolean {
+    const descriptor = this.rendered.controls.get(control)
+    if (this.closed || descriptor === undefined || !acceptsEvent(descriptor.kind, 'value')) return false
+    const v = clampValue(descriptor.kind, value)
+    if (v === undefined) return false
+    const shuttle = descriptor.kind === 'shuttle'
+    if (shuttle) {
+      if (v === 0) this.offCentre.delete(control)
+      else this.offCentre.set(control, holder)
+    }
+    if (this.values.get(control) === v) return true
+    this.values.set(control, v)
+    this.emitInput({
+      type: 'value',
+      surface: this.description.id,
+      control,
+      value: v,
+      ...(shuttle ? { raw: shuttleZone(v) } : {}),
+      at: performance.now(),
+    })
+    return true
   }
 
   rotate(control: ControlId, delta: number): boolean {
@@ -205,6 +254,7 @@ export class WebSurface implements Surface {
     this.flushScheduled = undefined
     this.rendered.dropPending()
     this.holders.clear()
+    this.offCentre.clear()
     // Listeners stay their owners' to remove (the server and the manager detach on `closed`).
     this.hub.emit('closed')
     return Promise.resolve()

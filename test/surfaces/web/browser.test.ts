@@ -375,3 +375,234 @@ describe('web surface in headless Chromium', () => {
     await hostile.close()
   })
 })
+
+describe('the shuttle ring and faders in headless Chromium', () => {
+  let console_: WebSurface
+  let server: WebSurfaceServer
+  let url: string
+  let input: SurfaceEvent[]
+  const pages: Page[] = []
+
+  beforeEach(async () => {
+    console_ = new WebSurface({ id: 'console', rows: 1, columns: 2, jog: true, shuttle: true, faders: 2, images })
+    input = recordInput(console_)
+    server = new WebSurfaceServer({ surfaces: [console_], images })
+    url = await server.listen({ port: 0 })
+  })
+  afterEach(async () => {
+    await Promise.all(pages.splice(0).map((p) => p.context().close()))
+    await server.close()
+    await console_.close()
+  })
+
+  async function open(): Promise<Page> {
+    const context = await requireBrowser().newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
+    const page = await context.newPage()
+    pages.push(page)
+    await page.goto(url)
+    await page.waitForSelector('#status.live')
+    await page.waitForSelector(selector('console', 'fader:1'))
+    return page
+  }
+
+  /** The value events of one control, without their timestamps. */
+  const valuesOf = (control: string): { value: number; raw?: number }[] =>
+    input
+      .filter((e) => e.type === 'value' && e.control === control)
+      .map((e) => {
+        const { value, raw } = e as { value: number; raw?: number }
+        return raw === undefined ? { value } : { value, raw }
+      })
+
+  async function boxOf(page: Page, css: string) {
+    const box = await page.locator(css).boundingBox()
+    if (!box) throw new Error(`no box for ${css}`)
+    return box
+  }
+
+  const round = (v: number): number => Math.round(v * 1000) / 1000
+
+  it('drags the shuttle right: values rise while the thumb follows, and release springs it back to 0', async () => {
+    const page = await open()
+    const track = await boxOf(page, `${selector('console', 'shuttle')} .track`)
+    const cx = track.x + track.width / 2
+    const cy = track.y + track.height / 2
+    let shot = await decodePng(await page.screenshot())
+    // At rest the thumb sits at the centre.
+    expect(pixelAt(shot, cx, cy)).toSatisfy((p: Rgb) => near(p, [0xdd, 0xdd, 0xdd]))
+
+    await page.mouse.move(cx, cy)
+    await page.mouse.down()
+    for (const dx of [20, 40, 60, 80]) {
+      await page.mouse.move(cx + dx, cy)
+      await expect.poll(() => valuesOf('shuttle').at(-1)?.value).toBe(round(dx / 105))
+    }
+    expect(valuesOf('shuttle')).toEqual([
+      { value: 0.19, raw: 1 },
+      { value: 0.381, raw: 3 },
+      { value: 0.571, raw: 4 },
+      { value: 0.762, raw: 5 },
+    ])
+    // While held, the thumb is under the pointer and the zone is shown.
+    const shuttle = page.locator(selector('console', 'shuttle'))
+    expect(await shuttle.getAttribute('data-zone')).toBe('5')
+    expect(await shuttle.locator('.zone').textContent()).toBe('▶ 5')
+    const thumb = await boxOf(page, `${selector('console', 'shuttle')} .thumb`)
+    expect(thumb.x + thumb.width / 2).toBeCloseTo(cx + 80, 0)
+    shot = await decodePng(await page.screenshot())
+    expect(pixelAt(shot, cx + 80, cy)).toSatisfy((p: Rgb) => near(p, [0xdd, 0xdd, 0xdd]))
+    expect(pixelAt(shot, cx, cy)).not.toSatisfy((p: Rgb) => near(p, [0xdd, 0xdd, 0xdd], 40))
+
+    await page.mouse.up()
+    await expect.poll(() => valuesOf('shuttle').length).toBe(5)
+    expect(valuesOf('shuttle').at(-1)).toEqual({ value: 0, raw: 0 })
+    expect(await shuttle.getAttribute('data-zone')).toBe('0')
+    // The thumb springs back to the centre (after a short transition).
+    await expect
+      .poll(async () => {
+        const t = await boxOf(page, `${selector('console', 'shuttle')} .thumb`)
+        return Math.round(t.x + t.width / 2 - cx)
+      })
+      .toBe(0)
+    expect(input.every((e) => e.type === 'value' && e.control === 'shuttle')).toBe(true)
+  })
+
+  it('drags a fader from bottom to top: every value within 0..1, rising, ending at 1', async () => {
+    const page = await open()
+    const track = await boxOf(page, `${selector('console', 'fader:0')} .track`)
+    const x = track.x + track.width / 2
+    await page.mouse.move(x, track.y + track.height - 12)
+    await page.mouse.down()
+    for (let y = track.y + track.height - 12; y > track.y - 40; y -= 25) {
+      await page.mouse.move(x, y)
+      await page.waitForTimeout(20)
+    }
+    await page.mouse.up()
+    await expect.poll(() => valuesOf('fader:0').at(-1)?.value).toBe(1)
+    const values = valuesOf('fader:0').map((e) => e.value)
+    expect(values.length).toBeGreaterThan(3)
+    expect(values.every((v) => v >= 0 && v <= 1)).toBe(true)
+    expect(values[0]).toBeLessThan(0.05)
+    expect([...values].sort((a, b) => a - b)).toEqual(values)
+    expect(valuesOf('fader:0').every((e) => !('raw' in e))).toBe(true)
+    expect(valuesOf('fader:1')).toEqual([])
+  })
+
+  it('moves a fader thumb to the value fed back, unless the user holds it; shows text and detail', async () => {
+    const page = await open()
+    const fader = page.locator(selector('console', 'fader:0'))
+    console_.setFeedback('fader:0', { text: 'Speed', detail: '0.5×', value: 0.25 })
+    await expect.poll(() => fader.locator('.label').textContent()).toBe('Speed\n0.5×')
+    const track = await boxOf(page, `${selector('console', 'fader:0')} .track`)
+    // Inside the 4 px border: 152 px high, a 16 px thumb, so 136 px of travel.
+    const innerBottom = track.y + track.height - 4
+    const thumbCentre = innerBottom - 8 - 0.25 * 136
+    const thumb = await boxOf(page, `${selector('console', 'fader:0')} .thumb`)
+    expect(thumb.y + thumb.height / 2).toBeCloseTo(thumbCentre, 0)
+    const x = track.x + track.width / 2
+    const shot = await decodePng(await page.screenshot())
+    expect(pixelAt(shot, x, thumbCentre)).toSatisfy((p: Rgb) => near(p, [0xdd, 0xdd, 0xdd]))
+    // Filled in the accent colour below the thumb, the bare track above it.
+    expect(pixelAt(shot, x, innerBottom - 20)).toSatisfy((p: Rgb) => near(p, [0x4a, 0xa3, 0xff]))
+    expect(pixelAt(shot, x, thumbCentre - 30)).toSatisfy((p: Rgb) => near(p, [0x33, 0x33, 0x33]))
+    expect(await fader.locator('.track').getAttribute('aria-valuenow')).toBe('0.25')
+
+    // Held at the bottom, feedback does not pull the thumb from under the hand.
+    await page.mouse.move(x, innerBottom - 8)
+    await page.mouse.down()
+    await expect.poll(() => valuesOf('fader:0').at(-1)?.value).toBe(0)
+    console_.setFeedback('fader:0', { text: 'held', value: 0.9 })
+    await expect.poll(() => fader.locator('.label').textContent()).toBe('held')
+    expect(await fader.locator('.track').getAttribute('aria-valuenow')).toBe('0')
+    await page.mouse.up()
+    // Let go, the next feedback moves it.
+    console_.setFeedback('fader:0', { text: 'free', value: 0.9 })
+    await expect.poll(() => fader.locator('.track').getAttribute('aria-valuenow')).toBe('0.9')
+    const moved = await boxOf(page, `${selector('console', 'fader:0')} .thumb`)
+    expect(moved.y + moved.height / 2).toBeCloseTo(innerBottom - 8 - 0.9 * 136, 0)
+  })
+
+  it('moves a focused shuttle and fader with the keyboard; the shuttle springs back when the key is let go', async () => {
+    const page = await open()
+    await page.focus(`${selector('console', 'shuttle')} .track`)
+    await page.keyboard.down('ArrowLeft')
+    await expect.poll(() => valuesOf('shuttle')).toEqual([{ value: -0.143, raw: -1 }])
+    await page.keyboard.down('ArrowLeft') // a key repeat turns it a zone further
+    await expect.poll(() => valuesOf('shuttle').at(-1)).toEqual({ value: -0.286, raw: -2 })
+    await page.keyboard.up('ArrowLeft')
+    await expect.poll(() => valuesOf('shuttle').at(-1)).toEqual({ value: 0, raw: 0 })
+
+    await page.focus(`${selector('console', 'fader:1')} .track`)
+    await page.keyboard.press('End')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('ArrowDown')
+    await expect.poll(() => valuesOf('fader:1').map((e) => e.value)).toEqual([1, 0.95, 0.9])
+  })
+
+  it('works by touch: the shuttle follows a finger and springs back when it lifts; a fader follows too', async () => {
+    const context = await requireBrowser().newContext({
+      viewport: { width: 1280, height: 720 },
+      deviceScaleFactor: 1,
+      hasTouch: true,
+    })
+    const page = await context.newPage()
+    pages.push(page)
+    await page.goto(url)
+    await page.waitForSelector('#status.live')
+    const cdp = await context.newCDPSession(page)
+    const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', x = 0, y = 0) =>
+      cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x, y }] })
+
+    const track = await boxOf(page, `${selector('console', 'shuttle')} .track`)
+    const cx = track.x + track.width / 2
+    const cy = track.y + track.height / 2
+    await touch('touchStart', cx, cy)
+    for (const dx of [30, 60]) {
+      await touch('touchMove', cx + dx, cy)
+      await expect.poll(() => valuesOf('shuttle').at(-1)?.value).toBe(round(dx / 105))
+    }
+    await touch('touchEnd')
+    await expect
+      .poll(() => valuesOf('shuttle'))
+      .toEqual([
+        { value: round(30 / 105), raw: 2 },
+        { value: round(60 / 105), raw: 4 },
+        { value: 0, raw: 0 },
+      ])
+
+    const fader = await boxOf(page, `${selector('console', 'fader:1')} .track`)
+    const x = fader.x + fader.width / 2
+    const innerBottom = fader.y + fader.height - 4
+    await touch('touchStart', x, innerBottom - 8)
+    await touch('touchMove', x, innerBottom - 8 - 68)
+    await touch('touchEnd')
+    await expect.poll(() => valuesOf('fader:1').at(-1)?.value).toBe(0.5)
+    expect(valuesOf('fader:1').every((e) => e.value >= 0 && e.value <= 0.5)).toBe(true)
+  })
+
+  it('sends a fader position again when another page moved the fader since', async () => {
+    const [a, b] = [await open(), await open()]
+    const track = await boxOf(a, `${selector('console', 'fader:0')} .track`)
+    const bottom = { x: track.x + track.width / 2, y: track.y + track.height - 12 }
+    await a.mouse.click(bottom.x, bottom.y)
+    await expect.poll(() => valuesOf('fader:0').map((e) => e.value)).toEqual([0])
+    await b.focus(`${selector('console', 'fader:0')} .track`)
+    await b.keyboard.press('End')
+    await expect.poll(() => valuesOf('fader:0').map((e) => e.value)).toEqual([0, 1])
+    // The same spot on the first page: the same value it sent before, but no longer the fader's.
+    await a.mouse.click(bottom.x, bottom.y)
+    await expect.poll(() => valuesOf('fader:0').map((e) => e.value)).toEqual([0, 1, 0])
+  })
+
+  it('springs the shuttle back when the page holding it goes away', async () => {
+    const page = await open()
+    const track = await boxOf(page, `${selector('console', 'shuttle')} .track`)
+    const cy = track.y + track.height / 2
+    await page.mouse.move(track.x + track.width / 2, cy)
+    await page.mouse.down()
+    await page.mouse.move(track.x + track.width / 2 - 50, cy)
+    await expect.poll(() => valuesOf('shuttle').at(-1)?.value).toBe(round(-50 / 105))
+    await page.close() // with the button still down
+    await expect.poll(() => valuesOf('shuttle').at(-1)).toEqual({ value: 0, raw: 0 })
+  })
+})

@@ -1,4 +1,5 @@
 /** DOM helpers for the page script. Everything is built with `textContent`, never `innerHTML`. */
+import type { WebControlState } from '../protocol.js'
 
 /** Creates an element with an optional class list and text. */
 export function el<K extends keyof HTMLElementTagNameMap>(
@@ -17,4 +18,9 @@ export function byId(id: string): HTMLElement {
   const e = document.getElementById(id)
   if (!e) throw new Error(`page: no #${id} element`)
   return e
+}
+
+/** The label under a dial or slider: the feedback text (else the control's id), the detail on a second line. */
+export function labelText(control: string, state: WebControlState): string {
+  return (state.text ? state.text : control) + (state.detail ? '\n' + state.detail : '')
 }

@@ -1,11 +1,12 @@
 /**
  * The surfaces on the page: one section per surface (a key grid, a strip of keys without a grid
- * position, dials for encoders and the jog, and chips for everything else) plus an entry in the
- * surface list. Interactive surfaces come before read-only mirrors.
+ * position, dials for encoders and the jog, sliders for the shuttle and faders, and chips for
+ * everything else) plus an entry in the surface list. Interactive surfaces come before read-only mirrors.
  */
 import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
-import { el } from './dom.js'
+import { el, labelText } from './dom.js'
 import { holdable, rotatable, RotationBatcher, type Send } from './input.js'
+import { Fader, Shuttle, type Slider } from './sliders.js'
 
 /** Key size when a surface names none. */
 const DEFAULT_KEY_PX = 72
@@ -15,6 +16,8 @@ interface ShownSurface {
   section: HTMLElement
   item: HTMLElement
   controls: Map<string, HTMLElement>
+  /** The shuttle and faders of an interactive surface, which draw their own state. */
+  sliders: Map<string, Slider>
 }
 
 /** Everything the page shows, driven by server messages. */
@@ -56,8 +59,10 @@ export class SurfacesView {
         break
       }
       case 'state': {
+        const slider = this.surfaces.get(m.surface)?.sliders.get(m.control)
         const node = this.control(m.surface, m.control)
-        if (node) showState(node, m.control, m.state ?? {})
+        if (slider) slider.showState(m.state ?? {})
+        else if (node) showState(node, m.control, m.state ?? {})
         break
       }
       case 'brightness': {
@@ -88,6 +93,7 @@ export class SurfacesView {
     const dials = el('div', 'dials')
     const chips = el('div', 'chips')
     const controls = new Map<string, HTMLElement>()
+    const sliders = new Map<string, Slider>()
     let columnWidth = DEFAULT_KEY_PX
     for (const c of view.controls) {
       let node: HTMLElement
@@ -103,6 +109,12 @@ export class SurfacesView {
         }
       } else if (view.mode === 'interactive' && (c.kind === 'encoder' || c.kind === 'jog')) {
         node = this.dialElement(view, c)
+        dials.appendChild(node)
+      } else if (view.mode === 'interactive' && (c.kind === 'shuttle' || c.kind === 'fader')) {
+        const slider =
+          c.kind === 'shuttle' ? new Shuttle(view.id, c.id, this.send) : new Fader(view.id, c.id, this.send)
+        sliders.set(c.id, slider)
+        node = slider.element
         dials.appendChild(node)
       } else {
         node = chipElement(view, c)
@@ -120,7 +132,7 @@ export class SurfacesView {
       item.appendChild(document.createTextNode(' '))
       item.appendChild(el('span', 'badge', 'read-only'))
     }
-    this.surfaces.set(view.id, { view, section, item, controls })
+    this.surfaces.set(view.id, { view, section, item, controls, sliders })
     let before: ShownSurface | undefined
     if (view.mode === 'interactive') {
       for (const s of this.surfaces.values()) {
@@ -205,7 +217,7 @@ function showState(node: HTMLElement, control: string, state: WebControlState): 
   if (node.classList.contains('dial')) {
     const label = node.querySelector<HTMLElement>('.label')
     const ring = node.querySelector<HTMLElement>('.ring')
-    if (label) label.textContent = (state.text ? state.text : control) + (state.detail ? '\n' + state.detail : '')
+    if (label) label.textContent = labelText(control, state)
     if (ring) {
       ring.style.borderColor = state.color ?? ''
       showValue(ring, state.value)

@@ -1,0 +1,103 @@
+/**
+ * `panelbridge run [--config FILE]`: the daemon. Without `--config`, the system config when it exists,
+ * else the bundled default (the simulator and a web console); the first log line says which.
+ *
+ * SIGINT and SIGTERM stop it through one idempotent path (surfaces blanked, links closed) within
+ * STOP_BOUND_MS; SIGHUP reloads the config. Exit codes: 0 stopped cleanly, 1 could not start (a
+ * refused config, a port taken) or a stop past its bound, 2 bad command line.
+ */
+import { parseArgs } from 'node:util'
+import { Daemon, DaemonConfigError, defaultConfigPath, STOP_BOUND_MS, SYSTEM_CONFIG } from '../daemon.js'
+import { createLogger } from '../log.js'
+import type { Subcommand } from './index.js'
+
+const log = createLogger('run')
+
+export const runCommand: Subcommand = {
+  usage: 'run [--config FILE]',
+  summary: 'run the daemon (default config: /etc/panelbridge/config.yaml, else the bundled simulator demo)',
+  help: `panelbridge run — the daemon: surfaces, bindings, the application link, the web page and remote API
+
+Usage:
+  panelbridge run [--config FILE]
+
+Options:
+  --config FILE   the mapping file (default: ${SYSTEM_CONFIG} when it exists, else the bundled
+                  config/default.yaml: the built-in simulator and a web console at http://127.0.0.1:8088/)
+
+Signals: SIGHUP reloads the config (so does saving the file); SIGINT and SIGTERM stop.
+
+Examples:
+  panelbridge run
+  panelbridge run --config /etc/panelbridge/config.yaml
+
+Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
+`,
+  async run(argv) {
+    let config: string
+    let why: string
+    try {
+      const { values, positionals } = parseArgs({
+        args: [...argv],
+        options: { config: { type: 'string' } },
+        strict: true,
+        allowPositionals: true,
+      })
+      if (positionals.length > 0) throw new Error(`unexpected argument '${positionals[0]}'`)
+      if (values.config !== undefined) {
+        config = values.config
+        why = '--config'
+      } else ({ path: config, why } = defaultConfigPath())
+    } catch (err) {
+      process.stderr.write(
+        `panelbridge: ${err instanceof Error ? err.message : String(err)}\nRun 'panelbridge run --help' for usage.\n`,
+      )
+      return 2
+    }
+    log.info(`config: ${config} (${why})`, { config })
+    let daemon: Daemon
+    try {
+      daemon = await Daemon.start({ config })
+    } catch (err) {
+      if (err instanceof DaemonConfigError) {
+        for (const line of err.errors) process.stderr.write(`${line}\n`)
+        process.stderr.write(
+          `panelbridge: ${config}: refused (${err.errors.length} error${err.errors.length === 1 ? '' : 's'})\n`,
+        )
+      } else {
+        process.stderr.write(`panelbridge: cannot start: ${err instanceof Error ? err.message : String(err)}\n`)
+      }
+      return 1
+    }
+    process.stdout.write(`panelbridge running: ${daemon.url}\n`)
+    return new Promise<number>((resolve) => {
+      const onHup = (): void => void daemon.reload()
+      let stopping = false
+      const stop = (signal: NodeJS.Signals): void => {
+        if (stopping) return // a second signal during shutdown changes nothing
+        stopping = true
+        log.info('stopping', { signal })
+        const bound = setTimeout(() => {
+          log.error(`stop took longer than ${STOP_BOUND_MS} ms; exiting anyway`)
+          resolve(1)
+        }, STOP_BOUND_MS)
+        bound.unref()
+        daemon.stop().then(
+          () => {
+            clearTimeout(bound)
+            process.off('SIGHUP', onHup)
+            resolve(0)
+          },
+          (err: unknown) => {
+            clearTimeout(bound)
+            log.error('stop failed', { error: err })
+            resolve(1)
+          },
+        )
+      }
+      process.on('SIGHUP', onHup)
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
+    })
+  },
+}

@@ -1,0 +1,187 @@
+/**
+ * Jog scrubbing that never lags behind the hand.
+ *
+ * A local cursor in whole frames, seeded from `replay_get_play_info` (and `replay_get_settings` for the
+ * buffer length), and seeded again after the wheel has rested (playback moves the position meanwhile).
+ * Each signed delta moves it by the step and is clamped to the buffer at once, as the hand feels the
+ * end stop. Positions are sent latest-wins: at most one `replay_set_scrub_position` in flight per
+ * binding; deltas that arrive meanwhile only move the cursor; the newest absolute position goes out as
+ * soon as the previous reply arrives. Nothing is lost and nothing queues: a fast spin ends with at most
+ * one request after the last delta.
+ */
+import { ControlBadge } from '../../surfaces/badge.js'
+import { ASSUMED_FRAME_RATE, DEFAULT_STEP_FRAMES, JOG_RESEED_AFTER_MS } from '../constants.js'
+import type { Binding } from '../schema.js'
+import type { SendResult } from '../sender.js'
+import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
+import { APP_ERRORS } from '../../api/protocol.js'
+
+type Scrub = NonNullable<Binding['jog']>['scrub']
+
+export const NOT_IN_REPLAY_MODE = 'not in replay mode'
+
+function finite(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN
+  return Number.isFinite(n) ? n : undefined
+}
+
+export class JogScrub implements Behaviour {
+  private readonly badge: ControlBadge
+  /** The cursor in frames; undefined until seeded. */
+  private cursor: number | undefined
+  private frameRate = ASSUMED_FRAME_RATE
+  /** Buffer end in frames. */
+  private maxFrames = Number.POSITIVE_INFINITY
+  /** Deltas (in frames) that arrived before the seed. */
+  private early: number[] = []
+  private seeding = false
+  private inFlight = false
+  /** The last position (frames) the application acknowledged, or sent and in flight. */
+  private sent: number | undefined
+  private lastDeltaAt = Number.NEGATIVE_INFINITY
+  private detail: string | undefined
+  private failure: string | undefined
+  private entering = false
+  private disposed = false
+
+  constructor(
+    private readonly scrub: Scrub,
+    private readonly host: BehaviourHost,
+  ) {
+    this.badge = new ControlBadge(() => host.changed())
+  }
+
+  rotate(delta: number): void {
+    if (this.disposed || !Number.isFinite(delta) || delta === 0) return
+    const now = performance.now()
+    const rested = now - this.lastDeltaAt >= JOG_RESEED_AFTER_MS && !this.inFlight
+    this.lastDeltaAt = now
+    const frames = this.framesPerDetent() * delta
+    if (this.cursor === undefined || (rested && !this.seeding)) {
+      this.early.push(frames)
+      if (!this.seeding) this.seed()
+      return
+    }
+    if (this.seeding) {
+      this.early.push(frames)
+      return
+    }
+    this.move(frames)
+    this.pump()
+  }
+
+  busy(): boolean {
+    return this.seeding || this.inFlight || performance.now() - this.lastDeltaAt < JOG_RESEED_AFTER_MS
+  }
+
+  look(): BehaviourLook {
+    const look: BehaviourLook = {
+      pending: this.inFlight || this.seeding,
+      failed: this.badge.badge === 'failed',
+      context: this.cursor !== undefined ? { position: this.cursor / this.frameRate } : {},
+    }
+    const detail = look.failed && this.failure !== undefined ? this.failure : this.detail
+    if (detail !== undefined) look.detail = detail
+    return look
+  }
+
+  dispose(): void {
+    this.disposed = true
+    this.badge.dispose()
+  }
+
+  /** Frames per detent: `step_frames`, or `step_seconds` at the application's frame rate (at least 1). */
+  private framesPerDetent(): number {
+    if (this.scrub.step_seconds !== undefined) return Math.max(1, Math.round(this.scrub.step_seconds * this.frameRate))
+    return Math.max(1, Math.round(this.scrub.step_frames ?? DEFAULT_STEP_FRAMES))
+  }
+
+  private move(frames: number): void {
+    const next = (this.cursor ?? 0) + frames
+    this.cursor = Math.min(this.maxFrames, Math.max(0, Math.round(next)))
+  }
+
+  /** Reads the position and the buffer length; deltas meanwhile wait in `early` and apply in order. */
+  private seed(): void {
+    this.seeding = true
+    this.host.changed()
+    void Promise.all([this.host.send('replay_get_play_info', {}), this.host.send('replay_get_settings', {})]).then(
+      ([info, settings]) => {
+        this.seeding = false
+        if (this.disposed) return
+        if (!info.ok) {
+          this.early = []
+          this.failed(info)
+          return
+        }
+        const rate = finite(info.reply.frameRate)
+        if (rate !== undefined && rate > 0) this.frameRate = rate
+        const buffer = settings.ok
+          ? finite((settings.reply.settings as Record<string, unknown> | undefined)?.bufferLength)
+          : undefined
+        // Whole frames inside the buffer: the last frame that starts before its end.
+        if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
+        this.cursor = Math.round((finite(info.reply.replayTime) ?? 0) * this.frameRate)
+        this.sent = this.cursor
+        for (const frames of this.early) this.move(frames)
+        this.early = []
+        this.pump()
+      },
+    )
+  }
+
+  /** Sends the cursor if it differs from what was sent and nothing is in flight. */
+  private pump(): void {
+    if (this.inFlight || this.disposed || this.cursor === undefined || this.cursor === this.sent) {
+      this.host.changed()
+      return
+    }
+    const target = this.cursor
+    this.inFlight = true
+    this.badge.setPending(true)
+    void this.host.send('replay_set_scrub_position', { position: target / this.frameRate }).then((r) => {
+      this.inFlight = false
+      this.badge.setPending(false)
+      if (this.disposed) return
+      if (r.ok) {
+        this.sent = target
+        this.detail = undefined
+        this.failure = undefined
+        this.pump()
+        return
+      }
+      this.sent = undefined
+      if (r.message === APP_ERRORS.badRequest) {
+        this.detail = NOT_IN_REPLAY_MODE
+        if (this.scrub.enter === true && !this.entering) {
+          this.enterReplayMode()
+          return
+        }
+      }
+      this.failed(r)
+    })
+  }
+
+  /** `scrub: { enter: true }`: turns scrubbing on, then sends the newest position. */
+  private enterReplayMode(): void {
+    this.entering = true
+    this.inFlight = true
+    void this.host.send('replay_enable_scrubbing', { enable: true }).then((r) => {
+      this.inFlight = false
+      this.entering = false
+      if (this.disposed) return
+      if (!r.ok) {
+        this.failed(r)
+        return
+      }
+      this.detail = undefined
+      this.pump()
+    })
+  }
+
+  private failed(r: Extract<SendResult, { ok: false }>): void {
+    this.failure = r.message === APP_ERRORS.badRequest ? NOT_IN_REPLAY_MODE : r.message
+    this.badge.fail()
+    this.host.changed()
+  }
+}

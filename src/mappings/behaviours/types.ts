@@ -1,0 +1,49 @@
+/**
+ * What a behaviour (press, hold, toggle, steps, jog, shuttle, value, rotate) gets from the engine and
+ * gives back. A behaviour holds the runtime state of one binding; the engine routes events to it and
+ * draws its control from `look()` whenever it calls `changed()`.
+ */
+import type { AppState } from '../../api/app-state.js'
+import type { SendResult } from '../sender.js'
+import type { TemplateContext } from '../template.js'
+
+export interface BehaviourHost {
+  /** `surface/control`, for log lines. */
+  readonly origin: string
+  readonly state: AppState
+  /** Sends one command (parameters already filled in). Never throws. */
+  send(command: string, params: Record<string, unknown>): Promise<SendResult>
+  /** The control's look changed (detail, badge, value, step): the engine redraws it. */
+  changed(): void
+  /** Switches this control's surface to a page (`previous` and `next` included). */
+  setPage(page: string): void
+  /** The followed title's name, play state and variables, for parameter templates. */
+  titleContext(): TemplateContext
+}
+
+export interface BehaviourLook {
+  /** A command of this binding is in flight. */
+  pending: boolean
+  /** The last command failed (shown for FAILED_BADGE_MS). */
+  failed: boolean
+  /** A short second text: a countdown, why a command failed. */
+  detail?: string
+  /** 0..1 for a level on the control (a fader's position). */
+  value?: number
+  /** The behaviour's own idea of on/off (a toggle without state feedback). */
+  on?: boolean
+  /** Its part of the label templates: `{{step}}`, `{{value}}`, `{{delta}}`, `{{speed}}`, `{{position}}`. */
+  context: Partial<TemplateContext>
+}
+
+export interface Behaviour {
+  down?(): void
+  up?(): void
+  rotate?(delta: number): void
+  value?(value: number): void
+  /** In the middle of a hold or a jog burst: a reload lets it finish on its old definition. */
+  busy(): boolean
+  look(): BehaviourLook
+  /** Stops its timers; nothing is reported after. */
+  dispose(): void
+}

@@ -1,0 +1,83 @@
+/**
+ * What panelbridge's own replies say about state the application does not notify (decisions.md: "What
+ * panelbridge knows of state the application does not notify"): replay mode, replay speed, streaming,
+ * and tally. Called with every command the engine sends and its outcome; one table, so a correction
+ * after checking a live application is one line.
+ */
+import type { AppState } from '../api/app-state.js'
+import { APP_ERRORS } from '../api/protocol.js'
+
+export type Outcome = { ok: true; reply: Readonly<Record<string, unknown>> } | { ok: false; appMessage?: string }
+
+function flag(v: unknown): boolean | undefined {
+  if (v === true || v === 'true' || v === '1' || v === 1) return true
+  if (v === false || v === 'false' || v === '0' || v === 0) return false
+  return undefined
+}
+
+/** Records what a command and its outcome say of the application's state. */
+export function learn(
+  state: AppState,
+  command: string,
+  params: Readonly<Record<string, unknown>>,
+  outcome: Outcome,
+): void {
+  if (!outcome.ok) {
+    // A scrub or play/pause acts only in replay mode: `bad request` says it is not (decisions: Errors).
+    if (
+      outcome.appMessage === APP_ERRORS.badRequest &&
+      (command === 'replay_set_scrub_position' || command === 'replay_play_pause') &&
+      state.replay.state === 'replay'
+    ) {
+      state.forgetReplayState()
+    }
+    return
+  }
+  const replay = state.replay.state
+  switch (command) {
+    case 'replay_enable_scrubbing': {
+      const on = flag(params.enable)
+      if (on !== undefined) state.setReplay({ state: on ? 'replay' : 'recording' })
+      return
+    }
+    case 'replay_set_scrub_position':
+    case 'replay_play_pause':
+      state.setReplay({ state: 'replay' })
+      return
+    case 'replay_enter_playback':
+      state.setReplay({ state: 'playback' })
+      return
+    case 'replay_exit_playback':
+    case 'replay_disarm_inputs':
+      // Back to the mode before playback, or disabled if that was the last input: not known here.
+      state.forgetReplayState()
+      return
+    case 'replay_enable':
+      if (replay === 'armed') state.setReplay({ state: 'recording' })
+      return
+    case 'replay_arm_inputs':
+      if (replay === 'disabled') state.setReplay({ state: 'armed' })
+      return
+    case 'replay_set_replay_speed': {
+      const speed = Number(params.speed)
+      if (Number.isFinite(speed)) state.setReplay({ speed })
+      return
+    }
+    case 'startStreaming':
+      state.setStreaming({ streaming: true })
+      return
+    case 'stopStreaming':
+      state.setStreaming({ streaming: false })
+      return
+    case 'getStreamHostServer': {
+      const streaming = flag(outcome.reply.streaming)
+      if (streaming !== undefined) state.setStreaming({ streaming })
+      return
+    }
+    case 'switchVideoIn': {
+      const channel = Number(params.channel)
+      if (Number.isInteger(channel) && typeof params.video === 'string') state.setTally(channel, params.video)
+      return
+    }
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * The continuous controls of a web surface: the spring-loaded shuttle ring, drawn as a horizontal
+ * track whose thumb follows the pointer while held and springs back to centre on release, and faders,
+ * drawn as vertical sliders whose thumb follows the application's `value` feedback unless the user is
+ * dragging it. Both send `value` messages (shuttle -1..1, fader 0..1), at most once per
+ * `VALUE_BATCH_MS` and only on change; a release is sent at once. Pointer events serve mouse, pen and
+ * touch alike; arrow keys move a focused control.
+ */
+import { SHUTTLE_ZONES, shuttleZone, type WebControlState } from '../protocol.js'
+import { el, labelText } from './dom.js'
+import type { Send } from './input.js'
+
+/** Values are sent at most this often per control while a pointer moves (about one animation frame). */
+const VALUE_BATCH_MS = 16
+/** Values are rounded to this step: the pointer's sub-pixel noise is not worth a message. */
+const VALUE_RESOLUTION = 1000
+/** Pointer travel from centre to full deflection of the shuttle (15 px per zone). */
+const SHUTTLE_TRAVEL_PX = 105
+/** The fader thumb's height; the track's inner height less this is the fader's travel. */
+const FADER_THUMB_PX = 16
+/** How far one arrow key moves a fader (Page Up/Down move `FADER_PAGE_STEP`). */
+const FADER_KEY_STEP = 0.05
+const FADER_PAGE_STEP = 0.2
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, Math.round(value * VALUE_RESOLUTION) / VALUE_RESOLUTION)) + 0
+}
+
+/** Sends one control's value, batched and only on change. */
+class ValueSender {
+  private pending: number | undefined
+  private last: number | undefined
+  private timer = 0
+
+  constructor(
+    private readonly send: Send,
+    private readonly surface: string,
+    private readonly control: string,
+    private readonly node: HTMLElement,
+    initial?: number,
+  ) {
+    this.last = initial
+  }
+
+  /** Queues `value`; `now` sends it (and drops any queued one) at once, as a release must be. */
+  set(value: number, now = false): void {
+    this.pending = value
+    if (now) this.flush()
+    else if (!this.timer) this.timer = window.setTimeout(() => this.flush(), VALUE_BATCH_MS)
+  }
+
+  /**
+   * Forgets what was sent last, so the next value goes even if it is the same: another browser may
+   * have moved the control since (the server still sends only changes on).
+   */
+  forget(): void {
+    this.last = undefined
+  }
+
+  private flush(): void {
+    if (this.timer) window.clearTimeout(this.timer)
+    this.timer = 0
+    const value = this.pending
+    this.pending = undefined
+    // A control the page has since removed (its surface was replaced) sends nothing.
+    if (value === undefined || value === this.last || !this.node.isConnected) return
+    this.last = value
+    this.send({ type: 'value', surface: this.surface, control: this.control, value })
+  }
+}
+
+/** A continuous control on the page. */
+export interface Slider {
+  readonly element: HTMLElement
+  /** Shows feedback: the label and detail under it, the colour on its track, a fader's value. */
+  showState(state: WebControlState): void
+}
+
+function sliderParts(kind: string, surface: string, control: string): { node: HTMLElement; track: HTMLElement } {
+  const node = el('div', 'slider ' + kind)
+  node.dataset.surface = surface
+  node.dataset.control = control
+  const track = el('div', 'track')
+  track.tabIndex = 0
+  track.setAttribute('role', 'slider')
+  track.appendChild(el('span', 'thumb'))
+  node.appendChild(track)
+  return { node, track }
+}
+
+function showLabel(node: HTMLElement, track: HTMLElement, control: string, state: WebControlState): void {
+  const label = node.querySelector<HTMLElement>('.label')
+  if (label) label.textContent = labelText(control, state)
+  track.style.borderColor = state.color ?? ''
+}
+
+/** The spring-loaded shuttle ring: -1..1, back to 0 whenever it is let go. */
+export class Shuttle implements Slider {
+  readonly element: HTMLElement
+  private readonly track: HTMLElement
+  private readonly zone: HTMLElement
+  private readonly sender: ValueSender
+  /** Where the pointer took hold; undefined while nothing holds the ring. */
+  private grabX: number | undefined
+  /** The zone the arrow keys have turned it to. */
+  private keyZone = 0
+
+  constructor(
+    surface: string,
+    private readonly control: string,
+    send: Send,
+  ) {
+    const { node, track } = sliderParts('shuttle', surface, control)
+    this.element = node
+    this.track = track
+    track.setAttribute('aria-label', `${control}: drag or hold an arrow key; springs back to centre`)
+    track.setAttribute('aria-valuemin', '-1')
+    track.setAttribute('aria-valuemax', '1')
+    this.zone = el('span', 'zone')
+    node.appendChild(this.zone)
+    node.appendChild(el('span', 'label', control))
+    this.sender = new ValueSender(send, surface, control, node, 0)
+    this.show(0)
+
+    track.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0) return
+      e.preventDefault()
+      track.setPointerCapture(e.pointerId)
+      track.focus()
+      this.grabX = e.clientX
+      node.classList.add('held')
+    })
+    track.addEventListener('pointermove', (e) => {
+      if (this.grabX === undefined) return
+      this.move(clamp((e.clientX - this.grabX) / SHUTTLE_TRAVEL_PX, -1, 1), false)
+    })
+    const letGo = (): void => {
+      if (this.grabX === undefined) return
+      this.grabX = undefined
+      this.springBack()
+    }
+    track.addEventListener('pointerup', letGo)
+    track.addEventListener('pointercancel', letGo)
+    track.addEventListener('lostpointercapture', letGo)
+    // The keyboard's ring: each arrow press (or key repeat) turns it a zone further; letting go of
+    // the arrow lets go of the ring.
+    track.addEventListener('keydown', (e) => {
+      const step =
+        e.key === 'ArrowRight' || e.key === 'ArrowUp' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 0
+      if (step === 0 || this.grabX !== undefined) return
+      e.preventDefault()
+      this.keyZone = Math.max(-SHUTTLE_ZONES, Math.min(SHUTTLE_ZONES, this.keyZone + step))
+      node.classList.add('held')
+      this.move(clamp(this.keyZone / SHUTTLE_ZONES, -1, 1), true)
+    })
+    track.addEventListener('keyup', (e) => {
+      if (e.key.startsWith('Arrow') && this.keyZone !== 0) this.springBack()
+    })
+    track.addEventListener('blur', () => {
+      if (this.keyZone !== 0) this.springBack()
+    })
+  }
+
+  showState(state: WebControlState): void {
+    // The ring's position is the hand's, never the application's: only the label and colour show.
+    showLabel(this.element, this.track, this.control, state)
+  }
+
+  private move(value: number, now: boolean): void {
+    this.show(value)
+    this.sender.set(value, now)
+  }
+
+  private springBack(): void {
+    this.keyZone = 0
+    this.element.classList.remove('held')
+    this.move(0, true)
+  }
+
+  private show(value: number): void {
+    const zone = shuttleZone(value)
+    this.element.style.setProperty('--pos', String(value))
+    this.element.dataset.zone = String(zone)
+    this.zone.textContent = zone === 0 ? '0' : zone > 0 ? `▶ ${zone}` : `◀ ${-zone}`
+    this.track.setAttribute('aria-valuenow', String(value))
+    this.track.setAttribute(
+      'aria-valuetext',
+      zone === 0 ? 'centre' : `zone ${Math.abs(zone)} ${zone > 0 ? 'forward' : 'reverse'}`,
+    )
+  }
+}
+
+/** An absolute fader, 0 (bottom) to 1 (top), that shows the application's value when not held. */
+export class Fader implements Slider {
+  readonly element: HTMLElement
+  private readonly track: HTMLElement
+  private readonly sender: ValueSender
+  private dragging = false
+  private value = 0
+
+  constructor(
+    surface: string,
+    private readonly control: string,
+    send: Send,
+  ) {
+    const { node, track } = sliderParts('fader', surface, control)
+    this.element = node
+    this.track = track
+    track.setAttribute('aria-label', `${control}: drag or use the arrow keys`)
+    track.setAttribute('aria-orientation', 'vertical')
+    track.setAttribute('aria-valuemin', '0')
+    track.setAttribute('aria-valuemax', '1')
+    node.appendChild(el('span', 'label', control))
+    this.sender = new ValueSender(send, surface, control, node)
+    this.show(0)
+
+    track.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0) return
+      e.preventDefault()
+      track.setPointerCapture(e.pointerId)
+      track.focus()
+      this.dragging = true
+      this.sender.forget()
+      node.classList.add('held')
+      this.move(this.valueAt(e.clientY), false)
+    })
+    track.addEventListener('pointermove', (e) => {
+      if (this.dragging) this.move(this.valueAt(e.clientY), false)
+    })
+    const letGo = (): void => {
+      if (!this.dragging) return
+      this.dragging = false
+      node.classList.remove('held')
+      this.sender.set(this.value, true)
+    }
+    track.addEventListener('pointerup', letGo)
+    track.addEventListener('pointercancel', letGo)
+    track.addEventListener('lostpointercapture', letGo)
+    track.addEventListener('keydown', (e) => {
+      const to = this.keyTarget(e.key)
+      if (to === undefined) return
+      e.preventDefault()
+      this.sender.forget()
+      this.move(clamp(to, 0, 1), true)
+    })
+  }
+
+  showState(state: WebControlState): void {
+    showLabel(this.element, this.track, this.control, state)
+    // The application's value moves the thumb, except under the user's hand.
+    if (state.value !== undefined && !this.dragging) this.show(clamp(state.value, 0, 1))
+  }
+
+  private keyTarget(key: string): number | undefined {
+    switch (key) {
+      case 'ArrowUp':
+      case 'ArrowRight':
+        return this.value + FADER_KEY_STEP
+      case 'ArrowDown':
+      case 'ArrowLeft':
+        return this.value - FADER_KEY_STEP
+      case 'PageUp':
+        return this.value + FADER_PAGE_STEP
+      case 'PageDown':
+        return this.value - FADER_PAGE_STEP
+      case 'Home':
+        return 0
+      case 'End':
+        return 1
+      default:
+        return undefined
+    }
+  }
+
+  /** The value under a pointer at `clientY`: the thumb's centre follows the pointer. */
+  private valueAt(clientY: number): number {
+    const top = this.track.getBoundingClientRect().top + this.track.clientTop
+    const travel = this.track.clientHeight - FADER_THUMB_PX
+    if (travel <= 0) return this.value
+    return clamp(1 - (clientY - top - FADER_THUMB_PX / 2) / travel, 0, 1)
+  }
+
+  private move(value: number, now: boolean): void {
+    this.show(value)
+    this.sender.set(value, now)
+  }
+
+  private show(value: number): void {
+    this.value = value
+    this.element.style.setProperty('--pos', String(value))
+    this.track.setAttribute('aria-valuenow', String(value))
+  }
+}

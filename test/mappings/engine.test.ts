@@ -1,0 +1,328 @@
+/**
+ * The binding engine against the simulator: every behaviour of the semantics list. Time-driven parts
+ * (hold, confirm, failed badge) run on fake timers; the sockets run on real ones.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { FAILED_BADGE_MS } from '../../src/surfaces/badge.js'
+import { CONSOLE, engineHarness, loadOrThrow, WAIT, type EngineHarness } from './helpers.js'
+
+const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
+
+let h: EngineHarness | undefined
+afterEach(async () => {
+  vi.useRealTimers()
+  await h?.close()
+  h = undefined
+})
+
+/** Fake only the timers the engine uses; sockets keep the real event loop. */
+function fakeTimers(): void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] })
+}
+
+/** Waits for a socket round trip without moving the fake clock (setImmediate and Date stay real). */
+async function settle(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + WAIT.timeout
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setImmediate(r))
+  }
+}
+
+describe('press and feedback', () => {
+  it('a press sends its command once; the key follows the title through notifications', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:
+  - on: console/key:0
+    label: "{{name}}\\n{{play}}"
+    press: { command: schedule, params: { action: automatic, title: "Lower Third" } }
+    feedback: { title: "Lower Third" }
+`,
+    )
+    await expect
+      .poll(() => h!.surfaces.of('console/key:0'), WAIT)
+      .toMatchObject({ text: 'Lower Third\nOff', color: '#202020' })
+    h.press('console/key:0')
+    await expect.poll(() => h!.sent('schedule').length, WAIT).toBe(1)
+    expect(h.sent('schedule')[0]).toMatchObject({ action: 'automatic', title: 'Lower Third' })
+    await expect.poll(() => h!.surfaces.of('console/key:0')?.text, WAIT).toBe('Lower Third\nRunning')
+    expect(h.surfaces.of('console/key:0')!.color).toBe('#c00000')
+    await expect.poll(() => h!.surfaces.of('console/key:0')?.text, WAIT).toBe('Lower Third\nPaused')
+    expect(h.surfaces.of('console/key:0')!.color).toBe('#d08000')
+    expect(h.sent('schedule')).toHaveLength(1)
+  })
+
+  it('a sequence runs in order with its wait; a press meanwhile is ignored and the key shows pending', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:
+  - on: console/key:1
+    label: "Score {{var.Home Score}}-{{var.Away Score}}"
+    press:
+      - { command: schedule, params: { action: update, title: "Score Bug" } }
+      - { wait_ms: 150 }
+      - { command: schedule, params: { action: animateIn, title: "Score Bug" } }
+    feedback: { title: "Score Bug", colors: { Running: "#0000ff", Paused: "#00ff00", Off: "#101010" } }
+`,
+    )
+    await expect.poll(() => h!.surfaces.of('console/key:1')?.color, WAIT).toBe('#101010')
+    h.press('console/key:1')
+    await expect.poll(() => h!.sent('schedule').length, WAIT).toBe(1)
+    expect(h.surfaces.of('console/key:1')!.badge).toBe('pending')
+    h.press('console/key:1') // ignored: the sequence is still running
+    await expect.poll(() => h!.sent('schedule').length, WAIT).toBe(2)
+    expect(h.sent('schedule').map((p) => p.action)).toEqual(['update', 'animateIn'])
+    await expect.poll(() => h!.surfaces.of('console/key:1')?.badge, WAIT).toBeUndefined()
+    await expect.poll(() => h!.surfaces.of('console/key:1')?.color, WAIT).toBe('#00ff00')
+    expect(h.sent('schedule')).toHaveLength(2)
+  })
+
+  it('a failure shows failed with the application’s error text in detail, for FAILED_BADGE_MS', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:
+  - on: console/key:2
+    label: "Nope"
+    press: { command: schedule, params: { action: cutin, title: "No Such Title" } }
+`,
+    )
+    fakeTimers()
+    h.press('console/key:2')
+    await settle(() => h!.surfaces.of('console/key:2')?.badge === 'failed', 'the failure')
+    expect(h.surfaces.of('console/key:2')!.detail).toBe("unable to find title from 'title' or 'id' attributes")
+    await vi.advanceTimersByTimeAsync(FAILED_BADGE_MS - 1)
+    expect(h.surfaces.of('console/key:2')!.badge).toBe('failed')
+    await vi.advanceTimersByTimeAsync(1)
+    expect(h.surfaces.of('console/key:2')).toEqual({ text: 'Nope', textColor: '#ffffff' })
+  })
+
+  it('a command that cannot be sent while the application is down is reported at once, never queued', async () => {
+    h = await engineHarness(
+      CONSOLE + `bindings:\n  - on: console/key:0\n    press: { command: stopStreaming }\n    confirm_ms: 0\n`,
+    )
+    await h.sim.close()
+    h.press('console/key:0')
+    await expect.poll(() => h!.surfaces.of('console/key:0')?.badge, WAIT).toBe('failed')
+    expect(h.surfaces.of('console/key:0')!.detail).toBe('application not reachable')
+  })
+})
+
+describe('hold and confirm', () => {
+  const HOLD = `bindings:
+  - on: console/key:1
+    press: { command: schedule, params: { action: update, title: "Score Bug" } }
+    hold: { after_ms: 800, command: schedule, params: { action: animateOut, title: "Score Bug" } }
+`
+  it('a short press fires on release; a hold fires the hold and not the press', async () => {
+    h = await engineHarness(CONSOLE + HOLD)
+    const actions = (): unknown[] => h!.sent('schedule').map((p) => p.action)
+    const idle = (): boolean => h!.surfaces.of('console/key:1')?.badge === undefined
+    fakeTimers()
+    h.down('console/key:1')
+    await vi.advanceTimersByTimeAsync(799)
+    h.up('console/key:1')
+    await settle(() => actions().length === 1 && idle(), 'the short press')
+    expect(actions()).toEqual(['update'])
+    h.down('console/key:1')
+    await vi.advanceTimersByTimeAsync(800)
+    await settle(() => actions().length === 2 && idle(), 'the hold')
+    h.up('console/key:1')
+    // The release after a hold sends nothing: the next command seen is the one of a later press.
+    h.press('console/key:1')
+    await settle(() => actions().length === 3, 'the next press')
+    expect(actions()).toEqual(['update', 'animateOut', 'update'])
+  })
+
+  it('stopStreaming needs a 1.5 s hold with a countdown; releasing early sends nothing', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:\n  - on: console/key:3\n    label: "Stop"\n    press: { command: stopStreaming }\n    feedback: { streaming: true }\n`,
+    )
+    await expect.poll(() => h!.sent('getStreamHostServer').length, WAIT).toBeGreaterThan(0)
+    fakeTimers()
+    h.down('console/key:3')
+    expect(h.surfaces.of('console/key:3')!.detail).toBe('hold 1.5 s')
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(h.surfaces.of('console/key:3')!.detail).toBe('hold 0.5 s')
+    h.up('console/key:3')
+    expect(h.surfaces.of('console/key:3')!.detail).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(2000)
+    h.down('console/key:3')
+    await vi.advanceTimersByTimeAsync(1500)
+    await settle(() => h!.sent('stopStreaming').length === 1, 'stopStreaming')
+    h.up('console/key:3')
+    // The early release above sent nothing: the one stopStreaming is the completed hold's.
+    expect(h.sim.http.log.filter((e) => e.name === 'stopStreaming')).toHaveLength(1)
+  })
+
+  it('confirm_ms: 0 turns the countdown off, confirm_ms: N turns it on for any command', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:
+  - on: console/key:0
+    press: { command: stopStreaming }
+    confirm_ms: 0
+  - on: console/key:1
+    press: { command: replay_play_pause }
+    confirm_ms: 300
+`,
+    )
+    fakeTimers()
+    h.down('console/key:0')
+    await settle(() => h!.sent('stopStreaming').length === 1, 'stopStreaming')
+    h.up('console/key:0')
+    h.down('console/key:1')
+    expect(h.surfaces.of('console/key:1')!.detail).toBe('hold 0.3 s')
+    await vi.advanceTimersByTimeAsync(300)
+    await settle(() => h!.sent('replay_play_pause').length === 1, 'replay_play_pause')
+    h.up('console/key:1')
+  })
+})
+
+describe('toggles, steps and state the application does not notify', () => {
+  it('a replay toggle sends on while the state is unknown, then follows the replies; its key is stale until then', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:
+  - on: console/key:2
+    label: "Replay"
+    toggle:
+      on: { command: replay_enable_scrubbing, params: { enable: true } }
+      off: { command: replay_enable_scrubbing, params: { enable: false } }
+    feedback: { replay_state: replay }
+`,
+    )
+    await h.client.call('replay_arm_inputs', { inputs: ['Camera 1'] })
+    await h.client.call('replay_enable')
+    await expect.poll(() => h!.surfaces.of('console/key:2'), WAIT).toMatchObject({ badge: 'stale', color: '#202020' })
+    h.press('console/key:2')
+    await expect.poll(() => h!.surfaces.of('console/key:2')?.color, WAIT).toBe('#00a000')
+    expect(h.surfaces.of('console/key:2')!.badge).toBeUndefined()
+    h.press('console/key:2')
+    await expect.poll(() => h!.sent('replay_enable_scrubbing').map((p) => p.enable), WAIT).toEqual(['true', 'false'])
+    await expect.poll(() => h!.surfaces.of('console/key:2')?.color, WAIT).toBe('#202020')
+    expect(h.state.replay.state).toBe('recording')
+  })
+
+  it('steps send the next step on each press; {{step}} is the step the next press sends; tally follows switches', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:
+  - on: console/key:4
+    label: "Cam {{step}}"
+    steps:
+      - { command: switchVideoIn, params: { channel: 0, video: "Camera 1" } }
+      - { command: switchVideoIn, params: { channel: 0, video: "Camera 2" } }
+  - on: console/key:5
+    label: "Cam 1"
+    feedback: { input: "Camera 1", channel: 0 }
+`,
+    )
+    await expect.poll(() => h!.surfaces.of('console/key:4')?.text, WAIT).toBe('Cam 1')
+    expect(h.surfaces.of('console/key:5')!.badge).toBe('stale')
+    h.press('console/key:4')
+    await expect.poll(() => h!.surfaces.of('console/key:4')?.text, WAIT).toBe('Cam 2')
+    expect(h.surfaces.of('console/key:5')).toMatchObject({ color: '#00a000', led: 'on' })
+    h.press('console/key:4')
+    await expect.poll(() => h!.surfaces.of('console/key:4')?.text, WAIT).toBe('Cam 1')
+    expect(h.surfaces.of('console/key:5')).toMatchObject({ color: '#202020', led: 'off' })
+    expect(h.sent('switchVideoIn').map((p) => p.video)).toEqual(['Camera 1', 'Camera 2'])
+  })
+
+  it('streaming comes from own commands and the poll', async () => {
+    h = await engineHarness(CONSOLE + `bindings:\n  - on: console/key:3\n    feedback: { streaming: true }\n`)
+    await expect.poll(() => h!.surfaces.of('console/key:3')?.color, WAIT).toBe('#202020')
+    expect(h.surfaces.of('console/key:3')!.badge).toBeUndefined()
+    await h.client.callByName('startStreaming', { choice: 'X', serverUrl: 'rtmp://127.0.0.1/live', streamKey: 'k' })
+    expect(h.state.streaming.streaming).toBe(false) // the poll has not run again yet
+  })
+})
+
+describe('pages', () => {
+  const PAGED = `version: 1
+surfaces:
+  desk: { driver: web, rows: 1, columns: 3 }
+pages:
+  desk: [titles, cameras]
+bindings:
+  - on: desk/key:0
+    page: titles
+    label: "Cameras →"
+    press: { page: cameras }
+  - on: desk/key:0
+    page: cameras
+    label: "← Titles"
+    press: { page: previous }
+  - on: desk/key:1
+    label: "Everywhere"
+  - on: desk/key:2
+    page: cameras
+    label: "Cam 1"
+    hold: { after_ms: 500, command: switchVideoIn, params: { channel: 0, video: "Camera 1" } }
+`
+  it('switches pages locally; page-less bindings show on every page; unbound controls are blanked', async () => {
+    h = await engineHarness(PAGED)
+    expect(h.engine.pageOf('desk')).toBe('titles')
+    expect(h.surfaces.of('desk/key:0')!.text).toBe('Cameras →')
+    expect(h.surfaces.of('desk/key:2')).toBeUndefined()
+    h.press('desk/key:0')
+    expect(h.engine.pageOf('desk')).toBe('cameras')
+    expect(h.surfaces.of('desk/key:0')!.text).toBe('← Titles')
+    expect(h.surfaces.of('desk/key:1')!.text).toBe('Everywhere')
+    expect(h.surfaces.of('desk/key:2')!.text).toBe('Cam 1')
+    h.press('desk/key:0')
+    expect(h.engine.pageOf('desk')).toBe('titles')
+    expect(h.surfaces.of('desk/key:2')).toEqual({})
+    expect(h.sim.http.log).toEqual([]) // a local action: nothing was sent
+  })
+
+  it('an up goes to the binding that took the down, even after the page changed', async () => {
+    h = await engineHarness(PAGED)
+    fakeTimers()
+    h.press('desk/key:0') // → cameras
+    h.down('desk/key:2')
+    h.engine.apply(await loadOrThrow(PAGED)) // a reload in the middle changes nothing
+    h.press('desk/key:0') // ← titles, while key:2 is still held
+    await vi.advanceTimersByTimeAsync(500)
+    await settle(() => h!.sent('switchVideoIn').length === 1, 'switchVideoIn')
+    h.up('desk/key:2')
+    expect(h.engine.pageOf('desk')).toBe('titles')
+  })
+
+  it('keeps the current page across a reload when the page still exists', async () => {
+    h = await engineHarness(PAGED)
+    h.press('desk/key:0')
+    h.engine.apply(await loadOrThrow(PAGED.replace('label: "Everywhere"', 'label: "Changed"')))
+    expect(h.engine.pageOf('desk')).toBe('cameras')
+    expect(h.surfaces.of('desk/key:1')!.text).toBe('Changed')
+    const onePage = `version: 1
+surfaces:
+  desk: { driver: web, rows: 1, columns: 3 }
+pages:
+  desk: [titles]
+bindings:
+  - on: desk/key:1
+    label: "Only"
+`
+    h.engine.apply(await loadOrThrow(onePage))
+    expect(h.engine.pageOf('desk')).toBe('titles')
+    expect(h.surfaces.of('desk/key:0')).toEqual({})
+    expect(h.surfaces.of('desk/key:1')!.text).toBe('Only')
+  })
+})
+
+describe('stale while the link is down', () => {
+  it('marks every state-driven control stale when the notification link drops, and clears it on return', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:\n  - on: console/key:0\n    label: "{{play}}"\n    feedback: { title: "Lower Third" }\n  - on: console/key:1\n    label: "static"\n`,
+    )
+    await expect.poll(() => h!.surfaces.of('console/key:0')?.badge, WAIT).toBeUndefined()
+    h.sim.ws.dropAll()
+    await expect.poll(() => h!.surfaces.of('console/key:0')?.badge, WAIT).toBe('stale')
+    expect(h.surfaces.of('console/key:1')!.badge).toBeUndefined()
+    await expect.poll(() => h!.surfaces.of('console/key:0')?.badge, WAIT).toBeUndefined()
+    expect(h.state.title(LOWER_THIRD)?.name).toBe('Lower Third')
+  })
+})

@@ -1,0 +1,108 @@
+/**
+ * The engine under test: the real loader, engine, command client, app state and notification link,
+ * against the simulator in-process on port 0. The only stand-in is the surface: a recording sink in
+ * place of the manager, keeping what each control shows.
+ */
+import { expect, vi } from 'vitest'
+import { AppState } from '../../src/api/app-state.js'
+import { CommandClient } from '../../src/api/client.js'
+import { NotificationLink } from '../../src/api/notifications.js'
+import { Engine, type FeedbackSink } from '../../src/mappings/engine.js'
+import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import type { ControlId, Feedback, SurfaceEvent } from '../../src/surfaces/types.js'
+
+export const WAIT = { timeout: 5000, interval: 5 }
+
+/** What the engine drew, per `surface/control`, and in order. */
+export class RecordingSurfaces implements FeedbackSink {
+  readonly now = new Map<string, Feedback>()
+  readonly history: { control: string; feedback: Feedback }[] = []
+  setFeedback(surface: string, control: ControlId, feedback: Feedback): void {
+    const key = `${surface}/${control}`
+    this.now.set(key, feedback)
+    this.history.push({ control: key, feedback })
+  }
+  of(key: string): Feedback | undefined {
+    return this.now.get(key)
+  }
+}
+
+export const CONSOLE = `version: 1
+surfaces:
+  console: { driver: web, rows: 2, columns: 4, jog: true, shuttle: true, faders: 1, encoders: 1 }
+`
+
+export interface EngineHarness {
+  sim: SimulatorHandle
+  client: CommandClient
+  state: AppState
+  link: NotificationLink
+  engine: Engine
+  surfaces: RecordingSurfaces
+  event(e: Omit<SurfaceEvent, 'surface' | 'at' | 'control'> & { on: string }): void
+  down(on: string): void
+  up(on: string): void
+  press(on: string): void
+  rotate(on: string, delta: number): void
+  value(on: string, value: number): void
+  /** Commands the simulator received, by name. */
+  sent(name: string): Record<string, unknown>[]
+  close(): Promise<void>
+}
+
+export async function loadOrThrow(yaml: string) {
+  const r = await loadConfigText(yaml, 'test.yaml')
+  if (!r.config) throw new Error(r.problems.map(formatProblem).join('\n'))
+  return r.config
+}
+
+export async function engineHarness(
+  yaml: string,
+  opts: { link?: boolean; animationMs?: number } = {},
+): Promise<EngineHarness> {
+  const sim = await startSimulator({ animationMs: opts.animationMs ?? 40 })
+  const client = new CommandClient({ baseUrl: sim.httpUrl, timeoutMs: 4000 })
+  const state = new AppState()
+  const link = new NotificationLink({
+    url: sim.wsUrl,
+    state,
+    timing: { backoffInitialMs: 20, backoffMaxMs: 80, resyncDebounceMs: 10 },
+  })
+  const surfaces = new RecordingSurfaces()
+  const engine = new Engine({ client, state, surfaces })
+  engine.apply(await loadOrThrow(yaml))
+  if (opts.link !== false) {
+    link.start()
+    await vi.waitFor(() => expect(state.link.status).toBe('connected'), WAIT)
+  }
+  const event: EngineHarness['event'] = (e) => {
+    const [surface, control] = [e.on.slice(0, e.on.indexOf('/')), e.on.slice(e.on.indexOf('/') + 1)]
+    const { on: _on, ...rest } = e
+    engine.handle({ ...rest, surface, control, at: performance.now() } as SurfaceEvent)
+  }
+  return {
+    sim,
+    client,
+    state,
+    link,
+    engine,
+    surfaces,
+    event,
+    down: (on) => event({ on, type: 'down' }),
+    up: (on) => event({ on, type: 'up' }),
+    press: (on) => {
+      event({ on, type: 'down' })
+      event({ on, type: 'up' })
+    },
+    rotate: (on, delta) => event({ on, type: 'rotate', delta } as never),
+    value: (on, value) => event({ on, type: 'value', value } as never),
+    sent: (name) => sim.http.commands(name).map((e) => e.parameters),
+    async close() {
+      engine.stop()
+      link.stop()
+      await client.close()
+      await sim.close()
+    },
+  }
+}

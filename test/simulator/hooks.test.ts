@@ -1,0 +1,109 @@
+/**
+ * The simulator's HTTP test hooks (Groundwork item 7): reply delays, in-flight high-water marks, the
+ * command log; `sim --log-commands FILE` in its own process; the cameras open from the start.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CommandClient } from '../../src/api/client.js'
+import { startSimulator } from '../../src/simulator/index.js'
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+async function setup() {
+  const sim = await startSimulator()
+  const client = new CommandClient({ baseUrl: sim.httpUrl, timeoutMs: 5000 })
+  cleanups.push(
+    () => sim.close(),
+    () => client.close(),
+  )
+  return { sim, client }
+}
+
+describe('HTTP hooks', () => {
+  it('delays one command, counts what is in flight and keeps the high-water mark', async () => {
+    const { sim, client } = await setup()
+    sim.http.setDelay('getVideoFormat', 50)
+    const calls = [client.call('getVideoFormat'), client.call('getVideoFormat'), client.call('getVideoFormat')]
+    await expect.poll(() => sim.http.inFlight('getVideoFormat')).toBe(3)
+    await client.call('getAllVideoIns') // not delayed: answered while the three wait
+    expect(sim.http.inFlight('getVideoFormat')).toBe(3)
+    await Promise.all(calls)
+    expect(sim.http.inFlight('getVideoFormat')).toBe(0)
+    expect(sim.http.highWater('getVideoFormat')).toBe(3)
+    expect(sim.http.highWater('getAllVideoIns')).toBe(1)
+  })
+
+  it('logs every command with its parameters and transport, stream keys redacted', async () => {
+    const { sim, client } = await setup()
+    await client.call('switchVideoIn', { channel: 0, video: 'Camera 2' })
+    await client.call('schedule', { action: 'cutin', title: 'Lower Third' }, { transport: 'post' })
+    await client.callByName('startStreaming', {
+      choice: 'X',
+      serverUrl: 'rtmp://example.invalid/live',
+      streamKey: 'sk-secret',
+    })
+    expect(sim.http.log.map((e) => [e.name, e.transport])).toEqual([
+      ['switchVideoIn', 'get'],
+      ['schedule', 'api'],
+      ['startStreaming', 'get'],
+    ])
+    expect(sim.http.commands('switchVideoIn')[0]!.parameters).toMatchObject({ channel: '0', video: 'Camera 2' })
+    expect(sim.http.commands('schedule')[0]!.parameters).toMatchObject({ action: 'cutin', title: 'Lower Third' })
+    expect(JSON.stringify(sim.http.log)).not.toContain('sk-secret')
+    expect(sim.http.commands('startStreaming')[0]!.parameters.streamKey).toBe('***')
+  })
+
+  it('opens Camera 1 and Camera 2 at start, so switchVideoIn works out of the box', async () => {
+    const { sim, client } = await setup()
+    await expect(client.call('switchVideoIn', { channel: 0, video: 'Camera 1' })).resolves.toEqual({})
+    expect(sim.state.switcher.get(0)).toBe('Camera 1')
+  })
+})
+
+describe('panelbridge sim --log-commands', () => {
+  it('writes one JSON line per received command, readable from another process', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-log-'))
+    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'commands.jsonl')
+    const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', cli, 'sim', '--port', '0', '--ws-port', '0', '--log-commands', file],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    cleanups.push(() => void child.kill('SIGKILL'))
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        const m = /listening on (http:\/\/\S+)/.exec(out)
+        if (m) resolve(m[1]!)
+      })
+      child.once('exit', (code) => reject(new Error(`sim exited ${code}`)))
+    })
+    await fetch(`${url}/api/command/switchVideoIn?channel=0&video=Camera%202&requestId=a`)
+    await fetch(`${url}/api`, { method: 'POST', body: JSON.stringify({ command: 'getVideoFormat', parameters: {} }) })
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines.map((l) => [l.name, l.transport])).toEqual([
+      ['switchVideoIn', 'get'],
+      ['getVideoFormat', 'api'],
+    ])
+    expect(lines[0]!.parameters).toEqual({ channel: '0', video: 'Camera 2', requestId: 'a' })
+    expect(Date.parse(lines[0]!.time as string)).not.toBeNaN()
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+  })
+})
