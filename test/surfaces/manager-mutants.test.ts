@@ -239,6 +239,7 @@ describe('claims: which device each surface takes', () => {
     await manager.start()
     await manager.rescan()
     const unclaimed = messages('device not claimed by any surface; left to other software')
+    expect(unclaimed.map((l) => l.level)).toEqual(['info', 'info', 'info'])
     expect(unclaimed.map((l) => l.fields)).toEqual(
       ['A', 'B', 'C'].map((id) => ({ driver: 'list', model: `Model ${id}`, device: id })),
     )
@@ -418,7 +419,9 @@ describe('start, scans and stop', () => {
     const scan = manager.rescan()
     let stopped = false
     const stopping = manager.stop().then(() => (stopped = true))
-    await vi.waitFor(() => expect(first.detects).toBe(2))
+    expect(first.detects).toBe(2)
+    // Why a turn of the loop: every microtask runs first, so a stop() that did not wait would be done.
+    await new Promise((resolve) => setImmediate(resolve))
     expect(stopped).toBe(false)
     slow.open()
     await Promise.all([scan, stopping])
@@ -541,9 +544,9 @@ describe('backoff and log episodes', () => {
     await manager.rescan()
     driver.detect = () => Promise.reject(new Error('bus gone'))
     await manager.rescan()
-    expect(messages('list: detection failed').map((l) => [l.message, l.fields])).toEqual([
-      ['list: detection failed; will try again', { error: 'bus gone' }],
-      ['list: detection failed; will try again', { error: 'bus gone' }],
+    expect(messages('list: detection failed').map((l) => [l.level, l.message, l.fields])).toEqual([
+      ['warn', 'list: detection failed; will try again', { error: 'bus gone' }],
+      ['warn', 'list: detection failed; will try again', { error: 'bus gone' }],
     ])
   })
 
@@ -577,6 +580,7 @@ describe('backoff and log episodes', () => {
     expect(manager.list().map((d) => d.id)).toEqual(['A', 'B'])
     driver.last('A').hub.emit('error', new Error('EIO A'))
     await vi.advanceTimersByTimeAsync(0)
+    expect(messages('closed after a fault').map((l) => l.level)).toEqual(['warn', 'warn', 'warn'])
     expect(messages('closed after a fault').map((l) => l.fields)).toEqual([
       { surface: 'A', device: 'A', error: 'EIO A' },
       { surface: 'B', device: 'B', error: 'EIO B' },
@@ -599,6 +603,7 @@ describe('backoff and log episodes', () => {
       await manager.rescan()
       expect(status.filter((s) => s.state === 'permission-denied')).toHaveLength(2)
     })
+    expect(messages('no permission').map((l) => l.level)).toEqual(['warn', 'warn'])
     expect(messages('no permission').map((l) => l.fields)).toEqual([
       { surface: 'A', device: 'A' },
       { surface: 'A', device: 'A' },
@@ -656,6 +661,53 @@ describe('backoff and log episodes', () => {
   })
 })
 
+describe('more edges', () => {
+  it("setClaims('all') keeps the status of a surface that stays open", async () => {
+    const driver = new ListDriver()
+    driver.plug('A')
+    const { manager } = manage([driver])
+    await manager.start()
+    await manager.setClaims('all')
+    expect(manager.statuses().map((s) => [s.name, s.state])).toEqual([['A', 'open']])
+  })
+
+  it('opens a device whose access check fails, and says so once', async () => {
+    const driver = new ListDriver()
+    driver.plug('A')
+    const { manager } = manage([driver], { access: () => Promise.reject(new Error('EIO on stat')) })
+    await manager.start()
+    await manager.rescan()
+    expect(manager.isOpen('A')).toBe(true)
+    expect(logs.filter((l) => l.message === 'could not check access to the device node')).toEqual([
+      {
+        level: 'warn',
+        scope: 'surfaces',
+        message: 'could not check access to the device node',
+        fields: { surface: 'A', path: '/dev/A', error: 'EIO on stat' },
+      },
+    ])
+  })
+
+  it('a retry timer from before an unplug does not cut the new backoff short', async () => {
+    vi.useFakeTimers(CLOCK)
+    const driver = new ListDriver()
+    driver.plug('A')
+    driver.failOpen = new Error('busy')
+    const { manager } = manage([driver])
+    await manager.start() // fails at 0: retry timer at 100
+    await vi.advanceTimersByTimeAsync(10)
+    driver.unplug('A')
+    await manager.rescan()
+    driver.plug('A')
+    await manager.rescan() // fails again at 10: backoff starts afresh, retry at 110
+    driver.failOpen = undefined
+    await vi.advanceTimersByTimeAsync(99) // t = 109: the first timer (100) must not have opened it
+    expect(manager.isOpen('A')).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(manager.isOpen('A')).toBe(true)
+  })
+})
+
 describe('feedback, brightness and surfaces added by hand', () => {
   it('remembers feedback per control for a surface not open, and emits it', () => {
     const { manager } = manage([])
@@ -695,7 +747,7 @@ describe('feedback, brightness and surfaces added by hand', () => {
     await vi.waitFor(() => expect(removed.sort()).toEqual(['a', 'b']))
     expect(seen).toEqual([])
     expect([a.closed, b.closed]).toEqual([true, true])
-    expect(messages('surface a failed').map((l) => l.fields)).toEqual([{ error: 'gone a' }])
+    expect(messages('surface a failed').map((l) => [l.level, l.fields])).toEqual([['warn', { error: 'gone a' }]])
     expect(messages('surface b failed').map((l) => l.fields)).toEqual([{ error: 'gone b' }])
   })
 
