@@ -154,6 +154,15 @@ describe('parseReply: envelope', () => {
     ).toBe(`replay_get_settings: reply nested deeper than ${MAX_REPLY_DEPTH} levels`)
   })
 
+  it('accepts a result without names for a command that has a reply alias', () => {
+    expect(reply('removeTitleInput', {})).toEqual({})
+  })
+
+  it('quotes an error that is not text as JSON', () => {
+    const err = parseError('getOutputDevice', JSON.stringify({ result: { error: { code: 5 } } }))
+    expect([err.code, err.message]).toEqual(['APP_ERROR', 'getOutputDevice: application error: {"code":5}'])
+  })
+
   it("takes error: null as no error, and success: 'false' as a failure", () => {
     expect(reply('getOutputDevice', { error: null, device: 'a' })).toEqual({ device: 'a' })
     const err = parseError('getOutputDevice', JSON.stringify({ result: { success: 'false', device: 'a' } }))
@@ -380,8 +389,8 @@ describe('CommandClient over HTTP', () => {
 
   it('names the system error code of a dropped connection', async () => {
     const { base } = await serve((_url, res) => res.socket?.destroy())
-    const err = await failure(clientFor(base).call('getOutputDevice'))
-    expect(err.code).toBe('NETWORK')
+    const err = await failure(clientFor(base).call('getOutputDevice', {}, { requestId: 'n' }))
+    expect([err.code, err.requestId, err.cause]).toEqual(['NETWORK', 'n', expect.any(Error)])
     expect(err.message).toMatch(/^getOutputDevice: network error \([A-Z_]+\): \S/)
   })
 
