@@ -93,6 +93,8 @@ describe('parsing', () => {
     expect(parseQwcResult('"quoted"')).toBe('quoted')
     expect(parseQwcResult(' {oops ')).toBe(' {oops ')
     expect(parseQwcResult('plain [1]')).toBe('plain [1]')
+    // Only text that opens like an object, a list or a string is JSON here: '42' stays text.
+    expect([parseQwcResult('42'), parseQwcResult('true'), parseQwcResult('null')]).toEqual(['42', 'true', 'null'])
   })
 
   it('refuses JSON text nested past the limit, naming it', () => {
@@ -125,7 +127,7 @@ describe('parsing', () => {
   it('names what is wrong with an init reply', () => {
     expect(thrown(() => parseInitReply([])).message).toBe('init reply data is not an object')
     expect(thrown(() => parseInitReply({ a: 1 })).message).toBe('init reply: object a is not an object')
-    for (const methods of ['x', [['m']], [[1, 1]], [['m', '1']], [5]]) {
+    for (const methods of ['x', 5, [['m']], [[1, 1]], [['m', '1']], [5]]) {
       const err = thrown(() => parseInitReply({ a: { methods } }))
       expect([err.code, err.message]).toEqual(['BAD_REPLY', 'init reply: bad methods/signals for a'])
     }
@@ -295,16 +297,18 @@ describe('replies and frames', () => {
   it('logs a signal it cannot name once per object, quoting it', async () => {
     const { url, sockets } = await peer()
     await connected(url)
-    for (const signal of [99, { a: 1 }]) sockets[0]!.send(JSON.stringify({ type: 1, object: 'scheduler', signal }))
+    sockets[0]!.send(JSON.stringify({ type: 1, object: 'scheduler', signal: 99 }))
     sockets[0]!.send(JSON.stringify({ type: 1, object: 'other', signal: 1 }))
+    sockets[0]!.send(JSON.stringify({ type: 1, object: 'third', signal: { a: 1 } }))
     await expect
       .poll(() => logs.filter((l) => l.message === 'ignoring a signal not named in the init reply').length)
-      .toBe(2)
+      .toBe(3)
     expect(
       logs.filter((l) => l.message === 'ignoring a signal not named in the init reply').map((l) => l.fields),
     ).toEqual([
       { object: 'scheduler', signal: '99' },
       { object: 'other', signal: '1' },
+      { object: 'third', signal: '{"a":1}' },
     ])
   })
 
@@ -340,9 +344,10 @@ describe('replies and frames', () => {
     })
     sockets[0]!.send(JSON.stringify({ type: 1, object: 'scheduler', signal: 7, args: [] }))
     await expect.poll(() => faults.length).toBe(1)
-    expect([faults[0]!.code, faults[0]!.message]).toEqual([
+    expect([faults[0]!.code, faults[0]!.message, (faults[0]!.cause as Error).message]).toEqual([
       'BAD_MESSAGE',
       'message: frame handler failed: Error: listener broke',
+      'listener broke',
     ])
     expect(logs.find((l) => l.message === 'frame handler failed; frame dropped')?.fields).toEqual({
       url,
