@@ -1,0 +1,226 @@
+/**
+ * The Stream Deck write queue's edges, pinned where mutation testing found them unwatched: stopping,
+ * failing writes, one write at a time, slot order, the default frame and `idle()`.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { DEFAULT_FRAME_MS, WriteQueue } from '../../src/surfaces/streamdeck/write-queue.js'
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+/** A write that finishes only when the test says so. */
+function gate() {
+  let open!: () => void
+  let fail!: (err: Error) => void
+  const done = new Promise<void>((resolve, reject) => {
+    open = resolve
+    fail = reject
+  })
+  return { done, open, fail }
+}
+
+/** A queue whose jobs record their slot as they start, and how many run at once. */
+function queueOf(frameMs?: number) {
+  const written: string[] = []
+  const errors: unknown[] = []
+  let inFlight = 0
+  let maxInFlight = 0
+  const queue = new WriteQueue({ ...(frameMs !== undefined ? { frameMs } : {}), onError: (err) => errors.push(err) })
+  const put = (slot: string, wait?: Promise<void>): void =>
+    queue.put(slot, async () => {
+      written.push(slot)
+      inFlight++
+      maxInFlight = Math.max(maxInFlight, inFlight)
+      try {
+        await wait
+      } finally {
+        inFlight--
+      }
+    })
+  return { queue, put, written, errors, maxInFlight: () => maxInFlight }
+}
+
+describe('WriteQueue edges', () => {
+  it('writes slots in the order they last changed', async () => {
+    const { put, written } = queueOf(0)
+    put('a')
+    put('b')
+    put('a')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(written).toEqual(['b', 'a'])
+  })
+
+  it('runs one write at a time: a put while a write is in flight waits for it to finish', async () => {
+    const { put, written, maxInFlight } = queueOf(0)
+    const slow = gate()
+    put('a', slow.done)
+    put('b')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(written).toEqual(['a'])
+    put('c')
+    await vi.advanceTimersByTimeAsync(50)
+    expect(written).toEqual(['a'])
+    slow.open()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(written).toEqual(['a', 'b', 'c'])
+    expect(maxInFlight()).toBe(1)
+  })
+
+  it('paces to the default frame of 1000/60 ms when none is given', async () => {
+    const { put, written } = queueOf()
+    expect(DEFAULT_FRAME_MS).toBeCloseTo(16.667, 3)
+    put('a')
+    await vi.advanceTimersByTimeAsync(0)
+    put('b')
+    await vi.advanceTimersByTimeAsync(15)
+    expect(written).toEqual(['a'])
+    await vi.advanceTimersByTimeAsync(2)
+    expect(written).toEqual(['a', 'b'])
+  })
+
+  it('treats a negative frame as none: writes as soon as the event loop turns', async () => {
+    const { queue, put, written } = queueOf(-100)
+    put('a')
+    await vi.advanceTimersByTimeAsync(0)
+    put('b')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(written).toEqual(['a', 'b'])
+    const idle = queue.idle()
+    let idleDone = false
+    void idle.then(() => (idleDone = true))
+    await vi.advanceTimersByTimeAsync(1)
+    expect(idleDone).toBe(true)
+  })
+
+  it('stop() drops what is pending, leaves no timer behind, and ignores later puts', async () => {
+    const { queue, put, written } = queueOf(100)
+    put('a')
+    await vi.advanceTimersByTimeAsync(0)
+    put('b')
+    expect(vi.getTimerCount()).toBe(1)
+    await queue.stop()
+    expect(vi.getTimerCount()).toBe(0)
+    put('c')
+    expect(vi.getTimerCount()).toBe(0)
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(written).toEqual(['a'])
+    await queue.idle()
+    await queue.stop()
+  })
+
+  it('stop() waits for the write in flight and skips the rest of that flush', async () => {
+    const { queue, put, written } = queueOf(0)
+    const slow = gate()
+    put('a', slow.done)
+    put('b')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(written).toEqual(['a'])
+    let stopped = false
+    const stopping = queue.stop().then(() => (stopped = true))
+    await vi.advanceTimersByTimeAsync(10)
+    expect(stopped).toBe(false)
+    slow.open()
+    await stopping
+    expect(stopped).toBe(true)
+    await vi.advanceTimersByTimeAsync(100)
+    expect(written).toEqual(['a'])
+  })
+
+  it('a failing write is reported once; the queue stops and drops everything after it', async () => {
+    const { queue, put, written, errors } = queueOf(0)
+    const slow = gate()
+    put('a', slow.done)
+    put('b')
+    await vi.advanceTimersByTimeAsync(0)
+    put('c')
+    const boom = new Error('unplugged')
+    slow.fail(boom)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(errors).toEqual([boom])
+    put('d')
+    await vi.advanceTimersByTimeAsync(100)
+    expect(written).toEqual(['a'])
+    expect(errors).toEqual([boom])
+    expect(vi.getTimerCount()).toBe(0)
+    await queue.idle()
+  })
+
+  it('leaves no timer behind once everything is written', async () => {
+    const { queue, put, written } = queueOf(100)
+    put('a')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(written).toEqual(['a'])
+    expect(vi.getTimerCount()).toBe(0)
+    await vi.advanceTimersByTimeAsync(300)
+    expect(vi.getTimerCount()).toBe(0)
+    await queue.idle()
+  })
+
+  it('idle() resolves once the pending write is done, polling at frame pace rather than every millisecond', async () => {
+    const { queue, put, written } = queueOf(100)
+    put('a')
+    await vi.advanceTimersByTimeAsync(0)
+    await vi.advanceTimersByTimeAsync(90)
+    put('b') // due at t = 100
+    let idleAt: number | undefined
+    void queue.idle().then(() => (idleAt = performance.now()))
+    await vi.advanceTimersByTimeAsync(10)
+    expect(written).toEqual(['a', 'b'])
+    // Why this is pinned: idle() sleeps a whole frame between looks, so it notices at t = 190, not at 101.
+    await vi.advanceTimersByTimeAsync(89)
+    expect(idleAt).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(1)
+    expect(idleAt).toBe(190)
+  })
+
+  it('idle() waits for a write in flight', async () => {
+    const { queue, put } = queueOf(0)
+    const slow = gate()
+    put('a', slow.done)
+    await vi.advanceTimersByTimeAsync(0)
+    let idle = false
+    void queue.idle().then(() => (idle = true))
+    await vi.advanceTimersByTimeAsync(10)
+    expect(idle).toBe(false)
+    slow.open()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(idle).toBe(true)
+  })
+
+  it('idle() on a stopped queue resolves at once', async () => {
+    const { queue, put } = queueOf(100)
+    put('a')
+    await vi.advanceTimersByTimeAsync(0)
+    put('b')
+    await queue.stop()
+    let idle = false
+    void queue.idle().then(() => (idle = true))
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(idle).toBe(true)
+  })
+})
+
+describe('WriteQueue on the real clock', () => {
+  it('schedules its first write with a delay Node accepts (no TimeoutOverflowWarning)', async () => {
+    vi.useRealTimers()
+    const warnings: string[] = []
+    const onWarning = (w: Error): void => void warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const { queue, put, written } = queueOf(100)
+      put('a')
+      await queue.idle()
+      expect(written).toEqual(['a'])
+      // Why a turn of the loop: Node emits process warnings on a later tick.
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings).not.toContain('TimeoutOverflowWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+})
