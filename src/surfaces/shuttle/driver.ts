@@ -5,12 +5,12 @@
  */
 import { Shuttle } from '@shuttle-lib/core'
 import { createLogger } from '../../log.js'
-import { hex4 } from '../streamdeck/transport.js'
+import { detectedHid, hex4, hidIdentity } from '../hid-identity.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findShuttleModel } from './models.js'
 import { ShuttleReportGuard } from './report-guard.js'
 import { ShuttleSurface } from './surface.js'
-import { nodeHidShuttleTransport, type ShuttleListing, type ShuttleTransport } from './transport.js'
+import { nodeHidShuttleTransport, type ShuttleTransport } from './transport.js'
 
 export interface ShuttleDriverOptions {
   /** Defaults to node-hid. Tests pass an in-memory transport. */
@@ -18,11 +18,8 @@ export interface ShuttleDriverOptions {
 }
 
 /** Stable identity: the serial number; else `vendor:product@path` in hex (Contour devices rarely have a serial). */
-export function shuttleIdentity(l: Pick<ShuttleListing, 'serialNumber' | 'vendorId' | 'productId' | 'path'>): string {
-  return l.serialNumber && l.serialNumber.trim() !== ''
-    ? l.serialNumber.trim()
-    : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
-}
+/** Stable identity (the serial number, else `vendor:product@path`): the one rule of every HID driver. */
+export const shuttleIdentity = hidIdentity
 
 export class ShuttleDriver implements SurfaceDriver {
   readonly name = 'shuttle'
@@ -35,16 +32,7 @@ export class ShuttleDriver implements SurfaceDriver {
 
   async detect(): Promise<DetectedDevice[]> {
     const listings = await this.transport.list()
-    return listings.map((l) => ({
-      driver: this.name,
-      id: shuttleIdentity(l),
-      model: l.model.name,
-      modelId: l.model.id,
-      vendorId: l.vendorId,
-      productId: l.productId,
-      path: l.path,
-      ...(l.serialNumber ? { serial: l.serialNumber } : {}),
-    }))
+    return listings.map((l) => detectedHid(this.name, l, l.model))
   }
 
   async open(device: DetectedDevice): Promise<ShuttleSurface> {

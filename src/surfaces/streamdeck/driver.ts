@@ -5,16 +5,10 @@
 import { MODEL_NAMES, type OpenStreamDeckOptions } from '@elgato-stream-deck/core'
 import { encodeJPEG as libraryEncodeJPEG } from '@elgato-stream-deck/node-lib'
 import { createLogger } from '../../log.js'
+import { detectedHid, hidIdentity } from '../hid-identity.js'
 import { KeyRenderer } from '../render/key-renderer.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
-import {
-  findModel,
-  hex4,
-  isUsbDeckModel,
-  nodeHidTransport,
-  type StreamDeckListing,
-  type StreamDeckTransport,
-} from './transport.js'
+import { findModel, hex4, isUsbDeckModel, nodeHidTransport, type StreamDeckTransport } from './transport.js'
 import { StreamDeckSurface } from './surface.js'
 
 /** `(rgba, width, height) => jpeg bytes`, as the library calls it. */
@@ -34,14 +28,8 @@ export interface StreamDeckDriverOptions {
 /** JPEG quality for key images: high, because keys are small and text must stay crisp. */
 const JPEG_QUALITY = 95
 
-/** Stable identity: the serial number; else `vendor:product@path` in hex. */
-export function streamDeckIdentity(
-  l: Pick<StreamDeckListing, 'serialNumber' | 'vendorId' | 'productId' | 'path'>,
-): string {
-  return l.serialNumber && l.serialNumber.trim() !== ''
-    ? l.serialNumber.trim()
-    : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
-}
+/** Stable identity (the serial number, else `vendor:product@path`): the one rule of every HID driver. */
+export const streamDeckIdentity = hidIdentity
 
 export class StreamDeckDriver implements SurfaceDriver {
   readonly name = 'streamdeck'
@@ -62,16 +50,7 @@ export class StreamDeckDriver implements SurfaceDriver {
     const listings = await this.transport.list()
     return listings
       .filter((l) => isUsbDeckModel(l.model))
-      .map((l) => ({
-        driver: this.name,
-        id: streamDeckIdentity(l),
-        model: MODEL_NAMES[l.model],
-        modelId: l.model,
-        vendorId: l.vendorId,
-        productId: l.productId,
-        path: l.path,
-        ...(l.serialNumber ? { serial: l.serialNumber } : {}),
-      }))
+      .map((l) => detectedHid(this.name, l, { id: l.model, name: MODEL_NAMES[l.model] }))
   }
 
   async open(device: DetectedDevice): Promise<StreamDeckSurface> {

@@ -7,8 +7,7 @@
 import type { HIDDevice } from '@elgato-stream-deck/core'
 import { DEVICE_MODELS2, DeviceModelId, DeviceModelType, type DeviceModelSpec } from '@elgato-stream-deck/core'
 
-/** A USB vendor or product id as udev and lsusb write it: four lower-case hex digits. */
-export const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
+export { hex4 } from '../hid-identity.js'
 
 /** Whether a model is a USB device (the network dock is reached over TCP; its product id is not real). */
 export function isUsbDeckModel(model: DeviceModelId): boolean {

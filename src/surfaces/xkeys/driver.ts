@@ -4,12 +4,12 @@
  */
 import { XKeys, type HIDDevice } from '@xkeys-lib/core'
 import { createLogger } from '../../log.js'
-import { hex4 } from '../streamdeck/transport.js'
+import { detectedHid, hex4, hidIdentity } from '../hid-identity.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findXkeysModel } from './models.js'
 import { XkeysReportGuard, xkeysReportBytes } from './report-guard.js'
 import { XkeysSurface } from './surface.js'
-import { nodeHidXkeysTransport, type XkeysListing, type XkeysTransport } from './transport.js'
+import { nodeHidXkeysTransport, type XkeysTransport } from './transport.js'
 
 /**
  * How long open waits for the panel's answers to the library's init (its version report and a full
@@ -24,11 +24,8 @@ export interface XkeysDriverOptions {
 }
 
 /** Stable identity: the serial number; else `vendor:product@path` in hex. */
-export function xkeysIdentity(l: Pick<XkeysListing, 'serialNumber' | 'vendorId' | 'productId' | 'path'>): string {
-  return l.serialNumber && l.serialNumber.trim() !== ''
-    ? l.serialNumber.trim()
-    : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
-}
+/** Stable identity (the serial number, else `vendor:product@path`): the one rule of every HID driver. */
+export const xkeysIdentity = hidIdentity
 
 export class XkeysDriver implements SurfaceDriver {
   readonly name = 'xkeys'
@@ -43,16 +40,7 @@ export class XkeysDriver implements SurfaceDriver {
 
   async detect(): Promise<DetectedDevice[]> {
     const listings = await this.transport.list()
-    return listings.map((l) => ({
-      driver: this.name,
-      id: xkeysIdentity(l),
-      model: l.model.name,
-      modelId: l.model.id,
-      vendorId: l.vendorId,
-      productId: l.productId,
-      path: l.path,
-      ...(l.serialNumber ? { serial: l.serialNumber } : {}),
-    }))
+    return listings.map((l) => detectedHid(this.name, l, l.model))
   }
 
   async open(device: DetectedDevice): Promise<XkeysSurface> {
