@@ -15,7 +15,9 @@ import { setLogSink } from '../../src/log.js'
 import { launchChromium } from '../helpers/browser.js'
 
 const SCREENSHOT = new URL('../../test-output/web-surface.png', import.meta.url)
-let browser: Browser
+let browser: Browser | undefined
+/** Why there is no browser: thrown by the test (a throw in beforeAll would only skip it). */
+let browserError: Error | undefined
 let daemon: Daemon
 let dir: string
 const previousSink = setLogSink(() => undefined)
@@ -28,7 +30,9 @@ beforeAll(async () => {
   const config = join(dir, 'config.yaml')
   await writeFile(config, String(doc))
   daemon = await Daemon.start({ config, drivers: [], watch: false })
-  browser = await launchChromium('the page test')
+  const launched = await launchChromium('the page test')
+  if (launched instanceof Error) browserError = launched
+  else browser = launched
 })
 afterAll(async () => {
   await browser?.close()
@@ -40,6 +44,7 @@ afterAll(async () => {
 describe('the default config in a browser', () => {
   it('plays a title from a click; the key turns amber; SIMULATED shows in the status strip', async () => {
     await expect.poll(() => daemon.status().app.state, { timeout: 10_000 }).toBe('connected')
+    if (!browser) throw browserError ?? new Error('no browser')
     const page = await browser.newPage({ viewport: { width: 520, height: 620 } })
     await page.goto(daemon.url)
     const key = '[data-surface="console"][data-control="key:0"]'

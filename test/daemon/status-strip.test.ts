@@ -5,8 +5,8 @@
  *
  * Never skipped: without Chromium at /usr/bin/chromium every test here fails saying how to install it.
  */
-import { existsSync } from 'node:fs'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium } from '../helpers/browser.js'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startDaemonServer, type DaemonServer } from '../../src/daemon/server.js'
 import { setLogSink } from '../../src/log.js'
@@ -15,14 +15,6 @@ import { WebSurfaceServer } from '../../src/surfaces/web/server.js'
 import { WebSurface } from '../../src/surfaces/web/web-surface.js'
 import { sampleDaemon, type FakeDaemon } from './helpers.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-]
 const TOKEN = 'strip-test-token-0123456789'
 
 const previousSink = setLogSink(() => undefined)
@@ -30,18 +22,9 @@ let browser: Browser | undefined
 let browserError: Error | undefined
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    browserError = new Error(
-      `Chromium is missing at ${CHROMIUM}: the status strip's browser test needs it. ` +
-        'Install the Debian package with "apt-get install -y chromium" (.ci/run does this).',
-    )
-    return
-  }
-  try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-  } catch (err) {
-    browserError = new Error(`Chromium at ${CHROMIUM} did not start: ${(err as Error).message}`)
-  }
+  const launched = await launchChromium("the status strip's browser test")
+  if (launched instanceof Error) browserError = launched
+  else browser = launched
 })
 afterAll(async () => {
   await browser?.close()

@@ -1,12 +1,13 @@
 /**
  * Headless Chromium for the browser tests: Debian's `/usr/bin/chromium` driven by playwright-core
- * (never a downloaded browser). Without it a test fails saying how to install it; it is never skipped.
+ * (never a downloaded browser). It never throws: a test file keeps the error and every test throws it,
+ * because a throw in `beforeAll` would only skip the tests, and a browser test is never skipped.
  */
 import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 
 export const CHROMIUM = '/usr/bin/chromium'
-/** Flags for a closed network and a root user (see the env notes: background networking is refused). */
+/** Flags for a closed network and a root user (background networking is refused here). */
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -15,12 +16,17 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
 ]
 
-export async function launchChromium(what: string): Promise<Browser> {
+/** The browser, or why there is none (`what` names the test that needs it). */
+export async function launchChromium(what: string): Promise<Browser | Error> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(
+    return new Error(
       `Chromium is missing at ${CHROMIUM}: ${what} needs it. ` +
-        'Install the Debian package with "apt-get install -y chromium" (npm test does this where it can).',
+        'Install the Debian package with "apt-get install -y chromium" (.ci/run does this).',
     )
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  try {
+    return await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  } catch (err) {
+    return new Error(`Chromium at ${CHROMIUM} did not start: ${(err as Error).message}`)
+  }
 }

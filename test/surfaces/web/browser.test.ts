@@ -6,9 +6,10 @@
  * Never skipped: without Chromium at /usr/bin/chromium every test here fails with a message that
  * says how to install it.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { createCanvas, loadImage } from '@napi-rs/canvas'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium } from '../../helpers/browser.js'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
@@ -18,17 +19,6 @@ import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { FakeRegistry, physicalDeck, recordInput } from './helpers.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const SCREENSHOT = 'test-output/web-surface.png'
 const MIRROR_ID = 'CL12K1A00042'
 
@@ -69,18 +59,9 @@ let browserError: Error | undefined
 
 beforeAll(async () => {
   mkdirSync('test-output', { recursive: true })
-  if (!existsSync(CHROMIUM)) {
-    browserError = new Error(
-      `Chromium is missing at ${CHROMIUM}: the web surface's browser test needs it. ` +
-        'Install the Debian package with "apt-get install -y chromium" (.ci/run does this).',
-    )
-    return
-  }
-  try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-  } catch (err) {
-    browserError = new Error(`Chromium at ${CHROMIUM} did not start: ${(err as Error).message}`)
-  }
+  const launched = await launchChromium("the web surface's browser test")
+  if (launched instanceof Error) browserError = launched
+  else browser = launched
 })
 afterAll(async () => {
   await browser?.close()
