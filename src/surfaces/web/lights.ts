@@ -82,6 +82,7 @@ function xkeysRule(type: BackLightType): LightRule | undefined {
         return lit(color === '000000' ? undefined : `#${color}`, flashing)
       }
     case BackLightType.STICK_BUTTONS:
+      // One LED per key, lit by any colour; drawn blue, the library's colour for a plain "on".
       return (fb) => {
         const { color, flashing } = backlightOf(fb)
         return lit(color === '000000' ? undefined : XKEYS_BLUE, flashing)

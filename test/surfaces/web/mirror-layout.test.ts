@@ -160,6 +160,19 @@ describe('X-keys in the page', () => {
     expect(states['key:1']).toMatchObject({ light: WHITE_LIGHT, led: 'on' })
     expect(states['key:2']).toEqual({ color: '#000000', led: 'off' })
   })
+
+  it('an XK-8 Stick has one LED per key: any colour lights it; off or black is dark', async () => {
+    const states = statesOf(await xkeys('XK8'), {
+      'key:0': { color: '#ff0000' },
+      'key:1': { color: '#00ff00', led: 'blink' },
+      'key:2': { color: '#00ff00', led: 'off' },
+      'key:3': { color: '#000000' },
+    })
+    expect(states['key:0']).toMatchObject({ light: XKEYS_BLUE, led: 'on' })
+    expect(states['key:1']).toMatchObject({ light: XKEYS_BLUE, led: 'blink' })
+    expect(states['key:2']).toEqual({ color: '#00ff00', led: 'off' })
+    expect(states['key:3']).toEqual({ color: '#000000', led: 'off' })
+  })
 })
 
 describe('MIDI in the page', () => {
