@@ -40,6 +40,8 @@ export interface ControlCapabilities {
   rgb?: boolean
   /** An on/off (or blinking) LED. */
   led?: boolean
+  /** An LED ring (or meter) that shows `Feedback.value`: a knob rather than a fader, to the web mirror. */
+  ring?: boolean
 }
 
 export interface ControlDescriptor {

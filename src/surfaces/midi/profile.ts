@@ -192,6 +192,7 @@ function expand(g: Group): ProfileControl[] {
       descriptor.row = g.grid.up ? g.grid.row - step : g.grid.row + step
     }
     if (g.led) descriptor.capabilities = g.rgb ? { rgb: true } : { led: true }
+    if (g.ring) descriptor.capabilities = { ...descriptor.capabilities, ring: true }
     out.push({
       descriptor,
       channel: g.channel,

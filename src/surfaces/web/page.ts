@@ -100,8 +100,17 @@ nav a { color: var(--accent); }
 button.key { cursor: pointer; }
 button.key:focus-visible { outline-color: var(--accent); }
 button.key.down { outline-color: #fff; }
-.readonly .key, .readonly .chip { cursor: not-allowed; }
+.readonly .key, .readonly .pad, .readonly .ring, .readonly .slider .track { cursor: not-allowed; }
 .strip { display: flex; gap: 8px; margin-top: 8px; }
+.strip.pads { flex-wrap: wrap; max-width: calc(8 * (var(--cell) + 8px)); }
+.pad { width: var(--cell, 48px); height: var(--cell, 48px); border-radius: 6px; background: #2b2d31; border: 1px solid #4a4d52;
+  display: flex; align-items: center; justify-content: center; overflow: hidden; padding: 2px; user-select: none;
+  color: #fff; font-size: 11px; line-height: 1.1; text-align: center; text-shadow: 0 0 2px #000, 0 0 2px #000; }
+.pad.lit { border-color: #fff6; box-shadow: 0 0 8px 1px #fff3; }
+.pad.blink { animation: pad-blink 1s steps(2) infinite; }
+@keyframes pad-blink { 50% { background-color: #2b2d31; box-shadow: none; } }
+.pad[data-badge="stale"] { border-style: dashed; }
+.pad[data-badge="failed"] { border-color: #ff5252; }
 .dials { display: flex; gap: 16px; margin-top: 12px; align-items: center; flex-wrap: wrap; }
 .dial { display: flex; flex-direction: column; align-items: center; gap: 4px; }
 .ring { position: relative; width: 72px; height: 72px; border-radius: 50%; background: #333; border: 4px solid #555;
@@ -113,13 +122,8 @@ button.key.down { outline-color: #fff; }
   border: 0; background: #666; cursor: pointer; touch-action: none; }
 .press.down { background: #aaa; }
 .dial .label { font-size: 12px; color: var(--dim); min-height: 1.4em; max-width: 120px; text-align: center; white-space: pre-line; }
-.chips { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
-.chip { padding: 2px 8px; border-radius: 4px; background: #333; border-left: 8px solid #333; font-size: 12px; }
-.chip.led-on { box-shadow: 0 0 6px 2px #ffd24a; }
-.chip.led-blink { animation: blink 1s steps(2) infinite; }
-@keyframes blink { 50% { box-shadow: 0 0 6px 2px #ffd24a; } }
+.knob .ring { width: 56px; height: 56px; }
 .ring.has-value { background: conic-gradient(var(--accent) calc(var(--value) * 1turn), #333 0); }
-.chip.has-value { background: linear-gradient(to right, #3d5a80 calc(var(--value) * 100%), #333 0); }
 .slider { display: flex; flex-direction: column; align-items: center; gap: 4px; --pos: 0; }
 .slider .track { position: relative; background: #333; border: 4px solid #555; touch-action: none; user-select: none;
   outline: 2px solid transparent; outline-offset: 2px; }
@@ -137,4 +141,5 @@ button.key.down { outline-color: #fff; }
   background: linear-gradient(to top, var(--accent) calc(var(--pos) * (100% - 16px)), #333 0); }
 .fader .label { min-height: 2.8em; }
 .fader .thumb { left: 2px; right: 2px; height: 16px; border-radius: 3px; bottom: calc(var(--pos) * (100% - 16px)); }
+.fader.centred .track { background: linear-gradient(#555, #555) center / 100% 2px no-repeat, #333; }
 `

@@ -13,7 +13,14 @@
  * browser sends is validated here first (shape) and by the server (the surface is interactive and
  * has that control of a kind that takes that event); anything else is logged once and ignored.
  */
-import type { ControlId, ControlKind, Feedback, FeedbackBadge, SurfaceDescription } from '../types.js'
+import type {
+  ControlDescriptor,
+  ControlId,
+  ControlKind,
+  Feedback,
+  FeedbackBadge,
+  SurfaceDescription,
+} from '../types.js'
 
 export const WEB_PROTOCOL_VERSION = 1
 
@@ -35,14 +42,26 @@ export const VALUE_RANGES: Readonly<Partial<Record<ControlKind, readonly [min: n
 // The shuttle's zones are the surface model's (control-id.ts); re-exported for the page script.
 export { SHUTTLE_ZONES, shuttleZone } from '../control-id.js'
 
+/**
+ * How the page draws a control: `key` a rendered image; `pad` a key, button or MIDI pad that shows its
+ * backlight or LED as a colour; `encoder` a dial that also presses; `knob` a dial whose ring shows the
+ * value; `jog` a large wheel; `shuttle` the spring-loaded ring; `fader` a vertical slider (T-bar and
+ * pitch bend too).
+ */
+export type WebWidget = 'key' | 'pad' | 'encoder' | 'knob' | 'jog' | 'shuttle' | 'fader'
+
 /** A control as the page draws it. */
 export interface WebControlView {
   id: ControlId
   kind: ControlKind
+  widget: WebWidget
+  /** Grid cell of a key or pad, from the top left; without one it goes in a row under the grid. */
   row?: number
   column?: number
   /** Pixel size of the rendered image, for controls that show one. */
   image?: { width: number; height: number }
+  /** A fader that rests in the middle (pitch bend). */
+  centred?: true
 }
 
 export interface WebSurfaceView {
@@ -59,7 +78,13 @@ export interface WebSurfaceView {
 export interface WebControlState {
   color?: string
   text?: string
+  /** `blink` makes a lit pad blink. */
   led?: 'off' | 'on' | 'blink'
+  /**
+   * The colour a pad's backlight or LED shows now (`#rrggbb`), worked out by the server as the device
+   * lights it (`./lights.ts`); absent when it is dark.
+   */
+  light?: string
   badge?: FeedbackBadge
   /** 0..1, clamped here: an encoder's ring, a level on a chip. */
   value?: number
@@ -183,22 +208,67 @@ export function controlStateOf(feedback: Feedback): WebControlState {
   return state
 }
 
+/** How the page draws a control of this kind (see `WebWidget`). */
+export function widgetOf(control: ControlDescriptor): WebWidget {
+  if (control.capabilities.image) return 'key'
+  switch (control.kind) {
+    case 'key':
+    case 'button':
+    case 'lcd':
+    case 'note':
+    case 'program':
+      return 'pad'
+    case 'encoder':
+      return 'encoder'
+    case 'jog':
+      return 'jog'
+    case 'shuttle':
+      return 'shuttle'
+    case 'fader':
+    case 'tbar':
+    case 'pitchbend':
+      return 'fader'
+    case 'cc':
+      // A MIDI CC is a knob or a fader; only a profile's LED ring tells them apart.
+      return control.capabilities.ring ? 'knob' : 'fader'
+  }
+}
+
+/** The grid a surface's keys and pads fill: the description's, else the smallest that holds every placed one. */
+function gridOf(description: SurfaceDescription): { rows: number; columns: number } | undefined {
+  if (description.grid) return { rows: description.grid.rows, columns: description.grid.columns }
+  let rows = 0
+  let columns = 0
+  for (const c of description.controls) {
+    if (c.row === undefined || c.column === undefined) continue
+    rows = Math.max(rows, c.row + 1)
+    columns = Math.max(columns, c.column + 1)
+  }
+  return rows > 0 ? { rows, columns } : undefined
+}
+
 /** A surface's description as the page draws it. */
 export function surfaceView(description: SurfaceDescription, mode: WebSurfaceView['mode']): WebSurfaceView {
+  const grid = gridOf(description)
   return {
     id: description.id,
     driver: description.driver,
     model: description.model,
     mode,
-    ...(description.grid ? { grid: { rows: description.grid.rows, columns: description.grid.columns } } : {}),
-    controls: description.controls.map((c) => ({
-      id: c.id,
-      kind: c.kind,
-      ...(c.row !== undefined ? { row: c.row } : {}),
-      ...(c.column !== undefined ? { column: c.column } : {}),
-      ...(c.capabilities.image
-        ? { image: { width: c.capabilities.image.width, height: c.capabilities.image.height } }
-        : {}),
-    })),
+    ...(grid ? { grid } : {}),
+    controls: description.controls.map((c) => {
+      const widget = widgetOf(c)
+      const placed = (widget === 'key' || widget === 'pad') && c.row !== undefined && c.column !== undefined
+      return {
+        id: c.id,
+        kind: c.kind,
+        widget,
+        ...(placed ? { row: c.row, column: c.column } : {}),
+        ...(c.capabilities.image
+          ? { image: { width: c.capabilities.image.width, height: c.capabilities.image.height } }
+          : {}),
+        ...(c.kind === 'pitchbend' ? { centred: true as const } : {}),
+      }
+    }),
   }
 }

@@ -4,9 +4,10 @@
  * it once (keys as images through the shared KeyImages, other controls as their state) and keeps the
  * result for browsers that connect later.
  */
-import type { ControlDescriptor, ControlId, Feedback } from '../types.js'
+import type { ControlDescriptor, ControlId, Feedback, SurfaceDescription } from '../types.js'
 import type { KeyImages } from './key-images.js'
-import { controlStateOf, imageLabelOf, type ServerMessage } from './protocol.js'
+import { lightRules, type LightRule } from './lights.js'
+import { controlStateOf, imageLabelOf, type ServerMessage, type WebControlState } from './protocol.js'
 
 export class RenderedControls {
   readonly controls: ReadonlyMap<ControlId, ControlDescriptor>
@@ -14,15 +15,19 @@ export class RenderedControls {
   readonly shown = new Map<ControlId, ServerMessage>()
   /** Newest feedback not yet rendered. */
   private readonly pending = new Map<ControlId, Feedback>()
+  /** How each pad with a backlight or LED lights up on the device. */
+  private readonly lights: ReadonlyMap<ControlId, LightRule>
+  private readonly surfaceId: string
 
   constructor(
-    private readonly surfaceId: string,
-    descriptors: readonly ControlDescriptor[],
+    description: SurfaceDescription,
     private readonly images: KeyImages,
     /** Called when a key cannot be rendered; the control keeps showing what it showed. */
     private readonly onRenderError: (control: ControlId, err: unknown) => void,
   ) {
-    this.controls = new Map(descriptors.map((c) => [c.id, c]))
+    this.surfaceId = description.id
+    this.controls = new Map(description.controls.map((c) => [c.id, c]))
+    this.lights = lightRules(description)
   }
 
   /** Keeps `feedback` as the control's newest. False for a control the surface lacks. */
@@ -63,11 +68,22 @@ export class RenderedControls {
           continue
         }
       } else {
-        message = { type: 'state', surface, control, state: controlStateOf(feedback) }
+        message = { type: 'state', surface, control, state: this.stateOf(control, feedback) }
       }
       this.shown.set(control, message)
       out.push(message)
     }
     return out
+  }
+
+  /** A control's state; a pad's light as the device shows it, its `led` saying whether it is lit. */
+  private stateOf(control: ControlId, feedback: Feedback): WebControlState {
+    const state = controlStateOf(feedback)
+    const rule = this.lights.get(control)
+    if (!rule) return state
+    const light = rule(feedback)
+    if (light) state.light = light.color
+    state.led = light ? (light.blink ? 'blink' : 'on') : 'off'
+    return state
   }
 }

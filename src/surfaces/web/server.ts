@@ -459,7 +459,7 @@ export class WebSurfaceServer {
     const surface = description.id
     const mirror: Mirror = {
       view: surfaceView(description, 'mirror'),
-      rendered: new RenderedControls(surface, description.controls, this.images, (control, err) =>
+      rendered: new RenderedControls(description, this.images, (control, err) =>
         log.once(`mirror-render:${surface}:${control}`, 'error', 'could not render a mirrored key', {
           surface,
           control,

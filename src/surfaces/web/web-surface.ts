@@ -138,7 +138,7 @@ export class WebSurface implements Surface {
     // The shuttle starts at rest: a first 0 is no change.
     for (const c of controls) if (c.kind === 'shuttle') this.values.set(c.id, 0)
     const surface = options.id
-    this.rendered = new RenderedControls(surface, controls, options.images ?? new KeyImages(), (control, err) =>
+    this.rendered = new RenderedControls(this.description, options.images ?? new KeyImages(), (control, err) =>
       log.once(`${surface}:render:${control}`, 'error', 'could not render a web key', { surface, control, err }),
     )
   }

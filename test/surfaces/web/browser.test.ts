@@ -7,7 +7,6 @@
  * says how to install it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createCanvas, loadImage } from '@napi-rs/canvas'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium } from '../../helpers/browser.js'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -18,34 +17,10 @@ import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { FakeRegistry, physicalDeck, recordInput } from './helpers.js'
+import { decodePng, near, pixelAt, type Rgb } from './pixels.js'
 
 const SCREENSHOT = 'test-output/web-surface.png'
 const MIRROR_ID = 'CL12K1A00042'
-
-type Rgb = [number, number, number]
-interface Pixels {
-  width: number
-  height: number
-  data: Uint8ClampedArray
-}
-
-async function decodePng(png: Buffer): Promise<Pixels> {
-  const image = await loadImage(png)
-  const canvas = createCanvas(image.width, image.height)
-  const ctx = canvas.getContext('2d')
-  ctx.drawImage(image, 0, 0)
-  const { width, height, data } = ctx.getImageData(0, 0, image.width, image.height)
-  return { width, height, data }
-}
-
-function pixelAt(p: Pixels, x: number, y: number): Rgb {
-  const i = (Math.round(y) * p.width + Math.round(x)) * 4
-  return [p.data[i]!, p.data[i + 1]!, p.data[i + 2]!]
-}
-
-function near(actual: Rgb, expected: Rgb, tolerance = 3): boolean {
-  return actual.every((v, i) => Math.abs(v - expected[i]!) <= tolerance)
-}
 
 const selector = (surface: string, control: string): string => `[data-surface="${surface}"][data-control="${control}"]`
 

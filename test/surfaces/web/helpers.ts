@@ -12,6 +12,14 @@ import type {
   SurfaceRegistryEvents,
 } from '../../../src/surfaces/types.js'
 import type { WebSurface } from '../../../src/surfaces/web/web-surface.js'
+import { SurfaceManager } from '../../../src/surfaces/manager.js'
+import { MidiDriver } from '../../../src/surfaces/midi/driver.js'
+import { ShuttleDriver } from '../../../src/surfaces/shuttle/driver.js'
+import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'
+import { FakeHotplug } from '../helpers/fake-hotplug.js'
+import { FakeMidiBackend } from '../helpers/fake-midi.js'
+import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
+import { MemoryXkeysTransport, type FakeXkeysHid } from '../helpers/fake-xkeys.js'
 
 /** A SurfaceRegistry as the manager implements it, driven by hand. */
 export class FakeRegistry implements SurfaceRegistry {
@@ -114,4 +122,56 @@ export async function connect(pageUrl: string, headers: Record<string, string> =
 /** Lets pending `setImmediate` work and socket round trips finish. */
 export function settle(ms = 50): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** Hardware behind a manager: a ShuttlePro v2, an XK-24 and a Behringer X-Touch Mini, each in memory. */
+export interface HardwareMirrors {
+  manager: SurfaceManager
+  shuttles: MemoryShuttleTransport
+  xkeys: MemoryXkeysTransport
+  midi: FakeMidiBackend
+  /** The X-keys panel as opened (its backlight writes). */
+  panel(): FakeXkeysHid
+}
+
+/** The configured names of the three surfaces. */
+export const HARDWARE = { shuttle: 'replay', xkeys: 'titles', midi: 'desk' } as const
+const X_TOUCH_PORT = 'X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0'
+
+/**
+ * A real SurfaceManager with the real Contour Shuttle, X-keys and MIDI drivers (their libraries and the
+ * X-Touch Mini's shipped profile) over in-memory devices, each claimed under a configured name.
+ */
+export async function hardwareMirrors(): Promise<HardwareMirrors> {
+  const shuttles = new MemoryShuttleTransport()
+  shuttles.plug('shuttlepro_v2', '/dev/hidraw-shuttle')
+  const xkeys = new MemoryXkeysTransport()
+  xkeys.plug('XK24', '/dev/hidraw-xkeys')
+  const midi = new FakeMidiBackend({ inputs: [X_TOUCH_PORT], outputs: [X_TOUCH_PORT] })
+  const manager = new SurfaceManager({
+    drivers: [
+      new ShuttleDriver({ transport: shuttles }),
+      new XkeysDriver({ transport: xkeys }),
+      new MidiDriver({ backend: midi, surfaces: [{ input: 'X-TOUCH MINI', profile: 'behringer-x-touch-mini' }] }),
+    ],
+    claims: [
+      { name: HARDWARE.shuttle, driver: 'shuttle', match: { model: 'shuttlepro_v2' } },
+      { name: HARDWARE.xkeys, driver: 'xkeys', match: { model: 'XK24' } },
+      { name: HARDWARE.midi, driver: 'midi', match: { port: 'X-TOUCH MINI' } },
+    ],
+    hotplug: new FakeHotplug(),
+    access: () => Promise.resolve('ok'),
+    rescanDelaysMs: [0],
+  })
+  await manager.start()
+  await vi.waitFor(() => {
+    if (manager.list().length !== 3) throw new Error('the hardware is not open yet')
+  })
+  return {
+    manager,
+    shuttles,
+    xkeys,
+    midi,
+    panel: () => xkeys.lastOpened('/dev/hidraw-xkeys')!,
+  }
 }

@@ -17,7 +17,8 @@ import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { decodeGen2KeyImages, MemoryStreamDeckTransport, rawImageEncoder, rotate180 } from '../helpers/fake-hid.js'
-import { connect, type Client } from './helpers.js'
+import { XKEYS_BLUE, XKEYS_RED } from '../../../src/surfaces/web/lights.js'
+import { connect, hardwareMirrors, HARDWARE, type Client, type HardwareMirrors } from './helpers.js'
 
 async function pixelsOfDataUrl(src: string): Promise<Uint8Array> {
   const image = await loadImage(Buffer.from(src.slice(src.indexOf(',') + 1), 'base64'))
@@ -119,5 +120,60 @@ describe('web surface with a real SurfaceManager', () => {
     const deskViews = client.messages.filter((m) => m.type === 'surface' && m.surface.id === 'desk')
     expect(deskViews.map((m) => (m.type === 'surface' ? m.surface.mode : ''))).toEqual(['interactive'])
     expect(records.filter((r) => r.fields?.reason === 'read-only mirror')).toHaveLength(1)
+  })
+})
+
+describe('Contour Shuttle, X-keys and MIDI mirrored from a real SurfaceManager', () => {
+  let hw: HardwareMirrors
+  let server: WebSurfaceServer
+  let client: Client
+
+  beforeEach(async () => {
+    hw = await hardwareMirrors()
+    server = new WebSurfaceServer({ registry: hw.manager, images: new KeyImages(renderer) })
+    client = await connect(await server.listen({ port: 0 }))
+    for (const name of Object.values(HARDWARE)) await client.waitFor('surface', (m) => m.surface.id === name)
+  })
+  afterEach(async () => {
+    await client.close()
+    await server.close()
+    await hw.manager.stop()
+  })
+
+  const viewOf = (name: string) =>
+    client.messages.flatMap((m) => (m.type === 'surface' && m.surface.id === name ? [m.surface] : []))[0]!
+
+  it('sends each as a read-only mirror with its layout: wheels, a key grid, knobs', () => {
+    const widgetsOf = (name: string) => viewOf(name).controls.map((c) => `${c.id}=${c.widget}`)
+    expect(viewOf(HARDWARE.shuttle)).toMatchObject({ mode: 'mirror', driver: 'shuttle', model: 'ShuttlePro v2' })
+    expect(widgetsOf(HARDWARE.shuttle).slice(-3)).toEqual(['button:14=pad', 'jog=jog', 'shuttle=shuttle'])
+    expect(viewOf(HARDWARE.xkeys)).toMatchObject({ mode: 'mirror', driver: 'xkeys', grid: { rows: 6, columns: 4 } })
+    expect(viewOf(HARDWARE.xkeys).controls.find((c) => c.id === 'key:23')).toMatchObject({ row: 5, column: 3 })
+    expect(viewOf(HARDWARE.midi)).toMatchObject({ mode: 'mirror', driver: 'midi', model: 'Behringer X-Touch Mini' })
+    expect(widgetsOf(HARDWARE.midi).filter((w) => w.endsWith('=knob'))).toHaveLength(8)
+  })
+
+  it('a backlight and a knob ring follow the feedback live, in step with what the devices were sent', async () => {
+    hw.manager.setFeedback(HARDWARE.xkeys, 'key:5', { color: '#ff0000', text: 'PGM' })
+    await client.waitFor(
+      'state',
+      (m) => m.surface === HARDWARE.xkeys && m.control === 'key:5' && m.state.light === XKEYS_RED,
+    )
+    // key:5 is row 1, column 1 of the XK-24: its blue LED is (column × 8 + row) = 9, its red one 9 + 32 = 0x29
+    // (the library's legacy backlight layout): red on, blue off.
+    const lit = (): string[] => hw.panel().writes.map((w) => w.slice(0, 14))
+    await expect.poll(lit).toEqual(['00 b5 09 00 01', '00 b5 29 01 01'])
+
+    hw.manager.setFeedback(HARDWARE.xkeys, 'key:5', { color: '#0000ff', led: 'blink', text: 'PVW' })
+    const blue = await client.waitFor(
+      'state',
+      (m) => m.surface === HARDWARE.xkeys && m.control === 'key:5' && m.state.light === XKEYS_BLUE,
+    )
+    expect(blue.state).toMatchObject({ led: 'blink', text: 'PVW' })
+
+    hw.manager.setFeedback(HARDWARE.midi, 'cc:11:1', { value: 0.5, text: 'speed' })
+    const ring = await client.waitFor('state', (m) => m.surface === HARDWARE.midi && m.control === 'cc:11:1')
+    expect(ring.state).toEqual({ value: 0.5, text: 'speed' })
+    await expect.poll(() => hw.midi.last?.sent).toContainEqual([0xba, 1, 64])
   })
 })

@@ -353,6 +353,7 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     expect(added.surface.controls[0]).toEqual({
       id: 'key:0',
       kind: 'key',
+      widget: 'key',
       row: 0,
       column: 0,
       image: { width: 96, height: 96 },

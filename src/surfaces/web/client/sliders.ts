@@ -4,7 +4,8 @@
  * drawn as vertical sliders whose thumb follows the application's `value` feedback unless the user is
  * dragging it. Both send `value` messages (shuttle -1..1, fader 0..1), at most once per
  * `VALUE_BATCH_MS` and only on change; a release is sent at once. Pointer events serve mouse, pen and
- * touch alike; arrow keys move a focused control.
+ * touch alike; arrow keys move a focused control. Without a `send` (a mirrored device) they only show
+ * state: a mirrored fader's thumb follows the feedback's value, a mirrored ring stays at rest.
  */
 import { SHUTTLE_ZONES, shuttleZone, type WebControlState } from '../protocol.js'
 import { el, labelText } from './dom.js'
@@ -76,13 +77,22 @@ export interface Slider {
   showState(state: WebControlState): void
 }
 
-function sliderParts(kind: string, surface: string, control: string): { node: HTMLElement; track: HTMLElement } {
+function sliderParts(
+  kind: string,
+  surface: string,
+  control: string,
+  readonly: boolean,
+): { node: HTMLElement; track: HTMLElement } {
   const node = el('div', 'slider ' + kind)
   node.dataset.surface = surface
   node.dataset.control = control
   const track = el('div', 'track')
-  track.tabIndex = 0
   track.setAttribute('role', 'slider')
+  if (readonly) {
+    track.setAttribute('aria-readonly', 'true')
+    track.setAttribute('aria-label', `${control} (read-only)`)
+    node.title = `${control} (read-only mirror)`
+  } else track.tabIndex = 0
   track.appendChild(el('span', 'thumb'))
   node.appendChild(track)
   return { node, track }
@@ -99,7 +109,7 @@ export class Shuttle implements Slider {
   readonly element: HTMLElement
   private readonly track: HTMLElement
   private readonly zone: HTMLElement
-  private readonly sender: ValueSender
+  private readonly sender: ValueSender | undefined
   /** Where the pointer took hold; undefined while nothing holds the ring. */
   private grabX: number | undefined
   /** The zone the arrow keys have turned it to. */
@@ -108,19 +118,20 @@ export class Shuttle implements Slider {
   constructor(
     surface: string,
     private readonly control: string,
-    send: Send,
+    send: Send | undefined,
   ) {
-    const { node, track } = sliderParts('shuttle', surface, control)
+    const { node, track } = sliderParts('shuttle', surface, control, !send)
     this.element = node
     this.track = track
-    track.setAttribute('aria-label', `${control}: drag or hold an arrow key; springs back to centre`)
     track.setAttribute('aria-valuemin', '-1')
     track.setAttribute('aria-valuemax', '1')
     this.zone = el('span', 'zone')
     node.appendChild(this.zone)
     node.appendChild(el('span', 'label', control))
-    this.sender = new ValueSender(send, surface, control, node, 0)
     this.show(0)
+    if (!send) return
+    track.setAttribute('aria-label', `${control}: drag or hold an arrow key; springs back to centre`)
+    this.sender = new ValueSender(send, surface, control, node, 0)
 
     track.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return
@@ -168,7 +179,7 @@ export class Shuttle implements Slider {
 
   private move(value: number, now: boolean): void {
     this.show(value)
-    this.sender.set(value, now)
+    this.sender?.set(value, now)
   }
 
   private springBack(): void {
@@ -194,25 +205,29 @@ export class Shuttle implements Slider {
 export class Fader implements Slider {
   readonly element: HTMLElement
   private readonly track: HTMLElement
-  private readonly sender: ValueSender
+  private readonly sender: ValueSender | undefined
   private dragging = false
   private value = 0
 
   constructor(
     surface: string,
     private readonly control: string,
-    send: Send,
+    send: Send | undefined,
+    /** A fader that rests in the middle (pitch bend). */
+    centred = false,
   ) {
-    const { node, track } = sliderParts('fader', surface, control)
+    const { node, track } = sliderParts('fader', surface, control, !send)
     this.element = node
     this.track = track
-    track.setAttribute('aria-label', `${control}: drag or use the arrow keys`)
+    node.classList.toggle('centred', centred)
     track.setAttribute('aria-orientation', 'vertical')
     track.setAttribute('aria-valuemin', '0')
     track.setAttribute('aria-valuemax', '1')
     node.appendChild(el('span', 'label', control))
+    this.show(centred ? 0.5 : 0)
+    if (!send) return
+    track.setAttribute('aria-label', `${control}: drag or use the arrow keys`)
     this.sender = new ValueSender(send, surface, control, node)
-    this.show(0)
 
     track.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return
@@ -220,7 +235,7 @@ export class Fader implements Slider {
       track.setPointerCapture(e.pointerId)
       track.focus()
       this.dragging = true
-      this.sender.forget()
+      this.sender?.forget()
       node.classList.add('held')
       this.move(this.valueAt(e.clientY), false)
     })
@@ -231,7 +246,7 @@ export class Fader implements Slider {
       if (!this.dragging) return
       this.dragging = false
       node.classList.remove('held')
-      this.sender.set(this.value, true)
+      this.sender?.set(this.value, true)
     }
     track.addEventListener('pointerup', letGo)
     track.addEventListener('pointercancel', letGo)
@@ -240,7 +255,7 @@ export class Fader implements Slider {
       const to = this.keyTarget(e.key)
       if (to === undefined) return
       e.preventDefault()
-      this.sender.forget()
+      this.sender?.forget()
       this.move(clamp(to, 0, 1), true)
     })
   }
@@ -282,7 +297,7 @@ export class Fader implements Slider {
 
   private move(value: number, now: boolean): void {
     this.show(value)
-    this.sender.set(value, now)
+    this.sender?.set(value, now)
   }
 
   private show(value: number): void {

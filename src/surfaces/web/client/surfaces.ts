@@ -1,7 +1,8 @@
 /**
- * The surfaces on the page: one section per surface (a key grid, a strip of keys without a grid
- * position, dials for encoders and the jog, sliders for the shuttle and faders, and chips for
- * everything else) plus an entry in the surface list. Interactive surfaces come before read-only mirrors.
+ * The surfaces on the page: one section per surface (a grid of keys and pads, a strip of those without
+ * a grid position, dials for encoders, knobs and the jog, sliders for the shuttle and faders) plus an
+ * entry in the surface list. Each control is drawn as the widget the server names; a mirror's controls
+ * show the device's state read-only, with no input handlers. Interactive surfaces come before read-only mirrors.
  */
 import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
 import { el, labelText } from './dom.js'
@@ -10,13 +11,15 @@ import { Fader, Shuttle, type Slider } from './sliders.js'
 
 /** Key size when a surface names none. */
 const DEFAULT_KEY_PX = 72
+/** The side of a pad (a key of a device without a display) when no keys with images set the cell. */
+const PAD_PX = 48
 
 interface ShownSurface {
   view: WebSurfaceView
   section: HTMLElement
   item: HTMLElement
   controls: Map<string, HTMLElement>
-  /** The shuttle and faders of an interactive surface, which draw their own state. */
+  /** The shuttle and faders, which draw their own state. */
   sliders: Map<string, Slider>
 }
 
@@ -90,40 +93,43 @@ export class SurfacesView {
     section.appendChild(head)
     const grid = el('div', 'grid')
     const strip = el('div', 'strip')
+    // Pads without a grid cell (a Shuttle's buttons), in rows of at most eight.
+    const pads = el('div', 'strip pads')
     const dials = el('div', 'dials')
-    const chips = el('div', 'chips')
     const controls = new Map<string, HTMLElement>()
     const sliders = new Map<string, Slider>()
-    let columnWidth = DEFAULT_KEY_PX
+    // A mirror sends nothing: its sliders and dials get no input handlers.
+    const send = mirror ? undefined : this.send
+    let cell = PAD_PX
     for (const c of view.controls) {
       let node: HTMLElement
-      if (c.image) {
-        node = this.keyElement(view, c)
+      if (c.widget === 'key' || c.widget === 'pad') {
+        node = c.widget === 'key' ? this.keyElement(view, c) : padElement(view, c)
         if (c.row !== undefined && c.column !== undefined) {
           node.style.gridRow = String(c.row + 1)
           node.style.gridColumn = String(c.column + 1)
-          columnWidth = c.image.width
+          if (c.image) cell = c.image.width
           grid.appendChild(node)
-        } else {
+        } else if (c.widget === 'key') {
           strip.appendChild(node)
+        } else {
+          pads.appendChild(node)
         }
-      } else if (view.mode === 'interactive' && (c.kind === 'encoder' || c.kind === 'jog')) {
-        node = this.dialElement(view, c)
-        dials.appendChild(node)
-      } else if (view.mode === 'interactive' && (c.kind === 'shuttle' || c.kind === 'fader')) {
+      } else if (c.widget === 'shuttle' || c.widget === 'fader') {
         const slider =
-          c.kind === 'shuttle' ? new Shuttle(view.id, c.id, this.send) : new Fader(view.id, c.id, this.send)
+          c.widget === 'shuttle' ? new Shuttle(view.id, c.id, send) : new Fader(view.id, c.id, send, c.centred)
         sliders.set(c.id, slider)
         node = slider.element
         dials.appendChild(node)
       } else {
-        node = chipElement(view, c)
-        chips.appendChild(node)
+        node = this.dialElement(view, c)
+        dials.appendChild(node)
       }
       controls.set(c.id, node)
     }
-    if (view.grid) grid.style.gridTemplateColumns = `repeat(${view.grid.columns}, ${columnWidth}px)`
-    for (const part of [grid, strip, dials, chips]) if (part.childNodes.length) section.appendChild(part)
+    section.style.setProperty('--cell', `${cell}px`)
+    if (view.grid) grid.style.gridTemplateColumns = `repeat(${view.grid.columns}, ${cell}px)`
+    for (const part of [grid, strip, pads, dials]) if (part.childNodes.length) section.appendChild(part)
     const item = el('li')
     item.appendChild(el('span', 'name', view.id))
     item.appendChild(document.createTextNode(' '))
@@ -179,21 +185,26 @@ export class SurfacesView {
   }
 
   private dialElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
-    const dial = el('div', 'dial ' + c.kind)
+    const dial = el('div', 'dial ' + c.widget)
     dial.dataset.surface = view.id
     dial.dataset.control = c.id
     const ring = el('div', 'ring')
     const turn = el('div', 'turn')
     turn.appendChild(el('span', 'mark'))
     ring.appendChild(turn)
-    ring.setAttribute('aria-label', c.id + ': drag or scroll to turn')
-    rotatable(ring, turn, view.id, c.id, this.rotations)
-    if (c.kind === 'encoder') {
-      const press = el('button', 'press')
-      press.type = 'button'
-      press.setAttribute('aria-label', c.id + ' press')
-      holdable(press, view.id, c.id, this.send)
-      ring.appendChild(press)
+    if (view.mode === 'mirror') {
+      ring.setAttribute('aria-label', c.id + ' (read-only)')
+      dial.title = c.id + ' (read-only mirror)'
+    } else {
+      ring.setAttribute('aria-label', c.id + ': drag or scroll to turn')
+      rotatable(ring, turn, view.id, c.id, this.rotations)
+      if (c.widget === 'encoder') {
+        const press = el('button', 'press')
+        press.type = 'button'
+        press.setAttribute('aria-label', c.id + ' press')
+        holdable(press, view.id, c.id, this.send)
+        ring.appendChild(press)
+      }
     }
     dial.appendChild(ring)
     dial.appendChild(el('span', 'label', c.id))
@@ -201,17 +212,20 @@ export class SurfacesView {
   }
 }
 
-function chipElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
-  const chip = el('span', 'chip', c.id)
-  chip.dataset.surface = view.id
-  chip.dataset.control = c.id
-  chip.title = c.id + ' (read-only mirror)'
-  return chip
+/** A key, button or pad of a mirrored device: its backlight or LED as a colour, its label inside. */
+function padElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
+  const pad = el('div', 'pad')
+  pad.dataset.surface = view.id
+  pad.dataset.control = c.id
+  pad.title = c.id + ' (read-only mirror)'
+  pad.setAttribute('aria-label', c.id + ' (read-only)')
+  pad.appendChild(el('span', 'text'))
+  return pad
 }
 
 /**
  * Shows the state of a control without an image: a dial's label (the detail on a second line) and
- * ring (the value as an arc), or a chip (the detail in brackets, the value as a bar behind the text).
+ * ring (the value as an arc), or a pad's light, label and badge.
  */
 function showState(node: HTMLElement, control: string, state: WebControlState): void {
   if (node.classList.contains('dial')) {
@@ -223,11 +237,15 @@ function showState(node: HTMLElement, control: string, state: WebControlState): 
       showValue(ring, state.value)
     }
   } else {
-    node.textContent = (state.text ? control + ': ' + state.text : control) + (state.detail ? ` (${state.detail})` : '')
-    node.style.borderLeftColor = state.color ?? ''
-    node.classList.toggle('led-on', state.led === 'on')
-    node.classList.toggle('led-blink', state.led === 'blink')
-    showValue(node, state.value)
+    // A pad: lit in the colour the device shows (worked out by the server), dark without one.
+    const text = node.querySelector<HTMLElement>('.text')
+    if (text) text.textContent = state.text ?? ''
+    node.title = `${control}${state.text ? ': ' + state.text : ''}${state.detail ? ` (${state.detail})` : ''} (read-only mirror)`
+    node.style.backgroundColor = state.light ?? ''
+    node.classList.toggle('lit', state.light !== undefined)
+    node.classList.toggle('blink', state.light !== undefined && state.led === 'blink')
+    if (state.badge) node.dataset.badge = state.badge
+    else delete node.dataset.badge
   }
 }
 
