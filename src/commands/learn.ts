@@ -141,11 +141,6 @@ export async function probeDaemon(base: string, token?: string): Promise<DaemonP
   }
 }
 
-/** True when a panelbridge daemon answers `GET /api/status` at `base` within LEARN_DAEMON_PROBE_MS. */
-export async function daemonRunning(base: string): Promise<boolean> {
-  return (await probeDaemon(base)) !== undefined
-}
-
 /** The fields of an event that the printed line and snippet use. */
 interface LearnedEvent {
   type: 'down' | 'up' | 'rotate' | 'value'
