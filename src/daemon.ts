@@ -20,6 +20,7 @@ import { DEFAULT_WS_PORT } from './api/protocol.js'
 import type {
   ControlState,
   DaemonApi,
+  DaemonEvent,
   DaemonMetrics,
   DaemonStatus,
   InjectKind,
@@ -28,6 +29,7 @@ import type {
 } from './daemon/api.js'
 import { PrometheusMetrics } from './daemon/metrics.js'
 import { createNotifier, type Notifier } from './daemon/sd-notify.js'
+import { EventHub } from './events.js'
 import { readListenToken, startDaemonServer } from './daemon/server.js'
 import { createLogger, type Logger } from './log.js'
 import { Engine } from './mappings/engine.js'
@@ -130,6 +132,8 @@ export class Daemon implements DaemonApi {
   private readonly counts = { sent: 0, failed: 0 }
   private readonly detachState: () => void
   private readonly metrics: NonNullable<DaemonOptions['metrics']>
+  /** What `GET /api/events` streams (`watchEvents`). */
+  private readonly watchers = new EventHub<{ event: [DaemonEvent] }>()
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -158,8 +162,12 @@ export class Daemon implements DaemonApi {
       onRequest: (ms: number) => metrics.eventToRequest(ms),
     })
     this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images })
-    this.manager.events.on('input', (e) => this.engine.handle(e))
+    this.manager.events.on('input', (e) => {
+      this.engine.handle(e)
+      this.publishInput(e, false)
+    })
     this.manager.events.on('status', (s) => {
+      this.watchers.emit('event', { type: 'surface', surface: s })
       if (s.state === 'open') metrics.surfaceOpened()
       if (s.state === 'failed') {
         metrics.surfaceFailed()
@@ -483,8 +491,11 @@ export class Daemon implements DaemonApi {
     if (!controlSends(found.kind, type)) {
       return { status: 409, code: 'EVENT_NOT_TAKEN', message: `${surface}/${control} does not take ${kind}` }
     }
-    const event = (e: Omit<SurfaceEvent, 'surface' | 'control' | 'at'>): void =>
-      this.engine.handle({ ...e, surface, control, at: performance.now() } as SurfaceEvent)
+    const event = (e: Omit<SurfaceEvent, 'surface' | 'control' | 'at'>): void => {
+      const full = { ...e, surface, control, at: performance.now() } as SurfaceEvent
+      this.engine.handle(full)
+      this.publishInput(full, true)
+    }
     switch (kind) {
       case 'press':
         event({ type: 'down' })
@@ -506,6 +517,41 @@ export class Daemon implements DaemonApi {
 
   recentErrors(): RecentError[] {
     return [...this.errors]
+  }
+
+  watchEvents(listener: (event: DaemonEvent) => void): () => void {
+    for (const s of this.manager.statuses()) {
+      if (s.state !== 'closed') listener({ type: 'surface', surface: s })
+    }
+    this.watchers.on('event', listener)
+    return () => void this.watchers.off('event', listener)
+  }
+
+  /** An input event to whoever follows `watchEvents`, with the device and driver behind its surface. */
+  private publishInput(e: SurfaceEvent, injected: boolean): void {
+    if (this.watchers.listenerCount('event') === 0) return
+    const d = this.manager.list().find((x) => x.id === e.surface)
+    let kind = d?.controls.find((c) => c.id === e.control)?.kind
+    try {
+      kind ??= parseControlId(e.control).kind
+    } catch {
+      return // not a canonical id: no driver sends one, and the engine ignores it too
+    }
+    this.watchers.emit('event', {
+      type: 'input',
+      input: {
+        surface: e.surface,
+        driver: d?.driver ?? 'unknown',
+        ...(d?.device !== undefined ? { device: d.device } : {}),
+        control: e.control,
+        kind,
+        type: e.type,
+        ...(e.type === 'down' && e.velocity !== undefined ? { velocity: e.velocity } : {}),
+        ...(e.type === 'rotate' ? { delta: e.delta } : {}),
+        ...(e.type === 'value' ? { value: e.value, ...(e.raw !== undefined ? { raw: e.raw } : {}) } : {}),
+        ...(injected ? { injected: true as const } : {}),
+      },
+    })
   }
 
   /** The surface's description when it is open; else the configured surface; else 404. */

@@ -104,8 +104,14 @@ export function assignClaims(claims: readonly SurfaceClaim[], devices: readonly 
   return out
 }
 
-/** The `surfaces:` entry that would claim this device: its model, and its serial when it has one. */
+/**
+ * The `surfaces:` entry that would claim this device: its model, and its serial when it has one (a MIDI
+ * port: its name).
+ */
 export function surfaceEntryFor(name: string, device: DetectedDevice): string {
+  // A MIDI surface is claimed by its input port's name (the schema requires `input:`).
+  if (device.driver === 'midi' && device.port !== undefined)
+    return yamlLine({ [name]: { driver: 'midi', input: device.port } })
   const entry: Record<string, unknown> = { driver: device.driver }
   if (device.modelId !== undefined) entry.model = device.modelId
   if (device.serial !== undefined && device.serial.trim() !== '') entry.serial = device.serial.trim()

@@ -1,18 +1,29 @@
 /**
- * `panelbridge learn [--config FILE] [--url URL]`: opens every control surface the drivers find and
- * prints each control event as its canonical id (`desk/key:3 down`), the `surfaces:` entry that claims
- * the device (or one to add), and, once per control, a binding ready to paste into the mapping file.
+ * `panelbridge learn [--config FILE] [--url URL]`: prints each control event as its canonical id
+ * (`desk/key:3 down`), the `surfaces:` entry that claims the device (or one to add), and, once per
+ * control, a binding ready to paste into the mapping file.
  *
- * A running daemon holds the devices. Learning through its remote API is the aim (issue 13); until
- * that API offers an input stream, `learn` asks `GET /api/status` at the daemon's address first and,
- * when a daemon answers, says so and stops rather than taking its devices.
+ * A running daemon holds the devices, so `learn` asks `GET /api/status` at the daemon's address first.
+ * When a daemon answers, it learns through the daemon's event stream (`GET /api/events`) and takes no
+ * device; the daemon goes on acting on every event. Otherwise it opens every device the drivers find.
+ * Both print the same lines.
+ *
+ * `learn --raw` reads generic HID devices' input reports and prints which bytes and bits change, to
+ * write a report map (see `learn-raw.ts`).
  */
 import { parseArgs } from 'node:util'
+import type { DaemonStatus } from '../daemon/api.js'
+import { readListenToken } from '../daemon/server.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
-import { isRecord } from '../wire.js'
+import { loadConfigFile } from '../mappings/load.js'
+import type { Config } from '../mappings/schema.js'
+import { hidDeviceConfig, midiSurfaceConfig } from '../mappings/surfaces.js'
 import { formatStatus } from '../surface-check.js'
-import { SurfaceManager } from '../surfaces/manager.js'
-import type { ControlKind, DetectedDevice, SurfaceDriver, SurfaceEvent } from '../surfaces/types.js'
+import { HidDriver, type HidDeviceLike, type HidListing } from '../surfaces/hid/driver.js'
+import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
+import { MidiDriver } from '../surfaces/midi/driver.js'
+import type { ControlKind, DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
+import { isRecord } from '../wire.js'
 import {
   DEFAULT_HARDWARE_DEPS,
   SYSTEM_CONFIG,
@@ -20,39 +31,79 @@ import {
   readClaims,
   surfaceEntryFor,
   yamlLine,
+  type ConfigClaims,
   type HardwareCommandDeps,
 } from './devices.js'
 import type { Subcommand } from './index.js'
+import { RawReportDiff } from './learn-raw.js'
+import { parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'
 
 /** How long `learn` waits for a daemon's `/api/status` before taking the devices itself, ms. */
 export const LEARN_DAEMON_PROBE_MS = 700
+/** How long `learn` waits for the daemon's event stream to answer, ms. */
+export const LEARN_STREAM_CONNECT_MS = 5_000
+/** The environment variable `learn` takes a daemon's token from. */
+export const LEARN_TOKEN_ENV = 'PANELBRIDGE_TOKEN'
+/** Most HID interfaces `learn --raw` lists when it does not know which to read. */
+export const RAW_MAX_LISTED = 20
 
 export interface LearnDeps extends HardwareCommandDeps {
   /** Stops learning (default: SIGINT or SIGTERM). */
   stop?: AbortSignal
+  /** Where LEARN_TOKEN_ENV is read (default: `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>
 }
 
-const HELP = `Usage: panelbridge learn [--config FILE] [--url URL]
+const HELP = `Usage: panelbridge learn [--config FILE] [--url URL] [--token-file FILE]
+       panelbridge learn --raw [--config FILE] [--device VID:PID[:USAGE_PAGE]] [--report-ids]
 
-Opens every control surface found and prints each press, turn or move as its canonical control id
-(desk/key:3 down), the surfaces: entry that claims the device (or one to add), and, once per control,
-a binding ready to paste into the mapping file. Ctrl+C stops.
+Prints each press, turn or move as its canonical control id (desk/key:3 down), the surfaces: entry
+that claims the device (or one to add), and, once per control, a binding ready to paste into the
+mapping file. Ctrl+C stops.
 
-A running daemon holds the devices: learn first asks the daemon's address (listen: of the config, or
---url) and, when a daemon answers, stops without taking them. Stop the daemon to learn
-(sudo systemctl stop panelbridge), then start it again.
+When a panelbridge daemon answers at its address (listen: of the config, or --url), learn follows the
+daemon's event stream and takes no device from it: the daemon goes on acting on every event. Events
+injected through its remote API are marked so. Otherwise learn opens every device it finds.
+
+A daemon bound beyond loopback wants its token: learn takes it from --token-file, else from the
+${LEARN_TOKEN_ENV} environment variable, else from the config's listen.token or listen.token_file.
+
+--raw reads generic HID devices (a pedal, a game controller, a button box) and prints which bytes and
+bits change from one input report to the next, to write the report map of a driver: hid surface:
+  report 1: byte 3 0x00→0x04 (bit 2 set)
+It reads the config's hid surfaces, or the device --device names (hex ids, as panelbridge devices
+and lsusb show them). Byte numbers count as the map's byte: does.
 
 Options:
-  --config FILE   the mapping file whose surfaces: name the devices
-                  (default: ${SYSTEM_CONFIG} when it exists)
-  --url URL       the daemon's address (default: the config's listen:, else http://${DEFAULT_LISTEN_HOST}:${DEFAULT_PANELBRIDGE_PORT})
+  --config FILE      the mapping file whose surfaces: name the devices
+                     (default: ${SYSTEM_CONFIG} when it exists)
+  --url URL          the daemon's address (default: the config's listen:, else http://${DEFAULT_LISTEN_HOST}:${DEFAULT_PANELBRIDGE_PORT})
+  --token-file FILE  the daemon's token, for a daemon bound beyond loopback
+  --raw              show the changing bytes of generic HID devices' input reports
+  --device ID        with --raw: the HID device to read, VID:PID or VID:PID:USAGE_PAGE (hex)
+  --report-ids       with --raw and --device: the device numbers its reports (the first byte is the
+                     id, as the map's report_id:); bytes are then counted after it
 
 Examples:
   panelbridge learn
   panelbridge learn --config /etc/panelbridge/config.yaml
+  panelbridge learn --raw --device 05f3:00ff
 
-Exit codes: 0 stopped, 1 a daemon holds the devices or the config is refused, 2 bad command line.
+Exit codes: 0 stopped, 1 could not learn (the daemon refused or went away, the config is refused, no
+such HID device), 2 bad command line.
 `
+
+interface LearnOptions {
+  config?: string
+  url?: string
+  'token-file'?: string
+  raw?: boolean
+  device?: string
+  'report-ids'?: boolean
+}
+
+/** `VID:PID[:USAGE_PAGE]` in hex, each with an optional `0x`. */
+const DEVICE_ARG = /^(?:0x)?([0-9a-f]{1,4}):(?:0x)?([0-9a-f]{1,4})(?::(?:0x)?([0-9a-f]{1,4}))?$/i
 
 /** Where a running daemon would answer. A wildcard listen address is reached on loopback. */
 function daemonUrl(url: string | undefined, listen: { host: string; port: number } | undefined): string {
@@ -62,23 +113,44 @@ function daemonUrl(url: string | undefined, listen: { host: string; port: number
   return `http://${host.includes(':') ? `[${host}]` : host}:${listen.port}`
 }
 
-/** True when a panelbridge daemon answers `GET /api/status` at `base` within LEARN_DAEMON_PROBE_MS. */
-export async function daemonRunning(base: string): Promise<boolean> {
+/** What answered at the daemon's address: a daemon, with its status when it gave one. */
+export interface DaemonProbe {
+  /** Undefined when the daemon wants a token learn does not have (401). */
+  status: Pick<DaemonStatus, 'version' | 'config'> | undefined
+}
+
+/**
+ * Asks `GET /api/status` at `base` (with the token, when there is one) within LEARN_DAEMON_PROBE_MS.
+ * Undefined when no panelbridge daemon answers.
+ */
+export async function probeDaemon(base: string, token?: string): Promise<DaemonProbe | undefined> {
   try {
-    const res = await fetch(`${base}/api/status`, { signal: AbortSignal.timeout(LEARN_DAEMON_PROBE_MS) })
+    const res = await fetch(`${base}/api/status`, {
+      ...(token !== undefined ? { headers: { authorization: `Bearer ${token}` } } : {}),
+      signal: AbortSignal.timeout(LEARN_DAEMON_PROBE_MS),
+    })
     // A 401 is a daemon too: one bound beyond loopback wants its token.
-    if (res.status === 401) return true
-    if (!res.ok) return false
+    if (res.status === 401) return { status: undefined }
+    if (!res.ok) return undefined
     const body: unknown = await res.json()
-    return isRecord(body) && typeof body.version === 'string' && Array.isArray(body.surfaces)
+    if (!isRecord(body) || typeof body.version !== 'string' || !Array.isArray(body.surfaces)) return undefined
+    return { status: { version: body.version, config: typeof body.config === 'string' ? body.config : '' } }
   } catch {
     // Nothing listens there, or something that is not a daemon: the devices are free to take.
-    return false
+    return undefined
   }
 }
 
+/** The fields of an event that the printed line and snippet use. */
+interface LearnedEvent {
+  type: 'down' | 'up' | 'rotate' | 'value'
+  delta?: number
+  value?: number
+  raw?: number
+}
+
 /** What a control of this kind does first when touched, for the snippet. */
-function bindingBody(kind: ControlKind | undefined, event: SurfaceEvent): string[] {
+function bindingBody(kind: ControlKind | undefined, event: LearnedEvent): string[] {
   if (event.type === 'rotate') return ['jog: { scrub: { step_frames: 1 } }']
   if (event.type === 'value') {
     if (kind === 'shuttle') return ["label: '{{speed}}×'", 'shuttle: { speeds: [0, 0.1, 0.25, 0.5, 1, 2, 4, 8] }']
@@ -91,23 +163,84 @@ function bindingBody(kind: ControlKind | undefined, event: SurfaceEvent): string
   ]
 }
 
-function eventDetail(e: SurfaceEvent): string {
-  if (e.type === 'rotate') return ` ${e.delta > 0 ? '+' : ''}${e.delta}`
-  if (e.type === 'value') return ` ${e.value.toFixed(3)}${e.raw !== undefined ? ` (raw ${e.raw})` : ''}`
+function eventDetail(e: LearnedEvent): string {
+  if (e.type === 'rotate') return ` ${(e.delta ?? 0) > 0 ? '+' : ''}${e.delta}`
+  if (e.type === 'value') return ` ${(e.value ?? 0).toFixed(3)}${e.raw !== undefined ? ` (raw ${e.raw})` : ''}`
   return ''
+}
+
+/** The lines `learn` prints, whichever way the events come (devices opened here, or a daemon's stream). */
+class LearnPrinter {
+  private readonly shown = new Set<string>()
+
+  constructor(
+    private readonly out: (line: string) => void,
+    private readonly surfaces: Config['surfaces'] | undefined,
+  ) {}
+
+  /** A surface that is not open (waiting, failed, closed): its status line. */
+  status(s: SurfaceStatus): void {
+    this.out(formatStatus(s))
+  }
+
+  /**
+   * An open surface, learnt as `name`: its status line, and the `surfaces:` entry of the config that
+   * claims it, else `otherwise` (an entry to add, or who claims it).
+   */
+  opened(s: SurfaceStatus, name: string, otherwise: string | undefined): void {
+    this.out(`${formatStatus(s)}: learning as ${name}`)
+    const configured = this.surfaces?.[name]
+    if (configured) this.out(`  claimed by surfaces: ${yamlLine({ [name]: configured })}`)
+    else if (otherwise !== undefined) this.out(otherwise)
+  }
+
+  /** An event: its id and detail, and once per control and kind of use, a binding to paste. */
+  input(name: string, control: string, kind: ControlKind | undefined, e: LearnedEvent, note = ''): void {
+    const id = `${name}/${control}`
+    this.out(`${id} ${e.type}${eventDetail(e)}${note}`)
+    if (e.type === 'up') return
+    const key = `${id} ${e.type === 'down' ? 'press' : e.type}`
+    if (this.shown.has(key)) return
+    this.shown.add(key)
+    const body = bindingBody(kind, e)
+    this.out(['  binding:', `    - on: ${id}`, ...body.map((line) => `      ${line}`)].join('\n'))
+  }
+}
+
+/** Hands the config's MIDI and generic HID surfaces to those drivers (they open what is configured). */
+function configureDrivers(drivers: readonly SurfaceDriver[], config: Config | undefined): void {
+  const surfaces = Object.values(config?.surfaces ?? {})
+  for (const d of drivers) {
+    if (d instanceof HidDriver) d.configure(surfaces.flatMap((s) => (s.driver === 'hid' ? [hidDeviceConfig(s)] : [])))
+    if (d instanceof MidiDriver)
+      d.configure(surfaces.flatMap((s) => (s.driver === 'midi' ? [midiSurfaceConfig(s)] : [])))
+  }
 }
 
 /** `learn` with its seams: the subcommand runs this with the defaults. */
 export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAULT_HARDWARE_DEPS): Promise<number> {
-  let values: { config?: string; url?: string }
+  let values: LearnOptions
   try {
     ;({ values } = parseArgs({
       args: [...argv],
-      options: { config: { type: 'string' }, url: { type: 'string' } },
+      options: {
+        config: { type: 'string' },
+        url: { type: 'string' },
+        'token-file': { type: 'string' },
+        raw: { type: 'boolean' },
+        device: { type: 'string' },
+        'report-ids': { type: 'boolean' },
+      },
       strict: true,
     }))
     if (values.url !== undefined && !/^https?:\/\/[^/]/.test(values.url))
       throw new Error('--url must be an http:// URL')
+    if (!values.raw && (values.device !== undefined || values['report-ids']))
+      throw new Error('--device and --report-ids go with --raw')
+    if (values['report-ids'] && values.device === undefined)
+      throw new Error('--report-ids goes with --device (a configured map says it with report_id:)')
+    if (values.device !== undefined && !DEVICE_ARG.test(values.device))
+      throw new Error('--device must be VID:PID or VID:PID:USAGE_PAGE in hex, e.g. 05f3:00ff')
   } catch (err) {
     deps.err(`panelbridge learn: ${err instanceof Error ? err.message : String(err)}`)
     deps.err(`Run 'panelbridge learn --help' for usage.`)
@@ -115,14 +248,159 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
   }
   const read = await readClaims(values.config, deps)
   if (!read) return 1
-  const base = daemonUrl(values.url, read.config?.listen)
-  if (await daemonRunning(base)) {
-    deps.err(`panelbridge learn: a panelbridge daemon is running at ${base} and holds the devices.`)
-    deps.err('Learning through a running daemon is not available yet: stop it (sudo systemctl stop panelbridge),')
-    deps.err('run panelbridge learn, then start it again.')
-    return 1
-  }
+  if (values.raw) return learnRaw(values, read, deps)
 
+  const token = await tokenFor(values['token-file'], read, deps)
+  if (token === false) return 1
+  const base = daemonUrl(values.url, read.config?.listen)
+  const probe = await probeDaemon(base, token.token)
+  if (probe) return learnThroughDaemon(base, token, probe, read, deps)
+  return learnFromDevices(read, deps)
+}
+
+/**
+ * The daemon's token: `--token-file`, else LEARN_TOKEN_ENV, else the config's `listen`. False (after
+ * saying why) when `--token-file` cannot be read; a config's unreadable token file is only a note, used
+ * if the daemon asks for a token.
+ */
+async function tokenFor(
+  file: string | undefined,
+  read: ConfigClaims,
+  deps: LearnDeps,
+): Promise<{ token?: string; note?: string } | false> {
+  if (file !== undefined) {
+    try {
+      return { token: (await readListenToken({ token_file: file }))! }
+    } catch (err) {
+      deps.err(`panelbridge learn: --token-file: ${err instanceof Error ? err.message : String(err)}`)
+      return false
+    }
+  }
+  const env = (deps.env ?? process.env)[LEARN_TOKEN_ENV]?.trim()
+  if (env) return { token: env }
+  if (!read.config) return {}
+  try {
+    const token = await readListenToken(read.config.listen)
+    return token !== undefined ? { token } : {}
+  } catch (err) {
+    return { note: err instanceof Error ? err.message : String(err) }
+  }
+}
+
+/** Learns through a running daemon's `GET /api/events`: nothing is opened here. */
+async function learnThroughDaemon(
+  base: string,
+  token: { token?: string; note?: string },
+  probe: DaemonProbe,
+  read: ConfigClaims,
+  deps: LearnDeps,
+): Promise<number> {
+  const stop = deps.stop ?? signalStop()
+  const controller = new AbortController()
+  const onStop = (): void => controller.abort()
+  stop.addEventListener('abort', onStop, { once: true })
+  try {
+    const connectTimer = setTimeout(() => controller.abort(), LEARN_STREAM_CONNECT_MS)
+    let res: Response
+    try {
+      res = await fetch(`${base}/api/events`, {
+        headers: {
+          accept: 'text/event-stream',
+          ...(token.token !== undefined ? { authorization: `Bearer ${token.token}` } : {}),
+        },
+        signal: controller.signal,
+      })
+    } catch (err) {
+      if (stop.aborted) return 0
+      deps.err(`panelbridge learn: a daemon answers at ${base}, but its event stream does not: ${messageOf(err)}`)
+      return 1
+    } finally {
+      clearTimeout(connectTimer)
+    }
+    const refused = streamRefusal(res, base, token)
+    if (refused !== undefined || !res.body) {
+      await res.body?.cancel().catch(() => undefined)
+      for (const line of refused ?? [`panelbridge learn: the daemon at ${base} sent no event stream`]) deps.err(line)
+      return 1
+    }
+
+    // Surface names are the daemon's: its config says what claims them, when learn was given none.
+    let surfaces = read.config?.surfaces
+    let from = read.file
+    if (!surfaces && probe.status?.config) {
+      const daemonConfig = (await loadConfigFile(probe.status.config).catch(() => undefined))?.config
+      if (daemonConfig) {
+        surfaces = daemonConfig.surfaces
+        from = probe.status.config
+      }
+    }
+    const printer = new LearnPrinter((line) => deps.out(line), surfaces)
+    deps.out(
+      `learning through the panelbridge daemon at ${base}, which keeps its devices: press, turn or move a control; ` +
+        `Ctrl+C stops${from !== undefined ? ` (surface names from ${from})` : ''}`,
+    )
+    let malformed = 0
+    try {
+      // Node's fetch body is async iterable; the DOM typings in use do not say so.
+      for await (const e of readServerSentEvents(res.body as unknown as AsyncIterable<Uint8Array>)) {
+        if (e.event === 'surface') {
+          const s = parseSurfaceEvent(e.data)
+          if (!s) malformed++
+          // Named after the device, as when learn opens it itself; the daemon's name is the learnt one.
+          else if (s.state !== 'open') printer.status({ ...s, name: s.device ?? s.name })
+          else
+            printer.opened(
+              { ...s, name: s.device ?? s.name },
+              s.name,
+              `  claimed by the daemon's surfaces: entry ${s.name}`,
+            )
+        } else if (e.event === 'input') {
+          const input = parseInputEvent(e.data)
+          if (!input) malformed++
+          else printer.input(input.surface, input.control, input.kind, input, input.injected ? ' (remote API)' : '')
+        }
+        if (malformed === 1) {
+          malformed++
+          deps.err(`panelbridge learn: ignored a malformed event from ${base} (more are ignored silently)`)
+        }
+      }
+    } catch (err) {
+      if (stop.aborted) return 0
+      deps.err(`panelbridge learn: the daemon at ${base} ended the event stream (stopped?): ${messageOf(err)}`)
+      return 1
+    }
+    if (stop.aborted) return 0
+    deps.err(`panelbridge learn: the daemon at ${base} ended the event stream (stopped?)`)
+    return 1
+  } finally {
+    stop.removeEventListener('abort', onStop)
+  }
+}
+
+/** Why the daemon refused the event stream, as lines for the user; undefined when it did not. */
+function streamRefusal(res: Response, base: string, token: { token?: string; note?: string }): string[] | undefined {
+  const type = res.headers.get('content-type') ?? ''
+  if (res.status === 200 && type.startsWith('text/event-stream')) return undefined
+  const head = `panelbridge learn: a panelbridge daemon is running at ${base} and holds the devices`
+  if (res.status === 401) {
+    return [
+      `${head}; it wants its token${token.token !== undefined ? ', and refused the one given' : ''}.`,
+      `Pass --token-file FILE, set ${LEARN_TOKEN_ENV}, or --config the daemon's config (listen.token or listen.token_file).`,
+      ...(token.note !== undefined ? [`(the config's token: ${token.note})`] : []),
+    ]
+  }
+  if (res.status === 404) {
+    return [
+      `${head}, and offers no event stream to learn through (an older version?).`,
+      'Stop it (sudo systemctl stop panelbridge), run panelbridge learn, then start it again.',
+    ]
+  }
+  if (res.status === 503) return [`${head}, and is serving as many event streams as it allows; close one and retry.`]
+  return [`${head}, but its event stream answered ${res.status}${type !== '' ? ` (${printable(type)})` : ''}.`]
+}
+
+/** Opens every device the drivers find (claims from the config, names suggested for the rest). */
+async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<number> {
   /** Every device detection listed, by identity: what claims and snippets are made from. */
   const detected = new Map<string, DetectedDevice>()
   const recording = (driver: SurfaceDriver): SurfaceDriver => ({
@@ -134,8 +412,10 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
     },
     open: (device) => driver.open(device),
   })
+  const drivers = deps.drivers().map((e) => e.driver)
+  configureDrivers(drivers, read.config)
   const manager = new SurfaceManager({
-    drivers: deps.drivers().map((e) => recording(e.driver)),
+    drivers: drivers.map(recording),
     claims: 'all',
     access: deps.access,
     ...(deps.hotplug ? { hotplug: deps.hotplug } : {}),
@@ -153,32 +433,22 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
     return name
   }
   const kinds = new Map<string, Map<string, ControlKind>>()
-  const shown = new Set<string>()
+  const printer = new LearnPrinter((line) => deps.out(line), read.config?.surfaces)
 
   manager.events.on('status', (s) => {
-    if (s.state !== 'open') {
-      deps.out(formatStatus(s))
-      return
-    }
+    if (s.state !== 'open') return printer.status(s)
     const device = detected.get(s.name)
     const name = nameOf(s.name)
-    const configured = read.config?.surfaces[name]
-    deps.out(`${formatStatus(s)}: learning as ${name}`)
-    if (configured) deps.out(`  claimed by surfaces: ${yamlLine({ [name]: configured })}`)
-    else if (device) deps.out(`  not in the config; add under surfaces: ${surfaceEntryFor(name, device)}`)
+    printer.opened(
+      s,
+      name,
+      device ? `  not in the config; add under surfaces: ${surfaceEntryFor(name, device)}` : undefined,
+    )
   })
   manager.events.on('added', (d) => kinds.set(d.id, new Map(d.controls.map((c) => [c.id, c.kind]))))
-  manager.events.on('input', (e) => {
-    const name = nameOf(e.surface)
-    const id = `${name}/${e.control}`
-    deps.out(`${id} ${e.type}${eventDetail(e)}`)
-    if (e.type === 'up') return
-    const key = `${id} ${e.type === 'down' ? 'press' : e.type}`
-    if (shown.has(key)) return
-    shown.add(key)
-    const body = bindingBody(kinds.get(e.surface)?.get(e.control), e)
-    deps.out(['  binding:', `    - on: ${id}`, ...body.map((line) => `      ${line}`)].join('\n'))
-  })
+  manager.events.on('input', (e) =>
+    printer.input(nameOf(e.surface), e.control, kinds.get(e.surface)?.get(e.control), e),
+  )
 
   const stop = deps.stop ?? signalStop()
   deps.out(
@@ -189,13 +459,140 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
   const keepAlive = setInterval(() => undefined, 60_000)
   try {
     await manager.start()
-    if (!stop.aborted)
-      await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }))
+    await untilAborted(stop)
   } finally {
     clearInterval(keepAlive)
     await manager.stop()
   }
   return 0
+}
+
+/** A HID interface `learn --raw` reads, and how its reports are compared. */
+interface RawTarget {
+  label: string
+  listing: HidListing
+  numbered: boolean
+}
+
+const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
+
+/** `learn --raw`: the changing bytes of generic HID devices, read through the HID driver. */
+async function learnRaw(values: LearnOptions, read: ConfigClaims, deps: LearnDeps): Promise<number> {
+  const hid = deps
+    .drivers()
+    .map((e) => e.driver)
+    .find((d): d is HidDriver => d instanceof HidDriver)
+  if (!hid) {
+    deps.err('panelbridge learn --raw: no generic HID driver is available')
+    return 1
+  }
+  let listings: HidListing[]
+  try {
+    listings = await hid.listAll()
+  } catch (err) {
+    deps.err(`panelbridge learn --raw: cannot list the HID devices: ${messageOf(err)}`)
+    return 1
+  }
+  const describe = (l: HidListing): string =>
+    `${hex4(l.vendorId)}:${hex4(l.productId)}${l.usagePage !== undefined ? ` usage page 0x${hex4(l.usagePage)}` : ''}` +
+    `${l.product !== undefined ? ` ${printable(l.product)}` : ''} (${printable(l.path)})`
+
+  const targets: RawTarget[] = []
+  if (values.device !== undefined) {
+    const [, vid, pid, page] = DEVICE_ARG.exec(values.device)!
+    const want = { vendorId: parseInt(vid!, 16), productId: parseInt(pid!, 16) }
+    const usagePage = page !== undefined ? parseInt(page, 16) : undefined
+    const found = listings.filter(
+      (l) =>
+        l.vendorId === want.vendorId &&
+        l.productId === want.productId &&
+        (usagePage === undefined || l.usagePage === usagePage),
+    )
+    for (const l of found) {
+      const label = `${hex4(l.vendorId)}:${hex4(l.productId)}${found.length > 1 ? `@${printable(l.path)}` : ''}`
+      targets.push({ label, listing: l, numbered: values['report-ids'] === true })
+    }
+    if (targets.length === 0) {
+      deps.err(`panelbridge learn --raw: no HID device ${values.device} is present`)
+      return 1
+    }
+  } else {
+    for (const [name, s] of Object.entries(read.config?.surfaces ?? {})) {
+      if (s.driver !== 'hid') continue
+      const found = listings.filter(
+        (l) =>
+          l.vendorId === s.vendor_id &&
+          l.productId === s.product_id &&
+          (s.usage_page === undefined || l.usagePage === s.usage_page) &&
+          (s.serial === undefined || l.serialNumber === s.serial),
+      )
+      if (found.length === 0) deps.out(`hid ${name}: no matching device present`)
+      for (const l of found) {
+        const label = found.length > 1 ? `${name}@${printable(l.path)}` : name
+        targets.push({ label, listing: l, numbered: s.map.report_id !== undefined })
+      }
+    }
+    if (targets.length === 0) {
+      deps.err('panelbridge learn --raw: name the device with --device VID:PID (or configure a driver: hid surface).')
+      deps.err(listings.length === 0 ? 'No HID device is present.' : 'HID devices present:')
+      for (const l of listings.slice(0, RAW_MAX_LISTED)) deps.err(`  ${describe(l)}`)
+      if (listings.length > RAW_MAX_LISTED) deps.err(`  … and ${listings.length - RAW_MAX_LISTED} more`)
+      return 1
+    }
+  }
+
+  const stop = deps.stop ?? signalStop()
+  const open: { device: HidDeviceLike; detach: () => void }[] = []
+  try {
+    for (const t of targets) {
+      let device: HidDeviceLike
+      try {
+        device = await hid.openRaw(t.listing.path)
+      } catch (err) {
+        deps.err(`${t.label}: cannot open ${printable(t.listing.path)}: ${messageOf(err)}`)
+        continue
+      }
+      const diff = new RawReportDiff(t.numbered)
+      const onData = (data: Buffer): void => {
+        const line = diff.next(data)
+        if (line !== undefined) deps.out(`${t.label} ${line}`)
+      }
+      const onError = (err: Error): void => deps.err(`${t.label}: ${messageOf(err)}`)
+      device.on('data', onData)
+      device.on('error', onError)
+      open.push({
+        device,
+        detach: () => {
+          device.off('data', onData)
+          device.off('error', onError)
+        },
+      })
+      deps.out(`reading raw reports of ${t.label}: ${describe(t.listing)}`)
+    }
+    if (open.length === 0) return 1
+    deps.out('press, turn or move one control at a time; identical reports are not shown; Ctrl+C stops')
+    const keepAlive = setInterval(() => undefined, 60_000)
+    try {
+      await untilAborted(stop)
+    } finally {
+      clearInterval(keepAlive)
+    }
+    return 0
+  } finally {
+    for (const o of open) {
+      o.detach()
+      await o.device.close().catch(() => undefined)
+    }
+  }
+}
+
+function messageOf(err: unknown): string {
+  return printable(err instanceof Error ? err.message : String(err))
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve()
+  return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
 }
 
 /** An AbortSignal that fires on the first SIGINT or SIGTERM; its listeners are removed then. */
@@ -212,7 +609,7 @@ function signalStop(): AbortSignal {
 }
 
 export const learnCommand: Subcommand = {
-  usage: 'learn [--config FILE] [--url URL]',
+  usage: 'learn [--config FILE] [--url URL] [--raw]',
   summary: 'print each control event as its id, the surface that claims it, and a binding to paste',
   help: HELP,
   run: (argv) => runLearn(argv),

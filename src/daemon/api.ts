@@ -2,7 +2,7 @@
  * What the daemon's HTTP server (remote API, status, metrics, web page) needs from the running daemon,
  * as interfaces: the server is built and tested against them, the daemon implements them.
  */
-import type { ControlId } from '../surfaces/types.js'
+import type { ControlId, ControlKind } from '../surfaces/types.js'
 
 /** `GET /api/status`. */
 export interface DaemonStatus {
@@ -50,6 +50,51 @@ export interface RecentError {
   message: string
 }
 
+/**
+ * A surface's state as `GET /api/events` sends it (`event: surface`): the surface manager's status.
+ * `name` is the configured surface name; `device` the device identity behind it (serial number, else
+ * `vendor:product@path`, or a MIDI port's name).
+ */
+export interface SurfaceStateEvent {
+  name: string
+  driver: string
+  state: 'open' | 'closed' | 'failed' | 'permission-denied' | 'waiting'
+  device?: string
+  model?: string
+  /** The fault, or which udev rule file to install. */
+  message?: string
+  /** For `failed`: when the next attempt happens, ms. */
+  retryInMs?: number
+}
+
+/**
+ * One control event as `GET /api/events` sends it (`event: input`): what the engine received, under
+ * the configured surface name, with the device and driver behind it.
+ */
+export interface InputEvent {
+  surface: string
+  driver: string
+  /** The device identity behind the surface (absent for a web surface). */
+  device?: string
+  /** Canonical control id (`key:3`, `note:1:60`, `cc:1:7`). */
+  control: ControlId
+  kind: ControlKind
+  type: 'down' | 'up' | 'rotate' | 'value'
+  /** `down` of a velocity-sensitive control, 0..1. */
+  velocity?: number
+  /** `rotate`: signed steps, positive clockwise. */
+  delta?: number
+  /** `value`: normalised, 0..1 (or -1..1 for centred controls). */
+  value?: number
+  /** `value`: the device's own value, where it has one. */
+  raw?: number
+  /** The event was injected through the remote API (`POST .../press` etc.), not sent by a device. */
+  injected?: true
+}
+
+/** What `GET /api/events` streams. */
+export type DaemonEvent = { type: 'surface'; surface: SurfaceStateEvent } | { type: 'input'; input: InputEvent }
+
 export interface DaemonApi {
   status(): DaemonStatus
   /** The control's state, or why there is none (404 unknown surface or control). */
@@ -62,6 +107,13 @@ export interface DaemonApi {
   inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): InjectRefusal | undefined
   /** The latest errors, newest first, for the status strip. */
   recentErrors(): RecentError[]
+  /**
+   * Follows the surfaces (`GET /api/events`, an extension of the remote API): calls `listener` at once
+   * with the state of every surface the daemon knows, then with every state change and every control
+   * event, until the returned function is called. Read-only: nothing is taken from the daemon. A daemon
+   * without it answers 404 there.
+   */
+  watchEvents?(listener: (event: DaemonEvent) => void): () => void
 }
 
 /** What the daemon reports to the metrics (`GET /metrics`). */

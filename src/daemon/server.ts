@@ -8,12 +8,18 @@
  * - `GET /api/surfaces/{surface}/controls/{control}` → `DaemonApi.controlState()`
  * - `POST /api/surfaces/{surface}/controls/{control}/{press|down|up|rotate|value}` (`rotate?delta=N`,
  *   `value?value=X`) → `DaemonApi.inject()` → `200 {"ok":true}`
+ * - `GET /api/events` → Server-Sent Events from `DaemonApi.watchEvents()` (an extension of the pinned
+ *   remote API, read-only, for `panelbridge learn`): `event: surface` with a `SurfaceStateEvent` for
+ *   every surface at once and on every change, `event: input` with an `InputEvent` per control event,
+ *   `: keep-alive` comments every `eventStreamHeartbeatMs`. At most `maxEventStreams` at once (503
+ *   beyond); a reader that lets more than `maxEventStreamBufferBytes` pile up is dropped.
  * - `GET /metrics` → Prometheus text
  * - everything else → the web page server, else 404.
  *
  * Errors are `{ "error": { "code", "message" } }`: 400 bad value or control id, 401 token missing or
  * wrong, 403 Host or Origin refused, 404 unknown path, surface or control, 405 wrong method, 409 the
- * surface is not open or the control does not take the event, 413 a request body (no route takes one).
+ * surface is not open or the control does not take the event, 413 a request body (no route takes one),
+ * 503 too many event streams.
  *
  * Security, in this order on every request:
  * 1. **Host** (DNS rebinding) on every request, **Origin** and `Sec-Fetch-Site` on every request that is
@@ -51,6 +57,15 @@ export interface DaemonServerLimits {
   keepAliveTimeoutMs: number
   /** Concurrent connections (browsers' WebSockets included); more are refused at accept. */
   maxConnections: number
+  /** Concurrent `GET /api/events` streams; more are answered 503. */
+  maxEventStreams: number
+  /**
+   * Bytes an event stream may have waiting to be sent (its reader is slow or gone); past this the
+   * stream is dropped rather than kept growing in memory.
+   */
+  maxEventStreamBufferBytes: number
+  /** An event stream gets a comment line this often, ms, so that a vanished reader is noticed. */
+  eventStreamHeartbeatMs: number
 }
 
 export const DAEMON_SERVER_LIMITS: Readonly<DaemonServerLimits> = {
@@ -60,6 +75,9 @@ export const DAEMON_SERVER_LIMITS: Readonly<DaemonServerLimits> = {
   requestTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 128,
+  maxEventStreams: 8,
+  maxEventStreamBufferBytes: 256 * 1024,
+  eventStreamHeartbeatMs: 15_000,
 }
 
 /** How often Node looks for requests past their header or request time-out, ms (at most). */
@@ -282,6 +300,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       const path = url.pathname
       if (path === '/api' || path.startsWith('/api/')) {
         requireToken(req)
+        if (path === '/api/events') return openEventStream(req, res, head)
         return sendJson(res, 200, routeApi(req.method ?? 'GET', path, url.searchParams), head)
       }
       if (path === '/metrics') {
@@ -329,6 +348,63 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       location: '/' + url.pathname.replace(/^\/+/, '') + url.search,
     })
     res.end()
+  }
+
+  /** Open `GET /api/events` streams, each with the function that stops it. */
+  const streams = new Map<ServerResponse, () => void>()
+  let heartbeat: NodeJS.Timeout | undefined
+
+  /** Writes to an event stream; a reader that lets too much pile up is dropped. */
+  const streamWrite = (res: ServerResponse, text: string): void => {
+    if (res.destroyed) return
+    res.write(text)
+    if (res.writableLength > limits.maxEventStreamBufferBytes) {
+      once('slow-event-stream', 'warn', 'dropped an event stream whose reader fell behind', {
+        limitBytes: limits.maxEventStreamBufferBytes,
+      })
+      res.destroy()
+    }
+  }
+
+  const openEventStream = (req: IncomingMessage, res: ServerResponse, head: boolean): void => {
+    allow(req, ['GET', 'HEAD'])
+    const watch = api.watchEvents?.bind(api)
+    if (!watch) throw new HttpError(404, 'NOT_FOUND', 'this daemon offers no event stream')
+    if (streams.size >= limits.maxEventStreams) {
+      once('too-many-event-streams', 'warn', 'refused an event stream: too many open', {
+        limit: limits.maxEventStreams,
+      })
+      throw new HttpError(503, 'TOO_MANY_STREAMS', `at most ${limits.maxEventStreams} event streams at once`)
+    }
+    res.writeHead(200, {
+      ...COMMON_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      // A reverse proxy in front must pass events on as they come, not collect them.
+      'x-accel-buffering': 'no',
+    })
+    if (head) {
+      res.end()
+      return
+    }
+    res.flushHeaders()
+    const stop = watch((e) =>
+      streamWrite(res, `event: ${e.type}\ndata: ${JSON.stringify(e.type === 'input' ? e.input : e.surface)}\n\n`),
+    )
+    const forget = (): void => {
+      streams.delete(res)
+      stop()
+      if (streams.size === 0 && heartbeat) {
+        clearInterval(heartbeat)
+        heartbeat = undefined
+      }
+    }
+    streams.set(res, forget)
+    // The snapshot alone may have overrun a reader that never reads.
+    if (res.destroyed) return forget()
+    res.once('close', forget)
+    heartbeat ??= setInterval(() => {
+      for (const r of streams.keys()) streamWrite(r, ': keep-alive\n\n')
+    }, limits.eventStreamHeartbeatMs).unref()
   }
 
   const routeApi = (method: string, path: string, query: URLSearchParams): unknown => {
@@ -439,6 +515,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     close() {
       closing ??= new Promise<void>((resolve) => {
         for (const key of onceKeys) log.clear(key)
+        for (const forget of [...streams.values()]) forget()
         server.close(() => resolve())
         server.closeAllConnections()
         // Upgraded sockets (WebSockets) are no longer the HTTP server's to close.

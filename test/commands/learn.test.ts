@@ -2,7 +2,7 @@
  * Issue 13, Build 1: `panelbridge learn` opens the devices itself (in-memory Stream Decks behind the
  * real driver and surface manager) and prints each event as its canonical id, the claiming `surfaces:`
  * entry, and a binding that the loader accepts as pasted; with a daemon answering at its address, it
- * takes no device.
+ * takes no device (learning through a real daemon: learn-daemon.test.ts).
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -101,15 +101,20 @@ describe('panelbridge learn', () => {
     expect(await done).toBe(0)
   })
 
-  it('takes no device when a daemon answers at the address, and says so', async () => {
+  it('takes no device when a daemon answers at the address but offers no event stream, and says so', async () => {
     const h = harness()
     h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    // Every path answers the status JSON: /api/events is not an event stream.
     const url = await serve(200, { version: '0.1.0', surfaces: [], app: { state: 'connected' } })
     expect(await runLearn(['--url', url], h.deps)).toBe(1)
-    expect(h.err.join('\n')).toContain(`a panelbridge daemon is running at ${url}`)
+    expect(h.err).toEqual([
+      `panelbridge learn: a panelbridge daemon is running at ${url} and holds the devices, but its event stream answered 200 (application/json).`,
+    ])
     expect(h.transport.opened).toEqual([])
     // A daemon that wants its token counts too.
-    expect(await runLearn(['--url', await serve(401, { error: { code: 'unauthorized' } })], h.deps)).toBe(1)
+    expect(
+      await runLearn(['--url', await serve(401, { error: { code: 'unauthorized' } })], { ...h.deps, env: {} }),
+    ).toBe(1)
     expect(h.transport.opened).toEqual([])
   })
 

@@ -141,6 +141,16 @@ export class HidDriver implements SurfaceDriver {
     return new HidSurface(hid, config.map, { id: device.id, model: device.model, logger: this.log.child(device.id) })
   }
 
+  /** Every HID interface present, configured or not (`learn --raw`). */
+  listAll(): Promise<HidListing[]> {
+    return this.transport.list()
+  }
+
+  /** Opens a HID interface by path for its undecoded input reports (`learn --raw`, to write a map). */
+  openRaw(path: string): Promise<HidDeviceLike> {
+    return this.transport.open(path)
+  }
+
   private configOf(l: HidListing): HidDeviceConfig | undefined {
     return this.devices.find(
       (c) =>

@@ -1,0 +1,206 @@
+/**
+ * Issue 13, Build 1: with a daemon running, `panelbridge learn` learns through the daemon's event
+ * stream (`GET /api/events`) and takes no device from it. A real daemon in-process (simulator on port
+ * 0, its HTTP server on port 0) holds an in-memory Stream Deck; learn shares the very same transport,
+ * so any device learn opened would show in it.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DeviceModelId } from '@elgato-stream-deck/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runLearn } from '../../src/commands/learn.js'
+import { Daemon } from '../../src/daemon.js'
+import { setLogSink, type LogRecord } from '../../src/log.js'
+import { hardwareDrivers } from '../../src/surfaces/drivers.js'
+import { call } from '../daemon/helpers.js'
+import { encoderRotateReport, gen2KeyReport, rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
+import { harness, until, type Harness } from './hardware-helpers.js'
+
+const TOKEN = 'learn-test-token-0123456789'
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+const config = (listen = '{ host: 127.0.0.1, port: 0 }'): string => `version: 1
+app: { url: http://127.0.0.1:0, simulate: true }
+listen: ${listen}
+surfaces:
+  replay: { driver: streamdeck, model: plus }
+bindings:
+  - on: replay/key:3
+    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
+`
+
+/** A daemon holding the harness's in-memory Stream Deck +, started from `text`. */
+async function startDaemon(h: Harness, text: string): Promise<{ daemon: Daemon; file: string; logs: LogRecord[] }> {
+  const dir = await mkdtemp(join(tmpdir(), 'pb-learn-daemon-'))
+  const file = join(dir, 'config.yaml')
+  await writeFile(file, text)
+  const logs: LogRecord[] = []
+  const prev = setLogSink((r) => logs.push(r))
+  const daemon = await Daemon.start({
+    config: file,
+    drivers: hardwareDrivers({ streamdeck: { transport: h.transport, encodeJPEG: rawImageEncoder } }).map(
+      (e) => e.driver,
+    ),
+    hotplug: { start: () => Promise.resolve(false), stop: () => undefined },
+    access: () => Promise.resolve('ok'),
+    watch: false,
+  })
+  cleanups.push(async () => {
+    await daemon.stop()
+    setLogSink(prev)
+    await rm(dir, { recursive: true, force: true })
+  })
+  await expect.poll(() => daemon.status().surfaces.find((s) => s.name === 'replay')?.state).toBe('open')
+  return { daemon, file, logs }
+}
+
+/** Runs learn until `stop` aborts; resolves with its exit code. */
+function learn(h: Harness, args: string[], env: Record<string, string> = {}) {
+  const stop = new AbortController()
+  const done = runLearn(args, { ...h.deps, stop: stop.signal, env })
+  cleanups.push(async () => {
+    stop.abort()
+    await done
+  })
+  return { stop, done }
+}
+
+/** What learn printed after its banner: the lines that must not depend on where the events come from. */
+const FEEDBACK = "      feedback: { title: 'Lower Third' }"
+const afterBanner = (out: string[]): string[] => out.slice(out.findIndex((l) => l.startsWith('learning')) + 1)
+
+describe('panelbridge learn with a daemon running', () => {
+  it('prints ids, the claim and snippets from the daemon’s devices, takes none, and the daemon still acts', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    const { daemon, file } = await startDaemon(h, config())
+    expect(h.transport.opened).toHaveLength(1)
+    const device = h.transport.lastOpened('/dev/hidraw4')!
+
+    const { stop, done } = learn(h, ['--config', file, '--url', daemon.url])
+    await until('the daemon’s surface', () => h.out.some((l) => l.endsWith('learning as replay')))
+    expect(h.out[0]).toBe(
+      `learning through the panelbridge daemon at ${daemon.url.replace(/\/$/, '')}, which keeps its devices: ` +
+        `press, turn or move a control; Ctrl+C stops (surface names from ${file})`,
+    )
+    device.input(gen2KeyReport([3], 8))
+    device.input(gen2KeyReport([], 8))
+    device.input(encoderRotateReport([2]))
+    await until('the rotation', () => h.out.includes('replay/encoder:0 rotate +2'))
+
+    // The daemon acted on the press as ever: the binding's command reached the simulator.
+    await expect.poll(() => daemon.status().commands.sent).toBe(1)
+    // Nothing was opened or closed for learning: the daemon's one open device is untouched.
+    expect(h.transport.opened).toEqual([device])
+    expect(device.closed).toBe(false)
+
+    // An event injected through the remote API is marked so.
+    const press = await call(daemon.url, 'POST', '/api/surfaces/replay/controls/key%3A3/press')
+    expect(press.status).toBe(200)
+    await until('the injected up', () => h.out.includes('replay/key:3 up (remote API)'))
+
+    stop.abort()
+    expect(await done).toBe(0)
+    expect(afterBanner(h.out)).toEqual([
+      'streamdeck CL-PLUS-1 (Stream Deck +): open: learning as replay',
+      '  claimed by surfaces: { replay: { driver: streamdeck, model: plus } }',
+      'replay/key:3 down',
+      '  binding:',
+      '    - on: replay/key:3',
+      '      label: "{{name}}\\n{{play}}"',
+      "      press: { command: schedule, params: { action: automatic, title: 'Lower Third' } }",
+      "      feedback: { title: 'Lower Third' }",
+      'replay/key:3 up',
+      'replay/encoder:0 rotate +2',
+      '  binding:',
+      '    - on: replay/encoder:0',
+      '      jog: { scrub: { step_frames: 1 } }',
+      'replay/key:3 down (remote API)',
+      'replay/key:3 up (remote API)',
+    ])
+    expect(h.err).toEqual([])
+    // The daemon runs on with its device after learn has gone.
+    device.input(gen2KeyReport([3], 8))
+    device.input(gen2KeyReport([], 8))
+    await expect.poll(() => daemon.status().commands.sent).toBe(3)
+  })
+
+  it('prints exactly what it prints when it opens the devices itself', async () => {
+    const events = (device: { input(r: Uint8Array): void }): void => {
+      device.input(gen2KeyReport([3], 8))
+      device.input(gen2KeyReport([], 8))
+      device.input(encoderRotateReport([-1]))
+      device.input(gen2KeyReport([0], 8))
+    }
+    const through = harness()
+    through.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    const { daemon, file } = await startDaemon(through, config())
+    const viaDaemon = learn(through, ['--config', file, '--url', daemon.url])
+    await until('the daemon’s surface', () => through.out.some((l) => l.endsWith('learning as replay')))
+    events(through.transport.lastOpened('/dev/hidraw4')!)
+    await until('the last snippet', () => through.out.filter((l) => l === FEEDBACK).length === 2)
+    const throughLines = afterBanner(through.out)
+    viaDaemon.stop.abort()
+    expect(await viaDaemon.done).toBe(0)
+
+    const alone = harness()
+    alone.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    const itself = learn(alone, ['--config', file, '--url', 'http://127.0.0.1:1'])
+    await until('the device open', () => alone.out.some((l) => l.endsWith('learning as replay')))
+    events(alone.transport.lastOpened('/dev/hidraw4')!)
+    await until('the last snippet', () => alone.out.filter((l) => l === FEEDBACK).length === 2)
+    const aloneLines = afterBanner(alone.out)
+    itself.stop.abort()
+    expect(await itself.done).toBe(0)
+
+    expect(throughLines).toEqual(aloneLines)
+    expect(aloneLines).toContain('replay/encoder:0 rotate -1')
+    expect(aloneLines).toContain('    - on: replay/key:0')
+  })
+
+  it('uses the token of the config, or of PANELBRIDGE_TOKEN, for a daemon bound beyond loopback; without it says how', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    const { daemon, file } = await startDaemon(h, config(`{ host: 0.0.0.0, port: 0, token: ${TOKEN} }`))
+    const url = daemon.url.replace(/\/$/, '')
+
+    expect(await runLearn(['--url', url], { ...h.deps, env: {} })).toBe(1)
+    expect(h.err[0]).toBe(
+      `panelbridge learn: a panelbridge daemon is running at ${url} and holds the devices; it wants its token.`,
+    )
+    expect(h.err[1]).toContain('--token-file FILE, set PANELBRIDGE_TOKEN')
+    expect(h.err.join('\n')).not.toContain(TOKEN)
+
+    h.err.length = 0
+    expect(await runLearn(['--url', url], { ...h.deps, env: { PANELBRIDGE_TOKEN: 'wrong-token-wrong-token' } })).toBe(1)
+    expect(h.err[0]).toContain('it wants its token, and refused the one given.')
+
+    // The config's listen: says port 0 here, so the address is given; the token comes from the config.
+    const fromConfig = learn(h, ['--config', file, '--url', url])
+    await until('the daemon’s surface', () => h.out.filter((l) => l.endsWith('learning as replay')).length === 1)
+    const fromEnv = learn(h, ['--url', url], { PANELBRIDGE_TOKEN: TOKEN })
+    await until('the second learner', () => h.out.filter((l) => l.endsWith('learning as replay')).length === 2)
+    h.transport.lastOpened('/dev/hidraw4')!.input(gen2KeyReport([1], 8))
+    await until('both learners', () => h.out.filter((l) => l === 'replay/key:1 down').length === 2)
+    expect(h.transport.opened).toHaveLength(1)
+    fromConfig.stop.abort()
+    fromEnv.stop.abort()
+    expect([await fromConfig.done, await fromEnv.done]).toEqual([0, 0])
+  })
+
+  it('ends with exit 1 and says so when the daemon stops', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    const { daemon, file } = await startDaemon(h, config())
+    const { done } = learn(h, ['--config', file, '--url', daemon.url])
+    await until('the daemon’s surface', () => h.out.some((l) => l.endsWith('learning as replay')))
+    await daemon.stop()
+    expect(await done).toBe(1)
+    expect(h.err.join('\n')).toMatch(/the daemon at http:\/\/127\.0\.0\.1:\d+ ended the event stream/)
+    expect(h.transport.opened).toHaveLength(1)
+  })
+})
