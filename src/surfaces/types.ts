@@ -20,9 +20,11 @@
  * | `pitchbend:CH` | MIDI pitch bend on channel CH, value -1..1 (0 = centre)     | value               |
  * | `program:CH:N` | MIDI program change to program N (0–127) on channel CH      | down, then up       |
  * | `tbar`         | a T-bar, value 0..1                                         | value               |
+ * | `joystick:A`   | a joystick axis: `x` (right +) and `y` (up +), value -1..1  | value               |
+ * |                | (0 = centre); `z`, the endless twist of the stick           | rotate              |
  *
  * Rotate deltas are signed steps: positive is clockwise. Absolute values are normalised (0..1, or
- * -1..1 for the shuttle); the raw device value rides along for drivers that have one.
+ * -1..1 for the shuttle and joystick axes); the raw device value rides along for drivers that have one.
  */
 import type { Listenable } from '../events.js'
 
@@ -30,7 +32,19 @@ import type { Listenable } from '../events.js'
 export type ControlId = string
 
 export type ControlKind =
-  'key' | 'encoder' | 'lcd' | 'jog' | 'shuttle' | 'button' | 'fader' | 'note' | 'cc' | 'pitchbend' | 'program' | 'tbar'
+  | 'key'
+  | 'encoder'
+  | 'lcd'
+  | 'jog'
+  | 'shuttle'
+  | 'button'
+  | 'fader'
+  | 'note'
+  | 'cc'
+  | 'pitchbend'
+  | 'program'
+  | 'tbar'
+  | 'joystick'
 
 /** What a control can show. A surface ignores feedback parts its control cannot show. */
 export interface ControlCapabilities {
