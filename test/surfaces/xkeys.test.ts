@@ -199,6 +199,43 @@ describe('X-keys jog and shuttle', () => {
   })
 })
 
+describe('X-keys joystick', () => {
+  /** An XK-12 Joystick report: x, y, z at bytes 6, 7, 8 as the panel sends them (y down positive). */
+  function stick(x: number, y: number, z: number): number[] {
+    const r = new Array<number>(32).fill(0)
+    r[6] = x & 0xff
+    r[7] = y & 0xff
+    r[8] = z & 0xff
+    return r
+  }
+
+  it('the twist is taken the shorter way round modulo 256 and its first report only seeds', async () => {
+    const { hid, events } = await openModel('XK12JOYSTICK')
+    hid.input(stick(0, 0, 137))
+    hid.input(stick(0, 0, 250))
+    hid.input(stick(0, 0, 4))
+    hid.input(stick(0, 0, 250))
+    expect(brief(events)).toEqual(['rotate joystick:z 113', 'rotate joystick:z 10', 'rotate joystick:z -10'])
+  })
+
+  it('axes are -1..1 with up positive; a held stick returns to centre before closed, a centred one does not', async () => {
+    const { surface, hid, events } = await openModel('XK12JOYSTICK')
+    hid.input(stick(127, -127, 0))
+    hid.input(stick(-64, 0, 0))
+    expect(events.map((e) => (e.type === 'value' ? [e.control, e.value] : e.type))).toEqual([
+      ['joystick:x', 1],
+      ['joystick:y', 1],
+      ['joystick:x', -64 / 127],
+      ['joystick:y', 0],
+    ])
+    events.length = 0
+    const closed = new Promise<void>((resolve) => surface.events.on('closed', resolve))
+    hid.emit('error', new Error('could not read from HID device'))
+    await closed
+    expect(brief(events)).toEqual(['value joystick:x 0'])
+  })
+})
+
 describe('X-keys under the surface manager', () => {
   it('a panel that fails mid-write is closed and reopened with its backlight; a Shuttle beside it is untouched', async () => {
     const xkeys = new MemoryXkeysTransport()
