@@ -89,6 +89,7 @@ afterEach(async () => {
 describe('HID input-report traces', () => {
   it('has a trace for each model that needs one', () => {
     expect(traces.map((t) => t.file).sort()).toEqual([
+      'shuttlepro_v1.json',
       'shuttlepro_v2.json',
       'shuttlexpress.json',
       'xk12_joystick.json',
