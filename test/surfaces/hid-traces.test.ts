@@ -95,6 +95,7 @@ describe('HID input-report traces', () => {
       'xk12_joystick.json',
       'xk24.json',
       'xk68_jogshuttle.json',
+      'xke124_tbar.json',
     ])
   })
 
