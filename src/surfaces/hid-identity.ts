@@ -2,6 +2,9 @@
  * Identity and detection records of USB HID devices, shared by every HID driver (Stream Deck, Contour
  * Shuttle, X-keys): one rule for how a device is told apart, so that a device keeps its name, feedback
  * and back-off whichever driver found it.
+ *
+ * X-keys panels carry a unit id (0..255, set by the user, 0 from the factory) because identical panels
+ * often report the same serial number or none; where the driver knows it, it is part of the identity.
  */
 import type { DetectedDevice } from './types.js'
 
@@ -14,13 +17,20 @@ export interface HidListing {
   vendorId: number
   productId: number
   serialNumber?: string
+  /** The panel's unit id, for devices that have one (X-keys). */
+  unitId?: number
 }
 
-/** Stable identity: the serial number; else `vendor:product@path` in hex. */
+/**
+ * Stable identity: the serial number, else `vendor:product@path` in hex; then `#unitN` where the device
+ * has a unit id (`SAME#unit3` and `SAME#unit7` are two panels).
+ */
 export function hidIdentity(l: HidListing): string {
-  return l.serialNumber && l.serialNumber.trim() !== ''
-    ? l.serialNumber.trim()
-    : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
+  const base =
+    l.serialNumber && l.serialNumber.trim() !== ''
+      ? l.serialNumber.trim()
+      : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
+  return l.unitId === undefined ? base : `${base}#unit${l.unitId}`
 }
 
 /** The detection record of a listed device whose model the driver recognised. */
@@ -34,5 +44,6 @@ export function detectedHid(driver: string, l: HidListing, model: { id: string; 
     productId: l.productId,
     path: l.path,
     ...(l.serialNumber ? { serial: l.serialNumber } : {}),
+    ...(l.unitId !== undefined ? { unitId: l.unitId } : {}),
   }
 }

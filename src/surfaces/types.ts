@@ -162,7 +162,11 @@ export interface Surface {
   close(): Promise<void>
 }
 
-/** A device found by detection. Detection never opens a device. */
+/**
+ * A device found by detection. Detection opens no device, with one exception: the X-keys driver opens
+ * each newly listed panel once, briefly, to read its unit id (only the panel knows it; see
+ * `xkeys/driver.ts`).
+ */
 export interface DetectedDevice {
   driver: string
   /** Stable identity (see SurfaceDescription.id). */
@@ -178,6 +182,8 @@ export interface DetectedDevice {
   path?: string
   /** The MIDI input port's name, for devices behind a MIDI port (claimed by a part of it). */
   port?: string
+  /** The unit id of an X-keys panel (0..255, set by the user to tell identical panels apart). */
+  unitId?: number
 }
 
 /** One driver: detect, open, run. */
