@@ -62,6 +62,11 @@ export interface ControlDescriptor {
   /** Grid position for key-like controls, from the top left. */
   row?: number
   column?: number
+  /**
+   * The device's own name for the control where it differs from the id, e.g. `key 7` for `key:1` of an
+   * X-keys XK-24 (the panel numbers its keys down the columns from 1): what `learn` shows beside the id.
+   */
+  label?: string
   capabilities: ControlCapabilities
 }
 

@@ -132,8 +132,10 @@ describe('X-keys driver: detect and open', () => {
     expect(surface.description.grid).toEqual({ rows: 6, columns: 4 })
     const keys = surface.description.controls.filter((c) => c.kind === 'key')
     expect(keys).toHaveLength(24)
-    expect(keys[1]).toMatchObject({ id: 'key:1', row: 0, column: 1, capabilities: { led: true } })
-    expect(keys[23]).toMatchObject({ id: 'key:23', row: 5, column: 3 })
+    // The label is the panel's own numbering (down the columns from 1), for learn to show.
+    expect(keys[1]).toMatchObject({ id: 'key:1', label: 'key 7', row: 0, column: 1, capabilities: { led: true } })
+    expect(keys[23]).toMatchObject({ id: 'key:23', label: 'key 24', row: 5, column: 3 })
+    expect(surface.description.controls.find((c) => c.id === 'button:0')!.label).toBe('program switch')
     expect(surface.description.controls.map((c) => c.id)).toEqual(xkeysModelControls('XK24')!.map((c) => c.id))
     // The library counts down the columns: its key 7 is the top of the second column, key:1 here.
     hid.input(xk24Report([7]))
