@@ -33,6 +33,25 @@ export function hidIdentity(l: HidListing): string {
   return l.unitId === undefined ? base : `${base}#unit${l.unitId}`
 }
 
+/**
+ * What opening a detected device needs: its path, product id and model (found by vendor and product
+ * id). Throws a clear error, naming the driver and `what` the model table holds, when one is missing.
+ */
+export function openTarget<M>(
+  driver: string,
+  device: DetectedDevice,
+  find: (vendorId: number, productId: number) => M | undefined,
+  what: string,
+): { path: string; productId: number; model: M } {
+  if (!device.path) throw new Error(`${driver}: device ${device.id} has no path to open`)
+  const { vendorId, productId } = device
+  const model = vendorId !== undefined && productId !== undefined ? find(vendorId, productId) : undefined
+  if (model === undefined) {
+    throw new Error(`${driver}: ${hex4(vendorId ?? 0)}:${hex4(productId ?? 0)} is not a known ${what}`)
+  }
+  return { path: device.path, productId: productId!, model }
+}
+
 /** The detection record of a listed device whose model the driver recognised. */
 export function detectedHid(driver: string, l: HidListing, model: { id: string; name: string }): DetectedDevice {
   return {
@@ -46,4 +65,30 @@ export function detectedHid(driver: string, l: HidListing, model: { id: string; 
     ...(l.serialNumber ? { serial: l.serialNumber } : {}),
     ...(l.unitId !== undefined ? { unitId: l.unitId } : {}),
   }
+}
+
+/**
+ * The HID devices node-hid lists whose model `modelOf` recognises (by vendor id, product id and USB
+ * interface), each once with its model. node-hid is loaded on first use, so a machine without it still
+ * starts.
+ */
+export async function listNodeHid<M>(
+  modelOf: (vendorId: number, productId: number, iface: number) => M | undefined,
+): Promise<(HidListing & { model: M })[]> {
+  const HID = await import('node-hid')
+  const out = new Map<string, HidListing & { model: M }>()
+  for (const dev of await HID.devicesAsync()) {
+    // Why once per path: node-hid lists a device once per interface or usage.
+    if (!dev.path || out.has(dev.path)) continue
+    const model = modelOf(dev.vendorId, dev.productId, dev.interface)
+    if (model === undefined) continue
+    out.set(dev.path, {
+      path: dev.path,
+      model,
+      vendorId: dev.vendorId,
+      productId: dev.productId,
+      ...(dev.serialNumber ? { serialNumber: dev.serialNumber } : {}),
+    })
+  }
+  return [...out.values()]
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setLogSink, type LogSink } from '../../src/log.js'
-import { SurfaceManager } from '../../src/surfaces/manager.js'
+import { SurfaceManager, type SurfaceManagerOptions } from '../../src/surfaces/manager.js'
 import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { XKEYS_INIT_TIMEOUT_MS, XkeysDriver } from '../../src/surfaces/xkeys/driver.js'
@@ -292,14 +292,10 @@ describe('X-keys joystick', () => {
 })
 
 describe('X-keys under the surface manager', () => {
-  it('two identical XK-24s without serial numbers: the claims take each by its unit id, whichever port it is in', async () => {
-    const xkeys = new MemoryXkeysTransport()
+  /** A manager with live hot-plug, every device accessible and short scan and retry delays. */
+  function fastManager(opts: Pick<SurfaceManagerOptions, 'drivers' | 'claims'>): SurfaceManager {
     const manager = new SurfaceManager({
-      drivers: [new XkeysDriver({ transport: xkeys })],
-      claims: [
-        { name: 'left', driver: 'xkeys', match: { model: 'XK24', unitId: 7 } },
-        { name: 'right', driver: 'xkeys', match: { model: 'XK24', unitId: 3 } },
-      ],
+      ...opts,
       hotplug: new FakeHotplug(true),
       access: () => Promise.resolve('ok'),
       pollMs: 20,
@@ -308,6 +304,18 @@ describe('X-keys under the surface manager', () => {
       retryMaxMs: 200,
     })
     managers.push(manager)
+    return manager
+  }
+
+  it('two identical XK-24s without serial numbers: the claims take each by its unit id, whichever port it is in', async () => {
+    const xkeys = new MemoryXkeysTransport()
+    const manager = fastManager({
+      drivers: [new XkeysDriver({ transport: xkeys })],
+      claims: [
+        { name: 'left', driver: 'xkeys', match: { model: 'XK24', unitId: 7 } },
+        { name: 'right', driver: 'xkeys', match: { model: 'XK24', unitId: 3 } },
+      ],
+    })
     xkeys.plug('XK24', '/dev/hidraw1', { unitId: 3 })
     xkeys.plug('XK24', '/dev/hidraw2', { unitId: 7 })
     await manager.start()
@@ -337,16 +345,9 @@ describe('X-keys under the surface manager', () => {
   it('a panel that fails mid-write is closed and reopened with its backlight; a Shuttle beside it is untouched', async () => {
     const xkeys = new MemoryXkeysTransport()
     const shuttles = new MemoryShuttleTransport()
-    const manager = new SurfaceManager({
+    const manager = fastManager({
       drivers: [new XkeysDriver({ transport: xkeys }), new ShuttleDriver({ transport: shuttles })],
-      hotplug: new FakeHotplug(true),
-      access: () => Promise.resolve('ok'),
-      pollMs: 20,
-      rescanDelaysMs: [0, 20, 60],
-      retryInitialMs: 30,
-      retryMaxMs: 200,
     })
-    managers.push(manager)
     xkeys.plug('XK24', '/dev/hidraw1', { serialNumber: 'PAD' })
     shuttles.plug('shuttlexpress', '/dev/hidraw2', 'XP')
     await manager.start()

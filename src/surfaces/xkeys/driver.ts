@@ -12,7 +12,8 @@
  */
 import { XKeys, type HIDDevice } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
-import { detectedHid, hex4, hidIdentity } from '../hid-identity.js'
+import { detectedHid, hidIdentity, openTarget } from '../hid-identity.js'
+import type { GuardedHid } from '../hid-report-guard.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findXkeysModel, type XkeysModel } from './models.js'
 import { XkeysReportGuard, xkeysReportBytes } from './report-guard.js'
@@ -63,17 +64,10 @@ export class XkeysDriver implements SurfaceDriver {
   }
 
   async open(device: DetectedDevice): Promise<XkeysSurface> {
-    if (!device.path) throw new Error(`xkeys: device ${device.id} has no path to open`)
-    const model =
-      device.vendorId !== undefined && device.productId !== undefined
-        ? findXkeysModel(device.vendorId, device.productId)
-        : undefined
-    if (!model) {
-      throw new Error(`xkeys: ${hex4(device.vendorId ?? 0)}:${hex4(device.productId ?? 0)} is not a known X-keys model`)
-    }
+    const { path, productId, model } = openTarget(this.name, device, findXkeysModel, 'X-keys model')
     const log = this.log.child(device.id)
-    const panel = await this.connect(device.id, device.path, model, device.productId!, log)
-    const key = unitKey(device.path, device.productId!)
+    const panel = await this.connect(device.id, path, model, productId, log)
+    const key = unitKey(path, productId)
     if (device.unitId !== undefined && panel.unitId !== device.unitId) {
       this.unitIds.delete(key)
       await panel.close().catch((err: unknown) => log.debug('close after a failed open', { error: err }))
@@ -112,10 +106,8 @@ export class XkeysDriver implements SurfaceDriver {
   private async connect(id: string, path: string, model: XkeysModel, productId: number, log: Logger): Promise<XKeys> {
     const iface = model.hidDevices.find(([pid]) => pid === productId)![1]
     const hid = await this.transport.open(path)
-    const guard = new XkeysReportGuard(
-      hid as HIDDevice & { off(event: string, handler: (...args: never[]) => void): unknown },
-      xkeysReportBytes(model.product),
-      (length) => log.once('short-report', 'warn', 'dropped an input report too short to decode', { length }),
+    const guard = new XkeysReportGuard(hid as HIDDevice & GuardedHid, xkeysReportBytes(model.product), (length) =>
+      log.once('short-report', 'warn', 'dropped an input report too short to decode', { length }),
     )
     let timer: NodeJS.Timeout | undefined
     try {
