@@ -1,6 +1,7 @@
 /**
  * `panelbridge devices [--config FILE]`: every control surface the hardware drivers detect, without
- * opening any: driver, model, serial or path, its controls, which configured surface claims it, and
+ * opening any (X-keys panels excepted: detection reads each one's unit id): driver, model, serial or
+ * path, X-keys unit id, its controls, which configured surface claims it, and
  * whether this user may open it (else which udev rule file to install). The drivers come from
  * `src/surfaces/drivers.ts`, so a new driver is listed here with no change.
  *
@@ -15,7 +16,7 @@ import type { Config } from '../mappings/schema.js'
 import { claimOf } from '../mappings/surfaces.js'
 import { countControls, hardwareDrivers, type HardwareDriverFactory } from '../surfaces/drivers.js'
 import { checkDeviceAccess, type AccessCheck, type HotplugSource } from '../surfaces/hotplug.js'
-import { MANAGER_DEFAULTS, claimMatches, type ClaimMatch, type SurfaceClaim } from '../surfaces/manager.js'
+import { MANAGER_DEFAULTS, claimMatches, claimRank, type SurfaceClaim } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../surfaces/udev.js'
 import type { Subcommand } from './index.js'
@@ -83,11 +84,6 @@ export async function readClaims(
   return { file: path, config, claims }
 }
 
-function claimRank(m: ClaimMatch): number {
-  if (m.serial !== undefined) return 0
-  return m.model !== undefined || m.vendorId !== undefined || m.productId !== undefined ? 1 : 2
-}
-
 /**
  * Which configured surface takes each device (device id → surface name), handed out as the surface
  * manager does: serial claims first, then model and vendor/product claims, then `any`, each in order.
@@ -105,8 +101,8 @@ export function assignClaims(claims: readonly SurfaceClaim[], devices: readonly 
 }
 
 /**
- * The `surfaces:` entry that would claim this device: its model, and its serial when it has one (a MIDI
- * port: its name).
+ * The `surfaces:` entry that would claim this device: its model, its serial when it has one, and an
+ * X-keys panel's unit id (a MIDI port: its name).
  */
 export function surfaceEntryFor(name: string, device: DetectedDevice): string {
   // A MIDI surface is claimed by its input port's name (the schema requires `input:`).
@@ -115,7 +111,8 @@ export function surfaceEntryFor(name: string, device: DetectedDevice): string {
   const entry: Record<string, unknown> = { driver: device.driver }
   if (device.modelId !== undefined) entry.model = device.modelId
   if (device.serial !== undefined && device.serial.trim() !== '') entry.serial = device.serial.trim()
-  else if (device.modelId === undefined) entry.any = true
+  else if (device.modelId === undefined && device.unitId === undefined) entry.any = true
+  if (device.unitId !== undefined) entry.unit_id = device.unitId
   return yamlLine({ [name]: entry })
 }
 
@@ -126,9 +123,10 @@ export function yamlLine(value: unknown): string {
 
 const HELP = `Usage: panelbridge devices [--config FILE]
 
-Lists every control surface the drivers detect, without opening any: driver, model, serial or
-device path, its controls, which configured surface claims it, and whether this user may open it
-(else the udev rule file to install). Nothing is taken from a running daemon.
+Lists every control surface the drivers detect, without opening any (an X-keys panel is opened
+briefly to read its unit id): driver, model, serial or device path, X-keys unit id, its controls,
+which configured surface claims it, and whether this user may open it (else the udev rule file to
+install). Nothing is taken from a running daemon.
 
 Options:
   --config FILE   the mapping file whose surfaces: claim the devices
@@ -180,7 +178,11 @@ export async function runDevices(
   )
   let unclaimed = 0
   for (const { device, entry } of found) {
-    const where = [device.serial !== undefined ? `serial ${device.serial}` : undefined, device.path]
+    const where = [
+      device.serial !== undefined ? `serial ${device.serial}` : undefined,
+      device.unitId !== undefined ? `unit id ${device.unitId}` : undefined,
+      device.path,
+    ]
       .filter(Boolean)
       .join('  ')
     deps.out('')

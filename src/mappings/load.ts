@@ -306,6 +306,7 @@ const KIND_WORDS: Record<ControlKind, string> = {
   pitchbend: 'a MIDI pitch bend',
   program: 'a MIDI program change',
   tbar: 'a T-bar',
+  joystick: 'a joystick axis',
 }
 
 interface SurfaceInfo {

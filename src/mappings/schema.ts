@@ -231,8 +231,16 @@ export const xkeysSurface = z
       .optional()
       .describe('Model id as the X-keys library names it: `XK24`, `XK80`, `XK12JOG`, `XK68JOGSHUTTLE`, ...'),
     ...claim,
+    unit_id: z
+      .int()
+      .min(0)
+      .max(255)
+      .optional()
+      .describe(
+        "Claims the panel with this unit id (0..255; 0 from the factory, set with the X-keys tools), which tells identical panels apart whichever port they are in. `panelbridge devices` shows each panel's.",
+      ),
   })
-  .describe('A P.I. Engineering X-keys panel: backlit keys, and a jog, shuttle or T-bar on some models.')
+  .describe('A P.I. Engineering X-keys panel: backlit keys, and a jog, shuttle, T-bar or joystick on some models.')
 
 export const webSurface = z
   .strictObject({

@@ -133,6 +133,7 @@ export function claimOf(name: string, surface: SurfaceConfig): SurfaceClaim | un
   if (surface.model !== undefined) match.model = surface.model
   if (surface.vendor_id !== undefined) match.vendorId = surface.vendor_id
   if (surface.product_id !== undefined) match.productId = surface.product_id
+  if (surface.driver === 'xkeys' && surface.unit_id !== undefined) match.unitId = surface.unit_id
   // A surface that names nothing but its driver takes the first device of that driver.
   if (surface.any === true || Object.keys(match).length === 0) match.any = true
   return { name, driver: surface.driver, match }

@@ -12,6 +12,13 @@ export type ParsedControlId =
   | { kind: 'jog' | 'shuttle' | 'tbar' }
   | { kind: 'note' | 'cc' | 'program'; channel: number; number: number }
   | { kind: 'pitchbend'; channel: number }
+  | { kind: 'joystick'; axis: JoystickAxis }
+
+/** The axes of a joystick: `x` (right is positive), `y` (up is positive), `z` (the twist of the stick). */
+export type JoystickAxis = 'x' | 'y' | 'z'
+
+/** Every joystick axis, in the order a surface lists them. */
+export const JOYSTICK_AXES: readonly JoystickAxis[] = ['x', 'y', 'z']
 
 /** Stable codes for callers that branch on the kind of mistake. */
 export type ControlIdErrorCode = 'empty' | 'unknown-kind' | 'bad-arguments' | 'out-of-range' | 'not-canonical'
@@ -45,6 +52,7 @@ export const CONTROL_KINDS: readonly ControlKind[] = [
   'pitchbend',
   'program',
   'tbar',
+  'joystick',
 ]
 /** The events each control kind sends (the table in `types.ts`). */
 export const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly SurfaceEvent['type'][]>> = {
@@ -60,6 +68,8 @@ export const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly SurfaceEvent[
   pitchbend: ['value'],
   program: ['down', 'up'],
   tbar: ['value'],
+  // Why two: `joystick:x` and `joystick:y` send values, the endless twist `joystick:z` sends rotate steps.
+  joystick: ['value', 'rotate'],
 }
 
 /** Whether a control of this kind sends this event. */
@@ -88,6 +98,7 @@ const EXAMPLES: Record<ControlKind, string> = {
   jog: 'jog',
   shuttle: 'shuttle',
   tbar: 'tbar',
+  joystick: 'joystick:x',
   note: 'note:1:60',
   cc: 'cc:1:7',
   pitchbend: 'pitchbend:1',
@@ -146,6 +157,15 @@ export function parseControlId(input: string): ParsedControlId {
     const n = number(input, args[1]!, NUMBER_WORDS[kind], 0, 127)
     return { kind, channel, number: n }
   }
+  if (kind === 'joystick') {
+    if (args.length !== 1) fail('bad-arguments', input, `expected joystick:AXIS (x, y or z), e.g. ${EXAMPLES[kind]}`)
+    const axis = args[0]!
+    if (isKind(JOYSTICK_AXES, axis)) return { kind, axis }
+    if (isKind(JOYSTICK_AXES, axis.toLowerCase())) {
+      fail('not-canonical', input, `write the joystick axis in lower case (${axis.toLowerCase()})`)
+    }
+    fail('bad-arguments', input, `the joystick axis must be x, y or z, got ${JSON.stringify(axis)}`)
+  }
   if (isKind(CHANNEL_ONLY, kind)) {
     if (args.length !== 1) fail('bad-arguments', input, `expected ${kind}:CH, e.g. ${EXAMPLES[kind]}`)
     return { kind, channel: number(input, args[0]!, 'the MIDI channel', 1, 16) }
@@ -158,6 +178,7 @@ export function formatControlId(id: ParsedControlId): ControlId {
   if ('index' in id) return `${id.kind}:${id.index}`
   if ('number' in id) return `${id.kind}:${id.channel}:${id.number}`
   if ('channel' in id) return `${id.kind}:${id.channel}`
+  if ('axis' in id) return `${id.kind}:${id.axis}`
   return id.kind
 }
 

@@ -2,6 +2,9 @@
  * Identity and detection records of USB HID devices, shared by every HID driver (Stream Deck, Contour
  * Shuttle, X-keys): one rule for how a device is told apart, so that a device keeps its name, feedback
  * and back-off whichever driver found it.
+ *
+ * X-keys panels carry a unit id (0..255, set by the user, 0 from the factory) because identical panels
+ * often report the same serial number or none; where the driver knows it, it is part of the identity.
  */
 import type { DetectedDevice } from './types.js'
 
@@ -14,13 +17,39 @@ export interface HidListing {
   vendorId: number
   productId: number
   serialNumber?: string
+  /** The panel's unit id, for devices that have one (X-keys). */
+  unitId?: number
 }
 
-/** Stable identity: the serial number; else `vendor:product@path` in hex. */
+/**
+ * Stable identity: the serial number, else `vendor:product@path` in hex; then `#unitN` where the device
+ * has a unit id (`SAME#unit3` and `SAME#unit7` are two panels).
+ */
 export function hidIdentity(l: HidListing): string {
-  return l.serialNumber && l.serialNumber.trim() !== ''
-    ? l.serialNumber.trim()
-    : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
+  const base =
+    l.serialNumber && l.serialNumber.trim() !== ''
+      ? l.serialNumber.trim()
+      : `${hex4(l.vendorId)}:${hex4(l.productId)}@${l.path}`
+  return l.unitId === undefined ? base : `${base}#unit${l.unitId}`
+}
+
+/**
+ * What opening a detected device needs: its path, product id and model (found by vendor and product
+ * id). Throws a clear error, naming the driver and `what` the model table holds, when one is missing.
+ */
+export function openTarget<M>(
+  driver: string,
+  device: DetectedDevice,
+  find: (vendorId: number, productId: number) => M | undefined,
+  what: string,
+): { path: string; productId: number; model: M } {
+  if (!device.path) throw new Error(`${driver}: device ${device.id} has no path to open`)
+  const { vendorId, productId } = device
+  const model = vendorId !== undefined && productId !== undefined ? find(vendorId, productId) : undefined
+  if (model === undefined) {
+    throw new Error(`${driver}: ${hex4(vendorId ?? 0)}:${hex4(productId ?? 0)} is not a known ${what}`)
+  }
+  return { path: device.path, productId: productId!, model }
 }
 
 /** The detection record of a listed device whose model the driver recognised. */
@@ -34,5 +63,32 @@ export function detectedHid(driver: string, l: HidListing, model: { id: string; 
     productId: l.productId,
     path: l.path,
     ...(l.serialNumber ? { serial: l.serialNumber } : {}),
+    ...(l.unitId !== undefined ? { unitId: l.unitId } : {}),
   }
+}
+
+/**
+ * The HID devices node-hid lists whose model `modelOf` recognises (by vendor id, product id and USB
+ * interface), each once with its model. node-hid is loaded on first use, so a machine without it still
+ * starts.
+ */
+export async function listNodeHid<M>(
+  modelOf: (vendorId: number, productId: number, iface: number) => M | undefined,
+): Promise<(HidListing & { model: M })[]> {
+  const HID = await import('node-hid')
+  const out = new Map<string, HidListing & { model: M }>()
+  for (const dev of await HID.devicesAsync()) {
+    // Why once per path: node-hid lists a device once per interface or usage.
+    if (!dev.path || out.has(dev.path)) continue
+    const model = modelOf(dev.vendorId, dev.productId, dev.interface)
+    if (model === undefined) continue
+    out.set(dev.path, {
+      path: dev.path,
+      model,
+      vendorId: dev.vendorId,
+      productId: dev.productId,
+      ...(dev.serialNumber ? { serialNumber: dev.serialNumber } : {}),
+    })
+  }
+  return [...out.values()]
 }

@@ -84,6 +84,8 @@ export interface ClaimMatch {
   productId?: number
   /** A part of the MIDI port's name, case-insensitive (ALSA decorates names with client numbers). */
   port?: string
+  /** The X-keys unit id (`DetectedDevice.unitId`). */
+  unitId?: number
   any?: boolean
 }
 
@@ -108,9 +110,17 @@ export class SurfaceClaimError extends Error {
   }
 }
 
-function claimRank(m: ClaimMatch): number {
+/** How specific a claim is: 0 serial, 1 model, vendor/product id, port or unit id, 2 `any` only. */
+export function claimRank(m: ClaimMatch): number {
   if (m.serial !== undefined) return 0
-  if (m.model !== undefined || m.vendorId !== undefined || m.productId !== undefined || m.port !== undefined) return 1
+  if (
+    m.model !== undefined ||
+    m.vendorId !== undefined ||
+    m.productId !== undefined ||
+    m.port !== undefined ||
+    m.unitId !== undefined
+  )
+    return 1
   return 2
 }
 
@@ -124,6 +134,7 @@ export function claimMatches(m: ClaimMatch, d: DetectedDevice): boolean {
   if (m.vendorId !== undefined && d.vendorId !== m.vendorId) return false
   if (m.productId !== undefined && d.productId !== m.productId) return false
   if (m.port !== undefined && !(d.port ?? '').toLowerCase().includes(m.port.trim().toLowerCase())) return false
+  if (m.unitId !== undefined && d.unitId !== m.unitId) return false
   return m.any === true || claimRank(m) < 2
 }
 

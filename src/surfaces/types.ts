@@ -20,9 +20,11 @@
  * | `pitchbend:CH` | MIDI pitch bend on channel CH, value -1..1 (0 = centre)     | value               |
  * | `program:CH:N` | MIDI program change to program N (0–127) on channel CH      | down, then up       |
  * | `tbar`         | a T-bar, value 0..1                                         | value               |
+ * | `joystick:A`   | a joystick axis: `x` (right +) and `y` (up +), value -1..1  | value               |
+ * |                | (0 = centre); `z`, the endless twist of the stick           | rotate              |
  *
  * Rotate deltas are signed steps: positive is clockwise. Absolute values are normalised (0..1, or
- * -1..1 for the shuttle); the raw device value rides along for drivers that have one.
+ * -1..1 for the shuttle and joystick axes); the raw device value rides along for drivers that have one.
  */
 import type { Listenable } from '../events.js'
 
@@ -30,7 +32,19 @@ import type { Listenable } from '../events.js'
 export type ControlId = string
 
 export type ControlKind =
-  'key' | 'encoder' | 'lcd' | 'jog' | 'shuttle' | 'button' | 'fader' | 'note' | 'cc' | 'pitchbend' | 'program' | 'tbar'
+  | 'key'
+  | 'encoder'
+  | 'lcd'
+  | 'jog'
+  | 'shuttle'
+  | 'button'
+  | 'fader'
+  | 'note'
+  | 'cc'
+  | 'pitchbend'
+  | 'program'
+  | 'tbar'
+  | 'joystick'
 
 /** What a control can show. A surface ignores feedback parts its control cannot show. */
 export interface ControlCapabilities {
@@ -50,6 +64,11 @@ export interface ControlDescriptor {
   /** Grid position for key-like controls, from the top left. */
   row?: number
   column?: number
+  /**
+   * The device's own name for the control where it differs from the id, e.g. `key 7` for `key:1` of an
+   * X-keys XK-24 (the panel numbers its keys down the columns from 1): what `learn` shows beside the id.
+   */
+  label?: string
   capabilities: ControlCapabilities
 }
 
@@ -150,7 +169,11 @@ export interface Surface {
   close(): Promise<void>
 }
 
-/** A device found by detection. Detection never opens a device. */
+/**
+ * A device found by detection. Detection opens no device, with one exception: the X-keys driver opens
+ * each newly listed panel once, briefly, to read its unit id (only the panel knows it; see
+ * `xkeys/driver.ts`).
+ */
 export interface DetectedDevice {
   driver: string
   /** Stable identity (see SurfaceDescription.id). */
@@ -166,6 +189,8 @@ export interface DetectedDevice {
   path?: string
   /** The MIDI input port's name, for devices behind a MIDI port (claimed by a part of it). */
   port?: string
+  /** The unit id of an X-keys panel (0..255, set by the user to tell identical panels apart). */
+  unitId?: number
 }
 
 /** One driver: detect, open, run. */

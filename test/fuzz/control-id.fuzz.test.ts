@@ -16,13 +16,16 @@ const idLike = fc.oneof(
         'jog',
         'shuttle',
         'tbar',
+        'joystick',
         'note',
         'cc',
         'pitchbend',
         'program',
         'x',
       ),
-      fc.array(fc.oneof(fc.nat(20_000).map(String), fc.string({ maxLength: 4 })), { maxLength: 3 }),
+      fc.array(fc.oneof(fc.nat(20_000).map(String), fc.constantFrom('x', 'y', 'z', 'X'), fc.string({ maxLength: 4 })), {
+        maxLength: 3,
+      }),
     )
     .map(([kind, args]) => [kind, ...args].join(':')),
 )

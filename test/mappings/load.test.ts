@@ -285,6 +285,30 @@ bindings:
     ])
   })
 
+  it('X-keys joystick: its axes on a joystick model; joystick:x on an XK-24 and a press on an axis are refused', async () => {
+    expect(
+      await problems(`version: 1
+surfaces:
+  pad: { driver: xkeys, model: XK24 }
+  stick: { driver: xkeys, model: XK12JOYSTICK }
+bindings:
+  - on: stick/joystick:x
+    value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
+  - on: stick/joystick:z
+    jog: { scrub: { step_frames: 1 } }
+  - on: stick/key:11
+    press: { command: replay_play_pause }
+  - on: pad/joystick:x
+    value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
+  - on: stick/joystick:y
+    press: { command: replay_play_pause }
+`),
+    ).toEqual([
+      'c.yaml:12:9: on: pad has no control joystick:x',
+      'c.yaml:15:12: press: stick/joystick:y is a joystick axis, which sends no down events',
+    ])
+  })
+
   it('refuses what is too big to read, and alias bombs', async () => {
     expect(await problems('#'.repeat(MAX_CONFIG_BYTES + 1))).toEqual([
       `c.yaml:1:1: the file is larger than ${MAX_CONFIG_BYTES} bytes`,

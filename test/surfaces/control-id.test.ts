@@ -19,6 +19,9 @@ describe('control ids', () => {
     ['jog', { kind: 'jog' }],
     ['shuttle', { kind: 'shuttle' }],
     ['tbar', { kind: 'tbar' }],
+    ['joystick:x', { kind: 'joystick', axis: 'x' }],
+    ['joystick:y', { kind: 'joystick', axis: 'y' }],
+    ['joystick:z', { kind: 'joystick', axis: 'z' }],
     ['note:1:60', { kind: 'note', channel: 1, number: 60 }],
     ['cc:16:127', { kind: 'cc', channel: 16, number: 127 }],
     ['pitchbend:1', { kind: 'pitchbend', channel: 1 }],
@@ -54,6 +57,10 @@ describe('control ids', () => {
     ['program:1', 'bad-arguments', 'expected program:CH:N, e.g. program:1:0'],
     ['program:1:128', 'out-of-range', 'the program number must be from 0 to 127, got 128'],
     ['key:10000', 'out-of-range', 'the index must be from 0 to 9999'],
+    ['joystick', 'bad-arguments', 'expected joystick:AXIS (x, y or z), e.g. joystick:x'],
+    ['joystick:0', 'bad-arguments', 'the joystick axis must be x, y or z, got "0"'],
+    ['joystick:X', 'not-canonical', 'write the joystick axis in lower case (x)'],
+    ['joystick:x:1', 'bad-arguments', 'expected joystick:AXIS (x, y or z), e.g. joystick:x'],
   ])('refuses %j (%s)', (text, code, message) => {
     let caught: unknown
     try {

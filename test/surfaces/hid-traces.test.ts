@@ -4,7 +4,8 @@
  * to the real device library, and compares the surface events each report produces with the trace.
  *
  * Event notation: `down button:0`, `up button:0`, `rotate jog +1`, `value shuttle 3` (the raw value; the
- * normalised value is checked to be raw / 7).
+ * normalised value is checked to be raw / full scale: 7 for the ring, 255 for the T-bar, 127 for a
+ * joystick axis).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -75,6 +76,9 @@ function brief(e: SurfaceEvent): string {
   }
 }
 
+/** The raw value that normalises to 1 (or -1..1 for centred controls), by control. */
+const RAW_FULL_SCALE: Record<string, number> = { shuttle: 7, tbar: 255, 'joystick:x': 127, 'joystick:y': 127 }
+
 const hex = (s: string): Uint8Array => Uint8Array.from(s.trim().split(/\s+/), (b) => parseInt(b, 16))
 
 const open: Surface[] = []
@@ -85,10 +89,13 @@ afterEach(async () => {
 describe('HID input-report traces', () => {
   it('has a trace for each model that needs one', () => {
     expect(traces.map((t) => t.file).sort()).toEqual([
+      'shuttlepro_v1.json',
       'shuttlepro_v2.json',
       'shuttlexpress.json',
+      'xk12_joystick.json',
       'xk24.json',
       'xk68_jogshuttle.json',
+      'xke124_tbar.json',
     ])
   })
 
@@ -108,7 +115,7 @@ describe('HID input-report traces', () => {
         expect(events.map(brief), `step ${i} (${step.report})${step.note ? ': ' + step.note : ''}`).toEqual(step.events)
         for (const e of events) {
           expect(e.surface).toBe(surface.description.id)
-          if (e.type === 'value') expect(e.value).toBe(e.raw! / (e.control === 'tbar' ? 255 : 7))
+          if (e.type === 'value') expect(e.value).toBe(e.raw! / RAW_FULL_SCALE[e.control]!)
         }
       })
     })

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setLogSink, type LogSink } from '../../src/log.js'
-import { SurfaceManager } from '../../src/surfaces/manager.js'
+import { SurfaceManager, type SurfaceManagerOptions } from '../../src/surfaces/manager.js'
 import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { XKEYS_INIT_TIMEOUT_MS, XkeysDriver } from '../../src/surfaces/xkeys/driver.js'
@@ -57,33 +57,74 @@ const brief = (events: SurfaceEvent[]): string[] =>
   )
 
 describe('X-keys driver: detect and open', () => {
-  it('lists panels with their config model id, name and identity, without opening any', async () => {
+  it('lists panels with their config model id, name, unit id and identity; each panel is opened once to read its unit id', async () => {
     const transport = new MemoryXkeysTransport()
-    transport.plug('XK24', '/dev/hidraw1')
+    transport.plug('XK24', '/dev/hidraw1', { unitId: 4 })
     transport.plug('XK68JOGSHUTTLE', '/dev/hidraw2', { serialNumber: 'JS-9' })
-    const detected = await new XkeysDriver({ transport }).detect()
-    expect(detected).toEqual([
+    const driver = new XkeysDriver({ transport })
+    const expected = [
       {
         driver: 'xkeys',
-        id: '05f3:0405@/dev/hidraw1',
+        id: '05f3:0405@/dev/hidraw1#unit4',
         model: 'XK-24',
         modelId: 'XK24',
         vendorId: 0x05f3,
         productId: 1029,
         path: '/dev/hidraw1',
+        unitId: 4,
       },
       {
         driver: 'xkeys',
-        id: 'JS-9',
+        id: 'JS-9#unit0',
         model: 'XK-68 Jog-Shuttle',
         modelId: 'XK68JOGSHUTTLE',
         vendorId: 0x05f3,
         productId: 1114,
         path: '/dev/hidraw2',
         serial: 'JS-9',
+        unitId: 0,
       },
+    ]
+    expect(await driver.detect()).toEqual(expected)
+    // The probe asks only for the version and the state (read-only requests), and releases the panel.
+    expect(transport.opened.map((d) => [d.path, d.initWrites.map((w) => w.slice(0, 5)), d.writes, d.closed])).toEqual([
+      ['/dev/hidraw1', ['00 d6', '00 b1'], [], true],
+      ['/dev/hidraw2', ['00 d6', '00 b1'], [], true],
     ])
-    expect(transport.opened).toHaveLength(0)
+    // While a panel stays at its path, its unit id is remembered: no second probe.
+    expect(await driver.detect()).toEqual(expected)
+    expect(transport.opened).toHaveLength(2)
+  })
+
+  it('a panel replugged at a path is probed again; one that never answers is listed without a unit id', async () => {
+    vi.useFakeTimers()
+    const transport = new MemoryXkeysTransport()
+    transport.plug('XK24', '/dev/hidraw1', { unitId: 4 })
+    const driver = new XkeysDriver({ transport })
+    expect((await driver.detect()).map((d) => d.id)).toEqual(['05f3:0405@/dev/hidraw1#unit4'])
+    transport.unplug('/dev/hidraw1')
+    expect(await driver.detect()).toEqual([])
+    transport.plug('XK24', '/dev/hidraw1', { unitId: 9 })
+    transport.onOpen = (dev) => (dev.answers = false)
+    const listed = driver.detect()
+    await vi.advanceTimersByTimeAsync(XKEYS_INIT_TIMEOUT_MS)
+    expect((await listed).map((d) => [d.id, d.unitId])).toEqual([['05f3:0405@/dev/hidraw1', undefined]])
+    expect(transport.lastOpened('/dev/hidraw1')!.closed).toBe(true)
+    transport.onOpen = undefined
+    expect((await driver.detect()).map((d) => d.id)).toEqual(['05f3:0405@/dev/hidraw1#unit9'])
+  })
+
+  it('open refuses a panel whose unit id is not the one detected (another panel now at that path)', async () => {
+    const transport = new MemoryXkeysTransport()
+    transport.plug('XK24', '/dev/hidraw1', { unitId: 4 })
+    const driver = new XkeysDriver({ transport })
+    const [detected] = await driver.detect()
+    transport.plug('XK24', '/dev/hidraw1', { unitId: 5 })
+    await expect(driver.open(detected!)).rejects.toThrow(
+      'xkeys: 05f3:0405@/dev/hidraw1#unit4 answered with unit id 5, not 4: another panel is at that path now',
+    )
+    expect(transport.lastOpened('/dev/hidraw1')!.closed).toBe(true)
+    expect((await driver.detect()).map((d) => d.id)).toEqual(['05f3:0405@/dev/hidraw1#unit5'])
   })
 
   it('XK-24: 24 keys row-major in a 6 × 4 grid, the program switch as button:0, the same ids as the model table', async () => {
@@ -91,8 +132,10 @@ describe('X-keys driver: detect and open', () => {
     expect(surface.description.grid).toEqual({ rows: 6, columns: 4 })
     const keys = surface.description.controls.filter((c) => c.kind === 'key')
     expect(keys).toHaveLength(24)
-    expect(keys[1]).toMatchObject({ id: 'key:1', row: 0, column: 1, capabilities: { led: true } })
-    expect(keys[23]).toMatchObject({ id: 'key:23', row: 5, column: 3 })
+    // The label is the panel's own numbering (down the columns from 1), for learn to show.
+    expect(keys[1]).toMatchObject({ id: 'key:1', label: 'key 7', row: 0, column: 1, capabilities: { led: true } })
+    expect(keys[23]).toMatchObject({ id: 'key:23', label: 'key 24', row: 5, column: 3 })
+    expect(surface.description.controls.find((c) => c.id === 'button:0')!.label).toBe('program switch')
     expect(surface.description.controls.map((c) => c.id)).toEqual(xkeysModelControls('XK24')!.map((c) => c.id))
     // The library counts down the columns: its key 7 is the top of the second column, key:1 here.
     hid.input(xk24Report([7]))
@@ -109,13 +152,25 @@ describe('X-keys driver: detect and open', () => {
     expect([a.surface.unitId, b.surface.unitId]).toEqual([3, 7])
   })
 
+  it('two XK-24s with the same serial number are two devices, one per unit id', async () => {
+    const transport = new MemoryXkeysTransport()
+    transport.plug('XK24', '/dev/hidraw1', { serialNumber: 'SAME', unitId: 3 })
+    transport.plug('XK24', '/dev/hidraw2', { serialNumber: 'SAME', unitId: 7 })
+    const detected = await new XkeysDriver({ transport }).detect()
+    expect(detected.map((d) => [d.id, d.serial, d.unitId])).toEqual([
+      ['SAME#unit3', 'SAME', 3],
+      ['SAME#unit7', 'SAME', 7],
+    ])
+  })
+
   it('a panel that never answers the init handshake fails the open after the timeout and is released', async () => {
     vi.useFakeTimers()
     const transport = new MemoryXkeysTransport()
     transport.plug('XK24', '/dev/hidraw1')
-    transport.onOpen = (dev) => (dev.answers = false)
     const driver = new XkeysDriver({ transport })
     const [detected] = await driver.detect()
+    transport.opened.length = 0
+    transport.onOpen = (dev) => (dev.answers = false)
     const opening = driver.open(detected!)
     const failed = expect(opening).rejects.toThrow(`did not answer the init handshake in ${XKEYS_INIT_TIMEOUT_MS} ms`)
     await vi.advanceTimersByTimeAsync(XKEYS_INIT_TIMEOUT_MS - 1)
@@ -199,12 +254,48 @@ describe('X-keys jog and shuttle', () => {
   })
 })
 
+describe('X-keys joystick', () => {
+  /** An XK-12 Joystick report: x, y, z at bytes 6, 7, 8 as the panel sends them (y down positive). */
+  function stick(x: number, y: number, z: number): number[] {
+    const r = new Array<number>(32).fill(0)
+    r[6] = x & 0xff
+    r[7] = y & 0xff
+    r[8] = z & 0xff
+    return r
+  }
+
+  it('the twist is taken the shorter way round modulo 256 and its first report only seeds', async () => {
+    const { hid, events } = await openModel('XK12JOYSTICK')
+    hid.input(stick(0, 0, 137))
+    hid.input(stick(0, 0, 250))
+    hid.input(stick(0, 0, 4))
+    hid.input(stick(0, 0, 250))
+    expect(brief(events)).toEqual(['rotate joystick:z 113', 'rotate joystick:z 10', 'rotate joystick:z -10'])
+  })
+
+  it('axes are -1..1 with up positive; a held stick returns to centre before closed, a centred one does not', async () => {
+    const { surface, hid, events } = await openModel('XK12JOYSTICK')
+    hid.input(stick(127, -127, 0))
+    hid.input(stick(-64, 0, 0))
+    expect(events.map((e) => (e.type === 'value' ? [e.control, e.value] : e.type))).toEqual([
+      ['joystick:x', 1],
+      ['joystick:y', 1],
+      ['joystick:x', -64 / 127],
+      ['joystick:y', 0],
+    ])
+    events.length = 0
+    const closed = new Promise<void>((resolve) => surface.events.on('closed', resolve))
+    hid.emit('error', new Error('could not read from HID device'))
+    await closed
+    expect(brief(events)).toEqual(['value joystick:x 0'])
+  })
+})
+
 describe('X-keys under the surface manager', () => {
-  it('a panel that fails mid-write is closed and reopened with its backlight; a Shuttle beside it is untouched', async () => {
-    const xkeys = new MemoryXkeysTransport()
-    const shuttles = new MemoryShuttleTransport()
+  /** A manager with live hot-plug, every device accessible and short scan and retry delays. */
+  function fastManager(opts: Pick<SurfaceManagerOptions, 'drivers' | 'claims'>): SurfaceManager {
     const manager = new SurfaceManager({
-      drivers: [new XkeysDriver({ transport: xkeys }), new ShuttleDriver({ transport: shuttles })],
+      ...opts,
       hotplug: new FakeHotplug(true),
       access: () => Promise.resolve('ok'),
       pollMs: 20,
@@ -213,15 +304,60 @@ describe('X-keys under the surface manager', () => {
       retryMaxMs: 200,
     })
     managers.push(manager)
+    return manager
+  }
+
+  it('two identical XK-24s without serial numbers: the claims take each by its unit id, whichever port it is in', async () => {
+    const xkeys = new MemoryXkeysTransport()
+    const manager = fastManager({
+      drivers: [new XkeysDriver({ transport: xkeys })],
+      claims: [
+        { name: 'left', driver: 'xkeys', match: { model: 'XK24', unitId: 7 } },
+        { name: 'right', driver: 'xkeys', match: { model: 'XK24', unitId: 3 } },
+      ],
+    })
+    xkeys.plug('XK24', '/dev/hidraw1', { unitId: 3 })
+    xkeys.plug('XK24', '/dev/hidraw2', { unitId: 7 })
+    await manager.start()
+    const devices = (): [string, string | undefined][] =>
+      manager
+        .list()
+        .map((d): [string, string | undefined] => [d.id, d.device])
+        .sort()
+    await expect.poll(devices, WAIT).toEqual([
+      ['left', '05f3:0405@/dev/hidraw2#unit7'],
+      ['right', '05f3:0405@/dev/hidraw1#unit3'],
+    ])
+    // Swapped between the ports: the names follow the unit ids.
+    xkeys.unplug('/dev/hidraw1')
+    xkeys.unplug('/dev/hidraw2')
+    await manager.rescan()
+    await expect.poll(devices, WAIT).toEqual([])
+    xkeys.plug('XK24', '/dev/hidraw1', { unitId: 7 })
+    xkeys.plug('XK24', '/dev/hidraw2', { unitId: 3 })
+    await manager.rescan()
+    await expect.poll(devices, WAIT).toEqual([
+      ['left', '05f3:0405@/dev/hidraw1#unit7'],
+      ['right', '05f3:0405@/dev/hidraw2#unit3'],
+    ])
+  })
+
+  it('a panel that fails mid-write is closed and reopened with its backlight; a Shuttle beside it is untouched', async () => {
+    const xkeys = new MemoryXkeysTransport()
+    const shuttles = new MemoryShuttleTransport()
+    const manager = fastManager({
+      drivers: [new XkeysDriver({ transport: xkeys }), new ShuttleDriver({ transport: shuttles })],
+    })
     xkeys.plug('XK24', '/dev/hidraw1', { serialNumber: 'PAD' })
     shuttles.plug('shuttlexpress', '/dev/hidraw2', 'XP')
     await manager.start()
     const bad = xkeys.lastOpened('/dev/hidraw1')!
     const wheel = shuttles.lastOpened('/dev/hidraw2')!
     bad.failWith = new Error('EIO on write')
-    manager.setFeedback('PAD', 'key:0', { color: '#0000ff' })
-    await expect.poll(() => xkeys.opened.length, WAIT).toBe(2)
-    await expect.poll(() => manager.isOpen('PAD'), WAIT).toBe(true)
+    manager.setFeedback('PAD#unit0', 'key:0', { color: '#0000ff' })
+    // The probe that read the unit id, the first open, the reopen.
+    await expect.poll(() => xkeys.opened.length, WAIT).toBe(3)
+    await expect.poll(() => manager.isOpen('PAD#unit0'), WAIT).toBe(true)
     expect(bad.closed).toBe(true)
     const again = xkeys.lastOpened('/dev/hidraw1')!
     // The recorded bytes for key 1 (key:0 here) in blue (SuperFlyTV/xkeys recording 1029_XK-24.json).

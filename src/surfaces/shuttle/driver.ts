@@ -5,7 +5,7 @@
  */
 import { Shuttle } from '@shuttle-lib/core'
 import { createLogger } from '../../log.js'
-import { detectedHid, hex4, hidIdentity } from '../hid-identity.js'
+import { detectedHid, hidIdentity, openTarget } from '../hid-identity.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findShuttleModel } from './models.js'
 import { ShuttleReportGuard } from './report-guard.js'
@@ -17,7 +17,6 @@ export interface ShuttleDriverOptions {
   transport?: ShuttleTransport
 }
 
-/** Stable identity: the serial number; else `vendor:product@path` in hex (Contour devices rarely have a serial). */
 /** Stable identity (the serial number, else `vendor:product@path`): the one rule of every HID driver. */
 export const shuttleIdentity = hidIdentity
 
@@ -36,17 +35,8 @@ export class ShuttleDriver implements SurfaceDriver {
   }
 
   async open(device: DetectedDevice): Promise<ShuttleSurface> {
-    if (!device.path) throw new Error(`shuttle: device ${device.id} has no path to open`)
-    const model =
-      device.vendorId !== undefined && device.productId !== undefined
-        ? findShuttleModel(device.vendorId, device.productId)
-        : undefined
-    if (!model) {
-      throw new Error(
-        `shuttle: ${hex4(device.vendorId ?? 0)}:${hex4(device.productId ?? 0)} is not a known Contour model`,
-      )
-    }
-    const hid = await this.transport.open(device.path)
+    const { path, model } = openTarget(this.name, device, findShuttleModel, 'Contour model')
+    const hid = await this.transport.open(path)
     const log = this.log.child(device.id)
     const guard = new ShuttleReportGuard(hid, (length) =>
       log.once('short-report', 'warn', 'dropped an input report too short to decode', { length }),
@@ -56,7 +46,7 @@ export class ShuttleDriver implements SurfaceDriver {
       const shuttle = new Shuttle(
         guard,
         { product: model.name, vendorId: model.vendorId, productId: model.productId, interface: model.interface },
-        device.path,
+        path,
       )
       await shuttle.init()
       return new ShuttleSurface(shuttle, guard, model, device.id, { logger: log })

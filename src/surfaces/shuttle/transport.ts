@@ -5,6 +5,7 @@
  * `HIDDevice`.
  */
 import type { HIDDevice } from '@shuttle-lib/core'
+import { listNodeHid } from '../hid-identity.js'
 import { findShuttleModel, type ShuttleModel } from './models.js'
 
 /** One HID device that the model table recognises as a Contour Shuttle. */
@@ -27,23 +28,7 @@ export interface ShuttleTransport {
 /** The production transport over node-hid (loaded on first use, so a machine without it still starts). */
 export function nodeHidShuttleTransport(): ShuttleTransport {
   return {
-    async list() {
-      const HID = await import('node-hid')
-      const out = new Map<string, ShuttleListing>()
-      for (const dev of await HID.devicesAsync()) {
-        if (!dev.path || out.has(dev.path)) continue
-        const model = findShuttleModel(dev.vendorId, dev.productId, dev.interface)
-        if (!model) continue
-        out.set(dev.path, {
-          path: dev.path,
-          model,
-          vendorId: dev.vendorId,
-          productId: dev.productId,
-          ...(dev.serialNumber ? { serialNumber: dev.serialNumber } : {}),
-        })
-      }
-      return [...out.values()]
-    },
+    list: () => listNodeHid(findShuttleModel),
     async open(path) {
       const HID = await import('node-hid')
       // The library's own node-hid wrapper: input reports as they come (these devices use no report id).

@@ -231,6 +231,9 @@ export function widgetOf(control: ControlDescriptor): WebWidget {
     case 'cc':
       // A MIDI CC is a knob or a fader; only a profile's LED ring tells them apart.
       return control.capabilities.ring ? 'knob' : 'fader'
+    case 'joystick':
+      // The stick's axes spring back to centre like the shuttle ring; its endless twist turns like a jog.
+      return control.id === 'joystick:z' ? 'jog' : 'shuttle'
   }
 }
 

@@ -5,13 +5,14 @@
  *
  * Control ids (see `types.ts`):
  * - `key:N`: a key of the matrix, N row-major from the top left (row × columns + column, from 0), as on
- *   every surface; the library's own key index (column-major from 1) is kept inside the driver and shown
- *   by `learn` through the grid position;
+ *   every surface; the library's own key index (the panel's numbering, down the columns from 1) is kept
+ *   inside the driver and is the control's `label` (`key 7`), which `learn` shows;
  * - `button:0`: the program switch (where the model has one); `button:1`.. the extra buttons;
- * - `jog`, `shuttle`, `tbar`: the first of each the model has.
+ * - `jog`, `shuttle`, `tbar`: the first of each the model has;
+ * - `joystick:x`, `joystick:y`, `joystick:z`: the axes of the model's (first) joystick.
  */
 import { BackLightType, PRODUCTS, XKEYS_VENDOR_ID, type Product } from '@xkeys-lib/core'
-import { controlId } from '../control-id.js'
+import { controlId, formatControlId, JOYSTICK_AXES } from '../control-id.js'
 import type { ControlCapabilities, ControlDescriptor } from '../types.js'
 
 /** One X-keys model as the config and the driver see it. */
@@ -72,11 +73,11 @@ function toModel(id: string, p: Product): XkeysModel {
   keys.sort((a, b) => a.row - b.row || a.column - b.column)
   for (const k of keys) {
     byIndex.set(k.index, k.id)
-    controls.push({ id: k.id, kind: 'key', row: k.row, column: k.column, capabilities: caps })
+    controls.push({ id: k.id, kind: 'key', row: k.row, column: k.column, label: `key ${k.index}`, capabilities: caps })
   }
   if (p.hasPS) {
     byIndex.set(0, 'button:0')
-    controls.push({ id: 'button:0', kind: 'button', capabilities: {} })
+    controls.push({ id: 'button:0', kind: 'button', label: 'program switch', capabilities: {} })
   }
   const extraStart = p.bBytes * p.bBits + 1
   p.hasExtraButtons?.forEach((_b, i) => {
@@ -87,6 +88,10 @@ function toModel(id: string, p: Product): XkeysModel {
   if (p.hasJog?.length) controls.push({ id: 'jog', kind: 'jog', capabilities: {} })
   if (p.hasShuttle?.length) controls.push({ id: 'shuttle', kind: 'shuttle', capabilities: {} })
   if (p.hasTbar?.length) controls.push({ id: 'tbar', kind: 'tbar', capabilities: {} })
+  if (p.hasJoystick?.length) {
+    for (const axis of JOYSTICK_AXES)
+      controls.push({ id: formatControlId({ kind: 'joystick', axis }), kind: 'joystick', capabilities: {} })
+  }
   return { id, name: p.name, vendorId: XKEYS_VENDOR_ID, hidDevices: p.hidDevices, product: p, keys, byIndex, controls }
 }
 

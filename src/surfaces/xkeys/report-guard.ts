@@ -1,10 +1,10 @@
 /**
- * A `HIDDevice` between the transport and the library that passes on only input reports long enough for
- * the library to decode. The library reads fixed byte offsets with `Buffer.readUInt8`, which throws out of
- * the HID layer's event handler on a short report; one guard here serves every report path.
+ * The X-keys report guard (see `hid-report-guard.ts`): the library reads fixed byte offsets with
+ * `Buffer.readUInt8`, which throws out of the HID layer's event handler on a short report; how short
+ * depends on the product (`xkeysReportBytes`).
  */
-import { EventEmitter } from 'node:events'
 import type { HIDDevice, Product } from '@xkeys-lib/core'
+import { HidReportGuard, type GuardedHid } from '../hid-report-guard.js'
 
 /** The version report (byte 1 = 214) carries the firmware version at byte 10. */
 const VERSION_REPORT_BYTES = 11
@@ -26,46 +26,18 @@ export function xkeysReportBytes(p: Product): number {
   return Math.max(...ends)
 }
 
-export class XkeysReportGuard extends EventEmitter implements HIDDevice {
-  /** Reports dropped because they were too short. */
-  dropped = 0
-  private readonly onData = (data: unknown): void => {
-    if (!(data instanceof Uint8Array) || data.byteLength < this.minBytes) {
-      this.dropped++
-      this.onDrop?.(data instanceof Uint8Array ? data.byteLength : -1)
-      return
-    }
-    // The library reads with Buffer methods; node-hid hands over Buffers, other transports may not.
-    this.emit('data', Buffer.isBuffer(data) ? data : Buffer.from(data))
-  }
-  private readonly onError = (err: unknown): void => {
-    this.emit('error', err)
-  }
-
+/** The X-keys guard: drops reports too short for the product, hands the library `Buffer`s. */
+export class XkeysReportGuard extends HidReportGuard implements HIDDevice {
   constructor(
-    private readonly inner: HIDDevice & { off(event: string, handler: (...args: never[]) => void): unknown },
-    private readonly minBytes: number,
-    /** Told the length of each dropped report (-1 for something that is not bytes). */
-    private readonly onDrop?: (length: number) => void,
+    private readonly device: HIDDevice & GuardedHid,
+    minBytes: number,
+    onDrop?: (length: number) => void,
   ) {
-    super()
-    inner.on('data', this.onData)
-    inner.on('error', this.onError)
-  }
-
-  write(data: number[]): void {
-    this.inner.write(data)
+    // The library reads with Buffer methods; node-hid hands over Buffers, other transports may not.
+    super(device, minBytes, onDrop, (data) => (Buffer.isBuffer(data) ? data : Buffer.from(data)))
   }
 
   flush(): Promise<void> {
-    return this.inner.flush()
-  }
-
-  async close(): Promise<void> {
-    this.inner.off('data', this.onData)
-    this.inner.off('error', this.onError)
-    // Why keep a listener: a late read error from a closed node-hid device must not become unhandled.
-    this.inner.on('error', () => undefined)
-    await this.inner.close()
+    return this.device.flush()
   }
 }

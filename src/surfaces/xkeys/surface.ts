@@ -1,24 +1,32 @@
 /**
  * An open X-keys panel as a `Surface`: the library's `XKeys` decodes the input reports and encodes the
- * backlight writes; this maps its key indexes to row-major `key:N` (see `models.ts`), its jog, shuttle
- * and T-bar to `jog`, `shuttle` and `tbar`, and `Feedback` to backlights in the colours the model has
+ * backlight writes; this maps its key indexes to row-major `key:N` (see `models.ts`), its jog, shuttle,
+ * T-bar and joystick to `jog`, `shuttle`, `tbar` and `joystick:x|y|z`, and `Feedback` to backlights in the colours the model has
  * (the library maps a colour to the blue and red LEDs of the older panels).
  *
  * Backlight: `led: 'off'` or no colour is off; `led: 'blink'` flashes; otherwise the colour shows
  * (`led: 'on'` without a colour shows white, i.e. every LED the key has). A write is skipped when the
  * key already shows that state. As with the Contour Shuttle, the ring's return to centre is announced
- * on its own when a report swings it across centre, and before `error`/`closed` when it is held.
+ * on its own when a report swings it across centre, and before `error`/`closed` when it is held (see
+ * `HidSurface`); so is a joystick held off centre.
+ *
+ * Joystick: `joystick:x` and `joystick:y` are values -1..1 (raw -127..127, up positive, as the library
+ * reports them), sent when an axis moves. The twist `joystick:z` is an endless 8-bit counter: its steps
+ * are taken the shorter way round modulo 256 and the first report only seeds, as for the Shuttle's jog
+ * (the library's own `deltaZ` starts from 0, so the first twist would jump by the counter's value).
  */
-import type { XKeys } from '@xkeys-lib/core'
-import { EventHub, type Listenable } from '../../events.js'
+import type { JoystickValue, XKeys } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
-import { SHUTTLE_ZONES } from '../control-id.js'
+import { HidSurface } from '../hid-surface.js'
 import { parseColor } from '../render/key-renderer.js'
-import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from '../types.js'
+import { JogCounter } from '../shuttle/jog.js'
+import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
 import type { XkeysModel } from './models.js'
 
 /** The T-bar's raw range (one byte). */
 const TBAR_MAX = 255
+/** A joystick axis's raw full scale either side of centre (the library reports -127..127). */
+export const JOYSTICK_FULL_SCALE = 127
 
 export interface XkeysSurfaceOptions {
   logger?: Logger
@@ -30,8 +38,6 @@ export interface XkeysWriteStats {
   skipped: number
 }
 
-type EventBody = SurfaceEvent extends infer E ? (E extends SurfaceEvent ? Omit<E, 'surface' | 'at'> : never) : never
-
 const hex2 = (n: number): string => n.toString(16).padStart(2, '0')
 
 /** The backlight a feedback asks for: `rrggbb` and whether it flashes. */
@@ -42,37 +48,15 @@ export function backlightOf(fb: Feedback): { color: string; flashing: boolean } 
   return { color: rgb.map(hex2).join(''), flashing: fb.led === 'blink' }
 }
 
-export class XkeysSurface implements Surface {
+export class XkeysSurface extends HidSurface {
   readonly description: SurfaceDescription
-  private readonly hub = new EventHub<SurfaceEvents>()
-  readonly events: Listenable<SurfaceEvents> = this.hub.listenable
   readonly stats: XkeysWriteStats = { writes: 0, skipped: 0 }
   /** Library key index of each key control. */
   private readonly keyIndex = new Map<ControlId, number>()
   private readonly shown = new Map<ControlId, string>()
-  private ring = 0
-  private readonly log: Logger
-  private closing: Promise<void> | undefined
-  private failed = false
-
-  private readonly onDown = (i: number): void => this.button('down', i)
-  private readonly onUp = (i: number): void => this.button('up', i)
-  private readonly onJog = (index: number, delta: number): void => {
-    if (index === 0 && delta !== 0) this.emit({ type: 'rotate', control: 'jog', delta })
-  }
-  private readonly onShuttle = (index: number, value: number): void => {
-    if (index === 0) this.shuttleTo(value)
-  }
-  private readonly onTbar = (index: number, value: number): void => {
-    if (index !== 0) return
-    const raw = Math.max(0, Math.min(TBAR_MAX, Math.trunc(value)))
-    this.emit({ type: 'value', control: 'tbar', value: raw / TBAR_MAX, raw })
-  }
-  private readonly onError = (err: unknown): void => this.fail(err)
-  private readonly onDisconnected = (): void => {
-    this.log.info('device disconnected')
-    void this.close()
-  }
+  /** The joystick's x and y last announced (raw); the twist's counter. */
+  private readonly stick = { x: 0, y: 0 }
+  private readonly twist = new JogCounter()
 
   constructor(
     private readonly panel: XKeys,
@@ -80,7 +64,7 @@ export class XkeysSurface implements Surface {
     id: string,
     opts: XkeysSurfaceOptions = {},
   ) {
-    this.log = opts.logger ?? createLogger('xkeys').child(id)
+    super(panel, opts.logger ?? createLogger('xkeys').child(id))
     for (const k of model.keys) this.keyIndex.set(k.id, k.index)
     this.description = {
       id,
@@ -89,13 +73,22 @@ export class XkeysSurface implements Surface {
       grid: { rows: model.product.rowCount, columns: model.product.colCount },
       controls: [...model.controls],
     }
-    panel.on('down', this.onDown)
-    panel.on('up', this.onUp)
-    panel.on('jog', this.onJog)
-    panel.on('shuttle', this.onShuttle)
-    panel.on('tbar', this.onTbar)
-    panel.on('error', this.onError)
-    panel.on('disconnected', this.onDisconnected)
+    this.listen(panel, 'down', (i: number) => this.button('down', i))
+    this.listen(panel, 'up', (i: number) => this.button('up', i))
+    this.listen(panel, 'jog', (index: number, delta: number) => {
+      if (index === 0 && delta !== 0) this.emit({ type: 'rotate', control: 'jog', delta })
+    })
+    this.listen(panel, 'shuttle', (index: number, value: number) => {
+      if (index === 0) this.shuttleTo(value)
+    })
+    this.listen(panel, 'tbar', (index: number, value: number) => {
+      if (index !== 0) return
+      const raw = Math.max(0, Math.min(TBAR_MAX, Math.trunc(value)))
+      this.emit({ type: 'value', control: 'tbar', value: raw / TBAR_MAX, raw })
+    })
+    this.listen(panel, 'joystick', (index: number, value: JoystickValue) => {
+      if (index === 0) this.joystick(value)
+    })
   }
 
   /** The panel's unit id (0..255, set by the user to tell identical panels apart). */
@@ -104,7 +97,7 @@ export class XkeysSurface implements Surface {
   }
 
   setFeedback(control: ControlId, feedback: Feedback): void {
-    if (this.closing || this.failed) return
+    if (!this.active) return
     const index = this.keyIndex.get(control)
     if (index === undefined) {
       // Buttons, the jog and the ring have no light; only an id the panel lacks is worth a warning.
@@ -124,61 +117,32 @@ export class XkeysSurface implements Surface {
   }
 
   setBrightness(percent: number): void {
-    if (this.closing || this.failed) return
+    if (!this.active) return
     const level = Math.round((Math.min(100, Math.max(0, percent)) / 100) * 255)
     this.write(() => this.panel.setBacklightIntensity(level))
   }
 
-  close(): Promise<void> {
-    this.closing ??= this.doClose()
-    return this.closing
+  /** Blanks the backlights, so a closed surface never shows stale state. */
+  protected override async blank(): Promise<void> {
+    this.panel.setAllBacklights('000000')
+    await this.panel.flush()
+  }
+
+  protected override centre(): void {
+    super.centre()
+    this.axis('x', 0)
+    this.axis('y', 0)
   }
 
   private write(op: () => void): boolean {
     try {
       op()
       this.stats.writes++
-      return !this.failed
+      return this.active
     } catch (err) {
       this.fail(err)
       return false
     }
-  }
-
-  private async doClose(): Promise<void> {
-    this.panel.off('down', this.onDown)
-    this.panel.off('up', this.onUp)
-    this.panel.off('jog', this.onJog)
-    this.panel.off('shuttle', this.onShuttle)
-    this.panel.off('tbar', this.onTbar)
-    this.panel.off('disconnected', this.onDisconnected)
-    this.centre()
-    if (!this.failed) {
-      try {
-        // Blank the backlights, so a closed surface never shows stale state.
-        this.panel.setAllBacklights('000000')
-        await this.panel.flush()
-      } catch (err) {
-        this.log.debug('could not blank the device while closing', { error: err })
-      }
-    }
-    try {
-      await this.panel.close()
-    } catch (err) {
-      this.log.debug('could not close the device cleanly', { error: err })
-    }
-    // Why keep an error listener: a late error from the HID layer after close must not go unhandled.
-    this.panel.off('error', this.onError)
-    this.panel.on('error', () => undefined)
-    this.hub.emit('closed')
-  }
-
-  private fail(err: unknown): void {
-    if (this.failed || this.closing) return
-    this.failed = true
-    // Why centre first: the manager stops listening before it closes a failed surface.
-    this.centre()
-    this.hub.emit('error', err instanceof Error ? err : new Error(String(err)))
   }
 
   private button(type: 'down' | 'up', index: number): void {
@@ -190,23 +154,17 @@ export class XkeysSurface implements Surface {
     this.emit({ type, control })
   }
 
-  private shuttleTo(reported: number): void {
-    const raw = Math.max(-SHUTTLE_ZONES, Math.min(SHUTTLE_ZONES, Math.trunc(reported))) + 0 // + 0: no -0
-    if (raw === this.ring) return
-    if (raw !== 0 && this.ring !== 0 && Math.sign(raw) !== Math.sign(this.ring)) this.ringAt(0)
-    this.ringAt(raw)
+  private joystick(v: JoystickValue): void {
+    this.axis('x', v.x)
+    this.axis('y', v.y)
+    const delta = this.twist.next(v.z)
+    if (delta !== undefined) this.emit({ type: 'rotate', control: 'joystick:z', delta })
   }
 
-  private centre(): void {
-    if (this.ring !== 0) this.ringAt(0)
-  }
-
-  private ringAt(raw: number): void {
-    this.ring = raw
-    this.emit({ type: 'value', control: 'shuttle', value: raw / SHUTTLE_ZONES, raw })
-  }
-
-  private emit(event: EventBody): void {
-    this.hub.emit('input', { ...event, surface: this.description.id, at: performance.now() })
+  private axis(axis: 'x' | 'y', reported: number): void {
+    const raw = Math.max(-JOYSTICK_FULL_SCALE, Math.min(JOYSTICK_FULL_SCALE, Math.trunc(reported))) + 0 // no -0
+    if (raw === this.stick[axis]) return
+    this.stick[axis] = raw
+    this.emit({ type: 'value', control: `joystick:${axis}`, value: raw / JOYSTICK_FULL_SCALE, raw })
   }
 }

@@ -4,6 +4,7 @@
  * `XKeys` over that device, so tests swap only this file's interface for an in-memory `HIDDevice`.
  */
 import type { HIDDevice } from '@xkeys-lib/core'
+import { listNodeHid } from '../hid-identity.js'
 import { findXkeysModel, type XkeysModel } from './models.js'
 
 /** One HID device that the model table recognises as an X-keys panel. */
@@ -29,23 +30,8 @@ export interface XkeysTransport {
 export function nodeHidXkeysTransport(): XkeysTransport {
   return {
     async list() {
-      const HID = await import('node-hid')
-      const out = new Map<string, XkeysListing>()
-      for (const dev of await HID.devicesAsync()) {
-        if (!dev.path || out.has(dev.path)) continue
-        const model = findXkeysModel(dev.vendorId, dev.productId, dev.interface)
-        if (!model) continue
-        const iface = model.hidDevices.find(([pid]) => pid === dev.productId)![1]
-        out.set(dev.path, {
-          path: dev.path,
-          model,
-          vendorId: dev.vendorId,
-          productId: dev.productId,
-          interface: iface,
-          ...(dev.serialNumber ? { serialNumber: dev.serialNumber } : {}),
-        })
-      }
-      return [...out.values()]
+      const listed = await listNodeHid(findXkeysModel)
+      return listed.map((l) => ({ ...l, interface: l.model.hidDevices.find(([pid]) => pid === l.productId)![1] }))
     },
     async open(path) {
       const HID = await import('node-hid')

@@ -126,6 +126,12 @@ describe('X-keys in the page', () => {
     expect(widgets(surfaceView(await xkeys('XKE124TBAR'), 'mirror')).fader).toEqual(['tbar'])
   })
 
+  it("an XK-12 Joystick: the stick's axes centred like the shuttle ring, its twist a wheel", async () => {
+    const stick = widgets(surfaceView(await xkeys('XK12JOYSTICK'), 'mirror'))
+    expect(stick.shuttle).toEqual(['joystick:x', 'joystick:y'])
+    expect(stick.jog).toEqual(['joystick:z'])
+  })
+
   it("an XK-24's blue and red backlights: blue for blue, red for red or green, violet for both; flash blinks", async () => {
     const states = statesOf(await xkeys('XK24'), {
       'key:0': { color: '#0000ff' },

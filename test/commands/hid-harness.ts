@@ -1,0 +1,25 @@
+/** `devices` and `learn` seams with in-memory Contour Shuttle and X-keys devices behind the real drivers. */
+import { hardwareDrivers } from '../../src/surfaces/drivers.js'
+import { rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
+import { MemoryShuttleTransport } from '../surfaces/helpers/fake-shuttle.js'
+import { MemoryXkeysTransport } from '../surfaces/helpers/fake-xkeys.js'
+import { harness, type Harness } from './hardware-helpers.js'
+
+/** The shared harness with in-memory Shuttle and X-keys transports behind the real drivers. */
+export function hidHarness(): Harness & {
+  shuttles: MemoryShuttleTransport
+  xkeys: MemoryXkeysTransport
+} {
+  const h = harness()
+  const shuttles = new MemoryShuttleTransport()
+  const xkeys = new MemoryXkeysTransport()
+  h.deps.drivers = () => [
+    ...hardwareDrivers({
+      streamdeck: { transport: h.transport, encodeJPEG: rawImageEncoder },
+      shuttle: { transport: shuttles },
+      xkeys: { transport: xkeys },
+    }),
+    ...h.extra,
+  ]
+  return Object.assign(h, { shuttles, xkeys })
+}
