@@ -141,6 +141,13 @@ export class HidDriver implements SurfaceDriver {
     return new HidSurface(hid, config.map, { id: device.id, model: device.model, logger: this.log.child(device.id) })
   }
 
+  /** A detected device's controls, from its report map (undefined when it is no longer configured or present). */
+  async controlsOf(device: DetectedDevice): Promise<ControlDescriptor[] | undefined> {
+    const listing = (await this.transport.list()).find((l) => l.path === device.path)
+    const config = listing && this.configOf(listing)
+    return config ? reportMapControls(config.map) : undefined
+  }
+
   private configOf(l: HidListing): HidDeviceConfig | undefined {
     return this.devices.find(
       (c) =>
