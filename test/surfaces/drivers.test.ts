@@ -3,25 +3,15 @@
  * file's entries (`configureDrivers`), and the manager's hot-plug source that joins USB events and MIDI
  * port rescans (`hardwareHotplug`). In-memory MIDI ports and HID devices only.
  */
-import { EventEmitter } from 'node:events'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { configureDrivers, hardwareDrivers, hardwareHotplug } from '../../src/surfaces/drivers.js'
-import type { HidListing, HidTransport } from '../../src/surfaces/hid/driver.js'
+import type { HidListing } from '../../src/surfaces/hid/driver.js'
 import { reportMapSchema } from '../../src/surfaces/hid/report-map.js'
 import { MIDI_RESCAN_MS } from '../../src/surfaces/midi/driver.js'
+import { MemoryHidTransport } from './helpers/fake-generic-hid.js'
 import { MemoryStreamDeckTransport } from './helpers/fake-hid.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { FakeMidiBackend } from './helpers/fake-midi.js'
-
-class MemoryHidTransport implements HidTransport {
-  constructor(readonly listings: HidListing[]) {}
-  list(): Promise<HidListing[]> {
-    return Promise.resolve(this.listings)
-  }
-  open(): Promise<EventEmitter & { close(): Promise<void> }> {
-    return Promise.resolve(Object.assign(new EventEmitter(), { close: () => Promise.resolve() }))
-  }
-}
 
 const PEDAL: HidListing = { path: '/dev/hidraw7', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' }
 const pedalMap = reportMapSchema.parse({ fields: [{ control: 'button:0', byte: 0, bit: 0 }] })

@@ -115,6 +115,8 @@ export class HidDriver implements SurfaceDriver {
   }
 
   async detect(): Promise<DetectedDevice[]> {
+    // Only configured devices are this driver's: with none, node-hid is not even asked.
+    if (this.devices.length === 0) return []
     const out: DetectedDevice[] = []
     for (const l of await this.transport.list()) {
       const config = this.configOf(l)
