@@ -12,8 +12,14 @@ import { parseArgs } from 'node:util'
 import { stringify } from 'yaml'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
-import { claimOf } from '../mappings/surfaces.js'
-import { countControls, hardwareDrivers, type HardwareDriverFactory } from '../surfaces/drivers.js'
+import { claimOf, driverConfigsOf } from '../mappings/surfaces.js'
+import {
+  configureDrivers,
+  countControls,
+  hardwareDrivers,
+  type HardwareDriver,
+  type HardwareDriverFactory,
+} from '../surfaces/drivers.js'
 import { checkDeviceAccess, type AccessCheck, type HotplugSource } from '../surfaces/hotplug.js'
 import { MANAGER_DEFAULTS, claimMatches, type ClaimMatch, type SurfaceClaim } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
@@ -83,9 +89,25 @@ export async function readClaims(
   return { file: path, config, claims }
 }
 
+/**
+ * The drivers of `deps`, with the MIDI and generic HID ones configured from the config's entries (port
+ * names and profiles, report maps), as the daemon configures them. `devices` and `learn` build theirs here.
+ */
+export function configuredDrivers(
+  deps: Pick<HardwareCommandDeps, 'drivers'>,
+  config: Config | undefined,
+): HardwareDriver[] {
+  const drivers = deps.drivers()
+  configureDrivers(
+    drivers.map((e) => e.driver),
+    driverConfigsOf(config?.surfaces ?? {}),
+  )
+  return drivers
+}
+
 function claimRank(m: ClaimMatch): number {
   if (m.serial !== undefined) return 0
-  return m.model !== undefined || m.vendorId !== undefined || m.productId !== undefined ? 1 : 2
+  return m.model !== undefined || m.vendorId !== undefined || m.productId !== undefined || m.port !== undefined ? 1 : 2
 }
 
 /**
@@ -104,8 +126,14 @@ export function assignClaims(claims: readonly SurfaceClaim[], devices: readonly 
   return out
 }
 
-/** The `surfaces:` entry that would claim this device: its model, and its serial when it has one. */
+/**
+ * The `surfaces:` entry that would claim this device: its model, and its serial when it has one; a MIDI
+ * port by its name without ALSA's client number.
+ */
 export function surfaceEntryFor(name: string, device: DetectedDevice): string {
+  // Why the client number goes: ALSA numbers ports by plug order (`... 24:0`), so a replug renames them.
+  if (device.driver === 'midi' && device.port !== undefined)
+    return yamlLine({ [name]: { driver: 'midi', input: device.port.replace(/\s+\d+:\d+$/, '') } })
   const entry: Record<string, unknown> = { driver: device.driver }
   if (device.modelId !== undefined) entry.model = device.modelId
   if (device.serial !== undefined && device.serial.trim() !== '') entry.serial = device.serial.trim()
@@ -152,7 +180,7 @@ export async function runDevices(
   const read = await readClaims(file, deps)
   if (!read) return 1
   let failed = false
-  const drivers = deps.drivers()
+  const drivers = configuredDrivers(deps, read.config)
   const found: { device: DetectedDevice; entry: (typeof drivers)[number] }[] = []
   for (const entry of drivers) {
     try {

@@ -111,6 +111,14 @@ export function hardwareHotplug(
 export function countControls(controls: readonly ControlDescriptor[]): string {
   const counts = new Map<string, number>()
   for (const c of controls) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1)
-  const plural: Record<string, string> = { key: 'keys', encoder: 'encoders', button: 'buttons', fader: 'faders' }
+  const plural: Record<string, string> = {
+    key: 'keys',
+    encoder: 'encoders',
+    button: 'buttons',
+    fader: 'faders',
+    note: 'notes',
+    cc: 'ccs',
+    program: 'programs',
+  }
   return [...counts].map(([kind, n]) => `${n} ${n === 1 ? kind : (plural[kind] ?? kind)}`).join(', ')
 }
