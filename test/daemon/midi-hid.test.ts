@@ -6,7 +6,7 @@
  * real drivers on this machine (no sound devices here) with a MIDI surface: one clear line, no crash.
  */
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -172,6 +172,45 @@ describe('the daemon with MIDI and HID surfaces', () => {
     // The HID device's entry did not change: it stayed open.
     expect(hid.opened).toHaveLength(1)
     expect(hid.opened[0]!.closed).toBe(false)
+  })
+
+  it('the X-Touch Mini replay example: knob 1 sets the speed and its LED ring shows it; the replay button lights in replay mode', async () => {
+    captureLogs()
+    const sim = await simulator()
+    const example = await readFile(new URL('../../config/examples/xtouch-mini-replay.yaml', import.meta.url), 'utf8')
+    const file = await writeConfig(
+      example.replace('url: http://127.0.0.1:9022', `url: ${sim.httpUrl}\n  notifications: ${sim.wsUrl}`),
+    )
+    const XTOUCH = 'X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0'
+    const backend = new FakeMidiBackend({ inputs: [XTOUCH], outputs: [XTOUCH] })
+    const daemon = await Daemon.start({
+      config: file,
+      drivers: [new MidiDriver({ backend })],
+      hotplug: new FakeHotplug(true),
+      watch: false,
+    })
+    cleanups.push(() => daemon.stop())
+    await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
+    expect(daemon.status().surfaces).toEqual([
+      expect.objectContaining({ name: 'desk', state: 'open', model: 'Behringer X-Touch Mini' }),
+    ])
+    const port = backend.last!
+    // Knob 1 (CC 1 on channel 11) at three quarters: speed 1.5, and the ring (the same CC back) at 3/4.
+    port.receive([0xba, 1, 95])
+    await expect
+      .poll(() => sim.http.commands('replay_set_replay_speed').map((e) => Number(e.parameters.speed)), WAIT)
+      .toEqual([1.4961])
+    await expect.poll(() => port.sent.filter((m) => m[0] === 0xba && m[1] === 1).at(-1), WAIT).toEqual([0xba, 1, 95])
+    // Arm and start camera 1 (button 4, note 11), then the replay-mode button (note 8): its LED (note 0
+    // on channel 1) lights once the application is in replay mode.
+    const led0 = (): number[] | undefined => port.sent.filter((m) => m[0] === 0x90 && m[1] === 0).at(-1)
+    expect(led0()).toEqual([0x90, 0, 0])
+    port.receive([0x9a, 11, 127, 0x8a, 11, 0])
+    await expect.poll(() => sim.http.commands('replay_enable').length, WAIT).toBe(1)
+    port.receive([0x9a, 8, 127, 0x8a, 8, 0])
+    await expect.poll(led0, WAIT).toEqual([0x90, 0, 1])
+    expect(sim.http.commands('replay_enable_scrubbing').map((e) => String(e.parameters.enable))).toEqual(['true'])
+    expect(sim.state.replay.state).toBe('replay')
   })
 
   describe('with fake timers', () => {
