@@ -174,6 +174,40 @@ describe('the daemon with MIDI and HID surfaces', () => {
     expect(hid.opened[0]!.closed).toBe(false)
   })
 
+  it('a reload that edits the HID report map reopens that device with the new map, and leaves the MIDI port open', async () => {
+    captureLogs()
+    const sim = await simulator()
+    const { daemon, file, backend, hid } = await start(configText(appOf(sim)))
+    await expect.poll(() => [stateOf(daemon, 'pads'), stateOf(daemon, 'pedal')], WAIT).toEqual(['open', 'open'])
+    const port = backend.last!
+    await writeFile(
+      file,
+      configText(appOf(sim)).replace("control: 'button:0', byte: 0, bit: 0", "control: 'button:0', byte: 0, bit: 1"),
+    )
+    expect(await daemon.reload()).toBe(true)
+    await expect.poll(() => hid.opened.length, WAIT).toBe(2)
+    expect(hid.opened[0]!.closed).toBe(true)
+    await expect.poll(() => stateOf(daemon, 'pedal'), WAIT).toBe('open')
+    expect(backend.connections).toEqual([port])
+    // Bit 0 no longer presses the pedal's button; bit 1 does.
+    hid.current(PEDAL.path)!.report([0b01])
+    hid.current(PEDAL.path)!.report([0b00])
+    hid.current(PEDAL.path)!.report([0b10])
+    hid.current(PEDAL.path)!.report([0b00])
+    await expect.poll(() => sim.http.commands('schedule').length, WAIT).toBe(1)
+    // A note press after them: once its command is in, a second cutout would be too.
+    port.receive([0x90, 56, 127, 0x80, 56, 0])
+    await expect
+      .poll(() => sim.http.commands('schedule').map((e) => String(e.parameters.action)), WAIT)
+      .toContain('cutin')
+    expect(
+      sim.http
+        .commands('schedule')
+        .map((e) => String(e.parameters.action))
+        .sort(),
+    ).toEqual(['cutin', 'cutout'])
+  })
+
   it('the X-Touch Mini replay example: knob 1 sets the speed and its LED ring shows it; the replay button lights in replay mode', async () => {
     captureLogs()
     const sim = await simulator()
