@@ -69,7 +69,8 @@ export class MidiDriver implements SurfaceDriver {
 
   /**
    * Replaces the configured MIDI surfaces (a reload). Surfaces open now keep their options until they
-   * reopen (the manager closes those whose claim changed). Profiles are read afresh.
+   * reopen (the manager closes those whose claim changed, the daemon those whose entry changed).
+   * Profiles are read afresh at the next open.
    */
   configure(surfaces: readonly MidiSurfaceConfig[]): void {
     this.surfaces = surfaces
