@@ -35,13 +35,13 @@ import { createLogger, type Logger } from './log.js'
 import { Engine } from './mappings/engine.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
 import type { Config, SurfaceConfig } from './mappings/schema.js'
-import { claimOf, webSurfaceOptions } from './mappings/surfaces.js'
+import { claimOf, driverConfigsOf, webSurfaceOptions } from './mappings/surfaces.js'
 import { startSimulator, type SimulatorHandle } from './simulator/index.js'
 import { controlSends, ControlIdError, parseControlId } from './surfaces/control-id.js'
 import type { AccessCheck, HotplugSource } from './surfaces/hotplug.js'
 import { SurfaceManager } from './surfaces/manager.js'
 import { KeyRenderer } from './surfaces/render/key-renderer.js'
-import { hardwareDrivers } from './surfaces/drivers.js'
+import { configureDrivers, hardwareDrivers, hardwareHotplug } from './surfaces/drivers.js'
 import type { ControlId, SurfaceDriver, SurfaceEvent } from './surfaces/types.js'
 import { KeyImages } from './surfaces/web/key-images.js'
 import { WebSurfaceServer } from './surfaces/web/server.js'
@@ -79,8 +79,12 @@ export type ServeFn = (options: {
 export interface DaemonOptions {
   /** The config file; required (the CLI resolves the default). */
   config: string
-  /** Surface drivers (default: the Stream Deck driver). Tests pass in-memory ones. */
+  /**
+   * Surface drivers (default: every one of `hardwareDrivers`, MIDI passive while no MIDI surface is
+   * configured). Tests pass in-memory ones; MIDI and HID drivers among them get the config's entries.
+   */
   drivers?: SurfaceDriver[]
+  /** USB hot-plug (default libusb's); MIDI drivers' port rescans are joined to it. */
   hotplug?: HotplugSource
   access?: AccessCheck
   /** Serves the page, the remote API and the metrics (default: `startDaemonServer`). */
@@ -121,6 +125,7 @@ export class Daemon implements DaemonApi {
   private readonly images = new KeyImages(this.renderer)
   private readonly webServer: WebSurfaceServer
   private readonly webSurfaces = new Map<string, { surface: WebSurface; config: SurfaceConfig }>()
+  private readonly drivers: SurfaceDriver[]
   private running!: Running
   private server: { url: string; close(): Promise<void> } | undefined
   private listenKey = ''
@@ -143,10 +148,13 @@ export class Daemon implements DaemonApi {
     this.notifier = options.notifier ?? createNotifier({ log: this.log.child('systemd') })
     this.metrics = options.metrics ?? new PrometheusMetrics()
     const metrics = this.metrics
+    this.drivers =
+      options.drivers ?? hardwareDrivers({ renderer: this.renderer, midi: { passive: true } }).map((e) => e.driver)
+    configureDrivers(this.drivers, driverConfigsOf(config.surfaces))
     this.manager = new SurfaceManager({
-      drivers: options.drivers ?? hardwareDrivers({ renderer: this.renderer }).map((e) => e.driver),
+      drivers: this.drivers,
       claims: this.claimsOf(config),
-      ...(options.hotplug ? { hotplug: options.hotplug } : {}),
+      hotplug: hardwareHotplug(this.drivers, options.hotplug),
       ...(options.access ? { access: options.access } : {}),
     })
     this.engine = new Engine({
@@ -305,6 +313,23 @@ export class Daemon implements DaemonApi {
     }
   }
 
+  /**
+   * MIDI and HID entries (a reload): the drivers take the new ones, and a surface whose entry changed
+   * (profile, ports, relative modes, report map) reopens with it, its feedback re-sent; one whose entry
+   * did not change stays open untouched. A changed claim alone is the manager's (`setClaims`).
+   */
+  private async applyDriverConfigs(before: Config, after: Config): Promise<void> {
+    configureDrivers(this.drivers, driverConfigsOf(after.surfaces))
+    for (const [name, next] of Object.entries(after.surfaces)) {
+      if (next.driver !== 'midi' && next.driver !== 'hid') continue
+      const prev = Object.hasOwn(before.surfaces, name) ? before.surfaces[name] : undefined
+      if (prev?.driver === next.driver && !sameJson(prev, next) && this.manager.isOpen(name)) {
+        this.log.info('surface options changed; reopening it', { surface: name, driver: next.driver })
+        await this.manager.removeSurface(name)
+      }
+    }
+  }
+
   private claimsOf(config: Config) {
     return Object.entries(config.surfaces).flatMap(([name, s]) => claimOf(name, s) ?? [])
   }
@@ -363,6 +388,7 @@ export class Daemon implements DaemonApi {
         this.running = { ...old, config }
       }
       this.applyWebSurfaces(config)
+      await this.applyDriverConfigs(old.config, config)
       await this.manager.setClaims(this.claimsOf(config))
       this.engine.apply(config)
       this.running.link.setFilter({ titles: this.engine.followedTitles() })

@@ -13,8 +13,14 @@ import { parseArgs } from 'node:util'
 import { stringify } from 'yaml'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
-import { claimOf } from '../mappings/surfaces.js'
-import { countControls, hardwareDrivers, type HardwareDriverFactory } from '../surfaces/drivers.js'
+import { claimOf, driverConfigsOf } from '../mappings/surfaces.js'
+import {
+  configureDrivers,
+  countControls,
+  hardwareDrivers,
+  type HardwareDriver,
+  type HardwareDriverFactory,
+} from '../surfaces/drivers.js'
 import { checkDeviceAccess, type AccessCheck, type HotplugSource } from '../surfaces/hotplug.js'
 import { MANAGER_DEFAULTS, claimMatches, claimRank, type SurfaceClaim } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
@@ -85,6 +91,23 @@ export async function readClaims(
 }
 
 /**
+ * The drivers of `deps`, with the MIDI and generic HID ones configured from the config's entries (port
+ * names and profiles, report maps), as the daemon configures them. `devices` and `learn` build theirs here.
+ */
+export function configuredDrivers(
+  deps: Pick<HardwareCommandDeps, 'drivers'>,
+  config: Config | undefined,
+): HardwareDriver[] {
+  const drivers = deps.drivers()
+  configureDrivers(
+    drivers.map((e) => e.driver),
+    driverConfigsOf(config?.surfaces ?? {}),
+  )
+  return drivers
+}
+
+
+/**
  * Which configured surface takes each device (device id → surface name), handed out as the surface
  * manager does: serial claims first, then model and vendor/product claims, then `any`, each in order.
  */
@@ -102,12 +125,12 @@ export function assignClaims(claims: readonly SurfaceClaim[], devices: readonly 
 
 /**
  * The `surfaces:` entry that would claim this device: its model, its serial when it has one, and an
- * X-keys panel's unit id (a MIDI port: its name).
+ * X-keys panel's unit id; a MIDI port by its name without ALSA's client number.
  */
 export function surfaceEntryFor(name: string, device: DetectedDevice): string {
-  // A MIDI surface is claimed by its input port's name (the schema requires `input:`).
+  // Why the client number goes: ALSA numbers ports by plug order (`... 24:0`), so a replug renames them.
   if (device.driver === 'midi' && device.port !== undefined)
-    return yamlLine({ [name]: { driver: 'midi', input: device.port } })
+    return yamlLine({ [name]: { driver: 'midi', input: device.port.replace(/\s+\d+:\d+$/, '') } })
   const entry: Record<string, unknown> = { driver: device.driver }
   if (device.modelId !== undefined) entry.model = device.modelId
   if (device.serial !== undefined && device.serial.trim() !== '') entry.serial = device.serial.trim()
@@ -156,7 +179,7 @@ export async function runDevices(
   const read = await readClaims(file, deps)
   if (!read) return 1
   let failed = false
-  const drivers = deps.drivers()
+  const drivers = configuredDrivers(deps, read.config)
   const found: { device: DetectedDevice; entry: (typeof drivers)[number] }[] = []
   for (const entry of drivers) {
     try {

@@ -4,6 +4,7 @@
  * the claim each one makes on the surface manager.
  */
 import { ControlIdError, parseControlId } from '../surfaces/control-id.js'
+import type { DriverSurfaceConfigs } from '../surfaces/drivers.js'
 import { reportMapControls, type HidDeviceConfig } from '../surfaces/hid/driver.js'
 import type { ClaimMatch, SurfaceClaim } from '../surfaces/manager.js'
 import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../surfaces/shuttle/models.js'
@@ -147,5 +148,17 @@ export function hidDeviceConfig(s: Extract<SurfaceConfig, { driver: 'hid' }>): H
     ...(s.usage_page !== undefined ? { usagePage: s.usage_page } : {}),
     ...(s.name !== undefined ? { name: s.name } : {}),
     map: s.map,
+  }
+}
+
+/**
+ * What the MIDI and generic HID drivers take from a config's `surfaces:` (see `configureDrivers`), in
+ * the config's order (the first MIDI entry that names a port gives its options, as the first claim takes it).
+ */
+export function driverConfigsOf(surfaces: Readonly<Record<string, SurfaceConfig>>): DriverSurfaceConfigs {
+  const all = Object.values(surfaces)
+  return {
+    midi: all.flatMap((s) => (s.driver === 'midi' ? [midiSurfaceConfig(s)] : [])),
+    hid: all.flatMap((s) => (s.driver === 'hid' ? [hidDeviceConfig(s)] : [])),
   }
 }

@@ -33,7 +33,7 @@ describe('panelbridge devices', () => {
     )
     expect(await runDevices(['--config', file], h.deps)).toBe(0)
     const text = h.out.join('\n')
-    expect(h.out[0]).toBe(`2 devices found (drivers: streamdeck, shuttle, xkeys); claims from ${file}`)
+    expect(h.out[0]).toBe(`2 devices found (drivers: streamdeck, shuttle, xkeys, midi, hid); claims from ${file}`)
     expect(text).toContain('streamdeck  Stream Deck XL  serial CL-XL-1  /dev/hidraw7')
     expect(text).toContain('controls: 32 keys')
     expect(text).toContain('claimed by: desk')
@@ -69,21 +69,58 @@ describe('panelbridge devices', () => {
     expect(claims).toEqual(['claimed by: exact', 'claimed by: big', 'claimed by: first'])
   })
 
+  it('lists MIDI ports and configured HID devices with the controls their --config entries give them', async () => {
+    const h = harness()
+    h.midi.inputs = ['X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0', 'Midi Through:Midi Through Port-0 14:0']
+    h.midi.outputs = [...h.midi.inputs]
+    h.hid.listings = [
+      { path: '/dev/hidraw4', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' },
+      { path: '/dev/hidraw5', vendorId: 0x046d, productId: 0xc52b, product: 'Receiver' },
+    ]
+    const file = h.config(
+      [
+        'version: 1',
+        'surfaces:',
+        '  desk: { driver: midi, input: x-touch mini, profile: behringer-x-touch-mini }',
+        '  pedal:',
+        '    driver: hid',
+        '    vendor_id: 0x05f3',
+        '    product_id: 0x00ff',
+        "    map: { fields: [{ control: 'button:0', byte: 0, bit: 0 }, { control: 'button:1', byte: 0, bit: 1 }] }",
+      ].join('\n'),
+    )
+    expect(await runDevices(['--config', file], h.deps)).toBe(0)
+    const text = h.out.join('\n')
+    expect(h.out[0]).toBe(`3 devices found (drivers: streamdeck, shuttle, xkeys, midi, hid); claims from ${file}`)
+    expect(h.out).toContain('midi  X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0  ')
+    expect(text).toContain('controls: 9 ccs, 24 notes\n  claimed by: desk')
+    // A port no surface names: the generic profile, its controls known once open; the entry names its port.
+    expect(text).toContain(
+      'controls: known once opened\n  claimed by: nothing; to use it, add under surfaces: ' +
+        '{ midi1: { driver: midi, input: Midi Through:Midi Through Port-0 } }',
+    )
+    expect(text).toContain('hid  VEC USB Footpedal  /dev/hidraw4\n  controls: 2 buttons\n  claimed by: pedal')
+    // Generic HID takes only the devices the config names.
+    expect(text).not.toContain('Receiver')
+    expect(h.midi.connections).toEqual([])
+    expect(h.hid.opened).toEqual([])
+  })
+
   it('shows a later driver with no change to the command', async () => {
     const h = harness()
     h.extra.push({
       driver: {
-        name: 'midi',
-        detect: () => Promise.resolve([{ driver: 'midi', id: 'midi:X-Touch', model: 'X-Touch Mini' }]),
+        name: 'osc',
+        detect: () => Promise.resolve([{ driver: 'osc', id: 'osc:X-Touch', model: 'X-Touch Mini' }]),
         open: () => Promise.reject(new Error('not in this test')),
       },
       controlsOf: () => Promise.resolve(undefined),
     })
     expect(await runDevices([], h.deps)).toBe(0)
     expect(h.out[0]).toBe(
-      '1 device found (drivers: streamdeck, shuttle, xkeys, midi); no config: pass --config FILE to see the claims',
+      '1 device found (drivers: streamdeck, shuttle, xkeys, midi, hid, osc); no config: pass --config FILE to see the claims',
     )
-    expect(h.out).toContain('midi  X-Touch Mini  ')
+    expect(h.out).toContain('osc  X-Touch Mini  ')
     expect(h.out).toContain('  controls: known once opened')
     expect(h.out).toContain('  access: not checked (no device node)')
   })

@@ -1,14 +1,23 @@
-/** Seams for `devices` and `learn` tests: an in-memory Stream Deck transport behind the real drivers. */
+/**
+ * Seams for `devices` and `learn` tests: an in-memory Stream Deck transport, MIDI system and generic HID
+ * transport behind the real drivers.
+ */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { HardwareCommandDeps } from '../../src/commands/devices.js'
 import { hardwareDrivers, type HardwareDriver } from '../../src/surfaces/drivers.js'
 import type { DeviceAccess } from '../../src/surfaces/hotplug.js'
+import { MemoryHidTransport } from '../surfaces/helpers/fake-generic-hid.js'
 import { MemoryStreamDeckTransport, rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
+import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
 
 export interface Harness {
   transport: MemoryStreamDeckTransport
+  /** The MIDI ports (none until a test adds some). */
+  midi: FakeMidiBackend
+  /** Generic HID devices (none until a test adds some). */
+  hid: MemoryHidTransport
   deps: HardwareCommandDeps
   out: string[]
   err: string[]
@@ -22,6 +31,8 @@ export interface Harness {
 
 export function harness(): Harness {
   const transport = new MemoryStreamDeckTransport()
+  const midi = new FakeMidiBackend()
+  const hid = new MemoryHidTransport()
   const out: string[] = []
   const err: string[] = []
   const access = new Map<string, DeviceAccess>()
@@ -30,12 +41,21 @@ export function harness(): Harness {
   let n = 0
   return {
     transport,
+    midi,
+    hid,
     out,
     err,
     access,
     extra,
     deps: {
-      drivers: () => [...hardwareDrivers({ streamdeck: { transport, encodeJPEG: rawImageEncoder } }), ...extra],
+      drivers: () => [
+        ...hardwareDrivers({
+          streamdeck: { transport, encodeJPEG: rawImageEncoder },
+          midi: { backend: midi },
+          hid: { transport: hid },
+        }),
+        ...extra,
+      ],
       access: (path) => Promise.resolve(access.get(path) ?? 'ok'),
       hotplug: { start: () => Promise.resolve(false), stop: () => undefined },
       defaultConfig: undefined,

@@ -31,6 +31,7 @@ describe('shipped configs', () => {
       'examples/usb-foot-pedal.yaml',
       'examples/web-control-room.yaml',
       'examples/xkeys24-titles.yaml',
+      'examples/xtouch-mini-replay.yaml',
     ])
   })
   for (const file of files) {

@@ -1,7 +1,7 @@
 /** A `midi` surface in the mapping file: its controls come from its profile, its claim from its port name. */
 import { describe, expect, it } from 'vitest'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
-import { claimOf, midiSurfaceConfig } from '../../src/mappings/surfaces.js'
+import { claimOf, driverConfigsOf, midiSurfaceConfig } from '../../src/mappings/surfaces.js'
 
 const PRESS = '{ command: switchVideoIn, params: { channel: 0, video: cam } }'
 
@@ -57,5 +57,30 @@ describe('midi surfaces in the mapping file', () => {
       profile: 'generic',
       relative: { 'cc:1:1': 'binary-offset' },
     })
+  })
+
+  it("gives the drivers every MIDI and HID entry of a config, in the file's order, and nothing of the others", async () => {
+    const { config } = await loadConfigText(
+      [
+        'version: 1',
+        'surfaces:',
+        '  b: { driver: midi, input: Second, profile: generic }',
+        '  desk: { driver: streamdeck, model: xl }',
+        "  pedal: { driver: hid, vendor_id: 1, product_id: 2, map: { fields: [{ control: 'button:0', byte: 0, bit: 0 }] } }",
+        '  a: { driver: midi, input: First }',
+        'bindings: []',
+      ].join('\n'),
+      'c.yaml',
+    )
+    const configs = driverConfigsOf(config!.surfaces)
+    expect(configs.midi).toEqual([{ input: 'Second', profile: 'generic' }, { input: 'First' }])
+    expect(configs.hid).toEqual([
+      {
+        vendorId: 1,
+        productId: 2,
+        map: expect.objectContaining({ fields: [expect.objectContaining({ control: 'button:0' })] }),
+      },
+    ])
+    expect(driverConfigsOf({})).toEqual({ midi: [], hid: [] })
   })
 })

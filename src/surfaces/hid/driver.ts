@@ -115,6 +115,8 @@ export class HidDriver implements SurfaceDriver {
   }
 
   async detect(): Promise<DetectedDevice[]> {
+    // Only configured devices are this driver's: with none, node-hid is not even asked.
+    if (this.devices.length === 0) return []
     const out: DetectedDevice[] = []
     for (const l of await this.transport.list()) {
       const config = this.configOf(l)
@@ -149,6 +151,13 @@ export class HidDriver implements SurfaceDriver {
   /** Opens a HID interface by path for its undecoded input reports (`learn --raw`, to write a map). */
   openRaw(path: string): Promise<HidDeviceLike> {
     return this.transport.open(path)
+  }
+
+  /** A detected device's controls, from its report map (undefined when it is no longer configured or present). */
+  async controlsOf(device: DetectedDevice): Promise<ControlDescriptor[] | undefined> {
+    const listing = (await this.transport.list()).find((l) => l.path === device.path)
+    const config = listing && this.configOf(listing)
+    return config ? reportMapControls(config.map) : undefined
   }
 
   private configOf(l: HidListing): HidDeviceConfig | undefined {

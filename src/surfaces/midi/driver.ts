@@ -9,7 +9,7 @@
  */
 import { createLogger, type Logger } from '../../log.js'
 import type { HotplugChange, HotplugSource } from '../hotplug.js'
-import type { ControlId, DetectedDevice, SurfaceDriver } from '../types.js'
+import type { ControlDescriptor, ControlId, DetectedDevice, SurfaceDriver } from '../types.js'
 import { JulusianMidiBackend } from './julusian.js'
 import { findPort, type MidiBackend, type MidiPortList } from './port.js'
 import { DEFAULT_PROFILE, loadMidiProfile, type MidiProfile } from './profile.js'
@@ -39,6 +39,11 @@ export interface MidiDriverOptions {
   /** Where shipped profiles are looked up (default `config/midi-profiles`). */
   profileDir?: string
   rescanMs?: number
+  /**
+   * List no port (and so never load the MIDI system) while no MIDI surface is configured: the daemon
+   * with a config without MIDI leaves ALSA alone. `devices` and `learn` list every port.
+   */
+  passive?: boolean
   logger?: Logger
 }
 
@@ -64,7 +69,8 @@ export class MidiDriver implements SurfaceDriver {
 
   /**
    * Replaces the configured MIDI surfaces (a reload). Surfaces open now keep their options until they
-   * reopen (the manager closes those whose claim changed). Profiles are read afresh.
+   * reopen (the manager closes those whose claim changed, the daemon those whose entry changed).
+   * Profiles are read afresh at the next open.
    */
   configure(surfaces: readonly MidiSurfaceConfig[]): void {
     this.surfaces = surfaces
@@ -78,7 +84,7 @@ export class MidiDriver implements SurfaceDriver {
   readonly hotplug: HotplugSource = {
     start: async (listener) => {
       this.listener = listener
-      this.last = await this.backend.list()
+      this.last = this.idle ? undefined : await this.backend.list()
       this.watch()
       return true
     },
@@ -88,7 +94,13 @@ export class MidiDriver implements SurfaceDriver {
     },
   }
 
+  /** Passive with nothing configured: the port lists are not read. */
+  private get idle(): boolean {
+    return this.opts.passive === true && this.surfaces.length === 0
+  }
+
   async detect(): Promise<DetectedDevice[]> {
+    if (this.idle) return []
     const ports = await this.backend.list()
     return ports.inputs.map((input) => ({ driver: this.name, id: input, model: input, port: input }))
   }
@@ -128,6 +140,16 @@ export class MidiDriver implements SurfaceDriver {
     return surface
   }
 
+  /**
+   * The controls of a detected port, known without opening it: those of the profile its configured
+   * surface names; undefined for a profile that lists none (the generic one) or that does not load.
+   */
+  async controlsOf(device: DetectedDevice): Promise<ControlDescriptor[] | undefined> {
+    const ref = this.configOf(device.port ?? device.id)?.profile ?? DEFAULT_PROFILE
+    const profile = await this.profile(ref).catch(() => undefined)
+    return profile && profile.controls.size > 0 ? profile.descriptors() : undefined
+  }
+
   /** The configured surface that names this input port (the first, as the manager's claims do). */
   private configOf(input: string): MidiSurfaceConfig | undefined {
     return this.surfaces.find((c) => findPort([input], c.input) !== undefined)
@@ -158,7 +180,7 @@ export class MidiDriver implements SurfaceDriver {
   }
 
   private async tick(): Promise<void> {
-    if (this.ticking) return
+    if (this.ticking || (this.idle && this.opened.size === 0)) return
     this.ticking = true
     try {
       const ports = await this.backend.list()

@@ -3,9 +3,10 @@
  * machine without it, without ALSA, or without sound devices runs on with no MIDI surfaces and one
  * clear log line.
  */
-import { existsSync } from 'node:fs'
+import { accessSync, constants } from 'node:fs'
 import { EventHub } from '../../events.js'
 import { createLogger, type Logger } from '../../log.js'
+import type { DeviceAccess } from '../hotplug.js'
 import type { MidiBackend, MidiConnection, MidiConnectionEvents, MidiOpenOptions, MidiPortList } from './port.js'
 
 type MidiModule = typeof import('@julusian/midi/lazy')
@@ -15,49 +16,85 @@ type NativeOutput = InstanceType<MidiModule['Output']>
 /**
  * The ALSA sequencer device. Why it is checked: RtMidi prints its own lines to stderr each time it
  * fails to reach the sequencer, so after a first failure the native side is tried again only once this
- * node exists (a sound device appeared), not on every rescan.
+ * node appears or becomes accessible (a sound device appeared, a permission was fixed), never on every
+ * rescan.
  */
 export const ALSA_SEQUENCER_PATH = '/dev/snd/seq'
 
-/** The log line (and its key) of a machine without MIDI. */
+/** The log line of a machine without MIDI. */
 export const MIDI_UNAVAILABLE_MESSAGE =
   'MIDI unavailable (no MIDI system: no ALSA sequencer or no sound devices); MIDI surfaces stay closed until it appears'
+
+/** The log line of a sequencer this user may not open. */
+export const MIDI_PERMISSION_MESSAGE =
+  `MIDI unavailable: no permission to open ${ALSA_SEQUENCER_PATH}; add the user panelbridge runs as to group ` +
+  'audio (the systemd unit does) and restart it'
+
+/** Empty lists, fresh each time (callers own what `list` returns). */
+const noPorts = (): MidiPortList => ({ inputs: [], outputs: [] })
+
+/** Whether this process may open the ALSA sequencer (`ok` off Linux: there is nothing to check). */
+function alsaSequencer(): DeviceAccess {
+  if (process.platform !== 'linux') return 'ok'
+  try {
+    accessSync(ALSA_SEQUENCER_PATH, constants.R_OK | constants.W_OK)
+    return 'ok'
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    return code === 'EACCES' || code === 'EPERM' ? 'denied' : 'missing'
+  }
+}
 
 export interface JulusianBackendOptions {
   logger?: Logger
   /** Loads the module; tests pass one that fails. */
   load?: () => Promise<MidiModule>
-  /** Whether the native side is worth trying again after it failed; default: the ALSA sequencer exists. */
-  retryable?: () => boolean
+  /** Whether this process may open the ALSA sequencer; default: `fs.access` on ALSA_SEQUENCER_PATH. */
+  sequencer?: () => DeviceAccess
 }
 
 export class JulusianMidiBackend implements MidiBackend {
   private readonly log: Logger
   private readonly load: () => Promise<MidiModule>
-  private readonly retryable: () => boolean
+  private readonly sequencer: () => DeviceAccess
   private module: MidiModule | undefined
-  /** Set after a failure: the native side is left alone until `retryable()` says otherwise. */
+  /** Set after a failure: the native side is left alone until the sequencer comes (back) within reach. */
   private failed = false
+  /** Since the failure the sequencer was out of reach (missing or denied): its return is worth a try. */
+  private awaitingSequencer = false
 
   constructor(opts: JulusianBackendOptions = {}) {
     this.log = opts.logger ?? createLogger('midi')
     this.load = opts.load ?? (() => import('@julusian/midi/lazy'))
-    this.retryable = opts.retryable ?? (() => (process.platform !== 'linux' ? false : existsSync(ALSA_SEQUENCER_PATH)))
+    this.sequencer = opts.sequencer ?? alsaSequencer
   }
 
   async list(): Promise<MidiPortList> {
-    if (this.failed && !this.retryable()) return { inputs: [], outputs: [] }
+    const seq = this.sequencer()
+    if (seq === 'denied') {
+      // Why not try: RtMidi would print its failure to stderr on every rescan, and the answer is known.
+      this.failed = true
+      this.awaitingSequencer = true
+      this.log.once('permission', 'warn', MIDI_PERMISSION_MESSAGE, { path: ALSA_SEQUENCER_PATH })
+      return noPorts()
+    }
+    if (this.failed) {
+      if (seq === 'missing') this.awaitingSequencer = true
+      if (seq === 'missing' || !this.awaitingSequencer) return noPorts()
+    }
     try {
       const mod = (this.module ??= await this.load())
       const list = { inputs: mod.Input.getPortNames(), outputs: mod.Output.getPortNames() }
       if (this.failed) this.log.info('MIDI available again')
       this.failed = false
       this.log.clear('unavailable')
+      this.log.clear('permission')
       return list
     } catch (err) {
       this.failed = true
+      this.awaitingSequencer = seq !== 'ok'
       this.log.once('unavailable', 'warn', MIDI_UNAVAILABLE_MESSAGE, { error: err })
-      return { inputs: [], outputs: [] }
+      return noPorts()
     }
   }
 

@@ -92,4 +92,23 @@ describe('generic HID driver', () => {
     expect(device.closed).toBe(true)
     expect(device.listenerCount('data')).toBe(0)
   })
+
+  it("knows a detected device's controls from its report map without opening it; a reload replaces the map", async () => {
+    const transport = new FakeHidTransport([{ path: '/dev/hidraw3', vendorId: 0x05f3, productId: 0x00ff }])
+    const pedal = reportMapSchema.parse({ fields: [{ control: 'button:0', byte: 0, bit: 0 }] })
+    const driver = new HidDriver({ transport, devices: [{ vendorId: 0x05f3, productId: 0x00ff, map: pedal }] })
+    const [device] = await driver.detect()
+    expect(await driver.controlsOf(device!)).toEqual([{ id: 'button:0', kind: 'button', capabilities: {} }])
+    driver.configure([{ vendorId: 0x05f3, productId: 0x00ff, map }])
+    expect((await driver.controlsOf(device!))?.map((c) => c.id)).toEqual([
+      'button:0',
+      'button:1',
+      'shuttle',
+      'tbar',
+      'jog',
+    ])
+    expect(transport.opened.size).toBe(0)
+    driver.configure([])
+    expect(await driver.controlsOf(device!)).toBeUndefined()
+  })
 })

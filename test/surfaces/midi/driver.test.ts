@@ -153,6 +153,37 @@ describe('MIDI driver', () => {
     expect(backend.lists).toBe(afterOpen + 3)
   })
 
+  it('passive: lists no port while no MIDI surface is configured, and lists them once one is', async () => {
+    const backend = new FakeMidiBackend({ inputs: ['A'], outputs: ['A'] })
+    const driver = new MidiDriver({ backend, passive: true })
+    const changes: string[] = []
+    expect(await driver.hotplug.start((c) => changes.push(c))).toBe(true)
+    expect(await driver.detect()).toEqual([])
+    await vi.advanceTimersByTimeAsync(MIDI_RESCAN_MS * 3)
+    expect(backend.lists).toBe(0)
+    driver.configure([{ input: 'a' }])
+    expect(await driver.detect()).toEqual([{ driver: 'midi', id: 'A', model: 'A', port: 'A' }])
+    await vi.advanceTimersByTimeAsync(MIDI_RESCAN_MS)
+    // The first list after configure is a change: the manager rescans and opens the new surface's port.
+    expect(changes).toEqual(['attach'])
+    driver.configure([])
+    const lists = backend.lists
+    await vi.advanceTimersByTimeAsync(MIDI_RESCAN_MS * 3)
+    expect(backend.lists).toBe(lists)
+    driver.hotplug.stop()
+  })
+
+  it("knows a detected port's controls from the profile its configured surface names", async () => {
+    const backend = new FakeMidiBackend({ inputs: ['X-TOUCH MINI 24:0', 'Other'], outputs: [] })
+    const driver = new MidiDriver({ backend, surfaces: [{ input: 'x-touch', profile: 'behringer-x-touch-mini' }] })
+    const [xtouch, other] = await driver.detect()
+    const controls = await driver.controlsOf(xtouch!)
+    expect(controls?.map((c) => c.id)).toContain('cc:11:1')
+    expect(controls).toHaveLength(33)
+    // The generic profile lists no controls: they are known once events arrive.
+    expect(await driver.controlsOf(other!)).toBeUndefined()
+  })
+
   it('combines hot-plug sources: live only when every one is, changes from each', async () => {
     const a = new FakeHotplug(true)
     const b = new FakeHotplug(false)

@@ -9,8 +9,10 @@ import { setLogSink, type LogRecord, type LogSink } from '../../../src/log.js'
 import {
   ALSA_SEQUENCER_PATH,
   JulusianMidiBackend,
+  MIDI_PERMISSION_MESSAGE,
   MIDI_UNAVAILABLE_MESSAGE,
 } from '../../../src/surfaces/midi/julusian.js'
+import type { DeviceAccess } from '../../../src/surfaces/hotplug.js'
 import { MidiDriver } from '../../../src/surfaces/midi/driver.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
@@ -68,10 +70,58 @@ describe('@julusian/midi on this machine', () => {
   it('a failed module load (no libasound2) is the same one line', async () => {
     const backend = new JulusianMidiBackend({
       load: () => Promise.reject(new Error('libasound.so.2: cannot open shared object file')),
-      retryable: () => false,
+      sequencer: () => 'missing',
     })
     expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
     expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
     expect(logs.map((l) => l.message)).toEqual([MIDI_UNAVAILABLE_MESSAGE])
+  })
+
+  /** A stand-in for the native module: RtMidi throws (and prints to stderr) while ALSA cannot be reached. */
+  function nativeModule(reachable: () => boolean) {
+    const tries = { count: 0 }
+    const ports = (): string[] => {
+      tries.count++
+      if (!reachable()) throw new Error('MidiInAlsa::initialize: error creating ALSA sequencer client object.')
+      return ['Pads']
+    }
+    const mod = { Input: { getPortNames: ports }, Output: { getPortNames: ports } }
+    return { tries, load: () => Promise.resolve(mod as never) }
+  }
+
+  it('tries the native side again only when the sequencer appears or becomes accessible, never on every rescan', async () => {
+    let seq: DeviceAccess = 'missing'
+    const native = nativeModule(() => seq === 'ok')
+    const backend = new JulusianMidiBackend({ load: native.load, sequencer: () => seq })
+    expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
+    expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
+    expect(native.tries.count).toBe(1)
+    // The sound device appears, but this user may not open it: one line that says what to do.
+    seq = 'denied'
+    expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
+    expect(native.tries.count).toBe(1)
+    seq = 'ok'
+    expect(await backend.list()).toEqual({ inputs: ['Pads'], outputs: ['Pads'] })
+    expect(native.tries.count).toBe(3)
+    expect(logs.map((l) => l.message)).toEqual([
+      MIDI_UNAVAILABLE_MESSAGE,
+      MIDI_PERMISSION_MESSAGE,
+      'MIDI available again',
+    ])
+  })
+
+  it('a failure with the sequencer there and accessible is not retried until it goes and comes back', async () => {
+    let seq: DeviceAccess = 'ok'
+    let reachable = false
+    const native = nativeModule(() => reachable)
+    const backend = new JulusianMidiBackend({ load: native.load, sequencer: () => seq })
+    for (let i = 0; i < 5; i++) expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
+    expect(native.tries.count).toBe(1)
+    reachable = true
+    seq = 'missing'
+    await backend.list()
+    seq = 'ok'
+    expect(await backend.list()).toEqual({ inputs: ['Pads'], outputs: ['Pads'] })
+    expect(logs.filter((l) => l.message === MIDI_UNAVAILABLE_MESSAGE)).toHaveLength(1)
   })
 })
