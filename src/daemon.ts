@@ -557,7 +557,8 @@ export class Daemon implements DaemonApi {
   private publishInput(e: SurfaceEvent, injected: boolean): void {
     if (this.watchers.listenerCount('event') === 0) return
     const d = this.manager.list().find((x) => x.id === e.surface)
-    let kind = d?.controls.find((c) => c.id === e.control)?.kind
+    const descriptor = d?.controls.find((c) => c.id === e.control)
+    let kind = descriptor?.kind
     try {
       kind ??= parseControlId(e.control).kind
     } catch {
@@ -571,6 +572,7 @@ export class Daemon implements DaemonApi {
         ...(d?.device !== undefined ? { device: d.device } : {}),
         control: e.control,
         kind,
+        ...(descriptor?.label !== undefined ? { label: descriptor.label } : {}),
         type: e.type,
         ...(e.type === 'down' && e.velocity !== undefined ? { velocity: e.velocity } : {}),
         ...(e.type === 'rotate' ? { delta: e.delta } : {}),

@@ -104,7 +104,8 @@ export function parseInputEvent(data: string): InputEvent | undefined {
   if (!isRecord(v) || typeof v.surface !== 'string' || !SURFACE_NAME.test(v.surface)) return undefined
   if (typeof v.control !== 'string' || v.control.length > 64 || !isControlId(v.control)) return undefined
   if (typeof v.type !== 'string' || !TYPES.has(v.type) || typeof v.driver !== 'string') return undefined
-  if (!optionalText(v.device) || !optionalNumber(v.velocity) || !optionalNumber(v.raw)) return undefined
+  if (!optionalText(v.device) || !optionalText(v.label) || !optionalNumber(v.velocity) || !optionalNumber(v.raw))
+    return undefined
   const type = v.type as InputEvent['type']
   if (type === 'rotate' && !(typeof v.delta === 'number' && Number.isSafeInteger(v.delta))) return undefined
   if (type === 'value' && !(typeof v.value === 'number' && Number.isFinite(v.value))) return undefined
@@ -115,6 +116,7 @@ export function parseInputEvent(data: string): InputEvent | undefined {
     control: v.control,
     // The kind follows from the id; the daemon's own word for it is not needed.
     kind: parseControlId(v.control).kind,
+    ...(v.label !== undefined ? { label: printable(v.label) } : {}),
     type,
     ...(type === 'down' && v.velocity !== undefined ? { velocity: v.velocity } : {}),
     ...(type === 'rotate' ? { delta: v.delta as number } : {}),

@@ -17,17 +17,17 @@ import { readListenToken } from '../daemon/server.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
-import { hidDeviceConfig, midiSurfaceConfig } from '../mappings/surfaces.js'
 import { formatStatus } from '../surface-check.js'
 import { HidDriver, type HidDeviceLike, type HidListing } from '../surfaces/hid/driver.js'
 import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
-import { MidiDriver } from '../surfaces/midi/driver.js'
-import type { ControlKind, DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
+import { hardwareHotplug } from '../surfaces/drivers.js'
+import type { ControlDescriptor, ControlKind, DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
 import { isRecord } from '../wire.js'
 import {
   DEFAULT_HARDWARE_DEPS,
   SYSTEM_CONFIG,
   assignClaims,
+  configuredDrivers,
   readClaims,
   surfaceEntryFor,
   yamlLine,
@@ -144,6 +144,8 @@ export async function probeDaemon(base: string, token?: string): Promise<DaemonP
 /** The fields of an event that the printed line and snippet use. */
 interface LearnedEvent {
   type: 'down' | 'up' | 'rotate' | 'value'
+  /** The panel's own name for the control (`key 7` on an X-keys), shown next to the canonical id. */
+  label?: string
   delta?: number
   value?: number
   raw?: number
@@ -197,23 +199,14 @@ class LearnPrinter {
   /** An event: its id and detail, and once per control and kind of use, a binding to paste. */
   input(name: string, control: string, kind: ControlKind | undefined, e: LearnedEvent, note = ''): void {
     const id = `${name}/${control}`
-    this.out(`${id} ${e.type}${eventDetail(e)}${note}`)
+    const own = e.label !== undefined ? ` [${e.label} on the panel]` : ''
+    this.out(`${id} ${e.type}${eventDetail(e)}${own}${note}`)
     if (e.type === 'up') return
     const key = `${id} ${e.type === 'down' ? 'press' : e.type}`
     if (this.shown.has(key)) return
     this.shown.add(key)
     const body = bindingBody(kind, e)
     this.out(['  binding:', `    - on: ${id}`, ...body.map((line) => `      ${line}`)].join('\n'))
-  }
-}
-
-/** Hands the config's MIDI and generic HID surfaces to those drivers (they open what is configured). */
-function configureDrivers(drivers: readonly SurfaceDriver[], config: Config | undefined): void {
-  const surfaces = Object.values(config?.surfaces ?? {})
-  for (const d of drivers) {
-    if (d instanceof HidDriver) d.configure(surfaces.flatMap((s) => (s.driver === 'hid' ? [hidDeviceConfig(s)] : [])))
-    if (d instanceof MidiDriver)
-      d.configure(surfaces.flatMap((s) => (s.driver === 'midi' ? [midiSurfaceConfig(s)] : [])))
   }
 }
 
@@ -412,13 +405,13 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
     },
     open: (device) => driver.open(device),
   })
-  const drivers = deps.drivers().map((e) => e.driver)
-  configureDrivers(drivers, read.config)
+  const drivers = configuredDrivers(deps, read.config).map((e) => e.driver)
   const manager = new SurfaceManager({
     drivers: drivers.map(recording),
     claims: 'all',
     access: deps.access,
-    ...(deps.hotplug ? { hotplug: deps.hotplug } : {}),
+    // The raw drivers, not the recording wrappers: MIDI's port rescans are found by the driver's class.
+    hotplug: hardwareHotplug(drivers, deps.hotplug),
   })
   /** Device identity → the surface name used in ids and snippets (configured, else suggested). */
   const names = new Map<string, string>()
@@ -432,7 +425,7 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
     }
     return name
   }
-  const kinds = new Map<string, Map<string, ControlKind>>()
+  const kinds = new Map<string, Map<string, ControlDescriptor>>()
   const printer = new LearnPrinter((line) => deps.out(line), read.config?.surfaces)
 
   manager.events.on('status', (s) => {
@@ -445,10 +438,14 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
       device ? `  not in the config; add under surfaces: ${surfaceEntryFor(name, device)}` : undefined,
     )
   })
-  manager.events.on('added', (d) => kinds.set(d.id, new Map(d.controls.map((c) => [c.id, c.kind]))))
-  manager.events.on('input', (e) =>
-    printer.input(nameOf(e.surface), e.control, kinds.get(e.surface)?.get(e.control), e),
-  )
+  manager.events.on('added', (d) => kinds.set(d.id, new Map(d.controls.map((c) => [c.id, c]))))
+  manager.events.on('input', (e) => {
+    const c = kinds.get(e.surface)?.get(e.control)
+    printer.input(nameOf(e.surface), e.control, c?.kind, {
+      ...e,
+      ...(c?.label !== undefined ? { label: c.label } : {}),
+    })
+  })
 
   const stop = deps.stop ?? signalStop()
   deps.out(

@@ -79,6 +79,8 @@ export interface InputEvent {
   /** Canonical control id (`key:3`, `note:1:60`, `cc:1:7`). */
   control: ControlId
   kind: ControlKind
+  /** The panel's own name for the control where it numbers them apart (`key 7` on an X-keys). */
+  label?: string
   type: 'down' | 'up' | 'rotate' | 'value'
   /** `down` of a velocity-sensitive control, 0..1. */
   velocity?: number

@@ -4,43 +4,14 @@
  * over an in-memory transport behind the real driver; and `learn --raw` shows which bytes and bits of
  * a HID device's input reports change, through the HID driver's raw-report hook.
  */
-import { EventEmitter } from 'node:events'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runLearn } from '../../src/commands/learn.js'
 import { RAW_MAX_CHANGES_SHOWN, RawReportDiff } from '../../src/commands/learn-raw.js'
 import { loadConfigText } from '../../src/mappings/load.js'
-import { HidDriver, type HidListing, type HidTransport } from '../../src/surfaces/hid/driver.js'
+import type { HidListing } from '../../src/surfaces/hid/driver.js'
 import { MidiDriver } from '../../src/surfaces/midi/driver.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
 import { harness, until, type Harness } from './hardware-helpers.js'
-
-/** An in-memory HID device shaped like node-hid's HIDAsync: `data` with each input report. */
-class MemoryHidDevice extends EventEmitter {
-  closed = false
-  close(): Promise<void> {
-    this.closed = true
-    return Promise.resolve()
-  }
-  report(bytes: number[]): void {
-    this.emit('data', Buffer.from(bytes))
-  }
-}
-
-class MemoryHidTransport implements HidTransport {
-  readonly opened: { path: string; device: MemoryHidDevice }[] = []
-  constructor(readonly listings: HidListing[]) {}
-  list(): Promise<HidListing[]> {
-    return Promise.resolve(this.listings)
-  }
-  open(path: string): Promise<MemoryHidDevice> {
-    const device = new MemoryHidDevice()
-    this.opened.push({ path, device })
-    return Promise.resolve(device)
-  }
-  last(path: string): MemoryHidDevice | undefined {
-    return this.opened.filter((o) => o.path === path).at(-1)?.device
-  }
-}
 
 const PEDAL: HidListing = { path: '/dev/hidraw7', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' }
 const KEYBOARD: HidListing = { path: '/dev/hidraw1', vendorId: 0x046d, productId: 0xc31c, usagePage: 1 }
@@ -127,14 +98,14 @@ describe('learn with the generic HID driver', () => {
 
   it('prints the ids its report map names, under the configured name, with snippets that load', async () => {
     const h = harness()
-    const transport = new MemoryHidTransport([KEYBOARD, PEDAL])
-    h.extra.push({ driver: new HidDriver({ transport }), controlsOf: () => Promise.resolve(undefined) })
+    const transport = h.hid
+    transport.listings = [KEYBOARD, PEDAL]
     const { stop, done } = learn(h, ['--config', h.config(CONFIG), '--url', 'http://127.0.0.1:1'])
     await until('the pedal open', () => h.out.some((l) => l.endsWith('learning as pedal')))
     // Only the configured device is opened: the keyboard is left alone.
     expect(transport.opened.map((o) => o.path)).toEqual([PEDAL.path])
 
-    const pedal = transport.last(PEDAL.path)!
+    const pedal = transport.current(PEDAL.path)!
     pedal.report([0b10, 0])
     pedal.report([0b00, 0])
     pedal.report([0b00, 255])
@@ -159,9 +130,8 @@ describe('learn with the generic HID driver', () => {
 describe('learn --raw', () => {
   function rawHarness(listings: HidListing[]) {
     const h = harness()
-    const transport = new MemoryHidTransport(listings)
-    h.extra.push({ driver: new HidDriver({ transport }), controlsOf: () => Promise.resolve(undefined) })
-    return { h, transport }
+    h.hid.listings = listings
+    return { h, transport: h.hid }
   }
 
   it('shows which bytes and bits change between reports of the device named, skipping identical ones', async () => {
@@ -169,7 +139,7 @@ describe('learn --raw', () => {
     const { stop, done } = learn(h, ['--raw', '--device', '05f3:00ff'])
     await until('the pedal open', () => h.out.some((l) => l.startsWith('reading raw reports of 05f3:00ff')))
     expect(transport.opened.map((o) => o.path)).toEqual([PEDAL.path])
-    const pedal = transport.last(PEDAL.path)!
+    const pedal = transport.current(PEDAL.path)!
     pedal.report([0x00, 0x00, 0x00, 0x00])
     pedal.report([0x00, 0x00, 0x00, 0x00])
     pedal.report([0x00, 0x00, 0x00, 0x04])
@@ -191,7 +161,7 @@ describe('learn --raw', () => {
     const { h, transport } = rawHarness([PEDAL])
     learn(h, ['--raw', '--device', '0x05F3:0x00FF', '--report-ids'])
     await until('the pedal open', () => transport.opened.length === 1)
-    const pedal = transport.last(PEDAL.path)!
+    const pedal = transport.current(PEDAL.path)!
     pedal.report([1, 0x00, 0x10])
     pedal.report([2, 0x7f])
     pedal.report([1, 0x00, 0x30])
@@ -215,7 +185,7 @@ describe('learn --raw', () => {
     )
     learn(h, ['--raw', '--config', file])
     await until('the pedal open', () => h.out.some((l) => l.startsWith('reading raw reports of pedal:')))
-    const pedal = transport.last(PEDAL.path)!
+    const pedal = transport.current(PEDAL.path)!
     pedal.report([1, 0])
     pedal.report([1, 1])
     await until('the change', () => h.out.includes('pedal report 1: byte 0 0x00→0x01 (bit 0 set)'))

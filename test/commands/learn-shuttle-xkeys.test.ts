@@ -63,7 +63,7 @@ describe('panelbridge learn with Contour Shuttle and X-keys devices', () => {
     const pad = h.xkeys.lastOpened('/dev/hidraw4')!
     pad.input(xk24Report(3, [7])) // the panel's key 7: top of the second column
     pad.input(xk24Report(3, []))
-    await until('the X-keys key up', () => h.out.includes('pad/key:1 up'))
+    await until('the X-keys key up', () => h.out.some((l) => l.startsWith('pad/key:1 up')))
     const stick = h.xkeys.lastOpened('/dev/hidraw5')!
     const r = new Array<number>(32).fill(0)
     r[6] = 64 // the XK-12 Joystick's x byte
@@ -76,8 +76,9 @@ describe('panelbridge learn with Contour Shuttle and X-keys devices', () => {
       'wheel/shuttle value 0.000 (raw 0)',
       'wheel/button:9 down',
       'wheel/button:9 up',
-      'pad/key:1 down',
-      'pad/key:1 up',
+      // Row-major from the top left, with the panel's own number (column-major) beside it.
+      'pad/key:1 down [key 7 on the panel]',
+      'pad/key:1 up [key 7 on the panel]',
       'xkeys1/joystick:x value 0.504 (raw 64)',
     ])
     expect(h.out.filter((l) => l.startsWith('    - on: '))).toEqual([
