@@ -103,7 +103,8 @@ export function redact(value: unknown, depth = 0): unknown {
     const v = (value as Record<string, unknown>)[k]
     // defineProperty: a key named __proto__ stays a plain entry of the copy.
     Object.defineProperty(out, cut(k), {
-      value: SECRET_KEY.test(k) ? '***' : redact(v, depth + 1),
+      // A yes/no or absent value under a secret's name (`tokenRequired: true`) says nothing secret.
+      value: SECRET_KEY.test(k) && typeof v !== 'boolean' && v !== undefined ? '***' : redact(v, depth + 1),
       enumerable: true,
       writable: true,
       configurable: true,

@@ -40,6 +40,12 @@ describe('logger', () => {
     expect(redactText('a=1&stream_key=s3cret&b=2')).toBe('a=1&stream_key=***&b=2')
     expect(redact([{ password: 'x' }, 3, null])).toEqual([{ password: '***' }, 3, null])
     expect(redact(new Error('bad streamKey=zzz'))).toBe('bad streamKey=***')
+    // A yes/no under a secret's name is no secret; a number may be one (a PIN).
+    expect(redact({ tokenRequired: true, token: 1234, streamKey: false })).toEqual({
+      tokenRequired: true,
+      token: '***',
+      streamKey: false,
+    })
   })
 
   it('setLogSink routes every logger to the new sink and returns the one it replaced', () => {
