@@ -106,7 +106,6 @@ export function configuredDrivers(
   return drivers
 }
 
-
 /**
  * Which configured surface takes each device (device id → surface name), handed out as the surface
  * manager does: serial claims first, then model and vendor/product claims, then `any`, each in order.
