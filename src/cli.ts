@@ -17,7 +17,6 @@ import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from './defaults.js'
 import { SUBCOMMANDS } from './commands/index.js'
 import { createLogger } from './log.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
-import { startSimulator } from './simulator/index.js'
 import { startSurfaceCheck } from './surface-check.js'
 
 export const EXIT_OK = 0
@@ -185,14 +184,17 @@ async function serve<H extends { close(): Promise<void> }>(
 function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<number> {
   return serve(
     'simulator',
-    () =>
-      startSimulator({
+    // Loaded here, not at the top: every other subcommand starts without the simulator's modules.
+    async () =>
+      (await import('./simulator/index.js')).startSimulator({
         httpPort: cmd.httpPort,
         wsPort: cmd.wsPort,
         host: cmd.host,
         animationMs: cmd.animationMs,
         ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
         ...(cmd.logCommands !== undefined ? { logCommands: cmd.logCommands } : {}),
+        // A standalone simulator may run for days: its record is the --log-commands file, not memory.
+        commandLogMax: 0,
       }),
     // The first line is the address, so that a script (or a test) starting on port 0 can read it.
     (sim) => [
