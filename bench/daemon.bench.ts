@@ -3,9 +3,13 @@
  *
  * - Start to ready: `panelbridge run` with the default config (simulator and web console, on free
  *   ports) until it prints its URL, next to `panelbridge sim` alone until it listens (the baseline).
- * - Resident memory at idle, then every 30 s of steady load for 5 minutes (a press every 100 ms and a
- *   jog turn every 20 ms through the remote API). Target: under 80 MB resident, no growth over the run
- *   (the last sample against the one after the first minute, when caches have filled).
+ * - Resident memory at idle with nobody looking at the page (keys are drawn only for a browser, so
+ *   the canvas library is not loaded), at idle with the page open (a WebSocket client on `/ws`, as a
+ *   browser), then every 30 s of steady load for 5 minutes with the page open (a press every 100 ms and
+ *   a jog turn every 20 ms through the remote API; the jog label redraws a key each turn). Target: under
+ *   80 MB resident, no growth over the run (the last sample against the one after the first minute,
+ *   when caches have filled). The simulator alone is the baseline, for start time and memory.
+ * - The daemon runs as installed: with the V8 flags of `dist/cli.js`'s first line.
  *
  * Targets: start to ready < 1 s, RSS < 80 MB, growth < 5 MB. `BENCH_DAEMON_SECONDS` shortens the load.
  */
@@ -16,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import WebSocket from 'ws'
 import { parseDocument } from 'yaml'
 import { median } from './stats.js'
 
@@ -29,30 +34,49 @@ const TARGET_READY_MS = 1000
 const TARGET_RSS_MB = 80
 const TARGET_GROWTH_MB = 5
 
-function rssMb(pid: number): number {
+function statusMb(pid: number, field: 'VmRSS' | 'RssAnon' | 'RssFile'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN)
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN)
   return kb / 1024
+}
+const rssMb = (pid: number): number => statusMb(pid, 'VmRSS')
+/** `RSS (anonymous + file-backed)`: the file-backed part is mostly Node's own binary, shared and clean. */
+const rssSplit = (pid: number): string =>
+  `${statusMb(pid, 'VmRSS').toFixed(1)} (${statusMb(pid, 'RssAnon').toFixed(1)} + ${statusMb(pid, 'RssFile').toFixed(1)})`
+
+/** The node flags of the built CLI's first line (`#!/usr/bin/env -S node FLAGS`), as the installed command runs. */
+function shebangFlags(): string[] {
+  // A comparison run may try other flags: BENCH_NODE_FLAGS="--max-semi-space-size=1 --optimize-for-size".
+  if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((x) => x)
+  const first = readFileSync(CLI, 'utf8').split('\n', 1)[0]!
+  const m = /^#!\/usr\/bin\/env\s+(?:-S\s+)?node\b(.*)$/.exec(first)
+  if (!m) throw new Error(`dist/cli.js: unexpected first line ${first}`)
+  return m[1]!
+    .trim()
+    .split(/\s+/)
+    .filter((x) => x !== '')
 }
 
 async function startUntil(
   args: string[],
   re: RegExp,
-): Promise<{ child: ChildProcess; ms: number; match: RegExpExecArray }> {
+): Promise<{ child: ChildProcess; ms: number; match: RegExpExecArray; output: string[] }> {
   const t0 = performance.now()
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [...shebangFlags(), CLI, ...args], {
     stdio: ['ignore', 'pipe', 'ignore'],
     env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'warn' },
   })
   const lines = createInterface({ input: child.stdout })
+  const output: string[] = []
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`exited with ${code} before it was ready`)))
     lines.on('line', (line) => {
+      output.push(line)
       const m = re.exec(line)
       if (m) resolve(m)
     })
   })
-  return { child, ms: performance.now() - t0, match }
+  return { child, ms: performance.now() - t0, match, output }
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -70,6 +94,30 @@ async function freePortConfig(dir: string): Promise<string> {
   const file = join(dir, 'config.yaml')
   await writeFile(file, String(doc))
   return file
+}
+
+/** The default config as deployed: the application is another process (here `panelbridge sim`), not simulated inside. */
+async function deployedConfig(dir: string, appUrl: string, wsUrl: string): Promise<string> {
+  const doc = parseDocument(readFileSync(DEFAULT_CONFIG, 'utf8'))
+  doc.setIn(['app', 'url'], appUrl)
+  doc.setIn(['app', 'notifications'], wsUrl)
+  doc.deleteIn(['app', 'simulate'])
+  doc.setIn(['listen', 'port'], 0)
+  const file = join(dir, 'deployed.yaml')
+  await writeFile(file, String(doc))
+  return file
+}
+
+/** Opens the page's WebSocket as a browser does; resolves once it is open. */
+async function openPage(base: string): Promise<WebSocket & { received: () => number }> {
+  const page = new WebSocket(new URL('ws', base.replace(/^http/, 'ws')))
+  let n = 0
+  page.on('message', () => n++)
+  await new Promise<void>((resolve, reject) => {
+    page.once('open', () => resolve())
+    page.once('error', reject)
+  })
+  return Object.assign(page, { received: () => n })
 }
 
 export default async function main(): Promise<void> {
@@ -90,20 +138,49 @@ export default async function main(): Promise<void> {
       await stop(d.child)
     }
 
+    // The simulator alone (the baseline), then the daemon as deployed, driving it from another process.
+    const sim = await startUntil(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
+    await new Promise((r) => setTimeout(r, 2000))
+    const simIdle = rssSplit(sim.child.pid!)
+    // Why a pause is enough: the simulator prints both addresses together, and 2 s have passed.
+    const wsUrl = sim.output.map((l) => /QWebChannel WebSocket on (ws:\/\/\S+)/.exec(l)?.[1]).find((u) => u)
+    if (wsUrl === undefined) throw new Error('panelbridge sim did not print its WebSocket address')
+    const deployed = await startUntil(
+      ['run', '--config', await deployedConfig(dir, sim.match[1]!, wsUrl)],
+      /panelbridge running: (http:\/\/\S+)/,
+    )
+    await new Promise((r) => setTimeout(r, 2000))
+    const deployedHeadless = rssSplit(deployed.child.pid!)
+    const deployedPage = await openPage(deployed.match[1]!)
+    await new Promise((r) => setTimeout(r, 2000))
+    const deployedOpen = rssSplit(deployed.child.pid!)
+    deployedPage.close()
+    await stop(deployed.child)
+    await stop(sim.child)
+
     const { child, match } = await startUntil(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
     const base = match[1]!
     const pid = child.pid!
     await new Promise((r) => setTimeout(r, 2000))
+    const idleHeadless = rssSplit(pid)
+    // The page open: a browser's WebSocket, receiving every key image and state the daemon sends.
+    const page = await openPage(base)
+    await new Promise((r) => setTimeout(r, 2000))
     const idle = rssMb(pid)
+    const idlePage = rssSplit(pid)
     const samples: { t: number; rss: number }[] = []
     let running = true
     let presses = 0
     let turns = 0
     let failures = 0
-    const post = async (path: string): Promise<void> => {
+    /** Jog requests' round trips through the remote API, ms: what a turn costs the daemon under load. */
+    const jogMs: number[] = []
+    const post = async (path: string, times?: number[]): Promise<void> => {
+      const t = performance.now()
       const res = await fetch(new URL(path, base), { method: 'POST' }).catch(() => undefined)
       if (!res?.ok) failures++
       await res?.arrayBuffer()
+      times?.push(performance.now() - t)
     }
     const pressLoop = (async () => {
       while (running) {
@@ -114,7 +191,7 @@ export default async function main(): Promise<void> {
     })()
     const jogLoop = (async () => {
       while (running) {
-        await post('api/surfaces/console/controls/jog/rotate?delta=1')
+        await post('api/surfaces/console/controls/jog/rotate?delta=1', jogMs)
         turns++
         await new Promise((r) => setTimeout(r, 20))
       }
@@ -126,6 +203,7 @@ export default async function main(): Promise<void> {
     }
     running = false
     await Promise.all([pressLoop, jogLoop])
+    page.close()
     await stop(child)
 
     const warm = samples.find((s) => s.t >= Math.min(60, LOAD_SECONDS / 5)) ?? samples[0]!
@@ -141,6 +219,18 @@ export default async function main(): Promise<void> {
     console.log(
       `load: ${LOAD_SECONDS} s, ${presses} presses, ${turns} jog turns through the remote API, ${failures} refused`,
     )
+    const sorted = [...jogMs].sort((a, b) => a - b)
+    console.log(
+      `jog turn through the remote API, round trip (ms): median ${f(median(jogMs))}, p99 ${f(sorted[Math.floor(sorted.length * 0.99)] ?? NaN)} (node flags: ${shebangFlags().join(' ')})`,
+    )
+    console.log(`resident memory, MB (anonymous + file-backed): simulator alone idle ${simIdle}`)
+    console.log(
+      `  panelbridge run (default config, simulator inside) idle, page closed ${idleHeadless}; page open ${idlePage}`,
+    )
+    console.log(
+      `  panelbridge run as deployed (application in its own process) idle, page closed ${deployedHeadless}; page open ${deployedOpen}`,
+    )
+    console.log(`load with the page open (${page.received()} messages to the page):`)
     console.log('| t (s) | RSS (MB) |')
     console.log('| ----: | -------: |')
     console.log(`| idle | ${f(idle)} |`)

@@ -36,7 +36,7 @@ import { Engine } from './mappings/engine.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
 import type { Config, SurfaceConfig } from './mappings/schema.js'
 import { claimOf, driverConfigsOf, webSurfaceOptions } from './mappings/surfaces.js'
-import { startSimulator, type SimulatorHandle } from './simulator/index.js'
+import type { SimulatorHandle } from './simulator/index.js'
 import { controlSends, ControlIdError, parseControlId } from './surfaces/control-id.js'
 import type { AccessCheck, HotplugSource } from './surfaces/hotplug.js'
 import { SurfaceManager } from './surfaces/manager.js'
@@ -255,8 +255,12 @@ export class Daemon implements DaemonApi {
     let notificationsUrl = config.app.notifications ?? `ws://${url.hostname}:${DEFAULT_WS_PORT}`
     if (config.app.simulate === true) {
       const ws = config.app.notifications ? new URL(config.app.notifications) : undefined
+      // Loaded only when asked for: a daemon driving the real application never holds the simulator's code.
+      const { startSimulator } = await import('./simulator/index.js')
       simulator = await startSimulator({
         host: url.hostname,
+        // The daemon never reads the simulator's in-memory command log: keeping it would only grow.
+        commandLogMax: 0,
         httpPort: portOf(url),
         wsPort: ws ? portOf(ws) : url.port === '0' ? 0 : DEFAULT_WS_PORT,
       })

@@ -9,7 +9,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import { randomBytes } from 'node:crypto'
-import { Pool, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import { Pool } from './undici-pool.js'
 import {
   getCommandSpec,
   type CommandName,

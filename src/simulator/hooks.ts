@@ -7,7 +7,11 @@
 import { appendFileSync } from 'node:fs'
 import { redact } from '../log.js'
 
-/** How many commands the in-memory log keeps (the newest). */
+/**
+ * How many commands the in-memory log keeps by default (the newest). Tests read it; the daemon's
+ * embedded simulator and `panelbridge sim` keep none (`commandLogMax: 0`), so a simulator that runs
+ * for days holds no history (the `--log-commands` file is the record a process outside can read).
+ */
 export const COMMAND_LOG_MAX = 10_000
 
 export type CommandTransport = 'get' | 'post' | 'api'
@@ -21,13 +25,17 @@ export interface CommandLogEntry {
 }
 
 export class HttpHooks {
-  /** Entries of the in-memory log, oldest first (at most COMMAND_LOG_MAX). */
+  /** Entries of the in-memory log, oldest first (at most `logMax`). */
   readonly log: CommandLogEntry[] = []
   private readonly delays = new Map<string, number>()
   private readonly inFlightNow = new Map<string, number>()
   private readonly highWaters = new Map<string, number>()
 
-  constructor(private readonly logFile?: string) {}
+  constructor(
+    private readonly logFile?: string,
+    /** Entries the in-memory log keeps; 0 keeps none. */
+    private readonly logMax = COMMAND_LOG_MAX,
+  ) {}
 
   /** Delays every reply to `command` by `ms` (0 removes the delay). */
   setDelay(command: string, ms: number): void {
@@ -70,8 +78,10 @@ export class HttpHooks {
       parameters: redact({ ...parameters }) as Record<string, unknown>,
       transport,
     }
-    this.log.push(entry)
-    if (this.log.length > COMMAND_LOG_MAX) this.log.splice(0, this.log.length - COMMAND_LOG_MAX)
+    if (this.logMax > 0) {
+      this.log.push(entry)
+      if (this.log.length > this.logMax) this.log.splice(0, this.log.length - this.logMax)
+    }
     if (this.logFile !== undefined) appendFileSync(this.logFile, `${JSON.stringify(entry)}\n`)
     const now = this.inFlight(name) + 1
     this.inFlightNow.set(name, now)

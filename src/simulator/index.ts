@@ -36,6 +36,8 @@ export interface SimulatorOptions {
   allowedHosts?: string[]
   /** Appends one JSON line per received HTTP command to this file (time, name, parameters, transport). */
   logCommands?: string
+  /** Commands the in-memory log (`http.log`) keeps; 0 keeps none. Default COMMAND_LOG_MAX. */
+  commandLogMax?: number
 }
 
 export interface SimulatorHandle {
@@ -81,7 +83,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   }
   const host = opts.host ?? DEFAULT_LISTEN_HOST
   const guard = opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}
-  const hooks = new HttpHooks(opts.logCommands)
+  const hooks = new HttpHooks(opts.logCommands, opts.commandLogMax)
   const http = await startHttpServer(state, opts.httpPort ?? 0, host, { ...guard, hooks }).catch((err: unknown) => {
     removeDataDir()
     throw err

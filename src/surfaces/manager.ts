@@ -233,6 +233,8 @@ export class SurfaceManager implements SurfaceRegistry {
   private scanning: Promise<void> | undefined
   private rescanWanted = false
   private started = false
+  /** Whether hot-plug (or polling) has been started; see watch(). */
+  private watching = false
   private stopping: Promise<void> | undefined
 
   constructor(opts: SurfaceManagerOptions = {}) {
@@ -259,8 +261,27 @@ export class SurfaceManager implements SurfaceRegistry {
   async start(): Promise<void> {
     if (this.started || this.stopping) return
     this.started = true
-    // Without drivers nothing is detected, so there is nothing to watch (and libusb is never loaded).
-    if (this.drivers.length === 0) return
+    await this.watch()
+    if (this.stopping) return
+    await this.rescan()
+  }
+
+  /**
+   * The drivers that have work: every one with `'all'`, else those some claim names. Only they detect,
+   * so a driver no configured surface uses never loads its library (node-hid, the MIDI system).
+   */
+  private activeDrivers(): readonly SurfaceDriver[] {
+    const claims = this.claims
+    return claims === 'all' ? this.drivers : this.drivers.filter((d) => claims.some((c) => c.driver === d.name))
+  }
+
+  /**
+   * Starts hot-plug (or polling) once some driver has work, at start or when a reload first claims a
+   * device: a daemon whose surfaces are all on the web page never loads libusb.
+   */
+  private async watch(): Promise<void> {
+    if (this.watching || this.activeDrivers().length === 0) return
+    this.watching = true
     let live = false
     try {
       live = await this.hotplug.start((change) => this.onHotplug(change))
@@ -271,7 +292,6 @@ export class SurfaceManager implements SurfaceRegistry {
     if (!live) {
       this.poll = setInterval(() => this.spawn('poll', () => this.rescan()), this.o.pollMs)
     }
-    await this.rescan()
   }
 
   /** Runs detection for every driver now (serialised: a call during a scan queues one more scan). */
@@ -284,7 +304,7 @@ export class SurfaceManager implements SurfaceRegistry {
     this.scanning = (async () => {
       do {
         this.rescanWanted = false
-        for (const driver of this.drivers) {
+        for (const driver of this.activeDrivers()) {
           if (this.stopping) return
           await this.scanDriver(driver)
         }
@@ -320,6 +340,7 @@ export class SurfaceManager implements SurfaceRegistry {
       if (!this.entries.has(name) && (claims === 'all' || !claims.some((c) => c.name === name)))
         this.latest.delete(name)
     }
+    if (this.started) await this.watch()
     await this.rescan()
   }
 

@@ -16,8 +16,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-async function setup() {
-  const sim = await startSimulator()
+async function setup(options: Parameters<typeof startSimulator>[0] = {}) {
+  const sim = await startSimulator(options)
   const client = new CommandClient({ baseUrl: sim.httpUrl, timeoutMs: 5000 })
   cleanups.push(
     () => sim.close(),
@@ -59,6 +59,22 @@ describe('HTTP hooks', () => {
     expect(sim.http.commands('schedule')[0]!.parameters).toMatchObject({ action: 'cutin', title: 'Lower Third' })
     expect(JSON.stringify(sim.http.log)).not.toContain('sk-secret')
     expect(sim.http.commands('startStreaming')[0]!.parameters.streamKey).toBe('***')
+  })
+
+  it('keeps only the newest commandLogMax entries, and none at 0 while the file still gets every line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-hooks-'))
+    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    const small = await setup({ commandLogMax: 2 })
+    for (const channel of [0, 1, 2]) await small.client.call('switchVideoIn', { channel, video: 'Camera 1' })
+    expect(small.sim.http.log.map((e) => e.parameters.channel)).toEqual(['1', '2'])
+
+    const file = join(dir, 'commands.jsonl')
+    const none = await setup({ commandLogMax: 0, logCommands: file })
+    await none.client.call('getAllVideoIns')
+    await none.client.call('getVideoFormat')
+    expect(none.sim.http.log).toEqual([])
+    const lines = (await readFile(file, 'utf8')).trim().split('\n')
+    expect(lines.map((l) => (JSON.parse(l) as { name: string }).name)).toEqual(['getAllVideoIns', 'getVideoFormat'])
   })
 
   it('opens Camera 1 and Camera 2 at start, so switchVideoIn works out of the box', async () => {

@@ -15,11 +15,13 @@ import {
   type SurfaceStatus,
 } from '../../src/surfaces/manager.js'
 import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
+import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
 import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
 import type { HotplugChange, HotplugSource } from '../../src/surfaces/hotplug.js'
 import type { Surface, SurfaceEvent } from '../../src/surfaces/types.js'
 import { WebSurface } from '../../src/surfaces/web/web-surface.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages, gen2KeyReport, rawImageEncoder } from './helpers/fake-hid.js'
+import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
 
 class Hotplug implements HotplugSource {
   listener: ((c: HotplugChange) => void) | undefined
@@ -130,6 +132,42 @@ describe('claims', () => {
     await manager.rescan()
     expect(manager.isOpen('desk')).toBe(true)
     expect(manager.statuses()).toMatchObject([{ name: 'desk', device: 'LATER', state: 'open', model: 'Stream Deck +' }])
+  })
+
+  it('detects only with the drivers some claim names, and starts hot-plug only once a claim needs a driver', async () => {
+    const transport = new MemoryStreamDeckTransport()
+    const decks = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+    const shuttles = new ShuttleDriver({ transport: new MemoryShuttleTransport() })
+    const deckScans = vi.spyOn(decks, 'detect')
+    const shuttleScans = vi.spyOn(shuttles, 'detect')
+    const hotplug = new Hotplug()
+    const starts = vi.spyOn(hotplug, 'start')
+    // Only a web surface configured: no claims at all.
+    const manager = new SurfaceManager({
+      drivers: [decks, shuttles],
+      claims: [],
+      hotplug,
+      access: () => Promise.resolve('ok'),
+      rescanDelaysMs: [0],
+    })
+    managers.push(manager)
+    await manager.start()
+    await manager.rescan()
+    expect([starts.mock.calls.length, deckScans.mock.calls.length, shuttleScans.mock.calls.length]).toEqual([0, 0, 0])
+
+    // A reload claims a Stream Deck: hot-plug starts, and only the Stream Deck driver detects.
+    transport.plug(DeviceModelId.XL, '/dev/hidraw2', 'MINE')
+    await manager.setClaims([desk({ serial: 'MINE' })])
+    await vi.waitFor(() => expect(manager.isOpen('desk')).toBe(true))
+    await manager.rescan()
+    expect(starts).toHaveBeenCalledTimes(1)
+    expect(deckScans.mock.calls.length).toBeGreaterThanOrEqual(2)
+    expect(shuttleScans).not.toHaveBeenCalled()
+
+    // Claiming a Shuttle too: its driver joins the scans; hot-plug is not started twice.
+    await manager.setClaims([desk({ serial: 'MINE' }), { name: 'wheel', driver: 'shuttle', match: { any: true } }])
+    expect(shuttleScans).toHaveBeenCalled()
+    expect(starts).toHaveBeenCalledTimes(1)
   })
 
   it('refuses one device claimed by two surfaces, a name used twice, and a claim of nothing', () => {

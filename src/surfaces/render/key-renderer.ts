@@ -30,7 +30,7 @@
  */
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
-import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas'
+import type { Canvas, SKRSContext2D } from '@napi-rs/canvas'
 import type { Color, Feedback, FeedbackBadge } from '../types.js'
 import { LruMap } from './lru.js'
 
@@ -46,7 +46,16 @@ export interface RenderedKey {
 export interface KeyRendererOptions {
   /** How many rendered keys to keep (LRU). Default 512. */
   cacheSize?: number
+  /** How many bytes of pixels the cache keeps at most, whichever bound comes first. Default KEY_CACHE_BYTES. */
+  cacheBytes?: number
 }
+
+/**
+ * The bytes of pixels the renderer's cache keeps by default: 4 MiB, about 110 keys of 96×96 or 200 of
+ * 72×72. A jog label that changes every turn would otherwise fill 512 entries of 36 KB (18 MiB) of
+ * keys never shown again; the keys a surface shows now are far fewer.
+ */
+export const KEY_CACHE_BYTES = 4 * 1024 * 1024
 
 /** The font family name the renderer registers the shipped font under. */
 export const KEY_FONT_FAMILY = 'PanelbridgeSans'
@@ -73,13 +82,29 @@ const VALUE_TRACK_MIX = 0.3
 
 type Rgb = [number, number, number]
 
+const require = createRequire(import.meta.url)
+let skia: typeof import('@napi-rs/canvas') | undefined
+/**
+ * The canvas library, loaded on the first key drawn rather than at import: Skia's native code and
+ * font cache are a fifth of the daemon's resident memory, and a daemon whose only keys are on a web page
+ * nobody has open, or that has no keyed surface at all, never draws one. Synchronous (`require`), so
+ * that rendering stays synchronous.
+ */
+function canvasLibrary(): typeof import('@napi-rs/canvas') {
+  skia ??= require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
+  return skia
+}
+
+function createCanvas(width: number, height: number): Canvas {
+  return canvasLibrary().createCanvas(width, height)
+}
+
 let fontRegistered = false
 /** Registers the shipped font once per process. Resolved through the package, never the working directory. */
 function ensureFont(): void {
   if (fontRegistered) return
-  const require = createRequire(import.meta.url)
   const path = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')
-  if (!GlobalFonts.registerFromPath(path, KEY_FONT_FAMILY)) {
+  if (!canvasLibrary().GlobalFonts.registerFromPath(path, KEY_FONT_FAMILY)) {
     throw new Error(`key renderer: cannot register the shipped font at ${path}`)
   }
   fontRegistered = true
@@ -146,8 +171,10 @@ export class KeyRenderer {
   readonly stats = { hits: 0, misses: 0 }
 
   constructor(opts: KeyRendererOptions = {}) {
-    this.cache = new LruMap(Math.max(1, opts.cacheSize ?? 512))
-    ensureFont()
+    this.cache = new LruMap(Math.max(1, opts.cacheSize ?? 512), {
+      maxWeight: opts.cacheBytes ?? KEY_CACHE_BYTES,
+      weigh: (key) => key.rgba.byteLength,
+    })
   }
 
   /** Renders one key. Equal content and size give the same (cached) object. */
@@ -162,6 +189,8 @@ export class KeyRenderer {
       return hit
     }
     this.stats.misses++
+    // The font (and with it the canvas library) on the first key drawn: see canvasLibrary().
+    ensureFont()
     const rendered = draw(feedback, width, height)
     this.cache.set(key, rendered)
     return rendered

@@ -1,11 +1,24 @@
-/** A bounded map that forgets its least recently used entry first (Map keeps insertion order). */
+/**
+ * A bounded map that forgets its least recently used entries first (Map keeps insertion order):
+ * bounded in entries, and optionally in total weight (bytes), whichever is reached first. The newest
+ * entry always stays, even when it alone weighs more than the bound.
+ */
 export class LruMap<K, V> {
   private readonly map = new Map<K, V>()
+  private weight = 0
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(
+    private readonly maxEntries: number,
+    private readonly bound?: { maxWeight: number; weigh: (value: V) => number },
+  ) {}
 
   get size(): number {
     return this.map.size
+  }
+
+  /** Total weight of the entries kept (0 without a weight bound). */
+  get totalWeight(): number {
+    return this.weight
   }
 
   /** The value, marked most recently used. */
@@ -18,13 +31,23 @@ export class LruMap<K, V> {
     return value
   }
 
-  /** Adds or replaces a value; the oldest entry goes when there are more than `maxEntries`. */
+  /** Adds or replaces a value; the oldest entries go while either bound is passed. */
   set(key: K, value: V): void {
-    this.map.delete(key)
+    const old = this.map.get(key)
+    if (old !== undefined) this.forget(key, old)
     this.map.set(key, value)
-    if (this.map.size > this.maxEntries) {
-      const oldest = this.map.keys().next()
-      if (!oldest.done) this.map.delete(oldest.value)
+    if (this.bound) this.weight += this.bound.weigh(value)
+    while (
+      this.map.size > 1 &&
+      (this.map.size > this.maxEntries || (this.bound && this.weight > this.bound.maxWeight))
+    ) {
+      const [oldestKey, oldestValue] = this.map.entries().next().value as [K, V]
+      this.forget(oldestKey, oldestValue)
     }
+  }
+
+  private forget(key: K, value: V): void {
+    this.map.delete(key)
+    if (this.bound) this.weight -= this.bound.weigh(value)
   }
 }

@@ -149,6 +149,7 @@ export class WebSurfaceServer {
     if (this.own.has(id)) throw new Error(`web surface server: a surface named "${id}" is already served`)
     if (surface.isClosed) return
     if (this.mirrors.has(id)) this.removeMirror(id)
+    surface.setWatched(this.connections.size > 0)
     const onMessage = (message: ServerMessage): void => this.broadcast(message)
     const onClosed = (): void => this.removeSurface(id)
     surface.view.on('message', onMessage)
@@ -170,6 +171,11 @@ export class WebSurfaceServer {
     this.own.delete(id)
     for (const conn of this.connections) entry.surface.releaseAll(conn)
     this.broadcast({ type: 'removed', surface: id })
+  }
+
+  /** Browsers connected now. */
+  get browsers(): number {
+    return this.connections.size
   }
 
   /** What the page lists now: web surfaces first, then mirrors. */
@@ -365,6 +371,11 @@ export class WebSurfaceServer {
 
   private onConnection(ws: WebSocket): void {
     const conn = new Connection(this.nextConnectionId++, ws)
+    // The first browser: draw what waited while nobody looked, so that its snapshot below is current.
+    if (this.connections.size === 0) {
+      for (const { surface } of this.own.values()) surface.setWatched(true)
+      this.flushMirrors()
+    }
     this.connections.add(conn)
     ws.on('error', (err) => this.logOnce(conn, 'socket-error', 'web surface socket error', { err }))
     ws.on('pong', () => {
@@ -376,6 +387,7 @@ export class WebSurfaceServer {
       conn.outgoing.dispose()
       for (const { surface } of this.own.values()) surface.releaseAll(conn)
       for (const key of conn.logKeys) log.clear(key)
+      if (this.connections.size === 0) for (const { surface } of this.own.values()) surface.setWatched(false)
       if (this.connections.size === 0 && this.heartbeat) {
         clearInterval(this.heartbeat)
         this.heartbeat = undefined
@@ -481,11 +493,13 @@ export class WebSurfaceServer {
 
   private mirrorFeedback(surfaceId: string, control: ControlId, feedback: Feedback): void {
     if (!this.mirrors.get(surfaceId)?.rendered.queue(control, feedback)) return
-    this.mirrorFlush ??= setImmediate(() => this.flushMirrors())
+    // Drawn only while a browser looks; the first one to connect draws what waited (onConnection).
+    if (this.connections.size > 0) this.mirrorFlush ??= setImmediate(() => this.flushMirrors())
   }
 
   /** Renders the newest feedback of each mirrored control once per turn of the event loop. */
   private flushMirrors(): void {
+    if (this.mirrorFlush) clearImmediate(this.mirrorFlush)
     this.mirrorFlush = undefined
     for (const mirror of this.mirrors.values()) {
       if (!mirror.rendered.hasPending) continue

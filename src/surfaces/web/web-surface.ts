@@ -118,6 +118,8 @@ export class WebSurface implements Surface {
   private readonly viewOfSurface: WebSurfaceView
   private readonly rendered: RenderedControls
   private flushScheduled: NodeJS.Immediate | undefined
+  /** Whether a browser shows this surface; see setWatched. */
+  private watched = true
   private brightness = 100
   /** Who holds each pressed control: a key is down while any browser holds it. */
   private readonly holders = new Map<ControlId, Set<object>>()
@@ -156,7 +158,20 @@ export class WebSurface implements Surface {
       })
       return
     }
-    this.flushScheduled ??= setImmediate(() => this.flush())
+    if (this.watched) this.flushScheduled ??= setImmediate(() => this.flush())
+  }
+
+  /**
+   * Whether any browser shows this surface (the server says so as browsers come and go; a surface on
+   * its own is watched). While none does, nothing is drawn: feedback waits, the newest per control (so
+   * at most one entry per control), and becoming watched draws it at once, before the browser's
+   * snapshot. A headless box whose page nobody has open never spends a render (or the canvas library's
+   * memory) on a jog label that changes 50 times a second.
+   */
+  setWatched(watched: boolean): void {
+    if (watched === this.watched) return
+    this.watched = watched
+    if (watched && this.rendered.hasPending) this.flush()
   }
 
   setBrightness(percent: number): void {
@@ -270,6 +285,7 @@ export class WebSurface implements Surface {
   }
 
   private flush(): void {
+    if (this.flushScheduled) clearImmediate(this.flushScheduled)
     this.flushScheduled = undefined
     for (const message of this.rendered.flush()) this.viewHub.emit('message', message)
   }

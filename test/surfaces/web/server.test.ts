@@ -1,6 +1,6 @@
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { encodePng, KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
@@ -396,6 +396,75 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     expect(await closed).toBe(1001)
     expect(registry.events.listenerCount('feedback')).toBe(0)
     expect(desk.view.listenerCount('message')).toBe(0)
+  })
+})
+
+describe('WebSurfaceServer draws only while a browser looks', () => {
+  /** KeyImages over the real renderer, counting the keys it draws. */
+  function countingImages(): { images: KeyImages; drawn: string[] } {
+    const drawn: string[] = []
+    const counting = {
+      render(feedback: Parameters<KeyRenderer['render']>[0], size: Parameters<KeyRenderer['render']>[1]) {
+        drawn.push(feedback.text ?? '')
+        return renderer.render(feedback, size)
+      },
+    }
+    return { images: new KeyImages(counting), drawn }
+  }
+  /** A watched surface fed after the others: its message proves the turn that would have drawn them ran. */
+  async function turnPassed(): Promise<void> {
+    const probe = new WebSurface({ id: 'probe', rows: 1, columns: 1, images })
+    const seen = new Promise<void>((resolve) => probe.view.on('message', () => resolve()))
+    probe.setFeedback('key:0', { text: 'probe' })
+    await seen
+    await probe.close()
+  }
+
+  it('keeps the newest feedback unrendered with no browser, draws it for the first one, and stops when the last goes', async () => {
+    const { images: counted, drawn } = countingImages()
+    const desk = new WebSurface({ id: 'desk', rows: 1, columns: 2, images: counted })
+    const registry = new FakeRegistry()
+    registry.add(physicalDeck('DECK1'))
+    const server = new WebSurfaceServer({ surfaces: [desk], registry, images: counted })
+    const url = await server.listen({ port: 0 })
+    try {
+      for (let i = 0; i < 20; i++) desk.setFeedback('key:0', { color: '#112233', text: `n${i}` })
+      registry.feedback('DECK1', 'key:1', { color: '#00ff00', text: 'mirror' })
+      await turnPassed()
+      expect(drawn).toEqual([])
+
+      const c = await connect(url)
+      const own = await c.waitFor('image', (m) => m.surface === 'desk')
+      const mirrored = await c.waitFor('image', (m) => m.surface === 'DECK1')
+      expect([own.label, mirrored.label]).toEqual(['n19', 'mirror'])
+      // The surface messages come before their images, so the page knows where to draw them.
+      const order = c.messages.map((m) =>
+        m.type === 'surface' ? `surface:${m.surface.id}` : m.type === 'image' ? `image:${m.surface}` : m.type,
+      )
+      expect(order.indexOf('surface:desk')).toBeLessThan(order.indexOf('image:desk'))
+      expect(order.indexOf('surface:DECK1')).toBeLessThan(order.indexOf('image:DECK1'))
+      expect(drawn.sort()).toEqual(['mirror', 'n19'])
+
+      desk.setFeedback('key:1', { text: 'live' })
+      await c.waitFor('image', (m) => m.label === 'live')
+      expect(drawn).toContain('live')
+
+      await c.close()
+      await vi.waitFor(() => expect(server.browsers).toBe(0))
+      const before = drawn.length
+      desk.setFeedback('key:1', { text: 'unseen' })
+      registry.feedback('DECK1', 'key:1', { text: 'unseen mirror' })
+      await turnPassed()
+      expect(drawn).toHaveLength(before)
+
+      const again = await connect(url)
+      await again.waitFor('image', (m) => m.label === 'unseen')
+      await again.waitFor('image', (m) => m.label === 'unseen mirror')
+      await again.close()
+    } finally {
+      await server.close()
+      await desk.close()
+    }
   })
 })
 
