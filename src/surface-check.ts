@@ -12,7 +12,7 @@
 import { createLogger } from './log.js'
 import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from './surfaces/manager.js'
 import { KeyRenderer } from './surfaces/render/key-renderer.js'
-import { StreamDeckDriver } from './surfaces/streamdeck/driver.js'
+import { hardwareDrivers, hardwareHotplug } from './surfaces/drivers.js'
 import type { ControlDescriptor, Feedback, SurfaceDescription, SurfaceEvent } from './surfaces/types.js'
 import { KeyImages, WEB_DRIVER, WebSurface, WebSurfaceServer } from './surfaces/web/index.js'
 
@@ -38,7 +38,7 @@ export interface SurfaceCheckOptions {
   host: string
   /** Web page port; 0 picks a free one. */
   port: number
-  /** Open hardware (Stream Deck). False: only the web surface. */
+  /** Open hardware (every driver of `hardwareDrivers`). False: only the web surface. */
   hardware: boolean
   /** Test seams: the manager's drivers, hot-plug source and permission check. */
   manager?: Pick<SurfaceManagerOptions, 'drivers' | 'hotplug' | 'access' | 'rescanDelaysMs'>
@@ -90,8 +90,13 @@ export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<Surf
   const out = opts.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
   const log = createLogger('surfaces/check')
   const renderer = new KeyRenderer()
-  const drivers = opts.manager?.drivers ?? (opts.hardware ? [new StreamDeckDriver({ renderer })] : [])
-  const manager = new SurfaceManager({ ...opts.manager, drivers })
+  // The one driver list (src/surfaces/drivers.ts): every driver the daemon has, so this tool sees them all.
+  const drivers = opts.manager?.drivers ?? (opts.hardware ? hardwareDrivers({ renderer }).map((e) => e.driver) : [])
+  const manager = new SurfaceManager({
+    ...opts.manager,
+    drivers,
+    ...(opts.manager?.hotplug === undefined && drivers.length > 0 ? { hotplug: hardwareHotplug(drivers) } : {}),
+  })
   /** Running count per rotary control, so the echo shows where a wheel has got to. */
   const counts = new Map<string, number>()
   const descriptions = new Map<string, SurfaceDescription>()
