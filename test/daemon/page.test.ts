@@ -7,17 +7,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
 import { parseDocument } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BUNDLED_CONFIG, Daemon } from '../../src/daemon.js'
 import { setLogSink } from '../../src/log.js'
-import { launchChromium } from '../helpers/browser.js'
+import { useChromium } from '../helpers/browser.js'
 
 const SCREENSHOT = new URL('../../test-output/web-surface.png', import.meta.url)
-let browser: Browser | undefined
-/** Why there is no browser: thrown by the test (a throw in beforeAll would only skip it). */
-let browserError: Error | undefined
+const requireBrowser = useChromium('the page test')
 let daemon: Daemon
 let dir: string
 const previousSink = setLogSink(() => undefined)
@@ -30,12 +27,8 @@ beforeAll(async () => {
   const config = join(dir, 'config.yaml')
   await writeFile(config, String(doc))
   daemon = await Daemon.start({ config, drivers: [], watch: false })
-  const launched = await launchChromium('the page test')
-  if (launched instanceof Error) browserError = launched
-  else browser = launched
 })
 afterAll(async () => {
-  await browser?.close()
   await daemon?.stop()
   await rm(dir, { recursive: true, force: true })
   setLogSink(previousSink)
@@ -44,8 +37,7 @@ afterAll(async () => {
 describe('the default config in a browser', () => {
   it('plays a title from a click; the key turns amber; SIMULATED shows in the status strip', async () => {
     await expect.poll(() => daemon.status().app.state, { timeout: 10_000 }).toBe('connected')
-    if (!browser) throw browserError ?? new Error('no browser')
-    const page = await browser.newPage({ viewport: { width: 520, height: 620 } })
+    const page = await requireBrowser().newPage({ viewport: { width: 520, height: 620 } })
     await page.goto(daemon.url)
     const key = '[data-surface="console"][data-control="key:0"]'
     await page.waitForSelector(key)

@@ -5,9 +5,9 @@
  *
  * Never skipped: without Chromium at /usr/bin/chromium every test here fails saying how to install it.
  */
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium } from '../helpers/browser.js'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { useChromium } from '../helpers/browser.js'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startDaemonServer, type DaemonServer } from '../../src/daemon/server.js'
 import { setLogSink } from '../../src/log.js'
 import { STATUS_POLL_MS } from '../../src/surfaces/web/client/status-strip.js'
@@ -18,18 +18,8 @@ import { sampleDaemon, type FakeDaemon } from './helpers.js'
 const TOKEN = 'strip-test-token-0123456789'
 
 const previousSink = setLogSink(() => undefined)
-let browser: Browser | undefined
-let browserError: Error | undefined
-
-beforeAll(async () => {
-  const launched = await launchChromium("the status strip's browser test")
-  if (launched instanceof Error) browserError = launched
-  else browser = launched
-})
-afterAll(async () => {
-  await browser?.close()
-  setLogSink(previousSink)
-})
+const requireBrowser = useChromium("the status strip's browser test")
+afterAll(() => setLogSink(previousSink))
 
 let daemon: FakeDaemon
 let surface: WebSurface
@@ -51,8 +41,7 @@ afterEach(async () => {
 
 /** Opens the page with a fake clock (the strip's poll timer is then moved on by the test). */
 async function open(url: string): Promise<Page> {
-  if (!browser) throw browserError ?? new Error('no browser')
-  const context = await browser.newContext()
+  const context = await requireBrowser().newContext()
   const page = await context.newPage()
   pages.push(page)
   await page.clock.install()
@@ -106,8 +95,7 @@ describe('the status strip', () => {
 
   it('stays hidden when the page is served without a daemon', async () => {
     const url = await web.listen({ port: 0 })
-    if (!browser) throw browserError ?? new Error('no browser')
-    const page = await (await browser.newContext()).newPage()
+    const page = await (await requireBrowser().newContext()).newPage()
     pages.push(page)
     // A positive signal first: the strip asked for the status and got its 404.
     const asked = page.waitForResponse((r) => r.url().endsWith('/api/status'))

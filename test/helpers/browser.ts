@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
 
 export const CHROMIUM = '/usr/bin/chromium'
 /** Flags for a closed network and a root user (background networking is refused here). */
@@ -28,5 +29,26 @@ export async function launchChromium(what: string): Promise<Browser | Error> {
     return await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   } catch (err) {
     return new Error(`Chromium at ${CHROMIUM} did not start: ${(err as Error).message}`)
+  }
+}
+
+/**
+ * One Chromium for a test file: launched before its tests, closed after them. Returns what each test
+ * calls for the browser: it throws the launch error instead (never a skip).
+ */
+export function useChromium(what: string): () => Browser {
+  let browser: Browser | undefined
+  let error: Error | undefined
+  beforeAll(async () => {
+    const launched = await launchChromium(what)
+    if (launched instanceof Error) error = launched
+    else browser = launched
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+  return () => {
+    if (!browser) throw error ?? new Error('no browser')
+    return browser
   }
 }

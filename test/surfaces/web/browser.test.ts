@@ -7,8 +7,8 @@
  * says how to install it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
-import { launchChromium } from '../../helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { useChromium } from '../../helpers/browser.js'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
@@ -28,25 +28,9 @@ const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
 const renderer = new KeyRenderer()
 const images = new KeyImages(renderer)
-let browser: Browser | undefined
-/** Why there is no browser. Kept and thrown by every test (a throw in beforeAll would only skip them). */
-let browserError: Error | undefined
-
-beforeAll(async () => {
-  mkdirSync('test-output', { recursive: true })
-  const launched = await launchChromium("the web surface's browser test")
-  if (launched instanceof Error) browserError = launched
-  else browser = launched
-})
-afterAll(async () => {
-  await browser?.close()
-  setLogSink(previousSink)
-})
-
-function requireBrowser(): Browser {
-  if (!browser) throw browserError ?? new Error('no browser')
-  return browser
-}
+const requireBrowser = useChromium("the web surface's browser test")
+beforeAll(() => mkdirSync('test-output', { recursive: true }))
+afterAll(() => setLogSink(previousSink))
 
 describe('web surface in headless Chromium', () => {
   let desk: WebSurface

@@ -9,14 +9,14 @@
  * says how to install it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink } from '../../../src/log.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/web/lights.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
-import { launchChromium } from '../../helpers/browser.js'
+import { useChromium } from '../../helpers/browser.js'
 import { HARDWARE, hardwareMirrors, type HardwareMirrors } from './helpers.js'
 import { decodePng, near, pixelAt, rgbOf, type Rgb } from './pixels.js'
 
@@ -27,20 +27,9 @@ const ACCENT: Rgb = [0x4a, 0xa3, 0xff]
 const RING_BACKGROUND: Rgb = [0x33, 0x33, 0x33]
 
 const previousSink = setLogSink(() => undefined)
-let browser: Browser | undefined
-/** Why there is no browser. Kept and thrown by every test (a throw in beforeAll would only skip them). */
-let browserError: Error | undefined
-
-beforeAll(async () => {
-  mkdirSync('test-output', { recursive: true })
-  const launched = await launchChromium('the hardware mirrors browser test')
-  if (launched instanceof Error) browserError = launched
-  else browser = launched
-})
-afterAll(async () => {
-  await browser?.close()
-  setLogSink(previousSink)
-})
+const requireBrowser = useChromium('the hardware mirrors browser test')
+beforeAll(() => mkdirSync('test-output', { recursive: true }))
+afterAll(() => setLogSink(previousSink))
 
 const selector = (surface: string, control: string): string => `[data-surface="${surface}"][data-control="${control}"]`
 
@@ -62,8 +51,7 @@ describe('hardware mirrors in headless Chromium', () => {
   })
 
   async function open(): Promise<Page> {
-    if (!browser) throw browserError ?? new Error('no browser')
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
+    const context = await requireBrowser().newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
     const page = await context.newPage()
     pages.push(page)
     await page.goto(url)
