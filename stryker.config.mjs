@@ -8,7 +8,7 @@
  * by a test or named as equivalent in the issue that set the threshold.
  */
 export const breakThresholds = {
-  'src/api/notifications.ts': 80,
+  'src/api/notifications.ts': 94,
   'src/api/qwebchannel.ts': 86,
   'src/api/client.ts': 90,
   'src/surfaces/manager.ts': 88,
