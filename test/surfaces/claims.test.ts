@@ -170,6 +170,19 @@ describe('claims', () => {
     expect(starts).toHaveBeenCalledTimes(1)
   })
 
+  it('a reload before start() starts nothing: hot-plug waits for start()', async () => {
+    const transport = new MemoryStreamDeckTransport()
+    const decks = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+    const hotplug = new Hotplug()
+    const starts = vi.spyOn(hotplug, 'start')
+    const manager = new SurfaceManager({ drivers: [decks], claims: [], hotplug, access: () => Promise.resolve('ok') })
+    managers.push(manager)
+    await manager.setClaims([desk({ any: true })])
+    expect(starts).not.toHaveBeenCalled()
+    await manager.start()
+    expect(starts).toHaveBeenCalledTimes(1)
+  })
+
   it('refuses one device claimed by two surfaces, a name used twice, and a claim of nothing', () => {
     const claims = [
       desk({ serial: 'X' }),
