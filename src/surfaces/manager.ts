@@ -227,6 +227,8 @@ export class SurfaceManager implements SurfaceRegistry {
   private readonly feedback = new Map<string, Map<ControlId, Feedback>>()
   private readonly brightness = new Map<string, number>()
   private readonly denied = new Set<string>()
+  /** The driver that offered each device id the manager tried to open: a scan forgets only its own. */
+  private readonly offeredBy = new Map<string, string>()
   private readonly retryTimers = new Map<string, NodeJS.Timeout>()
   private hotplugTimers: NodeJS.Timeout[] = []
   private poll: NodeJS.Timeout | undefined
@@ -459,12 +461,14 @@ export class SurfaceManager implements SurfaceRegistry {
         await this.detach(name)
       }
     }
-    for (const id of [...this.backoff.keys(), ...this.denied]) {
-      if (!present.has(id) && ![...this.entries.values()].some((e) => e.device === id)) {
-        this.backoff.delete(id)
-        this.denied.delete(id)
-        this.log.clear(`perm:${id}`)
-      }
+    // Why only this driver's ids: another driver's devices are missing from `found` but not unplugged, and
+    // forgetting their backoff would retry a failing device at every scan.
+    for (const [id, owner] of [...this.offeredBy]) {
+      if (owner !== driver.name || present.has(id)) continue
+      this.offeredBy.delete(id)
+      this.backoff.delete(id)
+      this.denied.delete(id)
+      this.log.clear(`perm:${id}`)
     }
     if (this.claims !== 'all') {
       const taken = new Set([...wanted.values()].map((w) => w.name))
@@ -526,6 +530,7 @@ export class SurfaceManager implements SurfaceRegistry {
   }
 
   private async tryOpen(driver: SurfaceDriver, device: DetectedDevice, name: string): Promise<void> {
+    this.offeredBy.set(device.id, driver.name)
     if (device.path) {
       let access: Awaited<ReturnType<AccessCheck>>
       try {

@@ -200,8 +200,11 @@ describe('claims: which device each surface takes', () => {
   it("never gives a claim another driver's device", async () => {
     const driver = new ListDriver()
     driver.plug('A')
-    const { manager, status } = manage([driver], { claims: [claim('elsewhere', { any: true }, 'other')] })
+    // A claim of this driver that takes nothing keeps the driver detecting.
+    const claims = [claim('mine', { serial: 'S' }), claim('elsewhere', { any: true }, 'other')]
+    const { manager, status } = manage([driver], { claims })
     await manager.start()
+    expect(driver.detects).toBe(1)
     expect(manager.list()).toEqual([])
     expect(driver.opened).toHaveLength(0)
     expect(status.filter((s) => s.name === 'elsewhere')).toEqual([])
@@ -724,10 +727,12 @@ describe('feedback, brightness and surfaces added by hand', () => {
     expect(s.brightness).toEqual([40])
   })
 
-  it('gives an opened surface no brightness unless one was set', () => {
+  it('gives an opened surface no brightness or feedback unless one was set', () => {
     const { manager } = manage([])
     const s = new TestSurface({ id: 'web', driver: 'web', model: 'Web', controls: [] })
     manager.addSurface(s)
+    expect(s.feedback).toEqual([])
+    expect(s.brightness).toEqual([])
     manager.setBrightness('web', 70)
     expect(s.brightness).toEqual([70])
   })
@@ -792,5 +797,181 @@ describe('feedback, brightness and surfaces added by hand', () => {
     await manager.stop()
     const s = new TestSurface({ id: 'web', driver: 'web', model: 'Web', controls: [] })
     expect(() => manager.addSurface(s)).toThrow('surface manager is stopped; cannot add web')
+  })
+})
+
+describe('edges found by the second mutation run', () => {
+  it('a port or a unit id alone is a claim; a port matches part of the device port, case and blanks aside', () => {
+    expect(validateClaims([claim('p', { port: 'usb-1' }), claim('u', { unitId: 3 })])).toEqual([])
+    expect(claimMatches({ port: ' USB-1 ' }, device({ port: 'pci/usb-1.2' }))).toBe(true)
+    expect(claimMatches({ port: 'usb-1' }, device({ port: 'PCI/USB-1.2' }))).toBe(true)
+    expect(claimMatches({ port: 'usb-2' }, device({ port: 'pci/usb-1.2' }))).toBe(false)
+    expect(claimMatches({ port: 'usb-1' }, device({}))).toBe(false)
+    expect(claimMatches({ unitId: 3 }, device({ unitId: 3 }))).toBe(true)
+    expect(claimMatches({ unitId: 3 }, device({ unitId: 4 }))).toBe(false)
+    expect(claimMatches({ unitId: 3 }, device({}))).toBe(false)
+    expect(claimMatches({ model: 'deck' }, device({ unitId: 4 }))).toBe(true)
+  })
+
+  it("from 'all' to a claim named like the device: the surface is closed and reopened under the claim", async () => {
+    const driver = new ListDriver()
+    driver.plug('A', { serial: 'S' })
+    const { manager, added, removed } = manage([driver])
+    await manager.start()
+    await manager.setClaims([claim('A', { serial: 'S' })])
+    expect(removed).toEqual(['A'])
+    expect(added).toEqual(['A', 'A'])
+    expect(driver.opened.map((s) => s.closed)).toEqual([true, false])
+  })
+
+  it('a reload keeps the failed status of a configured surface waiting out its backoff', async () => {
+    vi.useFakeTimers(CLOCK)
+    const driver = new ListDriver()
+    driver.plug('A')
+    driver.failOpen = new Error('busy')
+    const claims = [claim('deck', { any: true }), claim('other', { serial: 'none' })]
+    const { manager } = manage([driver], { claims })
+    await manager.start()
+    await manager.setClaims([...claims])
+    expect(driver.opened).toHaveLength(0)
+    expect(manager.statuses().map((s) => [s.name, s.state])).toEqual([
+      ['other', 'waiting'],
+      ['deck', 'failed'],
+    ])
+  })
+
+  it('rescan() after stop() began resolves at once, without waiting for the scan in progress', async () => {
+    const driver = new ListDriver()
+    const { manager } = manage([driver])
+    await manager.start()
+    const slow = gate()
+    driver.detectGate = slow.done
+    const scan = manager.rescan()
+    const stopping = manager.stop()
+    let done = false
+    const late = manager.rescan().then(() => (done = true))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(done).toBe(true)
+    slow.open()
+    await Promise.all([scan, stopping, late])
+  })
+
+  it('another device showing up under the same id closes the surface that claimed the first', async () => {
+    const driver = new ListDriver()
+    driver.plug('A', { serial: 'S1' })
+    const { manager, removed } = manage([driver], { claims: [claim('deck', { serial: 'S1' })] })
+    await manager.start()
+    expect(manager.isOpen('deck')).toBe(true)
+    driver.devices = []
+    driver.plug('A', { serial: 'S2' })
+    await manager.rescan()
+    expect(manager.isOpen('deck')).toBe(false)
+    expect(removed).toEqual(['deck'])
+  })
+
+  it('an unplugged device forgets its backoff while another surface stays open', async () => {
+    vi.useFakeTimers(CLOCK)
+    const driver = new ListDriver()
+    driver.plug('B')
+    const { manager } = manage([driver])
+    await manager.start()
+    driver.failOpen = new Error('busy')
+    driver.plug('A')
+    await manager.rescan()
+    driver.unplug('A')
+    await manager.rescan()
+    driver.plug('A')
+    driver.failOpen = undefined
+    await manager.rescan() // at once: the backoff of A went with the unplug
+    expect([manager.isOpen('A'), manager.isOpen('B')]).toEqual([true, true])
+  })
+
+  it("another driver's scan leaves a failing device's backoff alone: retried by its timer, with growing delays", async () => {
+    vi.useFakeTimers(CLOCK)
+    const one = new ListDriver('one')
+    const two = new ListDriver('two')
+    one.plug('A')
+    one.failOpen = new Error('busy')
+    const { manager, status } = manage([one, two])
+    await manager.start() // fails at 0: retry at 100
+    await vi.advanceTimersByTimeAsync(10)
+    await manager.rescan() // at 10, still backing off: no attempt
+    await vi.advanceTimersByTimeAsync(90) // the retry at 100 fails again: next delay 200
+    expect(status.filter((s) => s.state === 'failed').map((s) => s.retryInMs)).toEqual([100, 200])
+  })
+
+  it('an open surface keeps its backoff count through scans of other drivers', async () => {
+    vi.useFakeTimers(CLOCK)
+    const one = new ListDriver('one')
+    const two = new ListDriver('two')
+    one.plug('A')
+    one.failOpen = new Error('busy')
+    const { manager, status } = manage([one, two])
+    await manager.start()
+    one.failOpen = undefined
+    await vi.advanceTimersByTimeAsync(100) // opened by the retry
+    expect(manager.isOpen('A')).toBe(true)
+    await manager.rescan()
+    one.last('A').hub.emit('error', new Error('EIO')) // soon after opening: the backoff grows
+    await vi.waitFor(() => expect(status.filter((s) => s.state === 'failed')).toHaveLength(2))
+    expect(status.filter((s) => s.state === 'failed').map((s) => s.retryInMs)).toEqual([100, 200])
+  })
+
+  it('a surface opened after stop() began is closed, and no further device is opened', async () => {
+    const driver = new ListDriver()
+    driver.plug('A')
+    driver.plug('B')
+    const opening = gate()
+    driver.openGate = opening.done
+    const { manager } = manage([driver])
+    const starting = manager.start()
+    await vi.waitFor(() => expect(driver.detects).toBe(1))
+    const stopping = manager.stop()
+    opening.open()
+    await Promise.all([starting, stopping])
+    expect(driver.opened.map((s) => [s.description.id, s.closed])).toEqual([['A', true]])
+  })
+
+  it('says once per device that its access check failed', async () => {
+    const driver = new ListDriver()
+    driver.plug('A')
+    driver.plug('B')
+    const { manager } = manage([driver], { access: () => Promise.reject(new Error('EIO on stat')) })
+    await manager.start()
+    await manager.rescan()
+    const warned = logs.filter((l) => l.message === 'could not check access to the device node')
+    expect(warned.map((l) => l.fields?.surface)).toEqual(['A', 'B'])
+  })
+
+  it('a retry timer that fires before the clock reaches the backoff still retries (timers may fire early)', async () => {
+    // The clock stays real: the fake timer fires while performance.now() has moved only a little.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    const driver = new ListDriver()
+    driver.plug('A')
+    driver.failOpen = new Error('busy')
+    const manager = new SurfaceManager({
+      drivers: [driver],
+      hotplug: new FakeHotplug(),
+      access: () => Promise.resolve('ok'),
+      retryInitialMs: 60_000,
+      retryMaxMs: 60_000,
+    })
+    managers.push(manager)
+    await manager.start()
+    driver.failOpen = undefined
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(manager.isOpen('A')).toBe(true)
+  })
+
+  it('a surface that reports an error and then throws from setFeedback is closed once, and the call does not throw', async () => {
+    const { manager, removed } = manage([])
+    const s = new TestSurface({ id: 'web', driver: 'web', model: 'Web', controls: [] })
+    manager.addSurface(s)
+    s.setFeedback = () => {
+      s.hub.emit('error', new Error('EIO'))
+      throw new Error('EIO')
+    }
+    expect(() => manager.setFeedback('web', 'key:0', { color: '#000000' })).not.toThrow()
+    await vi.waitFor(() => expect(removed).toEqual(['web']))
   })
 })
