@@ -93,7 +93,7 @@ describe('panelbridge learn with a daemon running', () => {
     await until('the rotation', () => h.out.includes('replay/encoder:0 rotate +2'))
 
     // The daemon acted on the press as ever: the binding's command reached the simulator.
-    await expect.poll(() => daemon.status().commands.sent).toBe(1)
+    await expect.poll(() => daemon.status().commands.sent, { timeout: 10_000 }).toBe(1)
     // Nothing was opened or closed for learning: the daemon's one open device is untouched.
     expect(h.transport.opened).toEqual([device])
     expect(device.closed).toBe(false)
@@ -126,7 +126,7 @@ describe('panelbridge learn with a daemon running', () => {
     // The daemon runs on with its device after learn has gone.
     device.input(gen2KeyReport([3], 8))
     device.input(gen2KeyReport([], 8))
-    await expect.poll(() => daemon.status().commands.sent).toBe(3)
+    await expect.poll(() => daemon.status().commands.sent, { timeout: 10_000 }).toBe(3)
   })
 
   it('prints exactly what it prints when it opens the devices itself', async () => {
