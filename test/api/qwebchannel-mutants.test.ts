@@ -361,3 +361,104 @@ describe('replies and frames', () => {
     expect(await client.invoke('scheduler', 'scheduleCommand', [])).toBe('ok')
   })
 })
+
+describe('edges the second mutation run found unwatched', () => {
+  it('init reply faults carry the BAD_REPLY code', () => {
+    expect(thrown(() => parseInitReply([])).code).toBe('BAD_REPLY')
+    expect(thrown(() => parseInitReply({ a: 1 })).code).toBe('BAD_REPLY')
+  })
+
+  it('a member of an unknown object is UNKNOWN_MEMBER, for methods and signals alike', async () => {
+    const { url } = await peer()
+    const client = await connected(url)
+    const method = thrown(() => client.methodIndex('other', 'x'))
+    expect([method.code, method.message]).toEqual(['UNKNOWN_MEMBER', 'no method other.x in init reply'])
+    expect(thrown(() => client.signalIndex('other', 'x')).code).toBe('UNKNOWN_MEMBER')
+  })
+
+  it('before connect() the client is not open and ping() does nothing', () => {
+    const client = new QWebChannelClient({ url: 'ws://127.0.0.1:1' })
+    expect(client.isOpen).toBe(false)
+    client.ping()
+    expect(client.lastActivity).toBe(0)
+  })
+
+  it('logs why a socket failed, at debug level, with the URL', async () => {
+    const { url } = await peer()
+    await cleanups.pop()!()
+    await rejection(new QWebChannelClient({ url, connectTimeoutMs: 1000 }).connect())
+    const record = logs.find((l) => l.message === 'socket error')
+    expect([record?.level, record?.fields?.url]).toEqual(['debug', url])
+    expect(String(record?.fields?.error)).toMatch(/ECONNREFUSED/)
+  })
+
+  it('connect() leaves no close listener of its own behind', async () => {
+    const { url } = await peer()
+    const client = await connected(url)
+    expect(client.listenerCount('close')).toBe(0)
+  })
+
+  it('a call made right after close() is refused at once, not left pending', async () => {
+    const { url } = await peer()
+    const client = await connected(url)
+    client.close()
+    const err = await rejection(client.invoke('scheduler', 'scheduleCommand', []))
+    expect([err.code, err.message]).toEqual(['DISCONNECTED', 'scheduler.scheduleCommand: socket is not open'])
+  })
+
+  it('logs each unexpected message type once, not only the first type seen', async () => {
+    const { url, sockets } = await peer()
+    await connected(url)
+    for (const type of [42, 43, 42]) sockets[0]!.send(JSON.stringify({ type }))
+    sockets[0]!.send('not json')
+    await expect.poll(() => logs.some((l) => l.message === 'ignoring a frame that is not JSON')).toBe(true)
+    expect(logs.filter((l) => l.message === 'ignoring a message of an unexpected type').map((l) => l.fields)).toEqual([
+      { type: 42 },
+      { type: 43 },
+    ])
+  })
+
+  it('a deep frame that is not a reply leaves the pending call with the same id alone', async () => {
+    const deep = JSON.parse('['.repeat(10) + ']'.repeat(10)) as unknown
+    const { url, sockets, received } = await peer()
+    const client = await connected(url, { maxDepth: 8 })
+    const call = client.invoke('scheduler', 'scheduleCommand', [])
+    await expect.poll(() => received.find((m) => m.type === QWC_MESSAGE.invokeMethod)).toBeDefined()
+    const id = received.find((m) => m.type === QWC_MESSAGE.invokeMethod)!.id
+    sockets[0]!.send(JSON.stringify({ type: QWC_MESSAGE.signal, id, object: 'scheduler', signal: 7, args: [deep] }))
+    await expect.poll(() => logs.some((l) => l.message === 'ignoring a frame nested too deep')).toBe(true)
+    expect(client.pendingCount).toBe(1)
+    sockets[0]!.send(JSON.stringify({ type: QWC_MESSAGE.response, id, data: 'late' }))
+    expect(await call).toBe('late')
+  })
+
+  it('a close listener that throws becomes a fault named close', async () => {
+    const { url, sockets } = await peer()
+    const client = await connected(url)
+    const faults: QWebChannelError[] = []
+    client.on('fault', (f) => faults.push(f))
+    client.on('close', () => {
+      throw new Error('close listener broke')
+    })
+    sockets[0]!.close(4000, 'bye')
+    await expect.poll(() => faults.length).toBe(1)
+    expect(faults[0]!.message).toBe('close: frame handler failed: Error: close listener broke')
+    expect(logs.find((l) => l.message === 'frame handler failed; frame dropped')?.fields?.what).toBe('close')
+  })
+
+  it('a client closed before it connects announces no close when its socket goes', async () => {
+    const { url, sockets } = await peer()
+    const client = new QWebChannelClient({ url, connectTimeoutMs: 2000 })
+    cleanups.push(() => client.close())
+    const closes: unknown[] = []
+    client.on('close', (c) => closes.push(c))
+    client.close()
+    await rejection(client.connect())
+    await expect.poll(() => sockets.length).toBe(1)
+    const server = sockets[0]!
+    if (server.readyState !== WebSocket.CLOSED) await new Promise((r) => server.once('close', r))
+    // The client's own socket closes before the peer reads the FIN; one more turn lets its handler run.
+    await new Promise((r) => setImmediate(r))
+    expect(closes).toEqual([])
+  })
+})
