@@ -392,7 +392,7 @@ function networkError(name: string, err: unknown, requestId: string): CommandErr
 }
 
 /** The system error code of an error or of one of its causes (undici may wrap the socket error). */
-function errorCode(err: unknown): string | undefined {
+export function errorCode(err: unknown): string | undefined {
   let first: string | undefined
   for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code

@@ -8,7 +8,14 @@ import { getEventListeners } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CommandClient, MAX_REPLY_DEPTH, formDecode, parseReply, type CallRecord } from '../../src/api/client.js'
+import {
+  CommandClient,
+  MAX_REPLY_DEPTH,
+  errorCode,
+  formDecode,
+  parseReply,
+  type CallRecord,
+} from '../../src/api/client.js'
 import { CommandError, HttpStatusError, isCommandError } from '../../src/api/errors.js'
 
 const servers: Server[] = []
@@ -404,5 +411,36 @@ describe('CommandClient over HTTP', () => {
       'getOutputDevice: connection refused',
       'r',
     ])
+  })
+})
+
+describe('errorCode: the system error code behind a wrapped socket error', () => {
+  const coded = (message: string, code: string | undefined, cause?: unknown): Error =>
+    Object.assign(new Error(message, cause === undefined ? undefined : { cause }), code === undefined ? {} : { code })
+
+  it('finds ECONNREFUSED behind a wrapping error that has a code of its own', () => {
+    expect(errorCode(coded('socket', 'UND_ERR_SOCKET', coded('connect', 'ECONNREFUSED')))).toBe('ECONNREFUSED')
+  })
+
+  it('otherwise gives the first code, looking past errors that have none', () => {
+    expect(errorCode(coded('fetch failed', undefined, coded('reset', 'ECONNRESET', coded('x', 'EPIPE'))))).toBe(
+      'ECONNRESET',
+    )
+    expect(errorCode(coded('plain', undefined))).toBeUndefined()
+    expect(errorCode('not an error')).toBeUndefined()
+  })
+
+  it('looks at most four errors deep, so a cyclic cause chain ends', () => {
+    const deep = coded(
+      '1',
+      undefined,
+      coded('2', undefined, coded('3', undefined, coded('4', undefined, coded('5', 'ECONNREFUSED')))),
+    )
+    expect(errorCode(deep)).toBeUndefined()
+    const fourth = coded('1', undefined, coded('2', undefined, coded('3', undefined, coded('4', 'EHOSTUNREACH'))))
+    expect(errorCode(fourth)).toBe('EHOSTUNREACH')
+    const cyclic = coded('a', undefined)
+    ;(cyclic as { cause?: unknown }).cause = cyclic
+    expect(errorCode(cyclic)).toBeUndefined()
   })
 })
