@@ -444,3 +444,17 @@ describe('errorCode: the system error code behind a wrapped socket error', () =>
     expect(errorCode(cyclic)).toBeUndefined()
   })
 })
+
+describe('the last client edges mutation testing found', () => {
+  it('form-decodes only the fields the catalogue marks form-encoded', () => {
+    // duplicateTitle's title is echoed form-encoded (notes 5.2); its id is not, and keeps its '+'.
+    expect(reply('duplicateTitle', { id: 'a+b', title: 'New+Title' })).toEqual({ id: 'a+b', title: 'New Title' })
+  })
+
+  it('sends an unlisted command without parameters', async () => {
+    const { base, seen } = await serve((_url, res) => res.end(okBody()))
+    const result = await clientFor(base).callByName('getTally', undefined, { unlisted: true })
+    expect(result.command).toBe('getTally')
+    expect(seen.map((s) => new URL(s.url, 'http://x').pathname)).toEqual(['/api/command/getTally'])
+  })
+})
