@@ -605,6 +605,35 @@ describe('resynchronisation', () => {
     expect(server.count('getTitleControlInfo')).toBe(2)
   })
 
+  it('an addTitle during a later resynchronisation on an open link, before its reply, asks for one more', async () => {
+    // The snapshot under way was taken before the title was added, so it cannot cover it.
+    const signal = (ws: WebSocket): void =>
+      ws.send(
+        JSON.stringify({
+          type: QWC_MESSAGE.signal,
+          object: 'scheduler',
+          signal: NOTIFY,
+          args: ['{"control":"addTitle"}'],
+        }),
+      )
+    const server = await scheduler({
+      answer: (command, ws) => {
+        if (command !== 'getTitleControlInfo' || server.count(command) !== 2) return undefined
+        server.titles.push({ id: 'C', name: 'Gamma', status: 'Off', variables: [] })
+        signal(ws)
+        return undefined // the snapshot as it was when asked for: without Gamma
+      },
+    })
+    const { store, link } = linkTo(server, { timing: { resyncDebounceMs: 10 } })
+    link.start()
+    await expect.poll(() => store.link.status, WAIT).toBe('connected')
+    server.titles.push({ id: 'B', name: 'Beta', status: 'Off', variables: [] })
+    server.signal('scheduler', NOTIFY, { control: 'addTitle' })
+    await expect.poll(() => store.title('C'), WAIT).toMatchObject({ name: 'Gamma' })
+    expect(store.title('B')).toMatchObject({ name: 'Beta' })
+    expect(server.count('getTitleControlInfo')).toBe(3)
+  })
+
   it('learns a title it did not know from a notification about it, by resynchronising', async () => {
     const server = await scheduler()
     const { store, link } = linkTo(server, { timing: { resyncDebounceMs: 10 } })
