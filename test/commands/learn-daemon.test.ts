@@ -123,7 +123,9 @@ describe('panelbridge learn with a daemon running', () => {
       'replay/key:3 up (remote API)',
     ])
     expect(h.err).toEqual([])
-    // The daemon runs on with its device after learn has gone.
+    // The daemon runs on with its device after learn has gone. First the injected press's command
+    // must have come back: a press while its control's command is in flight is refused, not queued.
+    await expect.poll(() => daemon.status().commands.sent, { timeout: 10_000 }).toBe(2)
     device.input(gen2KeyReport([3], 8))
     device.input(gen2KeyReport([], 8))
     await expect.poll(() => daemon.status().commands.sent, { timeout: 10_000 }).toBe(3)
