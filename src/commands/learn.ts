@@ -425,7 +425,7 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
     }
     return name
   }
-  const kinds = new Map<string, Map<string, ControlDescriptor>>()
+  const controls = new Map<string, Map<string, ControlDescriptor>>()
   const printer = new LearnPrinter((line) => deps.out(line), read.config?.surfaces)
 
   manager.events.on('status', (s) => {
@@ -438,9 +438,9 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
       device ? `  not in the config; add under surfaces: ${surfaceEntryFor(name, device)}` : undefined,
     )
   })
-  manager.events.on('added', (d) => kinds.set(d.id, new Map(d.controls.map((c) => [c.id, c]))))
+  manager.events.on('added', (d) => controls.set(d.id, new Map(d.controls.map((c) => [c.id, c]))))
   manager.events.on('input', (e) => {
-    const c = kinds.get(e.surface)?.get(e.control)
+    const c = controls.get(e.surface)?.get(e.control)
     printer.input(nameOf(e.surface), e.control, c?.kind, {
       ...e,
       ...(c?.label !== undefined ? { label: c.label } : {}),

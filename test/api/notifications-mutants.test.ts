@@ -23,6 +23,7 @@ import {
 import { QWC_MESSAGE } from '../../src/api/protocol.js'
 import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
 import { setLogLevel, setLogSink, type LogLevel, type LogRecord } from '../../src/log.js'
+import { thrownBy } from '../helpers/thrown.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -80,15 +81,7 @@ function nested(levels: number): unknown {
   return v
 }
 
-function bad(f: () => unknown): QWebChannelError {
-  try {
-    f()
-  } catch (err) {
-    if (err instanceof QWebChannelError) return err
-    throw err
-  }
-  throw new Error('did not throw')
-}
+const bad = (f: () => unknown): QWebChannelError => thrownBy(f, QWebChannelError)
 
 describe('variable values', () => {
   it('keeps text up to the limit and cuts longer text to it', () => {

@@ -9,6 +9,7 @@ import WebSocket, { WebSocketServer } from 'ws'
 import { QWC_MESSAGE } from '../../src/api/protocol.js'
 import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../src/api/qwebchannel.js'
 import { setLogLevel, setLogSink, type LogRecord, type LogSink } from '../../src/log.js'
+import { thrownBy } from '../helpers/thrown.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 let logs: LogRecord[]
@@ -76,15 +77,7 @@ async function rejection(p: Promise<unknown>): Promise<QWebChannelError> {
   return err
 }
 
-function thrown(f: () => unknown): QWebChannelError {
-  try {
-    f()
-  } catch (err) {
-    if (err instanceof QWebChannelError) return err
-    throw err
-  }
-  throw new Error('did not throw')
-}
+const thrown = (f: () => unknown): QWebChannelError => thrownBy(f, QWebChannelError)
 
 describe('parsing', () => {
   it('parses JSON text with blanks around it and JSON strings; leaves other text as it came', () => {
