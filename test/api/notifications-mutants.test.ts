@@ -24,6 +24,7 @@ import { QWC_MESSAGE } from '../../src/api/protocol.js'
 import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
 import { setLogLevel, setLogSink, type LogLevel, type LogRecord } from '../../src/log.js'
 import { thrownBy } from '../helpers/thrown.js'
+import { nextPhase } from '../helpers/link.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -380,18 +381,6 @@ function linkTo(server: Scheduler | string, extra: Partial<NotificationLinkOptio
   const phases: string[] = []
   link.on('phase', (p) => phases.push(p))
   return { store, link, phases }
-}
-
-/** Resolves at the link's next change to `phase` (an event, so it works under fake timers too). */
-function nextPhase(link: NotificationLink, phase: string): Promise<void> {
-  return new Promise((resolve) => {
-    const on = (p: string): void => {
-      if (p !== phase) return
-      link.off('phase', on)
-      resolve()
-    }
-    link.on('phase', on)
-  })
 }
 
 function next<E extends keyof NotificationLinkEvents>(link: NotificationLink, event: E) {

@@ -14,6 +14,7 @@ import { CLIENT_APP_ID, type PlayState } from '../../src/api/protocol.js'
 import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import { QWebChannelServer } from '../../src/simulator/qwebchannel-server.js'
+import { nextPhase } from '../helpers/link.js'
 
 /**
  * Small timing so that failures and recoveries happen quickly; nothing below asserts on speed. The
@@ -81,18 +82,6 @@ async function setup(
 
 /** How long and how often `vi.waitFor` / `expect.poll` look (real timers only: with fake ones they move the clock). */
 const WAIT = { timeout: 5000, interval: 5 }
-
-/** Resolves at the link's next change to `phase` (an event, so it works under fake timers too). */
-function nextPhase(link: NotificationLink, phase: string): Promise<void> {
-  return new Promise((resolve) => {
-    const on = (p: string): void => {
-      if (p !== phase) return
-      link.off('phase', on)
-      resolve()
-    }
-    link.on('phase', on)
-  })
-}
 
 /** A loopback port nothing listens on (bound once, then closed). */
 async function closedPort(): Promise<number> {
