@@ -3,10 +3,11 @@
  *
  * - Start to ready: `panelbridge run` with the default config (simulator and web console, on free
  *   ports) until it prints its URL, next to `panelbridge sim` alone until it listens (the baseline).
- * - Resident memory at idle with nobody looking at the page (keys are drawn only for a browser, so
- *   the canvas library is not loaded), at idle with the page open (a WebSocket client on `/ws`, as a
- *   browser), then every 30 s of steady load for 5 minutes with the page open (a press every 100 ms and
- *   a jog turn every 20 ms through the remote API; the jog label redraws a key each turn). Target: under
+ * - Resident memory at idle with nobody looking at the page (no key message is made for it), at idle
+ *   with the page open (a WebSocket client on `/ws`, as a browser; the page paints the keys, so the
+ *   daemon never loads the canvas library for them), then every 30 s of steady load for 5 minutes with
+ *   the page open (a press every 100 ms and a jog turn every 20 ms through the remote API; the jog
+ *   label changes a key each turn). Target: under
  *   80 MB resident, no growth over the run (the last sample against the one after the first minute,
  *   when caches have filled). The simulator alone is the baseline, for start time and memory.
  * - The daemon runs as installed: with the V8 flags of `dist/cli.js`'s first line.

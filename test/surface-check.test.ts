@@ -90,7 +90,7 @@ describe('panelbridge surfaces', () => {
     await client.waitFor('surface', (m) => m.surface.id === 'web' && m.surface.mode === 'interactive')
     await client.waitFor('surface', (m) => m.surface.id === SERIAL && m.surface.mode === 'mirror')
     client.send({ type: 'down', surface: 'web', control: 'key:5' })
-    await client.waitFor('image', (m) => m.surface === 'web' && m.control === 'key:5' && m.label === '5\ndown')
+    await client.waitFor('key', (m) => m.surface === 'web' && m.control === 'key:5' && m.label === '5\ndown')
     client.send({ type: 'rotate', surface: 'web', control: 'encoder:1', delta: -3 })
     client.send({ type: 'rotate', surface: 'web', control: 'encoder:1', delta: 1 })
     // An encoder has no image: the page shows its state (colour and text) beside the dial.

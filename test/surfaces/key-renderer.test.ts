@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest'
+import { FONT_ASCENT, FONT_DESCENT, keyFaceOf } from '../../src/surfaces/render/key-paint.js'
 import {
   BADGE_COLORS,
+  KEY_FONT_FAMILY,
   KeyRenderer,
   encodePng,
+  keyFontPath,
   parseColor,
   type RenderedKey,
 } from '../../src/surfaces/render/key-renderer.js'
+import type { Feedback } from '../../src/surfaces/types.js'
 
 function pixel(key: RenderedKey, x: number, y: number): [number, number, number, number] {
   const i = (y * key.width + x) * 4
@@ -213,5 +217,69 @@ describe('KeyRenderer', () => {
     expect(parseColor('#A0B1C2')).toEqual([0xa0, 0xb1, 0xc2])
     expect(parseColor('red')).toBeUndefined()
     expect(parseColor(undefined)).toBeUndefined()
+  })
+})
+
+describe('key faces (the layout shared with the page)', () => {
+  const renderer = new KeyRenderer()
+  it("the font metrics the layout places lines with are the shipped font's own, as Skia reads them", async () => {
+    const { createCanvas, GlobalFonts } = await import('@napi-rs/canvas')
+    renderer.render({ text: 'x' }, { width: 72, height: 72 }) // registers the shipped font
+    expect(GlobalFonts.has(KEY_FONT_FAMILY)).toBe(true)
+    const ctx = createCanvas(10, 10).getContext('2d')
+    ctx.font = `2048px ${KEY_FONT_FAMILY}`
+    const m = ctx.measureText('H')
+    expect(m.fontBoundingBoxAscent).toBeCloseTo(FONT_ASCENT * 2048, 3)
+    expect(m.fontBoundingBoxDescent).toBeCloseTo(FONT_DESCENT * 2048, 3)
+  })
+
+  it('centres a label as Skia centres a line on its middle baseline', async () => {
+    const { createCanvas, GlobalFonts } = await import('@napi-rs/canvas')
+    GlobalFonts.registerFromPath(keyFontPath(), KEY_FONT_FAMILY)
+    const draw = (baseline: 'middle' | 'alphabetic', dy: number): Uint8ClampedArray => {
+      const ctx = createCanvas(96, 96).getContext('2d')
+      ctx.fillStyle = '#000'
+      ctx.fillRect(0, 0, 96, 96)
+      ctx.fillStyle = '#fff'
+      ctx.font = `28px ${KEY_FONT_FAMILY}`
+      ctx.textAlign = 'center'
+      ctx.textBaseline = baseline
+      ctx.fillText('LIVE', 48, 48 + dy)
+      return ctx.getImageData(0, 0, 96, 96).data
+    }
+    // What the layout does (alphabetic, moved down by half of ascent less descent) is Skia's 'middle'.
+    const ours = draw('alphabetic', (28 * (FONT_ASCENT - FONT_DESCENT)) / 2)
+    const skia = draw('middle', 0)
+    let off = 0
+    for (let i = 0; i < ours.length; i++) off = Math.max(off, Math.abs(ours[i]! - skia[i]!))
+    expect(off).toBeLessThan(64)
+  })
+
+  it('keyFaceOf keeps what changes the picture and leaves out the image, blank text and non-finite values', () => {
+    const image = { width: 1, height: 1, rgba: new Uint8Array(4) }
+    expect(
+      keyFaceOf({
+        color: '#123',
+        text: 'A',
+        textColor: '#fff',
+        detail: 'd',
+        value: 0.5,
+        badge: 'failed',
+        image,
+        led: 'on',
+      }),
+    ).toEqual({ color: '#123', text: 'A', textColor: '#fff', detail: 'd', value: 0.5, badge: 'failed' })
+    expect(keyFaceOf({ text: '  \n ', detail: ' \t', value: Number.NaN })).toEqual({})
+    expect(keyFaceOf({ value: Number.POSITIVE_INFINITY, text: 'x' })).toEqual({ text: 'x' })
+    expect(keyFaceOf({ value: 0 })).toEqual({ value: 0 })
+  })
+
+  it('paints a face the same whether given the feedback or its face through JSON (as the page gets it)', () => {
+    const feedback = { color: '#203040', text: 'Replay\nLIVE', detail: 'x2', value: 0.3, badge: 'pending' as const }
+    const fromFace = new KeyRenderer().render(JSON.parse(JSON.stringify(keyFaceOf(feedback))) as Feedback, {
+      width: 96,
+      height: 96,
+    })
+    expect(fromFace.hash).toBe(renderer.render(feedback, { width: 96, height: 96 }).hash)
   })
 })

@@ -2,7 +2,8 @@
  * The web surface: configured `web` surfaces drawn in a browser, and a read-only mirror of every
  * other surface, served over HTTP and a WebSocket (see `server.ts` and `protocol.ts`).
  *
- * Wiring in the daemon (one renderer for hardware and web, so both show the same pixels):
+ * Wiring in the daemon. The page paints keys itself with the hardware's key layout; the renderer is
+ * shared only for keys whose feedback carries a pre-rendered image, which the daemon draws:
  *
  * ```ts
  * const images = new KeyImages(renderer)

@@ -1,7 +1,8 @@
 /**
- * Key images for the browser: the hardware's own KeyRenderer draws the key, so the web surface and
- * its mirrors show exactly what a Stream Deck shows; this module only turns the rendered pixels
- * into a PNG data URL and caches that by the renderer's content hash.
+ * Key images for the browser, for the one case the page does not paint a key itself: a feedback that
+ * carries a pre-rendered image. The hardware's own KeyRenderer draws the key (image, detail, level,
+ * badge); this module only turns the rendered pixels into a PNG data URL and caches that by the
+ * renderer's content hash.
  */
 import { encodePng, KeyRenderer, type RenderedKey } from '../render/key-renderer.js'
 import { LruMap } from '../render/lru.js'

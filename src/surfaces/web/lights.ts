@@ -13,7 +13,7 @@
  */
 import { BackLightType } from '@xkeys-lib/core'
 import { ledStateOf } from '../midi/feedback.js'
-import { parseColor } from '../render/key-renderer.js'
+import { parseColor } from '../render/key-paint.js'
 import type { ControlDescriptor, Feedback, SurfaceDescription } from '../types.js'
 import { XKEYS_MODELS } from '../xkeys/models.js'
 import { backlightOf } from '../xkeys/surface.js'

@@ -1,6 +1,6 @@
 /**
  * What one browser is still to be sent. Messages wait in an ordered queue, flushed on the next turn
- * of the event loop; a newer image (or state) for a control replaces a queued one, so a browser on a
+ * of the event loop; a newer key face (or state) for a control replaces a queued one, so a browser on a
  * slow link gets the newest picture of every key, never a backlog. While its socket holds more than
  * the high-water mark of unsent bytes nothing more is written; the queue keeps coalescing meanwhile.
  */
@@ -20,8 +20,8 @@ export interface MessageSink {
 const OPEN = 1
 
 /**
- * Each message's JSON text, made once however many browsers it goes to (a key image is a data URL of
- * several kilobytes). Messages are never changed after they are made, so the text stays true.
+ * Each message's JSON text, made once however many browsers it goes to (a key's pre-rendered image is
+ * a data URL of several kilobytes). Messages are never changed after they are made, so the text stays true.
  */
 const encoded = new WeakMap<ServerMessage, string>()
 function jsonOf(message: ServerMessage): string {
@@ -33,7 +33,7 @@ function jsonOf(message: ServerMessage): string {
 /** Which queued message a newer one replaces; undefined: never replaced. */
 function coalesceKey(message: ServerMessage): string | undefined {
   switch (message.type) {
-    case 'image':
+    case 'key':
     case 'state':
       return `c\0${message.surface}\0${message.control}`
     case 'brightness':
@@ -54,7 +54,7 @@ function surfaceOf(message: ServerMessage): string | undefined {
     case 'surface':
       return message.surface.id
     case 'removed':
-    case 'image':
+    case 'key':
     case 'state':
     case 'brightness':
       return message.surface
@@ -87,7 +87,7 @@ export class OutgoingQueue {
       const id = surfaceOf(message)
       for (const [k, queued] of this.queue) if (surfaceOf(queued) === id) this.queue.delete(k)
     }
-    // Delete first so that the replacement goes to the end: a surface is never drawn after its images.
+    // Delete first so that the replacement goes to the end: a surface is never drawn after its keys.
     this.queue.delete(key)
     this.queue.set(key, message)
     if (!this.immediate && !this.timer) this.immediate = setImmediate(() => this.flush())

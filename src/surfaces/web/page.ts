@@ -1,12 +1,13 @@
 /**
  * The page's HTML and CSS, kept as strings in this module so that `tsc` (which copies no assets) builds
  * a daemon that still serves them. The page's script is TypeScript in `./client/`, bundled by esbuild
- * (`./client-script.ts`). The page draws nothing itself: key images arrive rendered by the server's
- * KeyRenderer, so the browser shows exactly what the hardware shows.
+ * (`./client-script.ts`). The script paints each key from its face with the hardware's key layout
+ * (`../render/key-paint.ts`) in the hardware's font (served at `/key-font.ttf`), so the browser shows
+ * what the hardware shows.
  *
  * Safety: the server escapes every name it writes into the HTML (`escapeHtml`); the script builds
  * everything from WebSocket data with `textContent` and `setAttribute`, never `innerHTML`. The
- * served Content-Security-Policy allows only this origin's script and style and `data:` images.
+ * served Content-Security-Policy allows only this origin's script, style and font, and `data:` images.
  */
 
 const HTML_ESCAPES: Record<string, string> = {
@@ -27,6 +28,7 @@ export const PAGE_CSP = [
   "script-src 'self'",
   "style-src 'self'",
   'img-src data:',
+  "font-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
@@ -95,8 +97,8 @@ nav a { color: var(--accent); }
 .grid { display: grid; gap: 8px; }
 .key { display: block; padding: 0; margin: 0; border: 0; background: #000; border-radius: 6px; overflow: hidden;
   outline: 2px solid transparent; outline-offset: 2px; touch-action: none; user-select: none; }
-.key img { display: block; width: 100%; height: 100%; pointer-events: none; }
-.key img:not([src]) { visibility: hidden; }
+.key canvas, .key img { display: block; width: 100%; height: 100%; pointer-events: none; }
+.key canvas[hidden], .key img[hidden] { display: none; }
 button.key { cursor: pointer; }
 button.key:focus-visible { outline-color: var(--accent); }
 button.key.down { outline-color: #fff; }

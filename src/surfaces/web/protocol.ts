@@ -1,13 +1,14 @@
 /**
  * The web surface's WebSocket protocol: JSON text frames, one message per frame.
  *
- * Images travel as PNG data URLs inside JSON (`image` messages), not as binary frames: a 96×96 key
- * PNG is a few kilobytes, so base64's third more is noise on loopback or a LAN; one ordered stream of
- * self-describing messages needs no side channel to say which key a binary frame is for; and the
- * browser assigns `img.src = dataUrl` directly, with no Blob URLs to create and revoke per update.
- * The server caches the data URL per rendered image, so an image shown again costs nothing.
+ * Keys travel as their face (`key` messages: colour, label, detail, level, badge as data), and the page
+ * paints them with the layout code the daemon paints hardware keys with (`../render/key-paint.ts`) and
+ * the same font, served by the daemon. So the daemon draws no pixels for a browser: a key update costs a
+ * few dozen bytes of JSON, and the daemon does not load Skia for web keys at all (a fifth of its
+ * resident memory). A feedback with a pre-rendered image is the one exception: the daemon draws that key
+ * and sends it as a PNG data URL (`image`), which the page shows instead of painting.
  *
- * Server → browser: `hello`, `surface` (add or replace), `removed`, `image`, `state`, `brightness`.
+ * Server → browser: `hello`, `surface` (add or replace), `removed`, `key`, `state`, `brightness`.
  * Browser → server: `down`, `up` (keys, encoder presses), `rotate` (encoders, jog) and `value` (the
  * shuttle ring and faders: an absolute position, clamped to the control's range). Everything a
  * browser sends is validated here first (shape) and by the server (the surface is interactive and
@@ -21,8 +22,13 @@ import type {
   FeedbackBadge,
   SurfaceDescription,
 } from '../types.js'
+import type { KeyFace } from '../render/key-paint.js'
 
-export const WEB_PROTOCOL_VERSION = 1
+/** Where the page loads the key font from, relative to the page. */
+export const KEY_FONT_ROUTE = '/key-font.ttf'
+
+/** 2: keys as faces the page paints (`key`), where 1 sent every key as a PNG (`image`). */
+export const WEB_PROTOCOL_VERSION = 2
 
 /** Largest frame a browser may send; the server's WebSocket closes the connection (1009) above it. */
 export const MAX_CLIENT_MESSAGE_BYTES = 4096
@@ -43,7 +49,7 @@ export const VALUE_RANGES: Readonly<Partial<Record<ControlKind, readonly [min: n
 export { SHUTTLE_ZONES, shuttleZone } from '../control-id.js'
 
 /**
- * How the page draws a control: `key` a rendered image; `pad` a key, button or MIDI pad that shows its
+ * How the page draws a control: `key` a key face painted on a canvas; `pad` a key, button or MIDI pad that shows its
  * backlight or LED as a colour; `encoder` a dial that also presses; `knob` a dial whose ring shows the
  * value; `jog` a large wheel; `shuttle` the spring-loaded ring; `fader` a vertical slider (T-bar and
  * pitch bend too).
@@ -58,7 +64,7 @@ export interface WebControlView {
   /** Grid cell of a key or pad, from the top left; without one it goes in a row under the grid. */
   row?: number
   column?: number
-  /** Pixel size of the rendered image, for controls that show one. */
+  /** Pixel size of the key face, for controls that show one. */
   image?: { width: number; height: number }
   /** A fader that rests in the middle (pitch bend). */
   centred?: true
@@ -96,8 +102,12 @@ export type ServerMessage =
   | { type: 'hello'; version: number }
   | { type: 'surface'; surface: WebSurfaceView }
   | { type: 'removed'; surface: string }
-  /** `src` is a `data:image/png;base64,...` URL; `label` is the feedback text and detail, for assistive tech. */
-  | { type: 'image'; surface: string; control: ControlId; src: string; label: string }
+  /**
+   * A key's face, painted by the page at the control's image size. `label` is the feedback text and
+   * detail, for assistive tech and the tooltip. `image`, only for a feedback with a pre-rendered image:
+   * the whole key drawn by the daemon, a `data:image/png;base64,...` URL shown instead of the face.
+   */
+  | { type: 'key'; surface: string; control: ControlId; face: KeyFace; label: string; image?: string }
   | { type: 'state'; surface: string; control: ControlId; state: WebControlState }
   | { type: 'brightness'; surface: string; percent: number }
 

@@ -1,10 +1,11 @@
 /**
  * What the page shows of one surface's controls, for a configured web surface and for a mirrored
- * physical one alike: the newest feedback per control waits here until the next flush, which renders
- * it once (keys as images through the shared KeyImages, other controls as their state) and keeps the
- * result for browsers that connect later.
+ * physical one alike: the newest feedback per control waits here until the next flush, which turns it
+ * into one message (keys as their face for the page to paint, drawn here only when the feedback carries
+ * a pre-rendered image; other controls as their state) and keeps it for browsers that connect later.
  */
 import type { ControlDescriptor, ControlId, Feedback, SurfaceDescription } from '../types.js'
+import { keyFaceOf } from '../render/key-paint.js'
 import type { KeyImages } from './key-images.js'
 import { lightRules, type LightRule } from './lights.js'
 import { controlStateOf, imageLabelOf, type ServerMessage, type WebControlState } from './protocol.js'
@@ -22,7 +23,7 @@ export class RenderedControls {
   constructor(
     description: SurfaceDescription,
     private readonly images: KeyImages,
-    /** Called when a key cannot be rendered; the control keeps showing what it showed. */
+    /** Called when a key's pre-rendered image cannot be drawn; the control keeps showing what it showed. */
     private readonly onRenderError: (control: ControlId, err: unknown) => void,
   ) {
     this.surfaceId = description.id
@@ -45,7 +46,7 @@ export class RenderedControls {
     this.pending.clear()
   }
 
-  /** Renders each pending control once and returns the messages to send, in the order they were queued. */
+  /** Turns each pending control into one message and returns them to send, in the order they were queued. */
   flush(): ServerMessage[] {
     const surface = this.surfaceId
     const batch = [...this.pending]
@@ -57,11 +58,12 @@ export class RenderedControls {
       if (image) {
         try {
           message = {
-            type: 'image',
+            type: 'key',
             surface,
             control,
-            src: this.images.dataUrl(feedback, image),
+            face: keyFaceOf(feedback),
             label: imageLabelOf(feedback),
+            ...(feedback.image ? { image: this.images.dataUrl(feedback, image) } : {}),
           }
         } catch (err) {
           this.onRenderError(control, err)

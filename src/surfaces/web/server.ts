@@ -4,7 +4,8 @@
  * standalone `listen()` for running without the daemon.
  *
  * Routes, under `basePath` (default `''`; the daemon uses e.g. `/surfaces`):
- * `/` the page, `/style.css`, `/client.js`, `/ws` the WebSocket (protocol in `./protocol.ts`).
+ * `/` the page, `/style.css`, `/client.js`, `/key-font.ttf` (the font the page paints keys with, the
+ * hardware's), `/ws` the WebSocket (protocol in `./protocol.ts`).
  *
  * Safety: binds 127.0.0.1 by default. Browsers let any web page open a WebSocket to any address, so
  * an upgrade whose `Origin` is not this server's own host is refused (a page on the internet must
@@ -12,6 +13,7 @@
  * `allowedHosts` is refused (DNS rebinding). IP-literal hosts are always accepted. The rules live in
  * `src/http-guard.ts`, shared with the simulator.
  */
+import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { isIP, type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -19,11 +21,13 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../../defaults.js'
 import { createLogger } from '../../log.js'
 import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
+import { keyFontPath } from '../render/key-renderer.js'
 import { KeyImages } from './key-images.js'
 import { OutgoingQueue } from './outgoing.js'
 import { loadClientScript } from './client-script.js'
 import { PAGE_CSP, PAGE_CSS, renderPage, type PageSurfaceEntry } from './page.js'
 import {
+  KEY_FONT_ROUTE,
   MAX_CLIENT_MESSAGE_BYTES,
   parseClientMessage,
   surfaceView,
@@ -223,6 +227,9 @@ export class WebSurfaceServer {
       case '/client.js':
         this.serveScript(res, head)
         return true
+      case KEY_FONT_ROUTE:
+        this.serveFont(res, head)
+        return true
       case '/ws':
         this.reply(res, 426, 'text/plain; charset=utf-8', 'WebSocket only\n', head)
         return true
@@ -356,6 +363,30 @@ export class WebSurfaceServer {
       'referrer-policy': 'no-referrer',
     })
     res.end(headOnly ? undefined : body)
+  }
+
+  /**
+   * The key font, read from its package on each request and not kept: a browser asks once per page load
+   * (it may cache the file for a day), and 700 kB held for that would be a fifth of what this server
+   * otherwise keeps.
+   */
+  private serveFont(res: ServerResponse, head: boolean): void {
+    readFile(keyFontPath()).then(
+      (font) => {
+        res.writeHead(200, {
+          'content-type': 'font/ttf',
+          'content-length': font.byteLength,
+          'cache-control': 'public, max-age=86400',
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+        })
+        res.end(head ? undefined : font)
+      },
+      (err: unknown) => {
+        log.once('key-font', 'error', 'cannot serve the key font', { err })
+        this.reply(res, 500, 'text/plain; charset=utf-8', 'key font unavailable\n', head)
+      },
+    )
   }
 
   /** The page script is read (or, from source, bundled) once, on first request; see `client-script.ts`. */

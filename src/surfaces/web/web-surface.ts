@@ -2,11 +2,12 @@
  * A configured `web` surface: a key grid (plus optional encoders, a jog wheel, a shuttle ring and
  * faders) drawn in a browser
  * by the WebSurfaceServer. To the engine it is a surface like any other: it emits the same
- * `SurfaceEvent`s and takes the same `Feedback`; keys are drawn by the hardware's KeyRenderer.
+ * `SurfaceEvent`s and takes the same `Feedback`; the page paints its keys with the hardware's key
+ * layout (`../render/key-paint.ts`).
  *
- * Feedback is coalesced twice: here, every feedback given within one turn of the event loop is
- * rendered once (the newest per control wins); and per browser in the server, a newer image for a
- * key replaces one still waiting for a slow socket.
+ * Feedback is coalesced twice: here, every feedback given within one turn of the event loop becomes
+ * one message (the newest per control wins); and per browser in the server, a newer face for a key
+ * replaces one still waiting for a slow socket.
  */
 import { EventHub, type Listenable } from '../../events.js'
 import { createLogger } from '../../log.js'
@@ -56,7 +57,7 @@ export interface WebSurfaceOptions {
   faders?: number
   /** Rendered key size in pixels. Default 96×96. */
   keySize?: KeySize
-  /** Shared renderer and image cache; one is made when absent. */
+  /** Shared renderer and image cache for keys with a pre-rendered image; one is made when absent. */
   images?: KeyImages
 }
 
@@ -141,7 +142,11 @@ export class WebSurface implements Surface {
     for (const c of controls) if (c.kind === 'shuttle') this.values.set(c.id, 0)
     const surface = options.id
     this.rendered = new RenderedControls(this.description, options.images ?? new KeyImages(), (control, err) =>
-      log.once(`${surface}:render:${control}`, 'error', 'could not render a web key', { surface, control, err }),
+      log.once(`${surface}:render:${control}`, 'error', 'could not draw the image of a web key', {
+        surface,
+        control,
+        err,
+      }),
     )
   }
 
@@ -163,10 +168,10 @@ export class WebSurface implements Surface {
 
   /**
    * Whether any browser shows this surface (the server says so as browsers come and go; a surface on
-   * its own is watched). While none does, nothing is drawn: feedback waits, the newest per control (so
-   * at most one entry per control), and becoming watched draws it at once, before the browser's
-   * snapshot. A headless box whose page nobody has open never spends a render (or the canvas library's
-   * memory) on a jog label that changes 50 times a second.
+   * its own is watched). While none does, nothing is made: feedback waits, the newest per control (so
+   * at most one entry per control), and becoming watched flushes it at once, before the browser's
+   * snapshot. A headless box whose page nobody has open never spends a message on a jog label that
+   * changes 50 times a second.
    */
   setWatched(watched: boolean): void {
     if (watched === this.watched) return

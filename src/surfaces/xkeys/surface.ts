@@ -18,7 +18,7 @@
 import type { JoystickValue, XKeys } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
 import { HidSurface } from '../hid-surface.js'
-import { parseColor } from '../render/key-renderer.js'
+import { parseColor } from '../render/key-paint.js'
 import { JogCounter } from '../shuttle/jog.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
 import type { XkeysModel } from './models.js'

@@ -5,7 +5,6 @@
  * surface like any other: its input reaches the manager's input stream.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
@@ -19,14 +18,6 @@ import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { decodeGen2KeyImages, MemoryStreamDeckTransport, rawImageEncoder, rotate180 } from '../helpers/fake-hid.js'
 import { XKEYS_BLUE, XKEYS_RED } from '../../../src/surfaces/web/lights.js'
 import { connect, hardwareMirrors, HARDWARE, type Client, type HardwareMirrors } from './helpers.js'
-
-async function pixelsOfDataUrl(src: string): Promise<Uint8Array> {
-  const image = await loadImage(Buffer.from(src.slice(src.indexOf(',') + 1), 'base64'))
-  const canvas = createCanvas(image.width, image.height)
-  const ctx = canvas.getContext('2d')
-  ctx.drawImage(image, 0, 0)
-  return Uint8Array.from(ctx.getImageData(0, 0, image.width, image.height).data)
-}
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -80,23 +71,25 @@ describe('web surface with a real SurfaceManager', () => {
     expect(deck.controls.find((c) => c.id === 'key:14')).toMatchObject({ image: { width: 72, height: 72 } })
   })
 
-  it('mirrors a key with the very pixels the Stream Deck was sent', async () => {
-    manager.setFeedback(SERIAL, 'key:3', { color: '#ff8800', text: 'REC' })
-    const mirrored = await client.waitFor('image', (m) => m.surface === SERIAL && m.control === 'key:3')
+  it('mirrors a key with the face the Stream Deck was drawn from: painted, it gives the very pixels the deck was sent', async () => {
+    manager.setFeedback(SERIAL, 'key:3', { color: '#ff8800', text: 'REC', badge: 'pending' })
+    const mirrored = await client.waitFor('key', (m) => m.surface === SERIAL && m.control === 'key:3')
     expect(mirrored.label).toBe('REC')
+    expect(mirrored.face).toEqual({ color: '#ff8800', text: 'REC', badge: 'pending' })
+    expect(mirrored.image).toBeUndefined()
 
     const hid = transport.lastOpened('/dev/hidraw1')!
     await expect.poll(() => decodeGen2KeyImages(hid.reports).get(3)?.length ?? 0).toBe(1)
     const sent = decodeGen2KeyImages(hid.reports).get(3)![0]!
     expect(sent.width).toBe(72)
     // The MK.2 panel is mounted rotated; the library sends the key turned by 180°.
-    const browser = await pixelsOfDataUrl(mirrored.src)
-    expect(Buffer.from(rotate180(browser)).equals(Buffer.from(sent.rgba))).toBe(true)
+    const painted = new KeyRenderer().render(mirrored.face, { width: 72, height: 72 }).rgba
+    expect(Buffer.from(rotate180(painted)).equals(Buffer.from(sent.rgba))).toBe(true)
   })
 
   it('follows the device: unplugged, the mirror goes; plugged back, it returns with its feedback', async () => {
     manager.setFeedback(SERIAL, 'key:0', { color: '#00ff00' })
-    await client.waitFor('image', (m) => m.surface === SERIAL && m.control === 'key:0')
+    await client.waitFor('key', (m) => m.surface === SERIAL && m.control === 'key:0')
     transport.unplug('/dev/hidraw1')
     hotplug.fire('detach')
     await client.waitFor('removed', (m) => m.surface === SERIAL)
@@ -104,7 +97,7 @@ describe('web surface with a real SurfaceManager', () => {
     transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', SERIAL)
     hotplug.fire('attach')
     await client.waitFor('surface', (m) => m.surface.id === SERIAL)
-    await client.waitFor('image', (m) => m.surface === SERIAL && m.control === 'key:0')
+    await client.waitFor('key', (m) => m.surface === SERIAL && m.control === 'key:0')
   })
 
   it('gives the manager input from the browser, and shows the manager feedback on the web key', async () => {
@@ -115,7 +108,7 @@ describe('web surface with a real SurfaceManager', () => {
     expect(managerInput.map((e) => `${e.surface}/${e.control}:${e.type}`)).toEqual(['desk/key:1:down', 'desk/key:1:up'])
 
     manager.setFeedback('desk', 'key:0', { color: '#0000ff', text: 'GO' })
-    await client.waitFor('image', (m) => m.surface === 'desk' && m.control === 'key:0' && m.label === 'GO')
+    await client.waitFor('key', (m) => m.surface === 'desk' && m.control === 'key:0' && m.label === 'GO')
     // The manager's registry also reports the web surface; it is never mirrored as a second copy.
     const deskViews = client.messages.filter((m) => m.type === 'surface' && m.surface.id === 'desk')
     expect(deskViews.map((m) => (m.type === 'surface' ? m.surface.mode : ''))).toEqual(['interactive'])

@@ -22,10 +22,10 @@ class FakeSocket implements MessageSink {
 }
 
 const image = (control: string, label: string, surface = 'desk'): ServerMessage => ({
-  type: 'image',
+  type: 'key',
   surface,
   control,
-  src: 'data:image/png;base64,' + label,
+  face: { color: '#202020', text: label },
   label,
 })
 const view = (id: string): ServerMessage => ({
@@ -34,7 +34,7 @@ const view = (id: string): ServerMessage => ({
 })
 
 describe('OutgoingQueue', () => {
-  it('sends in order on the next turn, a newer image for a key replacing a queued one', async () => {
+  it('sends in order on the next turn, a newer face for a key replacing a queued one', async () => {
     const socket = new FakeSocket()
     const queue = new OutgoingQueue(socket)
     queue.enqueue({ type: 'hello', version: 1 })
@@ -44,7 +44,7 @@ describe('OutgoingQueue', () => {
     queue.enqueue(image('key:0', 'c'))
     expect(socket.sent).toEqual([])
     await vi.advanceTimersByTimeAsync(0)
-    expect(socket.sent.map((m) => (m.type === 'image' ? `${m.control}=${m.label}` : m.type))).toEqual([
+    expect(socket.sent.map((m) => (m.type === 'key' ? `${m.control}=${m.label}` : m.type))).toEqual([
       'hello',
       'surface',
       'key:1=b',
@@ -69,9 +69,9 @@ describe('OutgoingQueue', () => {
     await vi.advanceTimersByTimeAsync(SEND_RETRY_MS - 1)
     expect(socket.sent).toEqual([])
     await vi.advanceTimersByTimeAsync(1)
-    expect(
-      socket.sent.map((m) => (m.type === 'image' ? m.label : m.type === 'brightness' ? m.percent : m.type)),
-    ).toEqual(['k0-99', 'k1-99', 30])
+    expect(socket.sent.map((m) => (m.type === 'key' ? m.label : m.type === 'brightness' ? m.percent : m.type))).toEqual(
+      ['k0-99', 'k1-99', 30],
+    )
     queue.dispose()
   })
 
@@ -83,19 +83,13 @@ describe('OutgoingQueue', () => {
     queue.enqueue(image('key:0', 'other', 'deck2'))
     queue.enqueue({ type: 'removed', surface: 'desk' })
     await vi.advanceTimersByTimeAsync(0)
-    expect(socket.sent.map((m) => m.type + ':' + (m.type === 'image' ? m.label : ''))).toEqual([
-      'image:other',
-      'removed:',
-    ])
+    expect(socket.sent.map((m) => m.type + ':' + (m.type === 'key' ? m.label : ''))).toEqual(['key:other', 'removed:'])
     socket.sent.length = 0
     queue.enqueue(image('key:0', 'stale'))
     queue.enqueue(view('desk'))
     queue.enqueue(image('key:0', 'fresh'))
     await vi.advanceTimersByTimeAsync(0)
-    expect(socket.sent.map((m) => m.type + ':' + (m.type === 'image' ? m.label : ''))).toEqual([
-      'surface:',
-      'image:fresh',
-    ])
+    expect(socket.sent.map((m) => m.type + ':' + (m.type === 'key' ? m.label : ''))).toEqual(['surface:', 'key:fresh'])
   })
 
   it('sends nothing to a closed socket and nothing after dispose', async () => {

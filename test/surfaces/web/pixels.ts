@@ -31,3 +31,33 @@ export function rgbOf(hex: string): Rgb {
   const n = parseInt(hex.slice(1), 16)
   return [(n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]
 }
+
+/**
+ * How far a key painted by the page (at `x0, y0` in a screenshot) is from the same key drawn by the
+ * daemon's renderer (`rgba`, `size` square): `far` counts pixels off by more than 128 in some channel (a
+ * shifted or missing stroke), `differing` those off by more than 32 (anti-aliasing at glyph edges, which
+ * Chromium's and the daemon's Skia builds shade differently). The rounded corners are left out.
+ */
+export function keyDifference(
+  shot: Pixels,
+  x0: number,
+  y0: number,
+  rgba: Uint8Array,
+  size: number,
+): { far: number; differing: number; compared: number } {
+  let far = 0
+  let differing = 0
+  let compared = 0
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      if ((x < 8 || x >= size - 8) && (y < 8 || y >= size - 8)) continue
+      const i = (y * size + x) * 4
+      const actual = pixelAt(shot, x0 + x, y0 + y)
+      const off = Math.max(...actual.map((v, c) => Math.abs(v - rgba[i + c]!)))
+      if (off > 128) far++
+      if (off > 32) differing++
+      compared++
+    }
+  }
+  return { far, differing, compared }
+}

@@ -1,14 +1,16 @@
+import { readFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
-import { encodePng, KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
+import { encodePng, keyFontPath, KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { escapeHtml } from '../../../src/surfaces/web/page.js'
 import { parseClientMessage, type ServerMessage } from '../../../src/surfaces/web/protocol.js'
 import { DEFAULT_WEB_HOST, DEFAULT_WEB_PORT, WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
+import type { Feedback } from '../../../src/surfaces/types.js'
 import { connect, FakeRegistry, physicalDeck, recordInput, settle, type Client } from './helpers.js'
 
 const records: LogRecord[] = []
@@ -78,16 +80,21 @@ describe('WebSurface', () => {
     expect(() => new WebSurface({ id: '', rows: 1, columns: 1 })).toThrow('id is required')
   })
 
-  it('renders a burst of feedback for one key once, with the newest', async () => {
+  it('sends a burst of feedback for one key once, with the newest, as a face to paint', async () => {
     const s = new WebSurface({ id: 'b', rows: 1, columns: 2, images })
     const sent: ServerMessage[] = []
     s.view.on('message', (m) => sent.push(m))
     for (let i = 0; i < 20; i++) s.setFeedback('key:0', { color: '#112233', text: `n${i}` })
     s.setFeedback('key:1', { color: '#00ff00' })
     await settle(10)
-    expect(sent.map((m) => (m.type === 'image' ? `${m.control}=${m.label}` : m.type))).toEqual(['key:0=n19', 'key:1='])
-    const png = encodePng(renderer.render({ color: '#112233', text: 'n19' }, { width: 96, height: 96 }))
-    expect(sent[0]).toMatchObject({ src: 'data:image/png;base64,' + png.toString('base64') })
+    expect(sent.map((m) => (m.type === 'key' ? `${m.control}=${m.label}` : m.type))).toEqual(['key:0=n19', 'key:1='])
+    expect(sent[0]).toEqual({
+      type: 'key',
+      surface: 'b',
+      control: 'key:0',
+      label: 'n19',
+      face: { color: '#112233', text: 'n19' },
+    })
   })
 
   it('gives one down and one up when two browsers hold the same key', () => {
@@ -211,6 +218,35 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     expect((await get(url + 'ws')).status).toBe(426)
   })
 
+  it('serves the key font the page paints with: the very file the daemon registers with Skia', async () => {
+    const page = await get(url)
+    expect(page.headers['content-security-policy']).toContain("font-src 'self'")
+    const font = await new Promise<{ status: number; type: unknown; body: Buffer }>((resolve, reject) => {
+      request(url + 'key-font.ttf', (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks) }),
+        )
+      })
+        .on('error', reject)
+        .end()
+    })
+    expect(font.status).toBe(200)
+    expect(font.type).toBe('font/ttf')
+    expect(font.body.equals(readFileSync(keyFontPath()))).toBe(true)
+    const head = await new Promise<{ status: number; length: unknown; bytes: number }>((resolve, reject) => {
+      request(url + 'key-font.ttf', { method: 'HEAD' }, (res) => {
+        let bytes = 0
+        res.on('data', (c: Buffer) => (bytes += c.length))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, length: res.headers['content-length'], bytes }))
+      })
+        .on('error', reject)
+        .end()
+    })
+    expect(head).toEqual({ status: 200, length: String(font.body.length), bytes: 0 })
+  })
+
   it('escapes surface names in the page', async () => {
     const evil = new WebSurface({ id: '<script>alert("x")</script>', rows: 1, columns: 1, images })
     server.addSurface(evil)
@@ -241,27 +277,25 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     registry.feedback('CL12K1A00042', 'key:1', { color: '#0000ff', text: 'HW' })
     await settle()
     const c = await client()
-    const image = await c.waitFor('image', (m) => m.surface === 'desk')
-    await c.waitFor('image', (m) => m.surface === 'CL12K1A00042')
+    const key = await c.waitFor('key', (m) => m.surface === 'desk')
+    await c.waitFor('key', (m) => m.surface === 'CL12K1A00042')
     await c.waitFor('brightness')
-    expect(c.messages[0]).toEqual({ type: 'hello', version: 1 })
+    expect(c.messages[0]).toEqual({ type: 'hello', version: 2 })
     const surfaces = c.messages.flatMap((m) => (m.type === 'surface' ? [[m.surface.id, m.surface.mode]] : []))
     expect(surfaces).toEqual([
       ['desk', 'interactive'],
       ['CL12K1A00042', 'mirror'],
     ])
-    // The very bytes the hardware would get from the same renderer, as a PNG.
-    const png = encodePng(renderer.render({ color: '#ff0000', text: 'LIVE' }, { width: 96, height: 96 }))
-    expect(image).toEqual({
-      type: 'image',
+    // The face the page paints with the hardware's key layout.
+    expect(key).toEqual({
+      type: 'key',
       surface: 'desk',
       control: 'key:3',
       label: 'LIVE',
-      src: 'data:image/png;base64,' + png.toString('base64'),
+      face: { color: '#ff0000', text: 'LIVE' },
     })
-    const mirrored = c.messages.find((m) => m.type === 'image' && m.surface === 'CL12K1A00042')
-    const hwPng = encodePng(renderer.render({ color: '#0000ff', text: 'HW' }, { width: 72, height: 72 }))
-    expect(mirrored).toMatchObject({ control: 'key:1', src: 'data:image/png;base64,' + hwPng.toString('base64') })
+    const mirrored = c.messages.find((m) => m.type === 'key' && m.surface === 'CL12K1A00042')
+    expect(mirrored).toMatchObject({ control: 'key:1', face: { color: '#0000ff', text: 'HW' } })
     expect(c.messages).toContainEqual({
       type: 'state',
       surface: 'desk',
@@ -276,8 +310,8 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     const b = await client()
     await a.waitFor('surface')
     desk.setFeedback('key:0', { color: '#123456', text: 'A' })
-    await a.waitFor('image', (m) => m.control === 'key:0' && m.label === 'A')
-    await b.waitFor('image', (m) => m.control === 'key:0' && m.label === 'A')
+    await a.waitFor('key', (m) => m.control === 'key:0' && m.label === 'A')
+    await b.waitFor('key', (m) => m.control === 'key:0' && m.label === 'A')
   })
 
   it('turns browser messages into the surface events of the web surface', async () => {
@@ -341,10 +375,10 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     a.ws.send('x'.repeat(100_000))
     expect(await closed).toBe(1009)
     desk.setFeedback('key:0', { color: '#ff00ff' })
-    await b.waitFor('image', (m) => m.control === 'key:0')
+    await b.waitFor('key', (m) => m.control === 'key:0')
   })
 
-  it('mirrors the registry: surfaces added and removed, feedback as rendered images', async () => {
+  it('mirrors the registry: surfaces added and removed, feedback as key faces', async () => {
     const c = await client()
     await c.waitFor('surface', (m) => m.surface.id === 'CL12K1A00042')
     registry.add(physicalDeck('SERIAL2', 96))
@@ -360,8 +394,8 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     })
     registry.feedback('SERIAL2', 'key:2', { color: '#00ff00', text: 'ON' })
     registry.feedback('SERIAL2', 'button:0', { led: 'on' })
-    const image = await c.waitFor('image', (m) => m.surface === 'SERIAL2')
-    expect(image).toMatchObject({ control: 'key:2', label: 'ON' })
+    const key = await c.waitFor('key', (m) => m.surface === 'SERIAL2')
+    expect(key).toMatchObject({ control: 'key:2', label: 'ON', face: { color: '#00ff00', text: 'ON' } })
     await c.waitFor('state', (m) => m.surface === 'SERIAL2' && m.state.led === 'on')
     registry.remove('SERIAL2')
     await c.waitFor('removed', (m) => m.surface === 'SERIAL2')
@@ -399,7 +433,7 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
   })
 })
 
-describe('WebSurfaceServer draws only while a browser looks', () => {
+describe('WebSurfaceServer draws only pre-rendered images, and only while a browser looks', () => {
   /** KeyImages over the real renderer, counting the keys it draws. */
   function countingImages(): { images: KeyImages; drawn: string[] } {
     const drawn: string[] = []
@@ -420,7 +454,43 @@ describe('WebSurfaceServer draws only while a browser looks', () => {
     await probe.close()
   }
 
-  it('keeps the newest feedback unrendered with no browser, draws it for the first one, and stops when the last goes', async () => {
+  /** A feedback whose key the daemon draws: it carries a pre-rendered image (2×2, red). */
+  const pictured = (text: string, color?: string): Feedback => ({
+    ...(color ? { color } : {}),
+    text,
+    image: { width: 2, height: 2, rgba: new Uint8Array(16).map((_, i) => (i % 4 === 0 || i % 4 === 3 ? 255 : 0)) },
+  })
+
+  it('draws no pixels for a key face; a feedback with an image is drawn once, as a PNG of the whole key', async () => {
+    const { images: counted, drawn } = countingImages()
+    const desk = new WebSurface({ id: 'desk', rows: 1, columns: 2, images: counted })
+    const server = new WebSurfaceServer({ surfaces: [desk], images: counted })
+    const c = await connect(await server.listen({ port: 0 }))
+    try {
+      await c.waitFor('surface', (m) => m.surface.id === 'desk')
+      desk.setFeedback('key:0', { color: '#112233', text: 'face', detail: 'd', value: 0.5, badge: 'stale' })
+      const face = await c.waitFor('key', (m) => m.control === 'key:0')
+      expect(face).toEqual({
+        type: 'key',
+        surface: 'desk',
+        control: 'key:0',
+        label: 'face (d)',
+        face: { color: '#112233', text: 'face', detail: 'd', value: 0.5, badge: 'stale' },
+      })
+      desk.setFeedback('key:1', { ...pictured('pic'), detail: 'live' })
+      const shown = await c.waitFor('key', (m) => m.control === 'key:1')
+      expect(drawn).toEqual(['pic'])
+      const png = encodePng(renderer.render({ ...pictured('pic'), detail: 'live' }, { width: 96, height: 96 }))
+      expect(shown.image).toBe('data:image/png;base64,' + png.toString('base64'))
+      expect(shown.face).toEqual({ text: 'pic', detail: 'live' })
+    } finally {
+      await c.close()
+      await server.close()
+      await desk.close()
+    }
+  })
+
+  it('keeps the newest feedback undrawn with no browser, draws it for the first one, and stops when the last goes', async () => {
     const { images: counted, drawn } = countingImages()
     const desk = new WebSurface({ id: 'desk', rows: 1, columns: 2, images: counted })
     const registry = new FakeRegistry()
@@ -428,38 +498,38 @@ describe('WebSurfaceServer draws only while a browser looks', () => {
     const server = new WebSurfaceServer({ surfaces: [desk], registry, images: counted })
     const url = await server.listen({ port: 0 })
     try {
-      for (let i = 0; i < 20; i++) desk.setFeedback('key:0', { color: '#112233', text: `n${i}` })
-      registry.feedback('DECK1', 'key:1', { color: '#00ff00', text: 'mirror' })
+      for (let i = 0; i < 20; i++) desk.setFeedback('key:0', pictured(`n${i}`, '#112233'))
+      registry.feedback('DECK1', 'key:1', pictured('mirror', '#00ff00'))
       await turnPassed()
       expect(drawn).toEqual([])
 
       const c = await connect(url)
-      const own = await c.waitFor('image', (m) => m.surface === 'desk')
-      const mirrored = await c.waitFor('image', (m) => m.surface === 'DECK1')
+      const own = await c.waitFor('key', (m) => m.surface === 'desk')
+      const mirrored = await c.waitFor('key', (m) => m.surface === 'DECK1')
       expect([own.label, mirrored.label]).toEqual(['n19', 'mirror'])
-      // The surface messages come before their images, so the page knows where to draw them.
+      // The surface messages come before their keys, so the page knows where to draw them.
       const order = c.messages.map((m) =>
-        m.type === 'surface' ? `surface:${m.surface.id}` : m.type === 'image' ? `image:${m.surface}` : m.type,
+        m.type === 'surface' ? `surface:${m.surface.id}` : m.type === 'key' ? `key:${m.surface}` : m.type,
       )
-      expect(order.indexOf('surface:desk')).toBeLessThan(order.indexOf('image:desk'))
-      expect(order.indexOf('surface:DECK1')).toBeLessThan(order.indexOf('image:DECK1'))
+      expect(order.indexOf('surface:desk')).toBeLessThan(order.indexOf('key:desk'))
+      expect(order.indexOf('surface:DECK1')).toBeLessThan(order.indexOf('key:DECK1'))
       expect(drawn.sort()).toEqual(['mirror', 'n19'])
 
-      desk.setFeedback('key:1', { text: 'live' })
-      await c.waitFor('image', (m) => m.label === 'live')
+      desk.setFeedback('key:1', pictured('live'))
+      await c.waitFor('key', (m) => m.label === 'live')
       expect(drawn).toContain('live')
 
       await c.close()
       await vi.waitFor(() => expect(server.browsers).toBe(0))
       const before = drawn.length
-      desk.setFeedback('key:1', { text: 'unseen' })
-      registry.feedback('DECK1', 'key:1', { text: 'unseen mirror' })
+      desk.setFeedback('key:1', pictured('unseen'))
+      registry.feedback('DECK1', 'key:1', pictured('unseen mirror'))
       await turnPassed()
       expect(drawn).toHaveLength(before)
 
       const again = await connect(url)
-      await again.waitFor('image', (m) => m.label === 'unseen')
-      await again.waitFor('image', (m) => m.label === 'unseen mirror')
+      await again.waitFor('key', (m) => m.label === 'unseen')
+      await again.waitFor('key', (m) => m.label === 'unseen mirror')
       await again.close()
     } finally {
       await server.close()

@@ -1,6 +1,6 @@
 /**
- * The page script, bundled for the browser by esbuild (`client-script.ts`). It draws nothing itself:
- * key images arrive rendered by the server. It keeps one WebSocket to the server, reconnecting with
+ * The page script, bundled for the browser by esbuild (`client-script.ts`). It paints keys from the
+ * faces the server sends (`./keys.ts`), with the daemon's own key layout and font. It keeps one WebSocket to the server, reconnecting with
  * backoff, and turns server messages into DOM and input into client messages (types in `../protocol.ts`,
  * checked on both sides).
  */

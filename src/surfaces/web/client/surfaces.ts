@@ -7,6 +7,7 @@
 import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
 import { el, labelText } from './dom.js'
 import { holdable, rotatable, RotationBatcher, type Send } from './input.js'
+import { KeyPainter, keyNode, type KeyNode } from './keys.js'
 import { Fader, Shuttle, type Slider } from './sliders.js'
 
 /** Key size when a surface names none. */
@@ -19,6 +20,8 @@ interface ShownSurface {
   section: HTMLElement
   item: HTMLElement
   controls: Map<string, HTMLElement>
+  /** The keys, which show faces painted by the KeyPainter. */
+  keys: Map<string, KeyNode>
   /** The shuttle and faders, which draw their own state. */
   sliders: Map<string, Slider>
 }
@@ -27,6 +30,7 @@ interface ShownSurface {
 export class SurfacesView {
   private readonly surfaces = new Map<string, ShownSurface>()
   private readonly rotations: RotationBatcher
+  private readonly painter = new KeyPainter()
 
   constructor(
     private readonly main: HTMLElement,
@@ -40,11 +44,7 @@ export class SurfacesView {
   handle(m: ServerMessage): void {
     switch (m.type) {
       case 'hello':
-        for (const s of this.surfaces.values()) {
-          s.section.remove()
-          s.item.remove()
-        }
-        this.surfaces.clear()
+        for (const id of [...this.surfaces.keys()]) this.remove(id)
         while (this.list.firstChild) this.list.firstChild.remove()
         break
       case 'surface':
@@ -53,12 +53,9 @@ export class SurfacesView {
       case 'removed':
         this.remove(m.surface)
         break
-      case 'image': {
-        const node = this.control(m.surface, m.control)
-        const img = node?.querySelector('img')
-        if (!node || !img) return
-        img.src = m.src
-        node.title = m.label + (node.tagName === 'DIV' ? ' (read-only mirror)' : '')
+      case 'key': {
+        const key = this.surfaces.get(m.surface)?.keys.get(m.control)
+        if (key) this.painter.show(key, m)
         break
       }
       case 'state': {
@@ -97,6 +94,7 @@ export class SurfacesView {
     const pads = el('div', 'strip pads')
     const dials = el('div', 'dials')
     const controls = new Map<string, HTMLElement>()
+    const keys = new Map<string, KeyNode>()
     const sliders = new Map<string, Slider>()
     // A mirror sends nothing: its sliders and dials get no input handlers.
     const send = mirror ? undefined : this.send
@@ -104,7 +102,13 @@ export class SurfacesView {
     for (const c of view.controls) {
       let node: HTMLElement
       if (c.widget === 'key' || c.widget === 'pad') {
-        node = c.widget === 'key' ? this.keyElement(view, c) : padElement(view, c)
+        if (c.widget === 'key') {
+          const key = this.keyElement(view, c)
+          keys.set(c.id, key)
+          node = key.element
+        } else {
+          node = padElement(view, c)
+        }
         if (c.row !== undefined && c.column !== undefined) {
           node.style.gridRow = String(c.row + 1)
           node.style.gridColumn = String(c.column + 1)
@@ -138,7 +142,7 @@ export class SurfacesView {
       item.appendChild(document.createTextNode(' '))
       item.appendChild(el('span', 'badge', 'read-only'))
     }
-    this.surfaces.set(view.id, { view, section, item, controls, sliders })
+    this.surfaces.set(view.id, { view, section, item, controls, keys, sliders })
     let before: ShownSurface | undefined
     if (view.mode === 'interactive') {
       for (const s of this.surfaces.values()) {
@@ -157,10 +161,11 @@ export class SurfacesView {
     if (!s) return
     s.section.remove()
     s.item.remove()
+    for (const key of s.keys.values()) this.painter.forget(key)
     this.surfaces.delete(id)
   }
 
-  private keyElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
+  private keyElement(view: WebSurfaceView, c: WebControlView): KeyNode {
     const readonly = view.mode === 'mirror'
     const key = readonly ? el('div', 'key') : el('button', 'key')
     if (key instanceof HTMLButtonElement) key.type = 'button'
@@ -174,14 +179,8 @@ export class SurfacesView {
       key.setAttribute('aria-disabled', 'true')
       key.title = c.id + ' (read-only mirror)'
     }
-    const img = el('img')
-    img.alt = ''
-    img.width = size.width
-    img.height = size.height
-    img.draggable = false
-    key.appendChild(img)
     if (!readonly) holdable(key, view.id, c.id, this.send)
-    return key
+    return keyNode(key, size.width, size.height, readonly ? ' (read-only mirror)' : '')
   }
 
   private dialElement(view: WebSurfaceView, c: WebControlView): HTMLElement {

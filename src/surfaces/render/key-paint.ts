@@ -1,0 +1,389 @@
+/**
+ * How a key looks: the layout and painting of one key face on any Canvas 2D context.
+ *
+ * This module is shared by the daemon and the web page. The daemon paints with Skia (`@napi-rs/canvas`,
+ * through `./key-renderer.ts`) for the Stream Deck's keys; the page paints the same faces with the
+ * browser's own canvas, so the web surface and its mirrors look like the hardware without the daemon
+ * loading Skia at all for them. It therefore imports nothing from Node and nothing from the DOM: the
+ * context is the small part of the Canvas 2D API both implement (`KeyPaintContext`).
+ *
+ * Both sides draw with DejaVu Sans Bold from the `dejavu-fonts-ttf` npm package under the private family
+ * name `KEY_FONT_FAMILY` (the daemon registers it with Skia; the page loads the same file as a
+ * `FontFace` from the server), so the result never depends on the fonts installed on the machine.
+ *
+ * Layout, in painting order:
+ * 1. the background `color` (default black), or a pre-rendered image scaled to the key when one is
+ *    given (the daemon only; an image replaces colour and text);
+ * 2. the label `text`: explicit `\n` breaks, then word wrap; the largest font size (from 30 % of the key
+ *    height down to 7 px) at which every line fits inside the padding is used; a word wider than the key is
+ *    broken between characters; if nothing fits at the smallest size, the last visible line ends with `…`.
+ *    Lines are centred horizontally and the block vertically. `textColor` defaults to white on dark
+ *    backgrounds and black on light ones;
+ * 3. the `detail`, one small line (15 % of the key height, shrunk to fit, else cut with `…`) centred at
+ *    the bottom, in the text colour; the label then fits in the space above it;
+ * 4. the `value` level bar along the bottom edge (6 % of the key height): filled from the left to the
+ *    value in the text colour, the rest a track mixed 30 % from the text colour into the background.
+ *    The detail sits above the bar. Value and detail also draw over an image;
+ * 5. the state badge, a right triangle in the top-right corner whose legs are 25 % of the key's shorter
+ *    side: `pending` amber (#ffb000), `failed` red (#e02020), `stale` grey (#8c8c8c), each with a dark
+ *    hypotenuse edge so it shows on any background. `failed` also draws a 3-px-high (scaled) red bar along
+ *    the bottom edge, so "failed" is told from "pending" without relying on colour alone; the level bar
+ *    then sits on top of it.
+ */
+import type { Color, Feedback, FeedbackBadge } from '../types.js'
+
+/** The font family name the shipped font is registered (daemon) or loaded (page) under. */
+export const KEY_FONT_FAMILY = 'PanelbridgeSans'
+
+/** Badge colours (documented above; the web surface's legend uses the same values). */
+export const BADGE_COLORS: Readonly<Record<FeedbackBadge, Color>> = {
+  pending: '#ffb000',
+  failed: '#e02020',
+  stale: '#8c8c8c',
+}
+
+/**
+ * The parts of a feedback a key face shows, as plain data (JSON-safe: it travels to the page). A
+ * pre-rendered image is not part of it: `keyFaceOf` leaves it out, and only the daemon draws one.
+ */
+export interface KeyFace {
+  color?: Color
+  text?: string
+  textColor?: Color
+  detail?: string
+  /** 0..1; a value outside is clamped when painted. */
+  value?: number
+  badge?: FeedbackBadge
+}
+
+/**
+ * The part of a Canvas 2D context the painter uses: Skia's `SKRSContext2D` and the browser's
+ * `CanvasRenderingContext2D` both have it. Styles are written, never read, so they are `unknown` here
+ * (the two libraries type them differently).
+ */
+export interface KeyPaintContext {
+  fillStyle: unknown
+  strokeStyle: unknown
+  lineWidth: number
+  font: string
+  textAlign: string
+  textBaseline: string
+  fillRect(x: number, y: number, w: number, h: number): void
+  fillText(text: string, x: number, y: number, maxWidth?: number): void
+  measureText(text: string): { width: number }
+  beginPath(): void
+  moveTo(x: number, y: number): void
+  lineTo(x: number, y: number): void
+  closePath(): void
+  fill(): void
+  stroke(): void
+}
+
+const DEFAULT_BACKGROUND: Rgb = [0, 0, 0]
+const MIN_FONT_PX = 7
+const MAX_FONT_FRACTION = 0.3
+const LINE_HEIGHT = 1.15
+const PADDING_FRACTION = 0.06
+const BADGE_FRACTION = 0.25
+const FAILED_BAR_FRACTION = 0.04
+const DETAIL_FONT_FRACTION = 0.15
+const VALUE_BAR_FRACTION = 0.06
+const MIN_VALUE_BAR_PX = 3
+/** How much of the fill colour the empty part of the level bar takes, so an empty bar still shows. */
+const VALUE_TRACK_MIX = 0.3
+/**
+ * From the middle of a line to its alphabetic baseline, in ems: half of the shipped font's ascent less
+ * its descent (DejaVu Sans Bold: 1901 and 483 of 2048 units). Lines are placed on their baseline rather
+ * than with `textBaseline = 'middle'`, whose meaning differs: Skia takes the middle of ascent and
+ * descent, Chromium the middle of the em box, which put the page's labels 3 px higher than the
+ * hardware's. Pinned against Skia's metrics of the shipped font by the renderer's tests.
+ */
+export const FONT_ASCENT = 1901 / 2048
+export const FONT_DESCENT = 483 / 2048
+const MIDDLE_TO_BASELINE = (FONT_ASCENT - FONT_DESCENT) / 2
+
+type Rgb = [number, number, number]
+
+/** Parses `#rgb` or `#rrggbb`; returns undefined for anything else. */
+export function parseColor(color: Color | undefined): Rgb | undefined {
+  if (color === undefined) return undefined
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color.trim())
+  if (!m) return undefined
+  let hex = m[1]!
+  if (hex.length === 3) hex = [...hex].map((c) => c + c).join('')
+  const n = parseInt(hex, 16)
+  return [(n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]
+}
+
+function css([r, g, b]: Rgb): string {
+  return `rgb(${r},${g},${b})`
+}
+
+/** Relative luminance (sRGB weights, no gamma), 0..255. */
+function luma([r, g, b]: Rgb): number {
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b
+}
+
+/** The detail as drawn: one line, whitespace runs as one space; empty when there is nothing to draw. */
+export function detailLine(detail: string | undefined): string {
+  return detail === undefined ? '' : detail.replace(/\s+/g, ' ').trim()
+}
+
+/** Filled width of the level bar in pixels, or undefined when there is no (finite) value. */
+export function valueWidth(value: number | undefined, width: number): number | undefined {
+  if (value === undefined || !Number.isFinite(value)) return undefined
+  return Math.round(Math.min(1, Math.max(0, value)) * width)
+}
+
+/**
+ * A feedback's face: only the fields that change the picture, and only when they would (a blank label
+ * or detail and a non-finite value draw nothing, so they are left out). Never the image.
+ */
+export function keyFaceOf(feedback: Feedback): KeyFace {
+  const face: KeyFace = {}
+  if (feedback.color !== undefined) face.color = feedback.color
+  if (feedback.text !== undefined && feedback.text.trim() !== '') face.text = feedback.text
+  if (feedback.textColor !== undefined) face.textColor = feedback.textColor
+  if (detailLine(feedback.detail) !== '') face.detail = feedback.detail
+  if (feedback.value !== undefined && Number.isFinite(feedback.value)) face.value = feedback.value
+  if (feedback.badge !== undefined) face.badge = feedback.badge
+  return face
+}
+
+/**
+ * Paints one key face on `ctx`, `width` × `height` pixels from the origin. `image`, when given, draws a
+ * pre-rendered image over the background and returns true; the label is then left out.
+ */
+export function paintKey(
+  ctx: KeyPaintContext,
+  face: KeyFace,
+  width: number,
+  height: number,
+  image?: () => boolean,
+): void {
+  const background = parseColor(face.color) ?? DEFAULT_BACKGROUND
+  ctx.fillStyle = css(background)
+  ctx.fillRect(0, 0, width, height)
+  const showImage = image?.() === true
+
+  const textColor = parseColor(face.textColor) ?? (luma(background) > 140 ? [0, 0, 0] : [255, 255, 255])
+  const pad = Math.max(1, Math.round(Math.min(width, height) * PADDING_FRACTION))
+  const gap = Math.max(1, Math.round(pad / 2))
+  // Laid out bottom-up: the failed bar, the level bar on it, the detail above, the label in what is left.
+  let floor = face.badge === 'failed' ? height - failedBarHeight(height) : height
+  const value = valueWidth(face.value, width)
+  if (value !== undefined) {
+    const bar = Math.max(MIN_VALUE_BAR_PX, Math.round(height * VALUE_BAR_FRACTION))
+    drawValueBar(ctx, value, floor - bar, bar, width, background, textColor)
+    floor -= bar + gap
+  }
+  let textBottom = Math.min(height - pad, floor)
+  const detail = detailLine(face.detail)
+  if (detail !== '') textBottom = drawDetail(ctx, detail, textColor, width, height, pad, textBottom) - gap
+  if (!showImage && face.text !== undefined && face.text.trim() !== '') {
+    drawText(ctx, face.text, textColor, width, height, pad, textBottom)
+  }
+  if (face.badge) drawBadge(ctx, face.badge, width, height)
+}
+
+/**
+ * Text widths measured once at a reference size and scaled linearly: fitting tries many font sizes, and
+ * measuring every candidate line at every size made long labels cost 15-25 ms. Glyph advances of an
+ * outline font scale linearly; hinting and kerning differ by a fraction of a pixel, covered by
+ * `FIT_MARGIN`. One process (or page) measures with one font, so the cache is keyed by text alone.
+ */
+const REF_PX = 64
+const FIT_MARGIN = 0.96
+const MAX_WIDTH_CACHE = 20_000
+const widthCache = new Map<string, number>()
+function refWidth(ctx: KeyPaintContext, s: string): number {
+  let w = widthCache.get(s)
+  if (w === undefined) {
+    if (widthCache.size >= MAX_WIDTH_CACHE) widthCache.clear()
+    ctx.font = `${REF_PX}px ${KEY_FONT_FAMILY}`
+    w = ctx.measureText(s).width
+    widthCache.set(s, w)
+  }
+  return w
+}
+
+/**
+ * Forgets every measured width. The page calls it once its font has loaded, in case anything was
+ * measured with a fallback font before.
+ */
+export function forgetTextWidths(): void {
+  widthCache.clear()
+}
+
+/**
+ * Wraps one paragraph to lines no wider than `max` (in reference-size units); long words break between
+ * characters, and `broken.count` says how many did.
+ */
+function wrap(ctx: KeyPaintContext, paragraph: string, max: number, broken: { count: number }): string[] {
+  const words = paragraph.split(/\s+/).filter((w) => w !== '')
+  const space = refWidth(ctx, ' ')
+  const lines: string[] = []
+  let line = ''
+  let width = 0
+  for (const word of words) {
+    const ww = refWidth(ctx, word)
+    if (line !== '' && width + space + ww <= max) {
+      line += ' ' + word
+      width += space + ww
+      continue
+    }
+    if (line !== '') lines.push(line)
+    line = ''
+    width = 0
+    if (ww <= max) {
+      line = word
+      width = ww
+      continue
+    }
+    broken.count++
+    for (const ch of word) {
+      const cw = refWidth(ctx, ch)
+      if (line !== '' && width + cw > max) {
+        lines.push(line)
+        line = ''
+        width = 0
+      }
+      line += ch
+      width += cw
+    }
+  }
+  if (line !== '') lines.push(line)
+  return lines
+}
+
+/** A line's widest allowed width at `px`, in reference-size units (what `refWidth` measures). */
+function maxRefWidth(maxW: number, px: number): number {
+  return (maxW * FIT_MARGIN * REF_PX) / px
+}
+
+function wrapAll(ctx: KeyPaintContext, text: string, maxW: number, px: number, broken = { count: 0 }): string[] {
+  const max = maxRefWidth(maxW, px)
+  return text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, max, broken)))
+}
+
+/** Draws the label in the band from `pad` down to `bottom`, at the largest size that fits. */
+function drawText(
+  ctx: KeyPaintContext,
+  text: string,
+  color: Rgb,
+  width: number,
+  height: number,
+  pad: number,
+  bottom: number,
+): void {
+  const maxW = width - 2 * pad
+  const maxH = bottom - pad
+  const normalised = text.replace(/\r\n?/g, '\n')
+  const fits = (lines: string[], px: number): boolean => lines.length * px * LINE_HEIGHT <= maxH
+  // The largest size whose wrapped lines fit without breaking a word ("Replay" shrinks rather than
+  // becoming "Repl" / "ay"); only when none does, the largest that fits with words broken.
+  const largest = Math.max(MIN_FONT_PX, Math.floor(height * MAX_FONT_FRACTION))
+  let px = largest
+  let lines: string[] = []
+  for (; px >= MIN_FONT_PX; px--) {
+    const broken = { count: 0 }
+    lines = wrapAll(ctx, normalised, maxW, px, broken)
+    if (broken.count === 0 && fits(lines, px)) break
+  }
+  if (px < MIN_FONT_PX) {
+    px = largest
+    lines = wrapAll(ctx, normalised, maxW, px)
+    while (!fits(lines, px) && px > MIN_FONT_PX) lines = wrapAll(ctx, normalised, maxW, --px)
+  }
+  if (!fits(lines, px)) {
+    // Nothing fits even at the smallest size: keep the lines that fit and mark the cut with an ellipsis.
+    const room = Math.max(1, Math.floor(maxH / (px * LINE_HEIGHT)))
+    lines = lines.slice(0, room)
+    const max = maxRefWidth(maxW, px)
+    let last = lines[lines.length - 1] ?? ''
+    while (last !== '' && refWidth(ctx, last + '…') > max) last = last.slice(0, -1)
+    lines[lines.length - 1] = last + '…'
+  }
+  ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+  const lineHeight = px * LINE_HEIGHT
+  const blockHeight = lines.length * lineHeight
+  ctx.fillStyle = css(color)
+  ctx.textAlign = 'center'
+  ctx.textBaseline = 'alphabetic'
+  const top = pad + (maxH - blockHeight) / 2 + px * MIDDLE_TO_BASELINE
+  // maxWidth guards the rare line whose hinted width exceeds the scaled estimate: it is squeezed, not cut.
+  lines.forEach((line, i) => ctx.fillText(line, width / 2, top + lineHeight * (i + 0.5), maxW))
+}
+
+/**
+ * Draws the detail as one line whose box ends at `bottom`: the largest size from 15 % of the key
+ * height down to MIN_FONT_PX at which it fits the width, else cut with `…`. Returns the box's top.
+ */
+function drawDetail(
+  ctx: KeyPaintContext,
+  detail: string,
+  color: Rgb,
+  width: number,
+  height: number,
+  pad: number,
+  bottom: number,
+): number {
+  const maxW = width - 2 * pad
+  let px = Math.max(MIN_FONT_PX, Math.floor(height * DETAIL_FONT_FRACTION))
+  while (px > MIN_FONT_PX && refWidth(ctx, detail) > maxRefWidth(maxW, px)) px--
+  let line = detail
+  if (refWidth(ctx, line) > maxRefWidth(maxW, px)) {
+    while (line !== '' && refWidth(ctx, line + '…') > maxRefWidth(maxW, px)) line = line.slice(0, -1)
+    line = line.trimEnd() + '…'
+  }
+  const lineHeight = px * LINE_HEIGHT
+  ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+  ctx.fillStyle = css(color)
+  ctx.textAlign = 'center'
+  ctx.textBaseline = 'alphabetic'
+  ctx.fillText(line, width / 2, bottom - lineHeight / 2 + px * MIDDLE_TO_BASELINE, maxW)
+  return bottom - lineHeight
+}
+
+/** The level bar: `filled` pixels from the left in the text colour, the rest a track. */
+function drawValueBar(
+  ctx: KeyPaintContext,
+  filled: number,
+  top: number,
+  barHeight: number,
+  width: number,
+  background: Rgb,
+  fill: Rgb,
+): void {
+  const track = background.map((b, i) => Math.round(b + (fill[i]! - b) * VALUE_TRACK_MIX)) as Rgb
+  ctx.fillStyle = css(track)
+  ctx.fillRect(filled, top, width - filled, barHeight)
+  ctx.fillStyle = css(fill)
+  ctx.fillRect(0, top, filled, barHeight)
+}
+
+function failedBarHeight(height: number): number {
+  return Math.max(2, Math.round(height * FAILED_BAR_FRACTION))
+}
+
+function drawBadge(ctx: KeyPaintContext, badge: FeedbackBadge, width: number, height: number): void {
+  const color = parseColor(BADGE_COLORS[badge])!
+  const leg = Math.max(6, Math.round(Math.min(width, height) * BADGE_FRACTION))
+  ctx.beginPath()
+  ctx.moveTo(width - leg, 0)
+  ctx.lineTo(width, 0)
+  ctx.lineTo(width, leg)
+  ctx.closePath()
+  ctx.fillStyle = css(color)
+  ctx.fill()
+  ctx.beginPath()
+  ctx.moveTo(width - leg, 0)
+  ctx.lineTo(width, leg)
+  ctx.strokeStyle = 'rgb(0,0,0)'
+  ctx.lineWidth = Math.max(1, leg / 12)
+  ctx.stroke()
+  if (badge === 'failed') {
+    const bar = failedBarHeight(height)
+    ctx.fillRect(0, height - bar, width, bar)
+  }
+}
