@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=1
+#!/usr/bin/env -S node --max-semi-space-size=1 --v8-pool-size=1
 /**
  * The `panelbridge` command line.
  *
@@ -9,12 +9,17 @@
  * Exit codes: 0 done (or stopped by SIGINT/SIGTERM), 1 could not run (e.g. the port is taken),
  * 2 bad command line.
  *
- * The first line is the one place the daemon's V8 flags live (the installed `panelbridge`, `npm start`
- * and `npm run bench daemon` all run through it). `--max-semi-space-size=1` (MB): V8's young generation
- * otherwise grows to 16 MB per semi-space under a steady stream of small requests, which is 20 MB and
- * more of resident memory a daemon that allocates little per event never needs; the cost is more
- * frequent, shorter scavenges (measured: `npm run bench daemon`).
+ * The daemon's V8 flags live in two places, by when they must be set: the first line has those needed
+ * before the heap exists (the installed `panelbridge`, `npm start` and `npm run bench daemon` all run
+ * through it), and `./runtime-flags.ts`, imported first below, sets the rest at start-up.
+ * `--max-semi-space-size=1` (MB): V8's young generation otherwise grows to 16 MB per semi-space under a
+ * steady stream of small requests, which is 20 MB and more of resident memory a daemon that allocates
+ * little per event never needs; the cost is more frequent, shorter scavenges (measured: `npm run bench
+ * daemon`). `--v8-pool-size=1`: one V8 helper thread (concurrent marking and compiling) rather than one
+ * per core; each helper thread keeps its own C allocator arena, and with one the idle daemon's resident
+ * memory measured 75-76 MB in four runs where it spread over 77-86 MB with two.
  */
+import './runtime-flags.js'
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
