@@ -10,7 +10,8 @@
  *   label changes a key each turn). Target: under
  *   80 MB resident, no growth over the run (the last sample against the one after the first minute,
  *   when caches have filled). The simulator alone is the baseline, for start time and memory.
- * - The daemon runs as installed: with the V8 flags of `dist/cli.js`'s first line.
+ * - The daemon runs as installed: with the V8 flags of `dist/cli.js`'s first line. The CPU it used
+ *   during the load is printed too, so that a flag that trades speed for memory shows its cost.
  *
  * Targets: start to ready < 1 s, RSS < 80 MB, growth < 5 MB. `BENCH_DAEMON_SECONDS` shortens the load.
  */
@@ -41,6 +42,15 @@ function statusMb(pid: number, field: 'VmRSS' | 'RssAnon' | 'RssFile'): number {
   return kb / 1024
 }
 const rssMb = (pid: number): number => statusMb(pid, 'VmRSS')
+/** Clock ticks per second of /proc's CPU times. */
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command name (which may hold spaces, hence from the last ')'): utime is 14th, stime 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
+}
 /** `RSS (anonymous + file-backed)`: the file-backed part is mostly Node's own binary, shared and clean. */
 const rssSplit = (pid: number): string =>
   `${statusMb(pid, 'VmRSS').toFixed(1)} (${statusMb(pid, 'RssAnon').toFixed(1)} + ${statusMb(pid, 'RssFile').toFixed(1)})`
@@ -198,10 +208,12 @@ export default async function main(): Promise<void> {
       }
     })()
     const t0 = Date.now()
+    const cpu0 = cpuSeconds(pid)
     while (Date.now() - t0 < LOAD_SECONDS * 1000) {
       await new Promise((r) => setTimeout(r, SAMPLE_EVERY_S * 1000))
       samples.push({ t: Math.round((Date.now() - t0) / 1000), rss: rssMb(pid) })
     }
+    const cpuShare = (cpuSeconds(pid) - cpu0) / ((Date.now() - t0) / 1000)
     running = false
     await Promise.all([pressLoop, jogLoop])
     page.close()
@@ -218,7 +230,8 @@ export default async function main(): Promise<void> {
     )
     console.log(`  runs: ${daemonMs.map(f).join(', ')} | sim: ${simMs.map(f).join(', ')}`)
     console.log(
-      `load: ${LOAD_SECONDS} s, ${presses} presses, ${turns} jog turns through the remote API, ${failures} refused`,
+      `load: ${LOAD_SECONDS} s, ${presses} presses, ${turns} jog turns through the remote API, ${failures} refused; ` +
+        `the daemon (simulator inside) used ${(cpuShare * 100).toFixed(1)} % of one core`,
     )
     const sorted = [...jogMs].sort((a, b) => a - b)
     console.log(

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=1 --v8-pool-size=1
+#!/usr/bin/env -S node --max-semi-space-size=1 --v8-pool-size=1 --liftoff-only --no-opt --optimize-for-size
 /**
  * The `panelbridge` command line.
  *
@@ -9,17 +9,26 @@
  * Exit codes: 0 done (or stopped by SIGINT/SIGTERM), 1 could not run (e.g. the port is taken),
  * 2 bad command line.
  *
- * The daemon's V8 flags live in two places, by when they must be set: the first line has those needed
- * before the heap exists (the installed `panelbridge`, `npm start` and `npm run bench daemon` all run
- * through it), and `./runtime-flags.ts`, imported first below, sets the rest at start-up.
- * `--max-semi-space-size=1` (MB): V8's young generation otherwise grows to 16 MB per semi-space under a
- * steady stream of small requests, which is 20 MB and more of resident memory a daemon that allocates
- * little per event never needs; the cost is more frequent, shorter scavenges (measured: `npm run bench
- * daemon`). `--v8-pool-size=1`: one V8 helper thread (concurrent marking and compiling) rather than one
- * per core; each helper thread keeps its own C allocator arena, and with one the idle daemon's resident
- * memory measured 75-76 MB in four runs where it spread over 77-86 MB with two.
+ * The first line is the one place the daemon's V8 flags live (the installed `panelbridge`, `npm start`
+ * and `npm run bench daemon` all run through it). Each trades a little speed for resident memory, for a
+ * small box that runs this for months; measured with the default config under the bench's steady load
+ * (a press every 100 ms and a jog turn every 20 ms through the remote API):
+ * - `--max-semi-space-size=1` (MB): V8's young generation otherwise grows to 16 MB per semi-space under
+ *   a steady stream of small requests, 20 MB and more of memory a daemon that allocates little per
+ *   event never needs; the cost is more frequent, shorter scavenges.
+ * - `--v8-pool-size=1`: one V8 helper thread (concurrent marking and compiling) rather than one per
+ *   core; each keeps its own C allocator arena. Idle: 75-76 MB in four runs, against 77-86 MB.
+ * - `--liftoff-only`: undici parses HTTP replies with llhttp, compiled to WebAssembly on the first
+ *   connection; V8's second, optimising compile of it (TurboFan) takes about 35 MB of compiler memory
+ *   for a moment, which the C allocator keeps afterwards (idle: 84-89 MB before, 76-79 MB after).
+ *   Liftoff's code parses the application's short replies in microseconds.
+ * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses
+ *   its mid tier, Maglev), and V8's smaller-heap settings. Under load: 77-78 MB, where it reached
+ *   82-85 MB; the cost measured was about 1.5 % more of one core (11 % instead of 9.5 %, the
+ *   simulator included) and a jog round trip of 1.4 ms instead of 1.2 ms (median).
+ * The bench prints the CPU, jog round trip and memory with whatever flags this line has, and
+ * `BENCH_NODE_FLAGS` runs it with others, to compare.
  */
-import './runtime-flags.js'
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
