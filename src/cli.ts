@@ -23,9 +23,10 @@
  *   for a moment, which the C allocator keeps afterwards (idle: 84-89 MB before, 76-79 MB after).
  *   Liftoff's code parses the application's short replies in microseconds.
  * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses
- *   its mid tier, Maglev), and V8's smaller-heap settings. Under load: 77-78 MB, where it reached
- *   82-85 MB; the cost measured was about 1.5 % more of one core (11 % instead of 9.5 %, the
- *   simulator included) and a jog round trip of 1.4 ms instead of 1.2 ms (median).
+ *   its mid tier, Maglev), and V8's smaller-heap settings. Under load the daemon stayed at 72-77 MB
+ *   over 5 minutes, where it reached 82-90 MB; the cost measured was about 2 % more of one core
+ *   (12.5 % instead of 10.3 %, the simulator included), and no change in the jog round trip beyond the
+ *   machine's noise (median 1.5 ms against 1.6 ms, p99 3.7 against 4.5).
  * The bench prints the CPU, jog round trip and memory with whatever flags this line has, and
  * `BENCH_NODE_FLAGS` runs it with others, to compare.
  */
