@@ -354,15 +354,38 @@ export class WebSurfaceServer {
     return path.startsWith(this.basePath + '/') ? path.slice(this.basePath.length) : undefined
   }
 
-  private reply(res: ServerResponse, status: number, type: string, body: string, headOnly = false): void {
+  private reply(
+    res: ServerResponse,
+    status: number,
+    type: string,
+    body: string | Buffer,
+    headOnly = false,
+    cacheControl = 'no-store',
+  ): void {
     res.writeHead(status, {
       'content-type': type,
       'content-length': Buffer.byteLength(body),
-      'cache-control': 'no-store',
+      'cache-control': cacheControl,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     })
     res.end(headOnly ? undefined : body)
+  }
+
+  /** Replies with what `load` gives, or with a 500 logged once when it fails. */
+  private replyLoaded(
+    res: ServerResponse,
+    head: boolean,
+    what: { name: string; logKey: string; type: string; cacheControl?: string },
+    load: () => Promise<string | Buffer>,
+  ): void {
+    load().then(
+      (body) => this.reply(res, 200, what.type, body, head, what.cacheControl),
+      (err: unknown) => {
+        log.once(what.logKey, 'error', `cannot serve the ${what.name}`, { err })
+        this.reply(res, 500, 'text/plain; charset=utf-8', `${what.name} unavailable\n`, head)
+      },
+    )
   }
 
   /**
@@ -371,33 +394,14 @@ export class WebSurfaceServer {
    * otherwise keeps.
    */
   private serveFont(res: ServerResponse, head: boolean): void {
-    readFile(keyFontPath()).then(
-      (font) => {
-        res.writeHead(200, {
-          'content-type': 'font/ttf',
-          'content-length': font.byteLength,
-          'cache-control': 'public, max-age=86400',
-          'x-content-type-options': 'nosniff',
-          'referrer-policy': 'no-referrer',
-        })
-        res.end(head ? undefined : font)
-      },
-      (err: unknown) => {
-        log.once('key-font', 'error', 'cannot serve the key font', { err })
-        this.reply(res, 500, 'text/plain; charset=utf-8', 'key font unavailable\n', head)
-      },
-    )
+    const what = { name: 'key font', logKey: 'key-font', type: 'font/ttf', cacheControl: 'public, max-age=86400' }
+    this.replyLoaded(res, head, what, () => readFile(keyFontPath()))
   }
 
   /** The page script is read (or, from source, bundled) once, on first request; see `client-script.ts`. */
   private serveScript(res: ServerResponse, head: boolean): void {
-    loadClientScript().then(
-      (script) => this.reply(res, 200, 'text/javascript; charset=utf-8', script, head),
-      (err: unknown) => {
-        log.once('client-script', 'error', 'cannot serve the page script', { err })
-        this.reply(res, 500, 'text/plain; charset=utf-8', 'page script unavailable\n', head)
-      },
-    )
+    const what = { name: 'page script', logKey: 'client-script', type: 'text/javascript; charset=utf-8' }
+    this.replyLoaded(res, head, what, loadClientScript)
   }
 
   private onConnection(ws: WebSocket): void {

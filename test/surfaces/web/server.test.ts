@@ -23,13 +23,16 @@ const images = new KeyImages(renderer)
 function get(
   url: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, unknown>; body: string; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+    const req = request(url, { headers, method }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks)
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8'), bytes })
+      })
     })
     req.on('error', reject)
     req.end()
@@ -221,30 +224,16 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
   it('serves the key font the page paints with: the very file the daemon registers with Skia', async () => {
     const page = await get(url)
     expect(page.headers['content-security-policy']).toContain("font-src 'self'")
-    const font = await new Promise<{ status: number; type: unknown; body: Buffer }>((resolve, reject) => {
-      request(url + 'key-font.ttf', (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks) }),
-        )
-      })
-        .on('error', reject)
-        .end()
-    })
+    const font = await get(url + 'key-font.ttf')
     expect(font.status).toBe(200)
-    expect(font.type).toBe('font/ttf')
-    expect(font.body.equals(readFileSync(keyFontPath()))).toBe(true)
-    const head = await new Promise<{ status: number; length: unknown; bytes: number }>((resolve, reject) => {
-      request(url + 'key-font.ttf', { method: 'HEAD' }, (res) => {
-        let bytes = 0
-        res.on('data', (c: Buffer) => (bytes += c.length))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, length: res.headers['content-length'], bytes }))
-      })
-        .on('error', reject)
-        .end()
+    expect(font.headers['content-type']).toBe('font/ttf')
+    expect(font.bytes.equals(readFileSync(keyFontPath()))).toBe(true)
+    const head = await get(url + 'key-font.ttf', {}, 'HEAD')
+    expect({ status: head.status, length: head.headers['content-length'], bytes: head.bytes.length }).toEqual({
+      status: 200,
+      length: String(font.bytes.length),
+      bytes: 0,
     })
-    expect(head).toEqual({ status: 200, length: String(font.body.length), bytes: 0 })
   })
 
   it('escapes surface names in the page', async () => {
