@@ -17,7 +17,7 @@ import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { FakeRegistry, physicalDeck, recordInput } from './helpers.js'
-import { decodePng, keyDifference, near, pixelAt, type Rgb } from './pixels.js'
+import { decodePng, keyDifference, near, pixelAt, whitePixels, type Rgb } from './pixels.js'
 
 const SCREENSHOT = 'test-output/web-surface.png'
 const MIRROR_ID = 'CL12K1A00042'
@@ -125,10 +125,8 @@ describe('web surface in headless Chromium', () => {
     const diff = keyDifference(shot, box.x, box.y, rendered.rgba, 96)
     expect(diff.far).toBe(0)
     expect(diff.differing).toBeLessThan(diff.compared * 0.05)
-    let white = 0
-    for (let y = 8; y < 88; y++)
-      for (let x = 0; x < 96; x++) if (pixelAt(shot, box.x + x, box.y + y).every((v) => v > 220)) white++
-    expect(white).toBeGreaterThan(100) // the label is there, in white on red
+    // The label is there, in white on red.
+    expect(whitePixels(shot, box.x, box.y + 8, box.x + 96, box.y + 88)).toBeGreaterThan(100)
   })
 
   it('turns the jog with the wheel and an encoder by dragging; presses the encoder', async () => {
@@ -245,12 +243,7 @@ describe('web surface in headless Chromium', () => {
     expect(pixelAt(shot, box.x + 85, box.y + 93)).toSatisfy((p: Rgb) => near(p, [77, 77, 255]))
     // Above the bar, the background; the detail's white ink is in the band between label and bar.
     expect(pixelAt(shot, box.x + 10, box.y + 80)).toSatisfy((p: Rgb) => near(p, [0, 0, 255]))
-    const whiteIn = (y0: number, y1: number): number => {
-      let n = 0
-      for (let y = y0; y < y1; y++)
-        for (let x = 8; x < 88; x++) if (pixelAt(shot, box.x + x, box.y + y).every((v) => v > 220)) n++
-      return n
-    }
+    const whiteIn = (y0: number, y1: number): number => whitePixels(shot, box.x + 8, box.y + y0, box.x + 88, box.y + y1)
     expect(whiteIn(70, 86)).toBeGreaterThan(10)
     expect(whiteIn(8, 60)).toBeGreaterThan(100) // the label, above
 

@@ -26,6 +26,13 @@ export function near(actual: Rgb, expected: Rgb, tolerance = 3): boolean {
   return actual.every((v, i) => Math.abs(v - expected[i]!) <= tolerance)
 }
 
+/** How many pixels of the box from (x0, y0) up to (x1, y1), ends excluded, are white ink (every channel over 220). */
+export function whitePixels(p: Pixels, x0: number, y0: number, x1: number, y1: number): number {
+  let n = 0
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (pixelAt(p, x, y).every((v) => v > 220)) n++
+  return n
+}
+
 /** `#rrggbb` as numbers. */
 export function rgbOf(hex: string): Rgb {
   const n = parseInt(hex.slice(1), 16)
