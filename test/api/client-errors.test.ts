@@ -5,15 +5,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { commandFailure } from '../helpers/thrown.js'
 import { CommandClient } from '../../src/api/client.js'
 import {
   AppError,
   COMMAND_ERROR_CODES,
-  CommandError,
   HttpStatusError,
   RequestIdMismatchError,
   TimeoutError,
-  isCommandError,
 } from '../../src/api/errors.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void
@@ -46,15 +45,6 @@ function ok(url: URL, fields: Record<string, unknown> = {}): unknown {
   return { result: { command, reply: command, success: true, requestId: url.searchParams.get('requestId'), ...fields } }
 }
 
-async function failure(promise: Promise<unknown>): Promise<CommandError> {
-  const err: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  if (!isCommandError(err)) throw new Error(`expected a CommandError, got ${String(err)}`)
-  return err
-}
-
 afterEach(async () => {
   hits = 0
   await Promise.all(clients.splice(0).map((c) => c.close()))
@@ -67,7 +57,7 @@ afterEach(async () => {
 describe('client error codes', () => {
   it('APP_ERROR when the reply carries error, even with success: true', async () => {
     const client = await setup((_req, res, url) => json(res, ok(url, { error: 'No such title name' })))
-    const err = await failure(client.call('selectTitle', { title: 'Nope' }))
+    const err = await commandFailure(client.call('selectTitle', { title: 'Nope' }))
     expect(err.code).toBe('APP_ERROR')
     expect(err).toBeInstanceOf(AppError)
     expect(err.command).toBe('selectTitle')
@@ -77,12 +67,12 @@ describe('client error codes', () => {
 
   it('APP_ERROR when success is false without an error text', async () => {
     const client = await setup((_req, res, url) => json(res, ok(url, { success: false })))
-    expect((await failure(client.call('closeDesigner'))).code).toBe('APP_ERROR')
+    expect((await commandFailure(client.call('closeDesigner'))).code).toBe('APP_ERROR')
   })
 
   it('TIMEOUT when the reply never comes (per-call override), and the command is not sent again', async () => {
     const client = await setup(() => undefined)
-    const err = await failure(client.call('replay_play_pause', undefined, { timeoutMs: 100 }))
+    const err = await commandFailure(client.call('replay_play_pause', undefined, { timeoutMs: 100 }))
     expect(err.code).toBe('TIMEOUT')
     expect(err).toBeInstanceOf(TimeoutError)
     expect((err as TimeoutError).timeoutMs).toBe(100)
@@ -102,13 +92,13 @@ describe('client error codes', () => {
       connections: 1,
     })
     clients.push(client)
-    const first = failure(client.call('replay_play_pause', undefined, { timeoutMs: 300 }))
-    const queued = await failure(client.call('schedule', { action: 'cutin', title: 'T' }, { timeoutMs: 50 }))
+    const first = commandFailure(client.call('replay_play_pause', undefined, { timeoutMs: 300 }))
+    const queued = await commandFailure(client.call('schedule', { action: 'cutin', title: 'T' }, { timeoutMs: 50 }))
     expect(queued.code).toBe('TIMEOUT')
     expect((await first).code).toBe('TIMEOUT')
     // With the one socket free again, a later call reaches the server: the queued one, had it been kept,
     // would have gone first (and held the socket, so the later one would never arrive).
-    const later = failure(client.call('closeDesigner', undefined, { timeoutMs: 300 }))
+    const later = commandFailure(client.call('closeDesigner', undefined, { timeoutMs: 300 }))
     await expect.poll(() => seen, { timeout: 5000, interval: 5 }).toHaveLength(2)
     expect(seen).toEqual(['/api/command/replay_play_pause', '/api/command/closeDesigner'])
     expect((await later).code).toBe('TIMEOUT')
@@ -116,7 +106,7 @@ describe('client error codes', () => {
 
   it("TIMEOUT uses the client's default when the call gives none", async () => {
     const client = await setup(() => undefined, 150)
-    const err = await failure(client.call('closeDesigner'))
+    const err = await commandFailure(client.call('closeDesigner'))
     expect(err.code).toBe('TIMEOUT')
     expect((err as TimeoutError).timeoutMs).toBe(150)
   })
@@ -126,7 +116,7 @@ describe('client error codes', () => {
       res.writeHead(200, { 'content-type': 'application/json' })
       res.write('{"result":')
     })
-    expect((await failure(client.call('closeDesigner', undefined, { timeoutMs: 100 }))).code).toBe('TIMEOUT')
+    expect((await commandFailure(client.call('closeDesigner', undefined, { timeoutMs: 100 }))).code).toBe('TIMEOUT')
   })
 
   it('CONNECTION_REFUSED on a port that was opened and closed', async () => {
@@ -136,14 +126,14 @@ describe('client error codes', () => {
     await new Promise<void>((resolve) => probe.close(() => resolve()))
     const client = new CommandClient({ baseUrl: `http://127.0.0.1:${port}` })
     clients.push(client)
-    const err = await failure(client.call('closeDesigner'))
+    const err = await commandFailure(client.call('closeDesigner'))
     expect(err.code).toBe('CONNECTION_REFUSED')
     expect(err.cause).toBeDefined()
   })
 
   it('NETWORK when the socket is dropped mid-request, and the command is not sent again', async () => {
     const client = await setup((req) => req.socket.destroy())
-    const err = await failure(client.call('replay_play_pause'))
+    const err = await commandFailure(client.call('replay_play_pause'))
     expect(err.code).toBe('NETWORK')
     expect(hits).toBe(1)
   })
@@ -153,7 +143,7 @@ describe('client error codes', () => {
       res.writeHead(500, { 'content-type': 'text/plain' })
       res.end('internal error')
     })
-    const err = await failure(client.call('closeDesigner'))
+    const err = await commandFailure(client.call('closeDesigner'))
     expect(err.code).toBe('HTTP_STATUS')
     expect((err as HttpStatusError).status).toBe(500)
     expect((err as HttpStatusError).bodySnippet).toBe('internal error')
@@ -161,7 +151,7 @@ describe('client error codes', () => {
 
   it('HTTP_STATUS on a 400 bad request', async () => {
     const client = await setup((_req, res) => json(res, { error: 'bad request' }, 400))
-    const err = await failure(client.call('replay_enter_playback'))
+    const err = await commandFailure(client.call('replay_enter_playback'))
     expect(err.code).toBe('HTTP_STATUS')
     expect((err as HttpStatusError).status).toBe(400)
   })
@@ -171,7 +161,7 @@ describe('client error codes', () => {
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end('<newblue_ext command="closeDesigner" success="1"/>')
     })
-    expect((await failure(client.call('closeDesigner'))).code).toBe('BAD_JSON')
+    expect((await commandFailure(client.call('closeDesigner'))).code).toBe('BAD_JSON')
   })
 
   it('BAD_ENVELOPE for bodies that are JSON but not the envelope', async () => {
@@ -179,7 +169,7 @@ describe('client error codes', () => {
     let next = 0
     const client = await setup((_req, res) => json(res, bodies[next++]))
     for (const body of bodies) {
-      const err = await failure(client.call('closeDesigner'))
+      const err = await commandFailure(client.call('closeDesigner'))
       expect(err.code, JSON.stringify(body)).toBe('BAD_ENVELOPE')
     }
   })
@@ -196,7 +186,7 @@ describe('client error codes', () => {
         },
       }),
     )
-    expect((await failure(client.call('getVideoFormat'))).code).toBe('BAD_ENVELOPE')
+    expect((await commandFailure(client.call('getVideoFormat'))).code).toBe('BAD_ENVELOPE')
   })
 
   it('BAD_ENVELOPE when a required field is missing or cannot be converted', async () => {
@@ -208,7 +198,9 @@ describe('client error codes', () => {
     let next = 0
     const client = await setup((_req, res, url) => json(res, ok(url, replies[next++])))
     for (const reply of replies) {
-      expect((await failure(client.call('replay_get_play_info'))).code, JSON.stringify(reply)).toBe('BAD_ENVELOPE')
+      expect((await commandFailure(client.call('replay_get_play_info'))).code, JSON.stringify(reply)).toBe(
+        'BAD_ENVELOPE',
+      )
     }
   })
 
@@ -220,15 +212,15 @@ describe('client error codes', () => {
     let next = 0
     const client = await setup((_req, res, url) => json(res, ok(url, replies[next++])))
     for (const reply of replies) {
-      expect((await failure(client.call('getAllVideoIns'))).code, JSON.stringify(reply)).toBe('BAD_ENVELOPE')
+      expect((await commandFailure(client.call('getAllVideoIns'))).code, JSON.stringify(reply)).toBe('BAD_ENVELOPE')
     }
     const other = await setup((_req, res, url) => json(res, ok(url, { recentProjects: [{ filesize: 10.5 }] })))
-    expect((await failure(other.call('getRecentProjects'))).code).toBe('BAD_ENVELOPE')
+    expect((await commandFailure(other.call('getRecentProjects'))).code).toBe('BAD_ENVELOPE')
   })
 
   it('REQUEST_ID_MISMATCH when the echo differs from the id sent', async () => {
     const client = await setup((_req, res, url) => json(res, ok(url, { requestId: 'someone-else' })))
-    const err = await failure(client.call('closeDesigner', undefined, { requestId: 'mine' }))
+    const err = await commandFailure(client.call('closeDesigner', undefined, { requestId: 'mine' }))
     expect(err.code).toBe('REQUEST_ID_MISMATCH')
     expect(err).toBeInstanceOf(RequestIdMismatchError)
     expect((err as RequestIdMismatchError).sent).toBe('mine')
@@ -238,14 +230,14 @@ describe('client error codes', () => {
   it('ABORTED when the caller aborts a call in flight', async () => {
     const controller = new AbortController()
     const client = await setup(() => controller.abort())
-    const err = await failure(client.call('closeDesigner', undefined, { signal: controller.signal }))
+    const err = await commandFailure(client.call('closeDesigner', undefined, { signal: controller.signal }))
     expect(err.code).toBe('ABORTED')
     expect(hits).toBe(1)
   })
 
   it('ABORTED without sending when the signal has already fired', async () => {
     const client = await setup((_req, res, url) => json(res, ok(url)))
-    const err = await failure(client.call('closeDesigner', undefined, { signal: AbortSignal.abort() }))
+    const err = await commandFailure(client.call('closeDesigner', undefined, { signal: AbortSignal.abort() }))
     expect(err.code).toBe('ABORTED')
     expect(hits).toBe(0)
   })
@@ -254,14 +246,14 @@ describe('client error codes', () => {
     const holder: { client?: CommandClient } = {}
     const client = await setup(() => void holder.client!.close())
     holder.client = client
-    expect((await failure(client.call('closeDesigner'))).code).toBe('ABORTED')
-    expect((await failure(client.call('closeDesigner'))).code).toBe('ABORTED')
+    expect((await commandFailure(client.call('closeDesigner'))).code).toBe('ABORTED')
+    expect((await commandFailure(client.call('closeDesigner'))).code).toBe('ABORTED')
     expect(hits).toBe(1)
   })
 
   it('BAD_PARAMS before sending anything', async () => {
     const client = await setup((_req, res, url) => json(res, ok(url)))
-    expect((await failure(client.callByName('replay_set_scrub_position', {}))).code).toBe('BAD_PARAMS')
+    expect((await commandFailure(client.callByName('replay_set_scrub_position', {}))).code).toBe('BAD_PARAMS')
     expect(hits).toBe(0)
   })
 
@@ -270,7 +262,7 @@ describe('client error codes', () => {
       res.writeHead(502, { 'content-type': 'text/plain' })
       res.end(`proxy failed for ${req.url}`)
     })
-    const err = await failure(
+    const err = await commandFailure(
       client.call('startStreaming', { choice: 'Custom', serverUrl: 'rtmp://a/live', streamKey: 'sk-SECRET-1' }),
     )
     expect(err.code).toBe('HTTP_STATUS')
@@ -280,7 +272,7 @@ describe('client error codes', () => {
     const app = await setup((_req, res, url) =>
       json(res, ok(url, { error: `cannot connect with streamKey=${url.searchParams.get('streamKey')}` })),
     )
-    const appErr = await failure(app.call('startStreaming', { streamKey: 'sk-SECRET-2' }))
+    const appErr = await commandFailure(app.call('startStreaming', { streamKey: 'sk-SECRET-2' }))
     expect(appErr.code).toBe('APP_ERROR')
     expect(appErr.message + (appErr as AppError).appMessage).not.toContain('SECRET')
   })

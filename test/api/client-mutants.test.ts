@@ -8,6 +8,7 @@ import { getEventListeners } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { commandFailure } from '../helpers/thrown.js'
 import {
   CommandClient,
   MAX_REPLY_DEPTH,
@@ -57,15 +58,6 @@ function clientFor(base: string, opts: Partial<ConstructorParameters<typeof Comm
 /** A success envelope for whatever command is asked (GET or POST), without a requestId echo. */
 function okBody(fields: Record<string, unknown> = {}): string {
   return JSON.stringify({ result: { success: true, ...fields } })
-}
-
-async function failure(promise: Promise<unknown>): Promise<CommandError> {
-  const err: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  if (!isCommandError(err)) throw new Error(`expected a CommandError, got ${String(err)}`)
-  return err
 }
 
 /** What `parseReply` throws for a body, as a CommandError. */
@@ -289,7 +281,7 @@ describe('CommandClient over HTTP', () => {
     const client = clientFor(base, { onCall: (r) => records.push(r) })
     const first = await client.request('getOutputDevice')
     await client.call('getOutputDevice')
-    await failure(client.callByName('noSuchCommand'))
+    await commandFailure(client.callByName('noSuchCommand'))
     const ids = seen.map((s) => new URL(s.url, 'http://x').searchParams.get('requestId'))
     expect(ids[0]).toMatch(/^pb-[0-9a-f]{6}-1$/)
     expect(ids[1]).toBe(ids[0]!.replace(/1$/, '2'))
@@ -302,13 +294,13 @@ describe('CommandClient over HTTP', () => {
   it('gives every refusal its message and request id', async () => {
     const { base } = await serve((_url, res) => res.end(okBody()))
     const client = clientFor(base)
-    const unknown = await failure(client.callByName('noSuchCommand'))
+    const unknown = await commandFailure(client.callByName('noSuchCommand'))
     expect([unknown.message, unknown.requestId]).toEqual(['noSuchCommand: unknown command', expect.any(String)])
-    const bad = await failure(client.callByName('getOutputDevice', { nope: 1 }))
+    const bad = await commandFailure(client.callByName('getOutputDevice', { nope: 1 }))
     expect([bad.code, bad.requestId]).toEqual(['BAD_PARAMS', expect.any(String)])
     const early = new AbortController()
     early.abort()
-    const aborted = await failure(client.call('getOutputDevice', {}, { signal: early.signal, requestId: 'r-1' }))
+    const aborted = await commandFailure(client.call('getOutputDevice', {}, { signal: early.signal, requestId: 'r-1' }))
     expect([aborted.message, aborted.requestId]).toEqual(['getOutputDevice: aborted before sending', 'r-1'])
   })
 
@@ -317,7 +309,7 @@ describe('CommandClient over HTTP', () => {
     const client = clientFor(base)
     await client.close()
     await client.close()
-    const err = await failure(client.call('getOutputDevice', {}, { requestId: 'r-2' }))
+    const err = await commandFailure(client.call('getOutputDevice', {}, { requestId: 'r-2' }))
     expect([err.code, err.message, err.requestId, err.cause]).toEqual([
       'ABORTED',
       'getOutputDevice: client closed',
@@ -331,13 +323,13 @@ describe('CommandClient over HTTP', () => {
     const { base, seen } = await serve(() => undefined) // never answers
     const client = clientFor(base)
     const ctl = new AbortController()
-    const aborting = failure(client.call('getOutputDevice', {}, { signal: ctl.signal, requestId: 'a' }))
-    const closing = failure(client.call('getOutputDevice', {}, { requestId: 'c' }))
+    const aborting = commandFailure(client.call('getOutputDevice', {}, { signal: ctl.signal, requestId: 'a' }))
+    const closing = commandFailure(client.call('getOutputDevice', {}, { requestId: 'c' }))
     await expect.poll(() => seen.length, { timeout: 5000 }).toBe(2)
     ctl.abort()
     const aborted = await aborting
     expect([aborted.message, aborted.requestId]).toEqual(['getOutputDevice: aborted by caller', 'a'])
-    const timedOut = await failure(client.call('getOutputDevice', {}, { timeoutMs: 50, requestId: 't' }))
+    const timedOut = await commandFailure(client.call('getOutputDevice', {}, { timeoutMs: 50, requestId: 't' }))
     expect([timedOut.code, timedOut.requestId]).toEqual(['TIMEOUT', 't'])
     await client.close()
     const closed = await closing
@@ -362,7 +354,7 @@ describe('CommandClient over HTTP', () => {
     })
     const client = clientFor(base, { maxReplyBytes: size })
     expect(await client.call('getOutputDevice')).toEqual({ device: 'a' })
-    const announced = await failure(client.call('getOutputDevice', {}, { requestId: 'x-big' }))
+    const announced = await commandFailure(client.call('getOutputDevice', {}, { requestId: 'x-big' }))
     expect([announced.code, announced.requestId]).toEqual(['REPLY_TOO_LARGE', 'x-big'])
   })
 
@@ -376,7 +368,7 @@ describe('CommandClient over HTTP', () => {
     })
     const client = clientFor(base, { maxReplyBytes: size })
     expect(await client.call('getOutputDevice')).toEqual({ device: 'a' })
-    const streamed = await failure(client.call('getOutputDevice', {}, { requestId: 'y-big' }))
+    const streamed = await commandFailure(client.call('getOutputDevice', {}, { requestId: 'y-big' }))
     expect([streamed.code, streamed.requestId]).toEqual(['REPLY_TOO_LARGE', 'y-big'])
   })
 
@@ -396,7 +388,7 @@ describe('CommandClient over HTTP', () => {
 
   it('names the system error code of a dropped connection', async () => {
     const { base } = await serve((_url, res) => res.socket?.destroy())
-    const err = await failure(clientFor(base).call('getOutputDevice', {}, { requestId: 'n' }))
+    const err = await commandFailure(clientFor(base).call('getOutputDevice', {}, { requestId: 'n' }))
     expect([err.code, err.requestId, err.cause]).toEqual(['NETWORK', 'n', expect.any(Error)])
     expect(err.message).toMatch(/^getOutputDevice: network error \([A-Z_]+\): \S/)
   })
@@ -405,7 +397,7 @@ describe('CommandClient over HTTP', () => {
     const { base } = await serve(() => undefined)
     const s = servers.pop()!
     await new Promise<void>((resolve) => s.close(() => resolve()))
-    const err = await failure(clientFor(base).call('getOutputDevice', {}, { requestId: 'r' }))
+    const err = await commandFailure(clientFor(base).call('getOutputDevice', {}, { requestId: 'r' }))
     expect([err.code, err.message, err.requestId]).toEqual([
       'CONNECTION_REFUSED',
       'getOutputDevice: connection refused',

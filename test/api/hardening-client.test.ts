@@ -7,8 +7,9 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { commandFailure } from '../helpers/thrown.js'
 import { CommandClient, MAX_REPLY_BYTES, parseReply } from '../../src/api/client.js'
-import { CommandError, ReplyTooLargeError, isCommandError } from '../../src/api/errors.js'
+import { ReplyTooLargeError, isCommandError } from '../../src/api/errors.js'
 import { deepJsonText } from '../fuzz/harness.js'
 
 const MB = 1024 * 1024
@@ -61,15 +62,6 @@ function client(baseUrl: string, options: { timeoutMs?: number; maxReplyBytes?: 
   const c = new CommandClient({ baseUrl, timeoutMs: options.timeoutMs ?? 5000, ...options })
   clients.push(c)
   return c
-}
-
-async function failure(promise: Promise<unknown>): Promise<CommandError> {
-  const err: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  if (!isCommandError(err)) throw new Error(`expected a CommandError, got ${String(err)}`)
-  return err
 }
 
 interface StreamResult {
@@ -132,7 +124,7 @@ async function hostileBody(
     streamed = streamBody(ex.socket, total, opts)
   })
   const started = Date.now()
-  const err = await failure(client(url, clientOptions).call('closeDesigner'))
+  const err = await commandFailure(client(url, clientOptions).call('closeDesigner'))
   const elapsed = Date.now() - started
   const server = await streamed!
   return { err, elapsed, server }
@@ -199,7 +191,7 @@ describe('reply size cap', () => {
     const generous = client(url, { maxReplyBytes: 10_000 })
     expect((await generous.request('closeDesigner')).raw).toMatchObject({ time: '12:00' })
     const tight = client(url, { maxReplyBytes: 50 })
-    expect((await failure(tight.call('closeDesigner'))).code).toBe('REPLY_TOO_LARGE')
+    expect((await commandFailure(tight.call('closeDesigner'))).code).toBe('REPLY_TOO_LARGE')
   })
 })
 
@@ -226,14 +218,14 @@ describe('deeply nested replies', () => {
     const url = await rawServer((ex) => {
       ex.socket.end(envelope(ex, `"command":"closeDesigner","requestId":${deepJsonText(100_000)}`))
     })
-    expect((await failure(client(url).call('closeDesigner'))).code).toBe('REQUEST_ID_MISMATCH')
+    expect((await commandFailure(client(url).call('closeDesigner'))).code).toBe('REQUEST_ID_MISMATCH')
   })
 
   it('a command nested 100,000 deep gives BAD_ENVELOPE', async () => {
     const url = await rawServer((ex) => {
       ex.socket.end(envelope(ex, `"requestId":"${ex.requestId}","command":${deepJsonText(100_000)}`))
     })
-    expect((await failure(client(url).call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
+    expect((await commandFailure(client(url).call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
   })
 
   it('an error or another field nested 100,000 deep gives BAD_ENVELOPE, not NETWORK', async () => {
@@ -244,8 +236,8 @@ describe('deeply nested replies', () => {
       )
     })
     const c = client(url)
-    expect((await failure(c.call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
-    expect((await failure(c.call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
+    expect((await commandFailure(c.call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
+    expect((await commandFailure(c.call('closeDesigner'))).code).toBe('BAD_ENVELOPE')
   })
 
   it('parseReply, the pure reply parser, gives the same codes', () => {

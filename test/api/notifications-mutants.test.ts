@@ -5,7 +5,7 @@
  * and its reset, liveness, the resynchronisation debounce and when it is skipped, the session's steps,
  * and what the link tells the store and the log. Time is a fake clock wherever it is the subject.
  */
-import { createServer, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
 import { APP_STATE_MAX_VARIABLE_VALUE_CHARS, AppState } from '../../src/api/app-state.js'
@@ -24,7 +24,7 @@ import { QWC_MESSAGE } from '../../src/api/protocol.js'
 import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
 import { setLogLevel, setLogSink, type LogLevel, type LogRecord } from '../../src/log.js'
 import { thrownBy } from '../helpers/thrown.js'
-import { nextPhase } from '../helpers/link.js'
+import { closedPort, nextPhase } from '../helpers/link.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -59,15 +59,6 @@ function trackClients(): QWebChannelClient[] {
     return connect.call(this)
   })
   return clients
-}
-
-/** A loopback port nothing listens on (bound once, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((r) => server.close(() => r()))
-  return port
 }
 
 /** The variables of a data notification carrying one variable `v` with `value`. */
@@ -389,26 +380,34 @@ function next<E extends keyof NotificationLinkEvents>(link: NotificationLink, ev
   })
 }
 
+/**
+ * Starts a link whose application is down and lets it fail three times (its retries after 250 and 500
+ * ms fail too, on fake timers); returns once the third failure is in, the next retry due in 1000 ms.
+ */
+async function startAndFailThrice(link: NotificationLink): Promise<void> {
+  let failed = nextPhase(link, 'waiting-to-retry')
+  link.start()
+  for (const delay of [250, 500]) {
+    await failed
+    failed = nextPhase(link, 'waiting-to-retry')
+    vi.advanceTimersByTime(delay)
+  }
+  await failed
+}
+
 describe('reconnect back-off', () => {
   it('starts again at the initial delay once a session was up: a new outage retries after 250 ms', async () => {
     const server = await scheduler()
     await server.close()
     vi.useFakeTimers(ALL_CLOCKS)
     const { link } = linkTo(server)
-    let failed = nextPhase(link, 'waiting-to-retry')
-    link.start()
-    for (const delay of [250, 500]) {
-      await failed
-      failed = nextPhase(link, 'waiting-to-retry')
-      vi.advanceTimersByTime(delay)
-    }
-    await failed
+    await startAndFailThrice(link)
     // Three failures in: the next retry waits 1000 ms. The application comes back meanwhile.
     await server.open()
     const connected = nextPhase(link, 'connected')
     vi.advanceTimersByTime(1000)
     await connected
-    failed = nextPhase(link, 'waiting-to-retry')
+    const failed = nextPhase(link, 'waiting-to-retry')
     server.drop()
     await failed
     vi.advanceTimersByTime(LINK_BACKOFF_INITIAL_MS - 1)
@@ -421,19 +420,12 @@ describe('reconnect back-off', () => {
     const url = `ws://127.0.0.1:${await closedPort()}`
     vi.useFakeTimers(ALL_CLOCKS)
     const { link } = linkTo(url)
-    let failed = nextPhase(link, 'waiting-to-retry')
-    link.start()
-    for (const delay of [250, 500]) {
-      await failed
-      failed = nextPhase(link, 'waiting-to-retry')
-      vi.advanceTimersByTime(delay)
-    }
-    await failed
+    await startAndFailThrice(link)
     // A retry is due in 1000 ms; 900 of them pass before the restart.
     vi.advanceTimersByTime(900)
     link.stop()
     expect(link.state).toBe('stopped')
-    failed = nextPhase(link, 'waiting-to-retry')
+    const failed = nextPhase(link, 'waiting-to-retry')
     link.start()
     expect(link.state).toBe('connecting')
     await failed

@@ -1,4 +1,3 @@
-import { createServer, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { AppState, type AppStateEvents } from '../../src/api/app-state.js'
 import {
@@ -14,7 +13,7 @@ import { CLIENT_APP_ID, type PlayState } from '../../src/api/protocol.js'
 import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import { QWebChannelServer } from '../../src/simulator/qwebchannel-server.js'
-import { nextPhase } from '../helpers/link.js'
+import { closedPort, nextPhase } from '../helpers/link.js'
 
 /**
  * Small timing so that failures and recoveries happen quickly; nothing below asserts on speed. The
@@ -82,15 +81,6 @@ async function setup(
 
 /** How long and how often `vi.waitFor` / `expect.poll` look (real timers only: with fake ones they move the clock). */
 const WAIT = { timeout: 5000, interval: 5 }
-
-/** A loopback port nothing listens on (bound once, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((r) => server.close(() => r()))
-  return port
-}
 
 async function command(sim: SimulatorHandle, name: string, params: Record<string, string>): Promise<unknown> {
   const res = await fetch(`${sim.httpUrl}/api/command/${name}?${new URLSearchParams(params).toString()}`)

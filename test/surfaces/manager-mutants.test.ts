@@ -800,6 +800,14 @@ describe('feedback, brightness and surfaces added by hand', () => {
   })
 })
 
+/** Device A of driver `one` failing to open (busy), beside a second driver `two` that offers nothing. */
+function failingBesideAnotherDriver() {
+  const one = new ListDriver('one')
+  const two = new ListDriver('two')
+  one.plug('A')
+  one.failOpen = new Error('busy')
+  return { one, ...manage([one, two]) }
+}
 describe('edges found by the second mutation run', () => {
   it('a port or a unit id alone is a claim; a port matches part of the device port, case and blanks aside', () => {
     expect(validateClaims([claim('p', { port: 'usb-1' }), claim('u', { unitId: 3 })])).toEqual([])
@@ -888,11 +896,7 @@ describe('edges found by the second mutation run', () => {
 
   it("another driver's scan leaves a failing device's backoff alone: retried by its timer, with growing delays", async () => {
     vi.useFakeTimers(CLOCK)
-    const one = new ListDriver('one')
-    const two = new ListDriver('two')
-    one.plug('A')
-    one.failOpen = new Error('busy')
-    const { manager, status } = manage([one, two])
+    const { manager, status } = failingBesideAnotherDriver()
     await manager.start() // fails at 0: retry at 100
     await vi.advanceTimersByTimeAsync(10)
     await manager.rescan() // at 10, still backing off: no attempt
@@ -902,11 +906,7 @@ describe('edges found by the second mutation run', () => {
 
   it('an open surface keeps its backoff count through scans of other drivers', async () => {
     vi.useFakeTimers(CLOCK)
-    const one = new ListDriver('one')
-    const two = new ListDriver('two')
-    one.plug('A')
-    one.failOpen = new Error('busy')
-    const { manager, status } = manage([one, two])
+    const { one, manager, status } = failingBesideAnotherDriver()
     await manager.start()
     one.failOpen = undefined
     await vi.advanceTimersByTimeAsync(100) // opened by the retry
