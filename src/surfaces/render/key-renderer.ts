@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { Canvas, SKRSContext2D } from '@napi-rs/canvas'
 import type { Feedback } from '../types.js'
-import { detailLine, KEY_FONT_FAMILY, keyFaceOf, paintKey, valueWidth } from './key-paint.js'
+import { detailLine, KEY_FONT_FAMILY, keyFaceOf, paintKey, valueWidth, type KeyFace } from './key-paint.js'
 import { LruMap } from './lru.js'
 
 export { BADGE_COLORS, KEY_FONT_FAMILY, parseColor } from './key-paint.js'
@@ -81,24 +81,23 @@ function ensureFont(): void {
 }
 
 /**
- * Canonical text of the parts of a feedback that change the picture (the image by its digest, the
- * value by its filled pixels, so a fader moving within one pixel renders once).
+ * Canonical text of what a key shows: its face as painted (the value by its filled pixels, so a fader
+ * moving within one pixel renders once) and the image by its digest.
  */
-function contentKey(feedback: Feedback, width: number, height: number): string {
-  const image = feedback.image
+function contentKey(face: KeyFace, image: Feedback['image'], width: number, height: number): string {
   const imageKey = image ? `${image.width}x${image.height}:${createHash('sha1').update(image.rgba).digest('hex')}` : ''
-  const detail = detailLine(feedback.detail)
-  const value = valueWidth(feedback.value, width)
+  const detail = detailLine(face.detail)
+  const value = valueWidth(face.value, width)
   // The text colour paints the detail and the bar, so it matters with an image when either shows.
   const inked = !image || detail !== '' || value !== undefined
   return JSON.stringify([
     width,
     height,
-    image && !inked ? '' : (feedback.color ?? ''),
-    image ? '' : (feedback.text ?? ''),
-    inked ? (feedback.textColor ?? '') : '',
+    image && !inked ? '' : (face.color ?? ''),
+    image ? '' : (face.text ?? ''),
+    inked ? (face.textColor ?? '') : '',
     imageKey,
-    feedback.badge ?? '',
+    face.badge ?? '',
     detail,
     value ?? '',
   ])
@@ -121,7 +120,8 @@ export class KeyRenderer {
     const width = Math.round(size.width)
     const height = Math.round(size.height)
     if (!(width > 0 && height > 0)) throw new RangeError(`key renderer: bad size ${size.width}x${size.height}`)
-    const key = contentKey(feedback, width, height)
+    const face = keyFaceOf(feedback)
+    const key = contentKey(face, feedback.image, width, height)
     const hit = this.cache.get(key)
     if (hit) {
       this.stats.hits++
@@ -130,7 +130,7 @@ export class KeyRenderer {
     this.stats.misses++
     // The font (and with it the canvas library) on the first key drawn: see canvasLibrary().
     ensureFont()
-    const rendered = draw(feedback, width, height)
+    const rendered = draw(face, feedback.image, width, height)
     this.cache.set(key, rendered)
     return rendered
   }
@@ -140,11 +140,10 @@ export class KeyRenderer {
   }
 }
 
-function draw(feedback: Feedback, width: number, height: number): RenderedKey {
+function draw(face: KeyFace, image: Feedback['image'], width: number, height: number): RenderedKey {
   const canvas = createCanvas(width, height)
   const ctx = canvas.getContext('2d')
-  const image = feedback.image
-  paintKey(ctx, keyFaceOf(feedback), width, height, () => {
+  paintKey(ctx, face, width, height, () => {
     const shown =
       image !== undefined && image.width > 0 && image.height > 0 && image.rgba.length >= image.width * image.height * 4
     if (shown) drawImage(ctx, image, width, height)
