@@ -33,6 +33,7 @@ import {
 } from './errors.js'
 import { encodeParams, unlistedSpec, type Encoded, type Transport } from './codec.js'
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
+import { looksLikeReply, readReply, ReplyShapeError, type ReadReply } from './reply.js'
 
 /** Default time-out of one command, in ms (issue 2). */
 export const DEFAULT_TIMEOUT_MS = 2000
@@ -464,13 +465,30 @@ function parseEnvelope(
   if (!isRecord(json)) {
     throw bad(jsonDepthExceeds(json, MAX_REPLY_DEPTH) ? 'reply nested too deep' : 'reply is not a JSON object')
   }
-  const result = json.result
-  if (result === undefined) {
+  // One reader for both transports (src/api/reply.ts): wrapped in `result` or flat, `error` at either level.
+  let read: ReadReply
+  try {
+    read = readReply(json)
+  } catch (err) {
+    if (err instanceof ReplyShapeError) throw bad(err.message)
+    throw err
+  }
+  const result = read.fields
+  if (read.shape.envelope === 'empty') {
     // Why: the contract shows loadProject, saveProject and subscribe answering a bare `{}`.
-    if (spec.emptyReplyAllowed && Object.keys(json).length === 0) return { reply: {}, raw: {} }
+    if (spec.emptyReplyAllowed) return { reply: {}, raw: {} }
     throw bad('reply has no result object')
   }
-  if (!isRecord(result)) throw bad('result is not an object')
+  // A flat reply must say it is one: an envelope key or a field of this command (`{"x": 1}` is not).
+  if (
+    read.shape.envelope === 'flat' &&
+    !looksLikeReply(
+      result,
+      replyFields(spec).map(([f]) => f),
+    )
+  ) {
+    throw bad('reply has no result object')
+  }
 
   // A missing echo is fine (bare replies cannot carry one); a different one means the reply is not ours.
   const echoed = result.requestId
@@ -486,17 +504,9 @@ function parseEnvelope(
   }
   if (jsonDepthExceeds(result, MAX_REPLY_DEPTH - 1)) throw bad(`reply nested deeper than ${MAX_REPLY_DEPTH} levels`)
   // Why: the application keeps `success: true` beside an `error` (contract: Errors), so `error` decides.
-  const error = result.error
-  if (error !== undefined && error !== null) {
-    throw new AppError(
-      name,
-      typeof error === 'string' ? error : jsonSnippet(error, BODY_SNIPPET_CHARS),
-      result,
-      requestId,
-    )
+  if (read.error !== undefined) {
+    throw new AppError(name, read.error, result, requestId)
   }
-  const success = result.success
-  if (success === false || success === 'false') throw new AppError(name, 'success is false', result, requestId)
 
   const reply: Record<string, unknown> = {}
   for (const [field, fs] of replyFields(spec)) {

@@ -25,6 +25,7 @@ import {
   type PlayState,
 } from './protocol.js'
 import { QWebChannelClient, QWebChannelError } from './qwebchannel.js'
+import { readReply, ReplyShapeError, type ReadReply } from './reply.js'
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** Reconnect back-off: first retry after this long, doubling per failed attempt... */
@@ -181,18 +182,16 @@ export function parseNotification(raw: unknown, onDropped?: DroppedVariable): No
 }
 
 /**
- * Reads a `getTitleControlInfo` reply (`{result: {titles: [{id, name, status, variables}]}}`). Throws
- * only `BAD_REPLY`; a variable whose value is nested too deep is left out and reported to `onDropped`.
+ * Reads a `getTitleControlInfo` reply through the one reply reader (`src/api/reply.ts`): JSON text or an
+ * object, `{result: {titles}}` or flat `{titles}` (as NewBlue's own module reads it over the socket,
+ * protocol notes 1.3 [code S1]), `error` at either level. Throws only `BAD_REPLY`; a variable whose
+ * value is nested too deep is left out and reported to `onDropped`.
  */
 export function parseTitleControlInfo(
   reply: unknown,
   onDropped?: DroppedVariable,
 ): (TitleSnapshot & { inputs: string[] })[] {
-  const result = isRecord(reply) && isRecord(reply.result) ? reply.result : undefined
-  if (!result) throw new QWebChannelError('BAD_REPLY', 'getTitleControlInfo: no result object')
-  if (typeof result.error === 'string') {
-    throw new QWebChannelError('BAD_REPLY', `getTitleControlInfo: ${jsonSnippet(result.error, 200)}`)
-  }
+  const result = readSchedulerReply('getTitleControlInfo', reply)
   if (!Array.isArray(result.titles)) throw new QWebChannelError('BAD_REPLY', 'getTitleControlInfo: no titles array')
   const out: (TitleSnapshot & { inputs: string[] })[] = []
   for (const t of result.titles) {
@@ -212,6 +211,36 @@ export function parseTitleControlInfo(
     })
   }
   return out
+}
+
+/**
+ * A `scheduleCommand` reply over the socket, through the one reply reader: its fields, or `BAD_REPLY`
+ * naming the command (an unreadable reply, or the application's `error`; `refused` words a refusal).
+ */
+function readSchedulerReply(command: string, reply: unknown, refused?: string): Record<string, unknown> {
+  let read: ReadReply
+  try {
+    read = readReply(reply)
+  } catch (err) {
+    if (err instanceof ReplyShapeError) throw new QWebChannelError('BAD_REPLY', `${command}: ${err.message}`)
+    throw err
+  }
+  if (read.error !== undefined) {
+    // The application's text: quoted and cut for a read, as it came for a refusal of ours.
+    const why = refused === undefined ? `${command}: ${jsonSnippet(read.error, 200)}` : `${refused}: ${read.error}`
+    throw new QWebChannelError('BAD_REPLY', why)
+  }
+  return read.fields
+}
+
+function replyReadable(reply: unknown): boolean {
+  try {
+    readReply(reply)
+    return true
+  } catch (err) {
+    if (err instanceof ReplyShapeError) return false
+    throw err
+  }
 }
 
 export class NotificationLink extends Announcer<NotificationLinkEvents> {
@@ -367,10 +396,9 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
         { sender: this.sender, events, id: '', input: '' },
         {},
       ])
-      const result = isRecord(reply) && isRecord(reply.result) ? reply.result : undefined
-      if (result && typeof result.error === 'string') {
-        throw new QWebChannelError('BAD_REPLY', `subscribe refused: ${result.error}`)
-      }
+      // Only an explicit refusal fails the session: Qt answers `null` for a method that failed, and the
+      // contract shows subscribe answering a bare `{}`.
+      if (replyReadable(reply)) readSchedulerReply('subscribe', reply, 'subscribe refused')
     }
     if (gen !== this.generation) return
     await this.resync(client, gen)

@@ -227,7 +227,7 @@ describe('getTitleControlInfo', () => {
   })
 
   it('names why a reply is refused', () => {
-    expect(bad(() => parseTitleControlInfo({ result: 5 })).message).toBe('getTitleControlInfo: no result object')
+    expect(bad(() => parseTitleControlInfo({ result: 5 })).message).toBe('getTitleControlInfo: result is not an object')
     expect(bad(() => parseTitleControlInfo(null)).code).toBe('BAD_REPLY')
     const long = 'e'.repeat(300)
     // The application's error text, quoted and cut to 200 characters.
@@ -240,7 +240,10 @@ describe('getTitleControlInfo', () => {
     for (const reply of [{ result: { error: 'x' } }, { result: { titles: {} } }]) {
       expect(bad(() => parseTitleControlInfo(reply)).code).toBe('BAD_REPLY')
     }
-    expect(parseTitleControlInfo({ result: { error: 5, titles: [] } })).toEqual([])
+    // One reader for both transports: an `error` of any type fails the reply, as it does over HTTP.
+    expect(bad(() => parseTitleControlInfo({ result: { error: 5, titles: [] } })).message).toBe(
+      'getTitleControlInfo: "5"',
+    )
   })
 })
 
