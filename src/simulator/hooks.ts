@@ -14,7 +14,8 @@ import { redact } from '../log.js'
  */
 export const COMMAND_LOG_MAX = 10_000
 
-export type CommandTransport = 'get' | 'post' | 'api'
+/** How a call reached the application: HTTP GET, POST, `POST /api`, or a method over the QWebChannel socket. */
+export type CommandTransport = 'get' | 'post' | 'api' | 'qwebchannel'
 
 export interface CommandLogEntry {
   /** ISO time the request arrived. */
@@ -71,6 +72,21 @@ export class HttpHooks {
     transport: CommandTransport,
     answer: () => T,
   ): Promise<T> {
+    this.record(name, parameters, transport)
+    const now = this.inFlight(name) + 1
+    this.inFlightNow.set(name, now)
+    if (now > this.highWater(name)) this.highWaters.set(name, now)
+    try {
+      const delay = this.delays.get(name)
+      if (delay !== undefined) await new Promise((resolve) => setTimeout(resolve, delay))
+      return answer()
+    } finally {
+      this.inFlightNow.set(name, this.inFlight(name) - 1)
+    }
+  }
+
+  /** Adds one entry to the command log (memory and file) without running anything: the socket's calls. */
+  record(name: string, parameters: Record<string, unknown>, transport: CommandTransport): void {
     // Secrets (stream keys) never reach a log, not even the simulator's.
     const entry: CommandLogEntry = {
       time: new Date().toISOString(),
@@ -83,15 +99,5 @@ export class HttpHooks {
       if (this.log.length > this.logMax) this.log.splice(0, this.log.length - this.logMax)
     }
     if (this.logFile !== undefined) appendFileSync(this.logFile, `${JSON.stringify(entry)}\n`)
-    const now = this.inFlight(name) + 1
-    this.inFlightNow.set(name, now)
-    if (now > this.highWater(name)) this.highWaters.set(name, now)
-    try {
-      const delay = this.delays.get(name)
-      if (delay !== undefined) await new Promise((resolve) => setTimeout(resolve, delay))
-      return answer()
-    } finally {
-      this.inFlightNow.set(name, this.inFlight(name) - 1)
-    }
   }
 }

@@ -14,12 +14,15 @@ import { HANDLERS } from './handlers/index.js'
 import { writeSeedProjects } from './handlers/project.js'
 import { startHttpServer } from './http.js'
 import { removeTempDir, trackTempDir } from './temp-dir.js'
-import { startQWebChannelSimulator, type ClientAnnouncement, type QWebChannelServer } from './qwebchannel-server.js'
+import type { QWebChannelServer } from './qwebchannel-server.js'
+import { getProfile, type SimProfile } from './profile.js'
+import { startQWebChannelSimulator, type ClientAnnouncement } from './scheduler.js'
 import { SimulatorState } from './state.js'
 
 export { HttpHooks, type CommandLogEntry } from './hooks.js'
 export { SimulatorState, senderMatches, type Sender, type NotificationTopic } from './state.js'
 export type { Reply, ReplyResult, SimTitle } from './types.js'
+export { DEFAULT_PROFILE, getProfile, loadProfiles, profileNames, type SimProfile } from './profile.js'
 
 export interface SimulatorOptions {
   /** HTTP port; 0 picks a free one. Default 0 (the CLI defaults to 9022). */
@@ -38,9 +41,13 @@ export interface SimulatorOptions {
   logCommands?: string
   /** Commands the in-memory log (`http.log`) keeps; 0 keeps none. Default COMMAND_LOG_MAX. */
   commandLogMax?: number
+  /** The variant of the application to play: a profile of `config/app-profiles/` by name, or one given. Default `captivate`. */
+  profile?: string | SimProfile
 }
 
 export interface SimulatorHandle {
+  /** The variant of the application being played. */
+  profile: SimProfile
   httpUrl: string
   httpPort: number
   state: SimulatorState
@@ -63,6 +70,8 @@ export interface SimulatorHandle {
 export const SIMULATOR_COMMANDS: readonly string[] = Object.freeze(Object.keys(HANDLERS).sort())
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  // An unknown profile fails here, before anything is created.
+  const profile = getProfile(opts.profile)
   const ownDataDir = opts.dataDir === undefined
   const dataDir = opts.dataDir !== undefined ? resolve(opts.dataDir) : mkdtempSync(join(tmpdir(), 'panelbridge-sim-'))
   // A given folder is created if its parent exists; an unusable one fails here with the file system's message.
@@ -75,7 +84,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   }
   let state: SimulatorState
   try {
-    state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS })
+    state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS, profile })
     writeSeedProjects(state)
   } catch (err) {
     removeDataDir()
@@ -90,6 +99,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   })
   const qwc = await startQWebChannelSimulator({
     backend: state,
+    log: (name, parameters, transport) => hooks.record(name, parameters, transport),
     port: opts.wsPort ?? 0,
     host,
     ...guard,
@@ -99,6 +109,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     throw err
   })
   return {
+    profile,
     http: hooks,
     httpUrl: http.url,
     httpPort: http.port,

@@ -6,8 +6,8 @@
  * calls by index (as the application's own clients send them) and by name (as Qt's current
  * qwebchannel.js sends them), and pushes a signal to every client that connected to it.
  *
- * `createScheduler()` builds the `scheduler` object the application publishes, on top of the
- * simulator's state (`dispatch` + `notifications`), and `startQWebChannelSimulator()` ties the two.
+ * The `scheduler` object the application publishes, and `startQWebChannelSimulator()` that ties it to
+ * this server, live in `scheduler.ts`.
  *
  * Test hooks on the server: drop every socket, go silent without closing, stop and restart on the
  * same port, delay replies, send a garbage frame, and shuffle the method order between starts.
@@ -16,15 +16,13 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import WebSocket, { WebSocketServer } from 'ws'
-import { APP_ERRORS, DEFAULT_WS_PORT, QWC_MESSAGE, QWC_NOTIFY_SIGNAL, QWC_SCHEDULER_OBJECT } from '../api/protocol.js'
+import { DEFAULT_WS_PORT, QWC_MESSAGE } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST } from '../defaults.js'
 import { createLogger, type Logger } from '../log.js'
 import { hostAllowed, hostSet, isLoopbackAddress, originAllowed } from '../http-guard.js'
 import { frameBytes, isRecord } from '../wire.js'
 import { SendGuard, SEND_HIGH_WATER_BYTES, SLOW_CLIENT_GRACE_MS } from './backpressure.js'
 import { answerClientError, CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http.js'
-import { toText } from './params.js'
-import { CommandError, envelope } from './types.js'
 
 const MSG = QWC_MESSAGE
 
@@ -561,166 +559,4 @@ function shuffleInPlace<T>(items: T[], random: () => number): void {
 function sameOrder(layout: QwcObjectLayout, members: { name: string; kind: string }[]): boolean {
   const before = [...layout.methods, ...layout.signals].sort((a, b) => a[1] - b[1]).map(([n]) => n)
   return before.every((n, i) => members[i]?.name === n)
-}
-
-// ---- the application's scheduler object ---------------------------------------------------------
-
-/** What the scheduler needs from the simulator's state (the HTTP side owns the implementation). */
-export interface SchedulerBackend {
-  /** Runs a command as HTTP would; returns the same reply object (`{result: {...}}`). */
-  dispatch(command: string, params: Record<string, string>, variables?: Record<string, string>): unknown
-  /** The WebSocket's scheduleAction(action, inputName, titleId, variables). */
-  scheduleAction(action: string, inputName: string, titleId: string, variables: unknown): unknown
-  /** Emits `notify` once per notification, already filtered by subscriptions. */
-  readonly notifications: {
-    on(event: 'notify', fn: (payload: unknown) => void): unknown
-    off(event: 'notify', fn: (payload: unknown) => void): unknown
-  }
-}
-
-/** What `notifyClientConnected` answers (protocol notes 1.3: a JSON string with these fields). */
-export const SIM_CLIENT_INFO = {
-  buildDate: '2026-01-01',
-  buildTime: '00:00:00',
-  host: 'PanelbridgeSimulator',
-  platform: 'linux',
-  sku: 'simulator',
-  version: '5.9.0-sim',
-} as const
-
-export interface ClientAnnouncement {
-  appId: string
-  version: string
-}
-
-function text(v: unknown): string {
-  if (typeof v === 'string') return v
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
-  return ''
-}
-
-/**
- * A JSON object's values as text (strings as they are, anything else as JSON); `null`s are left out.
- * The result has no prototype, so a `__proto__` key is kept as a name; a value too deep to write
- * throws CommandError('invalid params').
- */
-function toStringRecord(v: unknown): Record<string, string> {
-  const out = Object.create(null) as Record<string, string>
-  if (!isRecord(v)) return out
-  for (const [k, val] of Object.entries(v)) {
-    if (val === undefined || val === null) continue
-    try {
-      out[k] = toText(val)
-    } catch (err) {
-      if (err instanceof RangeError) throw new CommandError(APP_ERRORS.invalidParams)
-      throw err
-    }
-  }
-  return out
-}
-
-/** Variables as the backend takes them: none rather than an empty object. */
-function variablesOrNone(v: unknown): Record<string, string> | undefined {
-  const vars = toStringRecord(v)
-  return Object.keys(vars).length > 0 ? vars : undefined
-}
-
-/**
- * Runs `fn`; a CommandError from reading the arguments (a value too deep to write as text) becomes
- * the same error reply HTTP gives, instead of a failed method.
- */
-function orInvalidParams(command: string, fn: () => unknown): unknown {
-  try {
-    return fn()
-  } catch (err) {
-    if (!(err instanceof CommandError)) throw err
-    return { result: { ...envelope(command, undefined), error: err.message } }
-  }
-}
-
-/** Results go out as JSON text, as the application sends them (protocol notes 1.3). */
-async function replyText(reply: unknown): Promise<string> {
-  const value = await Promise.resolve(reply)
-  return typeof value === 'string' ? value : JSON.stringify(value ?? {})
-}
-
-/** The `scheduler` object: `scheduleCommand`, `scheduleAction`, `notifyClientConnected`, `onNotify`. */
-export function createScheduler(
-  backend: SchedulerBackend,
-  announcements: ClientAnnouncement[] = [],
-): QwcPublishedObject {
-  return {
-    signals: [QWC_NOTIFY_SIGNAL],
-    methods: {
-      scheduleCommand: (command: unknown, params: unknown, variables: unknown) =>
-        replyText(
-          orInvalidParams(text(command), () => {
-            const vars = variablesOrNone(variables)
-            const p = toStringRecord(params)
-            return vars ? backend.dispatch(text(command), p, vars) : backend.dispatch(text(command), p)
-          }),
-        ),
-      scheduleAction: (action: unknown, inputName: unknown, titleId: unknown, variables: unknown) =>
-        replyText(
-          orInvalidParams('schedule', () =>
-            backend.scheduleAction(text(action), text(inputName), text(titleId), variablesOrNone(variables)),
-          ),
-        ),
-      notifyClientConnected: (appId: unknown, version: unknown) => {
-        announcements.push({ appId: text(appId), version: text(version) })
-        return JSON.stringify(SIM_CLIENT_INFO)
-      },
-    },
-  }
-}
-
-export interface QWebChannelSimulatorOptions {
-  backend: SchedulerBackend
-  port?: number
-  host?: string
-  /** DNS names besides `localhost` accepted in `Host`. */
-  allowedHosts?: string[]
-}
-
-export interface QWebChannelSimulator {
-  readonly server: QWebChannelServer
-  readonly url: string
-  /** Every `notifyClientConnected` call seen, oldest first. */
-  readonly announcements: ClientAnnouncement[]
-  close(): Promise<void>
-}
-
-/** Starts the `scheduler` QWebChannel server over a simulator backend and forwards its notifications. */
-export async function startQWebChannelSimulator(opts: QWebChannelSimulatorOptions): Promise<QWebChannelSimulator> {
-  const announcements: ClientAnnouncement[] = []
-  const server = new QWebChannelServer({
-    objects: { [QWC_SCHEDULER_OBJECT]: createScheduler(opts.backend, announcements) },
-    ...(opts.port !== undefined ? { port: opts.port } : {}),
-    ...(opts.host !== undefined ? { host: opts.host } : {}),
-    ...(opts.allowedHosts !== undefined ? { allowedHosts: opts.allowedHosts } : {}),
-  })
-  // Each notification is sent once to every connected client (decisions: Notifications).
-  const onNotify = (payload: unknown): void => {
-    server.emitSignal(QWC_SCHEDULER_OBJECT, QWC_NOTIFY_SIGNAL, [
-      typeof payload === 'string' ? payload : JSON.stringify(payload),
-    ])
-  }
-  opts.backend.notifications.on('notify', onNotify)
-  try {
-    await server.start()
-  } catch (err) {
-    opts.backend.notifications.off('notify', onNotify)
-    throw err
-  }
-  return {
-    server,
-    get url() {
-      return server.url
-    },
-    announcements,
-    async close() {
-      opts.backend.notifications.off('notify', onNotify)
-      await server.stop()
-    },
-  }
 }

@@ -17,6 +17,7 @@ import { isRecord } from '../wire.js'
 import { HANDLERS } from './handlers/index.js'
 import { checkCount, checkName, MAX_TITLES } from './limits.js'
 import { Params, type RawParams } from './params.js'
+import { getProfile, type SimProfile } from './profile.js'
 import { ReplayModel } from './replay.js'
 import {
   DEFAULT_OUTPUT_DEVICE,
@@ -99,6 +100,8 @@ export interface SimulatorStateOptions {
   animationMs?: number
   /** Start with the application's default sender (true). Tests of sender filtering turn it off. */
   defaultSender?: boolean
+  /** The variant of the application to play. Default: the default profile (`captivate`). */
+  profile?: SimProfile
 }
 
 export type Handler = (state: SimulatorState, params: Params) => HandlerResult
@@ -120,6 +123,8 @@ export interface ProjectStatus {
 export class SimulatorState {
   readonly dataDir: string
   readonly animationMs: number
+  /** The variant of the application being played (`config/app-profiles/`). */
+  readonly profile: SimProfile
   /** Emits each notification once when at least one sender matches it. */
   readonly notifications = new EventEmitter<NotificationEvents>()
 
@@ -148,6 +153,7 @@ export class SimulatorState {
 
   constructor(opts: SimulatorStateOptions) {
     this.dataDir = opts.dataDir
+    this.profile = opts.profile ?? getProfile()
     this.animationMs = opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS
     this.senders = opts.defaultSender === false ? [] : [createDefaultSender()]
     this.replay = new ReplayModel(

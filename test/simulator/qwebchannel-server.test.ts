@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
-import { SIM_CLIENT_INFO } from '../../src/simulator/qwebchannel-server.js'
+import { SIM_CLIENT_INFO } from '../../src/simulator/scheduler.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
@@ -54,16 +54,49 @@ describe('simulator QWebChannel server', () => {
     ])
   })
 
-  it('scheduleCommand answers with the JSON text of the HTTP reply', async () => {
+  it("scheduleCommand answers the HTTP reply's fields flat, without result (protocol notes 1.3, S1)", async () => {
     const s = await sim()
     const c = await client(s.wsUrl)
     const overWs = await c.invoke('scheduler', 'scheduleCommand', ['getTitleControlInfo', { icon: '0' }, {}])
-    const overHttp = await (await fetch(`${s.httpUrl}/api/command/getTitleControlInfo?icon=0`)).json()
-    expect(overWs).toEqual(overHttp)
-    expect((overWs as { result: { titles: unknown[] } }).result.titles).toHaveLength(s.state.titles.length)
+    const overHttp = (await (await fetch(`${s.httpUrl}/api/command/getTitleControlInfo?icon=0`)).json()) as {
+      result: unknown
+    }
+    expect(overWs).toEqual(overHttp.result)
+    expect((overWs as { titles: unknown[] }).titles).toHaveLength(s.state.titles.length)
     expect(await c.invoke('scheduler', 'scheduleCommand', ['noSuchCommand', {}, {}])).toMatchObject({
-      result: { error: 'unknown command' },
+      error: 'unknown command',
     })
+  })
+
+  it('the default profile answers scheduleCommand over the socket with a flat JSON string, nothing else', async () => {
+    const s = await sim()
+    const ws = new WebSocket(s.wsUrl)
+    cleanups.push(() => ws.terminate())
+    await new Promise((r) => ws.once('open', r))
+    const frames: Record<string, unknown>[] = []
+    ws.on('message', (raw: Buffer) => frames.push(JSON.parse(raw.toString()) as Record<string, unknown>))
+    ws.send(JSON.stringify({ type: 3, id: 1 }))
+    await expect.poll(() => frames.length, WAIT).toBe(1)
+    const methods = (frames[0]!.data as { scheduler: { methods: [string, number][] } }).scheduler.methods
+    const index = methods.find(([n]) => n === 'scheduleCommand')![1]
+    const calls: [string, unknown][] = [
+      ['getTitleControlInfo', { icon: 0 }],
+      ['getOutputDevice', {}],
+      ['subscribe', { sender: 'x', events: 'play' }],
+      ['noSuchCommand', {}],
+    ]
+    calls.forEach(([command, params], i) =>
+      ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: index, args: [command, params, {}], id: 10 + i })),
+    )
+    await expect.poll(() => frames.length, WAIT).toBe(1 + calls.length)
+    for (const frame of frames.slice(1)) {
+      expect(typeof frame.data).toBe('string')
+      const parsed = JSON.parse(frame.data as string) as Record<string, unknown>
+      expect(parsed).not.toHaveProperty('result')
+    }
+    expect(JSON.parse(frames[1]!.data as string)).toMatchObject({ command: 'getTitleControlInfo', success: true })
+    expect(JSON.parse(frames[2]!.data as string)).toMatchObject({ command: 'getOutputDevice', device: 'NDI' })
+    expect(JSON.parse(frames[4]!.data as string)).toMatchObject({ error: 'unknown command' })
   })
 
   it('notifyClientConnected answers with the application info as JSON text', async () => {
@@ -137,7 +170,7 @@ describe('simulator QWebChannel server', () => {
     )
     const msg = await reply
     expect(msg).toMatchObject({ type: 10, id: 7 })
-    expect(JSON.parse(msg.data as string)).toMatchObject({ result: { command: 'getTime' } })
+    expect(JSON.parse(msg.data as string)).toMatchObject({ command: 'getTime' })
   })
 
   describe('test hooks', () => {
