@@ -91,6 +91,17 @@ export function senderMatches(sender: Sender, topic: NotificationTopic): boolean
 
 export type NotificationEvents = { notify: [payload: object] }
 
+/**
+ * What changed in the model, whatever the profile announces on `onNotify` and whoever listens (the
+ * scheduler's feedback and registry signals follow these). Emitted for every change, unfiltered by
+ * subscriptions.
+ */
+export type ChangeEvents = {
+  play: [title: SimTitle, state: PlayState]
+  variables: [title: SimTitle, changed: readonly { name: string; value: string }[]]
+  title: [change: 'added' | 'removed', title: SimTitle]
+}
+
 // ---------------------------------------------------------------------------------------------
 
 export interface SimulatorStateOptions {
@@ -127,6 +138,8 @@ export class SimulatorState {
   readonly profile: SimProfile
   /** Emits each notification once when at least one sender matches it. */
   readonly notifications = new EventEmitter<NotificationEvents>()
+  /** Every change of titles, play states and variables, before any notification (see ChangeEvents). */
+  readonly changes = new EventEmitter<ChangeEvents>()
 
   titles: SimTitle[] = titlesFromSeeds(SEED_TITLES)
   readonly videoIns: SimVideoIn[] = SEED_VIDEO_INS.map((x) => ({ ...x }))
@@ -279,6 +292,7 @@ export class SimulatorState {
     }
     this.titles.push(title)
     this.markEdited()
+    this.changes.emit('title', 'added', title)
     this.notify({ event: 'control', titleId: title.id, inputs: title.inputs }, { control: 'addTitle' })
   }
 
@@ -289,6 +303,7 @@ export class SimulatorState {
     this.renumber(title.channel)
     if (this.designerTitleId === title.id) this.designerTitleId = ''
     this.markEdited()
+    this.changes.emit('title', 'removed', title)
     this.notify({ event: 'control', titleId: title.id, inputs: title.inputs }, { control: 'removeTitle', id: title.id })
   }
 
@@ -314,6 +329,7 @@ export class SimulatorState {
   setPlayState(title: SimTitle, state: PlayState): void {
     if (title.playState === state) return
     title.playState = state
+    this.changes.emit('play', title, state)
     this.notify({ event: 'play', titleId: title.id, inputs: title.inputs }, { id: title.id, play: state })
   }
 
@@ -329,6 +345,7 @@ export class SimulatorState {
     }
     if (changed.length > 0) {
       this.markEdited()
+      this.changes.emit('variables', title, changed)
       this.notify(
         { event: 'data', titleId: title.id, inputs: title.inputs },
         { event: 'data', id: title.id, variables: changed },
@@ -408,5 +425,6 @@ export class SimulatorState {
     for (const timer of this.timers.values()) clearTimeout(timer)
     this.timers.clear()
     this.notifications.removeAllListeners()
+    this.changes.removeAllListeners()
   }
 }
