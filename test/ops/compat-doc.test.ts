@@ -1,0 +1,42 @@
+/**
+ * Issue 20, Build 6: `docs/application-compatibility.md` carries the profile tables generated from
+ * `config/app-profiles/` (fails when stale: run `npm run compat-doc`), every shipped profile and every
+ * fact in it, each with its source.
+ */
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import {
+  COMPAT_BEGIN,
+  COMPAT_DOC,
+  COMPAT_END,
+  compatProfiles,
+  withCompatProfiles,
+} from '../../scripts/generate-compat-doc.js'
+import { loadProfiles, PROFILE_FACT_NAMES } from '../../src/simulator/profile.js'
+
+const doc = readFileSync(COMPAT_DOC, 'utf8')
+
+describe('docs/application-compatibility.md', () => {
+  it('carries the profile tables generated from config/app-profiles (run npm run compat-doc when this fails)', () => {
+    expect(doc).toContain(COMPAT_BEGIN)
+    expect(withCompatProfiles(doc)).toBe(doc)
+  })
+
+  it('names every shipped profile and every fact, each fact of each profile with its source', () => {
+    const text = compatProfiles()
+    for (const [name, profile] of loadProfiles()) {
+      expect(text).toContain(`### \`${name}\``)
+      for (const fact of PROFILE_FACT_NAMES) {
+        expect(profile.sources[fact].length).toBeGreaterThan(3)
+        expect(text).toContain(`| \`${fact}\` | \`${String(profile.facts[fact])}\` |`)
+      }
+    }
+  })
+
+  it('a stale table is noticed: the generator replaces what stands between the markers', () => {
+    const stale = doc.replace('| `socket_reply` |', '| `socket_answer` |')
+    expect(stale).not.toBe(doc)
+    expect(withCompatProfiles(stale)).toBe(doc)
+    expect(() => withCompatProfiles(doc.replace(COMPAT_END, ''))).toThrow(/markers/)
+  })
+})
