@@ -13,6 +13,7 @@ import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
+import { PROFILE_FACTS, PROFILE_FACT_NAMES, type ProfileFact, type ProfileFacts } from '../api/app-profile-facts.js'
 
 /** Where the shipped profiles live (`config/app-profiles`, found from this file in `src` or `dist`). */
 export const PROFILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'app-profiles')
@@ -23,46 +24,9 @@ export const MAX_PROFILE_FILE_BYTES = 64 * 1024
 /** Longest chain of `based_on`. */
 const MAX_BASE_DEPTH = 8
 
-/**
- * Every fact a profile states, with the values it may take. The order here is the order of reports
- * (`probe`, `docs/application-compatibility.md`).
- */
-export const PROFILE_FACTS = {
-  /** How `scheduleCommand` (and `scheduleAction`) answer over the QWebChannel socket. */
-  socket_reply: z.enum(['flat-string', 'wrapped-string', 'flat-object', 'wrapped-object']),
-  /** How the HTTP command interface answers. */
-  http_reply: z.enum(['wrapped', 'flat']),
-  /** How a title's play change is announced on `onNotify`. */
-  play_notification: z.enum(['id-play', 'event-play', 'none']),
-  /** How a title's variable change is announced on `onNotify`. */
-  data_notification: z.enum(['event-data', 'data-update', 'none']),
-  /** How a title added to the project is announced on `onNotify`. */
-  title_added: z.enum(['control-add-title', 'none']),
-  /** Where a title's play state can be read: `status` in `getTitleControlInfo`, or only the layer state. */
-  title_status: z.enum(['in-title-list', 'layer-state-only']),
-  /** `getValueForKey('newblue.automation.layerstate')`: `{<title id>: {playState: 'running'|'paused'}}`. */
-  layer_state: z.boolean(),
-  /** The Companion automation registry: `_cmp_v1_*` methods and signals, `getImageSet`, `messageIn`. */
-  companion_registry: z.boolean(),
-  /** What `_cmp_v1_handleFeedbackChangeEvent` carries when a feedback changes. */
-  feedback_signal: z.enum(['with-state', 'empty-state', 'mixed', 'none']),
-  /** `scheduleCommandXml` and the `newCommandXML` signal (the legacy XML command set). */
-  xml_commands: z.boolean(),
-  /** `variablesChanged(inputName, map)` after a variable changes. */
-  variables_signal: z.boolean(),
-  /** Reply values: the contract's types where it names them, or text everywhere. */
-  values: z.enum(['contract-types', 'strings']),
-  /** How a method may be named in a QWebChannel call. */
-  method_calls: z.enum(['index-or-name', 'index-only']),
-  /** The order (so the indexes) of the scheduler's methods and signals. */
-  method_order: z.enum(['fixed', 'shuffled-per-start']),
-  /** Whether title ids survive an application restart. */
-  title_ids_on_restart: z.enum(['kept', 'new']),
-} as const
-
-export type ProfileFact = keyof typeof PROFILE_FACTS
-export type ProfileFacts = { [K in ProfileFact]: z.infer<(typeof PROFILE_FACTS)[K]> }
-export const PROFILE_FACT_NAMES = Object.keys(PROFILE_FACTS) as ProfileFact[]
+// The facts' vocabulary (names and values) lives in the api layer, so that `panelbridge probe`'s
+// observations of a real application use the very same names without importing the simulator.
+export { PROFILE_FACTS, PROFILE_FACT_NAMES, type ProfileFact, type ProfileFacts }
 
 /** What `notifyClientConnected` answers (protocol notes 1.3), as JSON text. */
 const clientInfoSchema = z.strictObject({
