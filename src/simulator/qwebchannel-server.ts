@@ -4,7 +4,8 @@
  * `QWebChannelServer` is the protocol core, generic over published objects (methods and signals). It
  * answers init with `{methods: [[name, index]], signals: [[name, index]], properties, enums}`, method
  * calls by index (as the application's own clients send them) and by name (as Qt's current
- * qwebchannel.js sends them), and pushes a signal to every client that connected to it.
+ * qwebchannel.js sends them; `methodCalls: 'index-only'` drops those), and pushes a signal to every
+ * client that connected to it.
  *
  * The `scheduler` object the application publishes, and `startQWebChannelSimulator()` that ties it to
  * this server, live in `scheduler.ts`.
@@ -135,6 +136,12 @@ export interface QWebChannelServerOptions {
   host?: string
   /** Give methods and signals new indexes on every start (proves clients read them from init). */
   shuffle?: boolean
+  /**
+   * How a method call may name its method: by index or by name (default), or by index only, as the
+   * application's own clients call (profile fact `method_calls`). A call by name is then dropped
+   * without a reply, as Qt logs and drops a call it cannot resolve: the caller's time-out tells it.
+   */
+  methodCalls?: 'index-or-name' | 'index-only'
   random?: () => number
   logger?: Logger
   /** Largest client frame, bytes. Default MAX_QWC_PAYLOAD_BYTES. */
@@ -179,6 +186,7 @@ export class QWebChannelServer {
   private silent = false
   private replyDelayMs = 0
   private shuffle: boolean
+  private readonly byNameAllowed: boolean
   private readonly random: () => number
   private readonly timers = new Set<NodeJS.Timeout>()
   /** Published objects and their methods, in Maps: names come from clients (`__proto__` is just a name). */
@@ -192,6 +200,7 @@ export class QWebChannelServer {
     this.host = options.host ?? DEFAULT_LISTEN_HOST
     this.port = options.port ?? DEFAULT_WS_PORT
     this.shuffle = options.shuffle ?? false
+    this.byNameAllowed = (options.methodCalls ?? 'index-or-name') === 'index-or-name'
     this.random = options.random ?? Math.random
     this.objects = new Map(
       Object.entries(options.objects).map(([name, obj]) => [name, new Map(Object.entries(obj.methods))]),
@@ -489,6 +498,10 @@ export class QWebChannelServer {
   }
 
   private invoke(client: ClientState, msg: Extract<QwcClientFrame, { type: typeof MSG.invokeMethod }>): void {
+    if (typeof msg.method === 'string' && !this.byNameAllowed) {
+      this.log.once('call-by-name', 'warn', 'dropped a method call by name: this server takes indexes only')
+      return
+    }
     const methods = this.objects.get(msg.object)
     const methodName = typeof msg.method === 'number' ? this.methodByIndex.get(msg.object)?.get(msg.method) : msg.method
     const known = methodName !== undefined && (methods?.has(methodName) || QOBJECT_METHODS.includes(methodName))

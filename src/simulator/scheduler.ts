@@ -164,8 +164,12 @@ export interface QWebChannelSimulator {
 /** Starts the `scheduler` QWebChannel server over a simulator backend and forwards its notifications. */
 export async function startQWebChannelSimulator(opts: QWebChannelSimulatorOptions): Promise<QWebChannelSimulator> {
   const announcements: ClientAnnouncement[] = []
+  const facts = (opts.backend.profile ?? getProfile()).facts
   const server = new QWebChannelServer({
     objects: { [QWC_SCHEDULER_OBJECT]: createScheduler(opts.backend, announcements, opts.log) },
+    // How the profile lets methods be called and ordered (profile facts method_calls, method_order).
+    methodCalls: facts.method_calls,
+    shuffle: facts.method_order === 'shuffled-per-start',
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.host !== undefined ? { host: opts.host } : {}),
     ...(opts.allowedHosts !== undefined ? { allowedHosts: opts.allowedHosts } : {}),
