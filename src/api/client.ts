@@ -82,6 +82,11 @@ export interface CommandClientOptions {
    * it runs on the hot path, so keep it cheap. Exceptions it throws are ignored.
    */
   onCall?: (record: CallRecord) => void
+  /**
+   * Sees every reply body received, before it is parsed (`panelbridge probe` records how the
+   * application answers). Exceptions it throws are ignored.
+   */
+  onReply?: (reply: { command: string; requestId: string; status: number; text: string }) => void
 }
 
 export interface CallOptions {
@@ -137,6 +142,7 @@ export class CommandClient {
   /** @internal read by each exchange */
   readonly maxReplyBytes: number
   private readonly onCall: ((record: CallRecord) => void) | undefined
+  private readonly onReply: CommandClientOptions['onReply']
   private readonly idPrefix = `pb-${randomBytes(3).toString('hex')}-`
   private seq = 0
   private closed = false
@@ -148,6 +154,7 @@ export class CommandClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.maxReplyBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES
     this.onCall = options.onCall
+    this.onReply = options.onReply
     this.pool = new Pool(url.origin, {
       connections: options.connections ?? DEFAULT_CONNECTIONS,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_MS,
@@ -200,6 +207,13 @@ export class CommandClient {
       const encoded = encodeParams(name, spec, params ?? {}, transport, requestId)
       if ('message' in encoded) throw new CommandError('BAD_PARAMS', name, encoded.message, { requestId })
       const { status, text } = await this.send(name, encoded, transport, requestId, options)
+      if (this.onReply !== undefined) {
+        try {
+          this.onReply({ command: name, requestId, status, text })
+        } catch {
+          // An observer's fault must not fail the command it watched.
+        }
+      }
       const { reply, raw } = parseReplyFor(name, spec, status, text, requestId)
       const latencyMs = performance.now() - started
       this.report(name, requestId, latencyMs)

@@ -89,6 +89,11 @@ export interface QWebChannelClientOptions {
   /** Deepest nesting accepted in a frame (default QWC_MAX_DEPTH). */
   maxDepth?: number
   logger?: Logger
+  /**
+   * Sees every frame received, as text, before it is handled (`panelbridge probe` records them). Runs
+   * inside the frame guard: a throw drops the frame as any handler fault does.
+   */
+  onFrame?: (text: string) => void
 }
 
 interface PendingCall {
@@ -347,6 +352,7 @@ export class QWebChannelClient extends Announcer<QWebChannelClientEvents> {
   private onFrame(raw: WebSocket.RawData): void {
     this.lastActivity = Date.now()
     const text = frameBytes(raw).toString()
+    this.options.onFrame?.(text)
     let msg: unknown
     try {
       msg = JSON.parse(text)
