@@ -71,6 +71,11 @@ function cut(text: string): string {
   return text.length > LOG_MAX_TEXT_CHARS ? `${text.slice(0, LOG_MAX_TEXT_CHARS)}… (${text.length} chars)` : text
 }
 
+/** Whether a field of this name holds a secret (`redact` replaces its value). */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key)
+}
+
 /** Replaces secrets in a text (query strings, URLs). */
 export function redactText(text: string): string {
   return text.replace(SECRET_IN_TEXT, '$1***').replace(BEARER_IN_TEXT, '$1***').replace(SECRET_JSON_IN_TEXT, '$1***')
@@ -104,7 +109,7 @@ export function redact(value: unknown, depth = 0): unknown {
     // defineProperty: a key named __proto__ stays a plain entry of the copy.
     Object.defineProperty(out, cut(k), {
       // A yes/no or absent value under a secret's name (`tokenRequired: true`) says nothing secret.
-      value: SECRET_KEY.test(k) && typeof v !== 'boolean' && v !== undefined ? '***' : redact(v, depth + 1),
+      value: isSecretKey(k) && typeof v !== 'boolean' && v !== undefined ? '***' : redact(v, depth + 1),
       enumerable: true,
       writable: true,
       configurable: true,
