@@ -35,7 +35,7 @@ import { createLogger, type Logger } from './log.js'
 import { Engine } from './mappings/engine.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
 import type { Config, SurfaceConfig } from './mappings/schema.js'
-import { claimOf, driverConfigsOf, webSurfaceOptions } from './mappings/surfaces.js'
+import { claimsOfConfig, driverConfigsOf, webSurfaceOptions } from './mappings/surfaces.js'
 import type { SimulatorHandle } from './simulator/index.js'
 import { controlSends, ControlIdError, parseControlId } from './surfaces/control-id.js'
 import type { AccessCheck, HotplugSource } from './surfaces/hotplug.js'
@@ -153,7 +153,7 @@ export class Daemon implements DaemonApi {
     configureDrivers(this.drivers, driverConfigsOf(config.surfaces))
     this.manager = new SurfaceManager({
       drivers: this.drivers,
-      claims: this.claimsOf(config),
+      claims: claimsOfConfig(config.surfaces),
       hotplug: hardwareHotplug(this.drivers, options.hotplug),
       ...(options.access ? { access: options.access } : {}),
     })
@@ -334,10 +334,6 @@ export class Daemon implements DaemonApi {
     }
   }
 
-  private claimsOf(config: Config) {
-    return Object.entries(config.surfaces).flatMap(([name, s]) => claimOf(name, s) ?? [])
-  }
-
   /** (Re)starts the HTTP server when `listen` changed. */
   private async listen(config: Config): Promise<void> {
     const token = await readListenToken(config.listen)
@@ -393,7 +389,7 @@ export class Daemon implements DaemonApi {
       }
       this.applyWebSurfaces(config)
       await this.applyDriverConfigs(old.config, config)
-      await this.manager.setClaims(this.claimsOf(config))
+      await this.manager.setClaims(claimsOfConfig(config.surfaces))
       this.engine.apply(config)
       this.running.link.setFilter({ titles: this.engine.followedTitles() })
       await this.listen(config)

@@ -5,15 +5,15 @@
  * whether this user may open it (else which udev rule file to install). The drivers come from
  * `src/surfaces/drivers.ts`, so a new driver is listed here with no change.
  *
- * Also the pieces `learn` shares: reading the claims of a config, handing devices to claims as the
- * surface manager does, and the `surfaces:` entry for a device.
+ * Also the pieces `learn` shares: reading the claims of a config and the `surfaces:` entry for a device.
+ * Devices are handed to claims by `assignClaims` (`src/surfaces/claims.ts`), as the surface manager does.
  */
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { stringify } from 'yaml'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
-import { claimOf, driverConfigsOf } from '../mappings/surfaces.js'
+import { claimsOfConfig, driverConfigsOf } from '../mappings/surfaces.js'
 import {
   configureDrivers,
   countControls,
@@ -22,7 +22,8 @@ import {
   type HardwareDriverFactory,
 } from '../surfaces/drivers.js'
 import { checkDeviceAccess, type AccessCheck, type HotplugSource } from '../surfaces/hotplug.js'
-import { MANAGER_DEFAULTS, claimMatches, claimRank, type SurfaceClaim } from '../surfaces/manager.js'
+import { assignClaims, type SurfaceClaim } from '../surfaces/claims.js'
+import { MANAGER_DEFAULTS } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../surfaces/udev.js'
 import type { Subcommand } from './index.js'
@@ -82,12 +83,7 @@ export async function readClaims(
     deps.err(`panelbridge: ${path} is refused; fix it (panelbridge check ${path}) or name another with --config`)
     return undefined
   }
-  const claims: SurfaceClaim[] = []
-  for (const [name, surface] of Object.entries(config.surfaces)) {
-    const claim = claimOf(name, surface)
-    if (claim) claims.push(claim)
-  }
-  return { file: path, config, claims }
+  return { file: path, config, claims: claimsOfConfig(config.surfaces) }
 }
 
 /**
@@ -104,22 +100,6 @@ export function configuredDrivers(
     driverConfigsOf(config?.surfaces ?? {}),
   )
   return drivers
-}
-
-/**
- * Which configured surface takes each device (device id → surface name), handed out as the surface
- * manager does: serial claims first, then model and vendor/product claims, then `any`, each in order.
- */
-export function assignClaims(claims: readonly SurfaceClaim[], devices: readonly DetectedDevice[]): Map<string, string> {
-  const out = new Map<string, string>()
-  const ranked = claims
-    .map((c, order) => ({ c, order }))
-    .sort((a, b) => claimRank(a.c.match) - claimRank(b.c.match) || a.order - b.order)
-  for (const { c } of ranked) {
-    const pick = devices.find((d) => d.driver === c.driver && !out.has(d.id) && claimMatches(c.match, d))
-    if (pick) out.set(pick.id, c.name)
-  }
-  return out
 }
 
 /**
@@ -211,7 +191,7 @@ export async function runDevices(
     deps.out(`${device.driver}  ${device.model}  ${where}`)
     const controls = await entry.controlsOf(device).catch(() => undefined)
     deps.out(`  controls: ${controls ? countControls(controls) : 'known once opened'}`)
-    const claimedBy = assigned.get(device.id)
+    const claimedBy = assigned.get(device.id)?.name
     if (claimedBy !== undefined) deps.out(`  claimed by: ${claimedBy}`)
     else if (read.file !== undefined)
       deps.out(
@@ -220,7 +200,7 @@ export async function runDevices(
     else deps.out(`  to use it, add under surfaces: ${surfaceEntryFor(`${device.driver}${++unclaimed}`, device)}`)
     deps.out(`  access: ${await accessLine(device, deps.access)}`)
   }
-  const claimedNames = new Set(assigned.values())
+  const claimedNames = new Set([...assigned.values()].map((a) => a.name))
   for (const claim of read.claims) {
     if (!claimedNames.has(claim.name)) {
       deps.out('')

@@ -19,6 +19,7 @@ import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { formatStatus } from '../surface-check.js'
 import { HidDriver, type HidDeviceLike, type HidListing } from '../surfaces/hid/driver.js'
+import { assignClaims } from '../surfaces/claims.js'
 import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
 import { hardwareHotplug } from '../surfaces/drivers.js'
 import type { ControlDescriptor, ControlKind, DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
@@ -26,7 +27,6 @@ import { isRecord } from '../wire.js'
 import {
   DEFAULT_HARDWARE_DEPS,
   SYSTEM_CONFIG,
-  assignClaims,
   configuredDrivers,
   readClaims,
   surfaceEntryFor,
@@ -420,7 +420,8 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
     let name = names.get(device)
     if (name === undefined) {
       const d = detected.get(device)
-      name = assignClaims(read.claims, [...detected.values()]).get(device) ?? `${d?.driver ?? 'surface'}${++suggested}`
+      name =
+        assignClaims(read.claims, [...detected.values()]).get(device)?.name ?? `${d?.driver ?? 'surface'}${++suggested}`
       names.set(device, name)
     }
     return name

@@ -13,7 +13,7 @@ import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Docum
 import { z } from 'zod'
 import { checkParams } from '../api/codec.js'
 import { getCommandSpec } from '../api/commands.js'
-import { validateClaims } from '../surfaces/manager.js'
+import { validateClaims } from '../surfaces/claims.js'
 import { ControlIdError, controlSends, parseControlAddress } from '../surfaces/control-id.js'
 import type { ControlDescriptor, ControlKind, SurfaceEvent } from '../surfaces/types.js'
 import { jsonDepthExceeds } from '../wire.js'
@@ -30,7 +30,7 @@ import {
   type Config,
   type SurfaceConfig,
 } from './schema.js'
-import { claimOf, defaultSurfaceCatalogue, type SurfaceCatalogue } from './surfaces.js'
+import { claimsOfConfig, defaultSurfaceCatalogue, type SurfaceCatalogue } from './surfaces.js'
 import { parseTemplate, soleTemplate, usesTemplate } from './template.js'
 
 /** The largest mapping file read, bytes. */
@@ -453,7 +453,7 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
       controls: known.controls && new Map(known.controls.map((c) => [c.id, c])),
     })
   }
-  const claims = [...surfaces].flatMap(([name, s]) => claimOf(name, s.config) ?? [])
+  const claims = claimsOfConfig(Object.fromEntries([...surfaces].map(([name, s]) => [name, s.config])))
   for (const p of validateClaims(claims))
     problems.add(['surfaces', p.name], 'error', `surfaces.${p.name}: ${p.message}`, undefined)
 

@@ -6,7 +6,7 @@
 import { ControlIdError, parseControlId } from '../surfaces/control-id.js'
 import type { DriverSurfaceConfigs } from '../surfaces/drivers.js'
 import { reportMapControls, type HidDeviceConfig } from '../surfaces/hid/driver.js'
-import type { ClaimMatch, SurfaceClaim } from '../surfaces/manager.js'
+import type { ClaimMatch, SurfaceClaim } from '../surfaces/claims.js'
 import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../surfaces/shuttle/models.js'
 import type { MidiSurfaceConfig } from '../surfaces/midi/driver.js'
 import { DEFAULT_PROFILE, MidiProfileError, loadMidiProfile } from '../surfaces/midi/profile.js'
@@ -138,6 +138,11 @@ export function claimOf(name: string, surface: SurfaceConfig): SurfaceClaim | un
   // A surface that names nothing but its driver takes the first device of that driver.
   if (surface.any === true || Object.keys(match).length === 0) match.any = true
   return { name, driver: surface.driver, match }
+}
+
+/** The claims of a config's `surfaces:` (the daemon's, the loader's and `learn`'s), in the config's order. */
+export function claimsOfConfig(surfaces: Readonly<Record<string, SurfaceConfig>>): SurfaceClaim[] {
+  return Object.entries(surfaces).flatMap(([name, s]) => claimOf(name, s) ?? [])
 }
 
 /** A `hid` surface entry as the generic HID driver's device config (the daemon passes all of them). */

@@ -19,6 +19,7 @@
  */
 import { EventHub, type Listenable } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
+import { SurfaceClaimError, assignClaims, validateClaims, type ClaimedDevice, type SurfaceClaim } from './claims.js'
 import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSource } from './hotplug.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from './udev.js'
 import type {
@@ -69,98 +70,6 @@ export interface SurfaceManagerEvents extends SurfaceRegistryEvents {
   /** Input from any open surface, under its configured name. */
   input: [event: SurfaceEvent]
   status: [status: SurfaceStatus]
-}
-
-/**
- * Which device a configured surface takes. Every criterion given must match; `any` alone takes the
- * first device of the driver that no other surface takes. Devices are handed out by specificity: a
- * serial claim first, then model and vendor/product id claims, then `any` claims, each in order.
- */
-export interface ClaimMatch {
-  serial?: string
-  /** The driver's model id (`plus`) or display name (`Stream Deck +`), case-insensitive. */
-  model?: string
-  vendorId?: number
-  productId?: number
-  /** A part of the MIDI port's name, case-insensitive (ALSA decorates names with client numbers). */
-  port?: string
-  /** The X-keys unit id (`DetectedDevice.unitId`). */
-  unitId?: number
-  any?: boolean
-}
-
-/** A configured surface that takes a detected device. */
-export interface SurfaceClaim {
-  /** The configured surface name, e.g. `desk`. */
-  name: string
-  driver: string
-  match: ClaimMatch
-}
-
-export interface ClaimProblem {
-  name: string
-  message: string
-}
-
-/** The claims contradict each other (the same name twice, one device claimed by two surfaces). */
-export class SurfaceClaimError extends Error {
-  override readonly name = 'SurfaceClaimError'
-  constructor(readonly problems: readonly ClaimProblem[]) {
-    super(problems.map((p) => `surface ${p.name}: ${p.message}`).join('; '))
-  }
-}
-
-/** How specific a claim is: 0 serial, 1 model, vendor/product id, port or unit id, 2 `any` only. */
-export function claimRank(m: ClaimMatch): number {
-  if (m.serial !== undefined) return 0
-  if (
-    m.model !== undefined ||
-    m.vendorId !== undefined ||
-    m.productId !== undefined ||
-    m.port !== undefined ||
-    m.unitId !== undefined
-  )
-    return 1
-  return 2
-}
-
-/** Whether a claim takes this device (the driver is compared by the caller). */
-export function claimMatches(m: ClaimMatch, d: DetectedDevice): boolean {
-  if (m.serial !== undefined && (d.serial ?? '').trim() !== m.serial.trim()) return false
-  if (m.model !== undefined) {
-    const want = m.model.toLowerCase()
-    if (d.modelId?.toLowerCase() !== want && d.model.toLowerCase() !== want) return false
-  }
-  if (m.vendorId !== undefined && d.vendorId !== m.vendorId) return false
-  if (m.productId !== undefined && d.productId !== m.productId) return false
-  if (m.port !== undefined && !(d.port ?? '').toLowerCase().includes(m.port.trim().toLowerCase())) return false
-  if (m.unitId !== undefined && d.unitId !== m.unitId) return false
-  return m.any === true || claimRank(m) < 2
-}
-
-/** Every contradiction in a set of claims; empty when they can be used. */
-export function validateClaims(claims: readonly SurfaceClaim[]): ClaimProblem[] {
-  const problems: ClaimProblem[] = []
-  const names = new Set<string>()
-  const serials = new Map<string, string>()
-  for (const c of claims) {
-    if (names.has(c.name)) problems.push({ name: c.name, message: 'is configured twice' })
-    names.add(c.name)
-    if (claimRank(c.match) === 2 && c.match.any !== true) {
-      problems.push({ name: c.name, message: 'claims no device: give serial, model, vendor/product id, or any: true' })
-    }
-    if (c.match.serial !== undefined) {
-      const key = `${c.driver}\u0000${c.match.serial.trim()}`
-      const other = serials.get(key)
-      if (other !== undefined) {
-        problems.push({
-          name: c.name,
-          message: `claims ${c.driver} serial ${c.match.serial}, already claimed by ${other}`,
-        })
-      } else serials.set(key, c.name)
-    }
-  }
-  return problems
 }
 
 export interface SurfaceManagerOptions {
@@ -450,7 +359,7 @@ export class SurfaceManager implements SurfaceRegistry {
       return
     }
     const present = new Set(found.map((d) => d.id))
-    const wanted = this.assign(driver, found)
+    const wanted = this.assign(found)
     // Unplugged (open, from this driver, no longer listed), or now claimed under another name.
     for (const [name, entry] of [...this.entries]) {
       if (entry.driver !== driver) continue
@@ -502,31 +411,12 @@ export class SurfaceManager implements SurfaceRegistry {
   }
 
   /**
-   * Which detected device each configured surface of this driver takes, by device id. Claims are served
-   * by specificity (serial, then model/ids, then `any`), each keeping the device it holds when it still
-   * matches, else the first free matching device by id.
+   * Which detected device each configured surface of this driver takes, by device id (see
+   * `assignClaims`: each surface keeps the device it holds while that still matches).
    */
-  private assign(
-    driver: SurfaceDriver,
-    found: DetectedDevice[],
-  ): Map<string, { device: DetectedDevice; name: string }> {
-    const out = new Map<string, { device: DetectedDevice; name: string }>()
-    if (this.claims === 'all') {
-      for (const device of found) out.set(device.id, { device, name: device.id })
-      return out
-    }
-    const devices = [...found].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    const claims = this.claims
-      .filter((c) => c.driver === driver.name)
-      .map((c, order) => ({ c, order, rank: claimRank(c.match) }))
-      .sort((a, b) => a.rank - b.rank || a.order - b.order)
-    for (const { c } of claims) {
-      const holding = this.entries.get(c.name)?.device
-      const candidates = devices.filter((d) => !out.has(d.id) && claimMatches(c.match, d))
-      const pick = candidates.find((d) => d.id === holding) ?? candidates[0]
-      if (pick) out.set(pick.id, { device: pick, name: c.name })
-    }
-    return out
+  private assign(found: DetectedDevice[]): Map<string, ClaimedDevice> {
+    if (this.claims === 'all') return new Map(found.map((device) => [device.id, { device, name: device.id }]))
+    return assignClaims(this.claims, found, (name) => this.entries.get(name)?.device)
   }
 
   private async tryOpen(driver: SurfaceDriver, device: DetectedDevice, name: string): Promise<void> {

@@ -8,17 +8,17 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setLogSink, type LogRecord, type LogSink } from '../../src/log.js'
 import {
   SurfaceClaimError,
-  SurfaceManager,
+  assignClaims,
   claimMatches,
   validateClaims,
   type SurfaceClaim,
-  type SurfaceStatus,
-} from '../../src/surfaces/manager.js'
+} from '../../src/surfaces/claims.js'
+import { SurfaceManager, type SurfaceStatus } from '../../src/surfaces/manager.js'
 import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
 import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
 import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
 import type { HotplugChange, HotplugSource } from '../../src/surfaces/hotplug.js'
-import type { Surface, SurfaceEvent } from '../../src/surfaces/types.js'
+import type { DetectedDevice, Surface, SurfaceEvent } from '../../src/surfaces/types.js'
 import { WebSurface } from '../../src/surfaces/web/web-surface.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages, gen2KeyReport, rawImageEncoder } from './helpers/fake-hid.js'
 import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
@@ -260,6 +260,36 @@ describe('claims', () => {
         .map((s) => s.name)
         .sort(),
     ).toEqual(['one', 'three'])
+  })
+})
+
+describe('assignClaims (the one hand-out of the manager, devices and learn)', () => {
+  const deck = (id: string, extra: Partial<DetectedDevice> = {}): DetectedDevice => ({
+    driver: 'streamdeck',
+    id,
+    model: 'Stream Deck XL',
+    modelId: 'xl',
+    ...extra,
+  })
+  const names = (m: Map<string, { name: string }>): Record<string, string> =>
+    Object.fromEntries([...m].map(([id, a]) => [id, a.name]))
+
+  it('serves by rank, then config order, each taking the first free matching device by id', () => {
+    const claims = [desk({ any: true }, 'spare'), desk({ model: 'xl' }, 'big'), desk({ serial: 'B' }, 'main')]
+    // Listed in another order than by id: the hand-out does not depend on detection order.
+    const devices = [deck('C', { modelId: 'mini', model: 'Stream Deck Mini' }), deck('B', { serial: 'B' }), deck('A')]
+    expect(names(assignClaims(claims, devices))).toEqual({ B: 'main', A: 'big', C: 'spare' })
+    expect(assignClaims(claims, devices).get('A')?.device).toBe(devices[2])
+  })
+
+  it('keeps the device a surface holds while it still matches, and takes only devices of its driver', () => {
+    const claims = [desk({ any: true }, 'one'), desk({ any: true }, 'two')]
+    const devices = [deck('A'), deck('B'), { driver: 'shuttle', id: '0', model: 'ShuttleXpress' }]
+    expect(names(assignClaims(claims, devices))).toEqual({ A: 'one', B: 'two' })
+    expect(names(assignClaims(claims, devices, (n) => (n === 'one' ? 'B' : undefined)))).toEqual({ B: 'one', A: 'two' })
+    // A held device that no longer matches is not kept.
+    const serial = [desk({ serial: 'S' }, 'one')]
+    expect(names(assignClaims(serial, [deck('A'), deck('S', { serial: 'S' })], () => 'A'))).toEqual({ S: 'one' })
   })
 })
 

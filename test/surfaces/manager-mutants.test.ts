@@ -8,15 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { EventHub } from '../../src/events.js'
 import { setLogLevel, setLogSink, type LogRecord, type LogSink } from '../../src/log.js'
 import type { AccessCheck } from '../../src/surfaces/hotplug.js'
-import {
-  DriverTimeoutError,
-  SurfaceClaimError,
-  SurfaceManager,
-  claimMatches,
-  validateClaims,
-  type SurfaceClaim,
-  type SurfaceStatus,
-} from '../../src/surfaces/manager.js'
+import { SurfaceClaimError, claimMatches, validateClaims, type SurfaceClaim } from '../../src/surfaces/claims.js'
+import { DriverTimeoutError, SurfaceManager, type SurfaceStatus } from '../../src/surfaces/manager.js'
 import type { DetectedDevice, Surface, SurfaceDriver, SurfaceEvents } from '../../src/surfaces/types.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'
 

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setLogSink, type LogRecord, type LogSink } from '../../../src/log.js'
 import { MIDI_RESCAN_MS, MidiDriver, combineHotplugSources } from '../../../src/surfaces/midi/driver.js'
-import { SurfaceManager, type SurfaceClaim } from '../../../src/surfaces/manager.js'
+import type { SurfaceClaim } from '../../../src/surfaces/claims.js'
+import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { FakeMidiBackend } from '../helpers/fake-midi.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
 
