@@ -12,6 +12,12 @@
  *
  * Every client receives every notification and none names its sender, so the link keeps what concerns
  * it by title id (and input, where a notification has one), through a configurable filter.
+ *
+ * Whatever says "something changed" without saying what (a notification of another shape, the scheduler's
+ * `_cmp_v1_handleFeedbackChangeEvent`, `variablesChanged`, `messageIn`: protocol notes 2.1) re-reads the
+ * titles: debounced, at most LINK_MAX_READS_PER_SECOND reads a second, and a change during a read leads to
+ * one more read after it. Where the title list carries no play state, each read also takes it from the
+ * layer state (`getValueForKey('newblue.automation.layerstate')`, protocol notes 2.4 [code S1]).
  */
 import { Announcer } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
@@ -38,6 +44,26 @@ export const LINK_LIVENESS_TIMEOUT_MS = 4000
 export const LINK_CALL_TIMEOUT_MS = 3000
 /** `{control:'addTitle'}`, `{data:'Update'}` and unknown title ids resynchronise after this quiet time. */
 export const LINK_RESYNC_DEBOUNCE_MS = 150
+/**
+ * A change signal, or a notification of a shape the link does not read, re-reads the titles after this
+ * quiet time: NewBlue's own module debounces a feedback change by 100 ms (protocol notes 5.9 [code S1]).
+ */
+export const LINK_CHANGE_DEBOUNCE_MS = 100
+/**
+ * At most this many title reads start within any 1000 ms, however many signals arrive: one per 250 ms on
+ * average, the lifetime NewBlue's module gives a cached feedback state (protocol notes 5.9 [code S1]).
+ */
+export const LINK_MAX_READS_PER_SECOND = 4
+/**
+ * Scheduler signals that say something changed without saying what (protocol notes 2.1 [docs D-sig,
+ * code S1]). Each is connected when the init reply lists it; each re-reads the titles.
+ */
+export const LINK_CHANGE_SIGNALS = ['_cmp_v1_handleFeedbackChangeEvent', 'variablesChanged', 'messageIn'] as const
+/** The layer play states: `{<title id>: {playState: 'running'|'paused'}}` (protocol notes 2.4 [code S1]). */
+export const LAYER_STATE_KEY = 'newblue.automation.layerstate'
+/** The scheduler method that reads the layer state (protocol notes 1.3 [code S1]). */
+const GET_VALUE_FOR_KEY = 'getValueForKey'
+const CHANGE_SIGNALS: ReadonlySet<string> = new Set(LINK_CHANGE_SIGNALS)
 /** The subscription sender panelbridge creates for itself. */
 export const LINK_DEFAULT_SENDER = 'panelbridge'
 /** Version announced with `notifyClientConnected`. */
@@ -64,6 +90,10 @@ export interface LinkTiming {
   livenessTimeoutMs: number
   callTimeoutMs: number
   resyncDebounceMs: number
+  /** Quiet time before a change signal's re-read (LINK_CHANGE_DEBOUNCE_MS). */
+  changeDebounceMs: number
+  /** Reads that may start within any 1000 ms (LINK_MAX_READS_PER_SECOND). */
+  maxReadsPerSecond: number
 }
 
 /** What the link keeps: titles by id or name, and inputs. Empty or absent lists mean "all". */
@@ -181,19 +211,25 @@ export function parseNotification(raw: unknown, onDropped?: DroppedVariable): No
   return undefined
 }
 
+/** One title of a `getTitleControlInfo` reply; `status` is undefined where the reply gives no readable one. */
+interface ListedTitle {
+  id: string
+  name: string
+  status: PlayState | undefined
+  variables: Record<string, string>
+  inputs: string[]
+}
+
 /**
  * Reads a `getTitleControlInfo` reply through the one reply reader (`src/api/reply.ts`): JSON text or an
  * object, `{result: {titles}}` or flat `{titles}` (as NewBlue's own module reads it over the socket,
  * protocol notes 1.3 [code S1]), `error` at either level. Throws only `BAD_REPLY`; a variable whose
  * value is nested too deep is left out and reported to `onDropped`.
  */
-export function parseTitleControlInfo(
-  reply: unknown,
-  onDropped?: DroppedVariable,
-): (TitleSnapshot & { inputs: string[] })[] {
+function readTitleList(reply: unknown, onDropped?: DroppedVariable): ListedTitle[] {
   const result = readSchedulerReply('getTitleControlInfo', reply)
   if (!Array.isArray(result.titles)) throw new QWebChannelError('BAD_REPLY', 'getTitleControlInfo: no titles array')
-  const out: (TitleSnapshot & { inputs: string[] })[] = []
+  const out: ListedTitle[] = []
   for (const t of result.titles) {
     if (!isRecord(t) || typeof t.id !== 'string') continue
     const variables = variableRecord()
@@ -205,12 +241,67 @@ export function parseTitleControlInfo(
     out.push({
       id: t.id,
       name: typeof t.name === 'string' ? t.name : t.id,
-      play: parsePlayState(t.status) ?? 'Off',
+      status: parsePlayState(t.status),
       variables,
       inputs: typeof t.input === 'string' && t.input !== '' ? t.input.split(',').map((s) => s.trim()) : [],
     })
   }
   return out
+}
+
+/** The titles of a `getTitleControlInfo` reply (see readTitleList); a title without a readable status is Off. */
+export function parseTitleControlInfo(
+  reply: unknown,
+  onDropped?: DroppedVariable,
+): (TitleSnapshot & { inputs: string[] })[] {
+  return readTitleList(reply, onDropped).map(({ status, ...t }) => ({ ...t, play: status ?? 'Off' }))
+}
+
+/**
+ * Reads a `getValueForKey('newblue.automation.layerstate')` reply: `{<title id>: {playState}}` with
+ * lowercase `running` / `paused` (protocol notes 2.4 [code S1]), as an object (S1 uses it as one) or as
+ * JSON text (1.3: results are often text, and text once more encoded is read too). Returns a lookup by
+ * title id, or undefined when the reply is no such map. Bounded: the frame it came in is (the client's
+ * size and depth limits), and only the ids asked for are looked up, two levels deep, never walked.
+ */
+export function readLayerState(reply: unknown): ((id: string) => PlayState | undefined) | undefined {
+  let value = reply
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value)
+    } catch {
+      return undefined
+    }
+  }
+  if (!isRecord(value)) return undefined
+  const layers = value
+  return (id) => {
+    if (!Object.hasOwn(layers, id)) return undefined
+    const layer = layers[id]
+    // S1 reads `playState` of the title's entry; a bare state string is read as well.
+    return parsePlayState(isRecord(layer) ? layer.playState : layer)
+  }
+}
+
+/**
+ * A title's play state from the two places the application may give it: the title list's `status` and
+ * the layer state (`undefined` when the layer state was not read, or could not be).
+ *
+ * ASSUMED (protocol notes 2.4 and 4.2; sources S1, S2), in this one place:
+ * - Where the title list carries a readable `status` [code S2 fccf77c], it wins over the layer state: it
+ *   comes with the very titles read, one per title, and no source says the two ever disagree.
+ * - Where it carries none (profile fact `title_status: layer-state-only`), the layer state gives the play
+ *   state [code S1]; a title the layer state does not name, or names with another state, is Off (S1
+ *   calls it `unknown`: neither running nor paused, so never lit).
+ * - With neither, the title is Off (as the list's placeholder status `Done` is, notes 2.4).
+ */
+export function titlePlay(
+  status: PlayState | undefined,
+  layers: ((id: string) => PlayState | undefined) | undefined,
+  id: string,
+): PlayState {
+  if (status !== undefined) return status
+  return layers?.(id) ?? 'Off'
 }
 
 /**
@@ -264,6 +355,12 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private resyncTimer: NodeJS.Timeout | undefined
   /** Set once the current resync's snapshot is in the store (before the await continues). */
   private snapshotApplied = false
+  /** A read of the titles is under way (from its request until the store has all of it). */
+  private readInFlight = false
+  /** Something changed during the read under way: one more read follows it, after this quiet time. */
+  private readAgainMs: number | undefined
+  /** When the last reads started (`Date.now()`), at most `maxReadsPerSecond` of them: the rate bound. */
+  private readStarts: number[] = []
   /** Titles the last snapshot had but the filter leaves out: their notifications change nothing. */
   private ignoredIds = new Set<string>()
   private lastError: string | undefined
@@ -277,6 +374,8 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       livenessTimeoutMs: LINK_LIVENESS_TIMEOUT_MS,
       callTimeoutMs: LINK_CALL_TIMEOUT_MS,
       resyncDebounceMs: LINK_RESYNC_DEBOUNCE_MS,
+      changeDebounceMs: LINK_CHANGE_DEBOUNCE_MS,
+      maxReadsPerSecond: LINK_MAX_READS_PER_SECOND,
       ...options.timing,
     }
     this.sender = options.sender ?? LINK_DEFAULT_SENDER
@@ -330,19 +429,53 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
 
   /** Asks for a full resynchronisation soon (debounced). Used for addTitle / Update / unknown titles. */
   requestResync(): void {
-    if (this.phase === LINK_PHASE.resynchronising && !this.snapshotApplied) return // the snapshot under way covers it
+    // The session's first snapshot, not yet in, covers what was announced before it (decisions: Notifications).
+    if (this.phase === LINK_PHASE.resynchronising && !this.snapshotApplied) return
+    this.requestRead(this.timing.resyncDebounceMs)
+  }
+
+  /**
+   * Re-reads the titles after a change the link cannot apply by itself: a change signal, or a
+   * notification of a shape it does not read. Debounced (`changeDebounceMs`); one during a read, even
+   * the session's first, leads to one more read after it.
+   */
+  private requestChangeRead(): void {
+    this.requestRead(this.timing.changeDebounceMs)
+  }
+
+  /**
+   * The one way to a read of the titles on an open session: one timer at a time (a request while one is
+   * armed joins it), one more read after a read under way, never more than `maxReadsPerSecond` starting
+   * within any 1000 ms. Before the session's first read is sent, that read covers every request.
+   */
+  private requestRead(debounceMs: number): void {
     if (this.phase !== LINK_PHASE.connected && this.phase !== LINK_PHASE.resynchronising) return
+    if (this.readInFlight) {
+      this.readAgainMs = Math.min(this.readAgainMs ?? debounceMs, debounceMs)
+      return
+    }
     if (this.resyncTimer) return
     const gen = this.generation
-    this.resyncTimer = setTimeout(() => {
-      this.resyncTimer = undefined
-      if (gen !== this.generation || !this.client) return
-      const client = this.client
-      this.resync(client, gen).then(
-        () => undefined,
-        (err: unknown) => this.fail(gen, err),
-      )
-    }, this.timing.resyncDebounceMs)
+    this.resyncTimer = setTimeout(
+      () => {
+        this.resyncTimer = undefined
+        if (gen !== this.generation || !this.client) return
+        const client = this.client
+        this.resync(client, gen).then(
+          () => undefined,
+          (err: unknown) => this.fail(gen, err),
+        )
+      },
+      Math.max(debounceMs, this.rateWait()),
+    )
+  }
+
+  /** How long until one more read may start without more than `maxReadsPerSecond` in any 1000 ms. */
+  private rateWait(): number {
+    const max = Math.max(1, this.timing.maxReadsPerSecond)
+    if (this.readStarts.length < max) return 0
+    const oldest = this.readStarts[this.readStarts.length - max]!
+    return Math.max(0, oldest + 1000 - Date.now())
   }
 
   // ---- the state machine --------------------------------------------------------------------------
@@ -360,7 +493,9 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     const onClose = (info: { code: number; reason: string }): void =>
       this.fail(gen, new QWebChannelError('DISCONNECTED', `socket closed (${info.code})`))
     const onSignal = (e: { object: string; signal: string; args: unknown[] }): void => {
-      if (e.object === QWC_SCHEDULER_OBJECT && e.signal === QWC_NOTIFY_SIGNAL) this.onNotify(e.args[0])
+      if (e.object !== QWC_SCHEDULER_OBJECT) return
+      if (e.signal === QWC_NOTIFY_SIGNAL) this.onNotify(e.args[0])
+      else if (CHANGE_SIGNALS.has(e.signal)) this.onChangeSignal(e.signal)
     }
     client.on('close', onClose)
     client.on('signal', onSignal)
@@ -380,6 +515,11 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     if (gen !== this.generation) return
     this.startLiveness(client, gen)
     client.connectSignal(QWC_SCHEDULER_OBJECT, QWC_NOTIFY_SIGNAL)
+    // Each change signal only where the application publishes it: older builds have none (notes 2.1).
+    const published = client.published.get(QWC_SCHEDULER_OBJECT)?.signals
+    for (const signal of LINK_CHANGE_SIGNALS) {
+      if (published?.has(signal)) client.connectSignal(QWC_SCHEDULER_OBJECT, signal)
+    }
     const info = await client.invoke(QWC_SCHEDULER_OBJECT, 'notifyClientConnected', [
       CLIENT_APP_ID,
       this.options.version ?? LINK_CLIENT_VERSION,
@@ -404,21 +544,39 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     await this.resync(client, gen)
   }
 
-  /** Replaces the store's titles from `getTitleControlInfo`; the first one of a session makes it `connected`. */
+  /**
+   * Replaces the store's titles from `getTitleControlInfo` (and, where the scheduler publishes
+   * `getValueForKey`, the play states of titles listed without one from the layer state); the first one
+   * of a session makes it `connected`.
+   */
   private async resync(client: QWebChannelClient, gen: number): Promise<void> {
     if (this.phase !== LINK_PHASE.connected) this.setPhase(LINK_PHASE.resynchronising)
     this.snapshotApplied = false
-    let count = 0
+    this.readInFlight = true
+    this.readStarts.push(Date.now())
+    this.readStarts = this.readStarts.slice(-Math.max(1, this.timing.maxReadsPerSecond))
+    const layered = client.published.get(QWC_SCHEDULER_OBJECT)?.methods.has(GET_VALUE_FOR_KEY) === true
+    let snapshot: { count: number; statusless: string[] } = { count: 0, statusless: [] }
     // icon=0: the title icons (data URLs) are of no use to the link and would make each resync heavy.
     await client.invoke(QWC_SCHEDULER_OBJECT, 'scheduleCommand', ['getTitleControlInfo', { icon: '0' }, {}], {
       // Applied as the reply frame is handled, so that notifications after it land on the new snapshot.
       onReply: (reply) => {
         if (gen !== this.generation) return
-        count = this.applySnapshot(reply)
+        snapshot = this.applySnapshot(reply, layered)
         this.snapshotApplied = true
       },
     })
     if (gen !== this.generation) return
+    if (layered) {
+      await client.invoke(QWC_SCHEDULER_OBJECT, GET_VALUE_FOR_KEY, [LAYER_STATE_KEY], {
+        // Newer than the title list and than any play notification between the two replies.
+        onReply: (reply) => {
+          if (gen === this.generation) this.applyLayerState(reply, snapshot.statusless)
+        },
+      })
+      if (gen !== this.generation) return
+    }
+    const count = snapshot.count
     if (this.phase !== LINK_PHASE.connected) {
       this.failures = 0
       this.lastError = undefined
@@ -428,21 +586,51 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       this.log.clear('link-down')
       this.setPhase(LINK_PHASE.connected)
     }
+    this.readInFlight = false
+    const again = this.readAgainMs
+    this.readAgainMs = undefined
+    if (again !== undefined) this.requestRead(again)
     this.announce('resynchronised', { titles: count })
   }
 
-  private applySnapshot(reply: unknown): number {
-    const all = parseTitleControlInfo(reply, this.onDropped)
+  /**
+   * Puts a `getTitleControlInfo` reply in the store, filtered. With the layer state to follow (`layered`),
+   * a title listed without a play state keeps the one the store shows until that read lands (a moment
+   * later, in the same read): a lit key does not blink dark on every re-read. Returns how many titles
+   * were kept and which of them had no play state.
+   */
+  private applySnapshot(reply: unknown, layered: boolean): { count: number; statusless: string[] } {
+    const all = readTitleList(reply, this.onDropped)
     const kept: TitleSnapshot[] = []
+    const statusless: string[] = []
     this.ignoredIds = new Set()
     for (const t of all) {
       const byTitle = !this.titleFilter || this.titleFilter.has(t.id) || this.titleFilter.has(t.name)
       const byInput = !this.inputFilter || t.inputs.length === 0 || t.inputs.some((i) => this.inputFilter?.has(i))
-      if (byTitle && byInput) kept.push(t)
-      else this.ignoredIds.add(t.id)
+      if (!(byTitle && byInput)) {
+        this.ignoredIds.add(t.id)
+        continue
+      }
+      if (t.status === undefined) statusless.push(t.id)
+      const shown = layered && t.status === undefined ? this.options.state.title(t.id)?.play : undefined
+      kept.push({ id: t.id, name: t.name, variables: t.variables, play: shown ?? titlePlay(t.status, undefined, t.id) })
     }
     this.options.state.resetTitles(kept)
-    return kept.length
+    return { count: kept.length, statusless }
+  }
+
+  /** Sets the play state of each title listed without one from a layer-state reply (see titlePlay). */
+  private applyLayerState(reply: unknown, statusless: readonly string[]): void {
+    const layers = readLayerState(reply)
+    if (!layers) {
+      // Titles keep what they showed; the next read tries again.
+      this.log.once('layer-state-unreadable', 'warn', 'the layer state is not a map of title ids; play states kept', {
+        sample: jsonSnippet(reply, 120),
+      })
+      return
+    }
+    this.log.clear('layer-state-unreadable')
+    for (const id of statusless) this.options.state.setTitlePlay(id, titlePlay(undefined, layers, id))
   }
 
   private fail(gen: number, err: unknown): void {
@@ -487,6 +675,8 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private endSession(): void {
     this.clearTimer('livenessTimer')
     this.clearTimer('resyncTimer')
+    this.readInFlight = false
+    this.readAgainMs = undefined
     this.detachClient?.()
     this.detachClient = undefined
     this.client?.close()
@@ -520,9 +710,12 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private onNotify(raw: unknown): void {
     const n = parseNotification(raw, this.onDropped)
     if (!n) {
-      this.log.once('unknown-notification', 'debug', 'ignoring a notification of another shape', {
+      // `onNotify` carries the whole command bus (notes 2.1) and Captivate's play form is unknown (2.3):
+      // what the link cannot read may still be a change, so the titles are read again.
+      this.log.once('unknown-notification', 'debug', 'a notification of another shape; re-reading the titles', {
         sample: jsonSnippet(raw, 120),
       })
+      this.requestChangeRead()
       return
     }
     if (n.kind === 'control' || n.kind === 'update') {
@@ -540,5 +733,11 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       return
     }
     this.announce('notification', n)
+  }
+
+  /** A change signal (LINK_CHANGE_SIGNALS): what changed is not said, so the titles are read again. */
+  private onChangeSignal(signal: string): void {
+    this.log.once(`change-signal-${signal}`, 'debug', 'a change signal; re-reading the titles', { signal })
+    this.requestChangeRead()
   }
 }

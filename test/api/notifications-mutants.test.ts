@@ -960,7 +960,7 @@ describe('replies and log lines of a session', () => {
     ])
   })
 
-  it('at debug level: the announcement, a notification of another shape once, and "up again" only after a restart', async () => {
+  it('at debug level: the announcement, a notification of another shape once (it re-reads), and "up again" only after a restart', async () => {
     const records = captureLogs()
     setLogLevel('debug')
     cleanups.push(() => setLogLevel(levelBefore()))
@@ -982,7 +982,7 @@ describe('replies and log lines of a session', () => {
     expect(mine()).toEqual([
       ['debug', 'application announced', { info: { app: 'sim' } }],
       ['info', 'notification link up', { url: server.url, titles: 1 }],
-      ['debug', 'ignoring a notification of another shape', { sample: '"{\\"chat\\":1}"' }],
+      ['debug', 'a notification of another shape; re-reading the titles', { sample: '"{\\"chat\\":1}"' }],
       ['debug', 'application announced', { info: { app: 'sim' } }],
       ['debug', 'notification link up again', { titles: 1 }],
     ])

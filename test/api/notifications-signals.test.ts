@@ -1,0 +1,582 @@
+/**
+ * The notification link re-reads the truth on any change signal (issue 30, item 4) and takes play states
+ * from the layer state where the title list has none (protocol notes 2.4 [code S1]), against a
+ * QWebChannel scheduler on a real loopback socket written here (as in notifications-mutants.test.ts):
+ * which signals it connects, the debounce, the bound on reads in a storm, the read after a read, the
+ * layer state and which source wins. Time is a fake clock wherever it is the subject; sockets stay real.
+ */
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import WebSocket, { WebSocketServer } from 'ws'
+import { AppState } from '../../src/api/app-state.js'
+import {
+  LAYER_STATE_KEY,
+  LINK_CHANGE_DEBOUNCE_MS,
+  LINK_CHANGE_SIGNALS,
+  LINK_MAX_READS_PER_SECOND,
+  LINK_RESYNC_DEBOUNCE_MS,
+  NotificationLink,
+  readLayerState,
+  titlePlay,
+  type NotificationLinkEvents,
+  type NotificationLinkOptions,
+} from '../../src/api/notifications.js'
+import { QWC_MESSAGE, type PlayState } from '../../src/api/protocol.js'
+import { QWebChannelClient } from '../../src/api/qwebchannel.js'
+import { setLogSink, type LogRecord } from '../../src/log.js'
+import { nextPhase } from '../helpers/link.js'
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  vi.useRealTimers()
+  vi.restoreAllMocks()
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+/** Every clock the link and its client use, faked; sockets stay real. */
+const ALL_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = {
+  toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+}
+
+/** The scheduler's methods and signals with the indexes its init reply gives them (not 0-based, on purpose). */
+const METHODS = ['notifyClientConnected', 'scheduleCommand', 'getValueForKey'] as const
+const SIGNALS = ['onNotify', ...LINK_CHANGE_SIGNALS, '_cmp_v1_handleActorRegistryChangeEvent'] as const
+type Method = (typeof METHODS)[number]
+type Signal = (typeof SIGNALS)[number]
+const methodIndex = (m: Method): number => 40 + METHODS.indexOf(m)
+const signalIndex = (s: Signal): number => 5 + SIGNALS.indexOf(s)
+
+interface Title {
+  id: string
+  name: string
+  status?: string
+  variables: unknown[]
+}
+
+interface Call {
+  method: Method
+  command?: string
+  args: unknown[]
+  /** `Date.now()` when the call reached the scheduler (the fake clock, when one is installed). */
+  at: number
+}
+
+/**
+ * A QWebChannel scheduler on a real loopback socket. Publishes `methods` and `signals` (default: all
+ * above), answers `getTitleControlInfo` flat, as JSON text (protocol notes 1.3), from `titles`, and
+ * `getValueForKey` with `layers` as it is (an object, or text sent as text). `hold(command)` keeps the
+ * next reply to that command until released. Records every call, and every signal a client connected to.
+ */
+async function scheduler(opts: { methods?: readonly Method[]; signals?: readonly Signal[] } = {}) {
+  const methods = opts.methods ?? METHODS
+  const signals = opts.signals ?? SIGNALS
+  const init = {
+    scheduler: {
+      methods: methods.map((m) => [m, methodIndex(m)]),
+      signals: signals.map((s) => [s, signalIndex(s)]),
+      properties: [],
+    },
+  }
+  const titles: Title[] = [{ id: '{A}', name: 'Alpha', status: 'Off', variables: [] }]
+  const state = { layers: {} as unknown }
+  const calls: Call[] = []
+  const connected: string[] = []
+  const holds = new Map<string, Promise<void>>()
+  const arrivals: { command: string; resolve: () => void }[] = []
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 })
+  await new Promise<void>((r) => wss.once('listening', () => r()))
+  const send = (ws: WebSocket, frame: unknown): void => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame))
+  }
+  wss.on('connection', (ws) => {
+    ws.on('message', (raw: WebSocket.RawData) => {
+      const msg = JSON.parse((raw as Buffer).toString()) as {
+        type: number
+        id?: number
+        method?: number
+        signal?: number
+        args?: unknown[]
+      }
+      if (msg.type === QWC_MESSAGE.init) return send(ws, { type: QWC_MESSAGE.response, id: msg.id, data: init })
+      if (msg.type === QWC_MESSAGE.connectToSignal) {
+        connected.push(SIGNALS.find((s) => signalIndex(s) === msg.signal) ?? `#${msg.signal}`)
+        return
+      }
+      if (msg.type !== QWC_MESSAGE.invokeMethod) return
+      const method = METHODS.find((m) => methodIndex(m) === msg.method)!
+      const args = msg.args ?? []
+      const command = method === 'scheduleCommand' ? String(args[0]) : undefined
+      calls.push({ method, ...(command !== undefined ? { command } : {}), args, at: Date.now() })
+      const data = (): unknown => {
+        if (method === 'getValueForKey') return state.layers
+        if (command === 'getTitleControlInfo') return JSON.stringify({ titles: structuredClone(titles) })
+        return JSON.stringify({ success: true })
+      }
+      const key = command ?? method
+      for (const a of arrivals.splice(0)) {
+        if (a.command === key) a.resolve()
+        else arrivals.push(a)
+      }
+      const held = holds.get(key)
+      holds.delete(key)
+      // The reply is computed when it is sent: a held reply carries what the titles are by then.
+      void (held ?? Promise.resolve()).then(() => send(ws, { type: QWC_MESSAGE.response, id: msg.id, data: data() }))
+    })
+  })
+  const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`
+  cleanups.push(
+    () =>
+      new Promise<void>((r) => {
+        for (const ws of wss.clients) ws.terminate()
+        wss.close(() => r())
+      }),
+  )
+  return {
+    url,
+    titles,
+    state,
+    calls,
+    connected,
+    reads: (): Call[] => calls.filter((c) => c.command === 'getTitleControlInfo'),
+    count: (method: Method): number => calls.filter((c) => c.method === method).length,
+    /** Keeps the next reply to `command` (a scheduleCommand name or a method) until the returned function runs. */
+    hold(command: string): () => void {
+      let release: () => void = () => undefined
+      holds.set(command, new Promise<void>((r) => (release = r)))
+      return () => release()
+    },
+    /** Resolves when the next call of `command` (a scheduleCommand name or a method) reaches the scheduler. */
+    arrival(command: string): Promise<void> {
+      return new Promise<void>((r) => arrivals.push({ command, resolve: r }))
+    },
+    /** A signal to every socket, its arguments as given (onNotify's one argument is JSON text). */
+    signal(signal: Signal, args: unknown[]): void {
+      for (const ws of wss.clients)
+        send(ws, { type: QWC_MESSAGE.signal, object: 'scheduler', signal: signalIndex(signal), args })
+    },
+  }
+}
+
+type Scheduler = Awaited<ReturnType<typeof scheduler>>
+
+/** What each change signal carries, as the notes show it (2.1): the content never matters to the link. */
+const SIGNAL_ARGS: Record<(typeof LINK_CHANGE_SIGNALS)[number], unknown[]> = {
+  _cmp_v1_handleFeedbackChangeEvent: ['title:{A}', 'playState', { id: '{A}' }, {}],
+  variablesChanged: ['all', { Name: 'x' }],
+  messageIn: ['other-client', 'companion-module', '{"reload":true}'],
+}
+
+/** Every QWebChannelClient that connects from here on (the link makes one per attempt). */
+function trackClients(): QWebChannelClient[] {
+  const clients: QWebChannelClient[] = []
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the client as `this`
+  const connect = QWebChannelClient.prototype.connect
+  vi.spyOn(QWebChannelClient.prototype, 'connect').mockImplementation(function (this: QWebChannelClient) {
+    clients.push(this)
+    return connect.call(this)
+  })
+  return clients
+}
+
+function next<E extends keyof NotificationLinkEvents>(link: NotificationLink, event: E) {
+  return new Promise<NotificationLinkEvents[E][0]>((resolve) => {
+    link.once(event, (...args) => resolve(args[0]))
+  })
+}
+
+function captureLogs(): LogRecord[] {
+  const records: LogRecord[] = []
+  const prev = setLogSink((r) => records.push(r))
+  cleanups.push(() => void setLogSink(prev))
+  return records
+}
+
+/**
+ * Starts a link to `server` and waits until it is connected, with the fake clock installed first; returns
+ * the link, its store and `arrive(send)`: runs `send` and resolves once the link's client has handled the
+ * signal it caused (the link's own listener runs before this one).
+ */
+async function connectedLink(server: Scheduler, extra: Partial<NotificationLinkOptions> = {}) {
+  vi.useFakeTimers(ALL_CLOCKS)
+  const clients = trackClients()
+  const store = new AppState()
+  const link = new NotificationLink({ url: server.url, state: store, ...extra })
+  cleanups.push(() => link.stop())
+  const connected = nextPhase(link, 'connected')
+  link.start()
+  await connected
+  const client = clients[0]!
+  const arrive = async (send: () => void): Promise<void> => {
+    const seen = new Promise<void>((r) => client.once('signal', () => r()))
+    send()
+    await seen
+  }
+  /** Moves the clock by `ms`; when that starts a read, waits until the read is done. */
+  const advance = async (ms: number): Promise<void> => {
+    const before = server.reads().length
+    vi.advanceTimersByTime(ms)
+    if (link.pendingCalls > 0 || server.reads().length > before) await next(link, 'resynchronised')
+  }
+  return { link, store, arrive, advance }
+}
+
+describe('which signals the link connects', () => {
+  it('connects onNotify and each change signal the init reply lists, and no other', async () => {
+    const server = await scheduler()
+    await connectedLink(server)
+    expect(server.connected.sort()).toEqual(['onNotify', ...LINK_CHANGE_SIGNALS].sort())
+  })
+
+  it('never fails when the scheduler has none of them (an older build): onNotify alone, connected', async () => {
+    const server = await scheduler({ signals: ['onNotify'], methods: ['notifyClientConnected', 'scheduleCommand'] })
+    const { link } = await connectedLink(server)
+    expect(link.state).toBe('connected')
+    expect(server.connected).toEqual(['onNotify'])
+    // Without getValueForKey published, the layer state is never asked for.
+    expect(server.count('getValueForKey')).toBe(0)
+  })
+
+  it('connects a subset as listed', async () => {
+    const server = await scheduler({ signals: ['onNotify', 'variablesChanged'] })
+    await connectedLink(server)
+    expect(server.connected).toEqual(['onNotify', 'variablesChanged'])
+  })
+})
+
+describe('a change re-reads the titles', () => {
+  it.each(LINK_CHANGE_SIGNALS)(
+    '%s re-reads LINK_CHANGE_DEBOUNCE_MS after it, and the store follows',
+    async (signal) => {
+      const server = await scheduler()
+      const { store, arrive, advance } = await connectedLink(server)
+      const plays: PlayState[] = []
+      store.on('title', (e) => e.changes.play && plays.push(e.changes.play))
+      expect(store.title('{A}')?.play).toBe('Off')
+      server.titles[0]!.status = 'Running'
+      await arrive(() => server.signal(signal, SIGNAL_ARGS[signal]))
+      await advance(LINK_CHANGE_DEBOUNCE_MS - 1)
+      expect(server.reads()).toHaveLength(1)
+      await advance(1)
+      expect(server.reads()).toHaveLength(2)
+      expect(store.title('{A}')?.play).toBe('Running')
+    },
+  )
+
+  it('a feedback signal updates the keys: the store announces the re-read titles with the new play state', async () => {
+    const server = await scheduler()
+    const { store, arrive, advance } = await connectedLink(server)
+    const reset = vi.fn()
+    store.on('titlesReset', reset)
+    server.titles[0]!.status = 'Paused'
+    await arrive(() =>
+      server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+    )
+    await advance(LINK_CHANGE_DEBOUNCE_MS)
+    expect(reset).toHaveBeenCalledTimes(1)
+    expect(reset.mock.calls[0]![0]).toEqual([expect.objectContaining({ id: '{A}', play: 'Paused' })])
+  })
+
+  it.each([
+    ['a Captivate play form with another field', { event: 'play', id: '{A}', playing: true }],
+    ['command-bus traffic', { command: 'schedule', action: 'cutin', id: '{A}' }],
+    ['text that is not JSON', 'not json at all'],
+    ['a play notification with a state nobody listed', { id: '{A}', play: 'Cued' }],
+  ])('an onNotify of a form the link does not read (%s) re-reads', async (_what, payload) => {
+    const server = await scheduler()
+    const { store, arrive, advance } = await connectedLink(server)
+    server.titles[0]!.status = 'Running'
+    await arrive(() => server.signal('onNotify', [typeof payload === 'string' ? payload : JSON.stringify(payload)]))
+    await advance(LINK_CHANGE_DEBOUNCE_MS - 1)
+    expect(server.reads()).toHaveLength(1)
+    await advance(1)
+    expect(server.reads()).toHaveLength(2)
+    expect(store.title('{A}')?.play).toBe('Running')
+  })
+
+  it('the five known shapes keep their own handling: a play or data notification reads nothing', async () => {
+    const server = await scheduler()
+    const { store, arrive, advance } = await connectedLink(server)
+    await arrive(() => server.signal('onNotify', [JSON.stringify({ id: '{A}', play: 'Running' })]))
+    await arrive(() =>
+      server.signal('onNotify', [JSON.stringify({ event: 'data', id: '{A}', variables: [{ name: 'v', value: '1' }] })]),
+    )
+    expect(store.title('{A}')).toMatchObject({ play: 'Running', variables: { v: '1' } })
+    await advance(2000)
+    expect(server.reads()).toHaveLength(1)
+    // addTitle keeps its own quiet time.
+    await arrive(() => server.signal('onNotify', [JSON.stringify({ control: 'addTitle' })]))
+    await advance(LINK_RESYNC_DEBOUNCE_MS - 1)
+    expect(server.reads()).toHaveLength(1)
+    await advance(1)
+    expect(server.reads()).toHaveLength(2)
+  })
+
+  it('another scheduler signal (the registry change) reads nothing', async () => {
+    const server = await scheduler()
+    const { arrive, advance } = await connectedLink(server)
+    await arrive(() => server.signal('_cmp_v1_handleActorRegistryChangeEvent', ['actions', 'x']))
+    await advance(2000)
+    expect(server.reads()).toHaveLength(1)
+  })
+})
+
+describe('the bound on reads', () => {
+  it(`a storm of signals costs at most LINK_MAX_READS_PER_SECOND (${LINK_MAX_READS_PER_SECOND}) reads in any second, and the last change is read`, async () => {
+    const server = await scheduler()
+    const { store, arrive, advance } = await connectedLink(server)
+    const stormStart = Date.now()
+    const STEP = 10
+    const SECONDS = 3
+    let last = 0
+    for (let t = 0; t < SECONDS * 1000; t += STEP) {
+      // The application's state changes with every signal; the last one leaves the title Paused.
+      server.titles[0]!.status = t + STEP >= SECONDS * 1000 ? 'Paused' : t % 20 === 0 ? 'Running' : 'Off'
+      const signal = LINK_CHANGE_SIGNALS[(t / STEP) % LINK_CHANGE_SIGNALS.length]!
+      await arrive(() => server.signal(signal, SIGNAL_ARGS[signal]))
+      last = Date.now()
+      await advance(STEP)
+    }
+    await advance(2000)
+    const starts = server
+      .reads()
+      .map((c) => c.at)
+      .filter((at) => at >= stormStart)
+    for (const at of starts) {
+      expect(starts.filter((s) => s >= at && s < at + 1000).length).toBeLessThanOrEqual(LINK_MAX_READS_PER_SECOND)
+    }
+    // Bounded, and yet reading all along at the bound (not starved by the debounce).
+    expect(starts.length).toBeGreaterThanOrEqual(SECONDS * LINK_MAX_READS_PER_SECOND - 1)
+    expect(starts.length).toBeLessThanOrEqual(SECONDS * LINK_MAX_READS_PER_SECOND + 1)
+    // No change is lost: a read starts after the last signal, and the store shows the last state.
+    expect(starts.at(-1)).toBeGreaterThanOrEqual(last)
+    expect(store.title('{A}')?.play).toBe('Paused')
+  })
+
+  it('a signal during a read leads to exactly one more read after it', async () => {
+    const server = await scheduler()
+    const { link, store, arrive, advance } = await connectedLink(server)
+    await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
+    const release = server.hold('getTitleControlInfo')
+    const asked = server.arrival('getTitleControlInfo')
+    vi.advanceTimersByTime(LINK_CHANGE_DEBOUNCE_MS)
+    await asked
+    expect(server.reads()).toHaveLength(2)
+    // While the second read is held: three signals, and the title changes.
+    server.titles[0]!.status = 'Running'
+    for (let i = 0; i < 3; i++) await arrive(() => server.signal('messageIn', SIGNAL_ARGS.messageIn))
+    const done = next(link, 'resynchronised')
+    release()
+    await done
+    // The held read answered with the new state already; one more read follows all the same, and only one.
+    expect(store.title('{A}')?.play).toBe('Running')
+    await advance(LINK_CHANGE_DEBOUNCE_MS - 1)
+    expect(server.reads()).toHaveLength(2)
+    await advance(1)
+    expect(server.reads()).toHaveLength(3)
+    await advance(5000)
+    expect(server.reads()).toHaveLength(3)
+  })
+
+  it("a signal during the session's first read leads to one more read once connected", async () => {
+    const server = await scheduler()
+    vi.useFakeTimers(ALL_CLOCKS)
+    const clients = trackClients()
+    const store = new AppState()
+    const link = new NotificationLink({ url: server.url, state: store })
+    cleanups.push(() => link.stop())
+    const release = server.hold('getTitleControlInfo')
+    const asked = server.arrival('getTitleControlInfo')
+    link.start()
+    await asked
+    const seen = new Promise<void>((r) => clients[0]!.once('signal', () => r()))
+    server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent)
+    await seen
+    const connected = nextPhase(link, 'connected')
+    release()
+    await connected
+    expect(server.reads()).toHaveLength(1)
+    vi.advanceTimersByTime(LINK_CHANGE_DEBOUNCE_MS - 1)
+    expect(server.reads()).toHaveLength(1)
+    const again = next(link, 'resynchronised')
+    vi.advanceTimersByTime(1)
+    await again
+    expect(server.reads()).toHaveLength(2)
+  })
+
+  it('a link that stops drops the read it owed: no timer is left', async () => {
+    const server = await scheduler()
+    const { link, arrive } = await connectedLink(server)
+    await arrive(() => server.signal('messageIn', SIGNAL_ARGS.messageIn))
+    expect(vi.getTimerCount()).toBe(2) // the liveness check and the armed read
+    link.stop()
+    expect(vi.getTimerCount()).toBe(0)
+  })
+})
+
+describe('the layer state (getValueForKey)', () => {
+  /** Three titles listed without a status, as `title_status: layer-state-only` lists them. */
+  function statusless(server: Scheduler): void {
+    server.titles.splice(
+      0,
+      server.titles.length,
+      { id: '{A}', name: 'Alpha', variables: [] },
+      { id: '{B}', name: 'Beta', variables: [] },
+      { id: '{C}', name: 'Gamma', variables: [] },
+    )
+  }
+  const plays = (store: AppState): [string, PlayState][] => store.titles().map((t) => [t.id, t.play])
+
+  it.each([
+    ['an object', { '{A}': { playState: 'running' }, '{B}': { playState: 'paused' } }],
+    ['JSON text', JSON.stringify({ '{A}': { playState: 'running' }, '{B}': { playState: 'paused' } })],
+    [
+      'JSON text encoded twice',
+      JSON.stringify(JSON.stringify({ '{A}': { playState: 'running' }, '{B}': { playState: 'paused' } })),
+    ],
+  ])(
+    'gives the play state of titles listed without one, from %s; a title it does not name is Off',
+    async (_what, layers) => {
+      const server = await scheduler()
+      statusless(server)
+      server.state.layers = layers
+      const { link, store } = await connectedLink(server)
+      expect(link.state).toBe('connected')
+      expect(plays(store)).toEqual([
+        ['{A}', 'Running'],
+        ['{B}', 'Paused'],
+        ['{C}', 'Off'],
+      ])
+      expect(server.calls.filter((c) => c.method === 'getValueForKey').map((c) => c.args)).toEqual([[LAYER_STATE_KEY]])
+    },
+  )
+
+  it('is read on every re-read, after the title list, and a play change reaches the store', async () => {
+    const server = await scheduler()
+    statusless(server)
+    const { store, arrive, advance } = await connectedLink(server)
+    expect(plays(store).map(([, p]) => p)).toEqual(['Off', 'Off', 'Off'])
+    server.state.layers = { '{C}': { playState: 'running' } }
+    await arrive(() => server.signal('_cmp_v1_handleFeedbackChangeEvent', ['a', 'b', {}, {}]))
+    await advance(LINK_CHANGE_DEBOUNCE_MS)
+    expect(store.title('{C}')?.play).toBe('Running')
+    expect(server.calls.map((c) => c.command ?? c.method)).toEqual([
+      'notifyClientConnected',
+      'subscribe',
+      'getTitleControlInfo',
+      'getValueForKey',
+      'getTitleControlInfo',
+      'getValueForKey',
+    ])
+  })
+
+  it('a title that stays on air never shows Off between the title list and the layer state', async () => {
+    const server = await scheduler()
+    statusless(server)
+    server.state.layers = { '{A}': { playState: 'paused' } }
+    const { store, arrive, advance } = await connectedLink(server)
+    // The store announces the session's own changes on the next turn; those are not the subject.
+    await new Promise((r) => setImmediate(r))
+    const shown: PlayState[] = []
+    store.on('titlesReset', (titles) => shown.push(titles.find((t) => t.id === '{A}')!.play))
+    store.on('title', (e) => e.id === '{A}' && e.changes.play && shown.push(e.changes.play))
+    await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
+    await advance(LINK_CHANGE_DEBOUNCE_MS)
+    await new Promise((r) => setImmediate(r))
+    expect(server.reads()).toHaveLength(2)
+    expect(shown).toEqual(['Paused'])
+  })
+
+  it('where the title list has a status, it wins over the layer state (ASSUMED, titlePlay)', async () => {
+    const server = await scheduler()
+    server.titles.splice(
+      0,
+      server.titles.length,
+      { id: '{A}', name: 'Alpha', status: 'Off', variables: [] },
+      { id: '{B}', name: 'Beta', status: 'Running', variables: [] },
+      { id: '{C}', name: 'Gamma', variables: [] },
+    )
+    server.state.layers = {
+      '{A}': { playState: 'running' },
+      '{B}': { playState: 'paused' },
+      '{C}': { playState: 'paused' },
+    }
+    const { store } = await connectedLink(server)
+    expect(plays(store)).toEqual([
+      ['{A}', 'Off'],
+      ['{B}', 'Running'],
+      ['{C}', 'Paused'],
+    ])
+  })
+
+  it('without getValueForKey published, titles listed without a status are Off and nothing more is asked', async () => {
+    const server = await scheduler({ methods: ['notifyClientConnected', 'scheduleCommand'] })
+    statusless(server)
+    server.state.layers = { '{A}': { playState: 'running' } }
+    const { store } = await connectedLink(server)
+    expect(plays(store).map(([, p]) => p)).toEqual(['Off', 'Off', 'Off'])
+    expect(server.count('getValueForKey')).toBe(0)
+  })
+
+  it('a layer state that is no map keeps the play states, warns once, and the link stays up', async () => {
+    const server = await scheduler()
+    statusless(server)
+    server.state.layers = { '{A}': { playState: 'running' } }
+    const records = captureLogs()
+    const { link, store, arrive, advance } = await connectedLink(server)
+    expect(store.title('{A}')?.play).toBe('Running')
+    for (const junk of ['not json', [1, 2], null, 5]) {
+      server.state.layers = junk
+      await arrive(() => server.signal('messageIn', SIGNAL_ARGS.messageIn))
+      await advance(1000)
+    }
+    expect(server.count('getValueForKey')).toBe(5)
+    expect(link.state).toBe('connected')
+    expect(store.title('{A}')?.play).toBe('Running')
+    expect(records.filter((r) => r.level === 'warn').map((r) => r.message)).toEqual([
+      'the layer state is not a map of title ids; play states kept',
+    ])
+  })
+})
+
+describe('readLayerState and titlePlay', () => {
+  it('reads playState of an entry, lowercase or not, and a bare state; anything else is nothing', () => {
+    const read = readLayerState({
+      '{A}': { playState: 'running' },
+      '{B}': { playState: 'Paused' },
+      '{C}': 'paused',
+      '{D}': { playState: 'unknown' },
+      '{E}': { state: 'running' },
+      '{F}': 5,
+    })!
+    expect(['{A}', '{B}', '{C}', '{D}', '{E}', '{F}', '{G}'].map(read)).toEqual([
+      'Running',
+      'Paused',
+      'Paused',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ])
+  })
+
+  it('looks up own entries only: an id named like a property of every object is not in an empty map', () => {
+    const read = readLayerState('{}')!
+    expect(['constructor', '__proto__', 'toString'].map(read)).toEqual([undefined, undefined, undefined])
+    expect(readLayerState('{"__proto__": {"playState": "running"}}')!('__proto__')).toBe('Running')
+  })
+
+  it('is no map for text that is not JSON, JSON that is not an object, or nothing', () => {
+    for (const reply of ['nope', '[1]', '5', null, undefined, 7, [{ playState: 'running' }]]) {
+      expect(readLayerState(reply)).toBeUndefined()
+    }
+  })
+
+  it('titlePlay: the status wins; without one the layer state; without either Off', () => {
+    const layers = readLayerState({ '{A}': { playState: 'paused' } })
+    expect(titlePlay('Off', layers, '{A}')).toBe('Off')
+    expect(titlePlay('Running', layers, '{B}')).toBe('Running')
+    expect(titlePlay(undefined, layers, '{A}')).toBe('Paused')
+    expect(titlePlay(undefined, layers, '{B}')).toBe('Off')
+    expect(titlePlay(undefined, undefined, '{A}')).toBe('Off')
+  })
+})
