@@ -18,6 +18,7 @@ import { fetchSiteAllowed, hostAllowed, hostSet, isLoopbackAddress, originAllowe
 import { createLogger } from '../log.js'
 import { isRecord } from '../wire.js'
 import type { RawParams } from './params.js'
+import { httpReplyBody, shapeReply } from './profile-shapes.js'
 import type { SimulatorState } from './state.js'
 import { envelope, type Reply } from './types.js'
 
@@ -121,8 +122,13 @@ function objectOr(value: unknown): RawParams {
   return isRecord(value) ? value : {}
 }
 
-function badRequest(command: string, requestId?: unknown): Reply {
-  return { result: { ...envelope(command, requestId), error: APP_ERRORS.badRequest } }
+/** A body that is not a command, answered as the profile answers every reply (`profile-shapes.ts`). */
+function badRequest(state: SimulatorState, command: string, requestId?: unknown): Reply {
+  return shapeReply(
+    command,
+    { result: { ...envelope(command, requestId), error: APP_ERRORS.badRequest } },
+    state.profile.facts,
+  )
 }
 
 /** Handles `POST /api`: a command, or a scheduleAction-shaped body. */
@@ -140,7 +146,7 @@ function dispatchApiBody(state: SimulatorState, body: Record<string, unknown>): 
     if (typeof requestId === 'string') params.requestId = requestId
     return state.dispatch('schedule', params, body.variables)
   }
-  return badRequest('', requestId)
+  return badRequest(state, '', requestId)
 }
 
 /** What a request line names: a command (`/api/command/<name>` and its query), `/api`, or nothing known. */
@@ -178,7 +184,7 @@ async function route(state: SimulatorState, req: IncomingMessage, hooks: HttpHoo
     if (method === 'GET') return hooks.around(command, params, 'get', () => state.dispatch(command, params))
     if (method !== 'POST') throw new HttpError(405, 'method not allowed')
     const body = parseBody(await readBody(req))
-    if (!body) return badRequest(command, params.requestId)
+    if (!body) return badRequest(state, command, params.requestId)
     // The body holds the variables, either bare or under `variables` (with `parameters` beside them).
     const merged = { ...objectOr(body.parameters), ...params }
     const variables = 'variables' in body || 'parameters' in body ? body.variables : body
@@ -186,7 +192,7 @@ async function route(state: SimulatorState, req: IncomingMessage, hooks: HttpHoo
   }
   if (method !== 'POST') throw new HttpError(405, 'method not allowed')
   const body = parseBody(await readBody(req))
-  if (!body) return badRequest('')
+  if (!body) return badRequest(state, '')
   const name = typeof body.command === 'string' ? body.command : typeof body.action === 'string' ? 'schedule' : ''
   const logged = typeof body.command === 'string' ? objectOr(body.parameters) : { ...body }
   return hooks.around(name, logged, 'api', () => dispatchApiBody(state, body))
@@ -257,7 +263,7 @@ export async function startHttpServer(
       return
     }
     route(state, req, hooks).then(
-      (reply) => send(res, 200, reply),
+      (reply) => send(res, 200, httpReplyBody(reply, state.profile.facts)),
       (err: unknown) => {
         if (err instanceof HttpError) {
           send(res, err.status, { error: err.message }, err.status === 413)

@@ -18,6 +18,7 @@ import { HANDLERS } from './handlers/index.js'
 import { checkCount, checkName, MAX_TITLES } from './limits.js'
 import { Params, type RawParams } from './params.js'
 import { getProfile, type SimProfile } from './profile.js'
+import { dataNotification, playNotification, shapeReply, titleNotification } from './profile-shapes.js'
 import { ReplayModel } from './replay.js'
 import {
   DEFAULT_OUTPUT_DEVICE,
@@ -29,7 +30,15 @@ import {
   type SimVideoIn,
   type VideoFormat,
 } from './seed.js'
-import { BARE_REPLY, CommandError, envelope, type HandlerResult, type Reply, type SimTitle } from './types.js'
+import {
+  BARE_REPLY,
+  CommandError,
+  envelope,
+  type HandlerResult,
+  type Reply,
+  type ReplyResult,
+  type SimTitle,
+} from './types.js'
 
 const log = createLogger('simulator')
 
@@ -163,12 +172,14 @@ export class SimulatorState {
 
   private readonly timers = new Map<string, NodeJS.Timeout>()
   private closed = false
+  private readonly withDefaultSender: boolean
 
   constructor(opts: SimulatorStateOptions) {
     this.dataDir = opts.dataDir
     this.profile = opts.profile ?? getProfile()
     this.animationMs = opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS
-    this.senders = opts.defaultSender === false ? [] : [createDefaultSender()]
+    this.withDefaultSender = opts.defaultSender !== false
+    this.senders = this.withDefaultSender ? [createDefaultSender()] : []
     this.replay = new ReplayModel(
       this.videoIns.map((v) => v.name),
       () => this.videoFormat.frameRate,
@@ -186,6 +197,12 @@ export class SimulatorState {
       REPLY_ALIASES.get(command) ?? command,
       Object.hasOwn(params, 'requestId') ? params.requestId : undefined,
     )
+    // Every reply, errors included, is shaped here as the profile answers (profile-shapes.ts): the one
+    // place both transports pass through.
+    return shapeReply(command, this.run(command, params, variables, base), this.profile.facts)
+  }
+
+  private run(command: string, params: RawParams, variables: unknown, base: ReplyResult): Reply {
     const handler = Object.hasOwn(HANDLERS, command) ? HANDLERS[command] : undefined
     if (!handler) return { result: { ...base, error: APP_ERRORS.unknownCommand } }
     try {
@@ -213,9 +230,12 @@ export class SimulatorState {
 
   // ----- notifications ------------------------------------------------------------------------
 
-  /** Emits `payload` once if at least one sender matches the topic. Returns whether it was emitted. */
-  notify(topic: NotificationTopic, payload: object): boolean {
-    if (!this.senders.some((s) => senderMatches(s, topic))) return false
+  /**
+   * Emits `payload` once if at least one sender matches the topic. Returns whether it was emitted. No
+   * payload (the profile announces this change in no form, `profile-shapes.ts`) emits nothing.
+   */
+  notify(topic: NotificationTopic, payload: object | undefined): boolean {
+    if (payload === undefined || !this.senders.some((s) => senderMatches(s, topic))) return false
     this.notifications.emit('notify', payload)
     return true
   }
@@ -293,7 +313,10 @@ export class SimulatorState {
     this.titles.push(title)
     this.markEdited()
     this.changes.emit('title', 'added', title)
-    this.notify({ event: 'control', titleId: title.id, inputs: title.inputs }, { control: 'addTitle' })
+    this.notify(
+      { event: 'control', titleId: title.id, inputs: title.inputs },
+      titleNotification(this.profile.facts, 'added', title.id),
+    )
   }
 
   /** Removes a title, renumbers its channel and stops its animations. */
@@ -304,7 +327,10 @@ export class SimulatorState {
     if (this.designerTitleId === title.id) this.designerTitleId = ''
     this.markEdited()
     this.changes.emit('title', 'removed', title)
-    this.notify({ event: 'control', titleId: title.id, inputs: title.inputs }, { control: 'removeTitle', id: title.id })
+    this.notify(
+      { event: 'control', titleId: title.id, inputs: title.inputs },
+      titleNotification(this.profile.facts, 'removed', title.id),
+    )
   }
 
   /** Moves a title to `position` in its channel (clamped) and renumbers the channel 0..n-1. */
@@ -330,7 +356,10 @@ export class SimulatorState {
     if (title.playState === state) return
     title.playState = state
     this.changes.emit('play', title, state)
-    this.notify({ event: 'play', titleId: title.id, inputs: title.inputs }, { id: title.id, play: state })
+    this.notify(
+      { event: 'play', titleId: title.id, inputs: title.inputs },
+      playNotification(this.profile.facts, title.id, state),
+    )
   }
 
   /** Sets the known variables among `values`; emits one data notification listing what changed. */
@@ -348,7 +377,7 @@ export class SimulatorState {
       this.changes.emit('variables', title, changed)
       this.notify(
         { event: 'data', titleId: title.id, inputs: title.inputs },
-        { event: 'data', id: title.id, variables: changed },
+        dataNotification(this.profile.facts, title.id, changed),
       )
     }
     return changed.length
@@ -411,6 +440,32 @@ export class SimulatorState {
     const timer = this.timers.get(id)
     if (timer) clearTimeout(timer)
     this.timers.delete(id)
+  }
+
+  // ----- an application restart ---------------------------------------------------------------
+
+  /**
+   * The application quit and started again (the handle's `restart()`, while both transports are down).
+   * ASSUMED (the notes say nothing of what survives a restart; decisions.md only that title ids change):
+   * what lives in the running process is gone, the project's content is not. So pending animations are
+   * dropped and every title is Off (nothing is on air in an application that just started), the
+   * designer is closed, subscriptions are back to the default sender (clients subscribe again), and with
+   * `title_ids_on_restart: new` every title gets a fresh braced UUID; names, variables, inputs and order
+   * are kept. Each change is emitted on `changes` (play `Off`; for a new id, `removed` under the old id
+   * then `added` under the new one), so what follows titles by id follows the new ids.
+   */
+  restarted(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer)
+    this.timers.clear()
+    for (const t of this.orderedTitles()) this.setPlayState(t, 'Off')
+    this.designerTitleId = ''
+    this.senders = this.withDefaultSender ? [createDefaultSender()] : []
+    if (this.profile.facts.title_ids_on_restart !== 'new') return
+    for (const t of this.orderedTitles()) {
+      this.changes.emit('title', 'removed', t)
+      t.id = this.newTitleId('')
+      this.changes.emit('title', 'added', t)
+    }
   }
 
   // ----- project ------------------------------------------------------------------------------
