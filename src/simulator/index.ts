@@ -63,6 +63,13 @@ export interface SimulatorHandle {
   wsAnnouncements: readonly ClientAnnouncement[]
   /** The HTTP side's test hooks: setDelay(), inFlight(), highWater(), the command log. */
   http: HttpHooks
+  /**
+   * The application quits and starts again: both transports stop (every socket dropped, HTTP refused),
+   * the state restarts (`SimulatorState.restarted`: nothing on air, default subscriptions, fresh title
+   * ids when the profile says `title_ids_on_restart: new`), and both listen again on the same ports
+   * (with new method indexes when the profile shuffles them).
+   */
+  restart(): Promise<void>
   close(): Promise<void>
 }
 
@@ -93,7 +100,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const host = opts.host ?? DEFAULT_LISTEN_HOST
   const guard = opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}
   const hooks = new HttpHooks(opts.logCommands, opts.commandLogMax)
-  const http = await startHttpServer(state, opts.httpPort ?? 0, host, { ...guard, hooks }).catch((err: unknown) => {
+  let http = await startHttpServer(state, opts.httpPort ?? 0, host, { ...guard, hooks }).catch((err: unknown) => {
     removeDataDir()
     throw err
   })
@@ -108,6 +115,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     removeDataDir()
     throw err
   })
+  let closed = false
+  let restarting: Promise<void> | undefined
   return {
     profile,
     http: hooks,
@@ -118,7 +127,23 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     wsPort: qwc.server.boundPort,
     ws: qwc.server,
     wsAnnouncements: qwc.announcements,
+    restart() {
+      if (closed) return Promise.reject(new Error('the simulator is closed'))
+      const previous = restarting
+      restarting = (async () => {
+        await previous?.catch(() => undefined)
+        await Promise.all([qwc.server.stop(), http.close()])
+        state.restarted()
+        // Same ports: the first start's (port 0 picked one) are the addresses clients hold.
+        http = await startHttpServer(state, http.port, host, { ...guard, hooks })
+        await qwc.server.start()
+      })()
+      return restarting
+    },
     async close() {
+      closed = true
+      // A restart under way finishes first, so that the servers it starts are the ones closed here.
+      await restarting?.catch(() => undefined)
       await qwc.close()
       state.close()
       await http.close()
