@@ -180,7 +180,15 @@ export function profileDifferences(profile: SimProfile, base: SimProfile = getPr
 
 // ---- what the facts mean for the scheduler object ------------------------------------------------
 
-/** The scheduler's methods a profile publishes (protocol notes 1.3), in their natural order. */
+/**
+ * The scheduler's methods a profile publishes (protocol notes 1.3), in their natural order. Where
+ * NewBlue's Captivate module (S1, d064e20) calls each: `scheduleCommand` captivate.js 357, 482;
+ * `scheduleAction` lib/actions.js 239; `notifyClientConnected` captivate.js 236; `getImageSet`
+ * captivate.js 307; `getValueForKey` captivate.js 599; `_cmp_v1_query` captivate.js 561;
+ * `_cmp_v1_queryFeedbackState` captivate.js 942; `_cmp_v1_performAction` lib/actions.js 65.
+ * `scheduleCommandXml` is the 2019 Titler Live module's (S2 4f39275). The simulator's `scheduler.ts`
+ * implements every one.
+ */
 export function schedulerMethods(facts: ProfileFacts): string[] {
   return [
     'scheduleCommand',
@@ -194,7 +202,11 @@ export function schedulerMethods(facts: ProfileFacts): string[] {
   ]
 }
 
-/** The scheduler's signals a profile publishes (protocol notes 2.1). */
+/**
+ * The scheduler's signals a profile publishes (protocol notes 2.1). S1 connects `messageIn`
+ * (captivate.js 406), `_cmp_v1_handleActorRegistryChangeEvent` (422), `_cmp_v1_handleFeedbackChangeEvent`
+ * (435) and `onNotify` (481); `newCommandXML` and `variablesChanged` are the docs' (D-sig).
+ */
 export function schedulerSignals(facts: ProfileFacts): string[] {
   return [
     'onNotify',
