@@ -5,6 +5,7 @@
  */
 import { devicesCommand } from './devices.js'
 import { learnCommand } from './learn.js'
+import { probeCommand } from './probe.js'
 import { runCommand } from './run.js'
 import { sendCommand } from './send.js'
 
@@ -22,4 +23,5 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   devices: devicesCommand,
   learn: learnCommand,
   send: sendCommand,
+  probe: probeCommand,
 }
