@@ -6,7 +6,7 @@
  * Byte numbers count as the report map's `byte:` does: from the report's first byte, or, for a device
  * that numbers its reports (the map's `report_id:`), from the byte after the id.
  */
-import { MAX_REPORT_BYTES } from '../surfaces/hid/report-map.js'
+import { MAX_REPORT_BYTES } from '../surfaces/report-map/report-map.js'
 
 /** Most changed bytes named on one line; the rest are counted. */
 export const RAW_MAX_CHANGES_SHOWN = 8

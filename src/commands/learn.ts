@@ -18,7 +18,7 @@ import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { formatStatus } from '../surface-check.js'
-import { HidDriver, type HidDeviceLike, type HidListing } from '../surfaces/hid/driver.js'
+import { ReportMapDriver, type HidDeviceLike, type HidListing } from '../surfaces/report-map/driver.js'
 import { assignClaims } from '../surfaces/claims.js'
 import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
 import { hardwareHotplug } from '../surfaces/drivers.js'
@@ -479,7 +479,7 @@ async function learnRaw(values: LearnOptions, read: ConfigClaims, deps: LearnDep
   const hid = deps
     .drivers()
     .map((e) => e.driver)
-    .find((d): d is HidDriver => d instanceof HidDriver)
+    .find((d): d is ReportMapDriver => d instanceof ReportMapDriver)
   if (!hid) {
     deps.err('panelbridge learn --raw: no generic HID driver is available')
     return 1

@@ -11,7 +11,7 @@
 import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
-import { reportMapSchema } from '../surfaces/hid/report-map.js'
+import { reportMapSchema } from '../surfaces/report-map/report-map.js'
 import { RELATIVE_MODES } from '../surfaces/midi/relative.js'
 
 /** The file format version this panelbridge writes and reads. Older versions are migrated (see `migrate.ts`). */

@@ -5,7 +5,7 @@
  */
 import { ControlIdError, parseControlId } from '../surfaces/control-id.js'
 import type { DriverSurfaceConfigs } from '../surfaces/drivers.js'
-import { reportMapControls, type HidDeviceConfig } from '../surfaces/hid/driver.js'
+import { reportMapControls, type ReportMapDeviceConfig } from '../surfaces/report-map/driver.js'
 import type { ClaimMatch, SurfaceClaim } from '../surfaces/claims.js'
 import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../surfaces/shuttle/models.js'
 import type { MidiSurfaceConfig } from '../surfaces/midi/driver.js'
@@ -146,7 +146,7 @@ export function claimsOfConfig(surfaces: Readonly<Record<string, SurfaceConfig>>
 }
 
 /** A `hid` surface entry as the generic HID driver's device config (the daemon passes all of them). */
-export function hidDeviceConfig(s: Extract<SurfaceConfig, { driver: 'hid' }>): HidDeviceConfig {
+export function hidDeviceConfig(s: Extract<SurfaceConfig, { driver: 'hid' }>): ReportMapDeviceConfig {
   return {
     vendorId: s.vendor_id,
     productId: s.product_id,

@@ -7,7 +7,7 @@
  * HID: ids and report map): whoever builds the list hands them the config with `configureDrivers`, and
  * builds the manager's hot-plug source with `hardwareHotplug` (USB events and MIDI's port rescans).
  */
-import { HidDriver, type HidDeviceConfig, type HidDriverOptions } from './hid/driver.js'
+import { ReportMapDriver, type ReportMapDeviceConfig, type ReportMapDriverOptions } from './report-map/driver.js'
 import { usbHotplugSource, type HotplugSource } from './hotplug.js'
 import { MidiDriver, combineHotplugSources, type MidiDriverOptions, type MidiSurfaceConfig } from './midi/driver.js'
 import { KeyRenderer } from './render/key-renderer.js'
@@ -41,13 +41,13 @@ export interface HardwareDriverOptions {
   /** MIDI seams (tests pass an in-memory backend) and options (`passive` in the daemon). */
   midi?: MidiDriverOptions
   /** Generic HID seams (tests pass an in-memory node-hid-shaped transport). */
-  hid?: HidDriverOptions
+  hid?: ReportMapDriverOptions
 }
 
 /** What the drivers that read the mapping file take from its `surfaces:` entries. */
 export interface DriverSurfaceConfigs {
   midi: readonly MidiSurfaceConfig[]
-  hid: readonly HidDeviceConfig[]
+  hid: readonly ReportMapDeviceConfig[]
 }
 
 /** Makes the driver list (each call builds fresh drivers; nothing is opened or loaded until used). */
@@ -72,7 +72,7 @@ export const hardwareDrivers: HardwareDriverFactory = (options = {}) => {
       controlsOf: (d) => Promise.resolve(d.modelId !== undefined ? xkeysModelControls(d.modelId) : undefined),
     },
     midiEntry(new MidiDriver(options.midi)),
-    hidEntry(new HidDriver(options.hid)),
+    hidEntry(new ReportMapDriver(options.hid)),
   ]
 }
 
@@ -80,7 +80,7 @@ function midiEntry(driver: MidiDriver): HardwareDriver {
   return { driver, controlsOf: (d) => driver.controlsOf(d) }
 }
 
-function hidEntry(driver: HidDriver): HardwareDriver {
+function hidEntry(driver: ReportMapDriver): HardwareDriver {
   return { driver, controlsOf: (d) => driver.controlsOf(d) }
 }
 
@@ -91,7 +91,7 @@ function hidEntry(driver: HidDriver): HardwareDriver {
 export function configureDrivers(drivers: readonly SurfaceDriver[], configs: DriverSurfaceConfigs): void {
   for (const driver of drivers) {
     if (driver instanceof MidiDriver) driver.configure(configs.midi)
-    else if (driver instanceof HidDriver) driver.configure(configs.hid)
+    else if (driver instanceof ReportMapDriver) driver.configure(configs.hid)
   }
 }
 

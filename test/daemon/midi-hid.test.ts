@@ -14,7 +14,7 @@ import { CommandClient } from '../../src/api/client.js'
 import { Daemon } from '../../src/daemon.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
-import { HidDriver } from '../../src/surfaces/hid/driver.js'
+import { ReportMapDriver } from '../../src/surfaces/report-map/driver.js'
 import { MIDI_RESCAN_MS, MidiDriver } from '../../src/surfaces/midi/driver.js'
 import { feedbackMessages } from '../../src/surfaces/midi/feedback.js'
 import { ALSA_SEQUENCER_PATH, MIDI_UNAVAILABLE_MESSAGE } from '../../src/surfaces/midi/julusian.js'
@@ -79,7 +79,7 @@ async function start(config: string) {
   const hid = new MemoryHidTransport([PEDAL])
   const daemon = await Daemon.start({
     config: file,
-    drivers: [new MidiDriver({ backend }), new HidDriver({ transport: hid })],
+    drivers: [new MidiDriver({ backend }), new ReportMapDriver({ transport: hid })],
     hotplug: new FakeHotplug(true),
     access: () => Promise.resolve('ok'),
     watch: false,

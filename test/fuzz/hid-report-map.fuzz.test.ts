@@ -1,6 +1,6 @@
 /** HID reports come from any device: any bytes through any valid report map give events or nothing. */
 import { describe } from 'vitest'
-import { ReportDecoder, reportMapSchema } from '../../src/surfaces/hid/report-map.js'
+import { ReportDecoder, reportMapSchema } from '../../src/surfaces/report-map/report-map.js'
 import { fc, fuzzParser, hostileJsonValue } from './harness.js'
 
 const fieldArb = fc.record({

@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { configureDrivers, hardwareDrivers, hardwareHotplug } from '../../src/surfaces/drivers.js'
-import type { HidListing } from '../../src/surfaces/hid/driver.js'
-import { reportMapSchema } from '../../src/surfaces/hid/report-map.js'
+import type { HidListing } from '../../src/surfaces/report-map/driver.js'
+import { reportMapSchema } from '../../src/surfaces/report-map/report-map.js'
 import { MIDI_RESCAN_MS } from '../../src/surfaces/midi/driver.js'
 import { MemoryHidTransport } from './helpers/fake-generic-hid.js'
 import { MemoryStreamDeckTransport } from './helpers/fake-hid.js'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { JogCounter } from '../../src/surfaces/shuttle/jog.js'
+import { JogCounter } from '../../src/surfaces/usb-hid/jog-counter.js'
 import { ShuttleDriver, shuttleIdentity } from '../../src/surfaces/shuttle/driver.js'
 import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../../src/surfaces/shuttle/models.js'
 import type { ShuttleSurface } from '../../src/surfaces/shuttle/surface.js'

@@ -1,7 +1,10 @@
 /**
- * The generic HID driver: any HID device claimed by vendor and product id (and usage page, where a
+ * The report-map driver: any HID device claimed by vendor and product id (and usage page, where a
  * device has several interfaces), its input reports decoded through the report map of its config.
  * Input only: a generic device has no feedback the driver could know.
+ *
+ * The mapping file calls it `driver: hid` (the pinned format); the code calls it the report-map driver,
+ * so that "HID" means only the transport the Stream Deck, Contour and X-keys drivers share (`../usb-hid/`).
  */
 import { EventHub } from '../../events.js'
 import { createLogger, type Logger } from '../../log.js'
@@ -43,7 +46,7 @@ export interface HidTransport {
 }
 
 /** One configured generic HID device. */
-export interface HidDeviceConfig {
+export interface ReportMapDeviceConfig {
   vendorId: number
   productId: number
   usagePage?: number
@@ -53,7 +56,7 @@ export interface HidDeviceConfig {
 }
 
 /** node-hid, loaded on first use. */
-export function nodeHidGenericTransport(): HidTransport {
+export function nodeHidReportMapTransport(): HidTransport {
   return {
     async list() {
       const HID = await import('node-hid')
@@ -91,26 +94,29 @@ export function reportMapControls(map: ReportMap): ControlDescriptor[] {
   return [...seen.values()]
 }
 
-export interface HidDriverOptions {
+export interface ReportMapDriverOptions {
   transport?: HidTransport
-  devices?: readonly HidDeviceConfig[]
+  devices?: readonly ReportMapDeviceConfig[]
   logger?: Logger
 }
 
-export class HidDriver implements SurfaceDriver {
-  readonly name = 'hid'
+/** The driver's name in the mapping file (`driver: hid`), in device records and in logs. */
+export const REPORT_MAP_DRIVER = 'hid'
+
+export class ReportMapDriver implements SurfaceDriver {
+  readonly name = REPORT_MAP_DRIVER
   private readonly transport: HidTransport
   private readonly log: Logger
-  private devices: readonly HidDeviceConfig[]
+  private devices: readonly ReportMapDeviceConfig[]
 
-  constructor(opts: HidDriverOptions = {}) {
-    this.transport = opts.transport ?? nodeHidGenericTransport()
-    this.log = opts.logger ?? createLogger('hid')
+  constructor(opts: ReportMapDriverOptions = {}) {
+    this.transport = opts.transport ?? nodeHidReportMapTransport()
+    this.log = opts.logger ?? createLogger(REPORT_MAP_DRIVER)
     this.devices = opts.devices ?? []
   }
 
   /** Replaces the configured devices (a reload). */
-  configure(devices: readonly HidDeviceConfig[]): void {
+  configure(devices: readonly ReportMapDeviceConfig[]): void {
     this.devices = devices
   }
 
@@ -134,13 +140,17 @@ export class HidDriver implements SurfaceDriver {
     return out
   }
 
-  async open(device: DetectedDevice): Promise<HidSurface> {
+  async open(device: DetectedDevice): Promise<ReportMapSurface> {
     if (!device.path) throw new Error(`hid: device ${device.id} has no path to open`)
     const listing = (await this.transport.list()).find((l) => l.path === device.path)
     const config = listing && this.configOf(listing)
     if (!config) throw new Error(`hid: device ${device.id} is no longer configured or present`)
     const hid = await this.transport.open(device.path)
-    return new HidSurface(hid, config.map, { id: device.id, model: device.model, logger: this.log.child(device.id) })
+    return new ReportMapSurface(hid, config.map, {
+      id: device.id,
+      model: device.model,
+      logger: this.log.child(device.id),
+    })
   }
 
   /** Every HID interface present, configured or not (`learn --raw`). */
@@ -160,7 +170,7 @@ export class HidDriver implements SurfaceDriver {
     return config ? reportMapControls(config.map) : undefined
   }
 
-  private configOf(l: HidListing): HidDeviceConfig | undefined {
+  private configOf(l: HidListing): ReportMapDeviceConfig | undefined {
     return this.devices.find(
       (c) =>
         c.vendorId === l.vendorId &&
@@ -170,7 +180,7 @@ export class HidDriver implements SurfaceDriver {
   }
 }
 
-export class HidSurface implements Surface {
+export class ReportMapSurface implements Surface {
   readonly description: SurfaceDescription
   private readonly hub = new EventHub<SurfaceEvents>()
   readonly events = this.hub.listenable
@@ -191,7 +201,7 @@ export class HidSurface implements Surface {
     private readonly opts: { id: string; model: string; logger: Logger },
   ) {
     this.decoder = new ReportDecoder(map)
-    this.description = { id: opts.id, driver: 'hid', model: opts.model, controls: reportMapControls(map) }
+    this.description = { id: opts.id, driver: REPORT_MAP_DRIVER, model: opts.model, controls: reportMapControls(map) }
     hid.on('data', this.onData)
     hid.on('error', this.onError)
   }

@@ -5,7 +5,7 @@
  */
 import { Shuttle } from '@shuttle-lib/core'
 import { createLogger } from '../../log.js'
-import { detectedHid, hidIdentity, openTarget } from '../hid-identity.js'
+import { detectedHid, hidIdentity, openTarget } from '../usb-hid/identity.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findShuttleModel } from './models.js'
 import { ShuttleReportGuard } from './report-guard.js'

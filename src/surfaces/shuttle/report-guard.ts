@@ -1,9 +1,9 @@
 /**
- * The Contour report guard (see `hid-report-guard.ts`): the library reads a fixed layout with a
+ * The Contour report guard (see `../usb-hid/report-guard.ts`): the library reads a fixed layout with a
  * `DataView` and would throw a `RangeError` out of the HID layer's event handler on a short report.
  */
 import type { HIDDevice } from '@shuttle-lib/core'
-import { HidReportGuard } from '../hid-report-guard.js'
+import { HidReportGuard } from '../usb-hid/report-guard.js'
 
 /**
  * Bytes of a Contour input report as the library decodes it (`@shuttle-lib/core` `Shuttle.ts`): byte 0

@@ -5,7 +5,7 @@
  * `HIDDevice`.
  */
 import type { HIDDevice } from '@shuttle-lib/core'
-import { listNodeHid } from '../hid-identity.js'
+import { listNodeHid } from '../usb-hid/identity.js'
 import { findShuttleModel, type ShuttleModel } from './models.js'
 
 /** One HID device that the model table recognises as a Contour Shuttle. */

@@ -5,7 +5,7 @@
 import { MODEL_NAMES, type OpenStreamDeckOptions } from '@elgato-stream-deck/core'
 import { encodeJPEG as libraryEncodeJPEG } from '@elgato-stream-deck/node-lib'
 import { createLogger } from '../../log.js'
-import { detectedHid, hidIdentity } from '../hid-identity.js'
+import { detectedHid, hidIdentity } from '../usb-hid/identity.js'
 import { KeyRenderer } from '../render/key-renderer.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findModel, hex4, isUsbDeckModel, nodeHidTransport, type StreamDeckTransport } from './transport.js'

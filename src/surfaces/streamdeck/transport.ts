@@ -7,7 +7,7 @@
 import type { HIDDevice } from '@elgato-stream-deck/core'
 import { DEVICE_MODELS2, DeviceModelId, DeviceModelType, type DeviceModelSpec } from '@elgato-stream-deck/core'
 
-export { hex4 } from '../hid-identity.js'
+export { hex4 } from '../usb-hid/identity.js'
 
 /** Whether a model is a USB device (the network dock is reached over TCP; its product id is not real). */
 export function isUsbDeckModel(model: DeviceModelId): boolean {

@@ -11,10 +11,10 @@
  * the other, `value 0` comes before the new side; when the device fails or is unplugged with the ring off
  * centre, `value 0` comes before `error` or `closed`. So whatever runs from the ring (a replay speed) stops.
  */
-import { EventHub, type Listenable } from '../events.js'
-import type { Logger } from '../log.js'
-import { SHUTTLE_ZONES } from './control-id.js'
-import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from './types.js'
+import { EventHub, type Listenable } from '../../events.js'
+import type { Logger } from '../../log.js'
+import { SHUTTLE_ZONES } from '../control-id.js'
+import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from '../types.js'
 
 /** A `SurfaceEvent` without the fields `emit` fills in. */
 export type EventBody = SurfaceEvent extends infer E

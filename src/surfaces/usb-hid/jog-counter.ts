@@ -1,8 +1,9 @@
 /**
- * The jog wheel's delta from its raw 8-bit counter.
+ * An endless wheel's delta from its raw 8-bit counter: the Contour Shuttle's jog wheel and the twist of
+ * an X-keys joystick.
  *
  * The device reports where its counter stands (0..255, wrapping), not how far it moved. The library
- * computes a delta itself but has two traps, so the driver does not use it:
+ * computes a delta itself but has two traps, so the drivers do not use it:
  * - it takes a move across the wrap as a wrap only within 5 counts of it, so a fast spin from 248 to 3
  *   comes out as -245 instead of +11;
  * - it starts from 0, so the first report after opening is a delta from 0 (a wheel whose counter stands

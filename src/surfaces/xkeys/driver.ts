@@ -12,8 +12,8 @@
  */
 import { XKeys, type HIDDevice } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
-import { detectedHid, hidIdentity, openTarget } from '../hid-identity.js'
-import type { GuardedHid } from '../hid-report-guard.js'
+import { detectedHid, hidIdentity, openTarget } from '../usb-hid/identity.js'
+import type { GuardedHid } from '../usb-hid/report-guard.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findXkeysModel, type XkeysModel } from './models.js'
 import { XkeysReportGuard, xkeysReportBytes } from './report-guard.js'

@@ -1,10 +1,10 @@
 /**
- * The X-keys report guard (see `hid-report-guard.ts`): the library reads fixed byte offsets with
+ * The X-keys report guard (see `../usb-hid/report-guard.ts`): the library reads fixed byte offsets with
  * `Buffer.readUInt8`, which throws out of the HID layer's event handler on a short report; how short
  * depends on the product (`xkeysReportBytes`).
  */
 import type { HIDDevice, Product } from '@xkeys-lib/core'
-import { HidReportGuard, type GuardedHid } from '../hid-report-guard.js'
+import { HidReportGuard, type GuardedHid } from '../usb-hid/report-guard.js'
 
 /** The version report (byte 1 = 214) carries the firmware version at byte 10. */
 const VERSION_REPORT_BYTES = 11

@@ -17,9 +17,9 @@
  */
 import type { JoystickValue, XKeys } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
-import { HidSurface } from '../hid-surface.js'
+import { HidSurface } from '../usb-hid/hid-surface.js'
 import { parseColor } from '../render/key-paint.js'
-import { JogCounter } from '../shuttle/jog.js'
+import { JogCounter } from '../usb-hid/jog-counter.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
 import type { XkeysModel } from './models.js'
 

@@ -4,7 +4,7 @@
  * `XKeys` over that device, so tests swap only this file's interface for an in-memory `HIDDevice`.
  */
 import type { HIDDevice } from '@xkeys-lib/core'
-import { listNodeHid } from '../hid-identity.js'
+import { listNodeHid } from '../usb-hid/identity.js'
 import { findXkeysModel, type XkeysModel } from './models.js'
 
 /** One HID device that the model table recognises as an X-keys panel. */

@@ -1,6 +1,6 @@
-/** In-memory generic HID devices (the node-hid boundary of `src/surfaces/hid/driver.ts`): listed, opened, reporting. */
+/** In-memory generic HID devices (the node-hid boundary of `src/surfaces/report-map/driver.ts`): listed, opened, reporting. */
 import { EventEmitter } from 'node:events'
-import type { HidListing, HidTransport } from '../../../src/surfaces/hid/driver.js'
+import type { HidListing, HidTransport } from '../../../src/surfaces/report-map/driver.js'
 
 /** Shaped like node-hid's HIDAsync: emits `data` with each input report. */
 export class MemoryHidDevice extends EventEmitter {

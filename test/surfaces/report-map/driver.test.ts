@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { HidDriver, type HidListing, type HidTransport } from '../../../src/surfaces/hid/driver.js'
-import { reportMapSchema } from '../../../src/surfaces/hid/report-map.js'
+import { ReportMapDriver, type HidListing, type HidTransport } from '../../../src/surfaces/report-map/driver.js'
+import { reportMapSchema } from '../../../src/surfaces/report-map/report-map.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 
 /** An in-memory device shaped like node-hid's HIDAsync: it emits `data` with each input report. */
@@ -49,7 +49,7 @@ describe('generic HID driver', () => {
       { path: '/dev/hidraw1', vendorId: 0x1234, productId: 0x5678, usagePage: 0x01, product: 'Box' },
       { path: '/dev/hidraw2', vendorId: 0x1234, productId: 0x9999, usagePage: 0x01 },
     ])
-    const driver = new HidDriver({
+    const driver = new ReportMapDriver({
       transport,
       devices: [{ vendorId: 0x1234, productId: 0x5678, usagePage: 0x01, map }],
     })
@@ -96,7 +96,7 @@ describe('generic HID driver', () => {
   it("knows a detected device's controls from its report map without opening it; a reload replaces the map", async () => {
     const transport = new FakeHidTransport([{ path: '/dev/hidraw3', vendorId: 0x05f3, productId: 0x00ff }])
     const pedal = reportMapSchema.parse({ fields: [{ control: 'button:0', byte: 0, bit: 0 }] })
-    const driver = new HidDriver({ transport, devices: [{ vendorId: 0x05f3, productId: 0x00ff, map: pedal }] })
+    const driver = new ReportMapDriver({ transport, devices: [{ vendorId: 0x05f3, productId: 0x00ff, map: pedal }] })
     const [device] = await driver.detect()
     expect(await driver.controlsOf(device!)).toEqual([{ id: 'button:0', kind: 'button', capabilities: {} }])
     driver.configure([{ vendorId: 0x05f3, productId: 0x00ff, map }])

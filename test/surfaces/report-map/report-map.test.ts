@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ReportDecoder, reportMapSchema, type ReportMap } from '../../../src/surfaces/hid/report-map.js'
+import { ReportDecoder, reportMapSchema, type ReportMap } from '../../../src/surfaces/report-map/report-map.js'
 
 const map = (fields: unknown[], reportId?: number): ReportMap =>
   reportMapSchema.parse({ ...(reportId !== undefined ? { report_id: reportId } : {}), fields })

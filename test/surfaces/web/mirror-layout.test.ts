@@ -7,8 +7,8 @@
 import { EventEmitter } from 'node:events'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { createLogger, setLogSink } from '../../../src/log.js'
-import { HidSurface } from '../../../src/surfaces/hid/driver.js'
-import { reportMapSchema } from '../../../src/surfaces/hid/report-map.js'
+import { ReportMapSurface } from '../../../src/surfaces/report-map/driver.js'
+import { reportMapSchema } from '../../../src/surfaces/report-map/report-map.js'
 import { loadMidiProfile, parseMidiProfile, type MidiProfile } from '../../../src/surfaces/midi/profile.js'
 import { MidiSurface } from '../../../src/surfaces/midi/surface.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
@@ -286,7 +286,7 @@ describe('generic HID in the page', () => {
       ],
     })
     const device = Object.assign(new EventEmitter(), { close: () => Promise.resolve() })
-    const surface = new HidSurface(device, map, { id: 'pedal', model: 'Foot pedal', logger: createLogger('hid') })
+    const surface = new ReportMapSurface(device, map, { id: 'pedal', model: 'Foot pedal', logger: createLogger('hid') })
     opened.push(surface)
     expect(widgets(surfaceView(surface.description, 'mirror'))).toEqual({
       pad: ['button:0', 'button:1'],
