@@ -3,8 +3,8 @@
  * The `panelbridge` command line.
  *
  *   panelbridge check FILE
- *   panelbridge sim [--port 9022] [--ws-port 9023] [--host 127.0.0.1] [--data-dir DIR] [--animation-ms N]
  *   panelbridge surfaces [--port 8088] [--host 127.0.0.1] [--no-hardware]
+ *   panelbridge COMMAND ...   (the subcommands of src/commands/: run, sim, send, ...)
  *
  * Exit codes: 0 done (or stopped by SIGINT/SIGTERM), 1 could not run (e.g. the port is taken),
  * 2 bad command line.
@@ -33,7 +33,7 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from './api/protocol.js'
+import { DEFAULT_HTTP_PORT } from './api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from './defaults.js'
 import { SUBCOMMANDS } from './commands/index.js'
 import { createLogger } from './log.js'
@@ -52,19 +52,10 @@ export const HELP = `panelbridge — bridges hardware control panels to a live-g
 
 Usage:
   panelbridge check FILE          check a mapping file: every problem as file:line:col (exit 1 on errors)
-  panelbridge sim [options]       run the application simulator (HTTP command interface and QWebChannel WebSocket)
   panelbridge surfaces [options]  check the control surfaces: list devices, print their input, echo it on the keys,
                                   and show them all on the web page
+  panelbridge COMMAND --help      the options of one command (e.g. panelbridge sim --help)
   panelbridge --help              show this help
-
-Options of sim:
-  --port N            HTTP port (default ${DEFAULT_HTTP_PORT}; 0 picks a free port)
-  --ws-port N         WebSocket (QWebChannel) port (default ${DEFAULT_WS_PORT}; 0 picks a free port)
-  --host ADDR         listen address (default ${DEFAULT_LISTEN_HOST})
-  --data-dir DIR      folder for title, layer-list and project files
-                      (default: a new temporary folder, removed on exit)
-  --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
-  --log-commands FILE append one JSON line per received command (time, name, parameters, transport)
 
 Options of surfaces:
   --port N            web page port (default ${DEFAULT_PANELBRIDGE_PORT}; 0 picks a free port)
@@ -92,15 +83,6 @@ export function helpText(): string {
 
 export type CliCommand =
   | { kind: 'help' }
-  | {
-      kind: 'sim'
-      httpPort: number
-      wsPort: number
-      host: string
-      dataDir?: string
-      animationMs: number
-      logCommands?: string
-    }
   | { kind: 'surfaces'; port: number; host: string; hardware: boolean }
   | { kind: 'check'; file: string }
   | { kind: 'error'; message: string }
@@ -112,12 +94,6 @@ function port(raw: string | undefined, fallback: number, name: string): number {
   if (raw === undefined) return fallback
   if (!/^\d+$/.test(raw) || Number(raw) > 65535)
     throw new UsageError(`${name} must be a port number from 0 to 65535, got '${raw}'`)
-  return Number(raw)
-}
-
-function wholeNumber(raw: string | undefined, fallback: number, name: string): number {
-  if (raw === undefined) return fallback
-  if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number, got '${raw}'`)
   return Number(raw)
 }
 
@@ -141,6 +117,7 @@ function readCommand(argv: readonly string[]): CliCommand {
       port: { type: 'string' },
       'ws-port': { type: 'string' },
       host: { type: 'string' },
+      // sim's options (src/commands/sim.ts), known here only to say whose they are.
       'data-dir': { type: 'string' },
       'animation-ms': { type: 'string' },
       'log-commands': { type: 'string' },
@@ -158,28 +135,14 @@ function readCommand(argv: readonly string[]): CliCommand {
       if (value !== undefined) throw new UsageError(`--${option} is not an option of 'check'`)
     return { kind: 'check', file }
   }
-  if (command !== 'sim' && command !== 'surfaces') throw new UsageError(`unknown command '${command}'`)
+  if (command !== 'surfaces') throw new UsageError(`unknown command '${command}'`)
   if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`)
   const host = values.host ?? DEFAULT_LISTEN_HOST
   if (host.trim() === '') throw new UsageError('--host must not be empty')
-  const notOf = (option: string, owner: string): UsageError =>
-    new UsageError(`${option} is an option of '${owner}', not of '${command}'`)
-  if (command === 'surfaces') {
-    for (const option of ['ws-port', 'data-dir', 'animation-ms', 'log-commands'] as const)
-      if (values[option] !== undefined) throw notOf(`--${option}`, 'sim')
-    const webPort = port(values.port, DEFAULT_PANELBRIDGE_PORT, '--port')
-    return { kind: 'surfaces', port: webPort, host, hardware: values['no-hardware'] !== true }
-  }
-  if (values['no-hardware'] !== undefined) throw notOf('--no-hardware', 'surfaces')
-  return {
-    kind: 'sim',
-    httpPort: port(values.port, DEFAULT_HTTP_PORT, '--port'),
-    wsPort: port(values['ws-port'], DEFAULT_WS_PORT, '--ws-port'),
-    host,
-    animationMs: wholeNumber(values['animation-ms'], SIM_DEFAULT_ANIMATION_MS, '--animation-ms'),
-    ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
-    ...(values['log-commands'] !== undefined ? { logCommands: values['log-commands'] } : {}),
-  }
+  for (const option of ['ws-port', 'data-dir', 'animation-ms', 'log-commands'] as const)
+    if (values[option] !== undefined) throw new UsageError(`--${option} is an option of 'sim', not of '${command}'`)
+  const webPort = port(values.port, DEFAULT_PANELBRIDGE_PORT, '--port')
+  return { kind: 'surfaces', port: webPort, host, hardware: values['no-hardware'] !== true }
 }
 
 /**
@@ -200,30 +163,6 @@ async function serve<H extends { close(): Promise<void> }>(
   }
   for (const line of banner(handle)) process.stdout.write(`${line}\n`)
   return untilStopped(() => handle.close())
-}
-
-function runSimulator(cmd: Extract<CliCommand, { kind: 'sim' }>): Promise<number> {
-  return serve(
-    'simulator',
-    // Loaded here, not at the top: every other subcommand starts without the simulator's modules.
-    async () =>
-      (await import('./simulator/index.js')).startSimulator({
-        httpPort: cmd.httpPort,
-        wsPort: cmd.wsPort,
-        host: cmd.host,
-        animationMs: cmd.animationMs,
-        ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
-        ...(cmd.logCommands !== undefined ? { logCommands: cmd.logCommands } : {}),
-        // A standalone simulator may run for days: its record is the --log-commands file, not memory.
-        commandLogMax: 0,
-      }),
-    // The first line is the address, so that a script (or a test) starting on port 0 can read it.
-    (sim) => [
-      `panelbridge simulator listening on ${sim.httpUrl}`,
-      `QWebChannel WebSocket on ${sim.wsUrl}`,
-      `data folder: ${sim.state.dataDir}`,
-    ],
-  )
 }
 
 function runSurfaceCheck(cmd: Extract<CliCommand, { kind: 'surfaces' }>): Promise<number> {
@@ -301,8 +240,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     case 'error':
       process.stderr.write(`panelbridge: ${cmd.message}\nRun 'panelbridge --help' for usage.\n`)
       return EXIT_USAGE
-    case 'sim':
-      return runSimulator(cmd)
     case 'surfaces':
       return runSurfaceCheck(cmd)
     case 'check':

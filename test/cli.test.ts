@@ -1,21 +1,24 @@
 /** The `panelbridge` command line: argument parsing in-process, and the real program in a child process. */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, parseCli } from '../src/cli.js'
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, helpText, parseCli } from '../src/cli.js'
+import { SUBCOMMANDS } from '../src/commands/index.js'
+import { parseSimArgs, simCommand } from '../src/commands/sim.js'
 import { startSimulator } from '../src/simulator/index.js'
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 // tsx's loader inside one node process (not the tsx wrapper, whose child a SIGKILL would orphan).
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
-describe('parseCli', () => {
+describe('parseSimArgs (panelbridge sim)', () => {
   it('defaults to the real application ports on 127.0.0.1', () => {
-    expect(parseCli(['sim'])).toEqual({
+    expect(parseSimArgs([])).toEqual({
       kind: 'sim',
       httpPort: 9022,
       wsPort: 9023,
@@ -25,8 +28,7 @@ describe('parseCli', () => {
   })
   it('reads every option', () => {
     expect(
-      parseCli([
-        'sim',
+      parseSimArgs([
         '--port',
         '0',
         '--ws-port',
@@ -37,6 +39,10 @@ describe('parseCli', () => {
         '/srv/sim',
         '--animation-ms',
         '50',
+        '--log-commands',
+        '/srv/log.jsonl',
+        '--profile',
+        'strict-unknowns',
       ]),
     ).toEqual({
       kind: 'sim',
@@ -45,26 +51,45 @@ describe('parseCli', () => {
       host: '0.0.0.0',
       dataDir: '/srv/sim',
       animationMs: 50,
+      logCommands: '/srv/log.jsonl',
+      profile: 'strict-unknowns',
     })
+    expect(parseSimArgs(['--list-profiles'])).toEqual({ kind: 'list-profiles' })
   })
-  it('help wins', () => {
-    expect(parseCli(['--help'])).toEqual({ kind: 'help' })
-    expect(parseCli(['sim', '-h'])).toEqual({ kind: 'help' })
+  it('is a subcommand: main dispatches it, --help lists it, sim --help shows its options', () => {
+    expect(SUBCOMMANDS.sim).toBe(simCommand)
+    expect(helpText()).toContain('sim [options]')
     expect(HELP).toContain('Examples:')
     expect(HELP).toContain('panelbridge sim --port 0')
+    for (const option of ['--port', '--ws-port', '--host', '--data-dir', '--animation-ms', '--log-commands'])
+      expect(simCommand.help).toContain(option)
+    expect(simCommand.help).toContain('--profile NAME')
+    expect(simCommand.help).toContain('--list-profiles')
+  })
+  it('the top level no longer parses sim; help still wins there', () => {
+    expect(parseCli(['--help'])).toEqual({ kind: 'help' })
+    expect(parseCli(['sim'])).toMatchObject({ kind: 'error', message: "unknown command 'sim'" })
   })
   it.each([
     [[], 'no command given'],
     [['serve'], "unknown command 'serve'"],
-    [['sim', 'extra'], "unexpected argument 'extra'"],
-    [['sim', '--port', '70000'], '--port must be a port number'],
-    [['sim', '--port', 'abc'], '--port must be a port number'],
-    [['sim', '--ws-port=-1'], '--ws-port must be a port number'],
-    [['sim', '--animation-ms', '1.5'], '--animation-ms must be a whole number'],
-    [['sim', '--host', ''], '--host must not be empty'],
-    [['sim', '--colour'], "Unknown option '--colour'"],
-  ])('refuses %j', (argv, message) => {
+  ])('parseCli refuses %j', (argv, message) => {
     const r = parseCli(argv)
+    expect(r.kind).toBe('error')
+    expect(r.kind === 'error' && r.message).toContain(message)
+  })
+  it.each([
+    [['extra'], "unexpected argument 'extra'"],
+    [['--port', '70000'], '--port must be a port number'],
+    [['--port', 'abc'], '--port must be a port number'],
+    [['--ws-port=-1'], '--ws-port must be a port number'],
+    [['--animation-ms', '1.5'], '--animation-ms must be a whole number'],
+    [['--host', ''], '--host must not be empty'],
+    [['--profile', ''], '--profile must not be empty'],
+    [['--no-hardware'], "--no-hardware is an option of 'surfaces', not of 'sim'"],
+    [['--colour'], "Unknown option '--colour'"],
+  ])('sim refuses %j', (argv, message) => {
+    const r = parseSimArgs(argv)
     expect(r.kind).toBe('error')
     expect(r.kind === 'error' && r.message).toContain(message)
   })
@@ -116,6 +141,89 @@ describe('the panelbridge program', () => {
     const exited = exitCode(child)
     child.kill('SIGTERM')
     expect(await exited).toBe(EXIT_OK)
+  })
+
+  /** Everything the child writes on `stream` until it exits. */
+  function allOf(child: ChildProcess, stream: 'stdout' | 'stderr'): Promise<string> {
+    let text = ''
+    child[stream]!.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    return new Promise((resolve) => child.once('exit', () => resolve(text)))
+  }
+  /** The first `n` lines of stdout. */
+  function firstLines(child: ChildProcess, n: number): Promise<string[]> {
+    return new Promise((resolve, reject) => {
+      const got: string[] = []
+      const lines = createInterface({ input: child.stdout! })
+      lines.on('line', (line) => {
+        got.push(line)
+        if (got.length < n) return
+        lines.close()
+        resolve(got)
+      })
+      child.once('exit', (code) => reject(new Error(`exited with ${code} after ${JSON.stringify(got)}`)))
+    })
+  }
+
+  it('sim --profile plays that profile and says so; the default profile is named too', async () => {
+    const child = run(['sim', '--port', '0', '--ws-port', '0', '--profile', 'strict-unknowns'])
+    const lines = await firstLines(child, 4)
+    expect(lines[3]).toBe('application profile: strict-unknowns')
+    const url = /listening on (http:\/\/\S+)/.exec(lines[0]!)![1]!
+    const body = await (await fetch(`${url}/api/command/getOutputDevice`)).json()
+    // strict-unknowns answers every value as text.
+    expect(body.result).toMatchObject({ command: 'getOutputDevice', success: 'true' })
+    const exited = exitCode(child)
+    child.kill('SIGTERM')
+    expect(await exited).toBe(EXIT_OK)
+
+    const plain = run(['sim', '--port', '0', '--ws-port', '0'])
+    expect((await firstLines(plain, 4))[3]).toBe('application profile: captivate')
+    const stopped = exitCode(plain)
+    plain.kill('SIGTERM')
+    expect(await stopped).toBe(EXIT_OK)
+  })
+
+  it('sim --profile with an unknown name exits 2 naming the known ones', async () => {
+    const child = run(['sim', '--port', '0', '--ws-port', '0', '--profile', 'titler-live-1999'])
+    const err = allOf(child, 'stderr')
+    expect(await exitCode(child)).toBe(EXIT_USAGE)
+    expect(await err).toContain('no application profile named titler-live-1999 (known: captivate, ')
+    expect(await err).toContain('strict-unknowns')
+  })
+
+  it('sim --list-profiles prints every profile with its summary, the default first', async () => {
+    const child = run(['sim', '--list-profiles'])
+    const out = allOf(child, 'stdout')
+    expect(await exitCode(child)).toBe(EXIT_OK)
+    const lines = (await out).trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^captivate\s+The current Captivate.*\(default\)$/)
+    for (const name of ['titler-live-2021', 'strict-unknowns', 'feedback-signal-only'])
+      expect(lines.some((l) => l.startsWith(`${name} `))).toBe(true)
+    expect(lines.every((l) => /^[a-z0-9-]+\s{2,}\S/.test(l))).toBe(true)
+  })
+
+  it('sim --help shows its options', async () => {
+    const child = run(['sim', '--help'])
+    const out = allOf(child, 'stdout')
+    expect(await exitCode(child)).toBe(EXIT_OK)
+    expect(await out).toContain('--profile NAME')
+    expect(await out).toContain('--animation-ms N')
+  })
+
+  it('check refuses an unknown app.simulate profile at its line and column', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pb-cli-check-'))
+    try {
+      const file = join(dir, 'config.yaml')
+      writeFileSync(file, 'version: 1\napp:\n  simulate:\n    profile: titler-live-1999\n')
+      const child = run(['check', file])
+      const out = allOf(child, 'stdout')
+      expect(await exitCode(child)).toBe(EXIT_FAILURE)
+      const line = (await out).split('\n').find((l) => l.startsWith(`${file}:4:14: `))
+      expect(line).toContain('titler-live-1999')
+      expect(line).toContain('captivate')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('exits 2 on a bad command line and 0 on --help', async () => {

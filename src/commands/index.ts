@@ -8,6 +8,7 @@ import { learnCommand } from './learn.js'
 import { probeCommand } from './probe.js'
 import { runCommand } from './run.js'
 import { sendCommand } from './send.js'
+import { simCommand } from './sim.js'
 
 export interface Subcommand {
   /** One line for `panelbridge --help`, after the usage (e.g. `run [--config FILE]`). */
@@ -23,5 +24,6 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   devices: devicesCommand,
   learn: learnCommand,
   send: sendCommand,
+  sim: simCommand,
   probe: probeCommand,
 }

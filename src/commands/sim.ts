@@ -1,0 +1,227 @@
+/**
+ * `panelbridge sim`: the application simulator on its own (HTTP command interface and QWebChannel
+ * WebSocket), playing one application profile (`config/app-profiles/`, `--profile NAME`).
+ *
+ * SIGINT and SIGTERM stop it within STOP_TIMEOUT_MS. Exit codes: 0 stopped cleanly (or the profiles
+ * listed), 1 could not start (e.g. the port is taken), 2 bad command line (an unknown profile included).
+ */
+import { parseArgs } from 'node:util'
+import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from '../api/protocol.js'
+import { DEFAULT_LISTEN_HOST } from '../defaults.js'
+import { createLogger } from '../log.js'
+import type { SimulatorHandle } from '../simulator/index.js'
+import type { Subcommand } from './index.js'
+
+const log = createLogger('cli')
+
+/** How long a graceful stop may take before the process exits anyway, ms. */
+const STOP_TIMEOUT_MS = 3000
+
+export interface SimCommandLine {
+  kind: 'sim'
+  httpPort: number
+  wsPort: number
+  host: string
+  dataDir?: string
+  animationMs: number
+  logCommands?: string
+  /** A profile name, checked against the shipped ones when the simulator's modules are loaded. */
+  profile?: string
+}
+
+export type SimParse = SimCommandLine | { kind: 'list-profiles' } | { kind: 'error'; message: string }
+
+/** A command line that cannot be run; `parseSimArgs` turns it into `{kind: 'error'}`. */
+class UsageError extends Error {}
+
+function port(raw: string | undefined, fallback: number, name: string): number {
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
+    throw new UsageError(`${name} must be a port number from 0 to 65535, got '${raw}'`)
+  return Number(raw)
+}
+
+function wholeNumber(raw: string | undefined, fallback: number, name: string): number {
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number, got '${raw}'`)
+  return Number(raw)
+}
+
+/** Reads `sim`'s arguments (after `sim`). Never throws. */
+export function parseSimArgs(argv: readonly string[]): SimParse {
+  try {
+    return readSimArgs(argv)
+  } catch (err) {
+    // parseArgs's own errors (unknown option, missing value) and ours (UsageError) alike.
+    return { kind: 'error', message: err instanceof Error ? err.message : String(err) }
+  }
+}
+
+function readSimArgs(argv: readonly string[]): SimParse {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      'ws-port': { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'animation-ms': { type: 'string' },
+      'log-commands': { type: 'string' },
+      profile: { type: 'string' },
+      'list-profiles': { type: 'boolean' },
+      // Known only to say whose option it is.
+      'no-hardware': { type: 'boolean' },
+    },
+  })
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`)
+  if (values['no-hardware'] !== undefined)
+    throw new UsageError(`--no-hardware is an option of 'surfaces', not of 'sim'`)
+  const host = values.host ?? DEFAULT_LISTEN_HOST
+  if (host.trim() === '') throw new UsageError('--host must not be empty')
+  if (values.profile !== undefined && values.profile.trim() === '') throw new UsageError('--profile must not be empty')
+  const cmd: SimCommandLine = {
+    kind: 'sim',
+    httpPort: port(values.port, DEFAULT_HTTP_PORT, '--port'),
+    wsPort: port(values['ws-port'], DEFAULT_WS_PORT, '--ws-port'),
+    host,
+    animationMs: wholeNumber(values['animation-ms'], SIM_DEFAULT_ANIMATION_MS, '--animation-ms'),
+    ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
+    ...(values['log-commands'] !== undefined ? { logCommands: values['log-commands'] } : {}),
+    ...(values.profile !== undefined ? { profile: values.profile } : {}),
+  }
+  return values['list-profiles'] === true ? { kind: 'list-profiles' } : cmd
+}
+
+/** `--list-profiles`: one line per profile, the name padded, then its summary (the default says so). */
+export function profileList(profiles: readonly { name: string; summary: string }[], defaultName: string): string {
+  const width = Math.max(...profiles.map((p) => p.name.length)) + 2
+  return profiles
+    .map((p) => `${p.name.padEnd(width)}${p.summary}${p.name === defaultName ? ' (default)' : ''}\n`)
+    .join('')
+}
+
+function usage(message: string): number {
+  process.stderr.write(`panelbridge: ${message}\nRun 'panelbridge sim --help' for usage.\n`)
+  return 2
+}
+
+async function runSim(argv: readonly string[]): Promise<number> {
+  const cmd = parseSimArgs(argv)
+  if (cmd.kind === 'error') return usage(cmd.message)
+  // Loaded here, not at the top: every other subcommand starts without the simulator's modules.
+  const profiles = await import('../simulator/profile.js')
+  let all: ReadonlyMap<string, { name: string; summary: string }>
+  try {
+    all = profiles.loadProfiles()
+  } catch (err) {
+    // A shipped file that cannot be read (ProfileError names it at its line): not the user's command line.
+    process.stderr.write(`panelbridge: ${err instanceof Error ? err.message : String(err)}\n`)
+    return 1
+  }
+  const names = profiles.profileNames()
+  if (cmd.kind === 'list-profiles') {
+    process.stdout.write(
+      profileList(
+        names.map((n) => all.get(n)!),
+        profiles.DEFAULT_PROFILE,
+      ),
+    )
+    return 0
+  }
+  const name = cmd.profile ?? profiles.DEFAULT_PROFILE
+  if (!all.has(name)) return usage(`no application profile named ${name} (known: ${names.join(', ')})`)
+  let sim: SimulatorHandle
+  try {
+    sim = await (
+      await import('../simulator/index.js')
+    ).startSimulator({
+      httpPort: cmd.httpPort,
+      wsPort: cmd.wsPort,
+      host: cmd.host,
+      animationMs: cmd.animationMs,
+      profile: name,
+      ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
+      ...(cmd.logCommands !== undefined ? { logCommands: cmd.logCommands } : {}),
+      // A standalone simulator may run for days: its record is the --log-commands file, not memory.
+      commandLogMax: 0,
+    })
+  } catch (err) {
+    process.stderr.write(
+      `panelbridge: cannot start the simulator: ${err instanceof Error ? err.message : String(err)}\n`,
+    )
+    return 1
+  }
+  // The first line is the address, so that a script (or a test) starting on port 0 can read it.
+  for (const line of [
+    `panelbridge simulator listening on ${sim.httpUrl}`,
+    `QWebChannel WebSocket on ${sim.wsUrl}`,
+    `data folder: ${sim.state.dataDir}`,
+    `application profile: ${sim.profile.name}`,
+  ])
+    process.stdout.write(`${line}\n`)
+  return untilStopped(() => sim.close())
+}
+
+/** Waits for SIGINT or SIGTERM, then stops (within STOP_TIMEOUT_MS) and resolves with the exit code. */
+function untilStopped(close: () => Promise<void>): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let stopping = false
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) return
+      stopping = true
+      log.info('stopping', { signal })
+      const timer = setTimeout(() => {
+        log.error('stop took too long; exiting anyway')
+        resolve(1)
+      }, STOP_TIMEOUT_MS)
+      timer.unref()
+      close().then(
+        () => {
+          clearTimeout(timer)
+          resolve(0)
+        },
+        (err: unknown) => {
+          log.error('stop failed', { message: err instanceof Error ? err.message : String(err) })
+          clearTimeout(timer)
+          resolve(1)
+        },
+      )
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+}
+
+export const simCommand: Subcommand = {
+  usage: 'sim [options]',
+  summary: 'run the application simulator (HTTP command interface and QWebChannel WebSocket)',
+  help: `panelbridge sim — the application simulator: the HTTP command interface and the QWebChannel WebSocket
+
+Usage:
+  panelbridge sim [options]
+  panelbridge sim --list-profiles
+
+Options:
+  --port N            HTTP port (default ${DEFAULT_HTTP_PORT}; 0 picks a free port)
+  --ws-port N         WebSocket (QWebChannel) port (default ${DEFAULT_WS_PORT}; 0 picks a free port)
+  --host ADDR         listen address (default ${DEFAULT_LISTEN_HOST})
+  --data-dir DIR      folder for title, layer-list and project files
+                      (default: a new temporary folder, removed on exit)
+  --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
+  --log-commands FILE append one JSON line per received command (time, name, parameters, transport)
+  --profile NAME      the variant of the application to play (config/app-profiles/NAME.yaml;
+                      default: the current Captivate, marked in --list-profiles)
+  --list-profiles     list the application profiles (name and summary) and exit
+
+Examples:
+  panelbridge sim
+  panelbridge sim --port 0 --data-dir ./sim-data
+  panelbridge sim --profile strict-unknowns
+  curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
+
+Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line (an unknown profile too).
+`,
+  run: runSim,
+}
