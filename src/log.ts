@@ -11,15 +11,15 @@
  *   recently seen forgotten first.
  * - Warnings and errors are rate-limited per logger: at most LOG_RATE_BURST records per
  *   LOG_RATE_WINDOW_MS; what is held back is counted and reported in one line when the window passes.
- * - Everything written is bounded: long texts are cut, fields nested past LOG_MAX_DEPTH or with more
- *   than LOG_MAX_ENTRIES entries are summarised, so a hostile value can neither flood nor crash the sink.
- * - Secrets never reach a log: values under secret-looking keys (streamKey, token, password,
- *   Authorization, ...), `streamKey=` query parameters, `Bearer` credentials and secret JSON members in
- *   texts are replaced by `***` before anything is written; pino's own `redact` paths are a second net.
+ * - Everything written is bounded and secrets never reach a log: every message and field is copied
+ *   through src/redact.ts before anything is written; pino's own `redact` paths are a second net.
  *
  * `setLogSink` replaces the pino writer (tests capture the records it would have written).
  */
 import { pino, stdTimeFunctions, type Logger as PinoLogger } from 'pino'
+import { cutText, redact, redactText, SECRET_FIELD_NAMES } from './redact.js'
+
+export { LOG_MAX_DEPTH, LOG_MAX_ENTRIES, LOG_MAX_TEXT_CHARS, redact, redactText } from './redact.js'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
@@ -32,14 +32,6 @@ export interface LogRecord {
 }
 export type LogSink = (record: LogRecord) => void
 
-const SECRET_KEY = /(stream_?key|token|password|secret|authorization|api_?key|cookie)/i
-/** `streamKey=abc` in a query string or a command line. */
-const SECRET_IN_TEXT = /((?:stream_?key|token|password|secret|api_?key|authorization)=)[^&\s"']+/gi
-/** `Bearer abc` (an Authorization header quoted in a message). */
-const BEARER_IN_TEXT = /(\bbearer\s+)[^\s"',;]+/gi
-/** `"streamKey": "abc"` (a JSON body quoted in a message, e.g. an application's reply). */
-const SECRET_JSON_IN_TEXT = /("(?:stream_?key|token|password|secret|api_?key|authorization)"\s*:\s*")(?:[^"\\]|\\.)*/gi
-
 /** Most `once` keys a logger remembers; past it the least recently seen key is forgotten. */
 export const LOG_ONCE_MAX_KEYS = 1000
 /** A `once` key is cut to this many characters (keys often embed a name a peer chose). */
@@ -48,12 +40,6 @@ export const LOG_ONCE_MAX_KEY_CHARS = 200
 export const LOG_RATE_WINDOW_MS = 10_000
 /** Warnings and errors written per window and logger; the rest are counted and reported once. */
 export const LOG_RATE_BURST = 20
-/** Texts (the message, string fields) are cut to this many characters. */
-export const LOG_MAX_TEXT_CHARS = 2000
-/** Fields nested deeper than this are replaced by a marker. */
-export const LOG_MAX_DEPTH = 6
-/** Arrays and objects in fields keep this many entries; the rest are counted. */
-export const LOG_MAX_ENTRIES = 50
 
 /** Overrides of the logger's bounds (tests and the bench lower them). */
 export interface LoggerLimits {
@@ -65,57 +51,6 @@ const DEFAULT_LIMITS: LoggerLimits = {
   onceMaxKeys: LOG_ONCE_MAX_KEYS,
   rateWindowMs: LOG_RATE_WINDOW_MS,
   rateBurst: LOG_RATE_BURST,
-}
-
-function cut(text: string): string {
-  return text.length > LOG_MAX_TEXT_CHARS ? `${text.slice(0, LOG_MAX_TEXT_CHARS)}… (${text.length} chars)` : text
-}
-
-/** Whether a field of this name holds a secret (`redact` replaces its value). */
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key)
-}
-
-/** Replaces secrets in a text (query strings, URLs). */
-export function redactText(text: string): string {
-  return text.replace(SECRET_IN_TEXT, '$1***').replace(BEARER_IN_TEXT, '$1***').replace(SECRET_JSON_IN_TEXT, '$1***')
-}
-
-/**
- * Copies a value with secrets replaced, bounded: texts cut to LOG_MAX_TEXT_CHARS, at most
- * LOG_MAX_ENTRIES entries per array or object, nothing below LOG_MAX_DEPTH (a marker instead), BigInts
- * as text. The copy always serialises with `JSON.stringify`.
- */
-export function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactText(cut(value))
-  if (value instanceof Error) return redactText(cut(value.message))
-  if (typeof value === 'bigint') return String(value)
-  if (value === null || typeof value !== 'object') return value
-  if (depth >= LOG_MAX_DEPTH) return Array.isArray(value) ? '[array]' : '[object]'
-  if (Array.isArray(value)) {
-    const out = value.slice(0, LOG_MAX_ENTRIES).map((v) => redact(v, depth + 1))
-    if (value.length > LOG_MAX_ENTRIES) out.push(`… ${value.length - LOG_MAX_ENTRIES} more`)
-    return out
-  }
-  const out: Record<string, unknown> = {}
-  let n = 0
-  for (const k in value) {
-    if (!Object.hasOwn(value, k)) continue
-    if (n++ === LOG_MAX_ENTRIES) {
-      out['…'] = 'more entries'
-      break
-    }
-    const v = (value as Record<string, unknown>)[k]
-    // defineProperty: a key named __proto__ stays a plain entry of the copy.
-    Object.defineProperty(out, cut(k), {
-      // A yes/no or absent value under a secret's name (`tokenRequired: true`) says nothing secret.
-      value: isSecretKey(k) && typeof v !== 'boolean' && v !== undefined ? '***' : redact(v, depth + 1),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    })
-  }
-  return out
 }
 
 /** How records are written: JSON lines (journald, files, pipes) or one readable line (a terminal). */
@@ -145,19 +80,7 @@ export const LOG_MAX_SCOPES = 256
 const RESERVED_KEYS = new Set(['level', 'time', 'msg', 'scope', 'pid', 'hostname'])
 
 /** pino's second net for secrets: field names redacted wherever they stand at the top or one level down. */
-const SECRET_FIELDS = [
-  'streamKey',
-  'stream_key',
-  'token',
-  'password',
-  'secret',
-  'authorization',
-  'Authorization',
-  'apiKey',
-  'api_key',
-  'cookie',
-]
-export const PINO_REDACT_PATHS: readonly string[] = [...SECRET_FIELDS, ...SECRET_FIELDS.map((k) => `*.${k}`)]
+export const PINO_REDACT_PATHS: readonly string[] = [...SECRET_FIELD_NAMES, ...SECRET_FIELD_NAMES.map((k) => `*.${k}`)]
 
 const ANSI = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m', reset: '\x1b[0m' }
 
@@ -319,7 +242,7 @@ export class Logger {
     sink({
       level,
       scope: this.scope,
-      message: redactText(cut(message)),
+      message: redactText(cutText(message)),
       ...(fields ? { fields: redact(fields) as Record<string, unknown> } : {}),
     })
   }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { createLogger, redact, redactText, setLogSink, type LogRecord, type LogSink } from '../src/log.js'
 
@@ -58,5 +59,17 @@ describe('logger', () => {
     log.warn('back to the first')
     expect(elsewhere).toEqual([{ level: 'warn', scope: 'sink', message: 'to the other sink' }])
     expect(records).toEqual([{ level: 'warn', scope: 'sink', message: 'back to the first' }])
+  })
+})
+
+describe('redaction apart from the logger', () => {
+  const source = (path: string): string => readFileSync(new URL(`../src/${path}`, import.meta.url), 'utf8')
+
+  it('src/redact.ts imports nothing, and what only hides secrets imports it rather than the logger', () => {
+    expect(source('redact.ts')).not.toMatch(/^import /m)
+    for (const file of ['api/errors.ts', 'simulator/hooks.ts']) {
+      expect(source(file)).toMatch(/from '\.\.\/redact\.js'/)
+      expect(source(file)).not.toMatch(/from '\.\.\/log\.js'/)
+    }
   })
 })

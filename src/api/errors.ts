@@ -4,7 +4,7 @@
  * Messages never carry secrets: every text that may contain a query string or an application reply is
  * passed through `redactText` (a `streamKey=` parameter becomes `streamKey=***`).
  */
-import { redactText } from '../log.js'
+import { redactText } from '../redact.js'
 
 /** Stable error codes of a command call. */
 export const COMMAND_ERROR_CODES = [
