@@ -31,9 +31,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-const WAIT = { timeout: 3000, interval: 5 }
+// Titles animate for a second by default (the application's length), so that a Running seen right after a
+// call is still there on a busy machine.
+const WAIT = { timeout: 5000, interval: 5 }
 
-async function sim(profile = 'captivate', animationMs = 40): Promise<SimulatorHandle> {
+async function sim(profile = 'captivate', animationMs = 1000): Promise<SimulatorHandle> {
   const s = await startSimulator({ animationMs, profile })
   cleanups.push(() => s.close())
   return s
@@ -226,7 +228,8 @@ describe('scheduler surface', () => {
 
   describe('_cmp_v1_performAction runs the same handlers as schedule', () => {
     it("S1's play commands: take cuts in then out; autoin animates in then cuts out; update sets a variable", async () => {
-      const s = await sim()
+      // Animations long enough that the Running between the call and its reply is still there on a busy machine.
+      const s = await sim('captivate', 500)
       const c = await client(s.wsUrl)
       const title = s.state.titles.find((t) => t.id === LOWER_THIRD)!
       const playTarget = full(LOWER_THIRD, REGISTRY_ACTIONS.play)
