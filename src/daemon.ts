@@ -253,7 +253,8 @@ export class Daemon implements DaemonApi {
     let simulator: SimulatorHandle | undefined
     let appUrl = config.app.url.replace(/\/$/, '')
     let notificationsUrl = config.app.notifications ?? `ws://${url.hostname}:${DEFAULT_WS_PORT}`
-    if (config.app.simulate === true) {
+    const simulate = config.app.simulate
+    if (simulate !== undefined && simulate !== false) {
       const ws = config.app.notifications ? new URL(config.app.notifications) : undefined
       // Loaded only when asked for: a daemon driving the real application never holds the simulator's code.
       const { startSimulator } = await import('./simulator/index.js')
@@ -263,10 +264,15 @@ export class Daemon implements DaemonApi {
         commandLogMax: 0,
         httpPort: portOf(url),
         wsPort: ws ? portOf(ws) : url.port === '0' ? 0 : DEFAULT_WS_PORT,
+        // `simulate: {profile: NAME}` plays that variant of the application; `true`, the default one.
+        ...(simulate === true ? {} : { profile: simulate.profile }),
       })
       appUrl = simulator.httpUrl
       notificationsUrl = simulator.wsUrl
-      this.log.warn('SIMULATED: the built-in simulator stands in for the application', { url: appUrl })
+      this.log.warn('SIMULATED: the built-in simulator stands in for the application', {
+        url: appUrl,
+        profile: simulator.profile.name,
+      })
     }
     const client = new CommandClient({
       baseUrl: appUrl,

@@ -8,6 +8,9 @@
  * Only the shape is checked here. What needs the whole file (surfaces, pages, duplicates, the
  * catalogue's parameters) is checked by the loader, which knows where each node stands.
  */
+import { readdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
@@ -307,6 +310,45 @@ export const surface = z.discriminatedUnion('driver', [
   hidSurface,
 ])
 
+let profileNamesRead: readonly string[] | undefined
+/**
+ * The application profiles the simulator can play: the names of `config/app-profiles/*.yaml` (a
+ * profile's name is its file's, `src/simulator/profile.ts`, which this layer may not import; a test
+ * holds the two lists equal). Read once; a folder that cannot be read knows no profile.
+ */
+export function appProfileNames(): readonly string[] {
+  if (profileNamesRead) return profileNamesRead
+  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'app-profiles')
+  try {
+    profileNamesRead = readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.slice(0, -'.yaml'.length))
+      .sort()
+  } catch {
+    profileNamesRead = []
+  }
+  return profileNamesRead
+}
+
+const simulateSection = z
+  .union([
+    z.boolean(),
+    z.strictObject({
+      profile: z
+        .string()
+        .refine((n) => appProfileNames().includes(n), {
+          error: (issue) =>
+            `no application profile named ${String(issue.input)} (known: ${appProfileNames().join(', ') || 'none'})`,
+        })
+        .describe('The variant of the application to play: a file of config/app-profiles (without .yaml).'),
+    }),
+  ])
+  .optional()
+  .describe(
+    'Start the built-in simulator at the url instead of a real application: true, or {profile: NAME} to play ' +
+      'one variant of the application (`panelbridge sim --list-profiles` lists them; default: captivate).',
+  )
+
 export const appSection = z
   .strictObject({
     url: z
@@ -317,7 +359,7 @@ export const appSection = z
       .url({ protocol: /^wss?$/, error: 'must be a ws:// URL' })
       .optional()
       .describe('Its QWebChannel socket; default: the url’s host, port 9023.'),
-    simulate: z.boolean().optional().describe('Start the built-in simulator at the url instead of a real application.'),
+    simulate: simulateSection,
     timeout_ms: z.int().min(50).max(60_000).optional().describe('Time-out of one command (default 2000).'),
   })
   .describe('The application panelbridge drives.')
