@@ -80,8 +80,9 @@ export interface DaemonOptions {
   /** The config file; required (the CLI resolves the default). */
   config: string
   /**
-   * Surface drivers (default: every one of `hardwareDrivers`, MIDI passive while no MIDI surface is
-   * configured). Tests pass in-memory ones; MIDI and HID drivers among them get the config's entries.
+   * Surface drivers (default: every one of `hardwareDrivers`, passive: a driver that learns its devices
+   * from the config lists none while the config names none). Tests pass in-memory ones; the drivers that
+   * read the config (MIDI, report-map HID) get its entries.
    */
   drivers?: SurfaceDriver[]
   /** USB hot-plug (default libusb's); MIDI drivers' port rescans are joined to it. */
@@ -148,8 +149,7 @@ export class Daemon implements DaemonApi {
     this.notifier = options.notifier ?? createNotifier({ log: this.log.child('systemd') })
     this.metrics = options.metrics ?? new PrometheusMetrics()
     const metrics = this.metrics
-    this.drivers =
-      options.drivers ?? hardwareDrivers({ renderer: this.renderer, midi: { passive: true } }).map((e) => e.driver)
+    this.drivers = options.drivers ?? hardwareDrivers({ renderer: this.renderer, passive: true }).map((e) => e.driver)
     configureDrivers(this.drivers, driverConfigsOf(config.surfaces))
     this.manager = new SurfaceManager({
       drivers: this.drivers,

@@ -1,110 +1,106 @@
 /**
- * The hardware drivers panelbridge has, in one place: `panelbridge devices`, `learn` and the daemon take
- * their driver list from here, so a new driver (MIDI, X-keys, Contour Shuttle) added to
- * `hardwareDrivers` appears in all of them with no other change.
+ * The driver families panelbridge has, in one table keyed by driver name (the `driver:` of the mapping
+ * file). `panelbridge devices`, `learn`, `surfaces` and the daemon take their drivers from here, the web
+ * mirror its lights and the udev rules their devices: a family added here (one line; its record in its
+ * own folder, see `driver-family.ts`) appears in all of them with no other change.
  *
- * Two drivers read the mapping file beyond its claims (MIDI: port names, profile, relative modes; generic
- * HID: ids and report map): whoever builds the list hands them the config with `configureDrivers`, and
- * builds the manager's hot-plug source with `hardwareHotplug` (USB events and MIDI's port rescans).
+ * Some drivers read the mapping file beyond its claims (MIDI: port names, profile, relative modes; the
+ * report-map driver: ids and report maps): whoever builds the list hands them the config with
+ * `configureDrivers`, and builds the manager's hot-plug source with `hardwareHotplug` (USB events and
+ * each driver's own, such as MIDI's port rescans).
  */
-import { ReportMapDriver, type ReportMapDeviceConfig, type ReportMapDriverOptions } from './report-map/driver.js'
-import { usbHotplugSource, type HotplugSource } from './hotplug.js'
-import { MidiDriver, combineHotplugSources, type MidiDriverOptions, type MidiSurfaceConfig } from './midi/driver.js'
-import { KeyRenderer } from './render/key-renderer.js'
-import { ShuttleDriver, type ShuttleDriverOptions } from './shuttle/driver.js'
-import { shuttleModelControls } from './shuttle/models.js'
-import { StreamDeckDriver, type StreamDeckDriverOptions } from './streamdeck/driver.js'
-import { streamDeckModelControls } from './streamdeck/models.js'
-import { XkeysDriver, type XkeysDriverOptions } from './xkeys/driver.js'
-import { xkeysModelControls } from './xkeys/models.js'
-import type { ControlDescriptor, DetectedDevice, SurfaceDriver } from './types.js'
+import type { DriverFamily, HardwareDriver, SharedDriverOptions } from './driver-family.js'
+import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
+import type { LightChooser } from './lights.js'
+import { midiFamily } from './midi/family.js'
+import { reportMapFamily } from './report-map/family.js'
+import { shuttleFamily } from './shuttle/family.js'
+import { streamdeckFamily } from './streamdeck/family.js'
+import type { ControlDescriptor, SurfaceDescription, SurfaceDriver } from './types.js'
+import { xkeysFamily } from './xkeys/family.js'
 
-/** A driver and what it knows about a detected device without opening it. */
-export interface HardwareDriver {
-  driver: SurfaceDriver
-  /**
-   * The controls of a detected device, known from its model without opening it; undefined when only
-   * an opened device can tell.
-   */
-  controlsOf(device: DetectedDevice): Promise<readonly ControlDescriptor[] | undefined>
+export type { HardwareDriver } from './driver-family.js'
+
+/** Every family, in the order `devices` lists them and the udev rules name them. */
+const FAMILIES = {
+  streamdeck: streamdeckFamily,
+  shuttle: shuttleFamily,
+  xkeys: xkeysFamily,
+  midi: midiFamily,
+  hid: reportMapFamily,
 }
 
-export interface HardwareDriverOptions {
-  /** Shared key renderer (and its cache). */
-  renderer?: KeyRenderer
-  /** Stream Deck seams (tests pass an in-memory transport). */
-  streamdeck?: StreamDeckDriverOptions
-  /** Contour Shuttle seams. */
-  shuttle?: ShuttleDriverOptions
-  /** X-keys seams. */
-  xkeys?: XkeysDriverOptions
-  /** MIDI seams (tests pass an in-memory backend) and options (`passive` in the daemon). */
-  midi?: MidiDriverOptions
-  /** Generic HID seams (tests pass an in-memory node-hid-shaped transport). */
-  hid?: ReportMapDriverOptions
-}
+type Families = typeof FAMILIES
+/** A driver name the table knows. */
+export type DriverName = keyof Families
+type OptionsOf<K extends DriverName> = Families[K] extends DriverFamily<infer O, infer _E> ? O : never
+type EntryOf<K extends DriverName> = Families[K] extends DriverFamily<infer _O, infer E> ? E : never
 
-/** What the drivers that read the mapping file take from its `surfaces:` entries. */
-export interface DriverSurfaceConfigs {
-  midi: readonly MidiSurfaceConfig[]
-  hid: readonly ReportMapDeviceConfig[]
-}
+/**
+ * The table, typed so that a family's options and entries go with its name (the correlated-union
+ * pattern: indexing with a generic key gives that key's own record).
+ */
+export const DRIVER_FAMILIES: { readonly [K in DriverName]: DriverFamily<OptionsOf<K>, EntryOf<K>> } = FAMILIES
+
+/** The seams of each family's driver, by driver name. */
+type FamilyOptions = { [K in DriverName]?: OptionsOf<K> }
+
+/** The seams of each family's driver, by driver name, and what they share. */
+export type HardwareDriverOptions = SharedDriverOptions & FamilyOptions
+
+/** What the drivers that read the mapping file take from its `surfaces:` entries, by driver name. */
+export type DriverSurfaceConfigs = { readonly [K in DriverName]?: readonly EntryOf<K>[] }
 
 /** Makes the driver list (each call builds fresh drivers; nothing is opened or loaded until used). */
 export type HardwareDriverFactory = (options?: HardwareDriverOptions) => HardwareDriver[]
 
-/** Every hardware driver panelbridge has. */
+/** Whether the table has a family of this name. */
+export function isDriverName(name: string): name is DriverName {
+  return Object.hasOwn(FAMILIES, name)
+}
+
+const DRIVER_NAMES = Object.keys(FAMILIES).filter(isDriverName)
+
+/** Every hardware driver panelbridge has, one per family. */
 export const hardwareDrivers: HardwareDriverFactory = (options = {}) => {
-  const renderer = options.renderer ?? options.streamdeck?.renderer ?? new KeyRenderer()
-  return [
-    {
-      driver: new StreamDeckDriver({ ...options.streamdeck, renderer }),
-      async controlsOf(device) {
-        return device.modelId !== undefined ? await streamDeckModelControls(device.modelId) : undefined
-      },
-    },
-    {
-      driver: new ShuttleDriver(options.shuttle),
-      controlsOf: (d) => Promise.resolve(d.modelId !== undefined ? shuttleModelControls(d.modelId) : undefined),
-    },
-    {
-      driver: new XkeysDriver(options.xkeys),
-      controlsOf: (d) => Promise.resolve(d.modelId !== undefined ? xkeysModelControls(d.modelId) : undefined),
-    },
-    midiEntry(new MidiDriver(options.midi)),
-    hidEntry(new ReportMapDriver(options.hid)),
-  ]
+  const shared: SharedDriverOptions = { renderer: options.renderer, passive: options.passive }
+  return DRIVER_NAMES.map((name) => create(name, options, shared))
 }
 
-function midiEntry(driver: MidiDriver): HardwareDriver {
-  return { driver, controlsOf: (d) => driver.controlsOf(d) }
-}
-
-function hidEntry(driver: ReportMapDriver): HardwareDriver {
-  return { driver, controlsOf: (d) => driver.controlsOf(d) }
+function create<K extends DriverName>(name: K, options: FamilyOptions, shared: SharedDriverOptions): HardwareDriver {
+  const family: DriverFamily<OptionsOf<K>, EntryOf<K>> = DRIVER_FAMILIES[name]
+  return family.create(options[name], shared)
 }
 
 /**
- * Hands each driver that reads the mapping file its entries (at start and on every reload). Surfaces
- * open now keep their old options until they reopen.
+ * Hands each driver that reads the mapping file its family's entries (at start and on every reload).
+ * Surfaces open now keep their old options until they reopen.
  */
 export function configureDrivers(drivers: readonly SurfaceDriver[], configs: DriverSurfaceConfigs): void {
-  for (const driver of drivers) {
-    if (driver instanceof MidiDriver) driver.configure(configs.midi)
-    else if (driver instanceof ReportMapDriver) driver.configure(configs.hid)
-  }
+  for (const driver of drivers) if (isDriverName(driver.name)) configure(driver.name, driver, configs)
+}
+
+function configure<K extends DriverName>(name: K, driver: SurfaceDriver, configs: DriverSurfaceConfigs): void {
+  const family: DriverFamily<OptionsOf<K>, EntryOf<K>> = DRIVER_FAMILIES[name]
+  const entries: readonly EntryOf<K>[] = configs[name] ?? []
+  family.configure?.(driver, entries)
 }
 
 /**
- * The manager's hot-plug source for these drivers: USB hot-plug (default libusb's) and, for each MIDI
- * driver, its port rescans (MIDI ports come and go without USB events).
+ * The manager's hot-plug source for these drivers: USB hot-plug (default libusb's) joined with each
+ * driver's own (MIDI's port rescans: MIDI ports come and go without USB events).
  */
 export function hardwareHotplug(
   drivers: readonly SurfaceDriver[],
   usb: HotplugSource = usbHotplugSource(),
 ): HotplugSource {
-  const midi = drivers.flatMap((d) => (d instanceof MidiDriver ? [d.hotplug] : []))
-  return midi.length === 0 ? usb : combineHotplugSources(usb, ...midi)
+  const own = drivers.flatMap((d) => (isDriverName(d.name) ? (DRIVER_FAMILIES[d.name].hotplug?.(d) ?? []) : []))
+  return own.length === 0 ? usb : combineHotplugSources(usb, ...own)
+}
+
+/** How the lit controls of an open surface look, where its family says (see `DriverFamily.lights`). */
+export function familyLights(description: Pick<SurfaceDescription, 'driver' | 'model'>): LightChooser | undefined {
+  return isDriverName(description.driver) ? DRIVER_FAMILIES[description.driver].lights?.(description) : undefined
 }
 
 /** `32 keys, 4 encoders, 4 lcd`: a control list counted by kind, in the order kinds first appear. */

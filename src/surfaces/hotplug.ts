@@ -57,6 +57,22 @@ export function usbHotplugSource(): HotplugSource {
   }
 }
 
+/**
+ * Several hot-plug sources as one (USB and a driver's own, such as MIDI's port rescans): live only when
+ * every source is live, because the manager polls detection only when the one source it has is not.
+ */
+export function combineHotplugSources(...sources: HotplugSource[]): HotplugSource {
+  return {
+    async start(listener) {
+      const live = await Promise.all(sources.map((s) => s.start(listener)))
+      return live.every(Boolean)
+    },
+    stop() {
+      for (const s of sources) s.stop()
+    },
+  }
+}
+
 /** `ok`: readable and writable; `denied`: exists but this user may not open it; `missing`: no such node. */
 export type DeviceAccess = 'ok' | 'denied' | 'missing'
 export type AccessCheck = (path: string) => Promise<DeviceAccess>

@@ -1,18 +1,17 @@
 /**
- * The udev model table and the rule files generated from it (`npx tsx scripts/generate-udev.ts`).
+ * The udev rule files, generated (`npx tsx scripts/generate-udev.ts`) from what each driver family says
+ * its devices are (`DriverFamily.udev`, in the driver table's order).
  *
  * Stream Deck and Contour Shuttle entries come from the libraries' own model tables (`DEVICE_MODELS2`,
  * `PRODUCTS` through `SHUTTLE_MODELS`), so a library update that adds a model changes the generated
- * rules, and the staleness test fails until they are regenerated. X-keys is listed by vendor, ready for
- * its driver.
+ * rules, and the staleness test fails until they are regenerated. X-keys is listed by vendor.
  *
  * Two variants (see decisions.md, Ports): `60-panelbridge.rules` for headless boxes (group `panelbridge`,
  * mode 0660) and `70-panelbridge-uaccess.rules` for desktop sessions (`TAG+="uaccess"`: the logged-in
  * user gets an ACL). Never world-writable.
  */
-import { DEVICE_MODELS2, DeviceModelId, MODEL_NAMES } from '@elgato-stream-deck/core'
-import { SHUTTLE_MODELS } from './shuttle/models.js'
-import { hex4, isUsbDeckModel } from './streamdeck/transport.js'
+import { DRIVER_FAMILIES } from './drivers.js'
+import { hex4 } from './usb-hid/identity.js'
 
 export interface UdevEntry {
   name: string
@@ -31,24 +30,9 @@ export type UdevVariant = keyof typeof UDEV_FILES
 export const UDEV_INSTALL_HINT =
   'copy to /etc/udev/rules.d/, then: sudo udevadm control --reload-rules && sudo udevadm trigger'
 
-/** Vendor-wide entries for the drivers that come later. */
-export const OTHER_UDEV_ENTRIES: readonly UdevEntry[] = [{ name: 'P.I. Engineering X-keys', vendorId: 0x05f3 }]
-
-/** Every device panelbridge may open: Stream Deck and Contour models from their libraries, then vendors. */
+/** Every device panelbridge may open, family by family. */
 export function udevEntries(): UdevEntry[] {
-  const decks = Object.values(DeviceModelId)
-    .filter(isUsbDeckModel)
-    .map((id) => ({
-      name: MODEL_NAMES[id],
-      vendorId: DEVICE_MODELS2[id].vendorId,
-      productIds: [...DEVICE_MODELS2[id].productIds],
-    }))
-  const shuttles = SHUTTLE_MODELS.map((m) => ({
-    name: `Contour ${m.name}`,
-    vendorId: m.vendorId,
-    productIds: [m.productId],
-  }))
-  return [...decks, ...shuttles, ...OTHER_UDEV_ENTRIES]
+  return Object.values(DRIVER_FAMILIES).flatMap((family) => family.udev?.() ?? [])
 }
 
 /** Renders one rule file. Deterministic: same table, same text. */

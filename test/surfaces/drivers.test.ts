@@ -4,7 +4,7 @@
  * port rescans (`hardwareHotplug`). In-memory MIDI ports and HID devices only.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { configureDrivers, hardwareDrivers, hardwareHotplug } from '../../src/surfaces/drivers.js'
+import { DRIVER_FAMILIES, configureDrivers, hardwareDrivers, hardwareHotplug } from '../../src/surfaces/drivers.js'
 import type { HidListing } from '../../src/surfaces/report-map/driver.js'
 import { reportMapSchema } from '../../src/surfaces/report-map/report-map.js'
 import { MIDI_RESCAN_MS } from '../../src/surfaces/midi/driver.js'
@@ -52,6 +52,28 @@ describe('hardwareDrivers', () => {
     const surface = await hid.driver.open(pedal!)
     expect(surface.description.controls.map((c) => c.id)).toEqual(['button:0'])
     await surface.close()
+  })
+})
+
+describe('the driver table', () => {
+  it("builds each family's driver under the family's name, the one id of a family", () => {
+    expect(drivers().map((e) => e.driver.name)).toEqual(Object.keys(DRIVER_FAMILIES))
+  })
+
+  it('passive: a driver that learns its devices from the config lists none until it names some', async () => {
+    const backend = new FakeMidiBackend({ inputs: ['Pads'], outputs: [] })
+    const noHid = { list: () => Promise.resolve([]), open: () => Promise.reject(new Error('none')) }
+    const list = hardwareDrivers({
+      passive: true,
+      streamdeck: { transport: new MemoryStreamDeckTransport() },
+      shuttle: { transport: noHid },
+      xkeys: { transport: noHid },
+      midi: { backend },
+    })
+    const midi = list.find((e) => e.driver.name === 'midi')!.driver
+    expect(await midi.detect()).toEqual([])
+    configureDrivers([midi], { midi: [{ input: 'Pads' }] })
+    expect((await midi.detect()).map((d) => d.id)).toEqual(['Pads'])
   })
 })
 

@@ -213,19 +213,3 @@ function count(ports: MidiPortList): number {
 function key(ports: MidiPortList): string {
   return JSON.stringify([[...ports.inputs].sort(), [...ports.outputs].sort()])
 }
-
-/**
- * Several hot-plug sources as one (USB and MIDI): live only when every source is live, because the
- * manager polls detection only when the one source it has is not.
- */
-export function combineHotplugSources(...sources: HotplugSource[]): HotplugSource {
-  return {
-    async start(listener) {
-      const live = await Promise.all(sources.map((s) => s.start(listener)))
-      return live.every(Boolean)
-    },
-    stop() {
-      for (const s of sources) s.stop()
-    },
-  }
-}

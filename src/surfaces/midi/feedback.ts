@@ -1,7 +1,9 @@
 /**
  * Feedback to MIDI bytes through a profile's rules: which message, number, value and channel light a
- * control's LED in a state and colour, and what sets its LED ring.
+ * control's LED in a state and colour, and what sets its LED ring. Whether a feedback lights an LED at
+ * all is the common rule (`ledStateOf`, `../lights.ts`), which the web mirror draws by too.
  */
+import { hexRgb, ledStateOf } from '../lights.js'
 import type { Feedback } from '../types.js'
 import type { LedOut, RingOut } from './profile.js'
 
@@ -13,32 +15,14 @@ export interface OutputRule {
   ring?: RingOut
 }
 
-export type LedState = 'off' | 'on' | 'blink'
-
-/**
- * Below this relative luminance (0..1) a colour counts as unlit for a one-colour LED whose feedback
- * gives no LED state: the engine's "unlit" grey (#202020) must not light it.
- */
-export const LIT_LUMINANCE = 0.25
-
-function rgb(color: string): [number, number, number] | undefined {
-  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color)
-  return m ? [parseInt(m[1]!, 16), parseInt(m[2]!, 16), parseInt(m[3]!, 16)] : undefined
-}
-
-function luminance(color: string): number {
-  const c = rgb(color)
-  return c ? (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / 255 : 0
-}
-
 /** The value of the palette colour nearest to `color` (RGB distance); the first entry wins a tie. */
 export function nearestPaletteValue(palette: Readonly<Record<string, number>>, color: string): number | undefined {
-  const want = rgb(color)
+  const want = hexRgb(color)
   if (!want) return undefined
   let best: number | undefined
   let bestDistance = Infinity
   for (const [entry, value] of Object.entries(palette)) {
-    const c = rgb(entry)
+    const c = hexRgb(entry)
     if (!c) continue
     const d = (c[0] - want[0]) ** 2 + (c[1] - want[1]) ** 2 + (c[2] - want[2]) ** 2
     if (d < bestDistance) {
@@ -47,12 +31,6 @@ export function nearestPaletteValue(palette: Readonly<Record<string, number>>, c
     }
   }
   return best
-}
-
-/** The LED state a feedback asks for: its `led`, else lit when its colour is bright enough. */
-export function ledStateOf(feedback: Feedback): LedState {
-  if (feedback.led !== undefined) return feedback.led
-  return feedback.color !== undefined && luminance(feedback.color) >= LIT_LUMINANCE ? 'on' : 'off'
 }
 
 function statusByte(message: 'note' | 'cc', channel: number): number {

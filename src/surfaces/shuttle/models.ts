@@ -8,6 +8,7 @@
  */
 import { PRODUCTS, type Product, type ProductModelId } from '@shuttle-lib/core'
 import { controlId } from '../control-id.js'
+import type { ModelTable } from '../driver-family.js'
 import type { ControlDescriptor } from '../types.js'
 
 /** One Contour model as the config and the driver see it. */
@@ -72,4 +73,11 @@ export function shuttleControls(model: ShuttleModel): ControlDescriptor[] {
 export function shuttleModelControls(id: string): readonly ControlDescriptor[] | undefined {
   const model = shuttleModelById(id)
   return model && shuttleControls(model)
+}
+
+/** The Contour model table (its family's `models`). */
+export const shuttleModels: ModelTable = {
+  label: 'Contour Shuttle',
+  ids: SHUTTLE_MODEL_IDS,
+  controlsOf: (id) => Promise.resolve(shuttleModelControls(id)),
 }

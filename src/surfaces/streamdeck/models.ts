@@ -6,6 +6,7 @@
  */
 import { DEVICE_MODELS2, DeviceModelId, type HIDDevice } from '@elgato-stream-deck/core'
 import { EventEmitter } from 'eventemitter3'
+import type { ModelTable } from '../driver-family.js'
 import { KeyRenderer } from '../render/key-renderer.js'
 import type { ControlDescriptor } from '../types.js'
 import { StreamDeckSurface } from './surface.js'
@@ -57,4 +58,11 @@ export function streamDeckModelControls(model: string): Promise<readonly Control
     cache.set(model, found)
   }
   return found
+}
+
+/** The Stream Deck model table (its family's `models`). */
+export const streamdeckModels: ModelTable = {
+  label: 'Stream Deck',
+  ids: STREAMDECK_MODEL_IDS,
+  controlsOf: (id) => Promise.resolve(streamDeckModelControls(id)),
 }

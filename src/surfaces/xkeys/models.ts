@@ -13,6 +13,7 @@
  */
 import { BackLightType, PRODUCTS, XKEYS_VENDOR_ID, type Product } from '@xkeys-lib/core'
 import { controlId, formatControlId, JOYSTICK_AXES } from '../control-id.js'
+import type { ModelTable } from '../driver-family.js'
 import type { ControlCapabilities, ControlDescriptor } from '../types.js'
 
 /** One X-keys model as the config and the driver see it. */
@@ -116,4 +117,11 @@ export function findXkeysModel(vendorId: number, productId: number, iface?: numb
 /** The controls of a model by its id; undefined for an id the library lacks. */
 export function xkeysModelControls(id: string): readonly ControlDescriptor[] | undefined {
   return xkeysModelById(id)?.controls
+}
+
+/** The X-keys model table (its family's `models`). */
+export const xkeysModels: ModelTable = {
+  label: 'X-keys',
+  ids: XKEYS_MODEL_IDS,
+  controlsOf: (id) => Promise.resolve(xkeysModelControls(id)),
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setLogSink, type LogRecord, type LogSink } from '../../../src/log.js'
-import { MIDI_RESCAN_MS, MidiDriver, combineHotplugSources } from '../../../src/surfaces/midi/driver.js'
+import { combineHotplugSources } from '../../../src/surfaces/hotplug.js'
+import { MIDI_RESCAN_MS, MidiDriver } from '../../../src/surfaces/midi/driver.js'
 import type { SurfaceClaim } from '../../../src/surfaces/claims.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { FakeMidiBackend } from '../helpers/fake-midi.js'

@@ -16,7 +16,7 @@ import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { decodeGen2KeyImages, MemoryStreamDeckTransport, rawImageEncoder, rotate180 } from '../helpers/fake-hid.js'
-import { XKEYS_BLUE, XKEYS_RED } from '../../../src/surfaces/web/lights.js'
+import { XKEYS_BLUE, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
 import { connect, hardwareMirrors, HARDWARE, type Client, type HardwareMirrors } from './helpers.js'
 
 const records: LogRecord[] = []

@@ -13,15 +13,10 @@ import { loadMidiProfile, parseMidiProfile, type MidiProfile } from '../../../sr
 import { MidiSurface } from '../../../src/surfaces/midi/surface.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { ShuttleDriver } from '../../../src/surfaces/shuttle/driver.js'
+import { ONE_COLOUR_LED, WHITE_LIGHT } from '../../../src/surfaces/lights.js'
 import type { Feedback, Surface, SurfaceDescription } from '../../../src/surfaces/types.js'
+import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
-import {
-  ONE_COLOUR_LED,
-  WHITE_LIGHT,
-  XKEYS_BLUE,
-  XKEYS_BLUE_AND_RED,
-  XKEYS_RED,
-} from '../../../src/surfaces/web/lights.js'
 import { surfaceView, type WebControlState, type WebSurfaceView } from '../../../src/surfaces/web/protocol.js'
 import { RenderedControls } from '../../../src/surfaces/web/rendered-controls.js'
 import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { setLogSink } from '../../../src/log.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
-import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/web/lights.js'
+import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { useChromium } from '../../helpers/browser.js'
 import { HARDWARE, hardwareMirrors, type HardwareMirrors } from './helpers.js'
