@@ -511,6 +511,11 @@ export function pngSize(dataUrl: unknown): { width: number; height: number } | u
   return { width: head.readUInt32BE(16), height: head.readUInt32BE(20) }
 }
 
+/** A value from outside as text: strings and numbers as they are, anything else as a bounded snippet. */
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : jsonSnippet(v, 60)
+}
+
 function titlesOf(r: ReplySeen): Record<string, unknown>[] {
   const titles = r.fields?.titles
   return Array.isArray(titles) ? titles.filter(isRecord) : []
@@ -557,7 +562,7 @@ export function checkAssumptions(obs: ProbeObservations): AssumptionCheck[] {
       continue
     }
     const echoed = (r: ReplySeen): unknown => r.fields?.requestId
-    const wrong = sent.filter((r) => echoed(r) !== undefined && String(echoed(r)) !== r.requestId)
+    const wrong = sent.filter((r) => echoed(r) !== undefined && text(echoed(r)) !== r.requestId)
     const missing = sent.filter((r) => echoed(r) === undefined)
     if (wrong.length > 0) {
       add(name, 'differs', `another requestId came back: ${list(wrong.map((r) => r.command))}`)
@@ -656,7 +661,7 @@ export function checkAssumptions(obs: ProbeObservations): AssumptionCheck[] {
     new Set(
       replies
         .filter((r) => r.command === 'getTitleControlInfo' && !r.poll)
-        .flatMap((r) => titlesOf(r).map((t) => String(t.id))),
+        .flatMap((r) => titlesOf(r).map((t) => text(t.id))),
     )
   const httpIds = idsOf(http)
   const socketIds = idsOf(socket)
