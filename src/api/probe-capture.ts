@@ -12,7 +12,7 @@
  * - Reading one back (`parseCapture`) is bounded too (size, depth) and throws only `CaptureError`.
  */
 import { z } from 'zod'
-import { redact, redactText } from '../log.js'
+import { redact, redactText } from '../redact.js'
 import { isRecord, jsonDepthExceeds } from '../wire.js'
 import { PROFILE_FACT_NAMES } from './app-profile-facts.js'
 
