@@ -44,9 +44,12 @@ export class CaptureError extends Error {
 /** `rtmp://host/app/<key>`: the stream key is the path after the application name. */
 const RTMP_KEY = /(rtmps?:\/\/[^\s/"'\\]+\/[^\s/"'\\]+\/)[^\s"'\\?#]+/gi
 
-/** A text with the secrets `redactText` knows and the key of an RTMP URL replaced by `***`. */
+/** `scheme://user:password@host`: credentials in a URL. */
+const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@"'\\]+@/gi
+
+/** A text with the secrets `redactText` knows, URL credentials and the key of an RTMP URL replaced by `***`. */
 export function redactCaptureText(text: string): string {
-  return redactText(text).replace(RTMP_KEY, '$1***')
+  return redactText(text).replace(RTMP_KEY, '$1***').replace(URL_CREDENTIALS, '$1***@')
 }
 
 /** Names judged so far (peer-chosen: the cache is bounded, cleared when full). */
@@ -222,7 +225,11 @@ export class CaptureRecorder {
       version: CAPTURE_VERSION,
       started: new Date(this.start).toISOString(),
       tool: { name: 'panelbridge probe', version: toolVersion },
-      targets,
+      targets: {
+        http: redactCaptureText(targets.http),
+        socket: redactCaptureText(targets.socket),
+        listenS: targets.listenS,
+      },
       init: [],
       exchanges: [],
       frames: [],

@@ -65,6 +65,7 @@ describe('redaction', () => {
     expect(redactCaptureText('rtmp://host/live2')).toBe('rtmp://host/live2')
     expect(redactCaptureText('startStreaming?streamKey=abc&x=1')).toBe('startStreaming?streamKey=***&x=1')
     expect(redactCaptureText('Authorization: Bearer abc.def')).toBe('Authorization: Bearer ***')
+    expect(redactCaptureText('http://admin:hunter2@10.0.0.5:9022/api')).toBe('http://***@10.0.0.5:9022/api')
   })
 
   it('keeps a key named __proto__ as a plain entry, and values too deep as a marker', () => {
@@ -99,6 +100,8 @@ describe('the recorder', () => {
     expect(c.frames).toEqual([{ t: 12, connection: 1, text: expect.stringContaining('***') as string }])
     expect(JSON.stringify(c)).not.toMatch(/"t2|"k"|\\"t\\"/)
     expect(c.started).toBe(new Date(1_700_000_000_000).toISOString())
+    const withUser = new CaptureRecorder({ ...targets, http: 'http://op:pw@host:9022' }, 'x').capture
+    expect(withUser.targets.http).toBe('http://***@host:9022')
   })
 
   it('keeps at most CAPTURE_MAX_FRAMES frames and CAPTURE_MAX_EXCHANGES exchanges, counting the rest', () => {
