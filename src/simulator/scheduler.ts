@@ -141,6 +141,12 @@ export function isReadCommand(name: string): boolean {
   return /^(get|read)/i.test(name)
 }
 
+/** Whether a dispatcher reply (wrapped or flat) carries an `error`. */
+function failed(reply: unknown): boolean {
+  const fields = isRecord(reply) && isRecord(reply.result) ? reply.result : reply
+  return isRecord(fields) && fields.error !== undefined
+}
+
 /** Sends one signal of the scheduler to every client connected to it. */
 export type SignalSink = (signal: string, args: unknown[]) => void
 
@@ -166,9 +172,10 @@ export function createScheduler(backend: SchedulerBackend, options: SchedulerOpt
   const announcements = options.announcements ?? []
   const log = (name: string, parameters: Record<string, unknown>): void =>
     options.log?.(name, parameters, 'qwebchannel')
-  /** A command ran: `newCommandXML` carries it as XML, unless it only read. */
-  const announce = (command: XmlCommand): void => {
-    if (facts.xml_commands && !isReadCommand(command.command)) options.emit?.('newCommandXML', [commandXml(command)])
+  /** A command ran: `newCommandXML` carries it as XML, unless it only read or failed. */
+  const announce = (command: XmlCommand, reply: unknown): void => {
+    if (!facts.xml_commands || isReadCommand(command.command) || failed(reply)) return
+    options.emit?.('newCommandXML', [commandXml(command)])
   }
 
   const all: Record<string, QwcMethodHandler> = {
@@ -180,7 +187,7 @@ export function createScheduler(backend: SchedulerBackend, options: SchedulerOpt
           const p = toStringRecord(params)
           log(name, { ...p, ...(vars ? { variables: vars } : {}) })
           const reply = vars ? backend.dispatch(name, p, vars) : backend.dispatch(name, p)
-          announce({ command: name, params: p, variables: vars ?? {} })
+          announce({ command: name, params: p, variables: vars ?? {} }, reply)
           return reply
         }),
         profile,
@@ -198,7 +205,7 @@ export function createScheduler(backend: SchedulerBackend, options: SchedulerOpt
             ...(args.titleId ? { id: args.titleId } : {}),
             ...(args.inputName ? { input: args.inputName } : {}),
           }
-          announce({ command: 'schedule', params, variables: vars ?? {} })
+          announce({ command: 'schedule', params, variables: vars ?? {} }, reply)
           return reply
         }),
         profile,
@@ -214,6 +221,7 @@ export function createScheduler(backend: SchedulerBackend, options: SchedulerOpt
      * cannot read; never a failed call.
      */
     scheduleCommandXml: async (xml: unknown) => {
+      let reply: unknown
       const outcome = await scheduleCommandXml(xml, (cmd) => {
         log('scheduleCommandXml', {
           command: cmd.command,
@@ -221,12 +229,13 @@ export function createScheduler(backend: SchedulerBackend, options: SchedulerOpt
           ...(Object.keys(cmd.variables).length > 0 ? { variables: cmd.variables } : {}),
         })
         const vars = Object.keys(cmd.variables).length > 0 ? cmd.variables : undefined
-        return vars ? backend.dispatch(cmd.command, cmd.params, vars) : backend.dispatch(cmd.command, cmd.params)
+        reply = vars ? backend.dispatch(cmd.command, cmd.params, vars) : backend.dispatch(cmd.command, cmd.params)
+        return reply
       }).catch((err: unknown) => ({
         reply: errorReplyXml(`internal error: ${err instanceof Error ? err.message : String(err)}`),
         command: undefined,
       }))
-      if (outcome.command) announce(outcome.command)
+      if (outcome.command) announce(outcome.command, await Promise.resolve(reply))
       else log('scheduleCommandXml', { xml: typeof xml === 'string' ? xml.slice(0, MAX_ID_CHARS) : '' })
       return outcome.reply
     },
@@ -276,11 +285,14 @@ export function createScheduler(backend: SchedulerBackend, options: SchedulerOpt
         return socketReply({ result: { ...envelope('_cmp_v1_performAction', undefined), error: err.message } }, profile)
       }
       const reply = backend.scheduleAction(resolved.action, '', resolved.title.id, resolved.variables)
-      announce({
-        command: 'schedule',
-        params: { action: resolved.action, id: resolved.title.id },
-        variables: resolved.variables ?? {},
-      })
+      announce(
+        {
+          command: 'schedule',
+          params: { action: resolved.action, id: resolved.title.id },
+          variables: resolved.variables ?? {},
+        },
+        reply,
+      )
       return socketReply(reply, profile)
     },
   }

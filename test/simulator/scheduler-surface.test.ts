@@ -336,6 +336,8 @@ describe('scheduler surface', () => {
         expect(reply).toMatch(/^<newblue_ext command="" reply="" success="0" error="invalid xml: [^"]+"\/>$/)
       }
       expect(s.state.titles.every((t) => t.playState === 'Off')).toBe(true)
+      // Nothing ran: nothing is announced (a signal would have come before the last reply).
+      expect(named(c, 'newCommandXML')).toEqual([])
     })
   })
 
