@@ -1,28 +1,51 @@
 /**
- * The structured logger, written through pino. One record per line on stderr: JSON lines under journald
- * (`JOURNAL_STREAM` set) or whenever stderr is not a terminal, one readable line per record on a
- * terminal (a small formatter of our own, so pino-pretty is no runtime dependency). Each logger writes
- * through a pino child named by its scope (`surfaces`, `streamdeck/CL12K1A00042`, ...), so a journal
- * can be filtered by layer (`journalctl -u panelbridge -o cat | jq 'select(.scope == "surfaces")'`).
+ * The structured logger, carried by pino. One record per line on stderr: JSON lines under journald
+ * (`JOURNAL_STREAM`) or whenever stderr is not a terminal, one readable line per record on a terminal
+ * (through pino-pretty, loaded only then). Each Logger writes through a pino child bound to its scope
+ * (`surfaces`, `streamdeck/CL12K1A00042`, ...), so a journal can be filtered by layer
+ * (`journalctl -u panelbridge -o cat | jq 'select(.scope == "surfaces")'`).
  *
+ * What is ours and what is pino's:
+ * - The level threshold is the pino root's level (`setLogLevel`, `PANELBRIDGE_LOG_LEVEL`); children
+ *   follow it.
+ * - Secrets and bounds: every message and field is copied through src/redact.ts before pino sees it
+ *   (secrets inside texts and at any depth, texts cut, depth and entries bounded); pino's `redact`
+ *   paths are a second net for the secret field names.
+ * - The record shape (`level` by name, ISO `time`, `scope`, `msg`, the fields) is pino's `formatters`;
+ *   a field named like one of pino's own keys is written as `_name`.
+ * - Warnings and errors are rate-limited per Logger in pino's `hooks.logMethod`: at most
+ *   LOG_RATE_BURST records per LOG_RATE_WINDOW_MS; what is held back is counted and reported in one
+ *   line when the window passes.
  * - `once(key, ...)` logs a fault the first time only, until `clear(key)`: a dropped socket or an
  *   unplugged device is logged once, not on every retry. Keys often carry names a peer chose (an
- *   unknown method, a signal), so a logger remembers at most LOG_ONCE_MAX_KEYS of them, the least
+ *   unknown method, a signal), so a Logger remembers at most LOG_ONCE_MAX_KEYS of them, the least
  *   recently seen forgotten first.
- * - Warnings and errors are rate-limited per logger: at most LOG_RATE_BURST records per
- *   LOG_RATE_WINDOW_MS; what is held back is counted and reported in one line when the window passes.
- * - Everything written is bounded and secrets never reach a log: every message and field is copied
- *   through src/redact.ts before anything is written; pino's own `redact` paths are a second net.
  *
- * `setLogSink` replaces the pino writer (tests capture the records it would have written).
+ * `setLogSink` hands every record, after the threshold, the rate limit and redaction, to a function
+ * instead of pino's writer (tests capture records with it); a Logger made with its own `sink` writes
+ * there whatever the global sink is.
  */
-import { pino, stdTimeFunctions, type Logger as PinoLogger } from 'pino'
+import { createRequire } from 'node:module'
+import {
+  pino,
+  stdTimeFunctions,
+  type DestinationStream,
+  type LogFn,
+  type Logger as PinoLogger,
+  type LoggerOptions as PinoOptions,
+} from 'pino'
+import type PinoPretty from 'pino-pretty'
 import { cutText, redact, redactText, SECRET_FIELD_NAMES } from './redact.js'
 
 export { LOG_MAX_DEPTH, LOG_MAX_ENTRIES, LOG_MAX_TEXT_CHARS, redact, redactText } from './redact.js'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
-const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
+const LEVEL_NAMES: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']
+/** Our level names by pino's level numbers (the names are pino's own: the JSON `level` field is the name). */
+const LEVEL_OF_VALUE: ReadonlyMap<number, LogLevel> = new Map(
+  LEVEL_NAMES.map((name) => [pino.levels.values[name]!, name]),
+)
+const WARN_VALUE = pino.levels.values.warn!
 
 export interface LogRecord {
   level: LogLevel
@@ -47,6 +70,10 @@ export interface LoggerLimits {
   rateWindowMs: number
   rateBurst: number
 }
+/** A Logger's bounds, and optionally a sink of its own (a test hands a class a Logger that captures). */
+export interface LoggerOptions extends LoggerLimits {
+  sink: LogSink
+}
 const DEFAULT_LIMITS: LoggerLimits = {
   onceMaxKeys: LOG_ONCE_MAX_KEYS,
   rateWindowMs: LOG_RATE_WINDOW_MS,
@@ -70,37 +97,143 @@ export function chooseLogFormat(
   return isTTY ? 'pretty' : 'json'
 }
 
-/** Pino child loggers kept per scope; past it the oldest is dropped (scopes may carry device ids). */
+/** Pino child loggers a sink keeps per scope; past it the oldest is dropped (scopes may carry device ids). */
 export const LOG_MAX_SCOPES = 256
 
 /**
- * Keys pino writes itself. A field with one of these names is written as `_name`, so that it can
- * neither replace the record's own level, time, message or scope nor produce a duplicate JSON key.
+ * Keys pino and pino-pretty give a meaning of their own. A field with one of these names is written as
+ * `_name`, so that it can neither replace the record's own level, time, message or scope nor produce a
+ * duplicate JSON key, and a terminal line shows it among the fields (pino-pretty would read `name` and
+ * `caller` as the logger's name and call site, and leave `timestamp` out).
  */
-const RESERVED_KEYS = new Set(['level', 'time', 'msg', 'scope', 'pid', 'hostname'])
+const RESERVED_KEYS = new Set(['level', 'time', 'msg', 'scope', 'pid', 'hostname', 'name', 'caller', 'timestamp'])
 
 /** pino's second net for secrets: field names redacted wherever they stand at the top or one level down. */
 export const PINO_REDACT_PATHS: readonly string[] = [...SECRET_FIELD_NAMES, ...SECRET_FIELD_NAMES.map((k) => `*.${k}`)]
 
+/** pino's `formatters.log`: the fields with reserved names moved aside (the same object when there are none). */
+function withoutReservedKeys(fields: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.keys(fields).some((k) => RESERVED_KEYS.has(k))) return fields
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(fields)) {
+    // defineProperty: a key named __proto__ stays a plain entry.
+    Object.defineProperty(out, RESERVED_KEYS.has(k) ? `_${k}` : k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  return out
+}
+
+/** The options every pino root of ours shares: the record shape, the second net, the rate-limit hook. */
+function pinoOptions(level: LogLevel): PinoOptions {
+  return {
+    level,
+    base: undefined,
+    timestamp: stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }), log: withoutReservedKeys },
+    redact: { paths: [...PINO_REDACT_PATHS], censor: '***' },
+    hooks: { logMethod },
+  }
+}
+
+/** What the hook needs to know about the Logger behind a pino child. */
+interface Route {
+  scope: string
+  rate: RateLimit
+  /** The Logger's own sink, else the global one. */
+  sink: LogSink | undefined
+}
+/** Routes by the pino child of each Logger; children a sink makes have none and are written as they are. */
+const routes = new WeakMap<PinoLogger, Route>()
+
+/**
+ * pino's `hooks.logMethod`, called for every record at or above the threshold: the rate limit of the
+ * Logger behind the child, then pino's own writer or the sink that replaced it.
+ */
+function logMethod(this: PinoLogger, args: Parameters<LogFn>, method: LogFn, level: number): void {
+  const route = routes.get(this)
+  if (route !== undefined) {
+    if (level >= WARN_VALUE && !route.rate.admit()) return
+    const target = route.sink ?? sink
+    if (target !== pinoSink) return target(recordOf(route.scope, level, args))
+  }
+  method.apply(this, args)
+}
+
+/** A record as a Logger hands it to pino (`[message]` or `[fields, message]`), for a sink. */
+function recordOf(scope: string, level: number, args: Parameters<LogFn>): LogRecord {
+  const [first, second] = args as unknown[]
+  const name = LEVEL_OF_VALUE.get(level) ?? 'info'
+  return typeof first === 'string'
+    ? { level: name, scope, message: first }
+    : { level: name, scope, message: String(second), fields: first as Record<string, unknown> }
+}
+
+/**
+ * A sink that writes each record through `root`, one child logger per scope. It writes whatever it is
+ * handed (the threshold was applied before), so its children take every level.
+ */
+function sinkThrough(root: PinoLogger): LogSink {
+  const children = new Map<string, PinoLogger>()
+  return (record) => {
+    let child = children.get(record.scope)
+    if (child === undefined) {
+      if (children.size >= LOG_MAX_SCOPES) children.delete(children.keys().next().value!)
+      children.set(record.scope, (child = root.child({ scope: record.scope }, { level: 'debug' })))
+    }
+    child[record.level](record.fields ?? {}, record.message)
+  }
+}
+
 const ANSI = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m', reset: '\x1b[0m' }
+
+/** The start of a readable line: `12:04:05.123 warn  [surfaces] device gone` (UTC, as the JSON time). */
+function lineHead(log: Record<string, unknown>, color: boolean): string {
+  const { level, time, scope, msg } = log
+  const label = typeof level === 'string' ? level : 'info'
+  const clock = typeof time === 'string' ? time.slice(11, 23) : ''
+  const tag = color && label in ANSI ? `${ANSI[label as LogLevel]}${label.padEnd(5)}${ANSI.reset}` : label.padEnd(5)
+  return `${clock} ${tag} [${String(scope)}] ${String(msg)}`
+}
+
+const requireCjs = createRequire(import.meta.url)
+const prettifiers = new Map<boolean, (line: string) => string>()
+
+/**
+ * pino-pretty, set up for our one-line shape, loaded on first use (only a terminal pays for it).
+ * pino-pretty parses the line (keys named __proto__ dropped), passes a line that is not JSON through,
+ * and writes the fields as one JSON object. The head of the line is ours (`lineHead`): pino-pretty's
+ * own puts a colon after the level and, coloured, tints the whole message; its own level and time are
+ * blanked, `scope` is in the head, and no field is read as an error block, so a record stays one line.
+ */
+function prettifier(color: boolean): (line: string) => string {
+  let pretty = prettifiers.get(color)
+  if (pretty === undefined) {
+    const { prettyFactory } = requireCjs('pino-pretty') as typeof PinoPretty
+    pretty = prettyFactory({
+      colorize: false,
+      translateTime: false,
+      customPrettifiers: { time: () => '', level: () => '' },
+      messageFormat: (log) => lineHead(log, color),
+      ignore: 'scope',
+      singleLine: true,
+      errorLikeObjectKeys: [],
+    })
+    prettifiers.set(color, pretty)
+  }
+  return pretty
+}
 
 /**
  * One pino JSON line as one readable line: `12:04:05.123 warn  [surfaces] device gone {"surface":"desk"}`.
  * A line that is not pino's JSON is passed on as it is.
  */
 export function formatPrettyLine(line: string, color = false): string {
-  let record: Record<string, unknown>
-  try {
-    record = JSON.parse(line) as Record<string, unknown>
-  } catch {
-    return line.endsWith('\n') ? line : `${line}\n`
-  }
-  const { level, time, scope, msg, ...fields } = record
-  const label = typeof level === 'string' ? level : 'info'
-  const clock = typeof time === 'string' ? time.slice(11, 23) : ''
-  const tag = color && label in ANSI ? `${ANSI[label as LogLevel]}${label.padEnd(5)}${ANSI.reset}` : label.padEnd(5)
-  const rest = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : ''
-  return `${clock} ${tag} [${String(scope)}] ${String(msg)}${rest}\n`
+  // pino's lines end in a newline; pino-pretty adds its own.
+  return prettifier(color)(line.endsWith('\n') ? line.slice(0, -1) : line)
 }
 
 export interface PinoSinkOptions {
@@ -112,58 +245,35 @@ export interface PinoSinkOptions {
   color?: boolean
 }
 
-/** A sink that writes every record through pino, one child logger per scope. */
-export function createPinoSink(options: PinoSinkOptions = {}): LogSink {
+/** pino's destination for a format: the line as it is, or made readable by pino-pretty. */
+function destination(options: PinoSinkOptions): DestinationStream {
   const write = options.write ?? ((line: string) => void process.stderr.write(line))
-  const format = options.format ?? chooseLogFormat()
-  const color = options.color ?? (process.stderr.isTTY === true && process.env.NO_COLOR === undefined)
-  const destination = { write: format === 'json' ? write : (line: string) => write(formatPrettyLine(line, color)) }
-  const root = pino(
-    {
-      level: 'debug',
-      base: undefined,
-      timestamp: stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: [...PINO_REDACT_PATHS], censor: '***' },
-    },
-    destination,
-  )
-  const children = new Map<string, PinoLogger>()
-  const childOf = (scope: string): PinoLogger => {
-    let child = children.get(scope)
-    if (child === undefined) {
-      if (children.size >= LOG_MAX_SCOPES) children.delete(children.keys().next().value!)
-      children.set(scope, (child = root.child({ scope })))
-    }
-    return child
-  }
-  return (record) => {
-    const fields: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(record.fields ?? {})) {
-      Object.defineProperty(fields, RESERVED_KEYS.has(k) ? `_${k}` : k, {
-        value: v,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      })
-    }
-    childOf(record.scope)[record.level](fields, record.message)
-  }
+  if ((options.format ?? chooseLogFormat()) === 'json') return { write }
+  const pretty = prettifier(options.color ?? (process.stderr.isTTY === true && process.env.NO_COLOR === undefined))
+  return { write: (line) => write(pretty(line)) }
 }
 
-/** The sink until `setLogSink`: pino, made on first use (so the format follows the environment then). */
-let pinoSink: LogSink | undefined
-const defaultSink: LogSink = (record) => {
-  pinoSink ??= createPinoSink()
-  pinoSink(record)
+/** A sink that writes every record through a pino of its own, one child logger per scope. */
+export function createPinoSink(options: PinoSinkOptions = {}): LogSink {
+  return sinkThrough(pino(pinoOptions('debug'), destination(options)))
 }
 
 function levelFromEnv(raw: string | undefined): LogLevel {
-  return raw !== undefined && Object.hasOwn(LEVELS, raw) ? (raw as LogLevel) : 'info'
+  return LEVEL_NAMES.find((name) => name === raw) ?? 'info'
 }
 
-let sink: LogSink = defaultSink
-let threshold: LogLevel = levelFromEnv(process.env.PANELBRIDGE_LOG_LEVEL)
+/**
+ * The process's pino, parent of every Logger's child. Its writer is chosen at the first record, not
+ * at import (so the format follows the environment then, and pino-pretty loads only when a terminal
+ * gets a line).
+ */
+let stderrWriter: DestinationStream | undefined
+const root = pino(pinoOptions(levelFromEnv(process.env.PANELBRIDGE_LOG_LEVEL)), {
+  write: (line: string) => (stderrWriter ??= destination({})).write(line),
+})
+/** The sink until `setLogSink`: records go through the Logger's own pino child to stderr. */
+const pinoSink: LogSink = sinkThrough(root)
+let sink: LogSink = pinoSink
 
 /** Routes every logger's output (tests capture records with this). Returns the previous sink. */
 export function setLogSink(next: LogSink): LogSink {
@@ -173,28 +283,81 @@ export function setLogSink(next: LogSink): LogSink {
 }
 /** The lowest level written (default `info`, or `PANELBRIDGE_LOG_LEVEL`). */
 export function setLogLevel(level: LogLevel): void {
-  threshold = level
+  root.level = level
+}
+
+/** The rate limit of one Logger's warnings and errors (LOG_RATE_BURST per LOG_RATE_WINDOW_MS). */
+class RateLimit {
+  private windowStart = -Infinity
+  private windowCount = 0
+  private suppressed = 0
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly limits: LoggerLimits,
+    /** Writes the count held back in a window that passed (not itself rate-limited). */
+    private readonly report: (count: number) => void,
+  ) {}
+
+  /** True when this warning or error may be written. */
+  admit(): boolean {
+    const now = Date.now()
+    if (now - this.windowStart >= this.limits.rateWindowMs) {
+      this.flush()
+      this.windowStart = now
+      this.windowCount = 0
+    }
+    if (this.windowCount < this.limits.rateBurst) {
+      this.windowCount++
+      return true
+    }
+    this.suppressed++
+    if (this.timer === undefined) {
+      this.timer = setTimeout(flushOf, Math.max(0, this.windowStart + this.limits.rateWindowMs - now), this)
+      // A pending report must not keep a finished process alive.
+      this.timer.unref()
+    }
+    return false
+  }
+
+  /** Reports the count held back in the window that passed, once. */
+  flush(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+    if (this.suppressed === 0) return
+    const count = this.suppressed
+    this.suppressed = 0
+    this.report(count)
+  }
+}
+
+function flushOf(rate: RateLimit): void {
+  rate.flush()
 }
 
 export class Logger {
   /** Insertion order is recency order: a key seen again is moved to the end. */
   private readonly onceKeys = new Set<string>()
   private readonly limits: LoggerLimits
-  private windowStart = -Infinity
-  private windowCount = 0
-  private suppressed = 0
-  private suppressedTimer: NodeJS.Timeout | undefined
+  private readonly sink: LogSink | undefined
+  private readonly rate: RateLimit
+  private readonly pino: PinoLogger
 
   constructor(
     readonly scope: string,
-    limits: Partial<LoggerLimits> = {},
+    options: Partial<LoggerOptions> = {},
   ) {
+    const { sink: own, ...limits } = options
     this.limits = { ...DEFAULT_LIMITS, ...limits }
+    this.sink = own
+    this.rate = new RateLimit(this.limits, (count) => this.reportHeldBack(count))
+    this.pino = root.child({ scope })
+    routes.set(this.pino, { scope, rate: this.rate, sink: own })
   }
 
-  /** A logger for a part of this one's scope, with the same limits (its own keys and rate window). */
+  /** A logger for a part of this one's scope, with the same limits and sink (its own keys and rate window). */
   child(scope: string): Logger {
-    return new Logger(`${this.scope}/${scope}`, this.limits)
+    return new Logger(`${this.scope}/${scope}`, { ...this.limits, ...(this.sink ? { sink: this.sink } : {}) })
   }
   /** How many `once` keys are remembered (the bench and tests watch it). */
   get onceKeyCount(): number {
@@ -236,50 +399,22 @@ export class Logger {
     this.onceKeys.delete(key.length > LOG_ONCE_MAX_KEY_CHARS ? key.slice(0, LOG_ONCE_MAX_KEY_CHARS) : key)
   }
 
-  private write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
-    if (LEVELS[level] < LEVELS[threshold]) return
-    if (LEVELS[level] >= LEVELS.warn && !this.admit()) return
-    sink({
-      level,
-      scope: this.scope,
-      message: redactText(cutText(message)),
-      ...(fields ? { fields: redact(fields) as Record<string, unknown> } : {}),
-    })
-  }
-
-  /** The rate limit of warnings and errors: true when this record may be written. */
-  private admit(): boolean {
-    const now = Date.now()
-    if (now - this.windowStart >= this.limits.rateWindowMs) {
-      this.reportSuppressed()
-      this.windowStart = now
-      this.windowCount = 0
-    }
-    if (this.windowCount < this.limits.rateBurst) {
-      this.windowCount++
-      return true
-    }
-    this.suppressed++
-    if (this.suppressedTimer === undefined) {
-      this.suppressedTimer = setTimeout(
-        reportSuppressedOf,
-        Math.max(0, this.windowStart + this.limits.rateWindowMs - now),
-        this,
-      )
-      // A pending report must not keep a finished process alive.
-      this.suppressedTimer.unref()
-    }
-    return false
-  }
-
   /** Writes the count of records held back in the window that passed, once. */
   reportSuppressed(): void {
-    if (this.suppressedTimer !== undefined) clearTimeout(this.suppressedTimer)
-    this.suppressedTimer = undefined
-    if (this.suppressed === 0) return
-    const count = this.suppressed
-    this.suppressed = 0
-    sink({
+    this.rate.flush()
+  }
+
+  private write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
+    // Below the threshold nothing is copied; at or above it pino's hook applies the rate limit.
+    if (!this.pino.isLevelEnabled(level)) return
+    const text = redactText(cutText(message))
+    if (fields === undefined) this.pino[level](text)
+    else this.pino[level](redact(fields) as Record<string, unknown>, text)
+  }
+
+  /** The held-back count goes to the sink directly: it is not itself subject to the rate limit. */
+  private reportHeldBack(count: number): void {
+    ;(this.sink ?? sink)({
       level: 'warn',
       scope: this.scope,
       message: `${count} more warnings and errors held back by the rate limit`,
@@ -288,10 +423,6 @@ export class Logger {
   }
 }
 
-function reportSuppressedOf(logger: Logger): void {
-  logger.reportSuppressed()
-}
-
-export function createLogger(scope: string, limits?: Partial<LoggerLimits>): Logger {
-  return new Logger(scope, limits)
+export function createLogger(scope: string, options?: Partial<LoggerOptions>): Logger {
+  return new Logger(scope, options)
 }

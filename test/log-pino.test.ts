@@ -2,7 +2,7 @@
  * Issue 13, Build 4: the logger writes through pino — JSON lines under journald or into a pipe, one
  * readable line on a terminal, a child logger per scope, and no secret in either form.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   chooseLogFormat,
   createLogger,
@@ -102,6 +102,45 @@ describe('the pino sink', () => {
     expect(lines[0]).not.toContain('RAW-1')
     expect(lines[0]).not.toContain('RAW-2')
     expect(JSON.parse(lines[0]!)).toMatchObject({ streamKey: '***', nested: { token: '***' } })
+  })
+})
+
+describe('pino carries the Logger', () => {
+  it('applies the rate limit in pino’s hook to what pino itself writes, not only to captured records', () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    try {
+      const log = createLogger('flood', { rateBurst: 3, rateWindowMs: 60_000 })
+      for (let i = 0; i < 10; i++) log.warn(`warning ${i}`)
+      log.info('info is not limited')
+      expect(write).toHaveBeenCalledTimes(4)
+      expect(String(write.mock.calls[2]![0])).toContain('warning 2')
+      expect(String(write.mock.calls[3]![0])).toContain('info is not limited')
+    } finally {
+      write.mockRestore()
+    }
+  })
+
+  it('moves the threshold of loggers made before setLogLevel (their pino children follow the root)', () => {
+    const records: string[] = []
+    previous = setLogSink((r) => records.push(r.message))
+    const log = createLogger('early')
+    log.debug('hidden')
+    setLogLevel('debug')
+    log.debug('shown')
+    log.child('late').debug('shown too')
+    setLogLevel('warn')
+    log.info('hidden again')
+    expect(records).toEqual(['shown', 'shown too'])
+  })
+
+  it('keeps a record on one terminal line when its fields carry names pino-pretty reads as its own', () => {
+    previous = setLogSink(createPinoSink({ format: 'pretty', write, color: false }))
+    createLogger('app').warn('failed', { name: 'Lower Third', caller: 'x', error: 'boom', err: 'bad' })
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} warn {2}\[app\] failed \{.*\}\n$/)
+    expect(lines[0]!.indexOf('\n')).toBe(lines[0]!.length - 1)
+    for (const part of ['"_name":"Lower Third"', '"_caller":"x"', '"error":"boom"', '"err":"bad"'])
+      expect(lines[0]).toContain(part)
   })
 })
 

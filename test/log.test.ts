@@ -60,6 +60,28 @@ describe('logger', () => {
     expect(elsewhere).toEqual([{ level: 'warn', scope: 'sink', message: 'to the other sink' }])
     expect(records).toEqual([{ level: 'warn', scope: 'sink', message: 'back to the first' }])
   })
+
+  it('a logger made with its own sink writes there, and so do its children, whatever the global sink', () => {
+    const own: LogRecord[] = []
+    const log = createLogger('own', { sink: (r) => own.push(r), rateBurst: 1 })
+    log.info('to its own sink', { token: 'secret-1' })
+    log.child('part').warn('from a child')
+    log.warn('first warning')
+    log.warn('held back')
+    log.reportSuppressed()
+    expect(records).toEqual([])
+    expect(own).toEqual([
+      { level: 'info', scope: 'own', message: 'to its own sink', fields: { token: '***' } },
+      { level: 'warn', scope: 'own/part', message: 'from a child' },
+      { level: 'warn', scope: 'own', message: 'first warning' },
+      {
+        level: 'warn',
+        scope: 'own',
+        message: '1 more warnings and errors held back by the rate limit',
+        fields: { suppressed: 1, windowMs: 10_000 },
+      },
+    ])
+  })
 })
 
 describe('redaction apart from the logger', () => {
