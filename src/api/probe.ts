@@ -67,8 +67,11 @@ export const REGISTRY_KINDS = ['actions', 'feedbacks', 'presets'] as const
 export const PROBE_CLIENT_VERSION = 'probe'
 /** Time one call may take, ms: generous, as a user's application may be busy rendering. */
 export const PROBE_CALL_TIMEOUT_MS = 5000
-/** How often the titles are read during the listen window, ms (at most half the window). */
-export const PROBE_POLL_MS = 2000
+/**
+ * How often the titles are read during the listen window, ms (at most half the window): a title taken
+ * to air and off again within one read of the next shows no change where no notification says it.
+ */
+export const PROBE_POLL_MS = 1000
 /** Signal lines printed during the listen window; past it they are counted only (the capture keeps them). */
 export const PROBE_MAX_PRINTED_SIGNALS = 200
 /** Signals kept for the analysis (the capture keeps its own, bounded copy). */
@@ -449,7 +452,7 @@ class ProbeSession {
     const ms = this.options.listenMs
     this.obs.listened = true
     this.line(
-      `listening ${ms / 1000} s to every signal: play a title, change a variable or add a title in the application now${
+      `listening ${ms / 1000} s to every signal: in the application, play a title (leave it on air a second or two), change a variable, add a title${
         this.options.signal ? ' (Ctrl-C ends early)' : ''
       }`,
     )
