@@ -35,7 +35,7 @@ import { createLogger, type Logger } from './log.js'
 import { Engine } from './mappings/engine.js'
 import { formatProblem, loadConfigFile } from './mappings/load.js'
 import type { Config, SurfaceConfig } from './mappings/schema.js'
-import { claimsOfConfig, driverConfigsOf, webSurfaceOptions } from './mappings/surfaces.js'
+import { claimsOfConfig, driverConfigsOf, takesDriverOptions, webSurfaceOptions } from './mappings/surfaces.js'
 import type { SimulatorHandle } from './simulator/index.js'
 import { controlSends, ControlIdError, parseControlId } from './surfaces/control-id.js'
 import type { AccessCheck, HotplugSource } from './surfaces/hotplug.js'
@@ -324,14 +324,15 @@ export class Daemon implements DaemonApi {
   }
 
   /**
-   * MIDI and HID entries (a reload): the drivers take the new ones, and a surface whose entry changed
-   * (profile, ports, relative modes, report map) reopens with it, its feedback re-sent; one whose entry
-   * did not change stays open untouched. A changed claim alone is the manager's (`setClaims`).
+   * The entries the drivers read (a reload; MIDI's and report-map HID's): the drivers take the new ones,
+   * and a surface whose entry changed (profile, ports, relative modes, report map) reopens with it, its
+   * feedback re-sent; one whose entry did not change stays open untouched. A changed claim alone is the
+   * manager's (`setClaims`).
    */
   private async applyDriverConfigs(before: Config, after: Config): Promise<void> {
     configureDrivers(this.drivers, driverConfigsOf(after.surfaces))
     for (const [name, next] of Object.entries(after.surfaces)) {
-      if (next.driver !== 'midi' && next.driver !== 'hid') continue
+      if (!takesDriverOptions(next)) continue
       const prev = Object.hasOwn(before.surfaces, name) ? before.surfaces[name] : undefined
       if (prev?.driver === next.driver && !sameJson(prev, next) && this.manager.isOpen(name)) {
         this.log.info('surface options changed; reopening it', { surface: name, driver: next.driver })

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util'
 import { stringify } from 'yaml'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
-import { claimsOfConfig, driverConfigsOf } from '../mappings/surfaces.js'
+import { claimsOfConfig, driverConfigsOf, suggestedEntry } from '../mappings/surfaces.js'
 import {
   configureDrivers,
   countControls,
@@ -87,8 +87,8 @@ export async function readClaims(
 }
 
 /**
- * The drivers of `deps`, with the MIDI and generic HID ones configured from the config's entries (port
- * names and profiles, report maps), as the daemon configures them. `devices` and `learn` build theirs here.
+ * The drivers of `deps`, those that read the config configured from its entries (MIDI port names and
+ * profiles, report maps), as the daemon configures them. `devices` and `learn` build theirs here.
  */
 export function configuredDrivers(
   deps: Pick<HardwareCommandDeps, 'drivers'>,
@@ -103,19 +103,11 @@ export function configuredDrivers(
 }
 
 /**
- * The `surfaces:` entry that would claim this device: its model, its serial when it has one, and an
- * X-keys panel's unit id; a MIDI port by its name without ALSA's client number.
+ * The `surfaces:` entry that would claim this device, as one line to paste: what its driver family
+ * suggests (its model and serial, an X-keys panel's unit id, a MIDI port by its name).
  */
 export function surfaceEntryFor(name: string, device: DetectedDevice): string {
-  // Why the client number goes: ALSA numbers ports by plug order (`... 24:0`), so a replug renames them.
-  if (device.driver === 'midi' && device.port !== undefined)
-    return yamlLine({ [name]: { driver: 'midi', input: device.port.replace(/\s+\d+:\d+$/, '') } })
-  const entry: Record<string, unknown> = { driver: device.driver }
-  if (device.modelId !== undefined) entry.model = device.modelId
-  if (device.serial !== undefined && device.serial.trim() !== '') entry.serial = device.serial.trim()
-  else if (device.modelId === undefined && device.unitId === undefined) entry.any = true
-  if (device.unitId !== undefined) entry.unit_id = device.unitId
-  return yamlLine({ [name]: entry })
+  return yamlLine({ [name]: suggestedEntry(device) })
 }
 
 /** A value as one line of YAML (flow style), ready to paste. */

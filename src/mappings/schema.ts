@@ -14,27 +14,13 @@ import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
-import { reportMapSchema } from '../surfaces/report-map/report-map.js'
-import { RELATIVE_MODES } from '../surfaces/midi/relative.js'
+import { surfaceSchema } from './drivers/index.js'
+import { CONFIG_LIMITS } from './limits.js'
+
+export { CONFIG_LIMITS }
 
 /** The file format version this panelbridge writes and reads. Older versions are migrated (see `migrate.ts`). */
 export const CONFIG_VERSION = 1
-
-/** Limits that keep a typo (or a hostile file) from building something absurd. */
-export const CONFIG_LIMITS = {
-  surfaces: 64,
-  pagesPerSurface: 64,
-  bindings: 4096,
-  /** Actions in one press sequence. */
-  sequence: 32,
-  steps: 64,
-  /** Longest wait in a sequence, ms. */
-  waitMs: 60_000,
-  /** Longest hold or confirmation time, ms. */
-  holdMs: 30_000,
-  label: 512,
-  name: 128,
-} as const
 
 const name = (what: string) =>
   z
@@ -193,122 +179,8 @@ export const binding = z
     }
   })
 
-const claim = {
-  serial: z.string().min(1).optional().describe('Claims the device with this serial number.'),
-  vendor_id: z.int().min(0).max(0xffff).optional(),
-  product_id: z.int().min(0).max(0xffff).optional(),
-  any: z.boolean().optional().describe('Claims the first device of this driver that no other surface claims.'),
-}
-
-export const streamdeckSurface = z
-  .strictObject({
-    driver: z.literal('streamdeck'),
-    model: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Model id as the Stream Deck library names it: `plus`, `xl`, `mini`, ...'),
-    ...claim,
-    brightness: z.int().min(0).max(100).optional(),
-  })
-  .describe('An Elgato Stream Deck.')
-
-export const shuttleSurface = z
-  .strictObject({
-    driver: z.literal('shuttle'),
-    model: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Model id as the Contour library names it: `shuttlexpress`, `shuttlepro_v1`, `shuttlepro_v2`.'),
-    ...claim,
-  })
-  .describe('A Contour ShuttleXpress or ShuttlePro: buttons, a jog wheel and a shuttle ring.')
-
-export const xkeysSurface = z
-  .strictObject({
-    driver: z.literal('xkeys'),
-    model: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Model id as the X-keys library names it: `XK24`, `XK80`, `XK12JOG`, `XK68JOGSHUTTLE`, ...'),
-    ...claim,
-    unit_id: z
-      .int()
-      .min(0)
-      .max(255)
-      .optional()
-      .describe(
-        "Claims the panel with this unit id (0..255; 0 from the factory, set with the X-keys tools), which tells identical panels apart whichever port they are in. `panelbridge devices` shows each panel's.",
-      ),
-  })
-  .describe('A P.I. Engineering X-keys panel: backlit keys, and a jog, shuttle, T-bar or joystick on some models.')
-
-export const webSurface = z
-  .strictObject({
-    driver: z.literal('web'),
-    rows: z.int().min(1).max(16),
-    columns: z.int().min(1).max(16),
-    encoders: z.int().min(0).max(8).optional(),
-    jog: z.boolean().optional(),
-    shuttle: z.boolean().optional().describe('A spring-loaded shuttle ring that returns to centre on release.'),
-    faders: z.int().min(0).max(8).optional(),
-    key_size: z.int().min(16).max(256).optional().describe('Key image size in pixels (default 96).'),
-  })
-  .describe('A surface drawn in the browser at the daemon’s page.')
-
-const portName = z.string().min(1).max(256)
-
-export const midiSurface = z
-  .strictObject({
-    driver: z.literal('midi'),
-    input: portName.describe('The input port’s name, or a part of it (case-insensitive): `APC mini mk2`.'),
-    output: portName
-      .optional()
-      .describe('The output port’s name or a part of it, where it differs from the input’s (default: the same).'),
-    profile: z
-      .string()
-      .min(1)
-      .max(1024)
-      .optional()
-      .describe(
-        'The device profile: a shipped one (`apc-mini-mk2`, `behringer-x-touch-mini`, `generic`) or a profile file’s path (relative to the working directory). Default `generic`.',
-      ),
-    relative: z
-      .record(z.string(), z.enum(RELATIVE_MODES))
-      .optional()
-      .describe(
-        'Relative encoders: control id (`cc:CH:N`) → how its value encodes steps (`twos-complement`, `sign-magnitude`, `binary-offset`). Such a control sends rotate instead of value.',
-      ),
-  })
-  .describe('A MIDI controller, by its port names, with LED feedback through a device profile.')
-
-export const hidSurface = z
-  .strictObject({
-    driver: z.literal('hid'),
-    vendor_id: z.int().min(0).max(0xffff),
-    product_id: z.int().min(0).max(0xffff),
-    usage_page: z
-      .int()
-      .min(0)
-      .max(0xffff)
-      .optional()
-      .describe('The interface to read, where the device has several (e.g. 1 = generic desktop).'),
-    serial: z.string().min(1).optional().describe('Claims the device with this serial number.'),
-    name: z.string().min(1).max(CONFIG_LIMITS.name).optional().describe('Display name (default: the product string).'),
-    map: reportMapSchema,
-  })
-  .describe('Any HID device (pedal, game controller, button box), its input reports read through a report map.')
-
-export const surface = z.discriminatedUnion('driver', [
-  streamdeckSurface,
-  shuttleSurface,
-  xkeysSurface,
-  webSurface,
-  midiSurface,
-  hidSurface,
-])
+/** One `surfaces:` entry; each driver family's own (see `drivers/index.ts`). */
+export const surface = surfaceSchema
 
 let profileNamesRead: readonly string[] | undefined
 /**

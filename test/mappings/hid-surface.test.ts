@@ -1,7 +1,8 @@
 /** A `hid` surface in the mapping file: its report map is checked at file:line:col, its controls come from it. */
 import { describe, expect, it } from 'vitest'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
-import { claimOf, hidDeviceConfig } from '../../src/mappings/surfaces.js'
+import { reportMapDeviceConfig } from '../../src/mappings/drivers/report-map.js'
+import { claimOf } from '../../src/mappings/surfaces.js'
 
 const PRESS = '{ command: switchVideoIn, params: { channel: 0, video: cam } }'
 const text = (fields: string, bindings = ' []') =>
@@ -53,6 +54,6 @@ describe('hid surfaces in the mapping file', () => {
       driver: 'hid',
       match: { vendorId: 0x05f3, productId: 0x00ff, serial: 'A1' },
     })
-    expect(hidDeviceConfig(s)).toEqual({ vendorId: 0x05f3, productId: 0x00ff, usagePage: 1, map: s.map })
+    expect(reportMapDeviceConfig(s)).toEqual({ vendorId: 0x05f3, productId: 0x00ff, usagePage: 1, map: s.map })
   })
 })

@@ -1,7 +1,8 @@
 /** A `midi` surface in the mapping file: its controls come from its profile, its claim from its port name. */
 import { describe, expect, it } from 'vitest'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
-import { claimOf, driverConfigsOf, midiSurfaceConfig } from '../../src/mappings/surfaces.js'
+import { midiSurfaceConfig } from '../../src/mappings/drivers/midi.js'
+import { claimOf, driverConfigsOf } from '../../src/mappings/surfaces.js'
 
 const PRESS = '{ command: switchVideoIn, params: { channel: 0, video: cam } }'
 

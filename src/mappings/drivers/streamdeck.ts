@@ -1,0 +1,23 @@
+/** The Stream Deck family, mapping side (see `common.ts`); the surface side is `src/surfaces/streamdeck/`. */
+import { z } from 'zod'
+import { streamdeckModels } from '../../surfaces/streamdeck/models.js'
+import { claimFields, modelClaim, modelControls, type MappingFamily } from './common.js'
+
+const schema = z
+  .strictObject({
+    driver: z.literal('streamdeck'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Model id as the Stream Deck library names it: `plus`, `xl`, `mini`, ...'),
+    ...claimFields,
+    brightness: z.int().min(0).max(100).optional(),
+  })
+  .describe('An Elgato Stream Deck.')
+
+export const streamdeck: MappingFamily<typeof schema> = {
+  schema,
+  controlsOf: (_name, entry) => modelControls(streamdeckModels, entry.model),
+  claimOf: (name, entry) => modelClaim(name, entry),
+}
