@@ -161,6 +161,18 @@ export interface SchedulerOptions {
   registry?: AutomationRegistry
 }
 
+/** What every method of the scheduler shares: the backend, its profile, the registry and the log. */
+interface SchedulerContext {
+  backend: SchedulerBackend
+  profile: SimProfile
+  facts: SimProfile['facts']
+  registry: AutomationRegistry
+  announcements: ClientAnnouncement[]
+  log: (name: string, parameters: Record<string, unknown>) => void
+  /** A command ran: `newCommandXML` carries it as XML, unless it only read or failed. */
+  announce: (command: XmlCommand, reply: unknown) => void
+}
+
 /**
  * The `scheduler` object: every method `schedulerMethods(profile.facts)` names, in that order, and
  * the signals `schedulerSignals(profile.facts)` names.
@@ -168,17 +180,32 @@ export interface SchedulerOptions {
 export function createScheduler(backend: SchedulerBackend, options: SchedulerOptions = {}): QwcPublishedObject {
   const profile = backend.profile ?? getProfile()
   const facts = profile.facts
-  const registry = options.registry ?? new AutomationRegistry(backend)
-  const announcements = options.announcements ?? []
-  const log = (name: string, parameters: Record<string, unknown>): void =>
-    options.log?.(name, parameters, 'qwebchannel')
-  /** A command ran: `newCommandXML` carries it as XML, unless it only read or failed. */
-  const announce = (command: XmlCommand, reply: unknown): void => {
-    if (!facts.xml_commands || isReadCommand(command.command) || failed(reply)) return
-    options.emit?.('newCommandXML', [commandXml(command)])
+  const ctx: SchedulerContext = {
+    backend,
+    profile,
+    facts,
+    registry: options.registry ?? new AutomationRegistry(backend),
+    announcements: options.announcements ?? [],
+    log: (name, parameters) => options.log?.(name, parameters, 'qwebchannel'),
+    announce: (command, reply) => {
+      if (!facts.xml_commands || isReadCommand(command.command) || failed(reply)) return
+      options.emit?.('newCommandXML', [commandXml(command)])
+    },
   }
+  const all: Record<string, QwcMethodHandler> = { ...commandMethods(ctx), ...registryMethods(ctx) }
+  const methods: Record<string, QwcMethodHandler> = {}
+  for (const name of schedulerMethods(facts)) {
+    const handler = all[name]
+    if (!handler) throw new Error(`the scheduler has no method ${name}`)
+    methods[name] = handler
+  }
+  return { methods, signals: schedulerSignals(facts) }
+}
 
-  const all: Record<string, QwcMethodHandler> = {
+/** The command methods: `scheduleCommand`, `scheduleAction`, `notifyClientConnected`, `scheduleCommandXml`. */
+function commandMethods(ctx: SchedulerContext): Record<string, QwcMethodHandler> {
+  const { backend, profile, announcements, log, announce } = ctx
+  return {
     scheduleCommand: (command: unknown, params: unknown, variables: unknown) => {
       const name = text(command)
       return socketReply(
@@ -239,6 +266,13 @@ export function createScheduler(backend: SchedulerBackend, options: SchedulerOpt
       else log('scheduleCommandXml', { xml: typeof xml === 'string' ? xml.slice(0, MAX_ID_CHARS) : '' })
       return outcome.reply
     },
+  }
+}
+
+/** The automation registry's methods (protocol notes 1.3 [code S1]): layer state, images, `_cmp_v1_*`. */
+function registryMethods(ctx: SchedulerContext): Record<string, QwcMethodHandler> {
+  const { backend, profile, facts, registry, log, announce } = ctx
+  return {
     /**
      * An object, not text: the layer state `{<title id>: {playState: 'running'|'paused'}}` for the titles
      * on air (notes 2.4; S1 indexes it by the title id and compares lowercase, captivate.js 597-626).
@@ -296,13 +330,6 @@ export function createScheduler(backend: SchedulerBackend, options: SchedulerOpt
       return socketReply(reply, profile)
     },
   }
-  const methods: Record<string, QwcMethodHandler> = {}
-  for (const name of schedulerMethods(facts)) {
-    const handler = all[name]
-    if (!handler) throw new Error(`the scheduler has no method ${name}`)
-    methods[name] = handler
-  }
-  return { methods, signals: schedulerSignals(facts) }
 }
 
 /**
