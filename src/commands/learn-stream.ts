@@ -72,6 +72,11 @@ export function printable(text: string, max = LEARN_MAX_TEXT): string {
   return clean.length > max ? `${clean.slice(0, max)}…` : clean
 }
 
+/** An error's message as one safe terminal line. */
+export function messageOf(err: unknown): string {
+  return printable(err instanceof Error ? err.message : String(err))
+}
+
 const SURFACE_NAME = /^[A-Za-z0-9_-]{1,128}$/
 const STATES: ReadonlySet<string> = new Set(['open', 'closed', 'failed', 'permission-denied', 'waiting'])
 const TYPES: ReadonlySet<string> = new Set(['down', 'up', 'rotate', 'value'])

@@ -18,7 +18,6 @@ import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { formatStatus } from '../surface-check.js'
-import { ReportMapDriver, type HidDeviceLike, type HidListing } from '../surfaces/report-map/driver.js'
 import { assignClaims } from '../surfaces/claims.js'
 import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
 import { hardwareHotplug } from '../surfaces/drivers.js'
@@ -35,8 +34,9 @@ import {
   type HardwareCommandDeps,
 } from './devices.js'
 import type { Subcommand } from './index.js'
-import { RawReportDiff } from './learn-raw.js'
-import { parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'
+import { DEVICE_ARG, learnRaw } from './learn-raw.js'
+import { messageOf, parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'
+import { signalStop, untilAborted } from './until-stopped.js'
 
 /** How long `learn` waits for a daemon's `/api/status` before taking the devices itself, ms. */
 export const LEARN_DAEMON_PROBE_MS = 700
@@ -44,8 +44,6 @@ export const LEARN_DAEMON_PROBE_MS = 700
 export const LEARN_STREAM_CONNECT_MS = 5_000
 /** The environment variable `learn` takes a daemon's token from. */
 export const LEARN_TOKEN_ENV = 'PANELBRIDGE_TOKEN'
-/** Most HID interfaces `learn --raw` lists when it does not know which to read. */
-export const RAW_MAX_LISTED = 20
 
 export interface LearnDeps extends HardwareCommandDeps {
   /** Stops learning (default: SIGINT or SIGTERM). */
@@ -101,9 +99,6 @@ interface LearnOptions {
   device?: string
   'report-ids'?: boolean
 }
-
-/** `VID:PID[:USAGE_PAGE]` in hex, each with an optional `0x`. */
-const DEVICE_ARG = /^(?:0x)?([0-9a-f]{1,4}):(?:0x)?([0-9a-f]{1,4})(?::(?:0x)?([0-9a-f]{1,4}))?$/i
 
 /** Where a running daemon would answer. A wildcard listen address is reached on loopback. */
 function daemonUrl(url: string | undefined, listen: { host: string; port: number } | undefined): string {
@@ -241,7 +236,7 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
   }
   const read = await readClaims(values.config, deps)
   if (!read) return 1
-  if (values.raw) return learnRaw(values, read, deps)
+  if (values.raw) return learnRaw({ device: values.device, reportIds: values['report-ids'] === true }, read, deps)
 
   const token = await tokenFor(values['token-file'], read, deps)
   if (token === false) return 1
@@ -463,147 +458,6 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
     await manager.stop()
   }
   return 0
-}
-
-/** A HID interface `learn --raw` reads, and how its reports are compared. */
-interface RawTarget {
-  label: string
-  listing: HidListing
-  numbered: boolean
-}
-
-const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
-
-/** `learn --raw`: the changing bytes of generic HID devices, read through the HID driver. */
-async function learnRaw(values: LearnOptions, read: ConfigClaims, deps: LearnDeps): Promise<number> {
-  const hid = deps
-    .drivers()
-    .map((e) => e.driver)
-    .find((d): d is ReportMapDriver => d instanceof ReportMapDriver)
-  if (!hid) {
-    deps.err('panelbridge learn --raw: no generic HID driver is available')
-    return 1
-  }
-  let listings: HidListing[]
-  try {
-    listings = await hid.listAll()
-  } catch (err) {
-    deps.err(`panelbridge learn --raw: cannot list the HID devices: ${messageOf(err)}`)
-    return 1
-  }
-  const describe = (l: HidListing): string =>
-    `${hex4(l.vendorId)}:${hex4(l.productId)}${l.usagePage !== undefined ? ` usage page 0x${hex4(l.usagePage)}` : ''}` +
-    `${l.product !== undefined ? ` ${printable(l.product)}` : ''} (${printable(l.path)})`
-
-  const targets: RawTarget[] = []
-  if (values.device !== undefined) {
-    const [, vid, pid, page] = DEVICE_ARG.exec(values.device)!
-    const want = { vendorId: parseInt(vid!, 16), productId: parseInt(pid!, 16) }
-    const usagePage = page !== undefined ? parseInt(page, 16) : undefined
-    const found = listings.filter(
-      (l) =>
-        l.vendorId === want.vendorId &&
-        l.productId === want.productId &&
-        (usagePage === undefined || l.usagePage === usagePage),
-    )
-    for (const l of found) {
-      const label = `${hex4(l.vendorId)}:${hex4(l.productId)}${found.length > 1 ? `@${printable(l.path)}` : ''}`
-      targets.push({ label, listing: l, numbered: values['report-ids'] === true })
-    }
-    if (targets.length === 0) {
-      deps.err(`panelbridge learn --raw: no HID device ${values.device} is present`)
-      return 1
-    }
-  } else {
-    for (const [name, s] of Object.entries(read.config?.surfaces ?? {})) {
-      if (s.driver !== 'hid') continue
-      const found = listings.filter(
-        (l) =>
-          l.vendorId === s.vendor_id &&
-          l.productId === s.product_id &&
-          (s.usage_page === undefined || l.usagePage === s.usage_page) &&
-          (s.serial === undefined || l.serialNumber === s.serial),
-      )
-      if (found.length === 0) deps.out(`hid ${name}: no matching device present`)
-      for (const l of found) {
-        const label = found.length > 1 ? `${name}@${printable(l.path)}` : name
-        targets.push({ label, listing: l, numbered: s.map.report_id !== undefined })
-      }
-    }
-    if (targets.length === 0) {
-      deps.err('panelbridge learn --raw: name the device with --device VID:PID (or configure a driver: hid surface).')
-      deps.err(listings.length === 0 ? 'No HID device is present.' : 'HID devices present:')
-      for (const l of listings.slice(0, RAW_MAX_LISTED)) deps.err(`  ${describe(l)}`)
-      if (listings.length > RAW_MAX_LISTED) deps.err(`  … and ${listings.length - RAW_MAX_LISTED} more`)
-      return 1
-    }
-  }
-
-  const stop = deps.stop ?? signalStop()
-  const open: { device: HidDeviceLike; detach: () => void }[] = []
-  try {
-    for (const t of targets) {
-      let device: HidDeviceLike
-      try {
-        device = await hid.openRaw(t.listing.path)
-      } catch (err) {
-        deps.err(`${t.label}: cannot open ${printable(t.listing.path)}: ${messageOf(err)}`)
-        continue
-      }
-      const diff = new RawReportDiff(t.numbered)
-      const onData = (data: Buffer): void => {
-        const line = diff.next(data)
-        if (line !== undefined) deps.out(`${t.label} ${line}`)
-      }
-      const onError = (err: Error): void => deps.err(`${t.label}: ${messageOf(err)}`)
-      device.on('data', onData)
-      device.on('error', onError)
-      open.push({
-        device,
-        detach: () => {
-          device.off('data', onData)
-          device.off('error', onError)
-        },
-      })
-      deps.out(`reading raw reports of ${t.label}: ${describe(t.listing)}`)
-    }
-    if (open.length === 0) return 1
-    deps.out('press, turn or move one control at a time; identical reports are not shown; Ctrl+C stops')
-    const keepAlive = setInterval(() => undefined, 60_000)
-    try {
-      await untilAborted(stop)
-    } finally {
-      clearInterval(keepAlive)
-    }
-    return 0
-  } finally {
-    for (const o of open) {
-      o.detach()
-      await o.device.close().catch(() => undefined)
-    }
-  }
-}
-
-function messageOf(err: unknown): string {
-  return printable(err instanceof Error ? err.message : String(err))
-}
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve()
-  return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
-}
-
-/** An AbortSignal that fires on the first SIGINT or SIGTERM; its listeners are removed then. */
-function signalStop(): AbortSignal {
-  const controller = new AbortController()
-  const onSignal = (): void => {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-    controller.abort()
-  }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
-  return controller.signal
 }
 
 export const learnCommand: Subcommand = {
