@@ -537,7 +537,9 @@ export function checkAssumptions(obs: ProbeObservations): AssumptionCheck[] {
 
   // Every reply readable by the one reader; HTTP replies accepted by the command client.
   const unreadable = obs.replies.filter((r) => r.unreadable !== undefined)
-  const refused = http.filter((r) => r.clientFailure !== undefined && r.clientFailure !== 'APP_ERROR')
+  const refused = http.filter(
+    (r) => r.unreadable === undefined && r.clientFailure !== undefined && r.clientFailure !== 'APP_ERROR',
+  )
   if (obs.replies.length === 0) add('reply-reader', 'unchecked', 'no reply was received')
   else if (unreadable.length + refused.length === 0) {
     add('reply-reader', 'held', `${obs.replies.length} replies read (${http.length} HTTP, ${socket.length} socket)`)

@@ -203,16 +203,14 @@ class ProbeSession {
       timeoutMs: this.timeoutMs,
       onReply: (r) => bodies.set(r.requestId, { status: r.status, text: r.text }),
     })
-    let answered = 0
     try {
       for (const c of PROBE_COMMANDS) {
-        const ok = await this.httpCall(client, c.command, c.http, bodies)
-        if (ok === 'unreachable') break
-        answered++
+        if ((await this.httpCall(client, c.command, c.http, bodies)) === 'unreachable') break
       }
     } finally {
       await client.close()
     }
+    const answered = this.obs.replies.filter((r) => r.transport === 'http').length
     this.line(
       this.obs.http.reached
         ? `http   ${this.options.httpUrl}: ${answered} of ${PROBE_COMMANDS.length} commands answered`
@@ -239,8 +237,18 @@ class ProbeSession {
       failure = isCommandError(err) ? err.code : 'NETWORK'
       if (requestId === undefined || !bodies.has(requestId)) {
         this.recorder.failed(entry, why(err))
+        if (failure === 'REPLY_TOO_LARGE') {
+          // It answered: too much for the client's cap (the capture says so, the report too).
+          this.obs.http.reached = true
+          this.obs.replies.push({ transport: 'http', command, unreadable: failure, clientFailure: failure })
+          return 'failed'
+        }
         if (!this.obs.http.reached) this.obs.http.failure = why(err)
-        return failure === 'APP_ERROR' || failure === 'BAD_PARAMS' ? 'failed' : 'unreachable'
+        // Refused or cut off: the next commands would fail alike. A time-out only stops a probe that
+        // has had no answer yet (one slow command of an application that answers is worth waiting past).
+        const down =
+          failure === 'CONNECTION_REFUSED' || failure === 'NETWORK' || (failure === 'TIMEOUT' && !this.obs.http.reached)
+        return down ? 'unreachable' : 'failed'
       }
     }
     if (entry && requestId !== undefined) entry.requestId = requestId

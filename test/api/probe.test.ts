@@ -38,6 +38,8 @@ beforeAll(async () => {
     const flat: Record<string, unknown> = { command: name, reply: name, success: true }
     if (name.startsWith('replay_')) flat.error = 'instant replay is not licensed'
     if (name === 'getTitleControlInfo') flat.titles = []
+    // The titles with icons, past the command client's cap: an answer all the same.
+    if (name === 'getTitleControlInfo' && req.url?.includes('icon=1')) flat.padding = 'x'.repeat(5 * 1024 * 1024)
     if (name === 'getOutputDevice') flat.device = 'NDI'
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(JSON.stringify(flat))
@@ -124,6 +126,9 @@ describe('probe against a stand-in that answers otherwise', () => {
     // getAllVideoIns answered without its fields: the command client refuses it, and probe says so.
     expect(assumption('reply-reader')).toMatchObject({ verdict: 'differs' })
     expect(assumption('reply-reader').seen).toContain('http getAllVideoIns: BAD_ENVELOPE')
+    expect(assumption('reply-reader').seen).toContain('http getTitleControlInfo: REPLY_TOO_LARGE')
+    // A reply past the cap is an answer: the commands after it were sent too.
+    expect(lines).toContain(`http   ${httpUrl}: 8 of 8 commands answered`)
     expect(assumption('client-info')).toMatchObject({ verdict: 'differs' })
     expect(assumption('notification-forms')).toMatchObject({ verdict: 'differs' })
     expect(assumption('notification-forms').seen).toContain('not-json')
