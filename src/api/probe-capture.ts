@@ -3,7 +3,7 @@
  * received, the init reply and the facts observed, as one JSON file a user can attach to a bug report
  * (and that `profileFromCapture` turns into an application profile).
  *
- * - Secrets never reach it: values under secret names (the logger's list, through its `redact`), `streamKey=`
+ * - Secrets never reach it: values under secret names (the one list, through `redact` of src/redact.ts), `streamKey=`
  *   and `Bearer` texts (`redactText`), a title variable *named* like a secret (`{variable: "Stream Key",
  *   value}`), the key part of an `rtmp://host/app/<key>` URL, and the same inside JSON text nested in a
  *   frame (a socket reply is JSON text inside the frame's JSON).
@@ -57,7 +57,7 @@ const secretNames = new Map<string, boolean>()
 const SECRET_NAMES_CACHED = 1000
 
 /**
- * Whether a field of this name holds a secret, asked of the logger's own `redact` so that the one
+ * Whether a field of this name holds a secret, asked of `redact` (src/redact.ts) so that the one
  * list of secret names stays where it is. Names past 200 characters are not secret names.
  */
 function isSecretKey(key: string): boolean {
@@ -73,7 +73,7 @@ function isSecretKey(key: string): boolean {
   return secret
 }
 
-/** A name (`Stream Key`, `stream-key`) as a field name, so that the logger's list judges it. */
+/** A name (`Stream Key`, `stream-key`) as a field name, so that redact's list judges it. */
 function secretName(name: unknown): boolean {
   return typeof name === 'string' && isSecretKey(name.replace(/[\s.-]+/g, ''))
 }
