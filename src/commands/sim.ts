@@ -9,7 +9,9 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST } from '../defaults.js'
 import { createLogger } from '../log.js'
+import { writeFile } from 'node:fs/promises'
 import type { SimulatorHandle } from '../simulator/index.js'
+import type { SimProfile } from '../simulator/profile.js'
 import type { Subcommand } from './index.js'
 
 const log = createLogger('cli')
@@ -27,6 +29,10 @@ export interface SimCommandLine {
   logCommands?: string
   /** A profile name, checked against the shipped ones when the simulator's modules are loaded. */
   profile?: string
+  /** A `panelbridge probe --out` capture to play: the profile it shows (facts not seen: the default's). */
+  replayCapture?: string
+  /** With `replayCapture`: write that profile as a `config/app-profiles/` YAML file here and exit. */
+  writeProfile?: string
 }
 
 export type SimParse = SimCommandLine | { kind: 'list-profiles' } | { kind: 'error'; message: string }
@@ -71,6 +77,8 @@ function readSimArgs(argv: readonly string[]): SimParse {
       'log-commands': { type: 'string' },
       profile: { type: 'string' },
       'list-profiles': { type: 'boolean' },
+      'replay-capture': { type: 'string' },
+      'write-profile': { type: 'string' },
       // Known only to say whose option it is.
       'no-hardware': { type: 'boolean' },
     },
@@ -81,6 +89,10 @@ function readSimArgs(argv: readonly string[]): SimParse {
   const host = values.host ?? DEFAULT_LISTEN_HOST
   if (host.trim() === '') throw new UsageError('--host must not be empty')
   if (values.profile !== undefined && values.profile.trim() === '') throw new UsageError('--profile must not be empty')
+  if (values.profile !== undefined && values['replay-capture'] !== undefined)
+    throw new UsageError('--profile and --replay-capture name the application twice: give one')
+  if (values['write-profile'] !== undefined && values['replay-capture'] === undefined)
+    throw new UsageError('--write-profile writes the profile of a capture: give --replay-capture FILE too')
   const cmd: SimCommandLine = {
     kind: 'sim',
     httpPort: port(values.port, DEFAULT_HTTP_PORT, '--port'),
@@ -90,6 +102,8 @@ function readSimArgs(argv: readonly string[]): SimParse {
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
     ...(values['log-commands'] !== undefined ? { logCommands: values['log-commands'] } : {}),
     ...(values.profile !== undefined ? { profile: values.profile } : {}),
+    ...(values['replay-capture'] !== undefined ? { replayCapture: values['replay-capture'] } : {}),
+    ...(values['write-profile'] !== undefined ? { writeProfile: values['write-profile'] } : {}),
   }
   return values['list-profiles'] === true ? { kind: 'list-profiles' } : cmd
 }
@@ -130,8 +144,14 @@ async function runSim(argv: readonly string[]): Promise<number> {
     )
     return 0
   }
-  const name = cmd.profile ?? profiles.DEFAULT_PROFILE
-  if (!all.has(name)) return usage(`no application profile named ${name} (known: ${names.join(', ')})`)
+  let profile: SimProfile | string = cmd.profile ?? profiles.DEFAULT_PROFILE
+  if (cmd.replayCapture !== undefined) {
+    const fromCapture = await profileOfCapture(cmd.replayCapture, cmd.writeProfile)
+    if (typeof fromCapture === 'number') return fromCapture
+    profile = fromCapture
+  } else if (!all.has(profile)) {
+    return usage(`no application profile named ${profile} (known: ${names.join(', ')})`)
+  }
   let sim: SimulatorHandle
   try {
     sim = await (
@@ -141,7 +161,7 @@ async function runSim(argv: readonly string[]): Promise<number> {
       wsPort: cmd.wsPort,
       host: cmd.host,
       animationMs: cmd.animationMs,
-      profile: name,
+      profile,
       ...(cmd.dataDir !== undefined ? { dataDir: cmd.dataDir } : {}),
       ...(cmd.logCommands !== undefined ? { logCommands: cmd.logCommands } : {}),
       // A standalone simulator may run for days: its record is the --log-commands file, not memory.
@@ -162,6 +182,32 @@ async function runSim(argv: readonly string[]): Promise<number> {
   ])
     process.stdout.write(`${line}\n`)
   return untilStopped(() => sim.close())
+}
+
+/**
+ * The profile a probe capture shows (`--replay-capture`), or the exit code: 1 for a capture that
+ * cannot be read; 0 once `--write-profile` has written it as a profile file.
+ */
+async function profileOfCapture(file: string, writeTo: string | undefined): Promise<SimProfile | number> {
+  const { CaptureError } = await import('../api/probe-capture.js')
+  const { profileFromCaptureFile, profileToYaml } = await import('../simulator/profile-from-capture.js')
+  let profile: SimProfile
+  try {
+    profile = profileFromCaptureFile(file)
+  } catch (err) {
+    if (!(err instanceof CaptureError)) throw err
+    process.stderr.write(`panelbridge: cannot play the capture: ${err.message}\n`)
+    return 1
+  }
+  if (writeTo === undefined) return profile
+  try {
+    await writeFile(writeTo, profileToYaml(profile), { flag: 'wx' })
+  } catch (err) {
+    process.stderr.write(`panelbridge: cannot write ${writeTo}: ${err instanceof Error ? err.message : String(err)}\n`)
+    return 1
+  }
+  process.stdout.write(`wrote the profile ${profile.name} to ${writeTo}\n`)
+  return 0
 }
 
 /** Waits for SIGINT or SIGTERM, then stops (within STOP_TIMEOUT_MS) and resolves with the exit code. */
@@ -214,11 +260,17 @@ Options:
   --profile NAME      the variant of the application to play (config/app-profiles/NAME.yaml;
                       default: the current Captivate, marked in --list-profiles)
   --list-profiles     list the application profiles (name and summary) and exit
+  --replay-capture FILE
+                      play the application a 'panelbridge probe --out' capture shows (the facts
+                      it observed; the others as the default profile)
+  --write-profile OUT with --replay-capture: write that profile as a config/app-profiles file
+                      (never over an existing file) and exit
 
 Examples:
   panelbridge sim
   panelbridge sim --port 0 --data-dir ./sim-data
   panelbridge sim --profile strict-unknowns
+  panelbridge sim --replay-capture probe-capture.json
   curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
 
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line (an unknown profile too).
