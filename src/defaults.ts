@@ -7,3 +7,11 @@
 export const DEFAULT_PANELBRIDGE_PORT = 8088
 /** Network listeners bind here unless the config says otherwise. */
 export const DEFAULT_LISTEN_HOST = '127.0.0.1'
+
+/** The config `run`, `devices` and `learn` read without `--config`, when it exists (the service's file). */
+export const SYSTEM_CONFIG = '/etc/panelbridge/config.yaml'
+/**
+ * The longest a graceful stop (SIGINT or SIGTERM) may take before the process exits anyway, ms. The
+ * systemd unit's TimeoutStopSec is above it (test/ops/systemd-unit.test.ts).
+ */
+export const STOP_BOUND_MS = 3000

@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { stringify } from 'yaml'
+import { SYSTEM_CONFIG } from '../defaults.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { claimsOfConfig, driverConfigsOf, suggestedEntry } from '../mappings/surfaces.js'
@@ -26,10 +27,7 @@ import { assignClaims, type SurfaceClaim } from '../surfaces/claims.js'
 import { MANAGER_DEFAULTS } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../surfaces/udev.js'
-import type { Subcommand } from './index.js'
-
-/** The config `devices` and `learn` read without `--config`, when it exists (the service's file). */
-export const SYSTEM_CONFIG = '/etc/panelbridge/config.yaml'
+import type { Subcommand } from './subcommand.js'
 
 /** A driver's detection that takes longer is reported as failed (one hung device must not hang the listing). */
 export const DEVICES_DETECT_TIMEOUT_MS = MANAGER_DEFAULTS.callTimeoutMs

@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util'
 import type { DaemonStatus } from '../daemon/api.js'
 import { readListenToken } from '../daemon/server.js'
-import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
+import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT, SYSTEM_CONFIG } from '../defaults.js'
 import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { formatStatus } from '../surface-check.js'
@@ -25,7 +25,6 @@ import type { ControlDescriptor, ControlKind, DetectedDevice, SurfaceDriver } fr
 import { isRecord } from '../wire.js'
 import {
   DEFAULT_HARDWARE_DEPS,
-  SYSTEM_CONFIG,
   configuredDrivers,
   readClaims,
   surfaceEntryFor,
@@ -33,7 +32,7 @@ import {
   type ConfigClaims,
   type HardwareCommandDeps,
 } from './devices.js'
-import type { Subcommand } from './index.js'
+import type { Subcommand } from './subcommand.js'
 import { DEVICE_ARG, learnRaw } from './learn-raw.js'
 import { messageOf, parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'
 import { signalStop, untilAborted } from './until-stopped.js'

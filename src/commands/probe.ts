@@ -15,7 +15,7 @@ import type { FactObservation } from '../api/probe-facts.js'
 import { runProbe, type ProbeResult } from '../api/probe.js'
 import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT } from '../api/protocol.js'
 import { DEFAULT_PROFILE, getProfile, type SimProfile } from '../simulator/profile.js'
-import type { Subcommand } from './index.js'
+import type { Subcommand } from './subcommand.js'
 
 /** Where probe goes without `--url`: the application's default address. */
 export const PROBE_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`

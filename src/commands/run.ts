@@ -7,9 +7,10 @@
  * refused config, a port taken) or a stop past its bound, 2 bad command line.
  */
 import { parseArgs } from 'node:util'
-import { Daemon, DaemonConfigError, defaultConfigPath, STOP_BOUND_MS, SYSTEM_CONFIG } from '../daemon.js'
+import { Daemon, DaemonConfigError, defaultConfigPath } from '../daemon.js'
+import { STOP_BOUND_MS, SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger } from '../log.js'
-import type { Subcommand } from './index.js'
+import type { Subcommand } from './subcommand.js'
 
 const log = createLogger('run')
 

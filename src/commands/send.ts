@@ -15,7 +15,7 @@ import { getCommandSpec, type ParamSpec } from '../api/commands.js'
 import { isCommandError } from '../api/errors.js'
 import { DEFAULT_HTTP_PORT } from '../api/protocol.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
-import type { Subcommand } from './index.js'
+import type { Subcommand } from './subcommand.js'
 
 /** Where `send` goes without `--url` or `--config`: the application's default address. */
 export const SEND_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`

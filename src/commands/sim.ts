@@ -12,7 +12,7 @@ import { createLogger } from '../log.js'
 import { writeFile } from 'node:fs/promises'
 import type { SimulatorHandle } from '../simulator/index.js'
 import type { SimProfile } from '../simulator/profile.js'
-import type { Subcommand } from './index.js'
+import type { Subcommand } from './subcommand.js'
 
 const log = createLogger('cli')
 
