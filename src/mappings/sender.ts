@@ -1,13 +1,14 @@
 /**
  * How the engine sends: through the command client, at most once (never retried, never queued: a
- * command that cannot be sent is reported at once), learning from every reply what the application
- * does not notify, and logging each failure in one line with the application's own error text.
+ * command that cannot be sent is reported at once), recording what every outcome implies of state the
+ * application does not notify (`src/api/implied-state.ts`), and logging each failure in one line with
+ * the application's own error text.
  */
 import type { AppState } from '../api/app-state.js'
 import type { CallOptions, CallResult } from '../api/client.js'
 import { AppError, CommandError } from '../api/errors.js'
+import { applyImpliedState } from '../api/implied-state.js'
 import type { Logger } from '../log.js'
-import { learn } from './knowledge.js'
 
 /** The part of the command client the engine uses (the daemon passes the real client). */
 export interface CommandPort {
@@ -34,13 +35,13 @@ export class Sender {
   async send(command: string, params: Record<string, unknown>, origin: string): Promise<SendResult> {
     try {
       const r = await this.client.callByName(command, params, { unlisted: true })
-      learn(this.state, command, params, { ok: true, reply: r.raw })
+      applyImpliedState(this.state, command, params, { ok: true, reply: r.raw })
       this.observe?.(command, 'ok')
       return { ok: true, reply: r.raw }
     } catch (err) {
       const e = err instanceof CommandError ? err : new CommandError('NETWORK', command, String(err))
       const appMessage = e instanceof AppError ? e.appMessage : undefined
-      learn(this.state, command, params, { ok: false, ...(appMessage !== undefined ? { appMessage } : {}) })
+      applyImpliedState(this.state, command, params, { ok: false, ...(appMessage !== undefined ? { appMessage } : {}) })
       this.observe?.(command, e.code)
       const message = appMessage ?? shortReason(e)
       this.log.warn(`${origin}: ${command} failed: ${message}`, { control: origin, command, code: e.code })

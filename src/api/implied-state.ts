@@ -1,13 +1,15 @@
 /**
- * What panelbridge's own replies say about state the application does not notify (decisions.md: "What
+ * What a command's outcome implies for state the application does not notify (decisions.md: "What
  * panelbridge knows of state the application does not notify"): replay mode, replay speed, streaming,
  * and tally. Called with every command the engine sends and its outcome; one table, so a correction
- * after checking a live application is one line.
+ * after checking a live application is one line. It lives beside the app state it writes: the
+ * mapping layer's sender calls down into it, nothing here calls up.
  */
-import type { AppState } from '../api/app-state.js'
-import { APP_ERRORS } from '../api/protocol.js'
+import type { AppState } from './app-state.js'
+import { APP_ERRORS } from './protocol.js'
 
-export type Outcome = { ok: true; reply: Readonly<Record<string, unknown>> } | { ok: false; appMessage?: string }
+/** How a command ended: its raw reply, or the application's error text when it gave one. */
+export type CommandOutcome = { ok: true; reply: Readonly<Record<string, unknown>> } | { ok: false; appMessage?: string }
 
 function flag(v: unknown): boolean | undefined {
   if (v === true || v === 'true' || v === '1' || v === 1) return true
@@ -15,12 +17,12 @@ function flag(v: unknown): boolean | undefined {
   return undefined
 }
 
-/** Records what a command and its outcome say of the application's state. */
-export function learn(
+/** Records in `state` what a command and its outcome imply of the application's state. */
+export function applyImpliedState(
   state: AppState,
   command: string,
   params: Readonly<Record<string, unknown>>,
-  outcome: Outcome,
+  outcome: CommandOutcome,
 ): void {
   if (!outcome.ok) {
     // A scrub or play/pause acts only in replay mode: `bad request` says it is not (decisions: Errors).
