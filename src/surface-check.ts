@@ -9,8 +9,9 @@
  *
  * Nothing here talks to the application: that is the daemon's job, with the binding engine.
  */
+import { formatStatus } from './commands/hardware.js'
 import { createLogger } from './log.js'
-import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from './surfaces/manager.js'
+import { SurfaceManager, type SurfaceManagerOptions } from './surfaces/manager.js'
 import { KeyRenderer } from './surfaces/render/key-renderer.js'
 import { hardwareDrivers, hardwareHotplug } from './surfaces/drivers.js'
 import type { ControlDescriptor, Feedback, SurfaceDescription, SurfaceEvent } from './surfaces/types.js'
@@ -34,6 +35,8 @@ export const CHECK_WEB_SURFACE = {
 const IDLE: Feedback = { color: '#202830', textColor: '#c8d0d8', led: 'off' }
 const HELD: Feedback = { color: '#1e8e3e', textColor: '#ffffff', led: 'on' }
 
+export { formatStatus }
+
 export interface SurfaceCheckOptions {
   host: string
   /** Web page port; 0 picks a free one. */
@@ -51,17 +54,6 @@ export interface SurfaceCheckHandle {
   url: string
   manager: SurfaceManager
   close(): Promise<void>
-}
-
-/**
- * One line per status change, e.g. `streamdeck CL12K1A00042 (Stream Deck MK.2): open`, or
- * `streamdeck desk [CL12K1A00042] (Stream Deck MK.2): open` for a surface claimed under a name.
- */
-export function formatStatus(s: SurfaceStatus): string {
-  const model = s.model !== undefined ? ` (${s.model})` : ''
-  const retry = s.retryInMs !== undefined ? `; retrying in ${Math.round(s.retryInMs / 100) / 10} s` : ''
-  const device = s.device !== undefined && s.device !== s.name ? ` [${s.device}]` : ''
-  return `${s.driver} ${s.name}${device}${model}: ${s.state}${s.message !== undefined ? ` — ${s.message}` : ''}${retry}`
 }
 
 /** One line per input event, e.g. `web key:3 down`, `A1 encoder:0 rotate -2`. */

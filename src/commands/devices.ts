@@ -4,29 +4,25 @@
  * path, X-keys unit id, its controls, which configured surface claims it, and
  * whether this user may open it (else which udev rule file to install). The drivers come from
  * `src/surfaces/drivers.ts`, so a new driver is listed here with no change.
- *
- * Also the pieces `learn` shares: reading the claims of a config and the `surfaces:` entry for a device.
  * Devices are handed to claims by `assignClaims` (`src/surfaces/claims.ts`), as the surface manager does.
+ * What it shares with `learn` and `surfaces` is in `hardware.ts`.
  */
-import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { stringify } from 'yaml'
 import { SYSTEM_CONFIG } from '../defaults.js'
-import { formatProblem, loadConfigFile } from '../mappings/load.js'
-import type { Config } from '../mappings/schema.js'
-import { claimsOfConfig, driverConfigsOf, suggestedEntry } from '../mappings/surfaces.js'
-import {
-  configureDrivers,
-  countControls,
-  hardwareDrivers,
-  type HardwareDriver,
-  type HardwareDriverFactory,
-} from '../surfaces/drivers.js'
-import { checkDeviceAccess, type AccessCheck, type HotplugSource } from '../surfaces/hotplug.js'
-import { assignClaims, type SurfaceClaim } from '../surfaces/claims.js'
+import { assignClaims } from '../surfaces/claims.js'
+import { countControls } from '../surfaces/drivers.js'
+import type { AccessCheck } from '../surfaces/hotplug.js'
 import { MANAGER_DEFAULTS } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../surfaces/udev.js'
+import {
+  configuredDrivers,
+  DEFAULT_HARDWARE_DEPS,
+  readClaims,
+  surfaceEntryFor,
+  yamlLine,
+  type HardwareCommandDeps,
+} from './hardware.js'
 import type { Subcommand } from './subcommand.js'
 
 /** A driver's detection that takes longer is reported as failed (one hung device must not hang the listing). */
@@ -38,79 +34,6 @@ function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
     timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)
   })
   return Promise.race([call, late]).finally(() => clearTimeout(timer))
-}
-
-/** What the hardware commands reach outside the process; tests replace each. */
-export interface HardwareCommandDeps {
-  drivers: HardwareDriverFactory
-  access: AccessCheck
-  /** Hot-plug for `learn` (default: libusb's). */
-  hotplug?: HotplugSource
-  /** The config read without `--config` when the file exists; undefined: none. */
-  defaultConfig: string | undefined
-  out(line: string): void
-  err(line: string): void
-}
-
-export const DEFAULT_HARDWARE_DEPS: HardwareCommandDeps = {
-  drivers: hardwareDrivers,
-  access: checkDeviceAccess,
-  defaultConfig: SYSTEM_CONFIG,
-  out: (line) => void process.stdout.write(`${line}\n`),
-  err: (line) => void process.stderr.write(`${line}\n`),
-}
-
-/** A config's claims, or undefined (problems printed) when the file is refused. */
-export interface ConfigClaims {
-  file: string | undefined
-  config: Config | undefined
-  claims: SurfaceClaim[]
-}
-
-/** Reads `--config FILE` (or the default config when it exists); undefined after printing why it was refused. */
-export async function readClaims(
-  file: string | undefined,
-  deps: Pick<HardwareCommandDeps, 'defaultConfig' | 'err'>,
-): Promise<ConfigClaims | undefined> {
-  const path =
-    file ?? (deps.defaultConfig !== undefined && existsSync(deps.defaultConfig) ? deps.defaultConfig : undefined)
-  if (path === undefined) return { file: undefined, config: undefined, claims: [] }
-  const { config, problems } = await loadConfigFile(path)
-  if (!config) {
-    for (const p of problems) deps.err(formatProblem(p))
-    deps.err(`panelbridge: ${path} is refused; fix it (panelbridge check ${path}) or name another with --config`)
-    return undefined
-  }
-  return { file: path, config, claims: claimsOfConfig(config.surfaces) }
-}
-
-/**
- * The drivers of `deps`, those that read the config configured from its entries (MIDI port names and
- * profiles, report maps), as the daemon configures them. `devices` and `learn` build theirs here.
- */
-export function configuredDrivers(
-  deps: Pick<HardwareCommandDeps, 'drivers'>,
-  config: Config | undefined,
-): HardwareDriver[] {
-  const drivers = deps.drivers()
-  configureDrivers(
-    drivers.map((e) => e.driver),
-    driverConfigsOf(config?.surfaces ?? {}),
-  )
-  return drivers
-}
-
-/**
- * The `surfaces:` entry that would claim this device, as one line to paste: what its driver family
- * suggests (its model and serial, an X-keys panel's unit id, a MIDI port by its name).
- */
-export function surfaceEntryFor(name: string, device: DetectedDevice): string {
-  return yamlLine({ [name]: suggestedEntry(device) })
-}
-
-/** A value as one line of YAML (flow style), ready to paste. */
-export function yamlLine(value: unknown): string {
-  return stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trim()
 }
 
 const HELP = `Usage: panelbridge devices [--config FILE]

@@ -11,7 +11,7 @@
 import type { Config } from '../mappings/schema.js'
 import { ReportMapDriver, type HidDeviceLike, type HidListing } from '../surfaces/report-map/driver.js'
 import { MAX_REPORT_BYTES } from '../surfaces/report-map/report-map.js'
-import type { ConfigClaims, HardwareCommandDeps } from './devices.js'
+import type { ConfigClaims, HardwareCommandDeps } from './hardware.js'
 import { messageOf, printable } from './learn-stream.js'
 import { signalStop, untilAborted } from './until-stopped.js'
 

@@ -17,7 +17,6 @@ import { readListenToken } from '../daemon/server.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT, SYSTEM_CONFIG } from '../defaults.js'
 import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
-import { formatStatus } from '../surface-check.js'
 import { assignClaims } from '../surfaces/claims.js'
 import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
 import { hardwareHotplug } from '../surfaces/drivers.js'
@@ -26,12 +25,13 @@ import { isRecord } from '../wire.js'
 import {
   DEFAULT_HARDWARE_DEPS,
   configuredDrivers,
+  formatStatus,
   readClaims,
   surfaceEntryFor,
   yamlLine,
   type ConfigClaims,
   type HardwareCommandDeps,
-} from './devices.js'
+} from './hardware.js'
 import type { Subcommand } from './subcommand.js'
 import { DEVICE_ARG, learnRaw } from './learn-raw.js'
 import { messageOf, parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'

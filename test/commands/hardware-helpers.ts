@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { HardwareCommandDeps } from '../../src/commands/devices.js'
+import type { HardwareCommandDeps } from '../../src/commands/hardware.js'
 import { hardwareDrivers, type HardwareDriver } from '../../src/surfaces/drivers.js'
 import type { DeviceAccess } from '../../src/surfaces/hotplug.js'
 import { MemoryHidTransport } from '../surfaces/helpers/fake-generic-hid.js'
