@@ -1,0 +1,110 @@
+/**
+ * How the loader's problems are placed and written: each at the node its path names, as
+ * `file:line:col: message`, sorted by position, at most MAX_PROBLEMS of them. The checks themselves
+ * (`load.ts`) and the reading of schema issues (`schema-issues.ts`) only say what is wrong and where.
+ */
+import { isMap, isNode, isPair, isScalar, type Document, type LineCounter, type Node } from 'yaml'
+
+/** How many problems are listed before the rest are counted. */
+export const MAX_PROBLEMS = 200
+
+export type Severity = 'error' | 'warning'
+
+export interface ConfigProblem {
+  file: string
+  line: number
+  col: number
+  severity: Severity
+  message: string
+}
+
+/** `file:line:col: message` (warnings say so). */
+export function formatProblem(p: ConfigProblem): string {
+  return `${p.file}:${p.line}:${p.col}: ${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`
+}
+
+/** A file refused: every problem, formatted. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+  constructor(readonly problems: readonly ConfigProblem[]) {
+    super(problems.map(formatProblem).join('\n'))
+  }
+}
+
+/** Where in the file's data a problem is: map keys and list indexes from the top. */
+export type Path = readonly (string | number)[]
+
+/** `bindings[0].press`: a path as the messages write it. */
+export function pathText(path: Path): string {
+  let out = ''
+  for (const step of path) out += typeof step === 'number' ? `[${step}]` : out === '' ? step : `.${step}`
+  return out
+}
+
+export function rangeStart(node: unknown): number | undefined {
+  return isNode(node) && (node as Node).range ? (node as Node).range![0] : undefined
+}
+
+/** Where problems go, each at the node its path names. */
+export class Problems {
+  readonly list: ConfigProblem[] = []
+  private dropped = 0
+  constructor(
+    private readonly file: string,
+    private readonly doc: Document | undefined,
+    private readonly lines: LineCounter,
+  ) {}
+
+  get errors(): number {
+    return this.list.filter((p) => p.severity === 'error').length + this.dropped
+  }
+
+  at(offset: number, severity: Severity, message: string): void {
+    if (this.list.length >= MAX_PROBLEMS) {
+      this.dropped++
+      return
+    }
+    const { line, col } = this.lines.linePos(offset)
+    // An empty line table (nothing parsed yet) answers 0:0; a position is 1-based.
+    this.list.push({ file: this.file, line: Math.max(1, line), col: Math.max(1, col), severity, message })
+  }
+
+  /** A problem at the node of `path`; `key` points at a map key instead of its value. */
+  add(path: Path, severity: Severity, message: string, key?: string): void {
+    this.at(this.offsetOf(path, key), severity, message)
+  }
+
+  finish(): ConfigProblem[] {
+    const out = [...this.list].sort((a, b) => a.line - b.line || a.col - b.col)
+    if (this.dropped > 0) {
+      out.push({
+        file: this.file,
+        line: 1,
+        col: 1,
+        severity: 'error',
+        message: `${this.dropped} more problems not listed`,
+      })
+    }
+    return out
+  }
+
+  /** The offset of the deepest node on `path` that exists (a missing key points at its map). */
+  private offsetOf(path: Path, key?: string): number {
+    if (!this.doc) return 0
+    let node: unknown = this.doc.contents
+    let offset = rangeStart(node) ?? 0
+    for (const step of path) {
+      if (!isNode(node) || !('get' in node)) break
+      const next = (node as { get(k: unknown, keepScalar: true): unknown }).get(step, true)
+      if (next === undefined) break
+      node = next
+      offset = rangeStart(node) ?? offset
+    }
+    if (key !== undefined && isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key)
+      const start = pair ? rangeStart(pair.key) : undefined
+      if (start !== undefined) return start
+    }
+    return offset
+  }
+}
