@@ -8,12 +8,15 @@
  * Byte numbers count as the report map's `byte:` does: from the report's first byte, or, for a device
  * that numbers its reports (the map's `report_id:`), from the byte after the id.
  */
+import { createLogger } from '../log.js'
 import type { Config } from '../mappings/schema.js'
 import { ReportMapDriver, type HidDeviceLike, type HidListing } from '../surfaces/report-map/driver.js'
 import { MAX_REPORT_BYTES } from '../surfaces/report-map/report-map.js'
 import type { ConfigClaims, HardwareCommandDeps } from './hardware.js'
 import { messageOf, printable } from './learn-stream.js'
-import { signalStop, untilAborted } from './until-stopped.js'
+import { untilStopped, whileListening } from './until-stopped.js'
+
+const log = createLogger('learn')
 
 /** Most HID interfaces `learn --raw` lists when it does not know which to read. */
 export const RAW_MAX_LISTED = 20
@@ -199,47 +202,46 @@ async function readRaw(
   targets: readonly RawTarget[],
   deps: Pick<HardwareCommandDeps, 'out' | 'err'> & { stop?: AbortSignal },
 ): Promise<number> {
-  const stop = deps.stop ?? signalStop()
-  const open: { device: HidDeviceLike; detach: () => void }[] = []
-  try {
-    for (const t of targets) {
-      let device: HidDeviceLike
-      try {
-        device = await hid.openRaw(t.listing.path)
-      } catch (err) {
-        deps.err(`${t.label}: cannot open ${printable(t.listing.path)}: ${messageOf(err)}`)
-        continue
+  return whileListening(deps.stop, async (stop) => {
+    const open: { device: HidDeviceLike; detach: () => void }[] = []
+    const closeAll = async (): Promise<void> => {
+      for (const o of open.splice(0)) {
+        o.detach()
+        await o.device.close().catch(() => undefined)
       }
-      const diff = new RawReportDiff(t.numbered)
-      const onData = (data: Buffer): void => {
-        const line = diff.next(data)
-        if (line !== undefined) deps.out(`${t.label} ${line}`)
-      }
-      const onError = (err: Error): void => deps.err(`${t.label}: ${messageOf(err)}`)
-      device.on('data', onData)
-      device.on('error', onError)
-      open.push({
-        device,
-        detach: () => {
-          device.off('data', onData)
-          device.off('error', onError)
-        },
-      })
-      deps.out(`reading raw reports of ${t.label}: ${describe(t.listing)}`)
     }
-    if (open.length === 0) return 1
-    deps.out('press, turn or move one control at a time; identical reports are not shown; Ctrl+C stops')
-    const keepAlive = setInterval(() => undefined, 60_000)
     try {
-      await untilAborted(stop)
+      for (const t of targets) {
+        let device: HidDeviceLike
+        try {
+          device = await hid.openRaw(t.listing.path)
+        } catch (err) {
+          deps.err(`${t.label}: cannot open ${printable(t.listing.path)}: ${messageOf(err)}`)
+          continue
+        }
+        const diff = new RawReportDiff(t.numbered)
+        const onData = (data: Buffer): void => {
+          const line = diff.next(data)
+          if (line !== undefined) deps.out(`${t.label} ${line}`)
+        }
+        const onError = (err: Error): void => deps.err(`${t.label}: ${messageOf(err)}`)
+        device.on('data', onData)
+        device.on('error', onError)
+        open.push({
+          device,
+          detach: () => {
+            device.off('data', onData)
+            device.off('error', onError)
+          },
+        })
+        deps.out(`reading raw reports of ${t.label}: ${describe(t.listing)}`)
+      }
+      if (open.length === 0) return 1
+      deps.out('press, turn or move one control at a time; identical reports are not shown; Ctrl+C stops')
+      return await untilStopped(closeAll, { log, stop })
     } finally {
-      clearInterval(keepAlive)
+      // Also when no device opened or opening threw part-way; a no-op once closed.
+      await closeAll()
     }
-    return 0
-  } finally {
-    for (const o of open) {
-      o.detach()
-      await o.device.close().catch(() => undefined)
-    }
-  }
+  })
 }

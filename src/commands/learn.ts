@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util'
 import type { DaemonStatus } from '../daemon/api.js'
 import { readListenToken } from '../daemon/server.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT, SYSTEM_CONFIG } from '../defaults.js'
+import { createLogger } from '../log.js'
 import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { assignClaims } from '../surfaces/claims.js'
@@ -35,7 +36,9 @@ import {
 import type { Subcommand } from './subcommand.js'
 import { DEVICE_ARG, learnRaw } from './learn-raw.js'
 import { messageOf, parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'
-import { signalStop, untilAborted } from './until-stopped.js'
+import { untilStopped, whileListening } from './until-stopped.js'
+
+const log = createLogger('learn')
 
 /** How long `learn` waits for a daemon's `/api/status` before taking the devices itself, ms. */
 export const LEARN_DAEMON_PROBE_MS = 700
@@ -241,7 +244,7 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
   if (token === false) return 1
   const base = daemonUrl(values.url, read.config?.listen)
   const probe = await probeDaemon(base, token.token)
-  if (probe) return learnThroughDaemon(base, token, probe, read, deps)
+  if (probe) return whileListening(deps.stop, (stop) => learnThroughDaemon(base, token, probe, read, deps, stop))
   return learnFromDevices(read, deps)
 }
 
@@ -281,8 +284,8 @@ async function learnThroughDaemon(
   probe: DaemonProbe,
   read: ConfigClaims,
   deps: LearnDeps,
+  stop: AbortSignal,
 ): Promise<number> {
-  const stop = deps.stop ?? signalStop()
   const controller = new AbortController()
   const onStop = (): void => controller.abort()
   stop.addEventListener('abort', onStop, { once: true })
@@ -442,21 +445,18 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
     })
   })
 
-  const stop = deps.stop ?? signalStop()
-  deps.out(
-    `learning: press, turn or move a control; Ctrl+C stops${read.file !== undefined ? ` (surface names from ${read.file})` : ''}`,
-  )
-  // Why a timer: with live hot-plug and no device nothing else holds the event loop (a waiting promise
-  // does not), so the process would end at once instead of waiting for Ctrl+C.
-  const keepAlive = setInterval(() => undefined, 60_000)
-  try {
-    await manager.start()
-    await untilAborted(stop)
-  } finally {
-    clearInterval(keepAlive)
-    await manager.stop()
-  }
-  return 0
+  return whileListening(deps.stop, async (stop) => {
+    deps.out(
+      `learning: press, turn or move a control; Ctrl+C stops${read.file !== undefined ? ` (surface names from ${read.file})` : ''}`,
+    )
+    try {
+      await manager.start()
+    } catch (err) {
+      await manager.stop()
+      throw err
+    }
+    return untilStopped(() => manager.stop(), { log, stop })
+  })
 }
 
 export const learnCommand: Subcommand = {

@@ -2,7 +2,7 @@
  * `panelbridge sim`: the application simulator on its own (HTTP command interface and QWebChannel
  * WebSocket), playing one application profile (`config/app-profiles/`, `--profile NAME`).
  *
- * SIGINT and SIGTERM stop it within STOP_TIMEOUT_MS. Exit codes: 0 stopped cleanly (or the profiles
+ * SIGINT and SIGTERM stop it within STOP_BOUND_MS (`untilStopped`). Exit codes: 0 stopped cleanly (or the profiles
  * listed), 1 could not start (e.g. the port is taken), 2 bad command line (an unknown profile included).
  */
 import { parseArgs } from 'node:util'
@@ -12,12 +12,11 @@ import { createLogger } from '../log.js'
 import { writeFile } from 'node:fs/promises'
 import type { SimulatorHandle } from '../simulator/index.js'
 import type { SimProfile } from '../simulator/profile.js'
+import { portArg, UsageError, usageFailure, wholeNumberArg } from './args.js'
 import type { Subcommand } from './subcommand.js'
+import { untilStopped } from './until-stopped.js'
 
 const log = createLogger('cli')
-
-/** How long a graceful stop may take before the process exits anyway, ms. */
-const STOP_TIMEOUT_MS = 3000
 
 export interface SimCommandLine {
   kind: 'sim'
@@ -36,22 +35,6 @@ export interface SimCommandLine {
 }
 
 export type SimParse = SimCommandLine | { kind: 'list-profiles' } | { kind: 'error'; message: string }
-
-/** A command line that cannot be run; `parseSimArgs` turns it into `{kind: 'error'}`. */
-class UsageError extends Error {}
-
-function port(raw: string | undefined, fallback: number, name: string): number {
-  if (raw === undefined) return fallback
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
-    throw new UsageError(`${name} must be a port number from 0 to 65535, got '${raw}'`)
-  return Number(raw)
-}
-
-function wholeNumber(raw: string | undefined, fallback: number, name: string): number {
-  if (raw === undefined) return fallback
-  if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number, got '${raw}'`)
-  return Number(raw)
-}
 
 /** Reads `sim`'s arguments (after `sim`). Never throws. */
 export function parseSimArgs(argv: readonly string[]): SimParse {
@@ -95,10 +78,10 @@ function readSimArgs(argv: readonly string[]): SimParse {
     throw new UsageError('--write-profile writes the profile of a capture: give --replay-capture FILE too')
   const cmd: SimCommandLine = {
     kind: 'sim',
-    httpPort: port(values.port, DEFAULT_HTTP_PORT, '--port'),
-    wsPort: port(values['ws-port'], DEFAULT_WS_PORT, '--ws-port'),
+    httpPort: portArg(values.port, DEFAULT_HTTP_PORT, '--port'),
+    wsPort: portArg(values['ws-port'], DEFAULT_WS_PORT, '--ws-port'),
     host,
-    animationMs: wholeNumber(values['animation-ms'], SIM_DEFAULT_ANIMATION_MS, '--animation-ms'),
+    animationMs: wholeNumberArg(values['animation-ms'], SIM_DEFAULT_ANIMATION_MS, '--animation-ms'),
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
     ...(values['log-commands'] !== undefined ? { logCommands: values['log-commands'] } : {}),
     ...(values.profile !== undefined ? { profile: values.profile } : {}),
@@ -117,8 +100,7 @@ export function profileList(profiles: readonly { name: string; summary: string }
 }
 
 function usage(message: string): number {
-  process.stderr.write(`panelbridge: ${message}\nRun 'panelbridge sim --help' for usage.\n`)
-  return 2
+  return usageFailure('sim', message)
 }
 
 async function runSim(argv: readonly string[]): Promise<number> {
@@ -181,7 +163,7 @@ async function runSim(argv: readonly string[]): Promise<number> {
     `application profile: ${sim.profile.name}`,
   ])
     process.stdout.write(`${line}\n`)
-  return untilStopped(() => sim.close())
+  return untilStopped(() => sim.close(), { log })
 }
 
 /**
@@ -208,36 +190,6 @@ async function profileOfCapture(file: string, writeTo: string | undefined): Prom
   }
   process.stdout.write(`wrote the profile ${profile.name} to ${writeTo}\n`)
   return 0
-}
-
-/** Waits for SIGINT or SIGTERM, then stops (within STOP_TIMEOUT_MS) and resolves with the exit code. */
-function untilStopped(close: () => Promise<void>): Promise<number> {
-  return new Promise<number>((resolve) => {
-    let stopping = false
-    const stop = (signal: NodeJS.Signals): void => {
-      if (stopping) return
-      stopping = true
-      log.info('stopping', { signal })
-      const timer = setTimeout(() => {
-        log.error('stop took too long; exiting anyway')
-        resolve(1)
-      }, STOP_TIMEOUT_MS)
-      timer.unref()
-      close().then(
-        () => {
-          clearTimeout(timer)
-          resolve(0)
-        },
-        (err: unknown) => {
-          log.error('stop failed', { message: err instanceof Error ? err.message : String(err) })
-          clearTimeout(timer)
-          resolve(1)
-        },
-      )
-    }
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-  })
 }
 
 export const simCommand: Subcommand = {

@@ -1,23 +1,87 @@
 /**
- * How `learn` (and `learn --raw`) wait until the user stops them: a signal that fires on the first
- * SIGINT or SIGTERM, and a wait for it.
+ * The one way the long-running commands (`run`, `sim`, `surfaces`, `learn`) wait to be stopped and
+ * stop: the first SIGINT or SIGTERM starts one graceful stop, bounded by STOP_BOUND_MS; a repeat while
+ * it runs changes nothing (the bound ends it anyway, and a second Ctrl+C must not cut a stop that is
+ * blanking the surfaces). Tests hand in an AbortSignal of their own instead of the process's signals.
  */
+import { STOP_BOUND_MS } from '../defaults.js'
+import type { Logger } from '../log.js'
+import { EXIT_FAILURE, EXIT_OK } from './subcommand.js'
 
-/** An AbortSignal that fires on the first SIGINT or SIGTERM; its listeners are removed then. */
-export function signalStop(): AbortSignal {
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
+
+/**
+ * Runs `work` with a stop signal: `stop` when given, else one that fires on the first SIGINT or
+ * SIGTERM (its reason: the signal's name). The process's listeners stay until `work` ends, so a repeated
+ * signal meanwhile is swallowed rather than killing the process.
+ */
+export async function whileListening<T>(
+  stop: AbortSignal | undefined,
+  work: (stop: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (stop !== undefined) return work(stop)
   const controller = new AbortController()
-  const onSignal = (): void => {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-    controller.abort()
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!controller.signal.aborted) controller.abort(signal)
   }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
-  return controller.signal
+  for (const s of STOP_SIGNALS) process.on(s, onSignal)
+  try {
+    return await work(controller.signal)
+  } finally {
+    for (const s of STOP_SIGNALS) process.off(s, onSignal)
+  }
 }
 
 /** Resolves when the signal fires (at once when it has). */
 export function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve()
   return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+}
+
+export interface UntilStoppedOptions {
+  /** The command's logger: `stopping`, and a stop that failed or ran past its bound. */
+  log: Logger
+  /** What stops the command (default: the first SIGINT or SIGTERM). */
+  stop?: AbortSignal
+  /** The bound of `close`, ms (default STOP_BOUND_MS). */
+  boundMs?: number
+}
+
+/**
+ * Waits for the stop, then runs `close` within the bound. Resolves with EXIT_OK once closed, or
+ * EXIT_FAILURE when `close` failed or ran past the bound (the caller then exits with it still running).
+ */
+export function untilStopped(close: () => Promise<void>, opts: UntilStoppedOptions): Promise<number> {
+  return whileListening(opts.stop, async (stop) => {
+    // Why a timer: with nothing else open (learn with live hot-plug and no device) nothing holds the
+    // event loop (neither a waiting promise nor a signal listener does), so the process would end at
+    // once instead of waiting for Ctrl+C.
+    const keepAlive = setInterval(() => undefined, 60_000)
+    try {
+      await untilAborted(stop)
+    } finally {
+      clearInterval(keepAlive)
+    }
+    opts.log.info('stopping', typeof stop.reason === 'string' ? { signal: stop.reason } : undefined)
+    return closeWithin(close, opts.boundMs ?? STOP_BOUND_MS, opts.log)
+  })
+}
+
+async function closeWithin(close: () => Promise<void>, boundMs: number, log: Logger): Promise<number> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), boundMs)
+    // Not a reason to stay: a stop that leaves nothing open ends the process whatever the bound.
+    timer.unref()
+  })
+  try {
+    if ((await Promise.race([close().then(() => 'closed' as const), late])) === 'closed') return EXIT_OK
+    log.error(`stop took longer than ${boundMs} ms; exiting anyway`)
+    return EXIT_FAILURE
+  } catch (err) {
+    log.error('stop failed', { error: err })
+    return EXIT_FAILURE
+  } finally {
+    clearTimeout(timer)
+  }
 }
