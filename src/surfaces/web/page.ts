@@ -49,7 +49,8 @@ export function renderPage(surfaces: readonly PageSurfaceEntry[]): string {
   const items = surfaces
     .map(
       (s) =>
-        `<li><span class="name">${escapeHtml(s.id)}</span> <span class="model">${escapeHtml(s.model)}</span>` +
+        `<li><a href="?surface=${escapeHtml(encodeURIComponent(s.id))}"><span class="name">${escapeHtml(s.id)}</span></a> ` +
+        `<span class="model">${escapeHtml(s.model)}</span>` +
         (s.mode === 'mirror' ? ' <span class="badge">read-only</span>' : '') +
         '</li>',
     )
@@ -64,48 +65,77 @@ export function renderPage(surfaces: readonly PageSurfaceEntry[]): string {
 <script src="client.js" defer></script>
 </head>
 <body>
-<header class="top"><h1>panelbridge surfaces</h1><p id="status" role="status">connecting…</p></header>
+<header class="top"><a id="all-surfaces" href="./" hidden>← all surfaces</a><h1>panelbridge surfaces</h1><p id="status" role="status">connecting…</p></header>
 <div id="daemon-status" class="daemon-status" role="status" hidden></div>
 <nav><ul id="surface-list">${items}</ul></nav>
+<p id="missing" hidden></p>
 <main id="surfaces"></main>
 </body>
 </html>
 `
 }
 
+/**
+ * Keys fit the screen (`client/layout.ts` keeps `--chrome`): a grid's key is its image size (`--natural-w`)
+ * at most, and shrinks so that the grid fits the page's width (`100cqw`, the width of `main`) and the
+ * screen's height below the page's header, never below `--key-min`. The dials sit beside the keys
+ * when there is room for them, else under them.
+ */
 export const PAGE_CSS = `
-:root { color-scheme: dark; --bg: #15171a; --panel: #22252a; --fg: #e8e8e8; --dim: #9aa0a6; --accent: #4aa3ff; }
+:root { color-scheme: dark; --bg: #15171a; --panel: #22252a; --fg: #e8e8e8; --dim: #9aa0a6; --accent: #4aa3ff;
+  --gap: 8px; --key-min: 24px; }
 * { box-sizing: border-box; }
-body { margin: 0; padding: 16px; background: var(--bg); color: var(--fg); font: 14px/1.4 system-ui, sans-serif; }
-.top { display: flex; align-items: baseline; gap: 16px; }
+body { margin: 0; padding: 16px; background: var(--bg); color: var(--fg); font: 14px/1.4 system-ui, sans-serif;
+  overflow-wrap: anywhere; }
+.top { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 16px; }
+.top a { color: var(--accent); }
+[hidden] { display: none !important; }
 h1 { font-size: 18px; margin: 0 0 8px; }
 h2 { font-size: 16px; margin: 0; }
 #status { margin: 0; color: var(--dim); }
 #status.live { color: #6fcf6f; }
+#missing { color: #ff8a65; }
 .daemon-status { display: flex; flex-wrap: wrap; gap: 12px; align-items: baseline; margin: 0 0 12px; }
-.daemon-status[hidden] { display: none; }
 .daemon-status .link.connected { color: #6fcf6f; }
 .daemon-status .link.stale, .daemon-status .link-error { color: #ff8a65; }
 .daemon-status .simulated { padding: 0 8px; border-radius: 4px; background: #b8860b; color: #000; font-weight: bold; }
 .daemon-status .errors { list-style: none; margin: 0; padding: 0; color: var(--dim); font-size: 12px; }
 nav ul { list-style: none; padding: 0; margin: 0 0 16px; display: flex; flex-wrap: wrap; gap: 12px; }
 nav a { color: var(--accent); }
+nav a[aria-current] { font-weight: bold; }
+body.single nav, body.single h1 { display: none; }
+body.single .top { margin-bottom: 8px; }
 .model { color: var(--dim); }
 .badge { display: inline-block; padding: 0 6px; border-radius: 4px; background: #444; color: #ddd; font-size: 12px; }
-.surface { background: var(--panel); border-radius: 10px; padding: 12px; margin: 0 0 16px; display: inline-block; vertical-align: top; margin-right: 16px; }
-.surface > header { display: flex; gap: 10px; align-items: baseline; margin-bottom: 10px; }
-.grid { display: grid; gap: 8px; }
-.key { display: block; padding: 0; margin: 0; border: 0; background: #000; border-radius: 6px; overflow: hidden;
+.page { display: inline-block; padding: 0 6px; border-radius: 4px; background: #1f3b57; color: #cfe6ff; font-size: 12px; }
+main { container-type: inline-size; display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
+.surface { background: var(--panel); border-radius: 10px; padding: 12px; margin: 0; min-width: 0; max-width: 100%;
+  --natural-w: 72px; --aspect: 1; --cols: 1; --rows: 1;
+  --key-w: max(min(var(--natural-w), var(--key-min)), min(var(--natural-w),
+    calc((100cqw - 24px - (var(--cols) - 1) * var(--gap)) / var(--cols)),
+    calc((100dvh - var(--chrome, 160px) - (var(--rows) - 1) * var(--gap)) / var(--rows) / var(--aspect))));
+  --key-h: calc(var(--key-w) * var(--aspect)); }
+.surface > header { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; margin-bottom: 10px; }
+.surface .body { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
+.keys { min-width: 0; max-width: 100%; }
+.grid { display: grid; gap: var(--gap); grid-template-columns: repeat(var(--cols), var(--key-w)); }
+.key { display: block; position: relative; padding: 0; margin: 0; border: 0; background: #000; border-radius: 6px;
+  overflow: hidden; width: var(--key-w); height: var(--key-h);
   outline: 2px solid transparent; outline-offset: 2px; touch-action: none; user-select: none; }
+.key.own-size { width: min(var(--own-w), 100cqw - 24px); height: calc(min(var(--own-w), 100cqw - 24px) * var(--own-aspect)); }
 .key canvas, .key img { display: block; width: 100%; height: 100%; pointer-events: none; }
 .key canvas[hidden], .key img[hidden] { display: none; }
 button.key { cursor: pointer; }
 button.key:focus-visible { outline-color: var(--accent); }
 button.key.down { outline-color: #fff; }
+[data-hotkey] { position: relative; }
+[data-hotkey]:hover::after { content: attr(data-hotkey); position: absolute; top: 2px; right: 2px; z-index: 1;
+  padding: 0 4px; border-radius: 3px; background: #000c; color: #fff; font: bold 11px/16px system-ui, sans-serif;
+  pointer-events: none; white-space: nowrap; }
 .readonly .key, .readonly .pad, .readonly .ring, .readonly .slider .track { cursor: not-allowed; }
-.strip { display: flex; gap: 8px; margin-top: 8px; }
-.strip.pads { flex-wrap: wrap; max-width: calc(8 * (var(--cell) + 8px)); }
-.pad { width: var(--cell, 48px); height: var(--cell, 48px); border-radius: 6px; background: #2b2d31; border: 1px solid #4a4d52;
+.strip { display: flex; flex-wrap: wrap; gap: var(--gap); margin-top: 8px; }
+.strip.pads { max-width: calc(8 * (var(--key-w) + var(--gap))); }
+.pad { width: var(--key-w); height: var(--key-h); border-radius: 6px; background: #2b2d31; border: 1px solid #4a4d52;
   display: flex; align-items: center; justify-content: center; overflow: hidden; padding: 2px; user-select: none;
   color: #fff; font-size: 11px; line-height: 1.1; text-align: center; text-shadow: 0 0 2px #000, 0 0 2px #000; }
 .pad.lit { border-color: #fff6; box-shadow: 0 0 8px 1px #fff3; }
@@ -113,10 +143,12 @@ button.key.down { outline-color: #fff; }
 @keyframes pad-blink { 50% { background-color: #2b2d31; box-shadow: none; } }
 .pad[data-badge="stale"] { border-style: dashed; }
 .pad[data-badge="failed"] { border-color: #ff5252; }
-.dials { display: flex; gap: 16px; margin-top: 12px; align-items: center; flex-wrap: wrap; }
+.dials { display: flex; gap: 16px; align-items: center; flex-wrap: wrap; flex: 1 1 140px; min-width: 0; }
 .dial { display: flex; flex-direction: column; align-items: center; gap: 4px; }
 .ring { position: relative; width: 72px; height: 72px; border-radius: 50%; background: #333; border: 4px solid #555;
-  touch-action: none; cursor: grab; }
+  touch-action: none; cursor: grab; outline: 2px solid transparent; outline-offset: 2px; }
+.ring:focus-visible { outline-color: var(--accent); }
+.ring.held { cursor: grabbing; }
 .jog .ring { width: 120px; height: 120px; }
 .mark { position: absolute; left: 50%; top: 4px; width: 4px; height: 14px; margin-left: -2px; background: #ddd; border-radius: 2px; }
 .ring .turn { position: absolute; inset: 0; }
@@ -126,7 +158,7 @@ button.key.down { outline-color: #fff; }
 .dial .label { font-size: 12px; color: var(--dim); min-height: 1.4em; max-width: 120px; text-align: center; white-space: pre-line; }
 .knob .ring { width: 56px; height: 56px; }
 .ring.has-value { background: conic-gradient(var(--accent) calc(var(--value) * 1turn), #333 0); }
-.slider { display: flex; flex-direction: column; align-items: center; gap: 4px; --pos: 0; }
+.slider { display: flex; flex-direction: column; align-items: center; gap: 4px; --pos: 0; max-width: 100%; }
 .slider .track { position: relative; background: #333; border: 4px solid #555; touch-action: none; user-select: none;
   outline: 2px solid transparent; outline-offset: 2px; }
 .slider .track:focus-visible { outline-color: var(--accent); }

@@ -8,7 +8,7 @@
  * resident memory). A feedback with a pre-rendered image is the one exception: the daemon draws that key
  * and sends it as a PNG data URL (`image`), which the page shows instead of painting.
  *
- * Server → browser: `hello`, `surface` (add or replace), `removed`, `key`, `state`, `brightness`.
+ * Server → browser: `hello`, `surface` (add or replace), `removed`, `key`, `state`, `brightness`, `page`.
  * Browser → server: `down`, `up` (keys, encoder presses), `rotate` (encoders, jog) and `value` (the
  * shuttle ring and faders: an absolute position, clamped to the control's range). Everything a
  * browser sends is validated here first (shape) and by the server (the surface is interactive and
@@ -36,6 +36,17 @@ export const MAX_CLIENT_MESSAGE_BYTES = 4096
 export const MAX_ROTATE_DELTA = 1000
 /** Longest surface or control id accepted from a browser. */
 export const MAX_ID_LENGTH = 200
+
+/**
+ * The query parameter of a read-only viewer, on the page (`?view=1`) and on its WebSocket (`ws?view=1`):
+ * the page draws nothing that sends, and the server refuses every input on that socket.
+ */
+export const VIEW_PARAM = 'view'
+
+/** Whether a `view` parameter's value asks for a viewer: present, and not `0`, `false` or `no`. */
+export function viewerParam(value: string | null): boolean {
+  return value !== null && !['0', 'false', 'no'].includes(value.trim().toLowerCase())
+}
 
 /**
  * The range of each control kind that takes absolute values from a browser (the table in
@@ -110,6 +121,11 @@ export type ServerMessage =
   | { type: 'key'; surface: string; control: ControlId; face: KeyFace; label: string; image?: string }
   | { type: 'state'; surface: string; control: ControlId; state: WebControlState }
   | { type: 'brightness'; surface: string; percent: number }
+  /**
+   * The page a surface shows (to this browser: its own with `listen.pages: per-browser`) and its pages,
+   * the first the start page; without `page`, the surface has no pages.
+   */
+  | { type: 'page'; surface: string; page?: string; pages: string[] }
 
 export type ClientMessage =
   | { type: 'down'; surface: string; control: ControlId }

@@ -5,7 +5,9 @@
  *
  * Routes, under `basePath` (default `''`; the daemon uses e.g. `/surfaces`):
  * `/` the page, `/style.css`, `/client.js`, `/key-font.ttf` (the font the page paints keys with, the
- * hardware's), `/ws` the WebSocket (protocol in `./protocol.ts`).
+ * hardware's), `/ws` the WebSocket (protocol in `./protocol.ts`). The page takes `?surface=NAME` (that
+ * surface alone, full screen) and `?view=1` (a read-only viewer, whose WebSocket is `/ws?view=1`: this
+ * server refuses every input on it, whatever the page sends).
  *
  * Safety: binds 127.0.0.1 by default. Browsers let any web page open a WebSocket to any address, so
  * an upgrade whose `Origin` is not this server's own host is refused (a page on the internet must
@@ -31,6 +33,8 @@ import {
   MAX_CLIENT_MESSAGE_BYTES,
   parseClientMessage,
   surfaceView,
+  VIEW_PARAM,
+  viewerParam,
   WEB_PROTOCOL_VERSION,
   type ServerMessage,
   type WebSurfaceView,
@@ -81,6 +85,8 @@ class Connection {
   constructor(
     readonly id: number,
     readonly ws: WebSocket,
+    /** A read-only viewer (`ws?view=1`): every input on this socket is refused. */
+    readonly viewer: boolean,
   ) {
     this.outgoing = new OutgoingQueue(ws)
   }
@@ -256,7 +262,8 @@ export class WebSurfaceServer {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return true
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws))
+    const viewer = viewerParam(new URL(req.url ?? '/', 'http://localhost').searchParams.get(VIEW_PARAM))
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, viewer))
     return true
   }
 
@@ -404,8 +411,8 @@ export class WebSurfaceServer {
     this.replyLoaded(res, head, what, loadClientScript)
   }
 
-  private onConnection(ws: WebSocket): void {
-    const conn = new Connection(this.nextConnectionId++, ws)
+  private onConnection(ws: WebSocket, viewer: boolean): void {
+    const conn = new Connection(this.nextConnectionId++, ws, viewer)
     // The first browser: draw what waited while nobody looked, so that its snapshot below is current.
     if (this.connections.size === 0) {
       for (const { surface } of this.own.values()) surface.setWatched(true)
@@ -458,6 +465,10 @@ export class WebSurfaceServer {
       return
     }
     const m = parsed.message
+    if (conn.viewer) {
+      this.logOnce(conn, 'refused:viewer', 'ignored input from a read-only viewer', { surface: m.surface })
+      return
+    }
     const own = this.own.get(m.surface)
     if (!own) {
       const why = this.mirrors.has(m.surface) ? 'read-only mirror' : 'unknown surface'

@@ -104,6 +104,8 @@ describe('web surface in headless Chromium', () => {
     await expect.poll(() => input.length).toBe(4)
     expect(input.slice(2).map((e) => `${e.control}:${e.type}`)).toEqual(['key:5:down', 'key:5:up'])
 
+    // Off the key: a hovered key shows its hotkey in a corner.
+    await page.mouse.move(0, 0)
     desk.setFeedback('key:4', { color: '#ff0000', text: 'LIVE' })
     await shown(page, 'desk', 'key:4', 'LIVE')
     const png = await page.screenshot({ fullPage: true })
@@ -138,17 +140,19 @@ describe('web surface in headless Chromium', () => {
     await page.mouse.wheel(0, -200)
     await expect.poll(() => input.at(-1)).toMatchObject({ type: 'rotate', control: 'jog', delta: -2 })
 
+    // A drag turns the ring by its angle around the centre: rightwards across the top is clockwise,
+    // from 315° to 28° (73°: 4.9 of the encoder's 24 steps a turn; the rest is carried).
     const ring = await page.locator(`${selector('desk', 'encoder:0')} .ring`).boundingBox()
-    const y = ring!.y + ring!.height / 2
+    const y = ring!.y + 10
     await page.mouse.move(ring!.x + 10, y)
     await page.mouse.down()
-    await page.mouse.move(ring!.x + 50, y, { steps: 4 })
+    await page.mouse.move(ring!.x + 50, y, { steps: 8 })
     await page.mouse.up()
     const turned = (): number =>
       input
         .filter((e) => e.type === 'rotate' && e.control === 'encoder:0')
         .reduce((n, e) => n + (e as { delta: number }).delta, 0)
-    await expect.poll(turned).toBe(3)
+    await expect.poll(turned).toBe(4)
 
     input.length = 0
     await page.click(`${selector('desk', 'encoder:0')} .press`)

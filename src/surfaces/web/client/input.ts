@@ -1,23 +1,28 @@
 /**
  * Input on the page: pointer down/up (and Space/Enter) on a key or an encoder's centre → `down`/`up`;
- * dragging or the wheel on a ring → `rotate` with signed steps (clockwise positive), summed over
- * `ROTATE_BATCH_MS` before sending.
+ * dragging around a ring (by angle, `./angle.ts`), the wheel or the arrow keys on it → `rotate` with
+ * signed steps (clockwise positive), summed over `ROTATE_BATCH_MS` before sending.
  */
 import type { ClientMessage } from '../protocol.js'
+import { DEAD_ZONE_FRACTION, TurnTracker } from './angle.js'
 
 /** Sends one message if the socket is open (input while disconnected is dropped, never replayed late). */
 export type Send = (message: ClientMessage) => void
 
 const ROTATE_BATCH_MS = 16
-const DRAG_PIXELS_PER_STEP = 12
 const WHEEL_PIXELS_PER_STEP = 100
-const DEGREES_PER_STEP = 15
 /** Wheel `deltaMode` 1 counts lines (3 per notch in Firefox), 2 pages; one mouse notch is one step. */
 const WHEEL_LINE_PIXELS = 34
 const WHEEL_PAGE_PIXELS = 800
 
+/** Presses and releases a holdable control as a pointer or Space would (the hotkeys use it). */
+export interface Hold {
+  down(): void
+  up(): void
+}
+
 /** Makes `target` send `down` on press and `up` on release, once per hold. */
-export function holdable(target: HTMLElement, surface: string, control: string, send: Send): void {
+export function holdable(target: HTMLElement, surface: string, control: string, send: Send): Hold {
   let held = false
   function down(e?: PointerEvent): void {
     if (e) {
@@ -50,6 +55,7 @@ export function holdable(target: HTMLElement, surface: string, control: string, 
     if (e.key === ' ' || e.key === 'Enter') up()
   })
   target.addEventListener('blur', up)
+  return { down: () => down(), up }
 }
 
 /** Sums rotation per control and sends it at most once per `ROTATE_BATCH_MS`. */
@@ -59,16 +65,13 @@ export class RotationBatcher {
 
   constructor(private readonly send: Send) {}
 
-  /** Adds `steps` to the control's pending rotation and turns its on-screen mark to match. */
-  queue(surface: string, control: string, steps: number, mark: HTMLElement): void {
+  /** Adds `steps` to the control's pending rotation. */
+  queue(surface: string, control: string, steps: number): void {
     if (steps === 0) return
     const key = JSON.stringify([surface, control])
     const entry = this.pending.get(key)
     if (entry) entry.delta += steps
     else this.pending.set(key, { surface, control, delta: steps })
-    const angle = (Number(mark.dataset.angle) || 0) + steps * DEGREES_PER_STEP
-    mark.dataset.angle = String(angle)
-    mark.style.transform = `rotate(${angle}deg)`
     if (!this.timer) this.timer = window.setTimeout(() => this.flush(), ROTATE_BATCH_MS)
   }
 
@@ -81,40 +84,73 @@ export class RotationBatcher {
   }
 }
 
-/** Makes `ring` turn by dragging (right or up is clockwise) and by the wheel. */
+/** A dial's mark's angle, clockwise from twelve o'clock. */
+function markAngle(turn: HTMLElement): number {
+  return Number(turn.dataset.angle) || 0
+}
+
+function setMark(turn: HTMLElement, angle: number): void {
+  turn.dataset.angle = String(angle)
+  turn.style.transform = `rotate(${angle}deg)`
+}
+
+/** One rotary control on the page, as `rotatable` drives it. */
+export interface RotaryTarget {
+  surface: string
+  control: string
+  /** Steps a full turn gives (`JOG_STEPS_PER_TURN`, `ENCODER_STEPS_PER_TURN`). */
+  stepsPerTurn: number
+}
+
+/**
+ * Makes `ring` turn by dragging around its centre (by angle: a full clockwise circle is one turn
+ * forward), by the wheel (one notch a step, down is clockwise) and, when focused, by the arrow keys
+ * (right or up a step clockwise). Returns the function that turns it by whole steps (the hotkeys').
+ */
 export function rotatable(
   ring: HTMLElement,
   turn: HTMLElement,
-  surface: string,
-  control: string,
+  target: RotaryTarget,
   rotations: RotationBatcher,
-): void {
-  let dragging = false
-  let last = 0
-  let carry = 0
+): (steps: number) => void {
+  const { surface, control, stepsPerTurn } = target
+  const degreesPerStep = 360 / stepsPerTurn
+  let tracker: TurnTracker | undefined
+  /** The mark's angle when the drag began; it follows the pointer exactly from there. */
+  let markAtGrab = 0
   let wheelCarry = 0
+  const step = (steps: number): void => {
+    if (steps === 0) return
+    setMark(turn, markAngle(turn) + steps * degreesPerStep)
+    rotations.queue(surface, control, steps)
+  }
+  const centre = (e: PointerEvent): [number, number] => {
+    const box = ring.getBoundingClientRect()
+    return [e.clientX - (box.left + box.width / 2), e.clientY - (box.top + box.height / 2)]
+  }
   ring.addEventListener('pointerdown', (e) => {
-    if (e.target !== ring && e.target !== turn) return
+    // The encoder's press button in the middle is a control of its own.
+    if (e.button !== 0 || (e.target instanceof Element && e.target.closest('.press'))) return
     e.preventDefault()
     ring.setPointerCapture(e.pointerId)
-    dragging = true
-    last = e.clientX - e.clientY
-    carry = 0
+    tracker = new TurnTracker(stepsPerTurn, (ring.getBoundingClientRect().width / 2) * DEAD_ZONE_FRACTION)
+    tracker.start(...centre(e))
+    markAtGrab = markAngle(turn)
+    ring.classList.add('held')
   })
   ring.addEventListener('pointermove', (e) => {
-    if (!dragging) return
-    const pos = e.clientX - e.clientY
-    carry += pos - last
-    last = pos
-    const steps = Math.trunc(carry / DRAG_PIXELS_PER_STEP)
-    carry -= steps * DRAG_PIXELS_PER_STEP
-    rotations.queue(surface, control, steps, turn)
+    if (!tracker) return
+    const steps = tracker.move(...centre(e))
+    setMark(turn, markAtGrab + tracker.turned)
+    rotations.queue(surface, control, steps)
   })
   const stop = (): void => {
-    dragging = false
+    tracker = undefined
+    ring.classList.remove('held')
   }
   ring.addEventListener('pointerup', stop)
   ring.addEventListener('pointercancel', stop)
+  ring.addEventListener('lostpointercapture', stop)
   ring.addEventListener(
     'wheel',
     (e) => {
@@ -123,8 +159,16 @@ export function rotatable(
       wheelCarry += e.deltaY * scale
       const steps = Math.trunc(wheelCarry / WHEEL_PIXELS_PER_STEP)
       wheelCarry -= steps * WHEEL_PIXELS_PER_STEP
-      rotations.queue(surface, control, steps, turn)
+      step(steps)
     },
     { passive: false },
   )
+  ring.addEventListener('keydown', (e) => {
+    const steps =
+      e.key === 'ArrowRight' || e.key === 'ArrowUp' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 0
+    if (steps === 0 || e.target !== ring) return
+    e.preventDefault()
+    step(steps)
+  })
+  return step
 }

@@ -5,8 +5,10 @@
  * failed to): a face waits, the newest per key, and widths measured meanwhile are forgotten once it has.
  * A key whose feedback carries a pre-rendered image shows the PNG the daemon drew instead.
  *
- * The canvas holds `devicePixelRatio` pixels per CSS pixel, so labels stay sharp on a HiDPI screen; the
- * layout is the same at every ratio.
+ * A key is drawn at the size the page gives it (keys shrink to fit the screen; see the stylesheet), with
+ * `devicePixelRatio` canvas pixels per CSS pixel, so labels stay sharp on a HiDPI screen and on a key
+ * drawn smaller than its image size. The layout is the hardware's at the image size, scaled: the same
+ * line breaks at every size and ratio. A key that changes size is painted again.
  */
 import { forgetTextWidths, KEY_FONT_FAMILY, paintKey, type KeyFace } from '../../render/key-paint.js'
 import { KEY_FONT_ROUTE } from '../protocol.js'
@@ -17,10 +19,15 @@ export interface KeyNode {
   element: HTMLElement
   canvas: HTMLCanvasElement
   img: HTMLImageElement
+  /** The key's image size: the layout is painted at this size, then scaled to the key's size on the page. */
   width: number
   height: number
-  /** Appended to the label in the tooltip (a mirror says it is read-only). */
+  /** Appended to the label in the tooltip: `baseSuffix`, then the hotkey's name when it has one. */
   titleSuffix: string
+  /** A mirror's or viewer's key says it is read-only. */
+  readonly baseSuffix: string
+  /** What the key shows now, painted again when its size changes. */
+  shown?: KeyShown
 }
 
 /** What a key is to show: its face, its label (tooltip, assistive tech), a pre-rendered image or none. */
@@ -33,8 +40,6 @@ export interface KeyShown {
 /** Builds a key's canvas and (hidden) image inside `element`. */
 export function keyNode(element: HTMLElement, width: number, height: number, titleSuffix: string): KeyNode {
   const canvas = el('canvas')
-  canvas.style.width = `${width}px`
-  canvas.style.height = `${height}px`
   const img = el('img')
   img.alt = ''
   img.width = width
@@ -43,13 +48,28 @@ export function keyNode(element: HTMLElement, width: number, height: number, tit
   img.hidden = true
   element.appendChild(canvas)
   element.appendChild(img)
-  return { element, canvas, img, width, height, titleSuffix }
+  return { element, canvas, img, width, height, titleSuffix, baseSuffix: titleSuffix }
+}
+
+/** The tooltip: the key's label, then its suffix. */
+export function setTitleSuffix(key: KeyNode, suffix: string): void {
+  key.titleSuffix = suffix
+  key.element.title = (key.shown?.label ?? key.element.getAttribute('aria-label') ?? '') + suffix
 }
 
 export class KeyPainter {
   private fontSettled = false
   /** Faces that came before the font, the newest per key. */
   private readonly waiting = new Map<KeyNode, KeyShown>()
+  /** The keys on the page, by element, so that a resized key is painted again. */
+  private readonly byElement = new Map<Element, KeyNode>()
+  private readonly resized = new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      const key = this.byElement.get(entry.target)
+      if (key?.shown && this.fontSettled && this.backingSize(key).join() !== `${key.canvas.width},${key.canvas.height}`)
+        this.draw(key, key.shown)
+    }
+  })
 
   constructor(fontUrl = KEY_FONT_ROUTE.slice(1)) {
     const font = new FontFace(KEY_FONT_FAMILY, `url(${JSON.stringify(new URL(fontUrl, document.baseURI).href)})`)
@@ -66,6 +86,11 @@ export class KeyPainter {
 
   /** Shows `shown` on `key` now, or once the font has settled. */
   show(key: KeyNode, shown: KeyShown): void {
+    if (!this.byElement.has(key.element)) {
+      this.byElement.set(key.element, key)
+      this.resized.observe(key.element)
+    }
+    key.shown = shown
     delete key.element.dataset.painted
     if (!this.fontSettled) {
       this.waiting.set(key, shown)
@@ -77,6 +102,8 @@ export class KeyPainter {
   /** Forgets a key that has left the page (its surface was removed or replaced). */
   forget(key: KeyNode): void {
     this.waiting.delete(key)
+    this.byElement.delete(key.element)
+    this.resized.unobserve(key.element)
   }
 
   private settle(): void {
@@ -93,9 +120,7 @@ export class KeyPainter {
       img.hidden = false
       canvas.hidden = true
     } else {
-      const ratio = window.devicePixelRatio > 0 ? window.devicePixelRatio : 1
-      const w = Math.round(key.width * ratio)
-      const h = Math.round(key.height * ratio)
+      const [w, h] = this.backingSize(key)
       // Setting the size clears the canvas and its transform, so every face starts from a blank key.
       canvas.width = w
       canvas.height = h
@@ -110,5 +135,14 @@ export class KeyPainter {
     }
     key.element.title = shown.label + key.titleSuffix
     key.element.dataset.painted = ''
+  }
+
+  /** Canvas pixels for the key as the page shows it (its image size while it is not laid out). */
+  private backingSize(key: KeyNode): [number, number] {
+    const ratio = window.devicePixelRatio > 0 ? window.devicePixelRatio : 1
+    const shownWidth = key.element.clientWidth
+    const shownHeight = key.element.clientHeight
+    const [w, h] = shownWidth > 0 && shownHeight > 0 ? [shownWidth, shownHeight] : [key.width, key.height]
+    return [Math.max(1, Math.round(w * ratio)), Math.max(1, Math.round(h * ratio))]
   }
 }

@@ -4,14 +4,17 @@
  * backoff, and turns server messages into DOM and input into client messages (types in `../protocol.ts`,
  * checked on both sides).
  */
-import type { ClientMessage, ServerMessage } from '../protocol.js'
+import { VIEW_PARAM, type ClientMessage, type ServerMessage } from '../protocol.js'
 import { byId } from './dom.js'
+import { trackChrome } from './layout.js'
+import { allSurfacesHref, pageOptions } from './options.js'
 import { startStatusStrip } from './status-strip.js'
 import { SurfacesView } from './surfaces.js'
 
 const RECONNECT_FIRST_MS = 500
 const RECONNECT_MAX_MS = 5000
 
+const options = pageOptions(location.search)
 const status = byId('status')
 let socket: WebSocket | null = null
 let retryMs = RECONNECT_FIRST_MS
@@ -22,19 +25,29 @@ function setStatus(text: string, live: boolean): void {
 }
 
 function send(message: ClientMessage): void {
+  // A viewer draws nothing that sends; this is the page's second lock (the server's socket is the third).
+  if (options.view) return
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message))
 }
 
-/** The WebSocket next to the page, whatever path the page is mounted under. */
+/** The WebSocket next to the page, whatever path the page is mounted under; a viewer's says so. */
 function wsUrl(): string {
   const u = new URL('ws', location.href)
   u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:'
-  u.search = ''
+  u.search = options.view ? `?${VIEW_PARAM}=1` : ''
   u.hash = ''
   return u.href
 }
 
-const view = new SurfacesView(byId('surfaces'), byId('surface-list'), send)
+document.body.classList.toggle('single', options.surface !== undefined)
+document.body.classList.toggle('viewer', options.view)
+const back = byId('all-surfaces')
+back.setAttribute('href', allSurfacesHref(options.view))
+back.hidden = options.surface === undefined
+const missing = byId('missing')
+missing.textContent = options.surface === undefined ? '' : `No surface named ${JSON.stringify(options.surface)} (yet).`
+const view = new SurfacesView(byId('surfaces'), byId('surface-list'), send, options, missing)
+trackChrome(byId('surfaces'))
 
 /** Only the shape every message shares is checked here: the server is the page's own origin. */
 function isMessage(value: unknown): value is ServerMessage {

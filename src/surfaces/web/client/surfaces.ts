@@ -1,29 +1,40 @@
 /**
  * The surfaces on the page: one section per surface (a grid of keys and pads, a strip of those without
  * a grid position, dials for encoders, knobs and the jog, sliders for the shuttle and faders) plus an
- * entry in the surface list. Each control is drawn as the widget the server names; a mirror's controls
- * show the device's state read-only, with no input handlers. Interactive surfaces come before read-only mirrors.
+ * entry in the surface list, a link to that surface alone (`?surface=NAME`). Each control is drawn as
+ * the widget the server names; a mirror's controls, and every control on a read-only viewer
+ * (`?view=1`), show state only, with no input handlers. Interactive surfaces come before read-only
+ * mirrors. Keys take the size the stylesheet gives them (they shrink to fit the screen).
  */
 import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
+import { ENCODER_STEPS_PER_TURN, JOG_STEPS_PER_TURN } from './angle.js'
 import { el, labelText } from './dom.js'
-import { holdable, rotatable, RotationBatcher, type Send } from './input.js'
-import { KeyPainter, keyNode, type KeyNode } from './keys.js'
+import { dialHotkeyLabel, gridHotkey, Hotkeys, JOG_BACK, JOG_FORWARD, keyLabel, type HotkeyTargets } from './hotkeys.js'
+import { holdable, rotatable, RotationBatcher, type Hold, type Send } from './input.js'
+import { KeyPainter, keyNode, setTitleSuffix, type KeyNode } from './keys.js'
+import { surfaceHref, type PageOptions } from './options.js'
 import { Fader, Shuttle, type Slider } from './sliders.js'
 
 /** Key size when a surface names none. */
 const DEFAULT_KEY_PX = 72
 /** The side of a pad (a key of a device without a display) when no keys with images set the cell. */
 const PAD_PX = 48
+/** Columns a surface without a grid is sized for (its strip wraps). */
+const STRIP_COLUMNS = 8
 
 interface ShownSurface {
   view: WebSurfaceView
   section: HTMLElement
   item: HTMLElement
+  /** Where the surface's page is shown, in its header and in the list. */
+  pageLabels: HTMLElement[]
   controls: Map<string, HTMLElement>
   /** The keys, which show faces painted by the KeyPainter. */
   keys: Map<string, KeyNode>
   /** The shuttle and faders, which draw their own state. */
   sliders: Map<string, Slider>
+  /** What the hotkeys drive, when this surface has them (an interactive surface on a page that sends). */
+  hotkeys?: HotkeyTargets
 }
 
 /** Everything the page shows, driven by server messages. */
@@ -31,13 +42,19 @@ export class SurfacesView {
   private readonly surfaces = new Map<string, ShownSurface>()
   private readonly rotations: RotationBatcher
   private readonly painter = new KeyPainter()
+  private readonly hotkeys: Hotkeys
 
   constructor(
     private readonly main: HTMLElement,
     private readonly list: HTMLElement,
     private readonly send: Send,
+    private readonly options: PageOptions,
+    /** Shown while the surface `?surface=NAME` asks for is not (or no longer) there. */
+    private readonly missing?: HTMLElement,
   ) {
     this.rotations = new RotationBatcher(send)
+    this.hotkeys = new Hotkeys(document)
+    this.showMissing()
   }
 
   /** Applies one message from the server. */
@@ -70,6 +87,11 @@ export class SurfacesView {
         if (s) s.section.style.filter = m.percent >= 100 ? '' : `brightness(${Math.max(0.1, m.percent / 100)})`
         break
       }
+      case 'page': {
+        const s = this.surfaces.get(m.surface)
+        if (s) showPage(s, m.page, m.pages)
+        break
+      }
     }
   }
 
@@ -77,72 +99,65 @@ export class SurfacesView {
     return this.surfaces.get(surface)?.controls.get(control)
   }
 
+  /** Whether the page sends nothing for this surface: a mirror, or any surface on a viewer. */
+  private readonly(view: WebSurfaceView): boolean {
+    return view.mode === 'mirror' || this.options.view
+  }
+
   private build(view: WebSurfaceView): void {
     this.remove(view.id)
-    const mirror = view.mode === 'mirror'
-    const section = el('section', 'surface ' + (mirror ? 'readonly' : 'interactive'))
+    const readonly = this.readonly(view)
+    const section = el('section', 'surface ' + (readonly ? 'readonly' : 'interactive'))
     section.dataset.surface = view.id
     section.dataset.mode = view.mode
-    const head = el('header')
-    head.appendChild(el('h2', 'name', view.id))
-    head.appendChild(el('span', 'model', view.model))
-    if (mirror) head.appendChild(el('span', 'badge', 'read-only'))
-    section.appendChild(head)
+    section.hidden = this.options.surface !== undefined && this.options.surface !== view.id
+    const pageLabels = [el('span', 'page'), el('span', 'page')]
+    section.appendChild(this.header(view, pageLabels[0]!))
     const grid = el('div', 'grid')
     const strip = el('div', 'strip')
     // Pads without a grid cell (a Shuttle's buttons), in rows of at most eight.
     const pads = el('div', 'strip pads')
     const dials = el('div', 'dials')
-    const controls = new Map<string, HTMLElement>()
-    const keys = new Map<string, KeyNode>()
-    const sliders = new Map<string, Slider>()
-    // A mirror sends nothing: its sliders and dials get no input handlers.
-    const send = mirror ? undefined : this.send
-    let cell = PAD_PX
+    const shown: ShownSurface = {
+      view,
+      section,
+      item: this.listItem(view, pageLabels[1]!),
+      pageLabels,
+      controls: new Map(),
+      keys: new Map(),
+      sliders: new Map(),
+      ...(readonly ? {} : { hotkeys: { keys: new Map(), dials: [] } }),
+    }
+    let cell: { width: number; height: number } = { width: PAD_PX, height: PAD_PX }
     for (const c of view.controls) {
       let node: HTMLElement
       if (c.widget === 'key' || c.widget === 'pad') {
-        if (c.widget === 'key') {
-          const key = this.keyElement(view, c)
-          keys.set(c.id, key)
-          node = key.element
-        } else {
-          node = padElement(view, c)
-        }
+        node = c.widget === 'key' ? this.keyElement(shown, c).element : padElement(view, c)
         if (c.row !== undefined && c.column !== undefined) {
           node.style.gridRow = String(c.row + 1)
           node.style.gridColumn = String(c.column + 1)
-          if (c.image) cell = c.image.width
+          if (c.image) cell = c.image
           grid.appendChild(node)
-        } else if (c.widget === 'key') {
-          strip.appendChild(node)
         } else {
-          pads.appendChild(node)
+          if (c.widget === 'key') ownSize(node, c.image)
+          ;(c.widget === 'key' ? strip : pads).appendChild(node)
         }
       } else if (c.widget === 'shuttle' || c.widget === 'fader') {
-        const slider =
-          c.widget === 'shuttle' ? new Shuttle(view.id, c.id, send) : new Fader(view.id, c.id, send, c.centred)
-        sliders.set(c.id, slider)
-        node = slider.element
+        node = this.sliderElement(shown, c)
         dials.appendChild(node)
       } else {
-        node = this.dialElement(view, c)
+        node = this.dialElement(shown, c)
         dials.appendChild(node)
       }
-      controls.set(c.id, node)
+      shown.controls.set(c.id, node)
     }
-    section.style.setProperty('--cell', `${cell}px`)
-    if (view.grid) grid.style.gridTemplateColumns = `repeat(${view.grid.columns}, ${cell}px)`
-    for (const part of [grid, strip, pads, dials]) if (part.childNodes.length) section.appendChild(part)
-    const item = el('li')
-    item.appendChild(el('span', 'name', view.id))
-    item.appendChild(document.createTextNode(' '))
-    item.appendChild(el('span', 'model', view.model))
-    if (mirror) {
-      item.appendChild(document.createTextNode(' '))
-      item.appendChild(el('span', 'badge', 'read-only'))
-    }
-    this.surfaces.set(view.id, { view, section, item, controls, keys, sliders })
+    sizeKeys(section, view, cell)
+    const keys = el('div', 'keys')
+    for (const part of [grid, strip, pads]) if (part.childNodes.length) keys.appendChild(part)
+    const body = el('div', 'body')
+    for (const part of [keys, dials]) if (part.childNodes.length) body.appendChild(part)
+    section.appendChild(body)
+    this.surfaces.set(view.id, shown)
     let before: ShownSurface | undefined
     if (view.mode === 'interactive') {
       for (const s of this.surfaces.values()) {
@@ -153,7 +168,39 @@ export class SurfacesView {
       }
     }
     this.main.insertBefore(section, before ? before.section : null)
-    this.list.insertBefore(item, before ? before.item : null)
+    this.list.insertBefore(shown.item, before ? before.item : null)
+    this.changed()
+  }
+
+  private header(view: WebSurfaceView, pageLabel: HTMLElement): HTMLElement {
+    const head = el('header')
+    head.appendChild(el('h2', 'name', view.id))
+    head.appendChild(el('span', 'model', view.model))
+    if (view.mode === 'mirror') head.appendChild(el('span', 'badge', 'read-only'))
+    else if (this.options.view) head.appendChild(el('span', 'badge viewer', 'viewer'))
+    pageLabel.hidden = true
+    head.appendChild(pageLabel)
+    return head
+  }
+
+  /** The surface's entry in the list: a link to it alone, its model, its page. */
+  private listItem(view: WebSurfaceView, pageLabel: HTMLElement): HTMLElement {
+    const item = el('li')
+    const link = el('a')
+    link.appendChild(el('span', 'name', view.id))
+    link.href = surfaceHref(view.id, this.options.view)
+    if (this.options.surface === view.id) link.setAttribute('aria-current', 'page')
+    item.appendChild(link)
+    item.appendChild(document.createTextNode(' '))
+    item.appendChild(el('span', 'model', view.model))
+    if (view.mode === 'mirror') {
+      item.appendChild(document.createTextNode(' '))
+      item.appendChild(el('span', 'badge', 'read-only'))
+    }
+    pageLabel.hidden = true
+    item.appendChild(document.createTextNode(' '))
+    item.appendChild(pageLabel)
+    return item
   }
 
   private remove(id: string): void {
@@ -163,27 +210,69 @@ export class SurfacesView {
     s.item.remove()
     for (const key of s.keys.values()) this.painter.forget(key)
     this.surfaces.delete(id)
+    this.changed()
   }
 
-  private keyElement(view: WebSurfaceView, c: WebControlView): KeyNode {
-    const readonly = view.mode === 'mirror'
+  /** After a surface came or went: who has the hotkeys, and whether the asked-for surface is there. */
+  private changed(): void {
+    this.showMissing()
+    let active: ShownSurface | undefined
+    for (const section of this.main.children) {
+      const s = this.surfaces.get((section as HTMLElement).dataset.surface ?? '')
+      if (s?.hotkeys && !s.section.hidden) {
+        active = s
+        break
+      }
+    }
+    for (const s of this.surfaces.values()) labelHotkeys(s, s === active)
+    this.hotkeys.use(active?.hotkeys)
+  }
+
+  private showMissing(): void {
+    if (!this.missing) return
+    const wanted = this.options.surface
+    this.missing.hidden = wanted === undefined || this.surfaces.has(wanted)
+  }
+
+  private keyElement(shown: ShownSurface, c: WebControlView): KeyNode {
+    const { view } = shown
+    const mirror = view.mode === 'mirror'
+    const readonly = this.readonly(view)
     const key = readonly ? el('div', 'key') : el('button', 'key')
     if (key instanceof HTMLButtonElement) key.type = 'button'
     key.dataset.surface = view.id
     key.dataset.control = c.id
     const size = c.image ?? { width: DEFAULT_KEY_PX, height: DEFAULT_KEY_PX }
-    key.style.width = `${size.width}px`
-    key.style.height = `${size.height}px`
+    const suffix = mirror ? ' (read-only mirror)' : readonly ? ' (viewer)' : ''
     key.setAttribute('aria-label', c.id + (readonly ? ' (read-only)' : ''))
     if (readonly) {
       key.setAttribute('aria-disabled', 'true')
-      key.title = c.id + ' (read-only mirror)'
+      key.title = c.id + suffix
+    } else {
+      const hold = holdable(key, view.id, c.id, this.send)
+      const code = c.row !== undefined && c.column !== undefined ? gridHotkey(c.row, c.column) : undefined
+      if (code !== undefined) {
+        shown.hotkeys?.keys.set(code, hold)
+        key.dataset.hotkeyLabel = keyLabel(code)
+      }
     }
-    if (!readonly) holdable(key, view.id, c.id, this.send)
-    return keyNode(key, size.width, size.height, readonly ? ' (read-only mirror)' : '')
+    const node = keyNode(key, size.width, size.height, suffix)
+    shown.keys.set(c.id, node)
+    return node
   }
 
-  private dialElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
+  private sliderElement(shown: ShownSurface, c: WebControlView): HTMLElement {
+    const { view } = shown
+    const send = this.readonly(view) ? undefined : this.send
+    const slider = c.widget === 'shuttle' ? new Shuttle(view.id, c.id, send) : new Fader(view.id, c.id, send, c.centred)
+    shown.sliders.set(c.id, slider)
+    const track = slider.element.querySelector<HTMLElement>('.track')
+    if (track && shown.hotkeys) addDialHotkey(shown.hotkeys, slider.element, track)
+    return slider.element
+  }
+
+  private dialElement(shown: ShownSurface, c: WebControlView): HTMLElement {
+    const { view } = shown
     const dial = el('div', 'dial ' + c.widget)
     dial.dataset.surface = view.id
     dial.dataset.control = c.id
@@ -191,24 +280,103 @@ export class SurfacesView {
     const turn = el('div', 'turn')
     turn.appendChild(el('span', 'mark'))
     ring.appendChild(turn)
-    if (view.mode === 'mirror') {
+    if (this.readonly(view)) {
       ring.setAttribute('aria-label', c.id + ' (read-only)')
-      dial.title = c.id + ' (read-only mirror)'
+      dial.title = c.id + (view.mode === 'mirror' ? ' (read-only mirror)' : ' (viewer)')
     } else {
-      ring.setAttribute('aria-label', c.id + ': drag or scroll to turn')
-      rotatable(ring, turn, view.id, c.id, this.rotations)
+      ring.setAttribute('aria-label', c.id + ': drag around, scroll or use the arrow keys to turn')
+      ring.tabIndex = 0
+      const stepsPerTurn = c.widget === 'jog' ? JOG_STEPS_PER_TURN : ENCODER_STEPS_PER_TURN
+      const step = rotatable(ring, turn, { surface: view.id, control: c.id, stepsPerTurn }, this.rotations)
+      if (c.widget === 'jog' && shown.hotkeys && !shown.hotkeys.jog) {
+        shown.hotkeys.jog = step
+        dial.dataset.hotkeyLabel = `${arrow(JOG_BACK)} ${arrow(JOG_FORWARD)}`
+      }
       if (c.widget === 'encoder') {
         const press = el('button', 'press')
         press.type = 'button'
+        press.tabIndex = -1
         press.setAttribute('aria-label', c.id + ' press')
-        holdable(press, view.id, c.id, this.send)
+        pressFromRing(ring, holdable(press, view.id, c.id, this.send))
         ring.appendChild(press)
       }
+      if (shown.hotkeys) addDialHotkey(shown.hotkeys, dial, ring)
     }
     dial.appendChild(ring)
     dial.appendChild(el('span', 'label', c.id))
     return dial
   }
+}
+
+function arrow(code: string): string {
+  return code === JOG_BACK ? '←' : code === JOG_FORWARD ? '→' : code
+}
+
+/** Space or Enter on a focused encoder ring presses the encoder. */
+function pressFromRing(ring: HTMLElement, hold: Hold): void {
+  ring.addEventListener('keydown', (e) => {
+    if ((e.key === ' ' || e.key === 'Enter') && e.target === ring && !e.repeat) {
+      e.preventDefault()
+      hold.down()
+    }
+  })
+  ring.addEventListener('keyup', (e) => {
+    if (e.key === ' ' || e.key === 'Enter') hold.up()
+  })
+  ring.addEventListener('blur', () => hold.up())
+}
+
+/** Gives a dial or slider the next `Shift+digit` hotkey, if one is left. */
+function addDialHotkey(targets: HotkeyTargets, control: HTMLElement, focus: HTMLElement): void {
+  const label = dialHotkeyLabel(targets.dials.length)
+  if (label === undefined) return
+  targets.dials.push(focus)
+  control.dataset.dialHotkeyLabel = label
+}
+
+/** Shows (or hides) the hotkeys of a surface's controls: on hover, and in each tooltip. */
+function labelHotkeys(s: ShownSurface, on: boolean): void {
+  for (const node of s.controls.values()) {
+    const labels = [node.dataset.hotkeyLabel, node.dataset.dialHotkeyLabel].filter((l) => l !== undefined)
+    if (on && labels.length > 0) node.dataset.hotkey = labels.join(' · ')
+    else delete node.dataset.hotkey
+  }
+  for (const key of s.keys.values()) {
+    const hotkey = key.element.dataset.hotkey
+    setTitleSuffix(key, key.baseSuffix + (on && hotkey !== undefined ? ` (hotkey ${hotkey})` : ''))
+  }
+}
+
+/**
+ * The stylesheet's inputs for sizing the grid's keys: its columns and rows, the keys' image size (the
+ * largest they are drawn) and their height to width.
+ */
+function sizeKeys(section: HTMLElement, view: WebSurfaceView, cell: { width: number; height: number }): void {
+  const columns = view.grid?.columns ?? STRIP_COLUMNS
+  const rows = view.grid?.rows ?? 1
+  section.style.setProperty('--cols', String(columns))
+  section.style.setProperty('--rows', String(rows))
+  section.style.setProperty('--natural-w', `${cell.width}px`)
+  section.style.setProperty('--aspect', String(cell.height / cell.width))
+}
+
+/** A key outside the grid (an LCD segment) keeps its own image size, shrunk only to fit the page. */
+function ownSize(node: HTMLElement, image: { width: number; height: number } | undefined): void {
+  const size = image ?? { width: DEFAULT_KEY_PX, height: DEFAULT_KEY_PX }
+  node.classList.add('own-size')
+  node.style.setProperty('--own-w', `${size.width}px`)
+  node.style.setProperty('--own-aspect', String(size.height / size.width))
+}
+
+/** Shows the surface's current page (hidden for a surface without pages). */
+function showPage(s: ShownSurface, page: string | undefined, pages: readonly string[]): void {
+  for (const label of s.pageLabels) {
+    label.hidden = page === undefined
+    label.textContent = page === undefined ? '' : `page ${page}`
+    label.title = page === undefined ? '' : `pages: ${pages.join(', ')}`
+  }
+  if (page === undefined) delete s.section.dataset.page
+  else s.section.dataset.page = page
 }
 
 /** A key, button or pad of a mirrored device: its backlight or LED as a colour, its label inside. */
