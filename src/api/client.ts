@@ -3,7 +3,8 @@
  *
  * - GET `{base}/api/command/<name>?...` (default) or POST `{base}/api` with `{command, parameters}`.
  * - Every call carries a `requestId`; a reply echoing a different one is refused.
- * - Replies are parsed per `shared/spec/decisions.md` and converted to the catalogue's types.
+ * - Replies are decoded per `shared/spec/decisions.md` and converted to the catalogue's types by
+ *   `codec.ts`, beside the encoding of requests; this file is the transport.
  * - No retries, ever: a command that failed is reported to the caller, never sent again later
  *   (a button press replayed late is worse than a press lost and shown as failed).
  */
@@ -11,29 +12,9 @@ import { performance } from 'node:perf_hooks'
 import { randomBytes } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import { Pool } from './undici-pool.js'
-import {
-  getCommandSpec,
-  type CommandName,
-  type CommandSpec,
-  type FieldSpec,
-  type HasRequiredParams,
-  type ParamsOf,
-  type ReplyOf,
-  type ScalarType,
-  type Shape,
-} from './commands.js'
-import {
-  AppError,
-  CommandError,
-  HttpStatusError,
-  ReplyTooLargeError,
-  RequestIdMismatchError,
-  TimeoutError,
-  type CommandErrorCode,
-} from './errors.js'
-import { encodeParams, unlistedSpec, type Encoded, type Transport } from './codec.js'
-import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
-import { looksLikeReply, readReply, ReplyShapeError, type ReadReply } from './reply.js'
+import { getCommandSpec, type CommandName, type HasRequiredParams, type ParamsOf, type ReplyOf } from './commands.js'
+import { CommandError, ReplyTooLargeError, TimeoutError, type CommandErrorCode } from './errors.js'
+import { decodeReply, encodeParams, unlistedSpec, type Encoded, type Transport } from './codec.js'
 
 /** Default time-out of one command, in ms (issue 2). */
 export const DEFAULT_TIMEOUT_MS = 2000
@@ -47,8 +28,6 @@ export const DEFAULT_CONNECTIONS = 4
 export const DEFAULT_KEEP_ALIVE_MS = 4000
 const GET_HEADERS = { accept: 'application/json' }
 const POST_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
-/** How much of a non-200 body is kept in the error, in characters. */
-const BODY_SNIPPET_CHARS = 200
 /**
  * Largest reply body the client reads, bytes; past it the call fails with `REPLY_TOO_LARGE` and the
  * rest of the body is never read (the connection is dropped). Why 4 MiB: the largest replies the
@@ -56,12 +35,6 @@ const BODY_SNIPPET_CHARS = 200
  * be able to cost the daemon more than a few MB.
  */
 export const MAX_REPLY_BYTES = 4 * 1024 * 1024
-/**
- * Deepest nesting accepted in a reply, checked after `requestId` and `command` (so that those keep
- * their own codes); deeper is `BAD_ENVELOPE`. Callers get `raw` and `AppError.result` and may walk or
- * print them, which must not overflow the stack.
- */
-export const MAX_REPLY_DEPTH = 64
 
 export type { Transport } from './codec.js'
 
@@ -214,7 +187,7 @@ export class CommandClient {
           // An observer's fault must not fail the command it watched.
         }
       }
-      const { reply, raw } = parseReplyFor(name, spec, status, text, requestId)
+      const { reply, raw } = decodeReply(name, spec, status, text, requestId)
       const latencyMs = performance.now() - started
       this.report(name, requestId, latencyMs)
       return { command: name as CommandName, requestId, reply: reply, raw, latencyMs }
@@ -415,225 +388,4 @@ export function errorCode(err: unknown): string | undefined {
     if (first === undefined && typeof code === 'string') first = code
   }
   return first
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Replies
-
-/** Per-command reply fields derived once from the catalogue, so the hot path does not rebuild them. */
-const REPLY_FIELDS = new WeakMap<CommandSpec, [string, FieldSpec][]>()
-function replyFields(spec: CommandSpec): [string, FieldSpec][] {
-  let r = REPLY_FIELDS.get(spec)
-  if (r === undefined) {
-    r = Object.entries(spec.reply)
-    REPLY_FIELDS.set(spec, r)
-  }
-  return r
-}
-
-/**
- * Parses one reply of command `name`: the HTTP status, then the body as JSON, then the envelope
- * (decisions.md: Replies), converting the catalogue's reply fields. Pure: the client runs every
- * reply through it, and the fuzz suite runs it alone. Throws only `CommandError`s (`BAD_PARAMS` for an
- * unknown command, `HTTP_STATUS`, `BAD_JSON`, `BAD_ENVELOPE`, `REQUEST_ID_MISMATCH`, `APP_ERROR`).
- */
-export function parseReply(
-  name: string,
-  status: number,
-  body: string,
-  requestId: string,
-): { reply: Record<string, unknown>; raw: Record<string, unknown> } {
-  const spec = getCommandSpec(name)
-  if (spec === undefined) throw new CommandError('BAD_PARAMS', name, 'unknown command', { requestId })
-  return parseReplyFor(name, spec, status, body, requestId)
-}
-
-function parseReplyFor(
-  name: string,
-  spec: CommandSpec,
-  status: number,
-  text: string,
-  requestId: string,
-): { reply: Record<string, unknown>; raw: Record<string, unknown> } {
-  if (status !== 200) throw new HttpStatusError(name, status, text.slice(0, BODY_SNIPPET_CHARS), requestId)
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (err) {
-    throw new CommandError('BAD_JSON', name, `body is not JSON: ${text.slice(0, 80)}`, { cause: err, requestId })
-  }
-  return parseEnvelope(name, spec, json, requestId)
-}
-
-/**
- * Parses the envelope `{result: {command, reply, success, ...fields, error?}}` (decisions.md: Replies)
- * and converts the catalogue's reply fields.
- */
-function parseEnvelope(
-  name: string,
-  spec: CommandSpec,
-  json: unknown,
-  requestId: string,
-): { reply: Record<string, unknown>; raw: Record<string, unknown> } {
-  const bad = (why: string): CommandError => new CommandError('BAD_ENVELOPE', name, why, { requestId })
-  if (!isRecord(json)) {
-    throw bad(jsonDepthExceeds(json, MAX_REPLY_DEPTH) ? 'reply nested too deep' : 'reply is not a JSON object')
-  }
-  // One reader for both transports (src/api/reply.ts): wrapped in `result` or flat, `error` at either level.
-  let read: ReadReply
-  try {
-    read = readReply(json)
-  } catch (err) {
-    if (err instanceof ReplyShapeError) throw bad(err.message)
-    throw err
-  }
-  const result = read.fields
-  if (read.shape.envelope === 'empty') {
-    // Why: the contract shows loadProject, saveProject and subscribe answering a bare `{}`.
-    if (spec.emptyReplyAllowed) return { reply: {}, raw: {} }
-    throw bad('reply has no result object')
-  }
-  // A flat reply must say it is one: an envelope key or a field of this command (`{"x": 1}` is not).
-  if (
-    read.shape.envelope === 'flat' &&
-    !looksLikeReply(
-      result,
-      replyFields(spec).map(([f]) => f),
-    )
-  ) {
-    throw bad('reply has no result object')
-  }
-
-  // A missing echo is fine (bare replies cannot carry one); a different one means the reply is not ours.
-  const echoed = result.requestId
-  if (echoed !== undefined && echoed !== null) {
-    // A snippet, never a full JSON.stringify: an id nested 100,000 deep must still be a mismatch.
-    const text = typeof echoed === 'string' || typeof echoed === 'number' ? String(echoed) : jsonSnippet(echoed)
-    if (text !== requestId) throw new RequestIdMismatchError(name, requestId, text.slice(0, BODY_SNIPPET_CHARS))
-  }
-  for (const key of ['command', 'reply'] as const) {
-    const v = result[key]
-    // Why: removeTitleInput answers as setTitleInput (contract); the catalogue records the alias.
-    if (v !== undefined && v !== name && v !== spec.replyAlias) throw bad(`result.${key} is ${jsonSnippet(v)}`)
-  }
-  if (jsonDepthExceeds(result, MAX_REPLY_DEPTH - 1)) throw bad(`reply nested deeper than ${MAX_REPLY_DEPTH} levels`)
-  // Why: the application keeps `success: true` beside an `error` (contract: Errors), so `error` decides.
-  if (read.error !== undefined) {
-    throw new AppError(name, read.error, result, requestId)
-  }
-
-  const reply: Record<string, unknown> = {}
-  for (const [field, fs] of replyFields(spec)) {
-    const converted = convertField(result[field], fs, field, bad)
-    if (converted !== undefined) reply[field] = converted
-  }
-  return { reply, raw: result }
-}
-
-type Bad = (why: string) => CommandError
-
-/** Converts one field to its catalogue type; a missing required field or an inconvertible value is `BAD_ENVELOPE`. */
-function convertField(value: unknown, fs: FieldSpec, path: string, bad: Bad): unknown {
-  if (value === undefined || value === null) {
-    if (fs.optional) return undefined
-    throw bad(`missing field ${path}`)
-  }
-  switch (fs.type) {
-    case 'array': {
-      if (!Array.isArray(value)) throw bad(`field ${path} is not an array`)
-      const items = fs.items
-      if (items === undefined) return value
-      return value.map((item, i) =>
-        typeof items === 'string'
-          ? convertScalar(item, items, `${path}[${i}]`, bad)
-          : convertShape(item, items, `${path}[${i}]`, bad),
-      )
-    }
-    case 'object':
-      if (fs.fields === undefined) {
-        if (!isRecord(value)) throw bad(`field ${path} is not an object`)
-        return value
-      }
-      return convertShape(value, fs.fields, path, bad)
-    case 'string':
-    case 'number':
-    case 'integer':
-    case 'boolean':
-    case 'flag': {
-      const v = convertScalar(value, fs.type, path, bad)
-      return fs.formEncoded && typeof v === 'string' ? formDecode(v) : v
-    }
-  }
-}
-
-/** Converts the known fields of an object and keeps the others as they are. */
-function convertShape(value: unknown, shape: Shape, path: string, bad: Bad): Record<string, unknown> {
-  if (!isRecord(value)) throw bad(`field ${path} is not an object`)
-  const out: Record<string, unknown> = { ...value }
-  for (const [key, fs] of Object.entries(shape)) {
-    const v = convertField(value[key], fs, `${path}.${key}`, bad)
-    if (v === undefined) delete out[key]
-    else out[key] = v
-  }
-  return out
-}
-
-/** Why: the real application often sends numbers and flags as strings (protocol notes 3.1); accept both. */
-function convertScalar(value: unknown, type: ScalarType, path: string, bad: Bad): unknown {
-  switch (type) {
-    case 'string':
-      if (typeof value === 'string') return value
-      if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-      throw bad(`field ${path} is not a string`)
-    case 'number':
-    case 'integer': {
-      const n = toNumber(value)
-      if (!Number.isFinite(n)) throw bad(`field ${path} is not a number: ${jsonSnippet(value)}`)
-      if (type === 'integer' && !Number.isInteger(n)) throw bad(`field ${path} is not an integer: ${n}`)
-      return n
-    }
-    case 'boolean':
-    case 'flag': {
-      const b = toBoolean(value)
-      if (b === undefined) throw bad(`field ${path} is not a ${type}: ${jsonSnippet(value)}`)
-      return type === 'boolean' ? b : b ? '1' : '0'
-    }
-  }
-}
-
-/** A number, or numeric text; NaN for anything else (empty text included). */
-function toNumber(value: unknown): number {
-  return typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN
-}
-
-function toBoolean(value: unknown): boolean | undefined {
-  if (typeof value === 'boolean') return value
-  if (value === 1 || value === 0) return value === 1
-  if (typeof value === 'string') {
-    switch (value.trim().toLowerCase()) {
-      case 'true':
-      case '1':
-        return true
-      case 'false':
-      case '0':
-        return false
-    }
-  }
-  return undefined
-}
-
-/**
- * Why: duplicateTitle echoes the query's `New+Title` without form-decoding it (protocol notes 5.2).
- * A `+` becomes a space; `%xx` sequences are decoded when they form valid UTF-8. A title really named
- * with a `+` cannot be told apart from this, which is why the client never relies on echoed names.
- */
-export function formDecode(text: string): string {
-  const spaced = text.replace(/\+/g, ' ')
-  if (!/%[0-9A-Fa-f]{2}/.test(spaced)) return spaced
-  try {
-    return decodeURIComponent(spaced)
-  } catch {
-    // Not valid percent-encoding (a literal '%' in a name): keep the text as it is.
-    return spaced
-  }
 }

@@ -9,14 +9,8 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { commandFailure } from '../helpers/thrown.js'
-import {
-  CommandClient,
-  MAX_REPLY_DEPTH,
-  errorCode,
-  formDecode,
-  parseReply,
-  type CallRecord,
-} from '../../src/api/client.js'
+import { CommandClient, errorCode, type CallRecord } from '../../src/api/client.js'
+import { MAX_REPLY_DEPTH, formDecode, parseReply } from '../../src/api/codec.js'
 import { CommandError, HttpStatusError, isCommandError } from '../../src/api/errors.js'
 
 const servers: Server[] = []

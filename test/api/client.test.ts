@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CommandClient, formDecode, type CallRecord } from '../../src/api/client.js'
+import { CommandClient, type CallRecord } from '../../src/api/client.js'
+import { formDecode } from '../../src/api/codec.js'
 import { CommandError } from '../../src/api/errors.js'
 
 interface Seen {

@@ -5,7 +5,7 @@
  * client's envelope check, so that the two transports cannot disagree.
  */
 import { describe, expect, it } from 'vitest'
-import { parseReply } from '../../src/api/client.js'
+import { parseReply } from '../../src/api/codec.js'
 import { isCommandError } from '../../src/api/errors.js'
 import { parseTitleControlInfo } from '../../src/api/notifications.js'
 import { QWebChannelError } from '../../src/api/qwebchannel.js'

@@ -4,7 +4,7 @@
  * undoes percent-encoding.
  */
 import { describe, expect, test } from 'vitest'
-import { formDecode, parseReply } from '../../src/api/client.js'
+import { formDecode, parseReply } from '../../src/api/codec.js'
 import { COMMAND_NAMES, getCommandSpec } from '../../src/api/commands.js'
 import { isCommandError } from '../../src/api/errors.js'
 import { checkProperty, deepJsonText, fc, fuzzParser, hostileText, FUZZ_MAX_DEPTH } from './harness.js'

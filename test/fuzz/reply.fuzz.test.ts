@@ -3,7 +3,7 @@
  * never another throw; the link's and the client's readers built on it keep their own typed errors.
  */
 import { describe } from 'vitest'
-import { parseReply } from '../../src/api/client.js'
+import { parseReply } from '../../src/api/codec.js'
 import { isCommandError } from '../../src/api/errors.js'
 import { parseTitleControlInfo } from '../../src/api/notifications.js'
 import { QWebChannelError } from '../../src/api/qwebchannel.js'
