@@ -6,7 +6,8 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Daemon, DaemonConfigError, defaultConfigPath, BUNDLED_CONFIG, SYSTEM_CONFIG } from '../../src/daemon.js'
+import { Daemon, DaemonConfigError, defaultConfigPath, BUNDLED_CONFIG } from '../../src/daemon/daemon.js'
+import { SYSTEM_CONFIG } from '../../src/defaults.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
 
 const WAIT = { timeout: 5000, interval: 10 }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { STOP_BOUND_MS } from '../../src/daemon.js'
+import { STOP_BOUND_MS } from '../../src/defaults.js'
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
 const WAIT = { timeout: 10_000, interval: 25 }

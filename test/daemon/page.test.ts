@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseDocument } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BUNDLED_CONFIG, Daemon } from '../../src/daemon.js'
+import { BUNDLED_CONFIG, Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { useChromium } from '../helpers/browser.js'
 
