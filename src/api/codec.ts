@@ -19,6 +19,7 @@ import {
 } from './commands.js'
 import { AppError, CommandError, HttpStatusError, RequestIdMismatchError } from './errors.js'
 import { looksLikeReply, readReply, ReplyShapeError, type ReadReply } from './reply.js'
+import { booleanOf, numberOf } from '../coerce.js'
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 export type Transport = 'get' | 'post'
@@ -67,13 +68,6 @@ function expectedOf(p: ParamSpec): string {
   }
 }
 
-/** Numbers and numeric text (a YAML template may hand over `"2"`); anything else is NaN. */
-function toNumber(value: unknown): number {
-  if (typeof value === 'number') return value
-  if (typeof value === 'string' && value.trim() !== '') return Number(value)
-  return Number.NaN
-}
-
 /** Checks one value; returns the value to send (numeric text becomes a number) or a problem. */
 function checkParam(key: string, p: ParamSpec, value: unknown): { value: unknown } | ParamProblem {
   const bad = (why: string): ParamProblem => ({
@@ -89,7 +83,7 @@ function checkParam(key: string, p: ParamSpec, value: unknown): { value: unknown
       if (p.values !== undefined && !p.values.includes(value)) return bad(`must be one of ${p.values.join(', ')}`)
       return { value }
     case 'number': {
-      const n = toNumber(value)
+      const n = numberOf(value)
       return Number.isFinite(n) ? { value: n } : bad('must be a finite number')
     }
     case 'boolean':
@@ -452,34 +446,18 @@ function convertScalar(value: unknown, type: ScalarType, path: string, bad: Bad)
       throw bad(`field ${path} is not a string`)
     case 'number':
     case 'integer': {
-      const n = toNumber(value)
+      const n = numberOf(value)
       if (!Number.isFinite(n)) throw bad(`field ${path} is not a number: ${jsonSnippet(value)}`)
       if (type === 'integer' && !Number.isInteger(n)) throw bad(`field ${path} is not an integer: ${n}`)
       return n
     }
     case 'boolean':
     case 'flag': {
-      const b = toBoolean(value)
+      const b = booleanOf(value)
       if (b === undefined) throw bad(`field ${path} is not a ${type}: ${jsonSnippet(value)}`)
       return type === 'boolean' ? b : b ? '1' : '0'
     }
   }
-}
-
-function toBoolean(value: unknown): boolean | undefined {
-  if (typeof value === 'boolean') return value
-  if (value === 1 || value === 0) return value === 1
-  if (typeof value === 'string') {
-    switch (value.trim().toLowerCase()) {
-      case 'true':
-      case '1':
-        return true
-      case 'false':
-      case '0':
-        return false
-    }
-  }
-  return undefined
 }
 
 /**

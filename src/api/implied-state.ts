@@ -7,15 +7,10 @@
  */
 import type { AppState } from './app-state.js'
 import { APP_ERRORS } from './protocol.js'
+import { booleanOf, finiteNumberOf, numberOf } from '../coerce.js'
 
 /** How a command ended: its raw reply, or the application's error text when it gave one. */
 export type CommandOutcome = { ok: true; reply: Readonly<Record<string, unknown>> } | { ok: false; appMessage?: string }
-
-function flag(v: unknown): boolean | undefined {
-  if (v === true || v === 'true' || v === '1' || v === 1) return true
-  if (v === false || v === 'false' || v === '0' || v === 0) return false
-  return undefined
-}
 
 /** Records in `state` what a command and its outcome imply of the application's state. */
 export function applyImpliedState(
@@ -38,7 +33,7 @@ export function applyImpliedState(
   const replay = state.replay.state
   switch (command) {
     case 'replay_enable_scrubbing': {
-      const on = flag(params.enable)
+      const on = booleanOf(params.enable)
       if (on !== undefined) state.setReplay({ state: on ? 'replay' : 'recording' })
       return
     }
@@ -61,8 +56,8 @@ export function applyImpliedState(
       if (replay === 'disabled') state.setReplay({ state: 'armed' })
       return
     case 'replay_set_replay_speed': {
-      const speed = Number(params.speed)
-      if (Number.isFinite(speed)) state.setReplay({ speed })
+      const speed = finiteNumberOf(params.speed)
+      if (speed !== undefined) state.setReplay({ speed })
       return
     }
     case 'startStreaming':
@@ -72,12 +67,12 @@ export function applyImpliedState(
       state.setStreaming({ streaming: false })
       return
     case 'getStreamHostServer': {
-      const streaming = flag(outcome.reply.streaming)
+      const streaming = booleanOf(outcome.reply.streaming)
       if (streaming !== undefined) state.setStreaming({ streaming })
       return
     }
     case 'switchVideoIn': {
-      const channel = Number(params.channel)
+      const channel = numberOf(params.channel)
       if (Number.isInteger(channel) && typeof params.video === 'string') state.setTally(channel, params.video)
       return
     }

@@ -15,15 +15,11 @@ import type { Binding } from '../schema.js'
 import type { SendResult } from '../sender.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
 import { APP_ERRORS } from '../../api/protocol.js'
+import { finiteNumberOf } from '../../coerce.js'
 
 type Scrub = NonNullable<Binding['jog']>['scrub']
 
 export const NOT_IN_REPLAY_MODE = 'not in replay mode'
-
-function finite(v: unknown): number | undefined {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN
-  return Number.isFinite(n) ? n : undefined
-}
 
 export class JogScrub implements Behaviour {
   private readonly badge: ControlBadge
@@ -114,14 +110,14 @@ export class JogScrub implements Behaviour {
           this.failed(info)
           return
         }
-        const rate = finite(info.reply.frameRate)
+        const rate = finiteNumberOf(info.reply.frameRate)
         if (rate !== undefined && rate > 0) this.frameRate = rate
         const buffer = settings.ok
-          ? finite((settings.reply.settings as Record<string, unknown> | undefined)?.bufferLength)
+          ? finiteNumberOf((settings.reply.settings as Record<string, unknown> | undefined)?.bufferLength)
           : undefined
         // Whole frames inside the buffer: the last frame that starts before its end.
         if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
-        this.cursor = Math.round((finite(info.reply.replayTime) ?? 0) * this.frameRate)
+        this.cursor = Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate)
         this.sent = this.cursor
         for (const frames of this.early) this.move(frames)
         this.early = []
