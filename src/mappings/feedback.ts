@@ -1,8 +1,11 @@
 /**
  * From the application's state and a binding's runtime to what its control shows: colour by play state
- * (default palette, overridable per binding), label templates, replay / streaming / tally indicators,
- * one badge by precedence, and `stale` on every state-driven control while the link is down or the
- * state it shows is unknown. Pure: the engine calls it whenever something the control shows changed.
+ * (default palette, overridable per binding), label templates (`{{play}}` in the binding's own words when
+ * it gives `labels`), replay / streaming / tally indicators, and one badge by precedence: `stale` on
+ * every state-driven control while the link is down (the application is gone: what it shows may be a
+ * lie), `unknown` while the state it shows has not been seen yet (replay state before any replay command,
+ * tally before a switch, a title the application does not have, a fader before it moved). Pure: the
+ * engine calls it whenever something the control shows changed.
  */
 import type { AppState, TitleState } from '../api/app-state.js'
 import { pickBadge } from '../surfaces/badge.js'
@@ -10,7 +13,7 @@ import type { Feedback } from '../surfaces/types.js'
 import type { BehaviourLook } from './behaviours/types.js'
 import { DEFAULT_PLAY_COLORS, DEFAULT_TEXT_COLOR, INDICATOR_OFF, INDICATOR_ON } from './constants.js'
 import type { Binding } from './schema.js'
-import { renderTemplate, type Template, type TemplateContext } from './template.js'
+import { renderTemplate, UNKNOWN_VALUE_TEXT, type Template, type TemplateContext } from './template.js'
 
 /** The title a binding follows (its feedback title), looked up by name, then by id. */
 export function followedTitle(binding: Binding, state: AppState): TitleState | undefined {
@@ -67,28 +70,35 @@ export function computeFeedback({ binding, label, look, state }: FeedbackInput):
   const title = followedTitle(binding, state)
   const out: Feedback = { textColor: binding.text_color ?? DEFAULT_TEXT_COLOR }
   const on = indicatorOn(binding, state)
-  let stale = false
+  let unseen = false
   if (fb?.title !== undefined) {
     const play = title?.play ?? 'Off'
     out.color = fb.colors?.[play] ?? DEFAULT_PLAY_COLORS[play]
     out.led = play === 'Off' ? 'off' : 'on'
-    stale = title === undefined
+    unseen = title === undefined
   } else if (fb) {
     out.color = on === true ? (binding.color ?? INDICATOR_ON) : INDICATOR_OFF
     out.led = on === true ? 'on' : 'off'
-    stale = on === undefined
+    unseen = on === undefined
   } else if (look.on !== undefined) {
     out.color = look.on ? (binding.color ?? INDICATOR_ON) : INDICATOR_OFF
     out.led = look.on ? 'on' : 'off'
   } else {
     out.color = binding.color ?? INDICATOR_OFF
   }
-  if (fb && state.link.status !== 'connected') stale = true
-  if (label) out.text = renderTemplate(label, { ...titleContext(title), ...look.context })
-  const badge = pickBadge({ failed: look.failed, pending: look.pending, stale })
+  const stale = fb !== undefined && state.link.status !== 'connected'
+  // A fader or knob knows its value only once it moved: until then it is not at its bottom.
+  const valueUnknown = binding.value !== undefined && look.value === undefined
+  if (label) {
+    const ctx: TemplateContext = { ...titleContext(title), ...look.context }
+    const words = title ? binding.labels?.[title.play] : undefined
+    if (words !== undefined) ctx.play = words
+    out.text = renderTemplate(label, ctx, valueUnknown ? { value: UNKNOWN_VALUE_TEXT } : undefined)
+  }
+  const badge = pickBadge({ failed: look.failed, pending: look.pending, stale, unknown: unseen || valueUnknown })
   if (badge) out.badge = badge
   if (look.detail !== undefined) out.detail = look.detail
-  else if (fb?.title !== undefined && !title && state.link.status === 'connected') out.detail = 'no such title'
+  else if (fb?.title !== undefined && !title && !stale) out.detail = 'no such title'
   if (look.value !== undefined) out.value = look.value
   return out
 }

@@ -148,6 +148,12 @@ export const binding = z
     on: z.string().min(1).describe('The control: `<surface>/<control>`, e.g. `desk/key:3`.'),
     page: z.string().min(1).optional().describe('Only on this page of the surface.'),
     label: z.string().max(CONFIG_LIMITS.label).optional().describe('Text on the control; templates allowed.'),
+    labels: z
+      .partialRecord(z.enum(PLAY_STATES), z.string().max(CONFIG_LIMITS.name))
+      .optional()
+      .describe(
+        "The words `{{play}}` shows for each play state of the followed title, e.g. `{ Running: 'ON AIR', Paused: 'ON AIR', Off: 'off' }`; a state left out shows its own name. Needs `feedback.title`.",
+      ),
     color: color.optional().describe('Background or backlight colour when no state says otherwise.'),
     text_color: color.optional(),
     press: actions.optional(),
@@ -176,6 +182,13 @@ export const binding = z
     }
     if (b.hold !== undefined && kinds.some((k) => k !== 'press')) {
       ctx.addIssue({ code: 'custom', path: ['hold'], message: `hold goes with press, not with ${kinds.join(', ')}` })
+    }
+    if (b.labels !== undefined && b.feedback?.title === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['labels'],
+        message: 'labels gives words for {{play}}, the play state of feedback.title: add feedback: { title: ... }',
+      })
     }
   })
 

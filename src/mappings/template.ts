@@ -2,7 +2,8 @@
  * Label and parameter templates: `{{name}}`, `{{play}}`, `{{var.NAME}}` of the followed title (a name
  * runs up to `}}`, spaces included; a missing one renders empty), `{{step}}` (the step the next press
  * sends, 1-based), and `{{value}}`, `{{delta}}`, `{{speed}}`, `{{position}}` of continuous controls.
- * Text substitution only: nothing is evaluated.
+ * Text substitution only: nothing is evaluated. A label may mark a value it does not know yet (a fader
+ * that has not moved shows `{{value}}` as `UNKNOWN_VALUE_TEXT`, not as nothing or 0).
  */
 
 /** The names a template may use (besides `var.NAME`). */
@@ -73,10 +74,23 @@ function textOf(v: string | number | undefined): string {
   return v
 }
 
-/** Renders a template; a missing value renders empty. */
-export function renderTemplate(template: Template, ctx: TemplateContext): string {
+/** What a label shows for a value that is not known yet. */
+export const UNKNOWN_VALUE_TEXT = '?'
+
+/**
+ * Renders a template; a missing value renders empty, or as `unknown` gives for its name (labels mark
+ * a value not known yet this way; parameters never do).
+ */
+export function renderTemplate(
+  template: Template,
+  ctx: TemplateContext,
+  unknown?: Partial<Record<TemplateName, string>>,
+): string {
   let out = ''
-  for (const part of template.parts) out += textOf(valueOf(part, ctx))
+  for (const part of template.parts) {
+    const value = valueOf(part, ctx)
+    out += value === undefined && 'name' in part ? (unknown?.[part.name] ?? '') : textOf(value)
+  }
   return out
 }
 

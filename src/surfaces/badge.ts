@@ -1,8 +1,9 @@
 /**
  * One badge per control. Several sources can mark a control at once (its last command failed, a
- * command is in flight, the state behind it is unknown), but a key shows one badge, so the sources
- * meet here: `failed` beats `pending` beats `stale`. `failed` is an event, not a state: it shows for
- * `FAILED_BADGE_MS` and then gives way to whatever else holds.
+ * command is in flight, the application is gone, the state it shows was never seen), but a key shows
+ * one badge, so the sources meet here: `failed` beats `pending` beats `stale` beats `unknown` (an
+ * application that is gone says more than a state not yet seen). `failed` is an event, not a state: it
+ * shows for `FAILED_BADGE_MS` and then gives way to whatever else holds.
  *
  * The binding engine keeps one `ControlBadge` per bound control and puts `badge` into the control's
  * `Feedback` whenever `onChange` fires.
@@ -17,13 +18,15 @@ export interface BadgeSources {
   failed?: boolean
   pending?: boolean
   stale?: boolean
+  unknown?: boolean
 }
 
-/** The one badge to show: `failed` > `pending` > `stale`, or none. */
+/** The one badge to show: `failed` > `pending` > `stale` > `unknown`, or none. */
 export function pickBadge(sources: BadgeSources): FeedbackBadge | undefined {
   if (sources.failed) return 'failed'
   if (sources.pending) return 'pending'
   if (sources.stale) return 'stale'
+  if (sources.unknown) return 'unknown'
   return undefined
 }
 
@@ -34,7 +37,7 @@ export interface ControlBadgeOptions {
 
 /** The badge sources of one control, and the timer that ends `failed`. */
 export class ControlBadge {
-  private readonly sources: Required<BadgeSources> = { failed: false, pending: false, stale: false }
+  private readonly sources: Required<BadgeSources> = { failed: false, pending: false, stale: false, unknown: false }
   private readonly failedMs: number
   private failedTimer: NodeJS.Timeout | undefined
   private shown: FeedbackBadge | undefined
@@ -67,7 +70,7 @@ export class ControlBadge {
     this.set('pending', on)
   }
 
-  /** The state this control shows is unknown (or known again). */
+  /** The state this control shows may no longer be true (or is known again). */
   setStale(on: boolean): void {
     this.set('stale', on)
   }

@@ -120,8 +120,13 @@ export interface ValueEvent extends SurfaceEventBase {
 }
 export type SurfaceEvent = DownEvent | UpEvent | RotateEvent | ValueEvent
 
-/** Marks what a control's last action or the link behind it is doing. */
-export type FeedbackBadge = 'pending' | 'failed' | 'stale'
+/**
+ * Marks what a control's last action or the state behind it is: `pending` (a command in flight), `failed`
+ * (the last command failed), `stale` (the application is gone: what the control shows may no longer be
+ * true), `unknown` (the state it shows has not been seen yet, e.g. the replay state before any replay
+ * command, or a fader's value before it moved).
+ */
+export type FeedbackBadge = 'pending' | 'failed' | 'stale' | 'unknown'
 
 /** `#rrggbb` colour strings throughout. */
 export type Color = string

@@ -147,7 +147,7 @@ describe('the reference file, binding by binding', () => {
   it('console/key:2 toggles replay mode; lit while in replay', async () => {
     await w.client.call('replay_arm_inputs', { inputs: ['Camera 1'] })
     await w.client.call('replay_enable')
-    await expect.poll(() => shows('console', 'key:2')?.badge, WAIT).toBe('stale')
+    await expect.poll(() => shows('console', 'key:2')?.badge, WAIT).toBe('unknown')
     press('key:2')
     await expect.poll(() => shows('console', 'key:2')?.color, WAIT).toBe('#00a000')
     expect(w.sim.state.replay.state).toBe('replay')
@@ -198,7 +198,7 @@ describe('the reference file, binding by binding', () => {
     deck().input(gen2KeyReport([], 8))
     expect(w.engine.pageOf('desk')).toBe('cameras')
     expect(shows('desk', 'key:0')?.text).toBe('← Titles')
-    expect(shows('desk', 'key:1')).toMatchObject({ text: 'Cam 1', badge: 'stale' })
+    expect(shows('desk', 'key:1')).toMatchObject({ text: 'Cam 1', badge: 'unknown' })
     deck().input(gen2KeyReport([1], 8))
     deck().input(gen2KeyReport([], 8))
     await expect.poll(() => shows('desk', 'key:1')?.color, WAIT).toBe('#00a000')

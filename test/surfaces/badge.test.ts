@@ -24,6 +24,13 @@ describe('pickBadge', () => {
     }
     expect(pickBadge({})).toBeUndefined()
   })
+
+  it('unknown (a state not seen yet) shows only when nothing else does: a gone application says more', () => {
+    expect(pickBadge({ unknown: true })).toBe('unknown')
+    expect(pickBadge({ unknown: true, stale: true })).toBe('stale')
+    expect(pickBadge({ unknown: true, pending: true })).toBe('pending')
+    expect(pickBadge({ unknown: true, failed: true })).toBe('failed')
+  })
 })
 
 describe('ControlBadge', () => {

@@ -4,7 +4,8 @@
  * - Without `hold` and confirmation, the press fires on the down.
  * - With `hold`, the short press fires on release, and only when the hold did not fire.
  * - Hold-to-confirm (destructive commands by default, or `confirm_ms: N`): the command fires when the
- *   countdown (shown in `detail`) ends while still held; releasing early sends nothing.
+ *   countdown (shown in `detail`) ends while still held; releasing early sends nothing, and the key says
+ *   `hold N s` for `TAP_HINT_MS`, so a short tap is not mistaken for a press that did nothing.
  * - A press while this binding's sequence is still running is ignored (the key shows `pending`).
  * - Commands that start something go at most once: nothing here retries or queues.
  */
@@ -13,6 +14,9 @@ import { CONFIRM_COMMANDS, CONFIRM_TICK_MS, DEFAULT_CONFIRM_MS, DEFAULT_HOLD_MS 
 import type { Actions, Binding } from '../schema.js'
 import { actionList, runActions } from './actions.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
+
+/** How long a short tap on a hold-to-confirm key shows how long to hold: long enough to read at a glance. */
+export const TAP_HINT_MS = 1500
 
 /** The hold-to-confirm time of a binding: `confirm_ms`, else the default for destructive commands, else 0. */
 export function confirmMsOf(b: Binding): number {
@@ -40,6 +44,8 @@ export class PressBehaviour implements Behaviour {
   private holdTimer: NodeJS.Timeout | undefined
   private confirmTimer: NodeJS.Timeout | undefined
   private tickTimer: NodeJS.Timeout | undefined
+  /** Runs while the key says how long to hold, after a tap too short to confirm. */
+  private hintTimer: NodeJS.Timeout | undefined
   private confirmEndsAt = 0
   private running = false
   private disposed = false
@@ -64,6 +70,7 @@ export class PressBehaviour implements Behaviour {
     this.holdFired = false
     if (this.running) return // ignored while the sequence runs; the key shows pending
     if (this.confirmMs > 0 && this.primary() !== undefined) {
+      this.endHint()
       this.confirmEndsAt = performance.now() + this.confirmMs
       this.confirmTimer = setTimeout(() => {
         this.endCountdown()
@@ -90,8 +97,12 @@ export class PressBehaviour implements Behaviour {
     if (!this.held) return
     this.held = false
     if (this.confirmTimer) {
-      // Released before the countdown ended: nothing is sent.
+      // Released before the countdown ended: nothing is sent; the key says how long to hold.
       this.endCountdown()
+      this.hintTimer = setTimeout(() => {
+        this.hintTimer = undefined
+        this.host.changed()
+      }, TAP_HINT_MS)
       this.host.changed()
       return
     }
@@ -115,6 +126,8 @@ export class PressBehaviour implements Behaviour {
     if (this.confirmTimer) {
       const left = Math.max(0, this.confirmEndsAt - performance.now())
       look.detail = `hold ${(Math.ceil(left / 100) / 10).toFixed(1)} s`
+    } else if (this.hintTimer) {
+      look.detail = `hold ${(this.confirmMs / 1000).toFixed(1)} s`
     } else if (look.failed && this.failure !== undefined) look.detail = this.failure
     if (this.binding.toggle) {
       const on = this.toggleState() ?? this.toggledOn
@@ -127,6 +140,7 @@ export class PressBehaviour implements Behaviour {
     this.disposed = true
     clearTimeout(this.holdTimer)
     this.endCountdown()
+    this.endHint()
     this.badge.dispose()
   }
 
@@ -137,6 +151,11 @@ export class PressBehaviour implements Behaviour {
     if (b.toggle) return (this.toggleState() ?? this.toggledOn) === true ? b.toggle.off : b.toggle.on
     if (b.steps) return b.steps[this.step % b.steps.length]
     return undefined
+  }
+
+  private endHint(): void {
+    clearTimeout(this.hintTimer)
+    this.hintTimer = undefined
   }
 
   private endCountdown(): void {

@@ -13,22 +13,27 @@
  *
  * Layout, in painting order:
  * 1. the background `color` (default black), or a pre-rendered image scaled to the key when one is
- *    given (the daemon only; an image replaces colour and text);
+ *    given (the daemon only; an image replaces colour and text). A `stale` key (the application is
+ *    gone) never shows its colour: the background is a dark grey of a third of its lightness (an image
+ *    is darkened instead), crossed by diagonal hatching, and its texts are light grey;
  * 2. the label `text`: explicit `\n` breaks, then word wrap; the largest font size (from 30 % of the key
  *    height down to 7 px) at which every line fits inside the padding is used; a word wider than the key is
  *    broken between characters; if nothing fits at the smallest size, the last visible line ends with `…`.
  *    Lines are centred horizontally and the block vertically. `textColor` defaults to white on dark
  *    backgrounds and black on light ones;
  * 3. the `detail`, one small line (15 % of the key height, shrunk to fit, else cut with `…`) centred at
- *    the bottom, in the text colour; the label then fits in the space above it;
+ *    the bottom, in the text colour; the label then fits in the space above it. Beside a `failed`,
+ *    `stale` or `unknown` badge the detail is the reason, and must be read from a desk away: a sixth of
+ *    the key height (12 px on a 72-px key), never smaller, on up to two lines, the second cut with `…`;
  * 4. the `value` level bar along the bottom edge (6 % of the key height): filled from the left to the
  *    value in the text colour, the rest a track mixed 30 % from the text colour into the background.
  *    The detail sits above the bar. Value and detail also draw over an image;
- * 5. the state badge, a right triangle in the top-right corner whose legs are 25 % of the key's shorter
- *    side: `pending` amber (#ffb000), `failed` red (#e02020), `stale` grey (#8c8c8c), each with a dark
- *    hypotenuse edge so it shows on any background. `failed` also draws a 3-px-high (scaled) red bar along
- *    the bottom edge, so "failed" is told from "pending" without relying on colour alone; the level bar
- *    then sits on top of it.
+ * 5. the state badge in the top-right corner, 25 % of the key's shorter side, told apart by shape as well
+ *    as by colour (for colour-blind operators), each with a dark edge so it shows on any background:
+ *    `pending` an amber (#ffb000) right triangle; `failed` a red (#e02020) square with a white `!`, and a
+ *    3-px-high (scaled) red bar along the bottom edge (the level bar then sits on top of it); `stale` a
+ *    grey (#8c8c8c) right triangle on the hatched key; `unknown` (a state not seen yet) a blue (#4da3ff)
+ *    disc with a dark `?` on the key's own colours.
  */
 import type { Color, Feedback, FeedbackBadge } from '../types.js'
 
@@ -40,6 +45,7 @@ export const BADGE_COLORS: Readonly<Record<FeedbackBadge, Color>> = {
   pending: '#ffb000',
   failed: '#e02020',
   stale: '#8c8c8c',
+  unknown: '#4da3ff',
 }
 
 /**
@@ -75,6 +81,8 @@ export interface KeyPaintContext {
   moveTo(x: number, y: number): void
   lineTo(x: number, y: number): void
   closePath(): void
+  rect(x: number, y: number, w: number, h: number): void
+  arc(x: number, y: number, radius: number, startAngle: number, endAngle: number): void
   fill(): void
   stroke(): void
 }
@@ -87,6 +95,18 @@ const PADDING_FRACTION = 0.06
 const BADGE_FRACTION = 0.25
 const FAILED_BAR_FRACTION = 0.04
 const DETAIL_FONT_FRACTION = 0.15
+/** A reason (the detail beside a failed, stale or unknown badge): a sixth of the key, 12 px on 72 px. */
+const REASON_FONT_FRACTION = 1 / 6
+const REASON_LINES = 2
+/** A stale key's background: this much of its colour's lightness, over a dark floor, as grey. */
+const STALE_LIGHTNESS = 0.3
+const STALE_FLOOR = 24
+/** How much lighter than a stale key's background its hatching is, and the hatching's pitch. */
+const STALE_HATCH_LIFT = 34
+const STALE_HATCH_FRACTION = 1 / 8
+const STALE_TEXT: Rgb = [200, 200, 200]
+/** What a stale key's image is darkened by. */
+const STALE_IMAGE_SHADE = 'rgba(0,0,0,0.6)'
 const VALUE_BAR_FRACTION = 0.06
 const MIN_VALUE_BAR_PX = 3
 /** How much of the fill colour the empty part of the level bar takes, so an empty bar still shows. */
@@ -161,12 +181,17 @@ export function paintKey(
   height: number,
   image?: () => boolean,
 ): void {
-  const background = parseColor(face.color) ?? DEFAULT_BACKGROUND
+  const stale = face.badge === 'stale'
+  const given = parseColor(face.color) ?? DEFAULT_BACKGROUND
+  const background = stale ? staleBackground(given) : given
   ctx.fillStyle = css(background)
   ctx.fillRect(0, 0, width, height)
   const showImage = image?.() === true
+  if (stale) drawStaleCover(ctx, background, width, height, showImage)
 
-  const textColor = parseColor(face.textColor) ?? (luma(background) > 140 ? [0, 0, 0] : [255, 255, 255])
+  const textColor = stale
+    ? STALE_TEXT
+    : (parseColor(face.textColor) ?? (luma(background) > 140 ? [0, 0, 0] : [255, 255, 255]))
   const pad = Math.max(1, Math.round(Math.min(width, height) * PADDING_FRACTION))
   const gap = Math.max(1, Math.round(pad / 2))
   // Laid out bottom-up: the failed bar, the level bar on it, the detail above, the label in what is left.
@@ -179,11 +204,44 @@ export function paintKey(
   }
   let textBottom = Math.min(height - pad, floor)
   const detail = detailLine(face.detail)
-  if (detail !== '') textBottom = drawDetail(ctx, detail, textColor, width, height, pad, textBottom) - gap
+  if (detail !== '') {
+    const box = { color: textColor, width, height, pad, bottom: textBottom }
+    textBottom = (isReason(face.badge) ? drawReason(ctx, detail, box) : drawDetail(ctx, detail, box)) - gap
+  }
   if (!showImage && face.text !== undefined && face.text.trim() !== '') {
     drawText(ctx, face.text, textColor, width, height, pad, textBottom)
   }
   if (face.badge) drawBadge(ctx, face.badge, width, height)
+}
+
+/** Whether a detail beside this badge says why (and so is drawn large enough to read). */
+function isReason(badge: FeedbackBadge | undefined): boolean {
+  return badge === 'failed' || badge === 'stale' || badge === 'unknown'
+}
+
+/** A stale key's background: grey, a third as light as its colour, so no colour survives. */
+export function staleBackground(color: Rgb): Rgb {
+  const v = Math.round(STALE_FLOOR + luma(color) * STALE_LIGHTNESS)
+  return [v, v, v]
+}
+
+/** Darkens a stale key's image, then crosses the key with diagonal hatching. */
+function drawStaleCover(ctx: KeyPaintContext, background: Rgb, width: number, height: number, image: boolean): void {
+  if (image) {
+    ctx.fillStyle = STALE_IMAGE_SHADE
+    ctx.fillRect(0, 0, width, height)
+  }
+  const pitch = Math.max(5, Math.round(Math.min(width, height) * STALE_HATCH_FRACTION))
+  const lift = Math.min(255, background[0] + STALE_HATCH_LIFT)
+  ctx.strokeStyle = css([lift, lift, lift])
+  ctx.lineWidth = Math.max(1, Math.round(pitch / 4))
+  ctx.beginPath()
+  // Lines from bottom-left to top-right, every `pitch` pixels along the top edge; the canvas clips them.
+  for (let x = -height; x < width + pitch; x += pitch) {
+    ctx.moveTo(x, height)
+    ctx.lineTo(x + height, 0)
+  }
+  ctx.stroke()
 }
 
 /**
@@ -315,34 +373,63 @@ function drawText(
   lines.forEach((line, i) => ctx.fillText(line, width / 2, top + lineHeight * (i + 0.5), maxW))
 }
 
+/** Where a detail goes: its colour, the key's size and padding, and the bottom of its box. */
+interface DetailBox {
+  color: Rgb
+  width: number
+  height: number
+  pad: number
+  bottom: number
+}
+
 /**
  * Draws the detail as one line whose box ends at `bottom`: the largest size from 15 % of the key
  * height down to MIN_FONT_PX at which it fits the width, else cut with `…`. Returns the box's top.
  */
-function drawDetail(
-  ctx: KeyPaintContext,
-  detail: string,
-  color: Rgb,
-  width: number,
-  height: number,
-  pad: number,
-  bottom: number,
-): number {
-  const maxW = width - 2 * pad
-  let px = Math.max(MIN_FONT_PX, Math.floor(height * DETAIL_FONT_FRACTION))
+function drawDetail(ctx: KeyPaintContext, detail: string, box: DetailBox): number {
+  const maxW = box.width - 2 * box.pad
+  let px = Math.max(MIN_FONT_PX, Math.floor(box.height * DETAIL_FONT_FRACTION))
   while (px > MIN_FONT_PX && refWidth(ctx, detail) > maxRefWidth(maxW, px)) px--
-  let line = detail
-  if (refWidth(ctx, line) > maxRefWidth(maxW, px)) {
-    while (line !== '' && refWidth(ctx, line + '…') > maxRefWidth(maxW, px)) line = line.slice(0, -1)
-    line = line.trimEnd() + '…'
+  return drawLines(ctx, [cutToFit(ctx, detail, maxRefWidth(maxW, px))], px, box)
+}
+
+/**
+ * Draws a reason (why a key failed, is stale or unknown) at a sixth of the key height, never smaller, on
+ * up to REASON_LINES lines above `bottom`, the last cut with `…` when more would follow. Returns the top.
+ */
+function drawReason(ctx: KeyPaintContext, detail: string, box: DetailBox): number {
+  const maxW = box.width - 2 * box.pad
+  const px = Math.max(MIN_FONT_PX, Math.round(box.height * REASON_FONT_FRACTION))
+  const max = maxRefWidth(maxW, px)
+  let lines = wrap(ctx, detail, max, { count: 0 })
+  if (lines.length > REASON_LINES) {
+    lines = lines.slice(0, REASON_LINES)
+    lines[REASON_LINES - 1] = cutToFit(ctx, `${lines[REASON_LINES - 1]!}…`, max)
   }
+  return drawLines(ctx, lines, px, box)
+}
+
+/** `line` if it fits `max` (reference units), else as much of it as fits followed by `…`. */
+function cutToFit(ctx: KeyPaintContext, line: string, max: number): string {
+  if (refWidth(ctx, line) <= max) return line
+  let cut = line.endsWith('…') ? line.slice(0, -1) : line
+  while (cut !== '' && refWidth(ctx, cut + '…') > max) cut = [...cut].slice(0, -1).join('')
+  return cut.trimEnd() + '…'
+}
+
+/** Draws lines centred, the last one's box ending at `box.bottom`; returns the top of the first. */
+function drawLines(ctx: KeyPaintContext, lines: string[], px: number, box: DetailBox): number {
   const lineHeight = px * LINE_HEIGHT
+  const top = box.bottom - lines.length * lineHeight
   ctx.font = `${px}px ${KEY_FONT_FAMILY}`
-  ctx.fillStyle = css(color)
+  ctx.fillStyle = css(box.color)
   ctx.textAlign = 'center'
   ctx.textBaseline = 'alphabetic'
-  ctx.fillText(line, width / 2, bottom - lineHeight / 2 + px * MIDDLE_TO_BASELINE, maxW)
-  return bottom - lineHeight
+  const maxW = box.width - 2 * box.pad
+  lines.forEach((line, i) => {
+    ctx.fillText(line, box.width / 2, top + lineHeight * (i + 0.5) + px * MIDDLE_TO_BASELINE, maxW)
+  })
+  return top
 }
 
 /** The level bar: `filled` pixels from the left in the text colour, the rest a track. */
@@ -367,23 +454,52 @@ function failedBarHeight(height: number): number {
 }
 
 function drawBadge(ctx: KeyPaintContext, badge: FeedbackBadge, width: number, height: number): void {
-  const color = parseColor(BADGE_COLORS[badge])!
+  const color = css(parseColor(BADGE_COLORS[badge])!)
   const leg = Math.max(6, Math.round(Math.min(width, height) * BADGE_FRACTION))
+  const edge = Math.max(1, leg / 12)
+  ctx.fillStyle = color
+  ctx.strokeStyle = 'rgb(0,0,0)'
+  ctx.lineWidth = edge
   ctx.beginPath()
+  if (badge === 'unknown') {
+    const r = leg / 2
+    ctx.arc(width - r - edge, r + edge, r, 0, 2 * Math.PI)
+    ctx.fill()
+    ctx.stroke()
+    drawMark(ctx, '?', 'rgb(0,0,0)', width - r - edge, r + edge, leg)
+    return
+  }
+  if (badge === 'failed') {
+    ctx.rect(width - leg, 0, leg, leg)
+    ctx.fill()
+    ctx.beginPath()
+    ctx.moveTo(width - leg, 0)
+    ctx.lineTo(width - leg, leg)
+    ctx.lineTo(width, leg)
+    ctx.stroke()
+    drawMark(ctx, '!', 'rgb(255,255,255)', width - leg / 2, leg / 2, leg)
+    const bar = failedBarHeight(height)
+    ctx.fillStyle = color
+    ctx.fillRect(0, height - bar, width, bar)
+    return
+  }
   ctx.moveTo(width - leg, 0)
   ctx.lineTo(width, 0)
   ctx.lineTo(width, leg)
   ctx.closePath()
-  ctx.fillStyle = css(color)
   ctx.fill()
   ctx.beginPath()
   ctx.moveTo(width - leg, 0)
   ctx.lineTo(width, leg)
-  ctx.strokeStyle = 'rgb(0,0,0)'
-  ctx.lineWidth = Math.max(1, leg / 12)
   ctx.stroke()
-  if (badge === 'failed') {
-    const bar = failedBarHeight(height)
-    ctx.fillRect(0, height - bar, width, bar)
-  }
+}
+
+/** A one-character mark centred on (x, y) inside a badge of `leg` pixels. */
+function drawMark(ctx: KeyPaintContext, mark: string, color: string, x: number, y: number, leg: number): void {
+  const px = Math.max(MIN_FONT_PX, Math.round(leg * 0.8))
+  ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+  ctx.fillStyle = color
+  ctx.textAlign = 'center'
+  ctx.textBaseline = 'alphabetic'
+  ctx.fillText(mark, x, y + px * MIDDLE_TO_BASELINE)
 }
