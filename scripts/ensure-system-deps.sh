@@ -9,14 +9,17 @@
 set -euo pipefail
 
 # The one list. Each entry: Debian package | probe | why the tests need it.
-# A probe is "exe PATH" (an executable file) or "lib SONAME" (a shared library the loader finds); it
-# checks the thing itself rather than the package, so it also holds where a package was renamed.
+# A probe is "exe PATH" (an executable file), "lib SONAME" (a shared library the loader finds) or
+# "file PATH" (a data file, such as a font); it checks the thing itself rather than the package, so it
+# also holds where a package was renamed.
 REQUIREMENTS=(
   'chromium|exe /usr/bin/chromium|the web surface browser tests launch it (test/surfaces/web/browser.test.ts)'
   'libusb-1.0-0|lib libusb-1.0.so.0|the prebuilt node-hid binary links it'
   'libudev1|lib libudev.so.1|the prebuilt node-hid and usb binaries link it'
   'systemd|exe /usr/bin/systemd-analyze|test/ops/systemd-unit.test.ts runs systemd-analyze verify on systemd/panelbridge.service'
   'libasound2|lib libasound.so.2|the prebuilt @julusian/midi binary links it (test/surfaces/midi/julusian.test.ts)'
+  'fonts-noto-cjk|file /usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc|CJK labels on keys fall back to it (test/surfaces/render/fonts.test.ts; src/surfaces/render/fonts.ts)'
+  'fonts-noto-color-emoji|file /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf|emoji labels on keys fall back to it (test/surfaces/render/fonts.test.ts; src/surfaces/render/fonts.ts)'
 )
 
 # The loader's library list, read once. Why the fixed paths: a non-root PATH often lacks /sbin, where
@@ -37,6 +40,7 @@ present() {
   case $kind in
     exe) [ -x "$what" ] ;;
     lib) grep -q "^[[:space:]]*${what//./\\.} " <<<"$libraries" ;;
+    file) [ -f "$what" ] ;;
     *)
       echo "system-deps: unknown probe kind '$kind'" >&2
       exit 2

@@ -9,7 +9,9 @@
  *
  * Both sides draw with DejaVu Sans Bold from the `dejavu-fonts-ttf` npm package under the private family
  * name `KEY_FONT_FAMILY` (the daemon registers it with Skia; the page loads the same file as a
- * `FontFace` from the server), so the result never depends on the fonts installed on the machine.
+ * `FontFace` from the server), so the result never depends on the fonts installed on the machine. What
+ * DejaVu lacks comes from the fallback chain `FALLBACK_FONTS` (an emoji font, then Noto Sans CJK), each
+ * loaded on both sides only once a text needs one of its code points (`fallbackFontsFor`).
  *
  * Layout, in painting order:
  * 1. the background `color` (default black), or a pre-rendered image scaled to the key when one is
@@ -36,9 +38,75 @@
  *    disc with a dark `?` on the key's own colours.
  */
 import type { Color, Feedback, FeedbackBadge } from '../types.js'
+import { FALLBACK_RANGES } from './font-ranges.js'
 
 /** The font family name the shipped font is registered (daemon) or loaded (page) under. */
 export const KEY_FONT_FAMILY = 'PanelbridgeSans'
+
+/**
+ * A fallback font for what DejaVu lacks (emoji, CJK): its family name on both sides, the path the page
+ * fetches it from (the daemon serves the file, `./fonts.ts` says where it is), and the code points it
+ * is the first font of the chain to have (`./font-ranges.ts`, generated from the font files).
+ */
+export interface FallbackFont {
+  id: keyof typeof FALLBACK_RANGES
+  family: string
+  route: string
+  ranges: readonly (readonly [number, number])[]
+}
+
+/**
+ * The fallback chain after DejaVu, in the order a glyph is looked for: emoji before CJK, so that an
+ * emoji the CJK font also has (⚽, 〽) draws as an emoji. Neither is loaded before a label needs it.
+ */
+export const FALLBACK_FONTS: readonly FallbackFont[] = [
+  { id: 'emoji', family: 'PanelbridgeEmoji', route: '/key-font-emoji.ttf', ranges: FALLBACK_RANGES.emoji },
+  { id: 'cjk', family: 'PanelbridgeCJK', route: '/key-font-cjk.ttc', ranges: FALLBACK_RANGES.cjk },
+]
+
+/** The font families every key text is set in: DejaVu, then the fallbacks (a missing one is skipped). */
+export const KEY_FONT_STACK = [KEY_FONT_FAMILY, ...FALLBACK_FONTS.map((f) => f.family)].join(', ')
+
+/** Below this code point DejaVu has every printable character: a text there needs no fallback. */
+export const FAST_PATH_END = 0x250
+
+function inRanges(ranges: FallbackFont['ranges'], c: number): boolean {
+  let lo = 0
+  let hi = ranges.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const [a, b] = ranges[mid]!
+    if (c < a) hi = mid - 1
+    else if (c > b) lo = mid + 1
+    else return true
+  }
+  return false
+}
+
+/** The fallback font that draws `codePoint`, if one does (DejaVu's own code points have none). */
+export function fallbackFontOf(codePoint: number): FallbackFont | undefined {
+  if (codePoint < FAST_PATH_END) return undefined
+  return FALLBACK_FONTS.find((f) => inRanges(f.ranges, codePoint))
+}
+
+/** The fallback fonts `text` needs, in chain order; none for a text DejaVu draws alone. */
+export function fallbackFontsFor(text: string): FallbackFont[] {
+  const needed = new Set<FallbackFont>()
+  for (let i = 0; i < text.length; i++) {
+    const c = text.codePointAt(i)!
+    if (c < FAST_PATH_END) continue
+    if (c > 0xffff) i++
+    const font = fallbackFontOf(c)
+    if (font) needed.add(font)
+  }
+  return FALLBACK_FONTS.filter((f) => needed.has(f))
+}
+
+/** A fallback's code points as a CSS `unicode-range` (for the page's `FontFace`). */
+export function cssUnicodeRange(font: FallbackFont): string {
+  const hex = (n: number): string => n.toString(16).toUpperCase()
+  return font.ranges.map(([a, b]) => (a === b ? `U+${hex(a)}` : `U+${hex(a)}-${hex(b)}`)).join(', ')
+}
 
 /** Badge colours (documented above; the web surface's legend uses the same values). */
 export const BADGE_COLORS: Readonly<Record<FeedbackBadge, Color>> = {
@@ -258,7 +326,7 @@ function refWidth(ctx: KeyPaintContext, s: string): number {
   let w = widthCache.get(s)
   if (w === undefined) {
     if (widthCache.size >= MAX_WIDTH_CACHE) widthCache.clear()
-    ctx.font = `${REF_PX}px ${KEY_FONT_FAMILY}`
+    ctx.font = `${REF_PX}px ${KEY_FONT_STACK}`
     w = ctx.measureText(s).width
     widthCache.set(s, w)
   }
@@ -362,7 +430,7 @@ function drawText(
     while (last !== '' && refWidth(ctx, last + '…') > max) last = last.slice(0, -1)
     lines[lines.length - 1] = last + '…'
   }
-  ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+  ctx.font = `${px}px ${KEY_FONT_STACK}`
   const lineHeight = px * LINE_HEIGHT
   const blockHeight = lines.length * lineHeight
   ctx.fillStyle = css(color)
@@ -421,7 +489,7 @@ function cutToFit(ctx: KeyPaintContext, line: string, max: number): string {
 function drawLines(ctx: KeyPaintContext, lines: string[], px: number, box: DetailBox): number {
   const lineHeight = px * LINE_HEIGHT
   const top = box.bottom - lines.length * lineHeight
-  ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+  ctx.font = `${px}px ${KEY_FONT_STACK}`
   ctx.fillStyle = css(box.color)
   ctx.textAlign = 'center'
   ctx.textBaseline = 'alphabetic'
@@ -497,7 +565,7 @@ function drawBadge(ctx: KeyPaintContext, badge: FeedbackBadge, width: number, he
 /** A one-character mark centred on (x, y) inside a badge of `leg` pixels. */
 function drawMark(ctx: KeyPaintContext, mark: string, color: string, x: number, y: number, leg: number): void {
   const px = Math.max(MIN_FONT_PX, Math.round(leg * 0.8))
-  ctx.font = `${px}px ${KEY_FONT_FAMILY}`
+  ctx.font = `${px}px ${KEY_FONT_STACK}`
   ctx.fillStyle = color
   ctx.textAlign = 'center'
   ctx.textBaseline = 'alphabetic'

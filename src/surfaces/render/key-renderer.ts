@@ -16,9 +16,20 @@ import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { Canvas, SKRSContext2D } from '@napi-rs/canvas'
 import type { Feedback } from '../types.js'
-import { detailLine, KEY_FONT_FAMILY, keyFaceOf, paintKey, valueWidth, type KeyFace } from './key-paint.js'
+import { fallbackFontFile, keyFontPath } from './fonts.js'
+import {
+  detailLine,
+  fallbackFontsFor,
+  KEY_FONT_FAMILY,
+  keyFaceOf,
+  paintKey,
+  valueWidth,
+  type FallbackFont,
+  type KeyFace,
+} from './key-paint.js'
 import { LruMap } from './lru.js'
 
+export { keyFontPath } from './fonts.js'
 export { BADGE_COLORS, KEY_FONT_FAMILY, parseColor } from './key-paint.js'
 
 /** A rendered key: RGBA pixels, row-major, 4 bytes per pixel, no padding. Treat as read-only. */
@@ -61,14 +72,6 @@ function createCanvas(width: number, height: number): Canvas {
   return canvasLibrary().createCanvas(width, height)
 }
 
-/**
- * The shipped key font's file (DejaVu Sans Bold), resolved through its package, never the working
- * directory. The web server serves the same file to the page.
- */
-export function keyFontPath(): string {
-  return require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')
-}
-
 let fontRegistered = false
 /** Registers the shipped font once per process. */
 function ensureFont(): void {
@@ -78,6 +81,29 @@ function ensureFont(): void {
     throw new Error(`key renderer: cannot register the shipped font at ${path}`)
   }
   fontRegistered = true
+}
+
+/** The fallback fonts tried so far: registered, or absent (not installed, or refused by Skia). */
+const fallbacksTried = new Map<FallbackFont['id'], boolean>()
+/**
+ * Registers the fallback fonts a face's text needs, each once per process, on the first face that
+ * needs it: a daemon whose labels DejaVu draws alone never maps them. One that is not installed is
+ * tried once; its characters draw as boxes (`check` names the package).
+ */
+function ensureFallbacks(face: KeyFace): void {
+  for (const font of fallbackFontsFor(`${face.text ?? ''}${face.detail ?? ''}`)) {
+    if (fallbacksTried.has(font.id)) continue
+    const path = fallbackFontFile(font.id)
+    fallbacksTried.set(
+      font.id,
+      path !== undefined && canvasLibrary().GlobalFonts.registerFromPath(path, font.family) !== null,
+    )
+  }
+}
+
+/** Which fallback fonts this process has registered (for tests and the memory notes). */
+export function registeredFallbacks(): FallbackFont['id'][] {
+  return [...fallbacksTried].filter(([, ok]) => ok).map(([id]) => id)
 }
 
 /**
@@ -130,6 +156,7 @@ export class KeyRenderer {
     this.stats.misses++
     // The font (and with it the canvas library) on the first key drawn: see canvasLibrary().
     ensureFont()
+    ensureFallbacks(face)
     const rendered = draw(face, feedback.image, width, height)
     this.cache.set(key, rendered)
     return rendered
