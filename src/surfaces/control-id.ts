@@ -6,6 +6,7 @@
  * so the YAML layer can show it next to `file:line:col`.
  */
 import type { ControlId, ControlKind, SurfaceEvent } from './types.js'
+import { surfaceNameProblem } from './surface-name.js'
 
 export type ParsedControlId =
   | { kind: 'key' | 'encoder' | 'lcd' | 'button' | 'fader'; index: number }
@@ -200,15 +201,14 @@ export function controlId(kind: 'key' | 'encoder' | 'lcd' | 'button' | 'fader', 
 
 /**
  * Splits a binding address `<surface>/<control>` (e.g. `desk/key:0`) and validates the control part.
- * Surface names are letters, digits, `_` and `-`.
+ * The surface name follows the one rule of `surface-name.ts`.
  */
 export function parseControlAddress(input: string): { surface: string; control: ControlId; parsed: ParsedControlId } {
   const slash = input.indexOf('/')
   if (slash < 0) fail('bad-arguments', input, 'expected <surface>/<control>, e.g. desk/key:0')
   const surface = input.slice(0, slash)
-  if (!/^[A-Za-z0-9_-]+$/.test(surface)) {
-    fail('bad-arguments', input, `the surface name ${JSON.stringify(surface)} may use letters, digits, _ and - only`)
-  }
+  const problem = surfaceNameProblem(surface)
+  if (problem !== undefined) fail('bad-arguments', input, `the surface name ${JSON.stringify(surface)} ${problem}`)
   const control = input.slice(slash + 1)
   const parsed = parseControlId(control)
   return { surface, control, parsed }
