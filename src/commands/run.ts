@@ -3,14 +3,16 @@
  * else the bundled default (the simulator and a web console); the first log line says which.
  *
  * SIGINT and SIGTERM stop it through one idempotent path (surfaces blanked, links closed) within
- * STOP_BOUND_MS; SIGHUP reloads the config. Exit codes: 0 stopped cleanly, 1 could not start (a
+ * STOP_BOUND_MS (`untilStopped`, as every long-running command); SIGHUP reloads the config. Exit codes: 0 stopped cleanly, 1 could not start (a
  * refused config, a port taken) or a stop past its bound, 2 bad command line.
  */
 import { parseArgs } from 'node:util'
 import { Daemon, DaemonConfigError, defaultConfigPath } from '../daemon.js'
-import { STOP_BOUND_MS, SYSTEM_CONFIG } from '../defaults.js'
+import { SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger } from '../log.js'
+import { usageFailure } from './args.js'
 import type { Subcommand } from './subcommand.js'
+import { untilStopped } from './until-stopped.js'
 
 const log = createLogger('run')
 
@@ -50,10 +52,7 @@ Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
         why = '--config'
       } else ({ path: config, why } = defaultConfigPath())
     } catch (err) {
-      process.stderr.write(
-        `panelbridge: ${err instanceof Error ? err.message : String(err)}\nRun 'panelbridge run --help' for usage.\n`,
-      )
-      return 2
+      return usageFailure('run', err instanceof Error ? err.message : String(err))
     }
     log.info(`config: ${config} (${why})`, { config })
     let daemon: Daemon
@@ -71,34 +70,12 @@ Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
       return 1
     }
     process.stdout.write(`panelbridge running: ${daemon.url}\n`)
-    return new Promise<number>((resolve) => {
-      const onHup = (): void => void daemon.reload()
-      let stopping = false
-      const stop = (signal: NodeJS.Signals): void => {
-        if (stopping) return // a second signal during shutdown changes nothing
-        stopping = true
-        log.info('stopping', { signal })
-        const bound = setTimeout(() => {
-          log.error(`stop took longer than ${STOP_BOUND_MS} ms; exiting anyway`)
-          resolve(1)
-        }, STOP_BOUND_MS)
-        bound.unref()
-        daemon.stop().then(
-          () => {
-            clearTimeout(bound)
-            process.off('SIGHUP', onHup)
-            resolve(0)
-          },
-          (err: unknown) => {
-            clearTimeout(bound)
-            log.error('stop failed', { error: err })
-            resolve(1)
-          },
-        )
-      }
-      process.on('SIGHUP', onHup)
-      process.on('SIGINT', stop)
-      process.on('SIGTERM', stop)
-    })
+    const onHup = (): void => void daemon.reload()
+    process.on('SIGHUP', onHup)
+    try {
+      return await untilStopped(() => daemon.stop(), { log })
+    } finally {
+      process.off('SIGHUP', onHup)
+    }
   },
 }
