@@ -28,6 +28,7 @@ import type {
   RecentError,
 } from './api.js'
 import { PrometheusMetrics } from './metrics.js'
+import { InputDoor, type InputSource } from './input.js'
 import { createNotifier, type Notifier } from './sd-notify.js'
 import { SYSTEM_CONFIG } from '../defaults.js'
 import { EventHub } from '../events.js'
@@ -123,6 +124,8 @@ export class Daemon implements DaemonApi {
   private readonly renderer = new KeyRenderer()
   private readonly images = new KeyImages(this.renderer)
   private readonly webServer: WebSurfaceServer
+  /** Every input, a device's or an injected one, reaches the engine through it. */
+  private readonly door: InputDoor
   private readonly webSurfaces = new Map<string, { surface: WebSurface; config: SurfaceConfig }>()
   private readonly drivers: SurfaceDriver[]
   private running!: Running
@@ -168,10 +171,9 @@ export class Daemon implements DaemonApi {
       onRequest: (ms: number) => metrics.eventToRequest(ms),
     })
     this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images })
-    this.manager.events.on('input', (e) => {
-      this.engine.handle(e)
-      this.publishInput(e, false)
-    })
+    this.door = new InputDoor(this.engine)
+    this.door.observe((e, source) => this.publishInput(e, source))
+    this.manager.events.on('input', (e) => this.door.enter(e, 'surface'))
     this.manager.events.on('status', (s) => {
       this.watchers.emit('event', { type: 'surface', surface: s })
       if (s.state === 'open') metrics.surfaceOpened()
@@ -518,31 +520,10 @@ export class Daemon implements DaemonApi {
     const found = this.findControl(surface, control)
     if ('status' in found) return found
     if (!found.open) return { status: 409, code: 'SURFACE_NOT_OPEN', message: `surface ${surface} is not open` }
-    const type = kind === 'press' ? 'down' : kind
-    if (!controlSends(found.kind, type)) {
+    if (!controlSends(found.kind, kind === 'press' ? 'down' : kind)) {
       return { status: 409, code: 'EVENT_NOT_TAKEN', message: `${surface}/${control} does not take ${kind}` }
     }
-    const event = (e: Omit<SurfaceEvent, 'surface' | 'control' | 'at'>): void => {
-      const full = { ...e, surface, control, at: performance.now() } as SurfaceEvent
-      this.engine.handle(full)
-      this.publishInput(full, true)
-    }
-    switch (kind) {
-      case 'press':
-        event({ type: 'down' })
-        event({ type: 'up' })
-        break
-      case 'down':
-      case 'up':
-        event({ type: kind })
-        break
-      case 'rotate':
-        event({ type: 'rotate', delta: arg ?? 0 } as SurfaceEvent)
-        break
-      case 'value':
-        event({ type: 'value', value: arg ?? 0 } as SurfaceEvent)
-        break
-    }
+    this.door.inject(surface, control, kind, arg)
     return undefined
   }
 
@@ -559,7 +540,7 @@ export class Daemon implements DaemonApi {
   }
 
   /** An input event to whoever follows `watchEvents`, with the device and driver behind its surface. */
-  private publishInput(e: SurfaceEvent, injected: boolean): void {
+  private publishInput(e: SurfaceEvent, source: InputSource): void {
     if (this.watchers.listenerCount('event') === 0) return
     const d = this.manager.list().find((x) => x.id === e.surface)
     const descriptor = d?.controls.find((c) => c.id === e.control)
@@ -582,7 +563,7 @@ export class Daemon implements DaemonApi {
         ...(e.type === 'down' && e.velocity !== undefined ? { velocity: e.velocity } : {}),
         ...(e.type === 'rotate' ? { delta: e.delta } : {}),
         ...(e.type === 'value' ? { value: e.value, ...(e.raw !== undefined ? { raw: e.raw } : {}) } : {}),
-        ...(injected ? { injected: true as const } : {}),
+        ...(source === 'api' ? { injected: true as const } : {}),
       },
     })
   }
