@@ -4,6 +4,7 @@
  * contract is `subcommand.ts`, which the commands import; this list imports the commands).
  * `src/cli.ts` dispatches to them and lists them in `--help`, in this order.
  */
+import { checkCommand } from './check.js'
 import { devicesCommand } from './devices.js'
 import { learnCommand } from './learn.js'
 import { probeCommand } from './probe.js'
@@ -11,12 +12,15 @@ import { runCommand } from './run.js'
 import { sendCommand } from './send.js'
 import { simCommand } from './sim.js'
 import type { Subcommand } from './subcommand.js'
+import { surfacesCommand } from './surfaces.js'
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
   run: runCommand,
+  check: checkCommand,
   devices: devicesCommand,
   learn: learnCommand,
   send: sendCommand,
   sim: simCommand,
+  surfaces: surfacesCommand,
   probe: probeCommand,
 }

@@ -4,19 +4,20 @@
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { FakeHotplug } from './surfaces/helpers/fake-hotplug.js'
-import { KeyRenderer } from '../src/surfaces/render/key-renderer.js'
-import { StreamDeckDriver } from '../src/surfaces/streamdeck/driver.js'
-import { formatInput, formatStatus, startSurfaceCheck, type SurfaceCheckHandle } from '../src/surface-check.js'
-import { parseCli } from '../src/cli.js'
+import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
+import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
+import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
+import { formatStatus } from '../../src/commands/hardware.js'
+import { formatInput, startSurfaceCheck, type SurfaceCheckHandle } from '../../src/commands/surfaces.js'
+import { parseCli } from '../../src/cli.js'
 import {
   decodeGen2KeyImages,
   gen2KeyReport,
   MemoryStreamDeckTransport,
   rawImageEncoder,
   type DecodedImage,
-} from './surfaces/helpers/fake-hid.js'
-import { connect, type Client } from './surfaces/web/helpers.js'
+} from '../surfaces/helpers/fake-hid.js'
+import { connect, type Client } from '../surfaces/web/helpers.js'
 
 /** Share of an image's pixels that have this colour (±8 per channel). */
 function shareOf(image: DecodedImage, [r, g, b]: [number, number, number]): number {
