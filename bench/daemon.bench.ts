@@ -10,10 +10,31 @@
  *   label changes a key each turn). Target: under
  *   80 MB resident, no growth over the run (the last sample against the one after the first minute,
  *   when caches have filled). The simulator alone is the baseline, for start time and memory.
- * - The daemon runs as installed: with the V8 flags of `dist/cli.js`'s first line. The CPU it used
- *   during the load is printed too, so that a flag that trades speed for memory shows its cost.
+ * - The daemon runs as installed: with the V8 flags `dist/cli.js`'s launcher gives the long-running
+ *   commands (its `case` line: run, sim, surfaces, learn). The CPU it used during the load is printed
+ *   too, so that a flag that trades speed for memory shows its cost.
  *
  * Targets: start to ready < 1 s, RSS < 80 MB, growth < 5 MB. `BENCH_DAEMON_SECONDS` shortens the load.
+ *
+ * The V8 flags, and what this bench measured with each (the default config under the steady load above).
+ * Each trades a little speed for resident memory, for a small box that runs the daemon for months; the
+ * short commands (check, send, devices, probe) start without them, as nothing of this applies to them:
+ * - `--max-semi-space-size=1` (MB): V8's young generation otherwise grows to 16 MB per semi-space under
+ *   a steady stream of small requests, 20 MB and more of memory a daemon that allocates little per
+ *   event never needs; the cost is more frequent, shorter scavenges.
+ * - `--v8-pool-size=1`: one V8 helper thread (concurrent marking and compiling) rather than one per
+ *   core; each keeps its own C allocator arena. Idle: 75-76 MB in four runs, against 77-86 MB.
+ * - `--liftoff-only`: undici parses HTTP replies with llhttp, compiled to WebAssembly on the first
+ *   connection; V8's second, optimising compile of it (TurboFan) takes about 35 MB of compiler memory
+ *   for a moment, which the C allocator keeps afterwards (idle: 84-89 MB before, 76-79 MB after).
+ *   Liftoff's code parses the application's short replies in microseconds.
+ * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses
+ *   its mid tier, Maglev), and V8's smaller-heap settings. Under load the daemon stayed at 72-77 MB
+ *   over 5 minutes, where it reached 82-90 MB; the cost measured was about 2 % more of one core
+ *   (12.5 % instead of 10.3 %, the simulator included), and no change in the jog round trip beyond the
+ *   machine's noise (median 1.5 ms against 1.6 ms, p99 3.7 against 4.5).
+ * The bench prints the CPU, jog round trip and memory with whatever flags the launcher has, and
+ * `BENCH_NODE_FLAGS` runs it with others, to compare.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -55,17 +76,19 @@ function cpuSeconds(pid: number): number {
 const rssSplit = (pid: number): string =>
   `${statusMb(pid, 'VmRSS').toFixed(1)} (${statusMb(pid, 'RssAnon').toFixed(1)} + ${statusMb(pid, 'RssFile').toFixed(1)})`
 
-/** The node flags of the built CLI's first line (`#!/usr/bin/env -S node FLAGS`), as the installed command runs. */
-function shebangFlags(): string[] {
+/**
+ * The node flags the built CLI's launcher gives `run` (and the other long-running commands), as the
+ * installed command runs: its line `//bin/true; case "$1" in run|sim|...) exec node FLAGS "$0" "$@";; esac`.
+ */
+function launcherFlags(): string[] {
   // A comparison run may try other flags: BENCH_NODE_FLAGS="--max-semi-space-size=1 --optimize-for-size".
   if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((x) => x)
-  const first = readFileSync(CLI, 'utf8').split('\n', 1)[0]!
-  const m = /^#!\/usr\/bin\/env\s+(?:-S\s+)?node\b(.*)$/.exec(first)
-  if (!m) throw new Error(`dist/cli.js: unexpected first line ${first}`)
-  return m[1]!
-    .trim()
-    .split(/\s+/)
-    .filter((x) => x !== '')
+  const launcher = readFileSync(CLI, 'utf8').split('\n', 3)
+  for (const line of launcher) {
+    const m = /^\/\/bin\/true; case "\$1" in ([\w|-]+)\) exec node (.*?) "\$0" "\$@";; esac$/.exec(line)
+    if (m?.[1]!.split('|').includes('run')) return m[2]!.split(/\s+/).filter((x) => x !== '')
+  }
+  throw new Error(`dist/cli.js: no launcher line giving run its flags in ${JSON.stringify(launcher)}`)
 }
 
 async function startUntil(
@@ -73,7 +96,7 @@ async function startUntil(
   re: RegExp,
 ): Promise<{ child: ChildProcess; ms: number; match: RegExpExecArray; output: string[] }> {
   const t0 = performance.now()
-  const child = spawn(process.execPath, [...shebangFlags(), CLI, ...args], {
+  const child = spawn(process.execPath, [...launcherFlags(), CLI, ...args], {
     stdio: ['ignore', 'pipe', 'ignore'],
     env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'warn' },
   })
@@ -235,7 +258,7 @@ export default async function main(): Promise<void> {
     )
     const sorted = [...jogMs].sort((a, b) => a - b)
     console.log(
-      `jog turn through the remote API, round trip (ms): median ${f(median(jogMs))}, p99 ${f(sorted[Math.floor(sorted.length * 0.99)] ?? NaN)} (node flags: ${shebangFlags().join(' ')})`,
+      `jog turn through the remote API, round trip (ms): median ${f(median(jogMs))}, p99 ${f(sorted[Math.floor(sorted.length * 0.99)] ?? NaN)} (node flags: ${launcherFlags().join(' ')})`,
     )
     console.log(`resident memory, MB (anonymous + file-backed): simulator alone idle ${simIdle}`)
     console.log(

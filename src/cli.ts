@@ -1,29 +1,20 @@
-#!/usr/bin/env -S node --max-semi-space-size=1 --v8-pool-size=1 --liftoff-only --no-opt --optimize-for-size
+#!/bin/sh
+//bin/true; case "$1" in run|sim|surfaces|learn) exec node --max-semi-space-size=1 --v8-pool-size=1 --liftoff-only --no-opt --optimize-for-size "$0" "$@";; esac
+//bin/true; exec node "$0" "$@"
 /**
  * The `panelbridge` command line: dispatch to the subcommands of src/commands/ (index.ts lists them)
  * and the help. Each command reads its own arguments and returns its exit code: 0 done (or stopped by
  * SIGINT/SIGTERM), 1 could not run (e.g. the port is taken), 2 bad command line.
  *
- * The first line is the one place the daemon's V8 flags live (the installed `panelbridge`, `npm start`
- * and `npm run bench daemon` all run through it). Each trades a little speed for resident memory, for a
- * small box that runs this for months; measured with the default config under the bench's steady load
- * (a press every 100 ms and a jog turn every 20 ms through the remote API):
- * - `--max-semi-space-size=1` (MB): V8's young generation otherwise grows to 16 MB per semi-space under
- *   a steady stream of small requests, 20 MB and more of memory a daemon that allocates little per
- *   event never needs; the cost is more frequent, shorter scavenges.
- * - `--v8-pool-size=1`: one V8 helper thread (concurrent marking and compiling) rather than one per
- *   core; each keeps its own C allocator arena. Idle: 75-76 MB in four runs, against 77-86 MB.
- * - `--liftoff-only`: undici parses HTTP replies with llhttp, compiled to WebAssembly on the first
- *   connection; V8's second, optimising compile of it (TurboFan) takes about 35 MB of compiler memory
- *   for a moment, which the C allocator keeps afterwards (idle: 84-89 MB before, 76-79 MB after).
- *   Liftoff's code parses the application's short replies in microseconds.
- * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses
- *   its mid tier, Maglev), and V8's smaller-heap settings. Under load the daemon stayed at 72-77 MB
- *   over 5 minutes, where it reached 82-90 MB; the cost measured was about 2 % more of one core
- *   (12.5 % instead of 10.3 %, the simulator included), and no change in the jog round trip beyond the
- *   machine's noise (median 1.5 ms against 1.6 ms, p99 3.7 against 4.5).
- * The bench prints the CPU, jog round trip and memory with whatever flags this line has, and
- * `BENCH_NODE_FLAGS` runs it with others, to compare.
+ * The first three lines are a launcher, kept by tsc into dist/cli.js: run as a program (`./dist/cli.js`,
+ * the installed `panelbridge`, `npm start`), the file is a shell script first, whose `exec` replaces the
+ * shell with node (the same process: systemd's main PID, its signals and sd_notify stay the daemon's).
+ * To JavaScript the two `//bin/true` lines are comments (to the shell, `//bin/true` is /bin/true). The
+ * long-running commands (run, sim, surfaces, learn) get V8 flags that trade a little speed for resident
+ * memory, for a small box that runs them for months; the short ones (check, send, devices, probe, help)
+ * start without them. What each flag does and what it measured is with the bench that measured it:
+ * bench/daemon.bench.ts. `node dist/cli.js` skips the launcher (as it did the flags before), so run the
+ * program directly.
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

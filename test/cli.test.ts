@@ -1,12 +1,13 @@
 /** The `panelbridge` command line: argument parsing in-process, and the real program in a child process. */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createInterface } from 'node:readline'
-import { afterEach, describe, expect, it } from 'vitest'
+import ts from 'typescript'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, helpText, parseCli } from '../src/cli.js'
 import { SUBCOMMANDS } from '../src/commands/index.js'
 import { parseSimArgs, simCommand } from '../src/commands/sim.js'
@@ -248,5 +249,44 @@ describe('the panelbridge program', () => {
     } finally {
       await busy.close()
     }
+  })
+})
+
+describe('the launcher (the first lines of src/cli.ts, kept in dist/cli.js)', () => {
+  /** The flags bench/daemon.bench.ts measured; only the long-running commands start with them. */
+  const FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=1', '--liftoff-only', '--no-opt', '--optimize-for-size']
+  // A stand-in `node` first on PATH that prints the arguments the launcher execs it with, one a line.
+  const bin = mkdtempSync(join(tmpdir(), 'pb-launcher-'))
+  writeFileSync(join(bin, 'node'), '#!/bin/sh\nprintf \'%s\\n\' "$@"\n')
+  chmodSync(join(bin, 'node'), 0o755)
+  afterAll(() => rmSync(bin, { recursive: true, force: true }))
+
+  /** Runs the file as the kernel runs a `#!/bin/sh` program; what node was given. */
+  function launch(args: string[]): string[] {
+    const out = execFileSync('/bin/sh', [CLI, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+    })
+    return out.split('\n').slice(0, -1)
+  }
+
+  it.each(['run', 'sim', 'surfaces', 'learn'])('%s starts node with the V8 flags, its arguments intact', (command) => {
+    expect(launch([command, '--config', 'my file.yaml'])).toEqual([...FLAGS, CLI, command, '--config', 'my file.yaml'])
+  })
+
+  it.each([['check', 'config.yaml'], ['send', 'getAllVideoIns'], ['devices'], ['probe'], ['--help'], []])(
+    '%j starts node without them',
+    (...args: string[]) => {
+      expect(launch(args)).toEqual([CLI, ...args])
+    },
+  )
+
+  it('survives the compile: tsc keeps the launcher lines first, as dist/cli.js needs them', () => {
+    const source = readFileSync(CLI, 'utf8')
+    const emitted = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+    }).outputText
+    expect(emitted.split('\n').slice(0, 3)).toEqual(source.split('\n').slice(0, 3))
+    expect(source.split('\n')[0]).toBe('#!/bin/sh')
   })
 })
