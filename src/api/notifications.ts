@@ -33,6 +33,7 @@ import {
 import { QWebChannelClient, QWebChannelError } from './qwebchannel.js'
 import { readReply, ReplyShapeError, type ReadReply } from './reply.js'
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
+import { PANELBRIDGE_VERSION } from '../version.js'
 
 /** Reconnect back-off: first retry after this long, doubling per failed attempt... */
 export const LINK_BACKOFF_INITIAL_MS = 250
@@ -66,8 +67,8 @@ const GET_VALUE_FOR_KEY = 'getValueForKey'
 const CHANGE_SIGNALS: ReadonlySet<string> = new Set(LINK_CHANGE_SIGNALS)
 /** The subscription sender panelbridge creates for itself. */
 export const LINK_DEFAULT_SENDER = 'panelbridge'
-/** Version announced with `notifyClientConnected`. */
-export const LINK_CLIENT_VERSION = '0.1.0'
+/** Version announced with `notifyClientConnected`: panelbridge's own (package.json's). */
+export const LINK_CLIENT_VERSION = PANELBRIDGE_VERSION
 /**
  * A variable value that is JSON (not text) nested deeper than this is dropped, with a log line; a
  * shallower one becomes its JSON text. Title variables are text; a deep value is never meant.
