@@ -10,7 +10,7 @@
  * - systemd: READY=1 once the surfaces and the link have started, STATUS= on state changes,
  *   RELOADING=1 around reloads, watchdog keep-alives (see `daemon/sd-notify.ts`).
  */
-import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs'
+import { existsSync, watch, type FSWatcher } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { AppState } from '../api/app-state.js'
@@ -28,10 +28,10 @@ import type {
   RecentError,
 } from './api.js'
 import { PrometheusMetrics } from './metrics.js'
-import { InputDoor, type InputSource } from './input.js'
+import { InputDoor } from './input.js'
+import { DaemonProjection } from './projection.js'
 import { createNotifier, type Notifier } from './sd-notify.js'
 import { SYSTEM_CONFIG } from '../defaults.js'
-import { EventHub } from '../events.js'
 import { readListenToken, startDaemonServer } from './server.js'
 import { createLogger, type Logger } from '../log.js'
 import { Engine } from '../mappings/engine.js'
@@ -39,12 +39,11 @@ import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config, SurfaceConfig } from '../mappings/schema.js'
 import { claimsOfConfig, driverConfigsOf, takesDriverOptions, webSurfaceOptions } from '../mappings/surfaces.js'
 import type { SimulatorHandle } from '../simulator/index.js'
-import { controlSends, ControlIdError, parseControlId } from '../surfaces/control-id.js'
 import type { AccessCheck, HotplugSource } from '../surfaces/hotplug.js'
 import { SurfaceManager } from '../surfaces/manager.js'
 import { KeyRenderer } from '../surfaces/render/key-renderer.js'
 import { configureDrivers, hardwareDrivers, hardwareHotplug } from '../surfaces/drivers.js'
-import type { ControlId, SurfaceDriver, SurfaceEvent } from '../surfaces/types.js'
+import type { ControlId, SurfaceDriver } from '../surfaces/types.js'
 import { KeyImages } from '../surfaces/web/key-images.js'
 import { WebSurfaceServer } from '../surfaces/web/server.js'
 import { WebSurface } from '../surfaces/web/web-surface.js'
@@ -53,12 +52,6 @@ import { WebSurface } from '../surfaces/web/web-surface.js'
 export const BUNDLED_CONFIG = fileURLToPath(new URL('../../config/default.yaml', import.meta.url))
 /** Editors write a file in bursts (truncate, write, rename): a reload waits for quiet this long, ms. */
 export const RELOAD_DEBOUNCE_MS = 200
-/** How many recent errors the status strip keeps. */
-export const RECENT_ERRORS = 20
-
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version
 
 /** Which config `run` uses without `--config`, and why. */
 export function defaultConfigPath(exists: (p: string) => boolean = existsSync): { path: string; why: string } {
@@ -126,6 +119,8 @@ export class Daemon implements DaemonApi {
   private readonly webServer: WebSurfaceServer
   /** Every input, a device's or an injected one, reaches the engine through it. */
   private readonly door: InputDoor
+  /** What the remote API sees of this daemon. */
+  private readonly api: DaemonProjection
   private readonly webSurfaces = new Map<string, { surface: WebSurface; config: SurfaceConfig }>()
   private readonly drivers: SurfaceDriver[]
   private running!: Running
@@ -135,12 +130,8 @@ export class Daemon implements DaemonApi {
   private reloadTimer: NodeJS.Timeout | undefined
   private reloading: Promise<boolean> | undefined
   private stopping: Promise<void> | undefined
-  private readonly errors: RecentError[] = []
-  private readonly counts = { sent: 0, failed: 0 }
   private readonly detachState: () => void
   private readonly metrics: NonNullable<DaemonOptions['metrics']>
-  /** What `GET /api/events` streams (`watchEvents`). */
-  private readonly watchers = new EventHub<{ event: [DaemonEvent] }>()
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -164,22 +155,26 @@ export class Daemon implements DaemonApi {
       state: this.state,
       surfaces: this.manager,
       logger: this.log.child('engine'),
-      onSend: (_command, outcome) => {
-        this.counts.sent++
-        if (outcome !== 'ok') this.counts.failed++
-      },
+      onSend: (_command, outcome) => this.api.countSend(outcome),
       onRequest: (ms: number) => metrics.eventToRequest(ms),
     })
     this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images })
     this.door = new InputDoor(this.engine)
-    this.door.observe((e, source) => this.publishInput(e, source))
+    this.api = new DaemonProjection({
+      configFile: options.config,
+      manager: this.manager,
+      engine: this.engine,
+      state: this.state,
+      door: this.door,
+      running: () => ({ config: this.running.config, simulated: this.running.simulator !== undefined }),
+    })
     this.manager.events.on('input', (e) => this.door.enter(e, 'surface'))
     this.manager.events.on('status', (s) => {
-      this.watchers.emit('event', { type: 'surface', surface: s })
+      this.api.publishSurface(s)
       if (s.state === 'open') metrics.surfaceOpened()
       if (s.state === 'failed') {
         metrics.surfaceFailed()
-        this.recordError(`${s.name}: ${s.message ?? 'failed'}`)
+        this.api.recordError(`${s.name}: ${s.message ?? 'failed'}`)
       }
       metrics.setOpenSurfaces(this.manager.list().length)
       this.notifier.status(this.statusLine())
@@ -188,7 +183,7 @@ export class Daemon implements DaemonApi {
       const up = this.state.link.status === 'connected'
       metrics.setLinkUp(up)
       if (!up && this.state.link.status === 'stale' && this.state.link.error)
-        this.recordError(`application link: ${this.state.link.error}`)
+        this.api.recordError(`application link: ${this.state.link.error}`)
       this.notifier.status(this.statusLine())
     }
     this.state.on('link', onLink)
@@ -381,7 +376,7 @@ export class Daemon implements DaemonApi {
           config: this.options.config,
           errors: errors.length,
         })
-        this.recordError(`config refused: ${errors[0] ?? 'unreadable'}`)
+        this.api.recordError(`config refused: ${errors[0] ?? 'unreadable'}`)
         return false
       }
       const config = loaded.config
@@ -404,7 +399,7 @@ export class Daemon implements DaemonApi {
       return true
     } catch (err) {
       this.log.error('reload failed; the last good mapping keeps running', { error: err })
-      this.recordError(`reload failed: ${err instanceof Error ? err.message : String(err)}`)
+      this.api.recordError(`reload failed: ${err instanceof Error ? err.message : String(err)}`)
       return false
     } finally {
       this.notifier.ready(this.statusLine())
@@ -453,148 +448,22 @@ export class Daemon implements DaemonApi {
     this.state.dispose()
   }
 
-  // ---- DaemonApi ---------------------------------------------------------------------------------
+  // ---- DaemonApi: the projection's --------------------------------------------------------------
 
   status(): DaemonStatus {
-    const link = this.state.link
-    const surfaces: DaemonStatus['surfaces'] = []
-    const seen = new Set<string>()
-    for (const s of this.manager.statuses()) {
-      seen.add(s.name)
-      if (!Object.hasOwn(this.running.config.surfaces, s.name) && this.running.config.surfaces !== undefined) {
-        if (s.state === 'closed') continue
-      }
-      const state = s.state === 'closed' ? 'waiting' : s.state
-      const page = this.engine.pageOf(s.name)
-      surfaces.push({
-        name: s.name,
-        driver: s.driver,
-        state,
-        ...(s.model !== undefined ? { model: s.model } : {}),
-        ...(s.device !== undefined && s.device !== s.name ? { device: s.device } : {}),
-        ...(page !== undefined ? { page } : {}),
-      })
-    }
-    for (const d of this.manager.list()) {
-      if (seen.has(d.id)) continue
-      const page = this.engine.pageOf(d.id)
-      surfaces.push({
-        name: d.id,
-        driver: d.driver,
-        state: 'open',
-        model: d.model,
-        ...(page !== undefined ? { page } : {}),
-      })
-    }
-    return {
-      version: VERSION,
-      config: this.options.config,
-      simulated: this.running.simulator !== undefined,
-      app: {
-        state: link.status === 'connected' ? 'connected' : 'stale',
-        since: new Date(link.since).toISOString(),
-        ...(link.status === 'stale' && link.error !== undefined ? { error: link.error } : {}),
-      },
-      surfaces,
-      commands: { ...this.counts },
-    }
+    return this.api.status()
   }
-
   controlState(surface: string, control: ControlId): ControlState | InjectRefusal {
-    const found = this.findControl(surface, control)
-    if ('status' in found) return found
-    const view = this.engine.controlView(surface, control)
-    const fb = view?.feedback ?? this.manager.feedbackOf(surface).get(control) ?? {}
-    const out: ControlState = { surface, control, page: this.engine.pageOf(surface) ?? null }
-    if (fb.text !== undefined) out.label = fb.text
-    if (fb.color !== undefined) out.color = fb.color
-    if (fb.textColor !== undefined) out.textColor = fb.textColor
-    if (fb.badge !== undefined) out.badge = fb.badge
-    if (fb.detail !== undefined) out.detail = fb.detail
-    if (fb.value !== undefined) out.value = fb.value
-    if (fb.led !== undefined) out.led = fb.led
-    return out
+    return this.api.controlState(surface, control)
   }
-
   inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): InjectRefusal | undefined {
-    const found = this.findControl(surface, control)
-    if ('status' in found) return found
-    if (!found.open) return { status: 409, code: 'SURFACE_NOT_OPEN', message: `surface ${surface} is not open` }
-    if (!controlSends(found.kind, kind === 'press' ? 'down' : kind)) {
-      return { status: 409, code: 'EVENT_NOT_TAKEN', message: `${surface}/${control} does not take ${kind}` }
-    }
-    this.door.inject(surface, control, kind, arg)
-    return undefined
+    return this.api.inject(surface, control, kind, arg)
   }
-
   recentErrors(): RecentError[] {
-    return [...this.errors]
+    return this.api.recentErrors()
   }
-
   watchEvents(listener: (event: DaemonEvent) => void): () => void {
-    for (const s of this.manager.statuses()) {
-      if (s.state !== 'closed') listener({ type: 'surface', surface: s })
-    }
-    this.watchers.on('event', listener)
-    return () => void this.watchers.off('event', listener)
-  }
-
-  /** An input event to whoever follows `watchEvents`, with the device and driver behind its surface. */
-  private publishInput(e: SurfaceEvent, source: InputSource): void {
-    if (this.watchers.listenerCount('event') === 0) return
-    const d = this.manager.list().find((x) => x.id === e.surface)
-    const descriptor = d?.controls.find((c) => c.id === e.control)
-    let kind = descriptor?.kind
-    try {
-      kind ??= parseControlId(e.control).kind
-    } catch {
-      return // not a canonical id: no driver sends one, and the engine ignores it too
-    }
-    this.watchers.emit('event', {
-      type: 'input',
-      input: {
-        surface: e.surface,
-        driver: d?.driver ?? 'unknown',
-        ...(d?.device !== undefined ? { device: d.device } : {}),
-        control: e.control,
-        kind,
-        ...(descriptor?.label !== undefined ? { label: descriptor.label } : {}),
-        type: e.type,
-        ...(e.type === 'down' && e.velocity !== undefined ? { velocity: e.velocity } : {}),
-        ...(e.type === 'rotate' ? { delta: e.delta } : {}),
-        ...(e.type === 'value' ? { value: e.value, ...(e.raw !== undefined ? { raw: e.raw } : {}) } : {}),
-        ...(source === 'api' ? { injected: true as const } : {}),
-      },
-    })
-  }
-
-  /** The surface's description when it is open; else the configured surface; else 404. */
-  private findControl(
-    surface: string,
-    control: ControlId,
-  ): { open: boolean; kind: ReturnType<typeof parseControlId>['kind'] } | InjectRefusal {
-    const open = this.manager.list().find((d) => d.id === surface)
-    const configured = Object.hasOwn(this.running.config.surfaces, surface)
-    if (!open && !configured) return { status: 404, code: 'UNKNOWN_SURFACE', message: `no surface named ${surface}` }
-    if (open) {
-      const c = open.controls.find((x) => x.id === control)
-      if (!c) return { status: 404, code: 'UNKNOWN_CONTROL', message: `${surface} has no control ${control}` }
-      return { open: true, kind: c.kind }
-    }
-    try {
-      return { open: false, kind: parseControlId(control).kind }
-    } catch (err) {
-      return {
-        status: 404,
-        code: 'UNKNOWN_CONTROL',
-        message: err instanceof ControlIdError ? err.message : String(err),
-      }
-    }
-  }
-
-  private recordError(message: string): void {
-    this.errors.unshift({ time: new Date().toISOString(), message })
-    if (this.errors.length > RECENT_ERRORS) this.errors.length = RECENT_ERRORS
+    return this.api.watchEvents(listener)
   }
 
   /** One line for systemd's STATUS=. */

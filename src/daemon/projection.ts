@@ -1,0 +1,219 @@
+/**
+ * The running daemon as the remote API sees it (`DaemonApi`): the status, a control's state, `inject`
+ * (through the one input door), the recent errors, and the events `GET /api/events` streams. It reads
+ * the daemon's parts and changes none of them; what it keeps of its own is what it reports (the
+ * command counts, the recent errors, the followers of the events).
+ */
+import { readFileSync } from 'node:fs'
+import type { AppState } from '../api/app-state.js'
+import { EventHub } from '../events.js'
+import type { Engine } from '../mappings/engine.js'
+import type { Config } from '../mappings/schema.js'
+import { controlSends, ControlIdError, parseControlId } from '../surfaces/control-id.js'
+import type { SurfaceManager } from '../surfaces/manager.js'
+import type { ControlId, SurfaceEvent } from '../surfaces/types.js'
+import type {
+  ControlState,
+  DaemonApi,
+  DaemonEvent,
+  DaemonStatus,
+  InjectKind,
+  InjectRefusal,
+  RecentError,
+  SurfaceStateEvent,
+} from './api.js'
+import type { InputDoor, InputSource } from './input.js'
+
+/** How many recent errors the status strip keeps. */
+export const RECENT_ERRORS = 20
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version
+
+export interface ProjectionOptions {
+  /** The config file, as the status names it. */
+  configFile: string
+  manager: Pick<SurfaceManager, 'statuses' | 'list' | 'feedbackOf'>
+  engine: Pick<Engine, 'pageOf' | 'controlView'>
+  state: AppState
+  door: InputDoor
+  /** The config running now, and whether the built-in simulator stands in for the application. */
+  running(): { config: Config; simulated: boolean }
+}
+
+export class DaemonProjection implements DaemonApi {
+  private readonly errors: RecentError[] = []
+  private readonly counts = { sent: 0, failed: 0 }
+  /** What `GET /api/events` streams (`watchEvents`). */
+  private readonly watchers = new EventHub<{ event: [DaemonEvent] }>()
+
+  constructor(private readonly o: ProjectionOptions) {
+    o.door.observe((e, source) => this.publishInput(e, source))
+  }
+
+  // ---- what the daemon reports -------------------------------------------------------------------
+
+  /** A command was sent; `outcome` is `ok` or its failure. */
+  countSend(outcome: string): void {
+    this.counts.sent++
+    if (outcome !== 'ok') this.counts.failed++
+  }
+
+  /** A line for the status strip (newest first, RECENT_ERRORS kept). */
+  recordError(message: string): void {
+    this.errors.unshift({ time: new Date().toISOString(), message })
+    if (this.errors.length > RECENT_ERRORS) this.errors.length = RECENT_ERRORS
+  }
+
+  /** A surface's state changed: to whoever follows `watchEvents`. */
+  publishSurface(surface: SurfaceStateEvent): void {
+    this.watchers.emit('event', { type: 'surface', surface })
+  }
+
+  // ---- DaemonApi ---------------------------------------------------------------------------------
+
+  status(): DaemonStatus {
+    const { config, simulated } = this.o.running()
+    const link = this.o.state.link
+    return {
+      version: VERSION,
+      config: this.o.configFile,
+      simulated,
+      app: {
+        state: link.status === 'connected' ? 'connected' : 'stale',
+        since: new Date(link.since).toISOString(),
+        ...(link.status === 'stale' && link.error !== undefined ? { error: link.error } : {}),
+      },
+      surfaces: this.surfaceStatuses(config),
+      commands: { ...this.counts },
+    }
+  }
+
+  controlState(surface: string, control: ControlId): ControlState | InjectRefusal {
+    const found = this.findControl(surface, control)
+    if ('status' in found) return found
+    const view = this.o.engine.controlView(surface, control)
+    const fb = view?.feedback ?? this.o.manager.feedbackOf(surface).get(control) ?? {}
+    const out: ControlState = { surface, control, page: this.o.engine.pageOf(surface) ?? null }
+    if (fb.text !== undefined) out.label = fb.text
+    if (fb.color !== undefined) out.color = fb.color
+    if (fb.textColor !== undefined) out.textColor = fb.textColor
+    if (fb.badge !== undefined) out.badge = fb.badge
+    if (fb.detail !== undefined) out.detail = fb.detail
+    if (fb.value !== undefined) out.value = fb.value
+    if (fb.led !== undefined) out.led = fb.led
+    return out
+  }
+
+  inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): InjectRefusal | undefined {
+    const found = this.findControl(surface, control)
+    if ('status' in found) return found
+    if (!found.open) return { status: 409, code: 'SURFACE_NOT_OPEN', message: `surface ${surface} is not open` }
+    if (!controlSends(found.kind, kind === 'press' ? 'down' : kind)) {
+      return { status: 409, code: 'EVENT_NOT_TAKEN', message: `${surface}/${control} does not take ${kind}` }
+    }
+    this.o.door.inject(surface, control, kind, arg)
+    return undefined
+  }
+
+  recentErrors(): RecentError[] {
+    return [...this.errors]
+  }
+
+  watchEvents(listener: (event: DaemonEvent) => void): () => void {
+    for (const s of this.o.manager.statuses()) {
+      if (s.state !== 'closed') listener({ type: 'surface', surface: s })
+    }
+    this.watchers.on('event', listener)
+    return () => void this.watchers.off('event', listener)
+  }
+
+  // ---- the parts -----------------------------------------------------------------------------------
+
+  /** Every surface: the manager's statuses (a closed configured one is `waiting`), then open ones it has none of. */
+  private surfaceStatuses(config: Config): DaemonStatus['surfaces'] {
+    const surfaces: DaemonStatus['surfaces'] = []
+    const seen = new Set<string>()
+    for (const s of this.o.manager.statuses()) {
+      seen.add(s.name)
+      if (!Object.hasOwn(config.surfaces, s.name) && config.surfaces !== undefined) {
+        if (s.state === 'closed') continue
+      }
+      const state = s.state === 'closed' ? 'waiting' : s.state
+      const page = this.o.engine.pageOf(s.name)
+      surfaces.push({
+        name: s.name,
+        driver: s.driver,
+        state,
+        ...(s.model !== undefined ? { model: s.model } : {}),
+        ...(s.device !== undefined && s.device !== s.name ? { device: s.device } : {}),
+        ...(page !== undefined ? { page } : {}),
+      })
+    }
+    for (const d of this.o.manager.list()) {
+      if (seen.has(d.id)) continue
+      const page = this.o.engine.pageOf(d.id)
+      surfaces.push({
+        name: d.id,
+        driver: d.driver,
+        state: 'open',
+        model: d.model,
+        ...(page !== undefined ? { page } : {}),
+      })
+    }
+    return surfaces
+  }
+
+  /** An input event to whoever follows `watchEvents`, with the device and driver behind its surface. */
+  private publishInput(e: SurfaceEvent, source: InputSource): void {
+    if (this.watchers.listenerCount('event') === 0) return
+    const d = this.o.manager.list().find((x) => x.id === e.surface)
+    const descriptor = d?.controls.find((c) => c.id === e.control)
+    let kind = descriptor?.kind
+    try {
+      kind ??= parseControlId(e.control).kind
+    } catch {
+      return // not a canonical id: no driver sends one, and the engine ignores it too
+    }
+    this.watchers.emit('event', {
+      type: 'input',
+      input: {
+        surface: e.surface,
+        driver: d?.driver ?? 'unknown',
+        ...(d?.device !== undefined ? { device: d.device } : {}),
+        control: e.control,
+        kind,
+        ...(descriptor?.label !== undefined ? { label: descriptor.label } : {}),
+        type: e.type,
+        ...(e.type === 'down' && e.velocity !== undefined ? { velocity: e.velocity } : {}),
+        ...(e.type === 'rotate' ? { delta: e.delta } : {}),
+        ...(e.type === 'value' ? { value: e.value, ...(e.raw !== undefined ? { raw: e.raw } : {}) } : {}),
+        ...(source === 'api' ? { injected: true as const } : {}),
+      },
+    })
+  }
+
+  /** The surface's description when it is open; else the configured surface; else 404. */
+  private findControl(
+    surface: string,
+    control: ControlId,
+  ): { open: boolean; kind: ReturnType<typeof parseControlId>['kind'] } | InjectRefusal {
+    const open = this.o.manager.list().find((d) => d.id === surface)
+    const configured = Object.hasOwn(this.o.running().config.surfaces, surface)
+    if (!open && !configured) return { status: 404, code: 'UNKNOWN_SURFACE', message: `no surface named ${surface}` }
+    if (open) {
+      const c = open.controls.find((x) => x.id === control)
+      if (!c) return { status: 404, code: 'UNKNOWN_CONTROL', message: `${surface} has no control ${control}` }
+      return { open: true, kind: c.kind }
+    }
+    try {
+      return { open: false, kind: parseControlId(control).kind }
+    } catch (err) {
+      return {
+        status: 404,
+        code: 'UNKNOWN_CONTROL',
+        message: err instanceof ControlIdError ? err.message : String(err),
+      }
+    }
+  }
+}
