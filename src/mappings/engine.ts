@@ -6,7 +6,8 @@
  *   binding. A down and its up always go to the binding that took the down, even if the page or the
  *   mapping changed in between; a jog burst finishes on the binding it started on.
  * - Pages: the first page is the start page; the current page of each surface survives reloads and
- *   unplugging (the engine keeps it by surface name, not by device).
+ *   unplugging (the engine keeps it by surface name, not by device). A view that keeps a page of its
+ *   own (a browser, with `listen.pages: per-browser`; `./page-views.ts`) is routed and drawn by its page.
  * - `apply(config)` is a diff: unchanged bindings keep their runtime (a toggle its state, a stepper its
  *   step); only controls whose look changed are redrawn; no device is touched.
  * - Feedback: every state change redraws the controls that show it, synchronously, so a notification
@@ -19,8 +20,10 @@ import { JogScrub } from './behaviours/jog.js'
 import { PressBehaviour } from './behaviours/press.js'
 import { RotateSender, ShuttleSpeed, ValueSetter } from './behaviours/continuous.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './behaviours/types.js'
-import { MAX_INPUT_AGE_MS, PAGE_HISTORY, PAGE_NEXT, PAGE_PREVIOUS, STREAMING_POLL_MS } from './constants.js'
+import { MAX_INPUT_AGE_MS, STREAMING_POLL_MS } from './constants.js'
 import { computeFeedback, followedTitle, indicatorOn, titleContext } from './feedback.js'
+import type { PagePort, PageViewSink } from '../surfaces/page-port.js'
+import { carryPages, PageViews, turnPage, type PageState, type View } from './page-views.js'
 import type { Binding, Config } from './schema.js'
 import { Sender, type CommandPort, type SendObserver } from './sender.js'
 import { parseTemplate, type Template } from './template.js'
@@ -63,12 +66,6 @@ class Bound {
   }
 }
 
-interface PageState {
-  list: readonly string[]
-  current: string
-  history: string[]
-}
-
 function keyOf(surface: string, control: string): string {
   return `${surface}/${control}`
 }
@@ -77,12 +74,16 @@ function splitKey(key: string): [string, string] {
   return [key.slice(0, i), key.slice(i + 1)]
 }
 
-export class Engine {
+export class Engine implements PagePort {
   private readonly log: Logger
   private readonly sender: Sender
   /** By control key: the page-less binding and the bindings per page. */
   private controls = new Map<string, { all?: Bound; pages: Map<string, Bound> }>()
   private readonly pages = new Map<string, PageState>()
+  /** Views of surfaces, some keeping a page of their own. */
+  private readonly views = new PageViews()
+  /** The view each control's latest input came from: a page action it takes turns that view's page. */
+  private readonly actedBy = new Map<string, string | undefined>()
   /** The binding that took each held control's down. */
   private readonly heldBy = new Map<string, Bound>()
   /** Rotary controls in a burst on a binding a reload replaced. */
@@ -158,11 +159,10 @@ export class Engine {
     const seen = new Set<string>()
     for (const [surface, list] of Object.entries(config.pages)) {
       seen.add(surface)
-      const old = this.pages.get(surface)
-      const current = old && list.includes(old.current) ? old.current : list[0]!
-      this.pages.set(surface, { list, current, history: old ? old.history.filter((p) => list.includes(p)) : [] })
+      this.pages.set(surface, carryPages(this.pages.get(surface), list))
     }
     for (const surface of [...this.pages.keys()]) if (!seen.has(surface)) this.pages.delete(surface)
+    this.views.apply(config.listen.pages === 'per-browser', this.pages)
 
     for (const key of new Set([...oldKeys, ...next.keys()])) this.redraw(key)
     this.updateStreamingPoll()
@@ -179,17 +179,21 @@ export class Engine {
       return
     }
     if (this.options.onRequest) this.lastEventAt.set(key, event.at)
+    const view = this.views.owning(event.surface, event.view)
+    this.actedBy.set(key, view?.id)
+    // Two views on different pages hold two bindings of one control.
+    const heldKey = view ? `${key}\u0000${view.id}` : key
     switch (event.type) {
       case 'down': {
-        const b = this.active(key)
+        const b = this.active(key, view)
         if (!b?.behaviour?.down) return
-        this.heldBy.set(key, b)
+        this.heldBy.set(heldKey, b)
         b.behaviour.down()
         return
       }
       case 'up': {
-        const b = this.heldBy.get(key)
-        this.heldBy.delete(key)
+        const b = this.heldBy.get(heldKey)
+        this.heldBy.delete(heldKey)
         b?.behaviour?.up?.()
         if (b && !this.isCurrent(b)) this.finishRetired(b)
         return
@@ -202,11 +206,11 @@ export class Engine {
         }
         if (retired) this.finishRetired(retired)
         this.burstOn.delete(key)
-        this.active(key)?.behaviour?.rotate?.(event.delta)
+        this.active(key, view)?.behaviour?.rotate?.(event.delta)
         return
       }
       case 'value':
-        this.active(key)?.behaviour?.value?.(event.value)
+        this.active(key, view)?.behaviour?.value?.(event.value)
         return
     }
   }
@@ -214,6 +218,20 @@ export class Engine {
   /** The current page of a paged surface. */
   pageOf(surface: string): string | undefined {
     return this.pages.get(surface)?.current
+  }
+
+  /**
+   * Opens a view of a surface (a browser of a web surface): it is told its page now and on every
+   * change, and while it keeps a page of its own (`listen.pages: per-browser` and `mayOwn`), its input
+   * (events naming it in `view`) routes by that page and its controls are drawn on its sink.
+   */
+  openView(surface: string, id: string, sink: PageViewSink, mayOwn: boolean): () => void {
+    const view = this.views.open(surface, id, sink, mayOwn, this.pages.get(surface))
+    this.drawView(view)
+    return () => {
+      this.views.close(view)
+      this.updateStreamingPoll()
+    }
   }
 
   /** What a control shows now (for the remote API), or undefined when nothing was drawn on it. */
@@ -268,7 +286,7 @@ export class Engine {
       changed: () => {
         if (this.isCurrent(bound)) this.redraw(key)
       },
-      setPage: (page) => this.setPage(surface, page),
+      setPage: (page) => this.setPage(surface, page, this.actedBy.get(key)),
       titleContext: () => titleContext(followedTitle(binding, this.options.state)),
     }
     if (binding.press || binding.toggle || binding.steps || binding.hold) {
@@ -302,32 +320,27 @@ export class Engine {
     return slot !== undefined && (slot.all === b || [...slot.pages.values()].includes(b))
   }
 
-  private active(key: string): Bound | undefined {
+  /** The binding a control takes input with and is drawn from: on the view's own page, else the surface's. */
+  private active(key: string, view?: View): Bound | undefined {
     const slot = this.controls.get(key)
     if (!slot) return undefined
-    const page = this.pageOf(splitKey(key)[0])
+    const page = view?.own?.current ?? this.pageOf(splitKey(key)[0])
     return (page !== undefined ? slot.pages.get(page) : undefined) ?? slot.all
   }
 
-  private setPage(surface: string, page: string): void {
-    const p = this.pages.get(surface)
-    if (!p) return
-    let target = page
-    if (page === PAGE_PREVIOUS) {
-      const back = p.history.pop()
-      if (back === undefined) return
-      target = back
-    } else if (page === PAGE_NEXT) {
-      target = p.list[(p.list.indexOf(p.current) + 1) % p.list.length]!
-    } else if (!p.list.includes(page)) return
-    if (target === p.current) return
-    if (page !== PAGE_PREVIOUS) {
-      p.history.push(p.current)
-      if (p.history.length > PAGE_HISTORY) p.history.shift()
+  /** A page action: it turns the page of the view that took it, if that keeps its own, else the surface's. */
+  private setPage(surface: string, page: string, viewId: string | undefined): void {
+    const view = this.views.owning(surface, viewId)
+    const p = view?.own ?? this.pages.get(surface)
+    if (!p || !turnPage(p, page)) return
+    this.log.debug('page', { surface, page: p.current, ...(view ? { view: view.id } : {}) })
+    if (view) {
+      view.sink.page({ page: p.current, pages: p.list, own: true })
+      this.drawView(view)
+    } else {
+      this.views.sharedTurned(surface, p)
+      for (const key of this.controls.keys()) if (splitKey(key)[0] === surface) this.redraw(key)
     }
-    p.current = target
-    this.log.debug('page', { surface, page: target })
-    for (const key of this.controls.keys()) if (splitKey(key)[0] === surface) this.redraw(key)
     this.updateStreamingPoll()
   }
 
@@ -335,15 +348,23 @@ export class Engine {
     if (this.stopped) return
     for (const key of this.controls.keys()) {
       const b = this.active(key)
-      if (b && match(b)) this.redraw(key)
+      if (b && match(b)) this.redrawShared(key)
+      for (const view of this.views.of(splitKey(key)[0])) {
+        const vb = view.own ? this.active(key, view) : undefined
+        if (vb && match(vb)) this.redrawView(key, view)
+      }
     }
   }
 
-  /** Draws a control when its look changed. A control without a binding on this page is blanked. */
+  /** Draws a control where its look changed: on the surface, and on each view with a page of its own. */
   private redraw(key: string): void {
-    if (this.stopped) return
-    const b = this.active(key)
-    const feedback: Feedback = b
+    this.redrawShared(key)
+    for (const view of this.views.of(splitKey(key)[0])) this.redrawView(key, view)
+  }
+
+  /** What a binding shows now; a control without a binding on the page shown is blank. */
+  private feedbackOf(b: Bound | undefined): Feedback {
+    return b
       ? computeFeedback({
           binding: b.binding,
           label: b.label,
@@ -351,6 +372,13 @@ export class Engine {
           state: this.options.state,
         })
       : {}
+  }
+
+  /** Draws a control on its surface when its look changed. A control without a binding on this page is blanked. */
+  private redrawShared(key: string): void {
+    if (this.stopped) return
+    const b = this.active(key)
+    const feedback = this.feedbackOf(b)
     const hash = JSON.stringify(feedback)
     const before = this.shown.get(key)
     if (before?.hash === hash) return
@@ -361,9 +389,33 @@ export class Engine {
     this.options.surfaces.setFeedback(surface, control, feedback)
   }
 
-  /** Polls the streaming state while a control on a current page shows it. */
+  /** Draws a control on a view with a page of its own, when its look there changed. */
+  private redrawView(key: string, view: View): void {
+    if (this.stopped || !view.own) return
+    const b = this.active(key, view)
+    const feedback = this.feedbackOf(b)
+    const hash = JSON.stringify(feedback)
+    const control = splitKey(key)[1]
+    const before = view.shown.get(control)
+    if (before === hash || (!b && before === undefined)) return
+    if (b) view.shown.set(control, hash)
+    else view.shown.delete(control)
+    view.sink.feedback(control, feedback)
+  }
+
+  /** Draws every control of a view with a page of its own (it opened, or turned its page). */
+  private drawView(view: View): void {
+    if (!view.own) return
+    for (const key of this.controls.keys()) if (splitKey(key)[0] === view.surface) this.redrawView(key, view)
+    this.updateStreamingPoll()
+  }
+
+  /** Polls the streaming state while a control on a current page (a view's own too) shows it. */
   private updateStreamingPoll(): void {
-    const needed = [...this.controls.keys()].some((k) => this.active(k)?.binding.feedback?.streaming !== undefined)
+    const shows = (b: Bound | undefined): boolean => b?.binding.feedback?.streaming !== undefined
+    const needed = [...this.controls.keys()].some(
+      (k) => shows(this.active(k)) || this.views.of(splitKey(k)[0]).some((v) => v.own && shows(this.active(k, v))),
+    )
     if (needed && !this.streamingPoll) {
       const poll = (): void => void this.sender.send('getStreamHostServer', {}, 'streaming poll')
       poll()

@@ -255,6 +255,15 @@ export const listenSection = z
     port: z.int().min(0).max(65_535).default(DEFAULT_PANELBRIDGE_PORT),
     token: z.string().min(16).optional().describe('Bearer token for the API when bound beyond loopback.'),
     token_file: z.string().min(1).optional().describe('A file holding the token.'),
+    pages: z
+      .enum(['shared', 'per-browser'])
+      .optional()
+      .describe(
+        'Which page a web surface shows in a browser: `shared` (the default), the one page of the surface every browser ' +
+          'shows (a page key pressed in one browser turns it in all); `per-browser`, each browser keeps ' +
+          'its own (it starts on the shared page; its page keys turn only its page; a `?view=1` viewer ' +
+          'follows the shared page).',
+      ),
   })
   .describe('The daemon’s own web page, status and remote API.')
 

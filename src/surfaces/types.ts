@@ -97,6 +97,11 @@ interface SurfaceEventBase {
   control: ControlId
   /** `performance.now()` when the driver decoded the input; lets the engine drop stale input. */
   at: number
+  /**
+   * The view the input came from, when it keeps a page of its own (a browser of a web surface with
+   * `listen.pages: per-browser`; see `./page-port.ts`): the engine routes it by that page.
+   */
+  view?: string
 }
 export interface DownEvent extends SurfaceEventBase {
   type: 'down'

@@ -38,6 +38,8 @@ function coalesceKey(message: ServerMessage): string | undefined {
       return `c\0${message.surface}\0${message.control}`
     case 'brightness':
       return `b\0${message.surface}`
+    case 'page':
+      return `p\0${message.surface}`
     case 'surface':
       return `s\0${message.surface.id}`
     case 'removed':
@@ -57,6 +59,7 @@ function surfaceOf(message: ServerMessage): string | undefined {
     case 'key':
     case 'state':
     case 'brightness':
+    case 'page':
       return message.surface
   }
 }

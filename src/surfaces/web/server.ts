@@ -41,6 +41,7 @@ import {
 } from './protocol.js'
 import { RenderedControls } from './rendered-controls.js'
 import type { WebSurface } from './web-surface.js'
+import type { PageInfo, PagePort } from '../page-port.js'
 import { frameBytes } from '../../wire.js'
 import { hostAllowed, hostSet, originAllowed } from '../../http-guard.js'
 
@@ -65,6 +66,12 @@ export interface WebSurfaceServerOptions {
   allowedHosts?: string[]
   /** Ping interval; a browser that misses a whole interval is dropped. Default HEARTBEAT_MS. */
   heartbeatMs?: number
+  /**
+   * The engine's pages (`Engine` is one): each browser is shown every surface's page, and with
+   * `listen.pages: per-browser` keeps a page of its own on each web surface. Without it the page shows
+   * no pages (the web surface on its own, `panelbridge surfaces`).
+   */
+  pages?: PagePort
 }
 
 export interface ListenOptions {
@@ -99,6 +106,15 @@ class Connection {
 interface Mirror {
   view: WebSurfaceView
   rendered: RenderedControls
+  /** Its page as the engine last told it, for browsers that connect later. */
+  page?: ServerMessage
+  /** Stops following its page. */
+  unfollow: () => void
+}
+
+/** A browser's view of a surface, for the engine's pages (see `PagePort`). */
+function viewOf(conn: Connection): string {
+  return `browser-${conn.id}`
 }
 
 interface OwnSurface {
@@ -122,6 +138,7 @@ export class WebSurfaceServer {
   private readonly allowedHosts: ReadonlySet<string>
   private readonly heartbeatMs: number
   private readonly registry: SurfaceRegistry | undefined
+  private readonly pages: PagePort | undefined
   private readonly registryListeners: {
     [E in keyof SurfaceRegistryEvents]: (...args: SurfaceRegistryEvents[E]) => void
   }
@@ -136,6 +153,7 @@ export class WebSurfaceServer {
     this.images = options.images ?? new KeyImages()
     this.allowedHosts = hostSet(options.allowedHosts)
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
+    this.pages = options.pages
     for (const surface of options.surfaces ?? []) this.addSurface(surface)
     this.registryListeners = {
       added: (description) => this.addMirror(description),
@@ -160,7 +178,11 @@ export class WebSurfaceServer {
     if (surface.isClosed) return
     if (this.mirrors.has(id)) this.removeMirror(id)
     surface.setWatched(this.connections.size > 0)
-    const onMessage = (message: ServerMessage): void => this.broadcast(message)
+    // A browser with a page of its own on this surface gets that page's faces instead of the surface's.
+    const onMessage = (message: ServerMessage): void => {
+      const faces = message.type === 'key' || message.type === 'state'
+      for (const conn of this.connections) if (!faces || !surface.ownsPage(viewOf(conn))) conn.enqueue(message)
+    }
     const onClosed = (): void => this.removeSurface(id)
     surface.view.on('message', onMessage)
     surface.events.on('closed', onClosed)
@@ -171,7 +193,14 @@ export class WebSurfaceServer {
         surface.events.off('closed', onClosed)
       },
     })
-    for (const message of surface.snapshot()) this.broadcast(message)
+    for (const conn of this.connections) this.showTo(conn, surface)
+  }
+
+  /** Shows a web surface to a browser: with the engine's pages, as a view of its own. */
+  private showTo(conn: Connection, surface: WebSurface): void {
+    const send = (message: ServerMessage): void => conn.enqueue(message)
+    if (!this.pages) return surface.showTo(send)
+    surface.showTo(send, { port: this.pages, view: viewOf(conn), mayOwn: !conn.viewer })
   }
 
   removeSurface(id: string): void {
@@ -179,7 +208,7 @@ export class WebSurfaceServer {
     if (!entry) return
     entry.detach()
     this.own.delete(id)
-    for (const conn of this.connections) entry.surface.releaseAll(conn)
+    for (const conn of this.connections) entry.surface.forget(viewOf(conn), conn)
     this.broadcast({ type: 'removed', surface: id })
   }
 
@@ -319,9 +348,10 @@ export class WebSurfaceServer {
     }
     for (const [id, entry] of this.own) {
       entry.detach()
-      for (const conn of this.connections) entry.surface.releaseAll(conn)
+      for (const conn of this.connections) entry.surface.forget(viewOf(conn), conn)
       this.own.delete(id)
     }
+    for (const mirror of this.mirrors.values()) mirror.unfollow()
     this.mirrors.clear()
     const open = [...this.connections]
     await Promise.all(
@@ -427,7 +457,7 @@ export class WebSurfaceServer {
     ws.on('close', () => {
       this.connections.delete(conn)
       conn.outgoing.dispose()
-      for (const { surface } of this.own.values()) surface.releaseAll(conn)
+      for (const { surface } of this.own.values()) surface.forget(viewOf(conn), conn)
       for (const key of conn.logKeys) log.clear(key)
       if (this.connections.size === 0) for (const { surface } of this.own.values()) surface.setWatched(false)
       if (this.connections.size === 0 && this.heartbeat) {
@@ -437,10 +467,11 @@ export class WebSurfaceServer {
     })
     this.heartbeat ??= setInterval(() => this.ping(), this.heartbeatMs).unref()
     conn.enqueue({ type: 'hello', version: WEB_PROTOCOL_VERSION })
-    for (const { surface } of this.own.values()) for (const message of surface.snapshot()) conn.enqueue(message)
+    for (const { surface } of this.own.values()) this.showTo(conn, surface)
     for (const mirror of this.mirrors.values()) {
       conn.enqueue({ type: 'surface', surface: mirror.view })
       for (const message of mirror.rendered.shown.values()) conn.enqueue(message)
+      if (mirror.page) conn.enqueue(mirror.page)
     }
   }
 
@@ -479,18 +510,19 @@ export class WebSurfaceServer {
       return
     }
     let accepted: boolean
+    const view = viewOf(conn)
     switch (m.type) {
       case 'down':
-        accepted = own.surface.press(m.control, conn)
+        accepted = own.surface.press(m.control, conn, view)
         break
       case 'up':
-        accepted = own.surface.release(m.control, conn)
+        accepted = own.surface.release(m.control, conn, view)
         break
       case 'rotate':
-        accepted = own.surface.rotate(m.control, m.delta)
+        accepted = own.surface.rotate(m.control, m.delta, view)
         break
       case 'value':
-        accepted = own.surface.value(m.control, m.value, conn)
+        accepted = own.surface.value(m.control, m.value, conn, view)
         break
     }
     if (!accepted) {
@@ -515,6 +547,7 @@ export class WebSurfaceServer {
   private addMirror(description: SurfaceDescription): void {
     if (this.closed || this.own.has(description.id)) return
     const surface = description.id
+    this.mirrors.get(surface)?.unfollow()
     const mirror: Mirror = {
       view: surfaceView(description, 'mirror'),
       rendered: new RenderedControls(description, this.images, (control, err) =>
@@ -524,16 +557,32 @@ export class WebSurfaceServer {
           err,
         }),
       ),
+      unfollow: () => undefined,
     }
     this.mirrors.set(surface, mirror)
     this.broadcast({ type: 'surface', surface: mirror.view })
+    // Hardware shows the shared page: one view follows it for every browser.
+    const feedback = (): void => undefined
+    const page = (info: PageInfo): void => {
+      mirror.page = {
+        type: 'page',
+        surface,
+        ...(info.page !== undefined ? { page: info.page } : {}),
+        pages: [...info.pages],
+      }
+      if (this.mirrors.get(surface) === mirror) this.broadcast(mirror.page)
+    }
+    mirror.unfollow = this.pages?.openView(surface, 'mirror', { feedback, page }, false) ?? mirror.unfollow
     for (const [control, feedback] of this.registry?.feedbackOf(description.id) ?? []) {
       this.mirrorFeedback(description.id, control, feedback)
     }
   }
 
   private removeMirror(surfaceId: string): void {
-    if (!this.mirrors.delete(surfaceId)) return
+    const mirror = this.mirrors.get(surfaceId)
+    if (!mirror) return
+    this.mirrors.delete(surfaceId)
+    mirror.unfollow()
     this.broadcast({ type: 'removed', surface: surfaceId })
   }
 

@@ -31,6 +31,8 @@ import {
   type WebSurfaceView,
 } from './protocol.js'
 import { RenderedControls } from './rendered-controls.js'
+import { PageViewers, type ViewerSend } from './page-viewers.js'
+import type { PagePort } from '../page-port.js'
 
 export const WEB_DRIVER = 'web'
 export const WEB_MODEL = 'Web surface'
@@ -118,36 +120,42 @@ export class WebSurface implements Surface {
 
   private readonly viewOfSurface: WebSurfaceView
   private readonly rendered: RenderedControls
+  /** The browsers viewing it through the engine's page port, some with a page of their own. */
+  private readonly viewers: PageViewers
   private flushScheduled: NodeJS.Immediate | undefined
   /** Whether a browser shows this surface; see setWatched. */
   private watched = true
   private brightness = 100
-  /** Who holds each pressed control: a key is down while any browser holds it. */
-  private readonly holders = new Map<ControlId, Set<object>>()
-  /** The last value sent on for each absolute control (shuttle, faders); a value is sent only on change. */
-  private readonly values = new Map<ControlId, number>()
   /**
-   * Which browser last moved each spring-loaded control (the shuttle) off centre. The shuttle has one
-   * position, so the newest browser to move it holds it; when that browser goes, it springs back.
+   * Who holds each pressed control: a key is down while any browser holds it. Keyed by `holdKey`: a
+   * browser with a page of its own holds its own (its page's binding of the control).
    */
-  private readonly offCentre = new Map<ControlId, object>()
+  private readonly holders = new Map<string, { control: ControlId; view?: string; by: Set<object> }>()
+  /** The last value sent on for each absolute control (shuttle, faders), by `holdKey`; sent only on change. */
+  private readonly values = new Map<string, number>()
+  /**
+   * Which browser last moved each spring-loaded control (the shuttle) off centre, by `holdKey`. The
+   * shuttle has one position, so the newest browser to move it holds it; when that browser goes, it
+   * springs back.
+   */
+  private readonly offCentre = new Map<string, { control: ControlId; view?: string; by: object }>()
   private closed = false
 
   constructor(options: WebSurfaceOptions) {
     if (typeof options.id !== 'string' || options.id.length === 0) throw new TypeError('web surface: id is required')
     this.description = webSurfaceDescription(options)
-    const { controls } = this.description
     this.viewOfSurface = surfaceView(this.description, 'interactive')
-    // The shuttle starts at rest: a first 0 is no change.
-    for (const c of controls) if (c.kind === 'shuttle') this.values.set(c.id, 0)
     const surface = options.id
-    this.rendered = new RenderedControls(this.description, options.images ?? new KeyImages(), (control, err) =>
+    const images = options.images ?? new KeyImages()
+    const onRenderError = (control: ControlId, err: unknown): void => {
       log.once(`${surface}:render:${control}`, 'error', 'could not draw the image of a web key', {
         surface,
         control,
         err,
-      }),
-    )
+      })
+    }
+    this.rendered = new RenderedControls(this.description, images, onRenderError)
+    this.viewers = new PageViewers(this.description, images, this.rendered, onRenderError)
   }
 
   get isClosed(): boolean {
@@ -192,34 +200,86 @@ export class WebSurface implements Surface {
 
   /** Everything a browser that connects now must be sent to show the current state. */
   snapshot(): ServerMessage[] {
-    const out: ServerMessage[] = [{ type: 'surface', surface: this.toView() }, ...this.rendered.shown.values()]
-    if (this.brightness !== 100)
-      out.push({ type: 'brightness', surface: this.description.id, percent: this.brightness })
-    return out
+    return [{ type: 'surface', surface: this.toView() }, ...this.rendered.shown.values(), ...this.brightnessNow()]
   }
 
   /**
-   * Browser input, called by the server. `holder` is the browser connection: a control is down
-   * while at least one browser holds it, so two browsers on one key still give one down and one up.
-   * Returns false when the control does not take that event (the server logs it).
+   * Shows this surface to a browser that connects (or to every browser, when the surface is added):
+   * its layout, then, with the engine's page port, its page (and the browser's own page's faces, with
+   * `listen.pages: per-browser`), else the surface's faces. `view` names the browser (unique per
+   * surface); `mayOwn` is false for one that only follows the shared page (a read-only viewer).
    */
-  press(control: ControlId, holder: object): boolean {
+  showTo(send: ViewerSend, pages?: { port: PagePort; view: string; mayOwn: boolean }): void {
+    send({ type: 'surface', surface: this.toView() })
+    if (pages) this.viewers.open(pages.port, pages.view, pages.mayOwn, send)
+    if (!this.viewers.owns(pages?.view)) for (const message of this.rendered.shown.values()) send(message)
+    for (const message of this.brightnessNow()) send(message)
+  }
+
+  /** A browser has gone: its view closes, and whatever it held is let go. */
+  forget(view: string, holder: object): void {
+    this.releaseAll(holder)
+    this.viewers.close(view)
+  }
+
+  /** Whether a browser keeps a page of its own: the surface's own key faces and states are not for it. */
+  ownsPage(view: string): boolean {
+    return this.viewers.owns(view)
+  }
+
+  private brightnessNow(): ServerMessage[] {
+    return this.brightness === 100
+      ? []
+      : [{ type: 'brightness', surface: this.description.id, percent: this.brightness }]
+  }
+
+  /** Who holds what: a browser with a page of its own holds its own copy of a control. */
+  private holdKey(control: ControlId, view: string | undefined): { key: string; view?: string } {
+    return this.viewers.owns(view) ? { key: `${control}\u0000${view}`, view } : { key: control }
+  }
+
+  /** An input event; one from a browser with a page of its own names it, so the engine routes it by that page. */
+  private input<T extends SurfaceEvent['type']>(
+    type: T,
+    control: ControlId,
+    view: string | undefined,
+    extra: Omit<Extract<SurfaceEvent, { type: T }>, 'type' | 'surface' | 'control' | 'at' | 'view'>,
+  ): void {
+    this.emitInput({
+      type,
+      surface: this.description.id,
+      control,
+      ...(view !== undefined ? { view } : {}),
+      ...extra,
+      at: performance.now(),
+    } as SurfaceEvent)
+  }
+
+  /**
+   * Browser input, called by the server. `holder` is the browser connection, `view` its view (see
+   * `showTo`): a control is down while at least one browser holds it, so two browsers on one key still
+   * give one down and one up (two browsers each on a page of its own hold two). Returns false when the
+   * control does not take that event (the server logs it).
+   */
+  press(control: ControlId, holder: object, view?: string): boolean {
     if (!this.accepts(control, 'down')) return false
-    let held = this.holders.get(control)
-    if (!held) this.holders.set(control, (held = new Set()))
-    if (held.has(holder)) return true
-    held.add(holder)
-    if (held.size === 1) this.emitInput({ type: 'down', surface: this.description.id, control, at: performance.now() })
+    const at = this.holdKey(control, view)
+    let held = this.holders.get(at.key)
+    if (!held) this.holders.set(at.key, (held = { control, ...(at.view ? { view: at.view } : {}), by: new Set() }))
+    if (held.by.has(holder)) return true
+    held.by.add(holder)
+    if (held.by.size === 1) this.input('down', control, at.view, {})
     return true
   }
 
-  release(control: ControlId, holder: object): boolean {
+  release(control: ControlId, holder: object, view?: string): boolean {
     if (!this.accepts(control, 'up')) return false
-    const held = this.holders.get(control)
-    if (!held?.delete(holder)) return true
-    if (held.size === 0) {
-      this.holders.delete(control)
-      this.emitInput({ type: 'up', surface: this.description.id, control, at: performance.now() })
+    const at = this.holdKey(control, view)
+    const held = this.holders.get(at.key)
+    if (!held?.by.delete(holder)) return true
+    if (held.by.size === 0) {
+      this.holders.delete(at.key)
+      this.input('up', control, held.view, {})
     }
     return true
   }
@@ -229,8 +289,16 @@ export class WebSurface implements Surface {
    * a spring-loaded ring let go returns to centre, and the engine must hear it stop).
    */
   releaseAll(holder: object): void {
-    for (const [control, held] of [...this.holders]) if (held.has(holder)) this.release(control, holder)
-    for (const [control, h] of [...this.offCentre]) if (h === holder) this.value(control, 0, holder)
+    for (const [key, held] of [...this.holders]) {
+      if (!held.by.delete(holder) || held.by.size > 0) continue
+      this.holders.delete(key)
+      this.input('up', held.control, held.view, {})
+    }
+    for (const [key, off] of [...this.offCentre]) {
+      if (off.by !== holder) continue
+      this.offCentre.delete(key)
+      this.setValue(off.control, 0, off.view, key)
+    }
   }
 
   /**
@@ -238,32 +306,32 @@ export class WebSurface implements Surface {
    * clamped to that range. Emits a `value` event only when the value changed; the shuttle's carries
    * its zone (-7..7) as `raw`. Returns false when the control takes no values.
    */
-  value(control: ControlId, value: number, holder: object): boolean {
+  value(control: ControlId, value: number, holder: object, view?: string): boolean {
     const descriptor = this.rendered.controls.get(control)
     if (this.closed || descriptor === undefined || !acceptsEvent(descriptor.kind, 'value')) return false
     const v = clampValue(descriptor.kind, value)
     if (v === undefined) return false
-    const shuttle = descriptor.kind === 'shuttle'
-    if (shuttle) {
-      if (v === 0) this.offCentre.delete(control)
-      else this.offCentre.set(control, holder)
+    const at = this.holdKey(control, view)
+    if (descriptor.kind === 'shuttle') {
+      if (v === 0) this.offCentre.delete(at.key)
+      else this.offCentre.set(at.key, { control, ...(at.view ? { view: at.view } : {}), by: holder })
     }
-    if (this.values.get(control) === v) return true
-    this.values.set(control, v)
-    this.emitInput({
-      type: 'value',
-      surface: this.description.id,
-      control,
-      value: v,
-      ...(shuttle ? { raw: shuttleZone(v) } : {}),
-      at: performance.now(),
-    })
+    this.setValue(control, v, at.view, at.key)
     return true
   }
 
-  rotate(control: ControlId, delta: number): boolean {
+  /** Sends a value on when it changed. */
+  private setValue(control: ControlId, v: number, view: string | undefined, key: string): void {
+    // The shuttle starts at rest: a first 0 is no change.
+    const shuttle = this.rendered.controls.get(control)?.kind === 'shuttle'
+    if ((this.values.get(key) ?? (shuttle ? 0 : undefined)) === v) return
+    this.values.set(key, v)
+    this.input('value', control, view, { value: v, ...(shuttle ? { raw: shuttleZone(v) } : {}) })
+  }
+
+  rotate(control: ControlId, delta: number, view?: string): boolean {
     if (!this.accepts(control, 'rotate')) return false
-    this.emitInput({ type: 'rotate', surface: this.description.id, control, delta, at: performance.now() })
+    this.input('rotate', control, this.holdKey(control, view).view, { delta })
     return true
   }
 
@@ -273,6 +341,7 @@ export class WebSurface implements Surface {
     if (this.flushScheduled) clearImmediate(this.flushScheduled)
     this.flushScheduled = undefined
     this.rendered.dropPending()
+    this.viewers.closeAll()
     this.holders.clear()
     this.offCentre.clear()
     // Listeners stay their owners' to remove (the server and the manager detach on `closed`).
