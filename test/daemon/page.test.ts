@@ -1,7 +1,9 @@
 /**
  * The daemon with the bundled default config, as a newcomer runs it (the simulator on free ports), seen
  * in a real browser: a click on a title key plays the title and the key turns amber once it holds on
- * screen. The screenshot it takes is the README's (test-output/web-surface.png; copied to docs/).
+ * screen. The screenshot it takes is the README's (test-output/web-surface.png; copied to docs/). On a
+ * 390×844 phone and a 1024×768 tablet the page needs no sideways scroll and shows the console's keys in
+ * their rows, the tablet its jog too.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { mkdirSync } from 'node:fs'
@@ -46,8 +48,50 @@ describe('the default config in a browser', () => {
       .poll(() => daemon.controlState('console', 'key:0'), { timeout: 10_000 })
       .toMatchObject({ label: 'Lower Third\nPaused', color: '#d08000' })
     await expect.poll(async () => (await page.textContent('body')) ?? '', { timeout: 5000 }).toContain('SIMULATED')
+    await page.mouse.move(0, 0) // off the key: a hovered key shows its hotkey
     mkdirSync(new URL('.', SCREENSHOT), { recursive: true })
     await page.screenshot({ path: SCREENSHOT.pathname })
     await page.close()
   })
+})
+
+describe('the default config on a phone and a tablet', () => {
+  for (const viewport of [
+    { width: 390, height: 844 },
+    { width: 1024, height: 768 },
+  ]) {
+    it(`${viewport.width}×${viewport.height}: no sideways scroll; the 2×4 keys keep their rows`, async () => {
+      const context = await requireBrowser().newContext({ viewport })
+      const page = await context.newPage()
+      try {
+        await page.goto(daemon.url)
+        const key = (n: number): string => `[data-surface="console"][data-control="key:${n}"]`
+        await page.waitForSelector(key(7))
+        // The status strip has shown (it is part of what must fit).
+        await expect.poll(async () => (await page.textContent('body')) ?? '', { timeout: 5000 }).toContain('SIMULATED')
+        const sideways = await page.evaluate(() => {
+          const s = document.scrollingElement!
+          return s.scrollWidth - s.clientWidth
+        })
+        expect(sideways).toBeLessThanOrEqual(0)
+        const boxes = await Promise.all([0, 3, 4, 7].map((n) => page.locator(key(n)).boundingBox()))
+        const [k0, k3, k4, k7] = boxes.map((b) => b!)
+        expect(k3!.y).toBe(k0!.y)
+        expect(k7!.y).toBe(k4!.y)
+        expect(k4!.y).toBeGreaterThan(k0!.y)
+        expect(k3!.x + k3!.width).toBeLessThanOrEqual(viewport.width)
+        expect(k0!.width).toBeGreaterThanOrEqual(64)
+        for (const control of ['jog', 'shuttle', 'fader:0']) {
+          const b = (await page.locator(`[data-surface="console"][data-control="${control}"]`).boundingBox())!
+          expect(b.x + b.width).toBeLessThanOrEqual(viewport.width)
+        }
+        if (viewport.width === 1024) {
+          const jog = (await page.locator('[data-surface="console"][data-control="jog"] .ring').boundingBox())!
+          expect(jog.y + jog.height).toBeLessThanOrEqual(viewport.height)
+        }
+      } finally {
+        await context.close()
+      }
+    })
+  }
 })
