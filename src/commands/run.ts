@@ -7,7 +7,7 @@
  * refused config, a port taken) or a stop past its bound, 2 bad command line.
  */
 import { parseArgs } from 'node:util'
-import { Daemon, DaemonConfigError, defaultConfigPath } from '../daemon.js'
+import { Daemon, DaemonConfigError, defaultConfigPath } from '../daemon/daemon.js'
 import { SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger } from '../log.js'
 import { usageFailure } from './args.js'
