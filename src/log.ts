@@ -35,6 +35,7 @@ import {
   type LoggerOptions as PinoOptions,
 } from 'pino'
 import type PinoPretty from 'pino-pretty'
+import { LruMap } from './lru.js'
 import { cutText, redact, redactText, SECRET_FIELD_NAMES } from './redact.js'
 
 export { LOG_MAX_DEPTH, LOG_MAX_ENTRIES, LOG_MAX_TEXT_CHARS, redact, redactText } from './redact.js'
@@ -336,8 +337,8 @@ function flushOf(rate: RateLimit): void {
 }
 
 export class Logger {
-  /** Insertion order is recency order: a key seen again is moved to the end. */
-  private readonly onceKeys = new Set<string>()
+  /** The `once` keys seen, the least recently seen forgotten first; set in the constructor (limits). */
+  private readonly onceKeys: LruMap<string, true>
   private readonly limits: LoggerLimits
   private readonly sink: LogSink | undefined
   private readonly rate: RateLimit
@@ -349,6 +350,7 @@ export class Logger {
   ) {
     const { sink: own, ...limits } = options
     this.limits = { ...DEFAULT_LIMITS, ...limits }
+    this.onceKeys = new LruMap(this.limits.onceMaxKeys)
     this.sink = own
     this.rate = new RateLimit(this.limits, (count) => this.reportHeldBack(count))
     this.pino = root.child({ scope })
@@ -382,15 +384,9 @@ export class Logger {
    */
   once(key: string, level: LogLevel, message: string, fields?: Record<string, unknown>): boolean {
     const k = key.length > LOG_ONCE_MAX_KEY_CHARS ? key.slice(0, LOG_ONCE_MAX_KEY_CHARS) : key
-    if (this.onceKeys.delete(k)) {
-      this.onceKeys.add(k)
-      return false
-    }
-    if (this.onceKeys.size >= this.limits.onceMaxKeys) {
-      const oldest = this.onceKeys.values().next()
-      if (oldest.done !== true) this.onceKeys.delete(oldest.value)
-    }
-    this.onceKeys.add(k)
+    // A key seen again becomes the most recently seen.
+    if (this.onceKeys.get(k) !== undefined) return false
+    this.onceKeys.set(k, true)
     this.write(level, message, fields)
     return true
   }

@@ -4,6 +4,7 @@
  */
 import { crc32, deflateSync } from 'node:zlib'
 import { APP_ERRORS } from '../api/protocol.js'
+import { LruMap } from '../lru.js'
 import { CommandError } from './types.js'
 
 /** Largest icon side the simulator draws, pixels (bigger requests are refused as 'invalid params'). */
@@ -51,7 +52,7 @@ export function solidPng(width: number, height: number, color: string): Buffer {
 
 /** How many distinct icons (size and colour) stay cached; the least recently used goes first. */
 export const ICON_CACHE_ENTRIES = 64
-const iconCache = new Map<string, string>()
+const iconCache = new LruMap<string, string>(ICON_CACHE_ENTRIES)
 let iconRenderCount = 0
 
 /**
@@ -61,14 +62,11 @@ let iconRenderCount = 0
 export function iconDataUrl(width: number, height: number, color: string): string {
   const key = `${width}x${height}#${color}`
   let url = iconCache.get(key)
-  if (url !== undefined) {
-    iconCache.delete(key) // re-inserted below: a Map iterates oldest first, so this keeps LRU order
-  } else {
+  if (url === undefined) {
     url = `data:image/png;base64,${solidPng(width, height, color).toString('base64')}`
     iconRenderCount++
-    if (iconCache.size >= ICON_CACHE_ENTRIES) iconCache.delete(iconCache.keys().next().value!)
+    iconCache.set(key, url)
   }
-  iconCache.set(key, url)
   return url
 }
 

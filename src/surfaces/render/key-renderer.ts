@@ -27,7 +27,7 @@ import {
   type FallbackFont,
   type KeyFace,
 } from './key-paint.js'
-import { LruMap } from './lru.js'
+import { LruMap } from '../../lru.js'
 
 export { keyFontPath } from './fonts.js'
 export { BADGE_COLORS, KEY_FONT_FAMILY, parseColor } from './key-paint.js'

@@ -5,7 +5,7 @@
  * renderer's content hash.
  */
 import { encodePng, KeyRenderer, type RenderedKey } from '../render/key-renderer.js'
-import { LruMap } from '../render/lru.js'
+import { LruMap } from '../../lru.js'
 import type { Feedback } from '../types.js'
 
 export interface KeySize {

@@ -1,7 +1,9 @@
 /**
- * A bounded map that forgets its least recently used entries first (Map keeps insertion order):
+ * The one bounded map: it forgets its least recently used entries first (Map keeps insertion order),
  * bounded in entries, and optionally in total weight (bytes), whichever is reached first. The newest
- * entry always stays, even when it alone weighs more than the bound.
+ * entry always stays, even when it alone weighs more than the bound (so a bound below 1 keeps one).
+ * Used by the key renderer and the web mirror's image caches, the simulator's icon cache and the
+ * logger's `once` keys; it imports nothing, so every layer may use it.
  */
 export class LruMap<K, V> {
   private readonly map = new Map<K, V>()
@@ -29,6 +31,14 @@ export class LruMap<K, V> {
       this.map.set(key, value)
     }
     return value
+  }
+
+  /** Forgets `key`; whether it was there. */
+  delete(key: K): boolean {
+    const value = this.map.get(key)
+    if (value === undefined) return false
+    this.forget(key, value)
+    return true
   }
 
   /** Adds or replaces a value; the oldest entries go while either bound is passed. */
