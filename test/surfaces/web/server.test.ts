@@ -356,6 +356,36 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     ])
   })
 
+  it('refuses every input on a read-only viewer’s socket (ws?view=1), whatever it sends; others still press', async () => {
+    const input = recordInput(desk)
+    const viewer = new WebSocket(url.replace('http:', 'ws:') + 'ws?view=1')
+    const welcome = new Promise<ServerMessage>((resolve) =>
+      viewer.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')) as ServerMessage)),
+    )
+    await new Promise((resolve, reject) => {
+      viewer.once('open', resolve)
+      viewer.once('error', reject)
+    })
+    // A viewer still sees the surfaces.
+    expect(await welcome).toMatchObject({ type: 'hello' })
+    for (const m of [
+      { type: 'down', surface: 'desk', control: 'key:0' },
+      { type: 'up', surface: 'desk', control: 'key:0' },
+      { type: 'rotate', surface: 'desk', control: 'jog', delta: 3 },
+    ]) {
+      viewer.send(JSON.stringify(m))
+    }
+    await expect.poll(() => records.filter((r) => r.message === 'ignored input from a read-only viewer').length).toBe(1)
+    // The rotate, the last sent, came after the refused down: once the socket has been quiet, nothing got through.
+    await settle()
+    expect(input).toEqual([])
+    const c = await client()
+    c.send({ type: 'down', surface: 'desk', control: 'key:1' })
+    await expect.poll(() => input.length).toBe(1)
+    expect(input[0]).toMatchObject({ type: 'down', control: 'key:1' })
+    viewer.close()
+  })
+
   it('closes a browser that sends an oversized frame, without harm to others', async () => {
     const a = await client()
     const b = await client()
