@@ -83,7 +83,7 @@ export class Engine implements PagePort {
   /** Views of surfaces, some keeping a page of their own. */
   private readonly views = new PageViews()
   /** The view each control's latest input came from: a page action it takes turns that view's page. */
-  private readonly actedBy = new Map<string, string | undefined>()
+  private readonly actedBy = new Map<string, string>()
   /** The binding that took each held control's down. */
   private readonly heldBy = new Map<string, Bound>()
   /** Rotary controls in a burst on a binding a reload replaced. */
@@ -180,7 +180,8 @@ export class Engine implements PagePort {
     }
     if (this.options.onRequest) this.lastEventAt.set(key, event.at)
     const view = this.views.owning(event.surface, event.view)
-    this.actedBy.set(key, view?.id)
+    if (view) this.actedBy.set(key, view.id)
+    else this.actedBy.delete(key)
     // Two views on different pages hold two bindings of one control.
     const heldKey = view ? `${key}\u0000${view.id}` : key
     switch (event.type) {
