@@ -38,14 +38,15 @@ export interface AppStateOptions {
   logger?: Logger
 }
 
-/** What the link is doing while the state is not (yet) trustworthy. */
-export type LinkPhase = 'stopped' | 'connecting' | 'resynchronising' | 'waiting-to-retry'
+/** What the notification link is doing (the one name for it: `NotificationLink.state`, its `phase` event). */
+export type LinkPhase = 'stopped' | 'connecting' | 'resynchronising' | 'waiting-to-retry' | 'connected'
 
-export type LinkStatus =
+/** Whether the state reflects the application, as the link last said (`AppState.link`, its `link` event). */
+export type LinkFreshness =
   /** Connected, subscribed and resynchronised: the titles reflect the application. */
   | { status: 'connected'; since: number }
   /** The titles may be out of date; `phase` says what the link is doing about it. */
-  | { status: 'stale'; phase: LinkPhase; since: number; error?: string }
+  | { status: 'stale'; phase: Exclude<LinkPhase, 'connected'>; since: number; error?: string }
 
 export interface TitleState {
   readonly id: string
@@ -82,7 +83,7 @@ export interface AppStateEvents {
   title: [change: { id: string; changes: TitleChanges }]
   /** The whole title list was replaced (after a resynchronisation). */
   titlesReset: [titles: readonly TitleState[]]
-  link: [status: LinkStatus]
+  link: [status: LinkFreshness]
   replay: [changes: ReplayInfo]
   streaming: [changes: StreamingInfo]
   /** Which input is live on a channel (known from panelbridge's own successful `switchVideoIn`). */
@@ -117,7 +118,7 @@ export class AppState extends Announcer<AppStateEvents> {
   private readonly variableCounts = new WeakMap<MutableTitle, number>()
   private readonly pendingTitles = new Map<string, TitleChanges>()
   private flushScheduled: NodeJS.Immediate | undefined
-  private linkStatus: LinkStatus = { status: 'stale', phase: 'stopped', since: Date.now() }
+  private linkFreshness: LinkFreshness = { status: 'stale', phase: 'stopped', since: Date.now() }
   private replayInfo: ReplayInfo = {}
   private streamingInfo: StreamingInfo = {}
   private readonly tallies = new Map<number, string>()
@@ -134,8 +135,8 @@ export class AppState extends Announcer<AppStateEvents> {
     this.log = options.logger ?? createLogger('app-state')
   }
 
-  get link(): LinkStatus {
-    return this.linkStatus
+  get link(): LinkFreshness {
+    return this.linkFreshness
   }
   get replay(): Readonly<ReplayInfo> {
     return this.replayInfo
@@ -237,8 +238,8 @@ export class AppState extends Announcer<AppStateEvents> {
     this.announce('titlesReset', this.titles())
   }
 
-  setLink(status: LinkStatus): void {
-    const prev = this.linkStatus
+  setLink(status: LinkFreshness): void {
+    const prev = this.linkFreshness
     if (
       prev.status === status.status &&
       (prev.status === 'connected' ||
@@ -248,7 +249,7 @@ export class AppState extends Announcer<AppStateEvents> {
     }
     // A stale period keeps its start time while its phase changes: "stale since the link dropped".
     if (prev.status === 'stale' && status.status === 'stale') status = { ...status, since: prev.since }
-    this.linkStatus = status
+    this.linkFreshness = status
     this.announce('link', status)
   }
 

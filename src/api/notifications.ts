@@ -75,15 +75,14 @@ export const LINK_CLIENT_VERSION = PANELBRIDGE_VERSION
  */
 export const NOTIFY_MAX_VALUE_DEPTH = 32
 
-/** The link's phases: the store's `LinkPhase`s plus `connected`. */
+/** The link's phases by name (`LinkPhase`). */
 export const LINK_PHASE = {
   stopped: 'stopped',
   connecting: 'connecting',
   resynchronising: 'resynchronising',
   waitingToRetry: 'waiting-to-retry',
   connected: 'connected',
-} as const satisfies Record<string, LinkPhase | 'connected'>
-export type LinkState = (typeof LINK_PHASE)[keyof typeof LINK_PHASE]
+} as const satisfies Record<string, LinkPhase>
 
 export interface LinkTiming {
   backoffInitialMs: number
@@ -130,7 +129,7 @@ export type Notification =
 
 export interface NotificationLinkEvents {
   /** The link's phase changed. */
-  phase: [phase: LinkState]
+  phase: [phase: LinkPhase]
   /**
    * A notification was understood and kept (after the filter), and the store's data already reflect it
    * (its batched `title` event follows on the next turn of the event loop).
@@ -345,7 +344,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   /** "Want connected": set by start(), cleared by stop(). */
   private wanted = false
   /** "Is connected" and what the link is doing: `connected` only once resynchronised. */
-  private phase: LinkState = LINK_PHASE.stopped
+  private phase: LinkPhase = LINK_PHASE.stopped
   /** Bumped whenever a session ends; async steps of an older session see it and stop. */
   private generation = 0
   private failures = 0
@@ -400,7 +399,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.inputFilter = inputs.length > 0 ? new Set(inputs) : undefined
   }
 
-  get state(): LinkState {
+  get state(): LinkPhase {
     return this.phase
   }
   get isConnected(): boolean {
@@ -691,7 +690,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this[which] = undefined
   }
 
-  private setPhase(phase: LinkState): void {
+  private setPhase(phase: LinkPhase): void {
     const changed = phase !== this.phase
     this.phase = phase
     this.options.state.setLink(

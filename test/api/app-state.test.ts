@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AppState, type AppStateEvents, type LinkStatus } from '../../src/api/app-state.js'
+import { AppState, type AppStateEvents, type LinkFreshness } from '../../src/api/app-state.js'
 
 const tick = () => new Promise<void>((r) => setImmediate(r))
 
@@ -80,7 +80,7 @@ describe('AppState', () => {
 
   it('reports the link: stale with a phase (keeping when it went stale), then connected', () => {
     const s = new AppState()
-    const links: LinkStatus[] = record(s, 'link')
+    const links: LinkFreshness[] = record(s, 'link')
     expect(s.link.status).toBe('stale')
     s.setLink({ status: 'stale', phase: 'connecting', since: 1 })
     s.setLink({ status: 'stale', phase: 'resynchronising', since: 2 })
