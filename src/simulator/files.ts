@@ -7,7 +7,7 @@ import { lstatSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSy
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
 import { APP_ERRORS, FILE_EXTENSIONS, PLAY_STATES } from '../api/protocol.js'
 import type { VideoFormat } from './seed.js'
-import { CommandError, type SimTitle, type SimVariable } from './types.js'
+import { HandlerError, type SimTitle, type SimVariable } from './types.js'
 import { isRecord } from '../wire.js'
 import { readZipEntry, writeZip } from './zip.js'
 import { THUMBNAIL_JPEG } from './png.js'
@@ -51,19 +51,19 @@ function isInside(dir: string, path: string): boolean {
 export function resolveFile(dataDir: string, file: string, extensions: readonly string[]): string {
   const f = file.trim()
   if (f === '' || f.includes('\0') || !extensions.includes(extname(f).toLowerCase()))
-    throw new CommandError(APP_ERRORS.invalidParams)
+    throw new HandlerError(APP_ERRORS.invalidParams)
   const root = resolve(dataDir)
   const path = resolve(root, f)
-  if (!isInside(root, path) || path === root) throw new CommandError(FILE_OUTSIDE_DATA_DIR)
+  if (!isInside(root, path) || path === root) throw new HandlerError(FILE_OUTSIDE_DATA_DIR)
   let realRoot: string
   let realParent: string
   try {
     realRoot = realpathSync(root)
     realParent = realpathSync(dirname(path))
   } catch {
-    throw new CommandError(APP_ERRORS.badRequest) // the folder does not exist: the command cannot act
+    throw new HandlerError(APP_ERRORS.badRequest) // the folder does not exist: the command cannot act
   }
-  if (!isInside(realRoot, realParent)) throw new CommandError(FILE_OUTSIDE_DATA_DIR)
+  if (!isInside(realRoot, realParent)) throw new HandlerError(FILE_OUTSIDE_DATA_DIR)
   let isLink = false
   try {
     isLink = lstatSync(path).isSymbolicLink()
@@ -75,9 +75,9 @@ export function resolveFile(dataDir: string, file: string, extensions: readonly 
     try {
       target = realpathSync(path)
     } catch {
-      throw new CommandError(FILE_OUTSIDE_DATA_DIR) // a dangling link: where it would write is unknown
+      throw new HandlerError(FILE_OUTSIDE_DATA_DIR) // a dangling link: where it would write is unknown
     }
-    if (!isInside(realRoot, target)) throw new CommandError(FILE_OUTSIDE_DATA_DIR)
+    if (!isInside(realRoot, target)) throw new HandlerError(FILE_OUTSIDE_DATA_DIR)
   }
   return path
 }
@@ -122,7 +122,7 @@ function write(path: string, data: Buffer | string): void {
   try {
     writeFileSync(path, data)
   } catch {
-    throw new CommandError(APP_ERRORS.badRequest) // missing folder or unwritable path: the command cannot act
+    throw new HandlerError(APP_ERRORS.badRequest) // missing folder or unwritable path: the command cannot act
   }
 }
 
@@ -132,7 +132,7 @@ function readJson(path: string): unknown {
     if (statSync(path).size > MAX_FILE_BYTES) throw new Error('file too large')
     bytes = readFileSync(path)
   } catch {
-    throw new CommandError(APP_ERRORS.badRequest) // missing or unreadable file
+    throw new HandlerError(APP_ERRORS.badRequest) // missing or unreadable file
   }
   try {
     if (extname(path).toLowerCase() === FILE_EXTENSIONS.package) {
@@ -142,14 +142,14 @@ function readJson(path: string): unknown {
     }
     return JSON.parse(bytes.toString('utf8')) as unknown
   } catch {
-    throw new CommandError(APP_ERRORS.badRequest) // not one of our files
+    throw new HandlerError(APP_ERRORS.badRequest) // not one of our files
   }
 }
 
 const VARIABLE_TYPES = new Set(['text', 'image', 'color', 'visible'])
 
 function checkTitle(v: unknown): StoredTitle {
-  if (!isRecord(v)) throw new CommandError(APP_ERRORS.badRequest)
+  if (!isRecord(v)) throw new HandlerError(APP_ERRORS.badRequest)
   const ok =
     typeof v.id === 'string' &&
     typeof v.name === 'string' &&
@@ -163,7 +163,7 @@ function checkTitle(v: unknown): StoredTitle {
         typeof x.value === 'string' &&
         VARIABLE_TYPES.has(x.type as string),
     )
-  if (!ok) throw new CommandError(APP_ERRORS.badRequest)
+  if (!ok) throw new HandlerError(APP_ERRORS.badRequest)
   const variables = v.variables as SimVariable[]
   const inputs = v.inputs as string[]
   checkCount(variables.length, MAX_VARIABLES_PER_TITLE, 'variables on a title')
@@ -187,7 +187,7 @@ function checkTitle(v: unknown): StoredTitle {
 function readKind(path: string, kind: Kind): Record<string, unknown> {
   const data = readJson(path)
   if (!isRecord(data) || data.format !== FILE_FORMAT || data.kind !== kind)
-    throw new CommandError(APP_ERRORS.badRequest)
+    throw new HandlerError(APP_ERRORS.badRequest)
   return data
 }
 
@@ -206,7 +206,7 @@ export function writeLayerListFile(path: string, channel: number, titles: SimTit
 
 export function readLayerListFile(path: string): StoredTitle[] {
   const data = readKind(path, 'layerList')
-  if (!Array.isArray(data.titles)) throw new CommandError(APP_ERRORS.badRequest)
+  if (!Array.isArray(data.titles)) throw new HandlerError(APP_ERRORS.badRequest)
   return data.titles.map(checkTitle)
 }
 
@@ -229,7 +229,7 @@ export function writeProjectFile(path: string, project: ProjectData): void {
 export function readProjectFile(path: string): ProjectData {
   const data = readKind(path, 'project')
   const vf = data.videoFormat
-  if (!Array.isArray(data.titles) || !isRecord(vf)) throw new CommandError(APP_ERRORS.badRequest)
+  if (!Array.isArray(data.titles) || !isRecord(vf)) throw new HandlerError(APP_ERRORS.badRequest)
   const videoFormat: VideoFormat = {
     width: Number(vf.width),
     height: Number(vf.height),
@@ -237,7 +237,7 @@ export function readProjectFile(path: string): ProjectData {
     interlaced: vf.interlaced === true,
   }
   if (![videoFormat.width, videoFormat.height, videoFormat.frameRate].every((n) => Number.isFinite(n) && n > 0)) {
-    throw new CommandError(APP_ERRORS.badRequest)
+    throw new HandlerError(APP_ERRORS.badRequest)
   }
   return { videoFormat, titles: data.titles.map(checkTitle) }
 }
@@ -252,7 +252,7 @@ export function writeThumbnail(dataDir: string, projectPath: string): void {
   try {
     ensureDir(dirname(path))
   } catch {
-    throw new CommandError(APP_ERRORS.badRequest)
+    throw new HandlerError(APP_ERRORS.badRequest)
   }
   write(path, THUMBNAIL_JPEG)
 }

@@ -3,7 +3,7 @@
  * (titles, their variables and inputs, names, notification senders) is bounded here; a command past a
  * limit changes nothing and answers an `error` that names the limit.
  */
-import { CommandError } from './types.js'
+import { HandlerError } from './types.js'
 
 /** Most titles, over all channels. */
 export const MAX_TITLES = 1000
@@ -19,8 +19,8 @@ export const MAX_SENDERS = 64
 export const MAX_SENDER_ITEMS = 1024
 
 /** The error of a command that would pass a count limit. */
-export function tooMany(what: string, limit: number): CommandError {
-  return new CommandError(`too many ${what} (limit ${limit})`)
+export function tooMany(what: string, limit: number): HandlerError {
+  return new HandlerError(`too many ${what} (limit ${limit})`)
 }
 
 /** Throws when `count` passes `limit`. */
@@ -30,6 +30,6 @@ export function checkCount(count: number, limit: number, what: string): void {
 
 /** Returns `name` when it is at most MAX_NAME_CHARS long; else the command fails naming the limit. */
 export function checkName(name: string, what = 'name'): string {
-  if (name.length > MAX_NAME_CHARS) throw new CommandError(`${what} too long (limit ${MAX_NAME_CHARS} characters)`)
+  if (name.length > MAX_NAME_CHARS) throw new HandlerError(`${what} too long (limit ${MAX_NAME_CHARS} characters)`)
   return name
 }

@@ -3,12 +3,12 @@
  * scheduleCommand may carry numbers, booleans, arrays and objects. Every reader accepts both.
  */
 import { APP_ERRORS } from '../api/protocol.js'
-import { CommandError } from './types.js'
+import { HandlerError } from './types.js'
 
 export type RawParams = Record<string, unknown>
 
 /**
- * Readers over the parameters a client sent. Every reader returns a value or throws CommandError (the
+ * Readers over the parameters a client sent. Every reader returns a value or throws HandlerError (the
  * HTTP layer and the WebSocket turn it into an `error` reply), whatever the client sent: only own
  * properties are read (`constructor` or `toString` is a name like any other), and a value too deep to
  * write as text is 'invalid params', not a RangeError.
@@ -41,7 +41,7 @@ export class Params {
   /** A required text parameter; missing → 'invalid params'. */
   required(name: string): string {
     const v = this.str(name).trim()
-    if (v === '') throw new CommandError(APP_ERRORS.invalidParams)
+    if (v === '') throw new HandlerError(APP_ERRORS.invalidParams)
     return v
   }
 
@@ -50,21 +50,21 @@ export class Params {
     if (!this.has(name)) return fallback
     const v = this.get(name)
     const n = typeof v === 'number' ? v : Number(this.str(name).trim())
-    if (!Number.isFinite(n)) throw new CommandError(APP_ERRORS.invalidParams)
+    if (!Number.isFinite(n)) throw new HandlerError(APP_ERRORS.invalidParams)
     return n
   }
 
   /** An integer (e.g. a channel or a position); see num. */
   int(name: string, fallback?: number): number | undefined {
     const n = this.num(name, fallback)
-    if (n !== undefined && !Number.isInteger(n)) throw new CommandError(APP_ERRORS.invalidParams)
+    if (n !== undefined && !Number.isInteger(n)) throw new HandlerError(APP_ERRORS.invalidParams)
     return n
   }
 
   /** A channel index: a non-negative integer, `fallback` when absent. */
   channel(fallback = 0): number {
     const channel = this.int('channel', fallback)!
-    if (channel < 0) throw new CommandError(APP_ERRORS.invalidParams)
+    if (channel < 0) throw new HandlerError(APP_ERRORS.invalidParams)
     return channel
   }
 
@@ -79,7 +79,7 @@ export class Params {
     const v = this.str(name).trim().toLowerCase()
     if (v === 'true' || v === '1') return true
     if (v === 'false' || v === '0') return false
-    throw new CommandError(APP_ERRORS.invalidParams)
+    throw new HandlerError(APP_ERRORS.invalidParams)
   }
 
   /** A comma-separated list (or an array), trimmed, empty items dropped. */
@@ -99,7 +99,7 @@ function paramText(v: unknown): string {
   try {
     return toText(v)
   } catch (err) {
-    if (err instanceof RangeError) throw new CommandError(APP_ERRORS.invalidParams)
+    if (err instanceof RangeError) throw new HandlerError(APP_ERRORS.invalidParams)
     throw err
   }
 }
@@ -112,7 +112,7 @@ export function flagText(b: boolean): '0' | '1' {
 /**
  * Title variables from any of the forms clients send: an object `{name: value}`, an array of
  * `{name, value}`, or JSON text of either. Anything else gives an empty map; a value too deep to write
- * as text throws CommandError('invalid params').
+ * as text throws HandlerError('invalid params').
  */
 export function readVariables(raw: unknown): Map<string, string> {
   const out = new Map<string, string>()

@@ -5,14 +5,14 @@
 import { crc32, deflateSync } from 'node:zlib'
 import { APP_ERRORS } from '../api/protocol.js'
 import { LruMap } from '../lru.js'
-import { CommandError } from './types.js'
+import { HandlerError } from './types.js'
 
 /** Largest icon side the simulator draws, pixels (bigger requests are refused as 'invalid params'). */
 export const MAX_ICON_SIDE = 1920
 
 /** An icon side as asked for: from 1 to MAX_ICON_SIDE, else 'invalid params'. */
 export function iconSide(n: number): number {
-  if (n < 1 || n > MAX_ICON_SIDE) throw new CommandError(APP_ERRORS.invalidParams)
+  if (n < 1 || n > MAX_ICON_SIDE) throw new HandlerError(APP_ERRORS.invalidParams)
   return n
 }
 

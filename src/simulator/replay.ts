@@ -9,7 +9,7 @@
  * Every time is in seconds inside the buffer [0, bufferLength] (default 20 s).
  */
 import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS, type ReplayState } from '../api/protocol.js'
-import { CommandError } from './types.js'
+import { HandlerError } from './types.js'
 
 export interface ReplaySettings {
   armedPortList: { name: string }[]
@@ -23,11 +23,11 @@ export interface ReplaySettings {
 
 const ENABLED: readonly ReplayState[] = ['recording', 'replay', 'playback']
 
-function badRequest(): CommandError {
-  return new CommandError(APP_ERRORS.badRequest)
+function badRequest(): HandlerError {
+  return new HandlerError(APP_ERRORS.badRequest)
 }
-function invalidParams(): CommandError {
-  return new CommandError(APP_ERRORS.invalidParams)
+function invalidParams(): HandlerError {
+  return new HandlerError(APP_ERRORS.invalidParams)
 }
 
 export class ReplayModel {

@@ -34,7 +34,7 @@ import {
   stateOf,
 } from './registry.js'
 import type { ChangeEvents } from './state.js'
-import { CommandError, envelope, type SimTitle } from './types.js'
+import { HandlerError, envelope, type SimTitle } from './types.js'
 import { commandXml, errorReplyXml, scheduleCommandXml, type XmlCommand } from './xml.js'
 
 /** What the scheduler needs from the simulator's state (the HTTP side owns the implementation). */
@@ -76,7 +76,7 @@ function text(v: unknown): string {
 /**
  * A JSON object's values as text (strings as they are, anything else as JSON); `null`s are left out.
  * The result has no prototype, so a `__proto__` key is kept as a name; a value too deep to write
- * throws CommandError('invalid params').
+ * throws HandlerError('invalid params').
  */
 function toStringRecord(v: unknown): Record<string, string> {
   const out = Object.create(null) as Record<string, string>
@@ -86,7 +86,7 @@ function toStringRecord(v: unknown): Record<string, string> {
     try {
       out[k] = toText(val)
     } catch (err) {
-      if (err instanceof RangeError) throw new CommandError(APP_ERRORS.invalidParams)
+      if (err instanceof RangeError) throw new HandlerError(APP_ERRORS.invalidParams)
       throw err
     }
   }
@@ -100,14 +100,14 @@ function variablesOrNone(v: unknown): Record<string, string> | undefined {
 }
 
 /**
- * Runs `fn`; a CommandError from reading the arguments (a value too deep to write as text) becomes
+ * Runs `fn`; a HandlerError from reading the arguments (a value too deep to write as text) becomes
  * the same error reply HTTP gives, instead of a failed method.
  */
 function orInvalidParams(command: string, fn: () => unknown): unknown {
   try {
     return fn()
   } catch (err) {
-    if (!(err instanceof CommandError)) throw err
+    if (!(err instanceof HandlerError)) throw err
     return { result: { ...envelope(command, undefined), error: err.message } }
   }
 }

@@ -32,7 +32,7 @@ import {
 } from './seed.js'
 import {
   BARE_REPLY,
-  CommandError,
+  HandlerError,
   envelope,
   type HandlerResult,
   type Reply,
@@ -210,7 +210,7 @@ export class SimulatorState {
       if (out === BARE_REPLY) return {}
       return { result: { ...base, ...(out ?? {}) } }
     } catch (err) {
-      if (err instanceof CommandError) return { result: { ...base, error: err.message } }
+      if (err instanceof HandlerError) return { result: { ...base, error: err.message } }
       const message = err instanceof Error ? err.message : String(err)
       log.error('command handler failed', { command, message })
       return { result: { ...base, error: `internal error: ${message}` } }
@@ -271,7 +271,7 @@ export class SimulatorState {
       : p.has('title')
         ? this.titleByNameOrId(p.str('title'))
         : undefined
-    if (!t) throw new CommandError(notFound)
+    if (!t) throw new HandlerError(notFound)
     return t
   }
 
@@ -280,7 +280,7 @@ export class SimulatorState {
     if (wanted.trim() === '') return `{${randomUUID()}}`
     const bare = normaliseId(wanted)
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(bare) || this.titleById(bare)) {
-      throw new CommandError(APP_ERRORS.invalidParams)
+      throw new HandlerError(APP_ERRORS.invalidParams)
     }
     return `{${bare}}`
   }

@@ -47,9 +47,12 @@ export function envelope(command: string, requestId: unknown): ReplyResult {
   return { command, reply: command, success: true, ...(typeof requestId === 'string' ? { requestId } : {}) }
 }
 
-/** A failure a handler reports; the text becomes `result.error`. */
-export class CommandError extends Error {
-  override readonly name = 'CommandError'
+/**
+ * A failure a handler reports, as the simulated application would; the text becomes `result.error`.
+ * (Not `src/api/errors.ts`'s `CommandError`, which is what panelbridge's client makes of such a reply.)
+ */
+export class HandlerError extends Error {
+  override readonly name = 'HandlerError'
 }
 
 /** Returned by a handler whose success reply is the bare `{}` (contract: Response envelope rule 2). */

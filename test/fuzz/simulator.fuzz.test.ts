@@ -14,7 +14,7 @@ import { SIMULATOR_COMMANDS, startSimulator, type SimulatorHandle } from '../../
 import { Params, readVariables } from '../../src/simulator/params.js'
 import { parseClientFrame, QwcFrameError } from '../../src/simulator/qwebchannel-server.js'
 import { SimulatorState } from '../../src/simulator/state.js'
-import { CommandError } from '../../src/simulator/types.js'
+import { HandlerError } from '../../src/simulator/types.js'
 import {
   checkProperty,
   deepJsonText,
@@ -168,13 +168,13 @@ describe('simulator command parameters', () => {
       p.required(name)
       p.bool(name)
     },
-    typedError: (e) => e instanceof CommandError,
+    typedError: (e) => e instanceof HandlerError,
   })
 
   fuzzParser('readVariables', {
     input: fc.oneof(hostileJsonValue, hostileText),
     parse: readVariables,
-    typedError: (e) => e instanceof CommandError,
+    typedError: (e) => e instanceof HandlerError,
   })
 
   fuzzParser('decodeRequestUrl', {

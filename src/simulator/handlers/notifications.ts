@@ -6,7 +6,7 @@ import { APP_ERRORS } from '../../api/protocol.js'
 import { flagText, type Params } from '../params.js'
 import type { Handler, Sender, SimulatorState } from '../state.js'
 import { checkCount, checkName, MAX_SENDER_ITEMS, MAX_SENDERS } from '../limits.js'
-import { BARE_REPLY, CommandError } from '../types.js'
+import { BARE_REPLY, HandlerError } from '../types.js'
 
 /** `list` with the new `items` appended once each (a Set: 100,000 items must not take n² steps). */
 function appended(list: readonly string[], items: readonly string[]): string[] {
@@ -54,7 +54,7 @@ export const notificationHandlers: Record<string, Handler> = {
       return BARE_REPLY
     }
     // A sender with no events would never send anything (and rule 3 removes such senders).
-    if (events.length === 0) throw new CommandError(APP_ERRORS.invalidParams)
+    if (events.length === 0) throw new HandlerError(APP_ERRORS.invalidParams)
     checkCount(state.senders.length + 1, MAX_SENDERS, 'notification senders')
     state.senders.push({ name, ids, inputs, events, isDefault: false })
     return BARE_REPLY
@@ -67,8 +67,8 @@ export const notificationHandlers: Record<string, Handler> = {
   unSubscribe(state, p) {
     const name = p.str('sender').trim()
     const sender = findSender(state, name)
-    if (sender?.isDefault || (name === '' && !sender)) throw new CommandError(APP_ERRORS.unsubscribeDefault)
-    if (!sender) throw new CommandError(APP_ERRORS.invalidParams)
+    if (sender?.isDefault || (name === '' && !sender)) throw new HandlerError(APP_ERRORS.unsubscribeDefault)
+    if (!sender) throw new HandlerError(APP_ERRORS.invalidParams)
     const ids = p.list('id')
     const inputs = p.list('input')
     const events = p.list('events')

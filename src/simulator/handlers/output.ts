@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { APP_ERRORS } from '../../api/protocol.js'
 import { OUTPUT_DEVICES } from '../seed.js'
 import type { Handler } from '../state.js'
-import { CommandError } from '../types.js'
+import { HandlerError } from '../types.js'
 
 const STREAM_URL = /^rtmps?:\/\/[^\s/]+/i
 
@@ -23,15 +23,15 @@ export const outputHandlers: Record<string, Handler> = {
   /** `device` must be one of the simulated devices; `channels` (comma-separated indexes) defaults to 0. */
   setOutputDevice(state, p) {
     const device = p.required('device')
-    if (!OUTPUT_DEVICES.includes(device)) throw new CommandError(APP_ERRORS.invalidParams)
+    if (!OUTPUT_DEVICES.includes(device)) throw new HandlerError(APP_ERRORS.invalidParams)
     const channels = p.list('channels').map(Number)
-    if (channels.some((c) => !Number.isInteger(c) || c < 0)) throw new CommandError(APP_ERRORS.invalidParams)
+    if (channels.some((c) => !Number.isInteger(c) || c < 0)) throw new HandlerError(APP_ERRORS.invalidParams)
     state.output = { device, channels: channels.length > 0 ? channels : [0] }
   },
 
   /** The contract's own sample answers 'unknown command'; so does the simulator, always. */
   setStreamHostServers() {
-    throw new CommandError(APP_ERRORS.unknownCommand)
+    throw new HandlerError(APP_ERRORS.unknownCommand)
   },
 
   getStreamHostServer(state) {
@@ -40,9 +40,9 @@ export const outputHandlers: Record<string, Handler> = {
   },
 
   startStreaming(state, p) {
-    if (state.stream.streaming) throw new CommandError(APP_ERRORS.badRequest)
+    if (state.stream.streaming) throw new HandlerError(APP_ERRORS.badRequest)
     const serverUrl = p.required('serverUrl')
-    if (!STREAM_URL.test(serverUrl)) throw new CommandError(APP_ERRORS.invalidParams)
+    if (!STREAM_URL.test(serverUrl)) throw new HandlerError(APP_ERRORS.invalidParams)
     p.required('streamKey')
     state.stream = {
       streaming: true,
@@ -55,7 +55,7 @@ export const outputHandlers: Record<string, Handler> = {
 
   /** Answers where the session's recording went: `folder` in the data folder, `subfolder` per session. */
   stopStreaming(state) {
-    if (!state.stream.streaming) throw new CommandError(APP_ERRORS.badRequest)
+    if (!state.stream.streaming) throw new HandlerError(APP_ERRORS.badRequest)
     const subfolder = state.stream.startedAt
     state.stream = { ...state.stream, streaming: false, startedAt: '' }
     return { folder: join(state.dataDir, 'recordings'), subfolder }

@@ -6,7 +6,7 @@ import { APP_ERRORS, SCHEDULE_ACTIONS, type PlayState, type ScheduleAction } fro
 import { flagText, readVariables, type Params } from '../params.js'
 import { iconDataUrl, iconSide } from '../png.js'
 import type { Handler, SimulatorState } from '../state.js'
-import { CommandError, type SimTitle } from '../types.js'
+import { HandlerError, type SimTitle } from '../types.js'
 
 /** Parameters of `schedule` itself; any other query parameter of a GET is a title variable. */
 const SCHEDULE_PARAMS = new Set([
@@ -25,7 +25,7 @@ const SCHEDULE_PARAMS = new Set([
 
 function parseAction(raw: string): ScheduleAction {
   const action = SCHEDULE_ACTIONS.find((a) => a.toLowerCase() === raw.trim().toLowerCase())
-  if (!action) throw new CommandError(APP_ERRORS.invalidParams)
+  if (!action) throw new HandlerError(APP_ERRORS.invalidParams)
   return action
 }
 

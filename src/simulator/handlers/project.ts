@@ -23,7 +23,7 @@ import { flagText } from '../params.js'
 import { THUMBNAIL_JPEG_BASE64 } from '../png.js'
 import { SEED_PROJECTS, titlesFromSeeds, type VideoFormat } from '../seed.js'
 import type { Handler, SimulatorState } from '../state.js'
-import { BARE_REPLY, CommandError, type SimTitle } from '../types.js'
+import { BARE_REPLY, HandlerError, type SimTitle } from '../types.js'
 
 const PROJECT_EXTENSIONS = [FILE_EXTENSIONS.project, FILE_EXTENSIONS.package]
 /** How many projects getRecentProjects keeps. */
@@ -140,7 +140,7 @@ export const projectHandlers: Record<string, Handler> = {
 
   /** closeProject=1 confirms (else 'bad request': nothing happens); saveProject=1 saves first. */
   closeProject(state, p) {
-    if (!p.flag('closeProject')) throw new CommandError(APP_ERRORS.badRequest)
+    if (!p.flag('closeProject')) throw new HandlerError(APP_ERRORS.badRequest)
     const filePath = state.project.filePath
     if (p.flag('saveProject')) saveProjectTo(state, filePath || join(state.dataDir, UNTITLED_PROJECT))
     state.removeTitles(state.titles)
@@ -200,7 +200,7 @@ export const projectHandlers: Record<string, Handler> = {
   /** Saves to `file`, or to the current project's file when `file` is absent. */
   saveProject(state, p) {
     const file = p.str('file')
-    if (file.trim() === '' && !state.project.filePath) throw new CommandError(APP_ERRORS.invalidParams)
+    if (file.trim() === '' && !state.project.filePath) throw new HandlerError(APP_ERRORS.invalidParams)
     saveProjectTo(
       state,
       file.trim() === '' ? state.project.filePath : resolveFile(state.dataDir, file, PROJECT_EXTENSIONS),
@@ -215,7 +215,7 @@ export const projectHandlers: Record<string, Handler> = {
     const ok = (n: number | undefined, max: number, int: boolean): boolean =>
       n !== undefined && n > 0 && n <= max && (!int || Number.isInteger(n))
     if (!ok(width, 8192, true) || !ok(height, 8192, true) || !ok(frameRate, 240, false)) {
-      throw new CommandError(APP_ERRORS.invalidParams)
+      throw new HandlerError(APP_ERRORS.invalidParams)
     }
     state.videoFormat = { width: width!, height: height!, frameRate: frameRate!, interlaced: p.flag('interlaced') }
     state.markEdited()

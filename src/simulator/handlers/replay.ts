@@ -5,11 +5,11 @@
 import { APP_ERRORS } from '../../api/protocol.js'
 import type { Params } from '../params.js'
 import type { Handler } from '../state.js'
-import { CommandError } from '../types.js'
+import { HandlerError } from '../types.js'
 
 function position(p: Params): number {
   const n = p.num('position')
-  if (n === undefined) throw new CommandError(APP_ERRORS.invalidParams)
+  if (n === undefined) throw new HandlerError(APP_ERRORS.invalidParams)
   return n
 }
 
@@ -20,7 +20,7 @@ function settingsParam(p: Params): unknown {
   try {
     return JSON.parse(p.required('settings')) as unknown
   } catch {
-    throw new CommandError(APP_ERRORS.invalidParams)
+    throw new HandlerError(APP_ERRORS.invalidParams)
   }
 }
 
@@ -80,7 +80,7 @@ export const replayHandlers: Record<string, Handler> = {
   },
   replay_set_replay_speed(state, p) {
     const speed = p.num('speed')
-    if (speed === undefined) throw new CommandError(APP_ERRORS.invalidParams)
+    if (speed === undefined) throw new HandlerError(APP_ERRORS.invalidParams)
     state.replay.setSpeed(speed)
   },
   replay_set_scrub_position(state, p) {

@@ -7,7 +7,7 @@ import { readTitleFile, resolveFile, storeTitle, titleFromStore, writeTitleFile 
 import { checkCount, checkName, MAX_INPUTS_PER_TITLE } from '../limits.js'
 import type { Params } from '../params.js'
 import type { Handler, SimulatorState } from '../state.js'
-import { CommandError, type SimTitle } from '../types.js'
+import { HandlerError, type SimTitle } from '../types.js'
 
 /** Default name of a new title (made unique with a number). */
 const NEW_TITLE_NAME = 'New Title'
@@ -117,7 +117,7 @@ export const titleHandlers: Record<string, Handler> = {
   /** By name (or id); an unknown name answers 'No such title name'. The others are deselected. */
   selectTitle(state, p) {
     const t = state.titleByNameOrId(p.str('title').trim())
-    if (!t) throw new CommandError(APP_ERRORS.selectTitleNoName)
+    if (!t) throw new HandlerError(APP_ERRORS.selectTitleNoName)
     for (const other of state.titles) other.selected = other === t
   },
 
@@ -135,7 +135,7 @@ export const titleHandlers: Record<string, Handler> = {
   removeTitleInput(state, p) {
     const t = state.findTitle(p)
     const inputs = p.list('input')
-    if (inputs.length === 0) throw new CommandError(APP_ERRORS.invalidParams)
+    if (inputs.length === 0) throw new HandlerError(APP_ERRORS.invalidParams)
     const gone = new Set(inputs)
     t.inputs = t.inputs.filter((i) => !gone.has(i))
     state.markEdited()
@@ -144,7 +144,7 @@ export const titleHandlers: Record<string, Handler> = {
   setTitleName(state, p) {
     const t = state.findTitle(p, APP_ERRORS.setTitleNameNoTitle)
     const name = checkName(p.str('newName').trim(), 'title name')
-    if (name === '') throw new CommandError(APP_ERRORS.invalidParams)
+    if (name === '') throw new HandlerError(APP_ERRORS.invalidParams)
     t.name = name
     state.markEdited()
   },
@@ -152,7 +152,7 @@ export const titleHandlers: Record<string, Handler> = {
   setTitlePosition(state, p) {
     const t = state.findTitle(p)
     const position = p.int('position')
-    if (position === undefined) throw new CommandError(APP_ERRORS.invalidParams)
+    if (position === undefined) throw new HandlerError(APP_ERRORS.invalidParams)
     state.moveTitle(t, position)
   },
 }

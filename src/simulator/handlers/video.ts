@@ -6,13 +6,13 @@ import { flagText, type Params } from '../params.js'
 import { iconSide, solidPng } from '../png.js'
 import type { SimVideoIn } from '../seed.js'
 import type { Handler, SimulatorState } from '../state.js'
-import { CommandError } from '../types.js'
+import { HandlerError } from '../types.js'
 
 /** The device named by parameter `name`; missing or unknown → 'invalid params'. */
 function device(state: SimulatorState, p: Params, name: string): SimVideoIn {
   const wanted = p.required(name)
   const d = state.videoIns.find((v) => v.name === wanted)
-  if (!d) throw new CommandError(APP_ERRORS.invalidParams)
+  if (!d) throw new HandlerError(APP_ERRORS.invalidParams)
   return d
 }
 
@@ -58,7 +58,7 @@ export const videoHandlers: Record<string, Handler> = {
 
   /** A PNG of the device's picture at width×height, base64 in `image` (shape assumed, decisions.md). */
   getVideoInIcon(state, p) {
-    if (!p.has('width') || !p.has('height') || !p.has('video')) throw new CommandError(APP_ERRORS.videoInIconMissing)
+    if (!p.has('width') || !p.has('height') || !p.has('video')) throw new HandlerError(APP_ERRORS.videoInIconMissing)
     const width = iconSide(p.int('width')!)
     const height = iconSide(p.int('height')!)
     const d = device(state, p, 'video')
@@ -74,7 +74,7 @@ export const videoHandlers: Record<string, Handler> = {
   closeVideoIn(state, p) {
     const d = device(state, p, 'video')
     const at = state.openedVideoIns.indexOf(d.name)
-    if (at < 0) throw new CommandError(APP_ERRORS.badRequest)
+    if (at < 0) throw new HandlerError(APP_ERRORS.badRequest)
     state.openedVideoIns.splice(at, 1)
     for (const [channel, name] of state.switcher) if (name === d.name) state.switcher.delete(channel)
   },
@@ -82,9 +82,9 @@ export const videoHandlers: Record<string, Handler> = {
   /** Needs a channel and an opened device. */
   switchVideoIn(state, p) {
     const channel = p.int('channel')
-    if (channel === undefined || channel < 0) throw new CommandError(APP_ERRORS.invalidParams)
+    if (channel === undefined || channel < 0) throw new HandlerError(APP_ERRORS.invalidParams)
     const d = device(state, p, 'video')
-    if (!state.openedVideoIns.includes(d.name)) throw new CommandError(APP_ERRORS.badRequest)
+    if (!state.openedVideoIns.includes(d.name)) throw new HandlerError(APP_ERRORS.badRequest)
     state.switcher.set(channel, d.name)
   },
 }
