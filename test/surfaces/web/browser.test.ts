@@ -261,7 +261,8 @@ describe('web surface in headless Chromium', () => {
     const page = await open()
     // A 2×2 image, green on top and magenta below, scaled to the key; a badge drawn over it.
     const rgba = new Uint8Array([0, 255, 0, 255, 0, 255, 0, 255, 255, 0, 255, 255, 255, 0, 255, 255])
-    const feedback = { text: 'pic', image: { width: 2, height: 2, rgba }, badge: 'stale' as const }
+    // (pending, not stale: a stale key's image is darkened, and the colours below are read back.)
+    const feedback = { text: 'pic', image: { width: 2, height: 2, rgba }, badge: 'pending' as const }
     desk.setFeedback('key:4', feedback)
     await shown(page, 'desk', 'key:4', 'pic')
     const key = page.locator(selector('desk', 'key:4'))
