@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util'
 import type { DaemonStatus } from '../daemon/api.js'
-import { readListenToken } from '../daemon/server.js'
+import { readListenToken } from '../daemon/auth.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT, SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger } from '../log.js'
 import { loadConfigFile } from '../mappings/load.js'

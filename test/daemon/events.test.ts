@@ -7,8 +7,8 @@ import { request, type IncomingMessage } from 'node:http'
 import { connect as netConnect } from 'node:net'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import type { DaemonEvent, SurfaceStateEvent } from '../../src/daemon/api.js'
+import { COOKIE_NAME } from '../../src/daemon/auth.js'
 import {
-  COOKIE_NAME,
   DAEMON_SERVER_LIMITS,
   startDaemonServer,
   type DaemonServer,

@@ -9,11 +9,9 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
+import { COOKIE_NAME, DaemonServerConfigError, readListenToken } from '../../src/daemon/auth.js'
 import {
-  COOKIE_NAME,
   DAEMON_SERVER_LIMITS,
-  DaemonServerConfigError,
-  readListenToken,
   startDaemonServer,
   type DaemonServer,
   type DaemonServerOptions,

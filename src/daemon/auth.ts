@@ -1,0 +1,184 @@
+/**
+ * Who may talk to the daemon server, checked on every request and WebSocket upgrade before any route:
+ *
+ * 1. **Host** (DNS rebinding) on every request; **Origin** and `Sec-Fetch-Site` on every request that
+ *    is not a GET or HEAD (without it any web page could `POST .../press`). The rules are in
+ *    `src/http-guard.ts`.
+ * 2. **Token**, only when bound to anything but loopback: `Authorization: Bearer <token>`, or the
+ *    cookie COOKIE_NAME that a page link `?token=<token>` sets (`HttpOnly; SameSite=Strict`, then a
+ *    redirect that drops the token from the address bar). It guards everything, the page and its
+ *    WebSocket included: on a LAN, the page's keys are as powerful as the API. Compared in constant
+ *    time; never logged. Without a token such a bind refuses to start.
+ *
+ * Refusals are logged once per server (a hostile page may retry endlessly), through the server's
+ * logger.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { fetchSiteAllowed, hostAllowed, hostSet, isLoopbackAddress, originAllowed } from '../http-guard.js'
+import type { Logger } from '../log.js'
+import { COMMON_HEADERS, HttpError } from './http.js'
+
+/** The cookie that carries the token for the page (set from a `?token=` link). */
+export const COOKIE_NAME = 'panelbridge_token'
+
+/** Shortest token accepted from `listen.token_file` (the schema asks the same of `listen.token`). */
+export const MIN_TOKEN_LENGTH = 16
+
+/** Why the server refused to start (e.g. a non-loopback bind without a token). */
+export class DaemonServerConfigError extends Error {
+  override readonly name = 'DaemonServerConfigError'
+}
+
+/**
+ * The token of a `listen` section: `token`, or the contents of `token_file` (trimmed; a trailing
+ * newline is usual). Undefined when neither is set. Errors name the file and the problem, never the
+ * contents.
+ */
+export async function readListenToken(listen: { token?: string; token_file?: string }): Promise<string | undefined> {
+  if (listen.token !== undefined && listen.token_file !== undefined) {
+    throw new DaemonServerConfigError('listen: set token or token_file, not both')
+  }
+  if (listen.token_file === undefined) return listen.token
+  let text: string
+  try {
+    text = await readFile(listen.token_file, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable'
+    throw new DaemonServerConfigError(`listen.token_file ${listen.token_file}: cannot read it (${code})`, {
+      cause: err,
+    })
+  }
+  const token = text.trim()
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new DaemonServerConfigError(
+      `listen.token_file ${listen.token_file}: the token must be at least ${MIN_TOKEN_LENGTH} characters`,
+    )
+  }
+  return token
+}
+
+/** SHA-256 of a token, so that comparing needs no length check (which would leak the length). */
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest()
+}
+
+/** The value of one cookie from a `Cookie` header. */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim())
+      } catch {
+        return undefined // not a cookie this server set
+      }
+    }
+  }
+  return undefined
+}
+
+/** The `Bearer` credential of an `Authorization` header (scheme case-insensitive). */
+function bearer(header: string | undefined): string | undefined {
+  const m = header === undefined ? null : /^Bearer[ \t]+(.*?)[ \t]*$/i.exec(header)
+  return m?.[1]
+}
+
+export interface AuthOptions {
+  /** The bind address: anything but loopback needs `token`. */
+  host: string
+  token?: string
+  /** DNS names besides `localhost` that may be used in `Host`. */
+  allowedHosts?: string[]
+  log: Logger
+}
+
+/** The checks of one server. Throws `DaemonServerConfigError` for a non-loopback bind without a token. */
+export class ServerAuth {
+  /** Whether requests need the token (the bind is not loopback). */
+  readonly tokenRequired: boolean
+  private readonly tokenDigest: Buffer | undefined
+  private readonly allowedHosts: ReturnType<typeof hostSet>
+  private readonly log: Logger
+
+  constructor(o: AuthOptions) {
+    this.tokenRequired = !isLoopbackAddress(o.host)
+    if (this.tokenRequired && (o.token === undefined || o.token.trim() === '')) {
+      throw new DaemonServerConfigError(
+        `listen: ${o.host} is not a loopback address, so the API needs a token: set listen.token or listen.token_file ` +
+          '(or bind 127.0.0.1)',
+      )
+    }
+    this.tokenDigest = this.tokenRequired ? digest(o.token!.trim()) : undefined
+    this.allowedHosts = hostSet(o.allowedHosts)
+    this.log = o.log
+  }
+
+  /** Host, and Origin for anything but GET and HEAD; throws the refusal (403). */
+  guard(req: IncomingMessage): void {
+    if (!hostAllowed(req, this.allowedHosts)) {
+      this.log.once('refused-host', 'warn', 'refused a request for a foreign Host (DNS rebinding?)', {
+        host: req.headers.host,
+      })
+      throw new HttpError(403, 'FORBIDDEN_HOST', 'this Host is not served here')
+    }
+    const safe = req.method === 'GET' || req.method === 'HEAD'
+    if (!safe && (!originAllowed(req) || !fetchSiteAllowed(req))) {
+      this.log.once('refused-origin', 'warn', 'refused a request from a foreign origin', { origin: req.headers.origin })
+      throw new HttpError(403, 'FORBIDDEN_ORIGIN', 'requests from other origins are refused')
+    }
+  }
+
+  /** The token, when one is required: throws 401 without a valid one. */
+  requireToken(req: IncomingMessage): void {
+    if (this.tokenRequired && !this.authorized(req)) {
+      this.log.once('refused-token', 'warn', 'refused a request without a valid token')
+      throw new HttpError(
+        401,
+        'UNAUTHORIZED',
+        'a valid token is required (Authorization: Bearer, or open the page link with ?token=)',
+        {
+          'www-authenticate': 'Bearer realm="panelbridge"',
+        },
+      )
+    }
+  }
+
+  /** A page link carrying `?token=` (GET or HEAD), to be answered by `tokenLink`. */
+  isTokenLink(req: IncomingMessage, url: URL): boolean {
+    return this.tokenRequired && url.searchParams.has('token') && (req.method === 'GET' || req.method === 'HEAD')
+  }
+
+  /** `?token=` on a page link: set the cookie and send the browser to the same page without it. */
+  tokenLink(res: ServerResponse, url: URL): void {
+    const given = url.searchParams.get('token') ?? undefined
+    if (!this.tokenMatches(given)) {
+      this.log.once('bad-token-link', 'warn', 'refused a page link with a wrong token')
+      throw new HttpError(401, 'UNAUTHORIZED', 'the token in this link is wrong')
+    }
+    url.searchParams.delete('token')
+    res.writeHead(303, {
+      ...COMMON_HEADERS,
+      // The cookie holds the token itself: the server keeps no session state to lose on restart.
+      'set-cookie': `${COOKIE_NAME}=${encodeURIComponent(given!)}; Path=/; HttpOnly; SameSite=Strict`,
+      // One leading slash: `//host` would send the browser to another site.
+      location: '/' + url.pathname.replace(/^\/+/, '') + url.search,
+    })
+    res.end()
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    return (
+      this.tokenMatches(bearer(req.headers.authorization)) ||
+      this.tokenMatches(cookieValue(req.headers.cookie, COOKIE_NAME))
+    )
+  }
+
+  private tokenMatches(candidate: string | undefined): boolean {
+    return (
+      candidate !== undefined && this.tokenDigest !== undefined && timingSafeEqual(digest(candidate), this.tokenDigest)
+    )
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * What the daemon server's parts share to answer: the error reply (`{ "error": { "code", "message" } }`
+ * with a stable code), JSON replies, the method check and the request-body guard.
+ */
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
+
+/** An HTTP error reply: status, stable code, message for people. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+}
+
+/** Headers on every answer of the daemon's own (the web page server sets its own). */
+export const COMMON_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
+
+/** 405 unless `method` is one of `methods`. */
+export function allowMethod(method: string, methods: readonly string[]): void {
+  if (!methods.includes(method)) {
+    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `use ${methods.filter((m) => m !== 'HEAD').join(' or ')}`, {
+      allow: methods.join(', '),
+    })
+  }
+}
+
+export function allow(req: IncomingMessage, methods: readonly string[]): void {
+  allowMethod(req.method ?? 'GET', methods)
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headOnly: boolean,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  })
+  res.end(headOnly ? undefined : text)
+}
+
+export function sendError(res: ServerResponse, err: HttpError, headOnly: boolean): void {
+  // A refused body is left unread: close the connection rather than read on.
+  if (err.status === 413) res.setHeader('connection', 'close')
+  sendJson(res, err.status, { error: { code: err.code, message: err.message } }, headOnly, err.headers)
+}
+
+/** A bare answer written on a socket that is no longer an HTTP exchange (a refused upgrade, a bad request). */
+export function rawReply(status: number): string {
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`
+}
+
+/**
+ * Reads (and drops) a request body, refusing one larger than `max` bytes with 413. Requests without a
+ * body (the usual case) resolve at once.
+ */
+export function readNoBody(req: IncomingMessage, max: number): Promise<void> {
+  const length = req.headers['content-length']
+  const chunked = req.headers['transfer-encoding'] !== undefined
+  if (!chunked && (length === undefined || length === '0')) return Promise.resolve()
+  if (length !== undefined && Number(length) > max) {
+    return Promise.reject(new HttpError(413, 'BODY_TOO_LARGE', `no route takes a request body (at most ${max} bytes)`))
+  }
+  return new Promise<void>((resolve, reject) => {
+    let received = 0
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length
+      if (received > max) {
+        cleanup()
+        req.pause()
+        reject(new HttpError(413, 'BODY_TOO_LARGE', `no route takes a request body (at most ${max} bytes)`))
+      }
+    }
+    const onEnd = (): void => {
+      cleanup()
+      resolve()
+    }
+    const onError = (err: Error): void => {
+      cleanup()
+      reject(err)
+    }
+    const cleanup = (): void => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+  })
+}

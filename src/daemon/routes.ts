@@ -1,0 +1,169 @@
+/**
+ * What the daemon server answers, once a request has passed the checks (`auth.ts`). `{control}` is
+ * percent-decoded, so `key:3` and `key%3A3` both work.
+ *
+ * - `GET /api/status` → `DaemonApi.status()`
+ * - `GET /api/errors` → `{ "errors": DaemonApi.recentErrors() }` (the page's status strip)
+ * - `GET /api/surfaces/{surface}/controls/{control}` → `DaemonApi.controlState()`
+ * - `POST /api/surfaces/{surface}/controls/{control}/{press|down|up|rotate|value}` (`rotate?delta=N`,
+ *   `value?value=X`) → `DaemonApi.inject()` → `200 {"ok":true}`
+ * - `GET /metrics` → Prometheus text
+ * - the web page: `/` redirects to its base path when that is not the root; its own paths; else 404.
+ *
+ * (`GET /api/events` is the event stream's, `event-stream.ts`.)
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { ControlIdError, parseControlId, type ParsedControlId } from '../surfaces/control-id.js'
+import { MAX_ROTATE_DELTA } from '../surfaces/web/protocol.js'
+import type { DaemonApi, InjectKind, InjectRefusal } from './api.js'
+import { allow, allowMethod, COMMON_HEADERS, HttpError } from './http.js'
+
+/** Largest `|delta|` of `rotate?delta=N` (the web page's own bound). */
+export const MAX_INJECT_ROTATE_DELTA = MAX_ROTATE_DELTA
+
+/** The web page server as mounted here (`WebSurfaceServer` is one). */
+export interface MountedWebServer {
+  /** Returns false when the request is not the web server's (this server answers 404). */
+  handleRequest(req: IncomingMessage, res: ServerResponse): boolean
+  /** Returns false when the upgrade is not the web server's. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean
+  /** Its path prefix (`''` at the root); `/` redirects there when it is not the root. */
+  readonly basePath: string
+}
+
+/** What `/metrics` serves (`PrometheusMetrics` is one). */
+export interface MetricsSource {
+  text(): Promise<string>
+  readonly contentType: string
+}
+
+const INJECT_KINDS: readonly InjectKind[] = ['press', 'down', 'up', 'rotate', 'value']
+/** `{surface}` as the config spells names; anything else cannot be configured. */
+const SURFACE_NAME = /^[A-Za-z0-9_-]+$/
+/** A decimal number as a person writes it (no hex, no blanks, no `Infinity`). */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+const INTEGER = /^[+-]?\d+$/
+/** `value` ranges by control kind (the table in `src/surfaces/types.ts`): the shuttle is centred. */
+const CENTRED_KINDS: ReadonlySet<string> = new Set(['shuttle'])
+
+export interface RoutesOptions {
+  api: DaemonApi
+  /** Without it, `/metrics` is 404. */
+  metrics?: MetricsSource
+  /** Without it, only the API and metrics are served. */
+  web?: MountedWebServer
+}
+
+export class Routes {
+  constructor(private readonly o: RoutesOptions) {}
+
+  /** `/api/...` (but the event stream): the JSON body of a 200, or throws the refusal. */
+  api(method: string, path: string, query: URLSearchParams): unknown {
+    const segments = path.split('/').slice(2) // '' and 'api'
+    if (segments.length === 1 && (segments[0] === 'status' || segments[0] === 'errors')) {
+      allowMethod(method, ['GET', 'HEAD'])
+      return segments[0] === 'status' ? this.o.api.status() : { errors: this.o.api.recentErrors() }
+    }
+    if (segments.length >= 4 && segments.length <= 5 && segments[0] === 'surfaces' && segments[2] === 'controls') {
+      return this.control(method, segments, query)
+    }
+    throw new HttpError(404, 'NOT_FOUND', 'no such API route')
+  }
+
+  /** `/metrics`. */
+  async metrics(req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> {
+    allow(req, ['GET', 'HEAD'])
+    const metrics = this.o.metrics
+    if (!metrics) throw new HttpError(404, 'NOT_FOUND', 'metrics are not enabled')
+    const text = await metrics.text()
+    res.writeHead(200, {
+      ...COMMON_HEADERS,
+      'content-type': metrics.contentType,
+      'content-length': Buffer.byteLength(text),
+    })
+    res.end(head ? undefined : text)
+  }
+
+  /** Everything else: the web page, or 404. */
+  page(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const web = this.o.web
+    if (web && path === '/' && web.basePath !== '') {
+      res.writeHead(302, { ...COMMON_HEADERS, location: `${web.basePath}/` }).end()
+      return
+    }
+    if (web?.handleRequest(req, res)) return
+    throw new HttpError(404, 'NOT_FOUND', 'no such page')
+  }
+
+  /** `/api/surfaces/{surface}/controls/{control}[/{action}]`. */
+  private control(method: string, segments: string[], query: URLSearchParams): unknown {
+    const action = segments[4]
+    if (action !== undefined && !(INJECT_KINDS as readonly string[]).includes(action)) {
+      throw new HttpError(404, 'NOT_FOUND', `no such action ${JSON.stringify(action)}; use ${INJECT_KINDS.join(', ')}`)
+    }
+    allowMethod(method, action === undefined ? ['GET', 'HEAD'] : ['POST'])
+    const surface = decodeSegment(segments[1]!)
+    const control = decodeSegment(segments[3]!)
+    if (!SURFACE_NAME.test(surface)) {
+      throw new HttpError(404, 'UNKNOWN_SURFACE', `no surface named ${JSON.stringify(surface)}`)
+    }
+    const parsed = parseControl(control)
+    if (action === undefined) {
+      const state = this.o.api.controlState(surface, control)
+      if ('status' in state) throw refusal(state)
+      return state
+    }
+    const kind = action as InjectKind
+    const refused = this.o.api.inject(surface, control, kind, injectArgument(kind, parsed, query))
+    if (refused) throw refusal(refused)
+    return { ok: true }
+  }
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    throw new HttpError(400, 'BAD_PATH', 'the path has a malformed percent-encoding')
+  }
+}
+
+function parseControl(control: string): ParsedControlId {
+  try {
+    return parseControlId(control)
+  } catch (err) {
+    if (err instanceof ControlIdError) throw new HttpError(400, 'BAD_CONTROL_ID', err.message)
+    throw err
+  }
+}
+
+/** The number an event carries: `rotate?delta=N` (a non-zero integer), `value?value=X` (in the kind's range). */
+function injectArgument(kind: InjectKind, control: ParsedControlId, query: URLSearchParams): number | undefined {
+  if (kind === 'rotate') {
+    const text = query.get('delta')
+    const delta = text !== null && INTEGER.test(text) ? Number(text) : NaN
+    if (!Number.isSafeInteger(delta) || delta === 0 || Math.abs(delta) > MAX_INJECT_ROTATE_DELTA) {
+      throw new HttpError(
+        400,
+        'BAD_VALUE',
+        `rotate needs ?delta=N, a non-zero integer from -${MAX_INJECT_ROTATE_DELTA} to ${MAX_INJECT_ROTATE_DELTA}`,
+      )
+    }
+    return delta
+  }
+  if (kind === 'value') {
+    const [min, max] = CENTRED_KINDS.has(control.kind) ? [-1, 1] : [0, 1]
+    const text = query.get('value')
+    const value = text !== null && DECIMAL.test(text) ? Number(text) : NaN
+    if (!Number.isFinite(value) || value < min || value > max) {
+      throw new HttpError(400, 'BAD_VALUE', `value needs ?value=X, a number from ${min} to ${max} for ${control.kind}`)
+    }
+    return value + 0 // -0 → 0
+  }
+  return undefined
+}
+
+function refusal(r: InjectRefusal): HttpError {
+  return new HttpError(r.status, r.code, r.message)
+}
