@@ -321,178 +321,194 @@ function typedValue(
   }
 }
 
+function socketReply(obs: ProbeObservations): FactObservation {
+  if (!obs.socket.reached) return { fact: 'socket_reply', seen: NO_SOCKET }
+  const shapes = obs.replies
+    .filter((r) => r.transport === 'socket' && r.shape && r.shape.envelope !== 'empty')
+    .map((r) => `${r.shape!.envelope}-${r.shape!.encoding}`)
+  return observed(
+    'socket_reply',
+    shapes,
+    () => `scheduleCommand answered ${countsText(shapes)}`,
+    'no scheduleCommand reply could be read',
+  )
+}
+
+function httpReply(obs: ProbeObservations): FactObservation {
+  if (!obs.http.reached) return { fact: 'http_reply', seen: 'the HTTP command interface was not reached' }
+  const shapes = obs.replies
+    .filter((r) => r.transport === 'http' && r.shape && r.shape.envelope !== 'empty')
+    .map((r) => r.shape!.envelope)
+  return observed('http_reply', shapes, () => `HTTP answered ${countsText(shapes)}`, 'no HTTP reply could be read')
+}
+
+function titleStatus(obs: ProbeObservations): FactObservation {
+  const titles = obs.polls.flatMap((p) => p.titles)
+  if (titles.length === 0) return { fact: 'title_status', seen: 'no title was listed' }
+  if (titles.every((t) => t.status === undefined)) {
+    return {
+      fact: 'title_status',
+      value: 'layer-state-only',
+      seen: 'getTitleControlInfo lists titles without status',
+    }
+  }
+  const byStatus = playChange(obs, 'status')
+  const byLayer = playChange(obs, 'layer')
+  if (!byStatus && byLayer) {
+    return {
+      fact: 'title_status',
+      value: 'layer-state-only',
+      seen: `titles carry a status that did not follow the play change (${byLayer.what})`,
+    }
+  }
+  return {
+    fact: 'title_status',
+    value: 'in-title-list',
+    seen: byStatus ? `status follows play (${byStatus.what})` : 'titles carry status (no play change seen)',
+  }
+}
+
+function layerState(obs: ProbeObservations): FactObservation {
+  const methods = methodsOf(obs)
+  if (!methods) return { fact: 'layer_state', seen: obs.socket.reached ? 'no scheduler' : NO_SOCKET }
+  if (!methods.has('getValueForKey')) {
+    return { fact: 'layer_state', value: false, seen: 'getValueForKey is not published' }
+  }
+  const reads = obs.layerReads.filter(isRecord)
+  if (reads.length > 0) {
+    const most = Math.max(...reads.map((r) => Object.keys(r).length))
+    return {
+      fact: 'layer_state',
+      value: true,
+      seen: `getValueForKey('newblue.automation.layerstate') answers an object (up to ${most} titles)`,
+    }
+  }
+  if (obs.layerReads.length === 0) return { fact: 'layer_state', seen: 'the layer state could not be read' }
+  return {
+    fact: 'layer_state',
+    value: false,
+    seen: `getValueForKey('newblue.automation.layerstate') answers ${jsonSnippet(obs.layerReads[0], 60)}`,
+  }
+}
+
+function feedbackSignal(obs: ProbeObservations): FactObservation {
+  const signals = signalsOf(obs)
+  if (!signals) return { fact: 'feedback_signal', seen: obs.socket.reached ? 'no scheduler' : NO_SOCKET }
+  if (!signals.has('_cmp_v1_handleFeedbackChangeEvent')) {
+    return { fact: 'feedback_signal', value: 'none', seen: '_cmp_v1_handleFeedbackChangeEvent is not published' }
+  }
+  const events = obs.signals.filter((s) => s.signal === '_cmp_v1_handleFeedbackChangeEvent')
+  if (events.length > 0) {
+    const withState = events.filter((e) => feedbackHasState(e.args[3])).length
+    const empty = events.length - withState
+    const value = withState > 0 && empty > 0 ? 'mixed' : withState > 0 ? 'with-state' : 'empty-state'
+    return { fact: 'feedback_signal', value, seen: `${withState} changes with a state, ${empty} with an empty one` }
+  }
+  const change = playChange(obs)
+  if (obs.listened && change) {
+    return { fact: 'feedback_signal', value: 'none', seen: `published, but silent while ${change.what}` }
+  }
+  return { fact: 'feedback_signal', seen: 'nothing to see: play a title in the application while probe listens' }
+}
+
+function values(obs: ProbeObservations): FactObservation {
+  const out = { native: [] as string[], text: [] as string[] }
+  for (const r of obs.replies) {
+    const spec = getCommandSpec(r.command)
+    if (spec && r.fields && r.error === undefined) typedValues(r.fields, spec.reply, out)
+  }
+  if (out.native.length + out.text.length === 0) {
+    return { fact: 'values', seen: 'no reply carried a field the contract types as a number or boolean' }
+  }
+  if (out.text.length > 0) {
+    const names = [...new Set(out.text)].slice(0, 6).join(', ')
+    return { fact: 'values', value: 'strings', seen: `numbers or booleans sent as text (${names})` }
+  }
+  return {
+    fact: 'values',
+    value: 'contract-types',
+    seen: `numbers and booleans as the contract types them (${[...new Set(out.native)].slice(0, 6).join(', ')})`,
+  }
+}
+
+function methodOrder(obs: ProbeObservations): FactObservation {
+  const [a, b] = obs.inits
+  if (!a || !b) return { fact: 'method_order', seen: 'needs two socket connections; fewer were made' }
+  const changed = [...a.methods].filter(([name, index]) => b.methods.has(name) && b.methods.get(name) !== index)
+  if (changed.length > 0) {
+    return {
+      fact: 'method_order',
+      value: 'shuffled-per-start',
+      seen: `method indexes changed between two connections (${changed
+        .slice(0, 3)
+        .map(([n, i]) => `${n} ${i} → ${b.methods.get(n)}`)
+        .join(', ')})`,
+    }
+  }
+  return {
+    fact: 'method_order',
+    seen: 'the indexes were the same on two connections; whether they change when the application restarts needs a restart',
+  }
+}
+
+/** How each profile fact is read from the observations: one small reading per fact. */
+const FACTS: Record<ProfileFact, (obs: ProbeObservations) => FactObservation> = {
+  socket_reply: socketReply,
+  http_reply: httpReply,
+  play_notification: (obs) =>
+    notificationFact(
+      obs,
+      'play_notification',
+      ['id-play', 'event-play'],
+      'play',
+      playChange(obs),
+      "play a title in the application (a title's play state did not change)",
+    ),
+  data_notification: (obs) =>
+    notificationFact(
+      obs,
+      'data_notification',
+      ['event-data', 'data-update'],
+      'data',
+      variablesChange(obs),
+      "change a title's variable in the application (no variable changed)",
+    ),
+  title_added: (obs) =>
+    notificationFact(
+      obs,
+      'title_added',
+      ['control-add-title'],
+      'control',
+      titleAdded(obs),
+      'add a title in the application (no title was added)',
+    ),
+  title_status: titleStatus,
+  layer_state: layerState,
+  companion_registry: (obs) =>
+    published(
+      obs,
+      'companion_registry',
+      ['_cmp_v1_query', '_cmp_v1_queryFeedbackState', '_cmp_v1_performAction'],
+      'automation registry',
+    ),
+  feedback_signal: feedbackSignal,
+  xml_commands: (obs) => published(obs, 'xml_commands', ['scheduleCommandXml', 'newCommandXML'], 'XML command set'),
+  variables_signal: (obs) => published(obs, 'variables_signal', ['variablesChanged'], 'variables signal'),
+  values,
+  method_calls: () => ({
+    fact: 'method_calls',
+    seen: "probe calls methods by the index the init reply gives, as the application's own clients do; calling by name needs a client panelbridge does not have",
+  }),
+  method_order: methodOrder,
+  title_ids_on_restart: () => ({
+    fact: 'title_ids_on_restart',
+    seen: 'needs a restart of the application between two reads',
+  }),
+}
+
 /** Every profile fact, in report order, as these observations show it. */
 export function observeFacts(obs: ProbeObservations): FactObservation[] {
-  const byFact: Record<ProfileFact, () => FactObservation> = {
-    socket_reply: () => {
-      if (!obs.socket.reached) return { fact: 'socket_reply', seen: NO_SOCKET }
-      const shapes = obs.replies
-        .filter((r) => r.transport === 'socket' && r.shape && r.shape.envelope !== 'empty')
-        .map((r) => `${r.shape!.envelope}-${r.shape!.encoding}`)
-      return observed(
-        'socket_reply',
-        shapes,
-        () => `scheduleCommand answered ${countsText(shapes)}`,
-        'no scheduleCommand reply could be read',
-      )
-    },
-    http_reply: () => {
-      if (!obs.http.reached) return { fact: 'http_reply', seen: 'the HTTP command interface was not reached' }
-      const shapes = obs.replies
-        .filter((r) => r.transport === 'http' && r.shape && r.shape.envelope !== 'empty')
-        .map((r) => r.shape!.envelope)
-      return observed('http_reply', shapes, () => `HTTP answered ${countsText(shapes)}`, 'no HTTP reply could be read')
-    },
-    play_notification: () =>
-      notificationFact(
-        obs,
-        'play_notification',
-        ['id-play', 'event-play'],
-        'play',
-        playChange(obs),
-        "play a title in the application (a title's play state did not change)",
-      ),
-    data_notification: () =>
-      notificationFact(
-        obs,
-        'data_notification',
-        ['event-data', 'data-update'],
-        'data',
-        variablesChange(obs),
-        "change a title's variable in the application (no variable changed)",
-      ),
-    title_added: () =>
-      notificationFact(
-        obs,
-        'title_added',
-        ['control-add-title'],
-        'control',
-        titleAdded(obs),
-        'add a title in the application (no title was added)',
-      ),
-    title_status: () => {
-      const titles = obs.polls.flatMap((p) => p.titles)
-      if (titles.length === 0) return { fact: 'title_status', seen: 'no title was listed' }
-      if (titles.every((t) => t.status === undefined)) {
-        return {
-          fact: 'title_status',
-          value: 'layer-state-only',
-          seen: 'getTitleControlInfo lists titles without status',
-        }
-      }
-      const byStatus = playChange(obs, 'status')
-      const byLayer = playChange(obs, 'layer')
-      if (!byStatus && byLayer) {
-        return {
-          fact: 'title_status',
-          value: 'layer-state-only',
-          seen: `titles carry a status that did not follow the play change (${byLayer.what})`,
-        }
-      }
-      return {
-        fact: 'title_status',
-        value: 'in-title-list',
-        seen: byStatus ? `status follows play (${byStatus.what})` : 'titles carry status (no play change seen)',
-      }
-    },
-    layer_state: () => {
-      const methods = methodsOf(obs)
-      if (!methods) return { fact: 'layer_state', seen: obs.socket.reached ? 'no scheduler' : NO_SOCKET }
-      if (!methods.has('getValueForKey')) {
-        return { fact: 'layer_state', value: false, seen: 'getValueForKey is not published' }
-      }
-      const reads = obs.layerReads.filter(isRecord)
-      if (reads.length > 0) {
-        const most = Math.max(...reads.map((r) => Object.keys(r).length))
-        return {
-          fact: 'layer_state',
-          value: true,
-          seen: `getValueForKey('newblue.automation.layerstate') answers an object (up to ${most} titles)`,
-        }
-      }
-      if (obs.layerReads.length === 0) return { fact: 'layer_state', seen: 'the layer state could not be read' }
-      return {
-        fact: 'layer_state',
-        value: false,
-        seen: `getValueForKey('newblue.automation.layerstate') answers ${jsonSnippet(obs.layerReads[0], 60)}`,
-      }
-    },
-    companion_registry: () =>
-      published(
-        obs,
-        'companion_registry',
-        ['_cmp_v1_query', '_cmp_v1_queryFeedbackState', '_cmp_v1_performAction'],
-        'automation registry',
-      ),
-    feedback_signal: () => {
-      const signals = signalsOf(obs)
-      if (!signals) return { fact: 'feedback_signal', seen: obs.socket.reached ? 'no scheduler' : NO_SOCKET }
-      if (!signals.has('_cmp_v1_handleFeedbackChangeEvent')) {
-        return { fact: 'feedback_signal', value: 'none', seen: '_cmp_v1_handleFeedbackChangeEvent is not published' }
-      }
-      const events = obs.signals.filter((s) => s.signal === '_cmp_v1_handleFeedbackChangeEvent')
-      if (events.length > 0) {
-        const withState = events.filter((e) => feedbackHasState(e.args[3])).length
-        const empty = events.length - withState
-        const value = withState > 0 && empty > 0 ? 'mixed' : withState > 0 ? 'with-state' : 'empty-state'
-        return { fact: 'feedback_signal', value, seen: `${withState} changes with a state, ${empty} with an empty one` }
-      }
-      const change = playChange(obs)
-      if (obs.listened && change) {
-        return { fact: 'feedback_signal', value: 'none', seen: `published, but silent while ${change.what}` }
-      }
-      return { fact: 'feedback_signal', seen: 'nothing to see: play a title in the application while probe listens' }
-    },
-    xml_commands: () => published(obs, 'xml_commands', ['scheduleCommandXml', 'newCommandXML'], 'XML command set'),
-    variables_signal: () => published(obs, 'variables_signal', ['variablesChanged'], 'variables signal'),
-    values: () => {
-      const out = { native: [] as string[], text: [] as string[] }
-      for (const r of obs.replies) {
-        const spec = getCommandSpec(r.command)
-        if (spec && r.fields && r.error === undefined) typedValues(r.fields, spec.reply, out)
-      }
-      if (out.native.length + out.text.length === 0) {
-        return { fact: 'values', seen: 'no reply carried a field the contract types as a number or boolean' }
-      }
-      if (out.text.length > 0) {
-        const names = [...new Set(out.text)].slice(0, 6).join(', ')
-        return { fact: 'values', value: 'strings', seen: `numbers or booleans sent as text (${names})` }
-      }
-      return {
-        fact: 'values',
-        value: 'contract-types',
-        seen: `numbers and booleans as the contract types them (${[...new Set(out.native)].slice(0, 6).join(', ')})`,
-      }
-    },
-    method_calls: () => ({
-      fact: 'method_calls',
-      seen: "probe calls methods by the index the init reply gives, as the application's own clients do; calling by name needs a client panelbridge does not have",
-    }),
-    method_order: () => {
-      const [a, b] = obs.inits
-      if (!a || !b) return { fact: 'method_order', seen: 'needs two socket connections; fewer were made' }
-      const changed = [...a.methods].filter(([name, index]) => b.methods.has(name) && b.methods.get(name) !== index)
-      if (changed.length > 0) {
-        return {
-          fact: 'method_order',
-          value: 'shuffled-per-start',
-          seen: `method indexes changed between two connections (${changed
-            .slice(0, 3)
-            .map(([n, i]) => `${n} ${i} → ${b.methods.get(n)}`)
-            .join(', ')})`,
-        }
-      }
-      return {
-        fact: 'method_order',
-        seen: 'the indexes were the same on two connections; whether they change when the application restarts needs a restart',
-      }
-    },
-    title_ids_on_restart: () => ({
-      fact: 'title_ids_on_restart',
-      seen: 'needs a restart of the application between two reads',
-    }),
-  }
-  return PROFILE_FACT_NAMES.map((k) => byFact[k]())
+  return PROFILE_FACT_NAMES.map((k) => FACTS[k](obs))
 }
 
 // ---- panelbridge's other assumptions ----------------------------------------------------------------
@@ -526,138 +542,159 @@ function list(items: string[], max = 4): string {
   return unique.length > max ? `${unique.slice(0, max).join(', ')} and ${unique.length - max} more` : unique.join(', ')
 }
 
-/** panelbridge's assumptions beyond the profile facts, each held, differing or unchecked. */
-export function checkAssumptions(obs: ProbeObservations): AssumptionCheck[] {
-  const out: AssumptionCheck[] = []
-  const add = (name: string, verdict: AssumptionCheck['verdict'], seen: string): void => {
-    out.push({ name, verdict, seen })
-  }
-  const http = obs.replies.filter((r) => r.transport === 'http')
-  const socket = obs.replies.filter((r) => r.transport === 'socket')
+/** What every assumption check reads: the observations, and their replies by transport. */
+interface Seen {
+  obs: ProbeObservations
+  http: ReplySeen[]
+  socket: ReplySeen[]
+}
 
-  // Every reply readable by the one reader; HTTP replies accepted by the command client.
+type Verdict = AssumptionCheck['verdict']
+
+function check(name: string, verdict: Verdict, seen: string): AssumptionCheck {
+  return { name, verdict, seen }
+}
+
+/** `held` with one text, `differs` with the other. */
+function heldIf(name: string, held: boolean, ifHeld: string, ifNot: string): AssumptionCheck {
+  return check(name, held ? 'held' : 'differs', held ? ifHeld : ifNot)
+}
+
+/** Every reply readable by the one reader; HTTP replies accepted by the command client. */
+function replyReader({ obs, http, socket }: Seen): AssumptionCheck[] {
   const unreadable = obs.replies.filter((r) => r.unreadable !== undefined)
   const refused = http.filter(
     (r) => r.unreadable === undefined && r.clientFailure !== undefined && r.clientFailure !== 'APP_ERROR',
   )
-  if (obs.replies.length === 0) add('reply-reader', 'unchecked', 'no reply was received')
-  else if (unreadable.length + refused.length === 0) {
-    add('reply-reader', 'held', `${obs.replies.length} replies read (${http.length} HTTP, ${socket.length} socket)`)
-  } else {
-    add(
-      'reply-reader',
-      'differs',
-      list([
-        ...unreadable.map((r) => `${r.transport} ${r.command}: ${r.unreadable}`),
-        ...refused.map((r) => `http ${r.command}: ${r.clientFailure}`),
-      ]),
-    )
+  if (obs.replies.length === 0) return [check('reply-reader', 'unchecked', 'no reply was received')]
+  if (unreadable.length + refused.length === 0) {
+    return [
+      check(
+        'reply-reader',
+        'held',
+        `${obs.replies.length} replies read (${http.length} HTTP, ${socket.length} socket)`,
+      ),
+    ]
   }
+  const seen = list([
+    ...unreadable.map((r) => `${r.transport} ${r.command}: ${r.unreadable}`),
+    ...refused.map((r) => `http ${r.command}: ${r.clientFailure}`),
+  ])
+  return [check('reply-reader', 'differs', seen)]
+}
 
-  for (const [name, replies] of [
-    ['request-id-echo-http', http],
-    ['request-id-echo-socket', socket],
-  ] as const) {
-    const sent = replies.filter((r) => r.requestId !== undefined && r.fields && r.shape?.envelope !== 'empty')
-    if (sent.length === 0) {
-      add(name, 'unchecked', 'no reply to a command that carried a requestId')
-      continue
-    }
-    const echoed = (r: ReplySeen): unknown => r.fields?.requestId
-    const wrong = sent.filter((r) => echoed(r) !== undefined && text(echoed(r)) !== r.requestId)
-    const missing = sent.filter((r) => echoed(r) === undefined)
-    if (wrong.length > 0) {
-      add(name, 'differs', `another requestId came back: ${list(wrong.map((r) => r.command))}`)
-    } else if (missing.length > 0) {
-      add(name, 'differs', `not echoed by ${list(missing.map((r) => r.command))} (a missing echo is accepted)`)
-    } else add(name, 'held', `${sent.length} replies echoed the requestId sent`)
+function requestIdEcho(name: string, replies: ReplySeen[]): AssumptionCheck {
+  const sent = replies.filter((r) => r.requestId !== undefined && r.fields && r.shape?.envelope !== 'empty')
+  if (sent.length === 0) return check(name, 'unchecked', 'no reply to a command that carried a requestId')
+  const echoed = (r: ReplySeen): unknown => r.fields?.requestId
+  const wrong = sent.filter((r) => echoed(r) !== undefined && text(echoed(r)) !== r.requestId)
+  const missing = sent.filter((r) => echoed(r) === undefined)
+  if (wrong.length > 0)
+    return check(name, 'differs', `another requestId came back: ${list(wrong.map((r) => r.command))}`)
+  if (missing.length > 0) {
+    return check(name, 'differs', `not echoed by ${list(missing.map((r) => r.command))} (a missing echo is accepted)`)
   }
+  return check(name, 'held', `${sent.length} replies echoed the requestId sent`)
+}
 
+function requestIdEchoes({ http, socket }: Seen): AssumptionCheck[] {
+  return [requestIdEcho('request-id-echo-http', http), requestIdEcho('request-id-echo-socket', socket)]
+}
+
+function errorBesideSuccess({ obs }: Seen): AssumptionCheck[] {
   const errors = obs.replies.filter((r) => r.error !== undefined && r.fields)
-  if (errors.length === 0) add('error-beside-success', 'unchecked', 'no reply carried an error')
-  else {
-    const withTrue = errors.filter((r) => r.fields!.success === true || r.fields!.success === 'true')
-    add(
+  if (errors.length === 0) return [check('error-beside-success', 'unchecked', 'no reply carried an error')]
+  const withTrue = errors.filter((r) => r.fields!.success === true || r.fields!.success === 'true')
+  return [
+    heldIf(
       'error-beside-success',
-      withTrue.length > 0 ? 'held' : 'differs',
-      withTrue.length > 0
-        ? `success stays true beside an error (${list(withTrue.map((r) => r.command))}); panelbridge reads error`
-        : `errors came with success false or absent (${list(errors.map((r) => r.command))})`,
-    )
-  }
+      withTrue.length > 0,
+      `success stays true beside an error (${list(withTrue.map((r) => r.command))}); panelbridge reads error`,
+      `errors came with success false or absent (${list(errors.map((r) => r.command))})`,
+    ),
+  ]
+}
 
+function flagsAsStrings({ obs }: Seen): AssumptionCheck[] {
   const flags: unknown[] = []
   for (const r of obs.replies.filter((x) => x.command === 'getSubscriptions')) {
     const senders = r.fields?.senders
     if (Array.isArray(senders))
       for (const s of senders) if (isRecord(s) && s.is_default !== undefined) flags.push(s.is_default)
   }
-  if (flags.length === 0) add('flags-as-strings', 'unchecked', 'no flag field (is_default) was seen')
-  else {
-    const odd = flags.filter((f) => f !== '0' && f !== '1')
-    add(
+  if (flags.length === 0) return [check('flags-as-strings', 'unchecked', 'no flag field (is_default) was seen')]
+  const odd = flags.filter((f) => f !== '0' && f !== '1')
+  return [
+    heldIf(
       'flags-as-strings',
-      odd.length === 0 ? 'held' : 'differs',
-      odd.length === 0
-        ? `is_default as '0'/'1' (${flags.length})`
-        : `is_default as ${list(odd.map((f) => jsonSnippet(f, 20)))}`,
-    )
-  }
+      odd.length === 0,
+      `is_default as '0'/'1' (${flags.length})`,
+      `is_default as ${list(odd.map((f) => jsonSnippet(f, 20)))}`,
+    ),
+  ]
+}
 
+function titleIds(titles: Record<string, unknown>[]): AssumptionCheck {
+  const odd = titles.map((t) => t.id).filter((id) => typeof id !== 'string' || !BRACED_UUID.test(id))
+  return heldIf(
+    'braced-title-ids',
+    odd.length === 0,
+    'every title id is a braced UUID',
+    `ids ${list(odd.map((i) => jsonSnippet(i, 60)))}`,
+  )
+}
+
+function playStates(titles: Record<string, unknown>[]): AssumptionCheck {
+  const states = titles.map((t) => t.status).filter((s) => s !== undefined)
+  const unknown = states.filter((s) => parsePlayState(s) === undefined)
+  if (states.length === 0) return check('play-states', 'unchecked', 'titles carry no status')
+  return heldIf(
+    'play-states',
+    unknown.length === 0,
+    `statuses ${list(states.map((s) => (typeof s === 'string' ? s : jsonSnippet(s, 30))))}`,
+    `unknown statuses ${list(unknown.map((s) => jsonSnippet(s, 30)))}`,
+  )
+}
+
+function titleVariables(titles: Record<string, unknown>[]): AssumptionCheck {
+  const vars = titles.flatMap((t) => (Array.isArray(t.variables) ? (t.variables as unknown[]) : []))
+  const odd = vars.filter((v) => !isRecord(v) || typeof v.variable !== 'string' || !('value' in v))
+  if (vars.length === 0) return check('title-variables', 'unchecked', 'no title variable was listed')
+  return heldIf(
+    'title-variables',
+    odd.length === 0,
+    `${vars.length} variables as {variable, value}`,
+    `variables like ${jsonSnippet(odd[0], 80)}`,
+  )
+}
+
+function titleIcons(titleReplies: ReplySeen[]): AssumptionCheck {
+  const iconReplies = titleReplies.filter((r) => titlesOf(r).some((t) => typeof t.image === 'string' && t.image !== ''))
+  const images = iconReplies.flatMap(titlesOf).map((t) => t.image)
+  if (images.length === 0) return check('title-icons', 'differs', 'getTitleControlInfo with icon 1 carried no image')
+  const sizes = images.map(pngSize)
+  const bad = sizes.filter((s) => !s || s.width !== PROBE_ICON_SIDE || s.height !== PROBE_ICON_SIDE)
+  return heldIf(
+    'title-icons',
+    bad.length === 0,
+    `${images.length} icons as 72×72 PNG data URLs`,
+    `icons ${list(sizes.map((s) => (s ? `${s.width}×${s.height} PNG` : 'not a PNG data URL')))} for 72×72 asked`,
+  )
+}
+
+/** The title list: its ids, play states, variables and icons. */
+function titleList({ obs }: Seen): AssumptionCheck[] {
   const titleReplies = obs.replies.filter((r) => r.command === 'getTitleControlInfo' && r.fields)
   const titles = titleReplies.flatMap(titlesOf)
   if (titles.length === 0) {
-    for (const n of ['braced-title-ids', 'play-states', 'title-variables', 'title-icons']) {
-      add(n, 'unchecked', 'no title was listed')
-    }
-  } else {
-    const ids = titles.map((t) => t.id)
-    const odd = ids.filter((id) => typeof id !== 'string' || !BRACED_UUID.test(id))
-    add(
-      'braced-title-ids',
-      odd.length === 0 ? 'held' : 'differs',
-      odd.length === 0 ? 'every title id is a braced UUID' : `ids ${list(odd.map((i) => jsonSnippet(i, 60)))}`,
+    return ['braced-title-ids', 'play-states', 'title-variables', 'title-icons'].map((n) =>
+      check(n, 'unchecked', 'no title was listed'),
     )
-    const states = titles.map((t) => t.status).filter((s) => s !== undefined)
-    const unknown = states.filter((s) => parsePlayState(s) === undefined)
-    if (states.length === 0) add('play-states', 'unchecked', 'titles carry no status')
-    else
-      add(
-        'play-states',
-        unknown.length === 0 ? 'held' : 'differs',
-        unknown.length === 0
-          ? `statuses ${list(states.map((s) => (typeof s === 'string' ? s : jsonSnippet(s, 30))))}`
-          : `unknown statuses ${list(unknown.map((s) => jsonSnippet(s, 30)))}`,
-      )
-    const vars = titles.flatMap((t) => (Array.isArray(t.variables) ? (t.variables as unknown[]) : []))
-    const oddVars = vars.filter((v) => !isRecord(v) || typeof v.variable !== 'string' || !('value' in v))
-    if (vars.length === 0) add('title-variables', 'unchecked', 'no title variable was listed')
-    else
-      add(
-        'title-variables',
-        oddVars.length === 0 ? 'held' : 'differs',
-        oddVars.length === 0
-          ? `${vars.length} variables as {variable, value}`
-          : `variables like ${jsonSnippet(oddVars[0], 80)}`,
-      )
-    const iconReplies = titleReplies.filter((r) =>
-      titlesOf(r).some((t) => typeof t.image === 'string' && t.image !== ''),
-    )
-    const images = iconReplies.flatMap(titlesOf).map((t) => t.image)
-    if (images.length === 0) add('title-icons', 'differs', 'getTitleControlInfo with icon 1 carried no image')
-    else {
-      const sizes = images.map(pngSize)
-      const bad = sizes.filter((s) => !s || s.width !== PROBE_ICON_SIDE || s.height !== PROBE_ICON_SIDE)
-      add(
-        'title-icons',
-        bad.length === 0 ? 'held' : 'differs',
-        bad.length === 0
-          ? `${images.length} icons as 72×72 PNG data URLs`
-          : `icons ${list(sizes.map((s) => (s ? `${s.width}×${s.height} PNG` : 'not a PNG data URL')))} for 72×72 asked`,
-      )
-    }
   }
+  return [titleIds(titles), playStates(titles), titleVariables(titles), titleIcons(titleReplies)]
+}
 
+function sameTitles({ http, socket }: Seen): AssumptionCheck[] {
   // The first reads only: titles may come and go during the listen window.
   const idsOf = (replies: ReplySeen[]): Set<string> =>
     new Set(
@@ -668,95 +705,132 @@ export function checkAssumptions(obs: ProbeObservations): AssumptionCheck[] {
   const httpIds = idsOf(http)
   const socketIds = idsOf(socket)
   if (httpIds.size === 0 || socketIds.size === 0)
-    add('same-titles-both-transports', 'unchecked', 'titles were not read over both transports')
-  else {
-    const onlyOne = [...httpIds].filter((i) => !socketIds.has(i)).concat([...socketIds].filter((i) => !httpIds.has(i)))
-    add(
+    return [check('same-titles-both-transports', 'unchecked', 'titles were not read over both transports')]
+  const onlyOne = [...httpIds].filter((i) => !socketIds.has(i)).concat([...socketIds].filter((i) => !httpIds.has(i)))
+  return [
+    heldIf(
       'same-titles-both-transports',
-      onlyOne.length === 0 ? 'held' : 'differs',
-      onlyOne.length === 0 ? `${httpIds.size} titles on both` : `listed on one transport only: ${list(onlyOne)}`,
-    )
-  }
+      onlyOne.length === 0,
+      `${httpIds.size} titles on both`,
+      `listed on one transport only: ${list(onlyOne)}`,
+    ),
+  ]
+}
 
-  if (obs.clientInfo === undefined) add('client-info', 'unchecked', 'notifyClientConnected was not answered')
-  else {
-    let info: unknown = obs.clientInfo
-    let text = false
-    if (typeof info === 'string') {
-      text = true
-      try {
-        info = JSON.parse(info)
-      } catch {
-        info = undefined
-      }
+function clientInfo({ obs }: Seen): AssumptionCheck[] {
+  if (obs.clientInfo === undefined) return [check('client-info', 'unchecked', 'notifyClientConnected was not answered')]
+  let info: unknown = obs.clientInfo
+  let asText = false
+  if (typeof info === 'string') {
+    asText = true
+    try {
+      info = JSON.parse(info)
+    } catch {
+      info = undefined
     }
-    const missing = isRecord(info) ? CLIENT_INFO_FIELDS.filter((f) => typeof info[f] !== 'string') : CLIENT_INFO_FIELDS
-    add(
-      'client-info',
-      text && missing.length === 0 ? 'held' : 'differs',
-      text && missing.length === 0
-        ? 'notifyClientConnected answers JSON text with buildDate, buildTime, host, platform, sku, version'
-        : `notifyClientConnected answered ${text ? 'text' : 'an object'}${missing.length > 0 ? ` without ${missing.join(', ')}` : ''}`,
-    )
   }
+  const missing = isRecord(info) ? CLIENT_INFO_FIELDS.filter((f) => typeof info[f] !== 'string') : CLIENT_INFO_FIELDS
+  return [
+    heldIf(
+      'client-info',
+      asText && missing.length === 0,
+      'notifyClientConnected answers JSON text with buildDate, buildTime, host, platform, sku, version',
+      `notifyClientConnected answered ${asText ? 'text' : 'an object'}${missing.length > 0 ? ` without ${missing.join(', ')}` : ''}`,
+    ),
+  ]
+}
 
+function layerStateLowercase({ obs }: Seen): AssumptionCheck[] {
   const layers = obs.layerReads.filter(isRecord)
   const playStates = layers.flatMap((l) => Object.values(l)).map((v) => (isRecord(v) ? v.playState : v))
-  if (playStates.length === 0) add('layer-state-lowercase', 'unchecked', 'the layer state named no title')
-  else {
-    const odd = playStates.filter(
-      (s) => typeof s !== 'string' || s !== s.toLowerCase() || parsePlayState(s) === undefined,
-    )
-    add(
+  if (playStates.length === 0) return [check('layer-state-lowercase', 'unchecked', 'the layer state named no title')]
+  const odd = playStates.filter(
+    (s) => typeof s !== 'string' || s !== s.toLowerCase() || parsePlayState(s) === undefined,
+  )
+  return [
+    heldIf(
       'layer-state-lowercase',
-      odd.length === 0 ? 'held' : 'differs',
-      odd.length === 0
-        ? `playState ${list(playStates.map(String))}`
-        : `playState ${list(odd.map((s) => jsonSnippet(s, 30)))}`,
-    )
-  }
+      odd.length === 0,
+      `playState ${list(playStates.map(String))}`,
+      `playState ${list(odd.map((s) => jsonSnippet(s, 30)))}`,
+    ),
+  ]
+}
 
-  if (obs.registry.length === 0) add('registry-shape', 'unchecked', '_cmp_v1_query was not published or not answered')
-  else {
-    const bad = obs.registry.filter((r) => {
-      let reply = r.reply
-      if (typeof reply === 'string') {
-        try {
-          reply = JSON.parse(reply)
-        } catch {
-          return true
-        }
+function registryShape({ obs }: Seen): AssumptionCheck[] {
+  if (obs.registry.length === 0) {
+    return [check('registry-shape', 'unchecked', '_cmp_v1_query was not published or not answered')]
+  }
+  const bad = obs.registry.filter((r) => {
+    let reply = r.reply
+    if (typeof reply === 'string') {
+      try {
+        reply = JSON.parse(reply)
+      } catch {
+        return true
       }
-      return !isRecord(reply) || !(`companion_${r.kind}` in reply)
-    })
-    add(
+    }
+    return !isRecord(reply) || !(`companion_${r.kind}` in reply)
+  })
+  return [
+    heldIf(
       'registry-shape',
-      bad.length === 0 ? 'held' : 'differs',
-      bad.length === 0
-        ? `_cmp_v1_query answers companion_${obs.registry.map((r) => r.kind).join(', companion_')}`
-        : `_cmp_v1_query(${list(bad.map((r) => r.kind))}) answers without companion_<kind>`,
-    )
-  }
+      bad.length === 0,
+      `_cmp_v1_query answers companion_${obs.registry.map((r) => r.kind).join(', companion_')}`,
+      `_cmp_v1_query(${list(bad.map((r) => r.kind))}) answers without companion_<kind>`,
+    ),
+  ]
+}
 
+function notifications({ obs }: Seen): AssumptionCheck[] {
   const notes = obs.signals.filter((s) => s.signal === 'onNotify')
   if (notes.length === 0) {
-    add(
-      'broadcast-notifications',
-      'unchecked',
-      obs.listened ? 'no notification arrived (probe does not subscribe)' : 'probe did not listen',
-    )
-    add('notification-forms', 'unchecked', 'no notification arrived')
-  } else {
-    add('broadcast-notifications', 'held', `${notes.length} notifications arrived without a subscribe of probe's own`)
-    const kinds = notes.map((n) => ({ kind: classifyNotification(n.args[0]), text: typeof n.args[0] === 'string' }))
-    const odd = kinds.filter((k) => !k.text || ['control-other', 'event-other', 'unknown', 'not-json'].includes(k.kind))
-    add(
-      'notification-forms',
-      odd.length === 0 ? 'held' : 'differs',
-      odd.length === 0
-        ? `every notification is JSON text in a known form (${countsText(kinds.map((k) => k.kind))})`
-        : `${odd.length} notifications ${odd.some((k) => !k.text) ? 'not as one JSON text argument, or ' : ''}in forms panelbridge does not know (${countsText(odd.map((k) => k.kind))})`,
-    )
+    return [
+      check(
+        'broadcast-notifications',
+        'unchecked',
+        obs.listened ? 'no notification arrived (probe does not subscribe)' : 'probe did not listen',
+      ),
+      check('notification-forms', 'unchecked', 'no notification arrived'),
+    ]
   }
-  return out
+  const kinds = notes.map((n) => ({ kind: classifyNotification(n.args[0]), text: typeof n.args[0] === 'string' }))
+  const odd = kinds.filter((k) => !k.text || ['control-other', 'event-other', 'unknown', 'not-json'].includes(k.kind))
+  return [
+    check(
+      'broadcast-notifications',
+      'held',
+      `${notes.length} notifications arrived without a subscribe of probe's own`,
+    ),
+    heldIf(
+      'notification-forms',
+      odd.length === 0,
+      `every notification is JSON text in a known form (${countsText(kinds.map((k) => k.kind))})`,
+      `${odd.length} notifications ${odd.some((k) => !k.text) ? 'not as one JSON text argument, or ' : ''}in forms panelbridge does not know (${countsText(odd.map((k) => k.kind))})`,
+    ),
+  ]
+}
+
+/** The assumption checks, in report order. */
+const ASSUMPTIONS: readonly ((seen: Seen) => AssumptionCheck[])[] = [
+  replyReader,
+  requestIdEchoes,
+  errorBesideSuccess,
+  flagsAsStrings,
+  titleList,
+  sameTitles,
+  clientInfo,
+  layerStateLowercase,
+  registryShape,
+  notifications,
+]
+
+/** panelbridge's assumptions beyond the profile facts, each held, differing or unchecked. */
+export function checkAssumptions(obs: ProbeObservations): AssumptionCheck[] {
+  const seen: Seen = {
+    obs,
+    http: obs.replies.filter((r) => r.transport === 'http'),
+    socket: obs.replies.filter((r) => r.transport === 'socket'),
+  }
+  return ASSUMPTIONS.flatMap((run) => run(seen))
 }
