@@ -203,6 +203,18 @@ describe('the panelbridge program', () => {
     expect(lines.every((l) => /^[a-z0-9-]+\s{2,}\S/.test(l))).toBe(true)
   })
 
+  it('surfaces serves its web page and stops cleanly on SIGINT', async () => {
+    const child = run(['surfaces', '--no-hardware', '--port', '0'])
+    const lines = await firstLines(child, 3)
+    expect(lines).toContain('web web (Web surface): open')
+    expect(lines).toContain('no hardware drivers: only the web surface')
+    const url = /^web surface on (http:\/\/\S+)$/.exec(lines[2]!)![1]!
+    expect((await fetch(url)).status).toBe(200)
+    const exited = exitCode(child)
+    child.kill('SIGINT')
+    expect(await exited).toBe(EXIT_OK)
+  })
+
   it('sim --help shows its options', async () => {
     const child = run(['sim', '--help'])
     const out = allOf(child, 'stdout')
