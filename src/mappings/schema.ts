@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
+import { SURFACE_NAME_CHARS, SURFACE_NAME_MAX_CHARS, SURFACE_NAME_RULE } from '../surfaces/surface-name.js'
 import { surfaceSchema } from './drivers/index.js'
 import { CONFIG_LIMITS } from './limits.js'
 
@@ -22,12 +23,13 @@ export { CONFIG_LIMITS }
 /** The file format version this panelbridge writes and reads. Older versions are migrated (see `migrate.ts`). */
 export const CONFIG_VERSION = 1
 
+/** A surface or page name: the one rule of `src/surfaces/surface-name.ts`, with the file's messages. */
 const name = (what: string) =>
   z
     .string()
     .min(1, `${what} must not be empty`)
-    .max(CONFIG_LIMITS.name)
-    .regex(/^[A-Za-z0-9_-]+$/, `${what} may use letters, digits, _ and - only`)
+    .max(SURFACE_NAME_MAX_CHARS)
+    .regex(SURFACE_NAME_CHARS, `${what} ${SURFACE_NAME_RULE}`)
 
 const color = z
   .string()
