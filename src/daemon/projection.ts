@@ -27,8 +27,9 @@ import type { InputDoor, InputSource } from './input.js'
 /** How many recent errors the status strip keeps. */
 export const RECENT_ERRORS = 20
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-  .version
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version
 
 export interface ProjectionOptions {
   /** The config file, as the status names it. */
