@@ -5,6 +5,7 @@
  */
 import type { InputEvent, SurfaceStateEvent } from '../daemon/api.js'
 import { isControlId, parseControlId } from '../surfaces/control-id.js'
+import { isSurfaceName } from '../surfaces/surface-name.js'
 import { isRecord } from '../wire.js'
 
 /** Longest event (all its lines) or line read from the stream, bytes; a longer one ends the stream. */
@@ -77,7 +78,6 @@ export function messageOf(err: unknown): string {
   return printable(err instanceof Error ? err.message : String(err))
 }
 
-const SURFACE_NAME = /^[A-Za-z0-9_-]{1,128}$/
 const STATES: ReadonlySet<string> = new Set(['open', 'closed', 'failed', 'permission-denied', 'waiting'])
 const TYPES: ReadonlySet<string> = new Set(['down', 'up', 'rotate', 'value'])
 
@@ -88,7 +88,7 @@ const optionalNumber = (v: unknown): v is number | undefined =>
 /** A `surface` event's data, checked; undefined when it is not one. */
 export function parseSurfaceEvent(data: string): SurfaceStateEvent | undefined {
   const v = parseJson(data)
-  if (!isRecord(v) || typeof v.name !== 'string' || !SURFACE_NAME.test(v.name)) return undefined
+  if (!isRecord(v) || typeof v.name !== 'string' || !isSurfaceName(v.name)) return undefined
   if (typeof v.driver !== 'string' || typeof v.state !== 'string' || !STATES.has(v.state)) return undefined
   if (!optionalText(v.device) || !optionalText(v.model) || !optionalText(v.message)) return undefined
   if (!optionalNumber(v.retryInMs)) return undefined
@@ -106,7 +106,7 @@ export function parseSurfaceEvent(data: string): SurfaceStateEvent | undefined {
 /** An `input` event's data, checked (a canonical control id, the numbers its type needs); else undefined. */
 export function parseInputEvent(data: string): InputEvent | undefined {
   const v = parseJson(data)
-  if (!isRecord(v) || typeof v.surface !== 'string' || !SURFACE_NAME.test(v.surface)) return undefined
+  if (!isRecord(v) || typeof v.surface !== 'string' || !isSurfaceName(v.surface)) return undefined
   if (typeof v.control !== 'string' || v.control.length > 64 || !isControlId(v.control)) return undefined
   if (typeof v.type !== 'string' || !TYPES.has(v.type) || typeof v.driver !== 'string') return undefined
   if (!optionalText(v.device) || !optionalText(v.label) || !optionalNumber(v.velocity) || !optionalNumber(v.raw))

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util'
 import type { DaemonStatus } from '../daemon/api.js'
 import { readListenToken } from '../daemon/auth.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT, SYSTEM_CONFIG } from '../defaults.js'
+import { reachableHost } from '../listen-address.js'
 import { createLogger } from '../log.js'
 import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
@@ -102,12 +103,11 @@ interface LearnOptions {
   'report-ids'?: boolean
 }
 
-/** Where a running daemon would answer. A wildcard listen address is reached on loopback. */
+/** Where a running daemon would answer. A wildcard listen address is reached on loopback (`reachableHost`). */
 function daemonUrl(url: string | undefined, listen: { host: string; port: number } | undefined): string {
   if (url !== undefined) return url.replace(/\/+$/, '')
   if (!listen) return `http://${DEFAULT_LISTEN_HOST}:${DEFAULT_PANELBRIDGE_PORT}`
-  const host = listen.host === '0.0.0.0' || listen.host === '::' ? DEFAULT_LISTEN_HOST : listen.host
-  return `http://${host.includes(':') ? `[${host}]` : host}:${listen.port}`
+  return `http://${reachableHost(listen.host)}:${listen.port}`
 }
 
 /** What answered at the daemon's address: a daemon, with its status when it gave one. */
