@@ -11,9 +11,17 @@ import { EXIT_FAILURE, EXIT_OK } from './subcommand.js'
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
 
 /**
+ * Takes a SIGINT or SIGTERM that comes once the stop is done, while the process is on its way out:
+ * without a listener, Node's default would kill it before it exits with its own code (systemd would
+ * record a failure). A signal listener does not keep the process alive.
+ */
+export function ignoreLateSignal(): void {}
+
+/**
  * Runs `work` with a stop signal: `stop` when given, else one that fires on the first SIGINT or
  * SIGTERM (its reason: the signal's name). The process's listeners stay until `work` ends, so a repeated
- * signal meanwhile is swallowed rather than killing the process.
+ * signal meanwhile is swallowed rather than killing the process; once it stopped, `ignoreLateSignal`
+ * takes their place.
  */
 export async function whileListening<T>(
   stop: AbortSignal | undefined,
@@ -28,7 +36,10 @@ export async function whileListening<T>(
   try {
     return await work(controller.signal)
   } finally {
-    for (const s of STOP_SIGNALS) process.off(s, onSignal)
+    for (const s of STOP_SIGNALS) {
+      process.off(s, onSignal)
+      if (controller.signal.aborted && !process.listeners(s).includes(ignoreLateSignal)) process.on(s, ignoreLateSignal)
+    }
   }
 }
 

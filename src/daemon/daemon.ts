@@ -135,7 +135,7 @@ export class Daemon implements DaemonApi {
       onSend: (_command, outcome) => this.api.countSend(outcome),
       onRequest: (ms: number) => this.metrics.eventToRequest(ms),
     })
-    this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images })
+    this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images, pages: this.engine })
     this.door = new InputDoor(this.engine)
     this.api = new DaemonProjection({
       configFile: options.config,
