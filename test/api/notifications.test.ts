@@ -166,12 +166,13 @@ describe('NotificationLink against the simulator', () => {
     sim.state.titles.push({ ...sim.state.titles[0]!, id: '{added}', name: 'Added', variables: [] })
     emit({ control: 'addTitle' })
     await expect.poll(() => store.title('{added}'), WAIT).toBeDefined()
-    expect(resyncs.count).toBe(before + 1)
+    // The snapshot lands as its reply frame is read; the read's `resynchronised` follows a tick later.
+    await expect.poll(() => resyncs.count, WAIT).toBe(before + 1)
 
     sim.state.titles = sim.state.titles.filter((t) => t.id !== '{added}')
     emit({ data: 'Update' })
     await expect.poll(() => store.title('{added}'), WAIT).toBeUndefined()
-    expect(resyncs.count).toBe(before + 2)
+    await expect.poll(() => resyncs.count, WAIT).toBe(before + 2)
 
     // Forms the link does not read change nothing by themselves: together they make it read the titles
     // once more (debounced), and the store shows what the application holds.
