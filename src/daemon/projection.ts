@@ -4,7 +4,6 @@
  * the daemon's parts and changes none of them; what it keeps of its own is what it reports (the
  * command counts, the recent errors, the followers of the events).
  */
-import { readFileSync } from 'node:fs'
 import type { AppState } from '../api/app-state.js'
 import { EventHub } from '../events.js'
 import type { Engine } from '../mappings/engine.js'
@@ -23,13 +22,13 @@ import type {
   SurfaceStateEvent,
 } from './api.js'
 import type { InputDoor, InputSource } from './input.js'
+import { PANELBRIDGE_VERSION } from '../version.js'
 
 /** How many recent errors the status strip keeps. */
 export const RECENT_ERRORS = 20
 
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version
+/** panelbridge's version, read once and bounded by src/version.ts (the link announces the same). */
+const VERSION = PANELBRIDGE_VERSION
 
 export interface ProjectionOptions {
   /** The config file, as the status names it. */
