@@ -17,7 +17,7 @@ describe('reachableHost', () => {
     expect(reachableHost('fe80::1')).toBe('[fe80::1]')
     expect(reachableHost('[fe80::1]')).toBe('[fe80::1]')
     expect(reachableHost('127.0.0.1')).toBe('127.0.0.1')
-    expect(reachableHost('192.168.1.5')).toBe('192.168.1.5')
+    expect(reachableHost('127.0.0.5')).toBe('127.0.0.5')
     expect(reachableHost('localhost')).toBe('localhost')
     expect(reachableHost('panel.lan')).toBe('panel.lan')
   })

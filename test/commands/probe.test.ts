@@ -290,7 +290,7 @@ describe('a capture as a profile file', () => {
       format: 'panelbridge-probe-capture' as const,
       version: 1 as const,
       started: '2025-01-02T03:04:05.000Z',
-      targets: { http: 'http://10.0.0.5:9022', socket: 'ws://10.0.0.5:9023' },
+      targets: { http: 'http://127.0.0.5:9022', socket: 'ws://127.0.0.5:9023' },
       application: JSON.stringify({
         buildDate: 'Jan 1 2025',
         buildTime: '10:00:00',
