@@ -90,6 +90,12 @@ export interface CommandSpec {
   readonly reply: Shape
   /** The contract shows this command's reply as a bare `{}`: that is a valid, successful reply. */
   readonly emptyReplyAllowed?: boolean
+  /**
+   * The parameters that select what the command acts on, when leaving them all out (or empty) makes the
+   * application act on **everything** (every title, for `schedule`). A binding that sends it without
+   * them must say so on purpose (`all: true`, checked by the loader).
+   */
+  readonly allWhenEmpty?: readonly string[]
   /** The reply's `command` / `reply` carry this name instead of the command's own (contract: removeTitleInput). */
   readonly replyAlias?: string
   /** Some of this entry (params or reply shape) is an assumption from decisions.md; see `note`. */
@@ -764,6 +770,10 @@ export const COMMANDS = defineCatalogue({
       }),
     },
     reply: {},
+    // Why: `scheduleAction` takes "empty string = all" (protocol notes 4.1), and `schedule` with neither
+    // `id` nor `title` takes every title to air in the simulator (handlers/playout.ts, scheduleTargets).
+    // (subscribe's empty `id` also means all titles, but it chooses notifications, it acts on no title.)
+    allWhenEmpty: ['id', 'title'],
   },
   getTitleControlInfo: {
     group: 'playout',
