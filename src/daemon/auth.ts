@@ -16,7 +16,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { fetchSiteAllowed, hostAllowed, hostSet, isLoopbackAddress, originAllowed } from '../http-guard.js'
+import {
+  fetchSiteAllowed,
+  hostAllowed,
+  isLoopbackAddress,
+  originAllowed,
+  refusedHostMessage,
+  servedHosts,
+} from '../http-guard.js'
 import type { Logger } from '../log.js'
 import { COMMON_HEADERS, HttpError } from './http.js'
 
@@ -90,8 +97,8 @@ export interface AuthOptions {
   /** The bind address: anything but loopback needs `token`. */
   host: string
   token?: string
-  /** DNS names besides `localhost` that may be used in `Host`. */
-  allowedHosts?: string[]
+  /** DNS names besides `localhost` and the machine's own that may be used in `Host` (`listen.allowed_hosts`). */
+  allowedHosts?: readonly string[]
   log: Logger
 }
 
@@ -100,7 +107,7 @@ export class ServerAuth {
   /** Whether requests need the token (the bind is not loopback). */
   readonly tokenRequired: boolean
   private readonly tokenDigest: Buffer | undefined
-  private readonly allowedHosts: ReturnType<typeof hostSet>
+  private readonly allowedHosts: ReadonlySet<string>
   private readonly log: Logger
 
   constructor(o: AuthOptions) {
@@ -112,17 +119,21 @@ export class ServerAuth {
       )
     }
     this.tokenDigest = this.tokenRequired ? digest(o.token!.trim()) : undefined
-    this.allowedHosts = hostSet(o.allowedHosts)
+    this.allowedHosts = servedHosts(o.allowedHosts)
     this.log = o.log
   }
 
-  /** Host, and Origin for anything but GET and HEAD; throws the refusal (403). */
+  /**
+   * Host, and Origin for anything but GET and HEAD; throws the refusal (403). A refused Host's message
+   * names `listen.allowed_hosts` (the server answers a browser with a page that does too).
+   */
   guard(req: IncomingMessage): void {
     if (!hostAllowed(req, this.allowedHosts)) {
       this.log.once('refused-host', 'warn', 'refused a request for a foreign Host (DNS rebinding?)', {
         host: req.headers.host,
+        hint: 'add the name to listen.allowed_hosts to serve it',
       })
-      throw new HttpError(403, 'FORBIDDEN_HOST', 'this Host is not served here')
+      throw new HttpError(403, 'FORBIDDEN_HOST', refusedHostMessage(req.headers.host ?? ''))
     }
     const safe = req.method === 'GET' || req.method === 'HEAD'
     if (!safe && (!originAllowed(req) || !fetchSiteAllowed(req))) {

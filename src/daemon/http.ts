@@ -59,6 +59,17 @@ export function sendError(res: ServerResponse, err: HttpError, headOnly: boolean
   sendJson(res, err.status, { error: { code: err.code, message: err.message } }, headOnly, err.headers)
 }
 
+/** An HTML page of the daemon's own (a refusal a browser reads), under the policy `csp`. */
+export function sendHtml(res: ServerResponse, status: number, html: string, headOnly: boolean, csp: string): void {
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+    'content-security-policy': csp,
+  })
+  res.end(headOnly ? undefined : html)
+}
+
 /** A bare answer written on a socket that is no longer an HTTP exchange (a refused upgrade, a bad request). */
 export function rawReply(status: number): string {
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`

@@ -5,7 +5,8 @@
  * WebSocket upgrades to the web page server. The routes and their answers are listed in those files.
  *
  * Errors are `{ "error": { "code", "message" } }`: 400 bad value or control id, 401 token missing or
- * wrong, 403 Host or Origin refused, 404 unknown path, surface or control, 405 wrong method, 409 the
+ * wrong, 403 Host or Origin refused (a browser asking for a page gets an HTML page naming
+ * `listen.allowed_hosts` instead), 404 unknown path, surface or control, 405 wrong method, 409 the
  * surface is not open or the control does not take the event, 413 a request body (no route takes one),
  * 503 too many event streams.
  *
@@ -22,12 +23,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
+import { REFUSED_HOST_PAGE_CSP, refusedHostPage, wantsHtmlRefusal } from '../http-guard.js'
 import { reachableHost } from '../listen-address.js'
 import { createLogger, type Logger } from '../log.js'
 import type { DaemonApi } from './api.js'
 import { ServerAuth } from './auth.js'
 import { EventStreams, type EventStreamLimits } from './event-stream.js'
-import { HttpError, rawReply, readNoBody, sendError, sendJson } from './http.js'
+import { HttpError, rawReply, readNoBody, sendError, sendHtml, sendJson } from './http.js'
 import { Routes, type MetricsSource, type MountedWebServer } from './routes.js'
 
 /** Bounds of the server; every one overridable through `DaemonServerOptions.limits`. */
@@ -77,8 +79,11 @@ export interface DaemonServerOptions {
   web?: MountedWebServer
   /** `/metrics`. Without it, `/metrics` is 404. */
   metrics?: MetricsSource
-  /** DNS names besides `localhost` that may be used in `Host` (e.g. the box's name on a LAN). */
-  allowedHosts?: string[]
+  /**
+   * DNS names besides `localhost` and the machine's own that may be used in `Host` (`listen.allowed_hosts`,
+   * e.g. a name the box has on the LAN's DNS).
+   */
+  allowedHosts?: readonly string[]
   limits?: Partial<DaemonServerLimits>
   /** This server's own logger (default: a new `daemon/server` one): each fault is logged once on it. */
   logger?: Logger
@@ -205,6 +210,10 @@ async function dispatch(rooms: Rooms, req: IncomingMessage, res: ServerResponse)
     routes.page(req, res, path)
   } catch (err) {
     if (!(err instanceof HttpError)) throw err
+    // A browser sent here under a name the box does not serve reads why, and the setting to change.
+    if (err.code === 'FORBIDDEN_HOST' && wantsHtmlRefusal(req)) {
+      return sendHtml(res, err.status, refusedHostPage(req.headers.host ?? ''), head, REFUSED_HOST_PAGE_CSP)
+    }
     sendError(res, err, head)
   }
 }

@@ -11,9 +11,10 @@
  *
  * Safety: binds 127.0.0.1 by default. Browsers let any web page open a WebSocket to any address, so
  * an upgrade whose `Origin` is not this server's own host is refused (a page on the internet must
- * not press keys), and a request whose `Host` is a DNS name other than `localhost` or one listed in
- * `allowedHosts` is refused (DNS rebinding). IP-literal hosts are always accepted. The rules live in
- * `src/http-guard.ts`, shared with the simulator.
+ * not press keys), and a request whose `Host` is a DNS name other than `localhost`, the machine's own
+ * names or one listed in `allowedHosts` (`listen.allowed_hosts`) is refused (DNS rebinding): a browser
+ * gets a page that names that setting. IP-literal hosts are always accepted. The rules live in
+ * `src/http-guard.ts`, shared with the daemon's server and the simulator.
  */
 import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -43,7 +44,15 @@ import { RenderedControls } from './rendered-controls.js'
 import type { WebSurface } from './web-surface.js'
 import type { PageInfo, PagePort } from '../page-port.js'
 import { frameBytes } from '../../wire.js'
-import { hostAllowed, hostSet, originAllowed } from '../../http-guard.js'
+import {
+  hostAllowed,
+  originAllowed,
+  REFUSED_HOST_PAGE_CSP,
+  refusedHostMessage,
+  refusedHostPage,
+  servedHosts,
+  wantsHtmlRefusal,
+} from '../../http-guard.js'
 
 /** Where the web surface listens when it runs its own server (panelbridge's one listener). */
 export const DEFAULT_WEB_PORT = DEFAULT_PANELBRIDGE_PORT
@@ -62,8 +71,8 @@ export interface WebSurfaceServerOptions {
   basePath?: string
   /** Renderer and image cache for mirrored keys (share the daemon's one). */
   images?: KeyImages
-  /** DNS names besides `localhost` that may reach the page (e.g. the box's hostname on a LAN). */
-  allowedHosts?: string[]
+  /** DNS names besides `localhost` and the machine's own that may reach the page (`listen.allowed_hosts`). */
+  allowedHosts?: readonly string[]
   /** Ping interval; a browser that misses a whole interval is dropped. Default HEARTBEAT_MS. */
   heartbeatMs?: number
   /**
@@ -135,7 +144,7 @@ export class WebSurfaceServer {
   private readonly mirrors = new Map<string, Mirror>()
   private readonly connections = new Set<Connection>()
   private readonly images: KeyImages
-  private readonly allowedHosts: ReadonlySet<string>
+  private allowedHosts: ReadonlySet<string>
   private readonly heartbeatMs: number
   private readonly registry: SurfaceRegistry | undefined
   private readonly pages: PagePort | undefined
@@ -151,7 +160,7 @@ export class WebSurfaceServer {
   constructor(options: WebSurfaceServerOptions = {}) {
     this.basePath = normalizeBasePath(options.basePath ?? '')
     this.images = options.images ?? new KeyImages()
-    this.allowedHosts = hostSet(options.allowedHosts)
+    this.allowedHosts = servedHosts(options.allowedHosts)
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
     this.pages = options.pages
     for (const surface of options.surfaces ?? []) this.addSurface(surface)
@@ -233,12 +242,21 @@ export class WebSurfaceServer {
     ]
   }
 
+  /** Replaces the names besides the machine's own that may reach the page (a reload of `listen.allowed_hosts`). */
+  setAllowedHosts(names: readonly string[]): void {
+    this.allowedHosts = servedHosts(names)
+  }
+
   /** HTTP handler. Returns false when the request is not for this server (the caller answers it). */
   readonly handleRequest = (req: IncomingMessage, res: ServerResponse): boolean => {
     const rel = this.relativePath(req.url)
     if (rel === undefined) return false
     if (!hostAllowed(req, this.allowedHosts)) {
-      this.reply(res, 403, 'text/plain; charset=utf-8', 'forbidden host\n')
+      const host = req.headers.host ?? ''
+      if (wantsHtmlRefusal(req)) {
+        res.setHeader('content-security-policy', REFUSED_HOST_PAGE_CSP)
+        this.reply(res, 403, 'text/html; charset=utf-8', refusedHostPage(host))
+      } else this.reply(res, 403, 'text/plain; charset=utf-8', `forbidden host: ${refusedHostMessage(host)}\n`)
       return true
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
