@@ -1,0 +1,83 @@
+/**
+ * Running panelbridge as its own process, the way a user does: `node --import tsx src/cli.ts <args>`. The child
+ * is killed (SIGKILL) when the test finishes, whatever happened; its stdout and stderr are collected as text
+ * and as lines, and `waitFor` waits on what it prints (the explicit signal a process test waits for).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { createInterface } from 'node:readline'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { onTestFinished } from 'vitest'
+import { until } from './until.js'
+
+/** The CLI's source entry point (tsx runs it; no build needed). */
+export const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+/** tsx as a file URL, so that `--import` finds it from any working directory. */
+export const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+
+export interface CliChild {
+  child: ChildProcess
+  /** Everything printed so far, stdout then stderr as they arrived. */
+  out(): string
+  stdout(): string
+  stderr(): string
+  /** Complete lines printed so far (both streams, in arrival order). */
+  lines: string[]
+  /** The exit code (null when ended by a signal). */
+  exited: Promise<number | null>
+  /** Waits until the output matches `re` (fails early, with the output, if the process exits first). */
+  waitFor(re: RegExp, ms?: number): Promise<RegExpExecArray>
+}
+
+export interface CliOptions {
+  cwd?: string
+  /** Added to this process's environment. */
+  env?: NodeJS.ProcessEnv
+}
+
+/** Starts `panelbridge <args>` from source. */
+export function runCli(args: readonly string[], options: CliOptions = {}): CliChild {
+  return runNode([CLI, ...args], options)
+}
+
+/** Starts `node --import tsx <args>` (a script, or `-e` code), collected and killed as `runCli` is. */
+export function runNode(args: readonly string[], options: CliOptions = {}): CliChild {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, ...args], {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  onTestFinished(() => void child.kill('SIGKILL'))
+  let all = ''
+  let out = ''
+  let err = ''
+  const lines: string[] = []
+  child.stdout.on('data', (b: Buffer) => {
+    all += b.toString()
+    out += b.toString()
+  })
+  child.stderr.on('data', (b: Buffer) => {
+    all += b.toString()
+    err += b.toString()
+  })
+  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l))
+  createInterface({ input: child.stderr }).on('line', (l) => lines.push(l))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // 'close' comes after the last output of both streams ('exit' may come before it).
+  let gone = false
+  child.once('close', () => (gone = true))
+  return {
+    child,
+    out: () => all,
+    stdout: () => out,
+    stderr: () => err,
+    lines,
+    exited,
+    async waitFor(re, ms = 20_000) {
+      let m: RegExpExecArray | null = null
+      await until(`${String(re)} in the output`, () => (m = re.exec(all)) !== null || gone, ms)
+      if (m === null) throw new Error(`exited before printing ${String(re)}; output:\n${all}`)
+      return m
+    },
+  }
+}
