@@ -1,29 +1,74 @@
 /**
  * How the engine sends: through the command client, at most once (never retried, never queued: a
  * command that cannot be sent is reported at once), recording what every outcome implies of state the
- * application does not notify (`src/api/implied-state.ts`), and logging each failure in one line with
- * the application's own error text.
+ * application does not notify (`src/api/implied-state.ts`). It is the one place where every command the
+ * bindings send, and its outcome, is known:
+ *
+ * - every command is logged at debug with its outcome and duration (parameters redacted by the logger);
+ * - every one is reported to the observer (`SendObserver`) as a `SentCommand`, parameters already
+ *   redacted (src/redact.ts), for the metrics, `/api/events`' `command` event and `run --trace`;
+ * - a failure is a warning, in one line with the application's own error text, except where it is no
+ *   news: a command cancelled by panelbridge itself (the client closed at a stop or a change of
+ *   application: `ABORTED`), a failure the behaviour expects (`SendOptions.expected`: the jog's "not in
+ *   replay mode" before it enters replay mode), and the repeats of a repeating sender (`repeating`: the
+ *   streaming poll), which warns once per outage and says once when it works again.
  */
+import { performance } from 'node:perf_hooks'
 import type { AppState } from '../api/app-state.js'
 import type { CallOptions, CallResult } from '../api/client.js'
 import { AppError, CommandError } from '../api/errors.js'
 import { applyImpliedState } from '../api/implied-state.js'
 import type { Logger } from '../log.js'
+import { redact } from '../redact.js'
 
 /** The part of the command client the engine uses (the daemon passes the real client). */
 export interface CommandPort {
   callByName(name: string, params?: Record<string, unknown>, options?: CallOptions): Promise<CallResult>
 }
 
+export type SendFailure = { ok: false; code: string; message: string }
+
 export type SendResult =
   | { ok: true; reply: Readonly<Record<string, unknown>> }
   /** `message` is what a person should read: the application's error text, or what went wrong on the way. */
-  | { ok: false; code: string; message: string }
+  | SendFailure
 
-/** What the sender reports for metrics: one call per command, with `ok` or the error code. */
-export type SendObserver = (command: string, outcome: string) => void
+/** How one send is logged. */
+export interface SendOptions {
+  /** A failure this returns true for is part of the behaviour's plan: logged at debug, not warned. */
+  expected?: (failure: SendFailure) => boolean
+  /**
+   * The same command sent again and again from one origin (a poll): its failures are warned once per
+   * outage (until one succeeds), and the first success after them is logged once.
+   */
+  repeating?: boolean
+}
+
+/** One command sent and its outcome, as the observer sees it. */
+export interface SentCommand {
+  command: string
+  /** The parameters sent, secrets replaced by `***` and bounded (src/redact.ts `redact`). */
+  params: Record<string, unknown>
+  /** Who sent it: `surface/control`, or `streaming poll`. */
+  origin: string
+  /** `ok`, or the error code (`APP_ERROR`, `TIMEOUT`, `CONNECTION_REFUSED`, ...). */
+  outcome: string
+  /** A failure's text for a person (the application's own words where it gave some; redacted). */
+  message?: string
+  /** From handing it to the client to its reply or failure, ms. */
+  durationMs: number
+}
+
+/**
+ * What the sender reports: one call per command, with `ok` or the error code, and the whole record.
+ * (Two leading arguments for the metrics' counters, which need no more.)
+ */
+export type SendObserver = (command: string, outcome: string, sent: SentCommand) => void
 
 export class Sender {
+  /** Origins of repeating sends whose last attempt failed, with how many failed in a row. */
+  private readonly outages = new Map<string, number>()
+
   constructor(
     private readonly client: CommandPort,
     private readonly state: AppState,
@@ -32,23 +77,89 @@ export class Sender {
   ) {}
 
   /** Sends one command for `origin` (e.g. `console/key:0`, for the log line). Never throws. */
-  async send(command: string, params: Record<string, unknown>, origin: string): Promise<SendResult> {
+  async send(
+    command: string,
+    params: Record<string, unknown>,
+    origin: string,
+    options: SendOptions = {},
+  ): Promise<SendResult> {
+    const started = performance.now()
+    let result: SendResult
     try {
       const r = await this.client.callByName(command, params, { unlisted: true })
       applyImpliedState(this.state, command, params, { ok: true, reply: r.raw })
-      this.observe?.(command, 'ok')
-      return { ok: true, reply: r.raw }
+      result = { ok: true, reply: r.raw }
     } catch (err) {
       const e = err instanceof CommandError ? err : new CommandError('NETWORK', command, String(err))
       const appMessage = e instanceof AppError ? e.appMessage : undefined
       applyImpliedState(this.state, command, params, { ok: false, ...(appMessage !== undefined ? { appMessage } : {}) })
-      this.observe?.(command, e.code)
-      const message = appMessage ?? shortReason(e)
-      this.log.warn(`${origin}: ${command} failed: ${message}`, { control: origin, command, code: e.code })
-      return { ok: false, code: e.code, message }
+      result = { ok: false, code: e.code, message: appMessage ?? shortReason(e) }
     }
+    this.report(command, params, origin, options, result, performance.now() - started)
+    return result
+  }
+
+  /** The log line (debug, or a warning when it is news) and the observer's record. */
+  private report(
+    command: string,
+    params: Record<string, unknown>,
+    origin: string,
+    options: SendOptions,
+    result: SendResult,
+    ms: number,
+  ): void {
+    const durationMs = Math.round(ms * 10) / 10
+    const outcome = result.ok ? 'ok' : result.code
+    const fields = { control: origin, command, params, outcome, durationMs }
+    if (result.ok) {
+      this.log.debug(`${origin}: ${command} ok (${durationMs} ms)`, fields)
+      this.recovered(command, origin, options)
+    } else if (this.isNews(result, origin, options)) {
+      this.log.warn(`${origin}: ${command} failed: ${result.message}${options.repeating ? REPEATING_NOTE : ''}`, {
+        control: origin,
+        command,
+        code: result.code,
+      })
+    } else {
+      this.log.debug(`${origin}: ${command} failed: ${result.message} (${durationMs} ms)`, fields)
+    }
+    this.observe?.(command, outcome, {
+      command,
+      params: redact(params) as Record<string, unknown>,
+      origin,
+      outcome,
+      ...(result.ok ? {} : { message: result.message }),
+      durationMs,
+    })
+  }
+
+  /** Whether a failure is worth a warning (and, for a repeating sender, counts it). */
+  private isNews(failure: SendFailure, origin: string, options: SendOptions): boolean {
+    // ABORTED is panelbridge's own doing (a stop, a change of application): nothing failed on air.
+    if (failure.code === 'ABORTED') return false
+    if (options.expected?.(failure) === true) return false
+    if (!options.repeating) return true
+    const before = this.outages.get(origin)
+    this.outages.set(origin, (before ?? 0) + 1)
+    return before === undefined
+  }
+
+  /** A repeating sender's success after an outage: said once. */
+  private recovered(command: string, origin: string, options: SendOptions): void {
+    if (!options.repeating) return
+    const failures = this.outages.get(origin)
+    if (failures === undefined) return
+    this.outages.delete(origin)
+    this.log.info(`${origin}: ${command} works again (after ${failures} failed)`, {
+      control: origin,
+      command,
+      failures,
+    })
   }
 }
+
+/** Said with a repeating sender's first failure: the next ones are quiet until it works again. */
+const REPEATING_NOTE = ' (said once until it works again)'
 
 /** A few words for a key's detail line: what went wrong, without the command name the key already implies. */
 const REASONS: Partial<Record<CommandError['code'], string>> = {
