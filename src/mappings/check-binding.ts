@@ -11,6 +11,7 @@ import type { ControlDescriptor, ControlKind, SurfaceEvent } from '../surfaces/t
 import { CONFIRM_COMMANDS, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { pathText, type Path, type Problems } from './problems.js'
 import { suggest } from './schema-issues.js'
+import { checkTargetAll } from './target-all.js'
 import type { Action, Actions, Binding, SurfaceConfig } from './schema.js'
 import { parseTemplate, soleTemplate, usesTemplate } from './template.js'
 
@@ -199,8 +200,10 @@ function checkBehaviour(ctx: BindingContext, b: Binding, surface: string, at: (.
   const { problems } = ctx
   const surfacePages = Object.hasOwn(ctx.pages, surface) ? ctx.pages[surface]! : undefined
   for (const { action, path } of actionsOf(b)) {
-    if ('command' in action) checkCommand(problems, at(...path), action.command, action.params)
-    else if ('page' in action && action.page !== PAGE_PREVIOUS && action.page !== PAGE_NEXT) {
+    if ('command' in action) {
+      checkCommand(problems, at(...path), action.command, action.params)
+      checkTargetAll(problems, at(...path), action.command, action.params, action.all)
+    } else if ('page' in action && action.page !== PAGE_PREVIOUS && action.page !== PAGE_NEXT) {
       if (!surfacePages?.includes(action.page)) {
         problems.add(at(...path, 'page'), 'error', `page: ${action.page} is not a page of ${surface}`)
       }
@@ -208,6 +211,12 @@ function checkBehaviour(ctx: BindingContext, b: Binding, surface: string, at: (.
   }
   if (b.value) checkCommand(problems, at('value'), b.value.command, b.value.params, b.value.param)
   if (b.rotate) checkCommand(problems, at('rotate'), b.rotate.command, b.rotate.params)
+  // The value's own parameter is a target given too (a fader may pick the title).
+  if (b.value) {
+    const { command, params, param, all } = b.value
+    checkTargetAll(problems, at('value'), command, { ...params, [param]: '{{value}}' }, all)
+  }
+  if (b.rotate) checkTargetAll(problems, at('rotate'), b.rotate.command, b.rotate.params, b.rotate.all)
   if (b.hold && b.confirm_ms !== 0 && pressNeedsConfirm(b)) {
     problems.add(
       at('hold'),

@@ -43,10 +43,22 @@ const params = z
     'Command parameters, spelled as the application spells them. A string that is exactly one template (`{{value}}`) becomes that value with its type.',
   )
 
+/**
+ * `all: true`: a command that acts on everything when its target is left out (`schedule` without `id`
+ * or `title`: every title) is sent so on purpose; without it the loader refuses such a command.
+ */
+const all = z
+  .boolean()
+  .optional()
+  .describe(
+    'true: send a command that acts on everything when its target is left out (schedule without id or title: every title) on purpose. Without it such a command is refused.',
+  )
+
 export const commandAction = z
   .strictObject({
     command: z.string().min(1).describe('A command of the application (see the command catalogue).'),
     params: params.optional(),
+    all,
   })
   .describe('Sends one command.')
 export const waitAction = z
@@ -116,6 +128,7 @@ export const valueBinding = z
       .refine(([lo, hi]) => lo !== hi, { message: 'range must not be empty' })
       .describe('What the control’s ends map to: [low, high].'),
     params: params.optional().describe('Other parameters sent with every value.'),
+    all,
   })
   .describe('An absolute control (fader, knob): sent on change, latest wins.')
 
@@ -124,6 +137,7 @@ export const rotate = z
     command: z.string().min(1),
     params: params.optional().describe('`{{delta}}` in a parameter becomes the (accelerated) steps of the turn.'),
     acceleration: z.boolean().optional().describe('Fast turns move further per detent (default true).'),
+    all,
   })
   .describe('A rotary control that is not a jog: one command per turn, latest wins.')
 
