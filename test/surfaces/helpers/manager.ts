@@ -1,0 +1,112 @@
+/**
+ * A surface manager for a test: stopped when the test finishes (`onTestFinished`, no hand-kept list),
+ * with an in-memory hot-plug source and an access check that allows everything unless the test says
+ * otherwise, and what it announced recorded in order. `manage` runs it over ListDrivers (the manager's
+ * own edges), `deckManaged` over the real Stream Deck driver and library on in-memory HID devices.
+ */
+import { onTestFinished, vi } from 'vitest'
+import type { SurfaceClaim } from '../../../src/surfaces/claims.js'
+import type { AccessCheck, HotplugSource } from '../../../src/surfaces/hotplug.js'
+import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from '../../../src/surfaces/manager.js'
+import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
+import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
+import type { DetectedDevice, SurfaceDriver, SurfaceEvent } from '../../../src/surfaces/types.js'
+import { MemoryStreamDeckTransport, rawImageEncoder } from './fake-hid.js'
+import { FakeHotplug } from './fake-hotplug.js'
+
+/** The timers a manager uses, and `performance.now()` it measures backoff and stability with. */
+export const MANAGER_CLOCK: Parameters<typeof vi.useFakeTimers>[0] = {
+  toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+}
+
+/** How long and how often `vi.waitFor` / `expect.poll` look (real timers only: with fake ones they move the clock). */
+export const WAIT = { timeout: 8000, interval: 5 }
+
+export interface Managed<H extends HotplugSource = FakeHotplug> {
+  manager: SurfaceManager
+  hotplug: H
+  input: SurfaceEvent[]
+  /** Ids of the surfaces announced `added`, and `removed`, in order. */
+  added: string[]
+  removed: string[]
+  status: SurfaceStatus[]
+}
+
+/** A manager over `options`, stopped when the test finishes; `hotplug` defaults to a live FakeHotplug. */
+export function managed<H extends HotplugSource = FakeHotplug>(
+  options: Omit<SurfaceManagerOptions, 'hotplug'> & { hotplug?: H } = {},
+): Managed<H> {
+  const hotplug = options.hotplug ?? (new FakeHotplug() as unknown as H)
+  const manager = new SurfaceManager({ access: () => Promise.resolve('ok'), ...options, hotplug })
+  onTestFinished(() => manager.stop())
+  const seen: Managed<H> = { manager, hotplug, input: [], added: [], removed: [], status: [] }
+  manager.events.on('input', (e) => seen.input.push(e))
+  manager.events.on('added', (d) => seen.added.push(d.id))
+  manager.events.on('removed', (id) => seen.removed.push(id))
+  manager.events.on('status', (s) => seen.status.push(s))
+  return seen
+}
+
+/** Short timings for the manager's own edges: a poll every 50 ms, retries from 100 ms to 1 s, calls cut at 500 ms. */
+export function manage(
+  drivers: SurfaceDriver[],
+  opts: { claims?: readonly SurfaceClaim[]; live?: boolean; access?: AccessCheck; hotplug?: FakeHotplug } = {},
+): Managed {
+  return managed({
+    drivers,
+    hotplug: opts.hotplug ?? new FakeHotplug(opts.live ?? true),
+    ...(opts.access ? { access: opts.access } : {}),
+    ...(opts.claims ? { claims: opts.claims } : {}),
+    pollMs: 50,
+    rescanDelaysMs: [0, 20, 60],
+    retryInitialMs: 100,
+    retryMaxMs: 1000,
+    stableMs: 10_000,
+    callTimeoutMs: 500,
+  })
+}
+
+/** A claim of the ListDriver `list` (or of `driver`). */
+export const claim = (name: string, match: SurfaceClaim['match'], driver = 'list'): SurfaceClaim => ({
+  name,
+  driver,
+  match,
+})
+/** A detected device, for matching by hand. */
+export const device = (extra: Partial<DetectedDevice>): DetectedDevice => ({
+  driver: 'x',
+  id: 'D',
+  model: 'Deck',
+  ...extra,
+})
+
+const renderer = new KeyRenderer()
+
+/** The real Stream Deck driver over `transport`, drawing keys at once (no frame pacing). */
+export function deckDriver(transport: MemoryStreamDeckTransport): StreamDeckDriver {
+  return new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs: 0 })
+}
+
+/** A manager over the Stream Deck driver on an in-memory transport (unless `drivers` says otherwise). */
+export function deckManaged(options: Omit<SurfaceManagerOptions, 'hotplug'> & { hotplug?: FakeHotplug } = {}) {
+  const transport = new MemoryStreamDeckTransport()
+  const driver = deckDriver(transport)
+  return { transport, driver, ...managed({ drivers: [driver], ...options }) }
+}
+
+/**
+ * The manager tests' Stream Deck rig: a 20 ms poll, rescans at 0, 20 and 60 ms after a change, retries from
+ * 30 ms to 200 ms; what the manager announced also as `events`.
+ */
+export function deckRig(opts: { live?: boolean; access?: AccessCheck; drivers?: SurfaceDriver[] } = {}) {
+  const rig = deckManaged({
+    hotplug: new FakeHotplug(opts.live ?? true),
+    ...(opts.access ? { access: opts.access } : {}),
+    ...(opts.drivers ? { drivers: opts.drivers } : {}),
+    pollMs: 20,
+    rescanDelaysMs: [0, 20, 60],
+    retryInitialMs: 30,
+    retryMaxMs: 200,
+  })
+  return { ...rig, events: { input: rig.input, added: rig.added, removed: rig.removed, status: rig.status } }
+}
