@@ -1,9 +1,14 @@
 /**
  * The one door every control event goes through on its way to the engine: a device's (or a web
  * page's) through the surface manager, and the remote API's `inject()`. Whatever must see every input,
- * whatever its source (the `GET /api/events` stream today; a recorder, or presses tracked per source,
- * later), hangs here and nowhere else.
+ * whatever its source (the `GET /api/events` stream today; a recorder later), hangs here and nowhere else.
+ *
+ * Presses the operator never finished end here too: a remote API `down` holds its control only for a
+ * lease (`lease_ms`, default `DEFAULT_API_LEASE_MS`); when the lease ends before its `up`, the press
+ * is cancelled (nothing fires for it) and logged. A surface that goes (unplugged, removed by a reload)
+ * cancels every press held on it.
  */
+import { createLogger, type Logger } from '../log.js'
 import type { ControlId, SurfaceEvent } from '../surfaces/types.js'
 import type { InjectKind } from './api.js'
 
@@ -13,10 +18,38 @@ export type InputSource = 'surface' | 'api'
 /** Sees every input after the engine has had it. */
 export type InputObserver = (event: SurfaceEvent, source: InputSource) => void
 
+/** The source name the engine sees on the remote API's presses (tracked apart from a browser's or the device's). */
+export const API_SOURCE = 'api'
+
+/**
+ * How long a remote API `down` holds its control without its `up`, ms: a script that dies between the
+ * two must not hold the control for ever. ASSUMED: 10 s (issue 24, item 5), long enough for any hold a
+ * binding takes (holds and hold-to-confirm are a few seconds).
+ */
+export const DEFAULT_API_LEASE_MS = 10_000
+/** Bounds of `lease_ms`: shorter would cut a normal press; longer is a control held by a dead client. */
+export const MIN_API_LEASE_MS = 100
+export const MAX_API_LEASE_MS = 60_000
+
+/** What the door needs of the engine. */
+export interface InputEngine {
+  handle(event: SurfaceEvent): void
+  /** Cancels every press held on a surface (see `Engine.cancelPresses`). */
+  cancelPresses(surface: string): number
+}
+
 export class InputDoor {
   private readonly observers = new Set<InputObserver>()
+  /** The lease of each remote API press held, by `surface/control`. */
+  private readonly leases = new Map<string, NodeJS.Timeout>()
+  private readonly log: Logger
 
-  constructor(private readonly engine: { handle(event: SurfaceEvent): void }) {}
+  constructor(
+    private readonly engine: InputEngine,
+    logger?: Logger,
+  ) {
+    this.log = logger ?? createLogger('input')
+  }
 
   /** Hands an input to the engine, then to every observer. */
   enter(event: SurfaceEvent, source: InputSource): void {
@@ -26,20 +59,26 @@ export class InputDoor {
 
   /**
    * An injected event as a device would send it, through `enter` (`press` is down then up; `rotate`
-   * takes a delta, `value` a normalised value). Each event is stamped as it enters, as a device's is.
-   * The caller has checked that the control exists and takes this kind.
+   * takes a delta, `value` a normalised value, `down` its lease in ms, default `DEFAULT_API_LEASE_MS`).
+   * Each event is stamped as it enters, as a device's is. The caller has checked that the control
+   * exists and takes this kind, and that a lease is within its bounds.
    */
   inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): void {
     const enter = (e: Omit<SurfaceEvent, 'surface' | 'control' | 'at'>): void =>
-      this.enter({ ...e, surface, control, at: performance.now() } as SurfaceEvent, 'api')
+      this.enter({ ...e, surface, control, at: performance.now(), source: API_SOURCE } as SurfaceEvent, 'api')
     switch (kind) {
       case 'press':
         enter({ type: 'down' })
         enter({ type: 'up' })
         break
       case 'down':
+        // A repeated down renews the lease of the press it continues.
+        this.lease(surface, control, arg ?? DEFAULT_API_LEASE_MS)
+        enter({ type: 'down' })
+        break
       case 'up':
-        enter({ type: kind })
+        this.endLease(surface, control)
+        enter({ type: 'up' })
         break
       case 'rotate':
         enter({ type: 'rotate', delta: arg ?? 0 } as SurfaceEvent)
@@ -50,9 +89,49 @@ export class InputDoor {
     }
   }
 
+  /** A surface went (unplugged, removed): every press held on it is cancelled, its leases with them. */
+  surfaceGone(surface: string): void {
+    for (const key of [...this.leases.keys()]) if (key.startsWith(`${surface}/`)) this.endLease(...splitKey(key))
+    const n = this.engine.cancelPresses(surface)
+    if (n > 0) this.log.info('surface gone: presses held on it cancelled', { surface, presses: n })
+  }
+
   /** Adds an observer; returns the function that removes it. */
   observe(observer: InputObserver): () => void {
     this.observers.add(observer)
     return () => void this.observers.delete(observer)
   }
+
+  /** Ends every lease without acting on it (the daemon stops). */
+  close(): void {
+    for (const t of this.leases.values()) clearTimeout(t)
+    this.leases.clear()
+  }
+
+  private lease(surface: string, control: ControlId, ms: number): void {
+    const key = `${surface}/${control}`
+    clearTimeout(this.leases.get(key))
+    const t = setTimeout(() => {
+      this.leases.delete(key)
+      this.log.warn('remote API press not released within its lease: cancelled', {
+        control: key,
+        lease_ms: ms,
+      })
+      this.enter({ type: 'up', cancel: true, surface, control, at: performance.now(), source: API_SOURCE }, 'api')
+    }, ms)
+    // A lease never keeps the process alive on its own.
+    t.unref()
+    this.leases.set(key, t)
+  }
+
+  private endLease(surface: string, control: ControlId): void {
+    const key = `${surface}/${control}`
+    clearTimeout(this.leases.get(key))
+    this.leases.delete(key)
+  }
+}
+
+function splitKey(key: string): [string, string] {
+  const i = key.indexOf('/')
+  return [key.slice(0, i), key.slice(i + 1)]
 }

@@ -6,7 +6,9 @@
  * - `GET /api/errors` → `{ "errors": DaemonApi.recentErrors() }` (the page's status strip)
  * - `GET /api/surfaces/{surface}/controls/{control}` → `DaemonApi.controlState()`
  * - `POST /api/surfaces/{surface}/controls/{control}/{press|down|up|rotate|value}` (`rotate?delta=N`,
- *   `value?value=X`) → `DaemonApi.inject()` → `200 {"ok":true}`
+ *   `value?value=X`, `down?lease_ms=N`) → `DaemonApi.inject()` → `200 {"ok":true}`; on a surface waiting
+ *   for its device that takes rehearsal presses, `200 {"ok":true,"rehearsal":true,"waitingFor":"Stream Deck XL"}`
+ *   (without `rehearse`, 409 `SURFACE_NOT_OPEN` saying it is waiting)
  * - `GET /metrics` → Prometheus text
  * - the web page: `/` redirects to its base path when that is not the root; its own paths; else 404.
  *
@@ -17,6 +19,7 @@ import type { Duplex } from 'node:stream'
 import { ControlIdError, parseControlId, type ParsedControlId } from '../surfaces/control-id.js'
 import { MAX_ROTATE_DELTA } from '../surfaces/web/protocol.js'
 import type { DaemonApi, InjectKind, InjectRefusal } from './api.js'
+import { MAX_API_LEASE_MS, MIN_API_LEASE_MS } from './input.js'
 import { allow, allowMethod, COMMON_HEADERS, HttpError } from './http.js'
 
 /** Largest `|delta|` of `rotate?delta=N` (the web page's own bound). */
@@ -115,9 +118,10 @@ export class Routes {
       return state
     }
     const kind = action as InjectKind
-    const refused = this.o.api.inject(surface, control, kind, injectArgument(kind, parsed, query))
-    if (refused) throw refusal(refused)
-    return { ok: true }
+    const outcome = this.o.api.inject(surface, control, kind, injectArgument(kind, parsed, query))
+    if (outcome && 'status' in outcome) throw refusal(outcome)
+    // A surface waiting for its device took the press for rehearsal: the reply says so.
+    return outcome ? { ok: true, rehearsal: true, waitingFor: outcome.waitingFor } : { ok: true }
   }
 }
 
@@ -138,8 +142,24 @@ function parseControl(control: string): ParsedControlId {
   }
 }
 
-/** The number an event carries: `rotate?delta=N` (a non-zero integer), `value?value=X` (in the kind's range). */
+/**
+ * The number an event carries: `rotate?delta=N` (a non-zero integer), `value?value=X` (in the kind's
+ * range), `down?lease_ms=N` (an integer within the lease bounds; absent, the door's default).
+ */
 function injectArgument(kind: InjectKind, control: ParsedControlId, query: URLSearchParams): number | undefined {
+  const lease = query.get('lease_ms')
+  if (kind === 'down' && lease !== null) {
+    const ms = INTEGER.test(lease) ? Number(lease) : NaN
+    if (!Number.isSafeInteger(ms) || ms < MIN_API_LEASE_MS || ms > MAX_API_LEASE_MS) {
+      throw new HttpError(
+        400,
+        'BAD_VALUE',
+        `lease_ms must be an integer from ${MIN_API_LEASE_MS} to ${MAX_API_LEASE_MS} (ms the down holds without its up)`,
+      )
+    }
+    return ms
+  }
+  if (lease !== null) throw new HttpError(400, 'BAD_VALUE', 'lease_ms applies to down only')
   if (kind === 'rotate') {
     const text = query.get('delta')
     const delta = text !== null && INTEGER.test(text) ? Number(text) : NaN

@@ -5,6 +5,9 @@
  * - Routing: each control resolves to the binding of its surface's current page, else its page-less
  *   binding. A down and its up always go to the binding that took the down, even if the page or the
  *   mapping changed in between; a jog burst finishes on the binding it started on.
+ * - Presses: each source (a browser, the remote API, the device: `SurfaceEvent.source`) holds its own
+ *   press of a control, and its up ends that press only; an up marked `cancel` (a browser gone, a lease
+ *   ended) or `cancelPresses` (a surface gone) ends a press with nothing fired.
  * - Pages: the first page is the start page; the current page of each surface survives reloads and
  *   unplugging (the engine keeps it by surface name, not by device). A view that keeps a page of its
  *   own (a browser, with `listen.pages: per-browser`; `./page-views.ts`) is routed and drawn by its page.
@@ -84,8 +87,11 @@ export class Engine implements PagePort {
   private readonly views = new PageViews()
   /** The view each control's latest input came from: a page action it takes turns that view's page. */
   private readonly actedBy = new Map<string, string>()
-  /** The binding that took each held control's down. */
-  private readonly heldBy = new Map<string, Bound>()
+  /**
+   * The binding that took each held press's down, by control, view and source, with the
+   * press's name within that binding: presses from different sources are tracked apart.
+   */
+  private readonly heldBy = new Map<string, { b: Bound; press: string }>()
   /** Rotary controls in a burst on a binding a reload replaced. */
   private readonly burstOn = new Map<string, Bound>()
   /** What each control shows now (as drawn), by key. */
@@ -182,23 +188,20 @@ export class Engine implements PagePort {
     const view = this.views.owning(event.surface, event.view)
     if (view) this.actedBy.set(key, view.id)
     else this.actedBy.delete(key)
-    // Two views on different pages hold two bindings of one control.
-    const heldKey = view ? `${key}\u0000${view.id}` : key
+    // Two views on different pages hold two bindings of one control; two sources hold two presses.
+    const press = `${view?.id ?? ''}\u0000${event.source ?? ''}`
+    const heldKey = `${key}\u0000${press}`
     switch (event.type) {
       case 'down': {
         const b = this.active(key, view)
-        if (!b?.behaviour?.down) return
-        this.heldBy.set(heldKey, b)
-        b.behaviour.down()
+        if (!b?.behaviour?.down || this.heldBy.has(heldKey)) return
+        this.heldBy.set(heldKey, { b, press })
+        b.behaviour.down(press)
         return
       }
-      case 'up': {
-        const b = this.heldBy.get(heldKey)
-        this.heldBy.delete(heldKey)
-        b?.behaviour?.up?.()
-        if (b && !this.isCurrent(b)) this.finishRetired(b)
+      case 'up':
+        this.endPress(heldKey, event.cancel === true)
         return
-      }
       case 'rotate': {
         const retired = this.burstOn.get(key)
         if (retired?.behaviour?.busy()) {
@@ -214,6 +217,21 @@ export class Engine implements PagePort {
         this.active(key, view)?.behaviour?.value?.(event.value)
         return
     }
+  }
+
+  /**
+   * Cancels every press held on a surface, whatever its source (the surface was unplugged or removed):
+   * nothing fires for them. Returns how many there were.
+   */
+  cancelPresses(surface: string): number {
+    const prefix = `${surface}/`
+    let n = 0
+    for (const heldKey of [...this.heldBy.keys()]) {
+      if (!heldKey.startsWith(prefix)) continue
+      this.endPress(heldKey, true)
+      n++
+    }
+    return n
   }
 
   /** The current page of a paged surface. */
@@ -265,7 +283,7 @@ export class Engine implements PagePort {
     clearInterval(this.streamingPoll)
     for (const slot of this.controls.values())
       for (const b of [slot.all, ...slot.pages.values()]) b?.behaviour?.dispose()
-    for (const b of [...this.heldBy.values(), ...this.burstOn.values()]) b.behaviour?.dispose()
+    for (const b of [...this.heldBys(), ...this.burstOn.values()]) b.behaviour?.dispose()
   }
 
   // ---- internals -------------------------------------------------------------------------------
@@ -302,7 +320,7 @@ export class Engine implements PagePort {
   /** A binding a reload removed: one still held or mid-burst finishes on its old definition first. */
   private retire(b: Bound): void {
     const key = b.binding.on
-    if ([...this.heldBy.values()].includes(b)) return // disposed when its up arrives
+    if (this.heldBys().includes(b)) return // disposed when its up arrives
     if (b.behaviour?.busy() && (b.binding.jog || b.binding.rotate || b.binding.shuttle || b.binding.value)) {
       this.burstOn.set(key, b)
       return
@@ -311,8 +329,23 @@ export class Engine implements PagePort {
   }
 
   private finishRetired(b: Bound): void {
-    if (this.isCurrent(b) || [...this.heldBy.values()].includes(b)) return
+    if (this.isCurrent(b) || this.heldBys().includes(b)) return
     b.behaviour?.dispose()
+  }
+
+  /** Ends a held press: released (a short press may fire) or cancelled (nothing fires). */
+  private endPress(heldKey: string, cancel: boolean): void {
+    const held = this.heldBy.get(heldKey)
+    if (!held) return
+    this.heldBy.delete(heldKey)
+    if (cancel) held.b.behaviour?.cancel?.(held.press)
+    else held.b.behaviour?.up?.(held.press)
+    if (!this.isCurrent(held.b)) this.finishRetired(held.b)
+  }
+
+  /** The bindings holding a press. */
+  private heldBys(): Bound[] {
+    return [...this.heldBy.values()].map((h) => h.b)
   }
 
   /** Whether a binding is part of the running mapping. */

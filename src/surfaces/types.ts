@@ -102,6 +102,12 @@ interface SurfaceEventBase {
    * `listen.pages: per-browser`; see `./page-port.ts`): the engine routes it by that page.
    */
   view?: string
+  /**
+   * Who pressed, when a control can be held from more than one place at once (each browser of a web
+   * surface, the remote API); absent for the device itself. The engine tracks presses from different
+   * sources apart: each up ends the press of its own source.
+   */
+  source?: string
 }
 export interface DownEvent extends SurfaceEventBase {
   type: 'down'
@@ -110,6 +116,11 @@ export interface DownEvent extends SurfaceEventBase {
 }
 export interface UpEvent extends SurfaceEventBase {
   type: 'up'
+  /**
+   * The press ends without the operator finishing it (the browser disconnected, the device was
+   * unplugged, the remote API's lease ended): nothing fires for it, where a release would fire a short press.
+   */
+  cancel?: true
 }
 export interface RotateEvent extends SurfaceEventBase {
   type: 'rotate'

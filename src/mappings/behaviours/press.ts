@@ -7,6 +7,9 @@
  *   countdown (shown in `detail`) ends while still held; releasing early sends nothing, and the key says
  *   `hold N s` for `TAP_HINT_MS`, so a short tap is not mistaken for a press that did nothing.
  * - A press while this binding's sequence is still running is ignored (the key shows `pending`).
+ * - Presses from different sources (each browser, the remote API, the device) are tracked apart; a
+ *   press cancelled (its browser gone, its device unplugged, its API lease ended) fires nothing, not
+ *   even the short press: only a hold whose time was reached before has fired.
  * - Commands that start something go at most once: nothing here retries or queues.
  */
 import { ControlBadge } from '../../surfaces/badge.js'
@@ -36,17 +39,28 @@ export function confirmMsOf(b: Binding): number {
  */
 export type ToggleState = () => boolean | undefined
 
+/** One press in progress, from one source (a browser, the remote API, the device). */
+interface Press {
+  holdTimer?: NodeJS.Timeout
+  /** The hold fired: the release sends nothing. */
+  holdFired: boolean
+  /** The hold-to-confirm countdown, and when it ends (`performance.now()`). */
+  confirmTimer?: NodeJS.Timeout
+  confirmEndsAt: number
+}
+
 export class PressBehaviour implements Behaviour {
   private readonly badge: ControlBadge
   private readonly confirmMs: number
-  private held = false
-  private holdFired = false
-  private holdTimer: NodeJS.Timeout | undefined
-  private confirmTimer: NodeJS.Timeout | undefined
+  /**
+   * The presses in progress, by source: two sources holding one control are two presses, and each
+   * release (or cancel) ends its own.
+   */
+  private readonly presses = new Map<string, Press>()
+  /** Redraws the countdown while any press counts down. */
   private tickTimer: NodeJS.Timeout | undefined
   /** Runs while the key says how long to hold, after a tap too short to confirm. */
   private hintTimer: NodeJS.Timeout | undefined
-  private confirmEndsAt = 0
   private running = false
   private disposed = false
   private failure: string | undefined
@@ -64,28 +78,29 @@ export class PressBehaviour implements Behaviour {
     this.badge = new ControlBadge(() => host.changed())
   }
 
-  down(): void {
-    if (this.held || this.disposed) return
-    this.held = true
-    this.holdFired = false
+  /** A press from `source` begins (a second down from a source already holding is ignored). */
+  down(source = ''): void {
+    if (this.presses.has(source) || this.disposed) return
+    const press: Press = { holdFired: false, confirmEndsAt: 0 }
+    this.presses.set(source, press)
     if (this.running) return // ignored while the sequence runs; the key shows pending
     if (this.confirmMs > 0 && this.primary() !== undefined) {
       this.endHint()
-      this.confirmEndsAt = performance.now() + this.confirmMs
-      this.confirmTimer = setTimeout(() => {
-        this.endCountdown()
-        if (this.held) this.fire(this.primary())
+      press.confirmEndsAt = performance.now() + this.confirmMs
+      press.confirmTimer = setTimeout(() => {
+        this.stopCountdown(press)
+        if (this.presses.get(source) === press) this.fire(this.primary())
       }, this.confirmMs)
-      this.tickTimer = setInterval(() => this.host.changed(), CONFIRM_TICK_MS)
+      this.tickTimer ??= setInterval(() => this.host.changed(), CONFIRM_TICK_MS)
       this.host.changed()
       return
     }
     const hold = this.binding.hold
     if (hold) {
-      this.holdTimer = setTimeout(() => {
-        this.holdTimer = undefined
-        if (!this.held) return
-        this.holdFired = true
+      press.holdTimer = setTimeout(() => {
+        press.holdTimer = undefined
+        if (this.presses.get(source) !== press) return
+        press.holdFired = true
         this.fire(hold)
       }, hold.after_ms ?? DEFAULT_HOLD_MS)
       return
@@ -93,12 +108,15 @@ export class PressBehaviour implements Behaviour {
     this.fire(this.primary())
   }
 
-  up(): void {
-    if (!this.held) return
-    this.held = false
-    if (this.confirmTimer) {
+  /** The press from `source` is released: a short press fires where the binding fires on release. */
+  up(source = ''): void {
+    const press = this.presses.get(source)
+    if (!press) return
+    this.presses.delete(source)
+    if (press.confirmTimer) {
       // Released before the countdown ended: nothing is sent; the key says how long to hold.
-      this.endCountdown()
+      this.stopCountdown(press)
+      this.endHint()
       this.hintTimer = setTimeout(() => {
         this.hintTimer = undefined
         this.host.changed()
@@ -107,14 +125,28 @@ export class PressBehaviour implements Behaviour {
       return
     }
     if (this.binding.hold) {
-      clearTimeout(this.holdTimer)
-      this.holdTimer = undefined
-      if (!this.holdFired) this.fire(this.primary())
+      clearTimeout(press.holdTimer)
+      if (!press.holdFired) this.fire(this.primary())
+    }
+  }
+
+  /**
+   * The press from `source` ends without the operator finishing it (a browser gone, a device
+   * unplugged, a lease ended): nothing fires. A hold that fired before stays fired.
+   */
+  cancel(source = ''): void {
+    const press = this.presses.get(source)
+    if (!press) return
+    this.presses.delete(source)
+    clearTimeout(press.holdTimer)
+    if (press.confirmTimer) {
+      this.stopCountdown(press)
+      this.host.changed()
     }
   }
 
   busy(): boolean {
-    return this.held
+    return this.presses.size > 0
   }
 
   look(): BehaviourLook {
@@ -123,8 +155,9 @@ export class PressBehaviour implements Behaviour {
       failed: this.badge.badge === 'failed',
       context: this.binding.steps ? { step: this.step + 1 } : {},
     }
-    if (this.confirmTimer) {
-      const left = Math.max(0, this.confirmEndsAt - performance.now())
+    const endsAt = this.countdownEndsAt()
+    if (endsAt !== undefined) {
+      const left = Math.max(0, endsAt - performance.now())
       look.detail = `hold ${(Math.ceil(left / 100) / 10).toFixed(1)} s`
     } else if (this.hintTimer) {
       look.detail = `hold ${(this.confirmMs / 1000).toFixed(1)} s`
@@ -138,8 +171,13 @@ export class PressBehaviour implements Behaviour {
 
   dispose(): void {
     this.disposed = true
-    clearTimeout(this.holdTimer)
-    this.endCountdown()
+    for (const press of this.presses.values()) {
+      clearTimeout(press.holdTimer)
+      clearTimeout(press.confirmTimer)
+    }
+    this.presses.clear()
+    clearInterval(this.tickTimer)
+    this.tickTimer = undefined
     this.endHint()
     this.badge.dispose()
   }
@@ -158,11 +196,23 @@ export class PressBehaviour implements Behaviour {
     this.hintTimer = undefined
   }
 
-  private endCountdown(): void {
-    clearTimeout(this.confirmTimer)
-    clearInterval(this.tickTimer)
-    this.confirmTimer = undefined
-    this.tickTimer = undefined
+  /** Ends one press's countdown; the redraw ticks stop when no press counts down any more. */
+  private stopCountdown(press: Press): void {
+    clearTimeout(press.confirmTimer)
+    press.confirmTimer = undefined
+    if (this.countdownEndsAt() === undefined) {
+      clearInterval(this.tickTimer)
+      this.tickTimer = undefined
+    }
+  }
+
+  /** When the countdown nearest its end ends, or undefined when no press counts down. */
+  private countdownEndsAt(): number | undefined {
+    let soonest: number | undefined
+    for (const p of this.presses.values()) {
+      if (p.confirmTimer && (soonest === undefined || p.confirmEndsAt < soonest)) soonest = p.confirmEndsAt
+    }
+    return soonest
   }
 
   private fire(actions: Actions | undefined): void {

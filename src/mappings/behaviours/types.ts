@@ -37,8 +37,12 @@ export interface BehaviourLook {
 }
 
 export interface Behaviour {
-  down?(): void
-  up?(): void
+  /** `source` names the press (who pressed, see `SurfaceEvent.source`): presses from two sources are two presses. */
+  down?(source?: string): void
+  /** Ends the press of `source`; a release may fire (a short press). */
+  up?(source?: string): void
+  /** Ends the press of `source` without the operator finishing it: nothing fires. */
+  cancel?(source?: string): void
   rotate?(delta: number): void
   value?(value: number): void
   /** In the middle of a hold or a jog burst: a reload lets it finish on its old definition. */

@@ -69,6 +69,8 @@ export interface WebSurfaceViewEvents {
 }
 
 const log = createLogger('surfaces/web')
+/** Numbers the source names of holders that came without a view name (tests, in-process callers). */
+let anonymousCount = 0
 
 function checkCount(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -127,10 +129,13 @@ export class WebSurface implements Surface {
   private watched = true
   private brightness = 100
   /**
-   * Who holds each pressed control: a key is down while any browser holds it. Keyed by `holdKey`: a
-   * browser with a page of its own holds its own (its page's binding of the control).
+   * Who holds each pressed control, with the source name each browser's press carries: each browser's
+   * press is its own (the engine tracks them apart). Keyed by `holdKey`: a browser with a page of its
+   * own holds its own (its page's binding of the control).
    */
-  private readonly holders = new Map<string, { control: ControlId; view?: string; by: Set<object> }>()
+  private readonly holders = new Map<string, { control: ControlId; view?: string; by: Map<object, string> }>()
+  /** A source name for a holder that came without a view name. */
+  private readonly anonymous = new WeakMap<object, string>()
   /** The last value sent on for each absolute control (shuttle, faders), by `holdKey`; sent only on change. */
   private readonly values = new Map<string, number>()
   /**
@@ -227,6 +232,12 @@ export class WebSurface implements Surface {
     return this.viewers.owns(view)
   }
 
+  private anonymousSource(holder: object): string {
+    let name = this.anonymous.get(holder)
+    if (name === undefined) this.anonymous.set(holder, (name = `holder-${++anonymousCount}`))
+    return name
+  }
+
   private brightnessNow(): ServerMessage[] {
     return this.brightness === 100
       ? []
@@ -257,18 +268,19 @@ export class WebSurface implements Surface {
 
   /**
    * Browser input, called by the server. `holder` is the browser connection, `view` its view (see
-   * `showTo`): a control is down while at least one browser holds it, so two browsers on one key still
-   * give one down and one up (two browsers each on a page of its own hold two). Returns false when the
+   * `showTo`): each browser's press is its own, named by `view` as its source (so two browsers on one
+   * key give two downs and two ups, each up ending its own browser's press). Returns false when the
    * control does not take that event (the server logs it).
    */
   press(control: ControlId, holder: object, view?: string): boolean {
     if (!this.accepts(control, 'down')) return false
     const at = this.holdKey(control, view)
     let held = this.holders.get(at.key)
-    if (!held) this.holders.set(at.key, (held = { control, ...(at.view ? { view: at.view } : {}), by: new Set() }))
+    if (!held) this.holders.set(at.key, (held = { control, ...(at.view ? { view: at.view } : {}), by: new Map() }))
     if (held.by.has(holder)) return true
-    held.by.add(holder)
-    if (held.by.size === 1) this.input('down', control, at.view, {})
+    const source = view ?? this.anonymousSource(holder)
+    held.by.set(holder, source)
+    this.input('down', control, at.view, { source })
     return true
   }
 
@@ -276,23 +288,26 @@ export class WebSurface implements Surface {
     if (!this.accepts(control, 'up')) return false
     const at = this.holdKey(control, view)
     const held = this.holders.get(at.key)
-    if (!held?.by.delete(holder)) return true
-    if (held.by.size === 0) {
-      this.holders.delete(at.key)
-      this.input('up', control, held.view, {})
-    }
+    const source = held?.by.get(holder)
+    if (!held || source === undefined) return true
+    held.by.delete(holder)
+    if (held.by.size === 0) this.holders.delete(at.key)
+    this.input('up', control, held.view, { source })
     return true
   }
 
   /**
-   * Releases everything a browser holds (it disconnected with a key down, or the shuttle off centre:
-   * a spring-loaded ring let go returns to centre, and the engine must hear it stop).
+   * Ends everything a browser holds (it disconnected with a key down, or the shuttle off centre): its
+   * presses are cancelled, not released (the operator never finished them: nothing fires); a
+   * spring-loaded ring let go returns to centre, and the engine must hear it stop.
    */
   releaseAll(holder: object): void {
     for (const [key, held] of [...this.holders]) {
-      if (!held.by.delete(holder) || held.by.size > 0) continue
-      this.holders.delete(key)
-      this.input('up', held.control, held.view, {})
+      const source = held.by.get(holder)
+      if (source === undefined) continue
+      held.by.delete(holder)
+      if (held.by.size === 0) this.holders.delete(key)
+      this.input('up', held.control, held.view, { source, cancel: true })
     }
     for (const [key, off] of [...this.offCentre]) {
       if (off.by !== holder) continue

@@ -100,17 +100,23 @@ describe('WebSurface', () => {
     })
   })
 
-  it('gives one down and one up when two browsers hold the same key', () => {
+  it('gives each browser holding the same key its own down and up; a browser that goes cancels its press', () => {
     const s = new WebSurface({ id: 'b', rows: 1, columns: 1 })
     const input = recordInput(s)
     const a = {}
     const b = {}
-    expect(s.press('key:0', a)).toBe(true)
-    expect(s.press('key:0', b)).toBe(true)
-    expect(s.release('key:0', a)).toBe(true)
-    expect(input.map((e) => e.type)).toEqual(['down'])
+    expect(s.press('key:0', a, 'browser-1')).toBe(true)
+    expect(s.press('key:0', b, 'browser-2')).toBe(true)
+    expect(s.release('key:0', a, 'browser-1')).toBe(true)
+    expect(input.map((e) => `${e.type}:${e.source}`)).toEqual(['down:browser-1', 'down:browser-2', 'up:browser-1'])
     s.releaseAll(b)
-    expect(input.map((e) => `${e.surface}/${e.control}:${e.type}`)).toEqual(['b/key:0:down', 'b/key:0:up'])
+    expect(input.map((e) => `${e.surface}/${e.control}:${e.type}:${e.source}`)).toEqual([
+      'b/key:0:down:browser-1',
+      'b/key:0:down:browser-2',
+      'b/key:0:up:browser-1',
+      'b/key:0:up:browser-2',
+    ])
+    expect(input[3]).toMatchObject({ type: 'up', cancel: true })
   })
 
   it('refuses events a control does not take, and feedback for controls it lacks', async () => {
@@ -314,16 +320,16 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     c.send({ type: 'down', surface: 'desk', control: 'encoder:0' })
     await expect.poll(() => input.length).toBe(5)
     expect(input.map(({ at: _at, ...e }) => e)).toEqual([
-      { type: 'down', surface: 'desk', control: 'key:2' },
-      { type: 'up', surface: 'desk', control: 'key:2' },
+      { type: 'down', surface: 'desk', control: 'key:2', source: 'browser-1' },
+      { type: 'up', surface: 'desk', control: 'key:2', source: 'browser-1' },
       { type: 'rotate', surface: 'desk', control: 'jog', delta: -4 },
       { type: 'rotate', surface: 'desk', control: 'encoder:0', delta: 2 },
-      { type: 'down', surface: 'desk', control: 'encoder:0' },
+      { type: 'down', surface: 'desk', control: 'encoder:0', source: 'browser-1' },
     ])
     expect(typeof input[0]!.at).toBe('number')
-    // A browser that goes away with a control held releases it: no stuck key.
+    // A browser that goes away with a control held cancels its press: no stuck key, and nothing fires.
     await c.close()
-    await expect.poll(() => input.at(-1)).toMatchObject({ type: 'up', control: 'encoder:0' })
+    await expect.poll(() => input.at(-1)).toMatchObject({ type: 'up', control: 'encoder:0', cancel: true })
   })
 
   it('ignores malformed and refused messages, logs each kind once, and keeps the connection', async () => {
