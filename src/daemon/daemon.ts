@@ -38,7 +38,6 @@ import type {
   DaemonStatus,
   InjectKind,
   InjectRefusal,
-  InjectRehearsal,
   RecentError,
 } from './api.js'
 import { startAppLink, stopAppLink, type AppLink } from './app-link.js'
@@ -49,7 +48,6 @@ import { DaemonProjection } from './projection.js'
 import { ConfigReloader } from './reload.js'
 import { createNotifier, type Notifier } from './sd-notify.js'
 import { startDaemonServer } from './server.js'
-import { WaitingSurfaces } from './waiting.js'
 
 /** The config that ships with the package: the simulator and a web console. */
 export const BUNDLED_CONFIG = fileURLToPath(new URL('../../config/default.yaml', import.meta.url))
@@ -79,11 +77,6 @@ export interface DaemonOptions {
   notifier?: Notifier
   /** Watch the config file's folder for changes (default true). */
   watch?: boolean
-  /**
-   * `run --rehearse`: every configured hardware surface whose device is not plugged in takes presses from
-   * the page and the remote API (as `rehearse: true` on each; see `waiting.ts`).
-   */
-  rehearse?: boolean
   logger?: Logger
 }
 
@@ -111,8 +104,6 @@ export class Daemon implements DaemonApi {
   private readonly api: DaemonProjection
   private readonly listener: Listener
   private readonly reloader: ConfigReloader
-  /** Configured hardware that is not plugged in: the page's waiting mirrors, rehearsal, the log line. */
-  private readonly waiting: WaitingSurfaces
   private readonly webSurfaces = new Map<string, { surface: WebSurface; config: SurfaceConfig }>()
   private readonly drivers: SurfaceDriver[]
   private running!: Running
@@ -146,20 +137,12 @@ export class Daemon implements DaemonApi {
     })
     this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images, pages: this.engine })
     this.door = new InputDoor(this.engine, this.log.child('input'))
-    this.waiting = new WaitingSurfaces({
-      manager: this.manager,
-      web: this.webServer,
-      door: this.door,
-      rehearseAll: options.rehearse === true,
-      log: this.log,
-    })
     this.api = new DaemonProjection({
       configFile: options.config,
       manager: this.manager,
       engine: this.engine,
       state: this.state,
       door: this.door,
-      waiting: this.waiting,
       running: () => ({ config: this.running.config, simulated: this.running.simulator !== undefined }),
     })
     const serve: ServeFn = options.serve ?? ((o) => startDaemonServer({ ...o, metrics: this.metrics }))
@@ -240,7 +223,6 @@ export class Daemon implements DaemonApi {
     this.applyWebSurfaces(config)
     this.engine.apply(config)
     this.running.link.setFilter({ titles: this.engine.followedTitles() })
-    await this.waiting.apply(config)
     await this.manager.start()
     this.running.link.start()
     await this.listener.apply(config.listen)
@@ -283,7 +265,6 @@ export class Daemon implements DaemonApi {
       this.running = { ...old, config }
     }
     this.applyWebSurfaces(config)
-    await this.waiting.apply(config)
     await this.applyDriverConfigs(old.config, config)
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
     this.engine.apply(config)
@@ -344,7 +325,6 @@ export class Daemon implements DaemonApi {
     this.door.close()
     this.engine.stop()
     this.detachState()
-    this.waiting.close()
     // The page's server first, so browsers get a clean close; then the listener, surfaces and links.
     await this.webServer.close()
     await Promise.allSettled([
@@ -363,12 +343,7 @@ export class Daemon implements DaemonApi {
   controlState(surface: string, control: ControlId): ControlState | InjectRefusal {
     return this.api.controlState(surface, control)
   }
-  inject(
-    surface: string,
-    control: ControlId,
-    kind: InjectKind,
-    arg?: number,
-  ): InjectRefusal | InjectRehearsal | undefined {
+  inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): InjectRefusal | undefined {
     return this.api.inject(surface, control, kind, arg)
   }
   recentErrors(): RecentError[] {
