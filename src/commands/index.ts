@@ -5,6 +5,7 @@
  * `src/cli.ts` dispatches to them and lists them in `--help`, in this order.
  */
 import { checkCommand } from './check.js'
+import { commandsCommand } from './commands.js'
 import { devicesCommand } from './devices.js'
 import { learnCommand } from './learn.js'
 import { probeCommand } from './probe.js'
@@ -17,6 +18,7 @@ import { surfacesCommand } from './surfaces.js'
 export const SUBCOMMANDS: Record<string, Subcommand> = {
   run: runCommand,
   check: checkCommand,
+  commands: commandsCommand,
   devices: devicesCommand,
   learn: learnCommand,
   send: sendCommand,

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { checkProperty, fc, fuzzParser, FUZZ_MAX_BYTES, hostileText } from './harness.js'
 
-const reference = readFileSync(new URL('../fixtures/mappings/reference.yaml', import.meta.url), 'utf8')
+const reference = readFileSync(new URL('../../config/reference.yaml', import.meta.url), 'utf8')
 const referenceLines = reference.split('\n')
 
 /** The reference file with lines dropped, duplicated, cut or spliced with garbage: near misses. */

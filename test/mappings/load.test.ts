@@ -25,7 +25,7 @@ async function bindingProblems(bindings: string): Promise<string[]> {
 
 describe('the reference file', () => {
   it('loads without a problem', async () => {
-    const text = readFileSync(new URL('../fixtures/mappings/reference.yaml', import.meta.url), 'utf8')
+    const text = readFileSync(new URL('../../config/reference.yaml', import.meta.url), 'utf8')
     const r = await loadConfigText(text, 'reference.yaml')
     expect(r.problems.map(formatProblem)).toEqual([])
     expect(r.config!.bindings).toHaveLength(12)

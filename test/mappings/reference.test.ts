@@ -28,7 +28,7 @@ import {
 } from '../surfaces/helpers/fake-hid.js'
 import { loadOrThrow, WAIT } from './helpers.js'
 
-const REFERENCE = readFileSync(new URL('../fixtures/mappings/reference.yaml', import.meta.url), 'utf8')
+const REFERENCE = readFileSync(new URL('../../config/reference.yaml', import.meta.url), 'utf8')
 
 /** The reference text with the overrides the issue names, set through the YAML document (comments kept). */
 function referenceFor(sim: SimulatorHandle, edit: (text: string) => string = (t) => t): string {
