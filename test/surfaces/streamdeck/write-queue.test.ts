@@ -1,27 +1,20 @@
 /**
- * The Stream Deck write queue's edges, pinned where mutation testing found them unwatched: stopping,
- * failing writes, one write at a time, slot order, the default frame and `idle()`.
+ * The Stream Deck write queue, on a fake clock: pacing to one flush per frame, coalescing per slot, one
+ * write at a time in the order slots last changed, stopping, failing writes, the default frame and `idle()`.
+ * Cases from the former write-queue.test.ts (pacing and coalescing).
+ * Cases from the former write-queue-mutants.test.ts (mutation survivors: the edges).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DEFAULT_FRAME_MS, WriteQueue } from '../../src/surfaces/streamdeck/write-queue.js'
+import { DEFAULT_FRAME_MS, WriteQueue } from '../../../src/surfaces/streamdeck/write-queue.js'
+import { gate } from '../helpers/surfaces.js'
 
+// The queue measures frames with performance.now(): fake it along with the timers.
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
 })
 afterEach(() => {
   vi.useRealTimers()
 })
-
-/** A write that finishes only when the test says so. */
-function gate() {
-  let open!: () => void
-  let fail!: (err: Error) => void
-  const done = new Promise<void>((resolve, reject) => {
-    open = resolve
-    fail = reject
-  })
-  return { done, open, fail }
-}
 
 /** A queue whose jobs record their slot as they start, and how many run at once. */
 function queueOf(frameMs?: number) {
@@ -43,6 +36,53 @@ function queueOf(frameMs?: number) {
     })
   return { queue, put, written, errors, maxInFlight: () => maxInFlight }
 }
+
+/** A queue whose jobs record `slot@time` as they run. */
+function recordingQueue(frameMs: number) {
+  const written: string[] = []
+  const errors: unknown[] = []
+  const queue = new WriteQueue({ frameMs, onError: (err) => errors.push(err) })
+  const put = (slot: string, label = slot): void =>
+    queue.put(slot, () => {
+      written.push(`${label}@${performance.now()}`)
+      return Promise.resolve()
+    })
+  return { queue, put, written, errors }
+}
+
+describe('WriteQueue pacing', () => {
+  it('flushes at most once per frame: a write put just after a flush waits for the next frame', async () => {
+    const { put, written } = recordingQueue(100)
+    put('key:0')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(written).toEqual(['key:0@0'])
+    await vi.advanceTimersByTimeAsync(10)
+    put('key:1')
+    await vi.advanceTimersByTimeAsync(89) // t = 99: still inside the first frame
+    expect(written).toEqual(['key:0@0'])
+    await vi.advanceTimersByTimeAsync(1) // t = 100: the next frame starts
+    expect(written).toEqual(['key:0@0', 'key:1@100'])
+  })
+
+  it('writes a burst for one slot once per frame, with the last job put', async () => {
+    const { put, written } = recordingQueue(100)
+    put('key:0', 'first')
+    await vi.advanceTimersByTimeAsync(0)
+    for (let i = 0; i < 50; i++) put('key:0', `burst ${i}`)
+    put('brightness')
+    await vi.advanceTimersByTimeAsync(100)
+    expect(written).toEqual(['first@0', 'burst 49@100', 'brightness@100'])
+  })
+
+  it('after a quiet spell writes at once', async () => {
+    const { put, written } = recordingQueue(100)
+    put('key:0')
+    await vi.advanceTimersByTimeAsync(250)
+    put('key:1')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(written).toEqual(['key:0@0', 'key:1@250'])
+  })
+})
 
 describe('WriteQueue edges', () => {
   it('writes slots in the order they last changed', async () => {
