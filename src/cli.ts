@@ -23,6 +23,7 @@ import { parseCheckArgs, type CheckCommandLine } from './commands/check.js'
 import { SUBCOMMANDS } from './commands/index.js'
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './commands/subcommand.js'
 import { parseSurfacesArgs, type SurfacesCommandLine } from './commands/surfaces.js'
+import { PANELBRIDGE_VERSION } from './version.js'
 
 export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE }
 
@@ -31,6 +32,7 @@ export const HELP = `panelbridge — bridges hardware control panels to a live-g
 Usage:
   panelbridge COMMAND --help      the options of one command (e.g. panelbridge sim --help)
   panelbridge --help              show this help
+  panelbridge --version           show panelbridge's version
 
 Examples:
   panelbridge check /etc/panelbridge/config.yaml
@@ -51,13 +53,14 @@ export function helpText(): string {
   return HELP.replace('Usage:\n', `Usage:\n${lines}\n`)
 }
 
-type TopLevel = { kind: 'help' } | { kind: 'error'; message: string }
+type TopLevel = { kind: 'help' } | { kind: 'version' } | { kind: 'error'; message: string }
 
-/** A command line no subcommand takes: `--help`, or what is wrong with it. */
+/** A command line no subcommand takes: `--help`, `--version` (alone), or what is wrong with it. */
 function topLevel(argv: readonly string[]): TopLevel {
   if (argv.some((a) => a === '--help' || a === '-h')) return { kind: 'help' }
   const [first] = argv
   if (first === undefined) return { kind: 'error', message: 'no command given' }
+  if (first === '--version' && argv.length === 1) return { kind: 'version' }
   if (first.startsWith('-')) return { kind: 'error', message: `unknown option '${first}'` }
   return { kind: 'error', message: `unknown command '${first}'` }
 }
@@ -92,6 +95,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const read = topLevel(argv)
   if (read.kind === 'help') {
     process.stdout.write(helpText())
+    return EXIT_OK
+  }
+  if (read.kind === 'version') {
+    process.stdout.write(`panelbridge ${PANELBRIDGE_VERSION}\n`)
     return EXIT_OK
   }
   process.stderr.write(`panelbridge: ${read.message}\nRun 'panelbridge --help' for usage.\n`)

@@ -19,8 +19,29 @@ export function wholeNumberArg(raw: string | undefined, fallback: number, name: 
   return Number(raw)
 }
 
+/**
+ * What is wrong with a command line, in our words: `node:util` parseArgs's own refusals (an unknown
+ * option, an option without its value, an argument where none is taken) are reworded, naming the
+ * command; any other message is kept. Every subcommand's refusal goes through here (`usageFailure`, or
+ * `usageMessage(command, err)` where a command writes its own refusal).
+ */
+export function usageText(command: string, message: string): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(message)
+  if (unknown) return `${unknown[1]} is not an option of '${command}'`
+  const missing = /^Option '(?:-\w, )?(-[^ ']+) <value>' argument missing/.exec(message)
+  if (missing) return `${missing[1]} needs a value`
+  const unexpected = /^Unexpected argument '([^']*)'/.exec(message)
+  if (unexpected) return `unexpected argument '${unexpected[1]}'`
+  return message
+}
+
+/** `usageText` of a thrown error (parseArgs's, a UsageError or any other). */
+export function usageMessage(command: string, err: unknown): string {
+  return usageText(command, err instanceof Error ? err.message : String(err))
+}
+
 /** Says what is wrong with the command line on stderr, with where to read the usage; exit code 2. */
 export function usageFailure(command: string, message: string): number {
-  process.stderr.write(`panelbridge: ${message}\nRun 'panelbridge ${command} --help' for usage.\n`)
+  process.stderr.write(`panelbridge: ${usageText(command, message)}\nRun 'panelbridge ${command} --help' for usage.\n`)
   return EXIT_USAGE
 }

@@ -24,6 +24,7 @@ import {
   type HardwareCommandDeps,
 } from './hardware.js'
 import type { Subcommand } from './subcommand.js'
+import { usageMessage } from './args.js'
 
 /** A driver's detection that takes longer is reported as failed (one hung device must not hang the listing). */
 export const DEVICES_DETECT_TIMEOUT_MS = MANAGER_DEFAULTS.callTimeoutMs
@@ -64,7 +65,7 @@ export async function runDevices(
     const { values } = parseArgs({ args: [...argv], options: { config: { type: 'string' } }, strict: true })
     file = values.config
   } catch (err) {
-    deps.err(`panelbridge devices: ${err instanceof Error ? err.message : String(err)}`)
+    deps.err(`panelbridge devices: ${usageMessage('devices', err)}`)
     deps.err(`Run 'panelbridge devices --help' for usage.`)
     return 2
   }

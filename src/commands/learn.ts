@@ -38,6 +38,7 @@ import type { Subcommand } from './subcommand.js'
 import { DEVICE_ARG, learnRaw } from './learn-raw.js'
 import { messageOf, parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'
 import { untilStopped, whileListening } from './until-stopped.js'
+import { usageMessage } from './args.js'
 
 const log = createLogger('learn')
 
@@ -232,7 +233,7 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
     if (values.device !== undefined && !DEVICE_ARG.test(values.device))
       throw new Error('--device must be VID:PID or VID:PID:USAGE_PAGE in hex, e.g. 05f3:00ff')
   } catch (err) {
-    deps.err(`panelbridge learn: ${err instanceof Error ? err.message : String(err)}`)
+    deps.err(`panelbridge learn: ${usageMessage('learn', err)}`)
     deps.err(`Run 'panelbridge learn --help' for usage.`)
     return 2
   }

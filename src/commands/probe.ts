@@ -16,6 +16,7 @@ import { runProbe, type ProbeResult } from '../api/probe.js'
 import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT } from '../api/protocol.js'
 import { DEFAULT_PROFILE, getProfile, type SimProfile } from '../simulator/profile.js'
 import type { Subcommand } from './subcommand.js'
+import { usageMessage } from './args.js'
 
 /** Where probe goes without `--url`: the application's default address. */
 export const PROBE_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`
@@ -164,7 +165,7 @@ export async function runProbeCommand(argv: readonly string[], deps: ProbeDeps):
   try {
     line = readLine(argv)
   } catch (err) {
-    deps.err(`panelbridge probe: ${err instanceof Error ? err.message : String(err)}`)
+    deps.err(`panelbridge probe: ${usageMessage('probe', err)}`)
     deps.err(`Run 'panelbridge probe --help' for usage.`)
     return 2
   }

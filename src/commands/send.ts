@@ -16,6 +16,7 @@ import { isCommandError } from '../api/errors.js'
 import { DEFAULT_HTTP_PORT } from '../api/protocol.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Subcommand } from './subcommand.js'
+import { usageMessage } from './args.js'
 
 /** Where `send` goes without `--url` or `--config`: the application's default address. */
 export const SEND_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`
@@ -143,7 +144,7 @@ export async function runSend(argv: readonly string[], deps: SendDeps = DEFAULT_
   try {
     line = readLine(argv)
   } catch (err) {
-    deps.err(`panelbridge send: ${err instanceof Error ? err.message : String(err)}`)
+    deps.err(`panelbridge send: ${usageMessage('send', err)}`)
     deps.err(`Run 'panelbridge send --help' for usage.`)
     return 2
   }

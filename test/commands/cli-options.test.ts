@@ -1,0 +1,130 @@
+/**
+ * Issue 22, item 13: `panelbridge --version`; every subcommand's `--help` is its own (its usage and the
+ * options it takes, each of which its parser accepts); an unknown option is refused in our words,
+ * naming the option and the command, with exit 2, by every registered subcommand.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { EXIT_OK, EXIT_USAGE, helpText, main } from '../../src/cli.js'
+import { usageText } from '../../src/commands/args.js'
+import { SUBCOMMANDS } from '../../src/commands/index.js'
+import { PANELBRIDGE_VERSION } from '../../src/version.js'
+
+afterEach(() => vi.restoreAllMocks())
+
+/** Runs the CLI with stdout and stderr captured. */
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true))
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true))
+  try {
+    const code = await main(argv)
+    return { code, out, err }
+  } finally {
+    vi.restoreAllMocks()
+  }
+}
+
+/** The options a help text lists: `--name` at the start of an options line, or in its usage lines. */
+function optionsInHelp(name: string, help: string): string[] {
+  const found = new Set<string>()
+  for (const line of help.split('\n')) {
+    const listed = /^ {2}(--[a-z][\w-]*)/.exec(line)
+    if (listed) found.add(listed[1]!)
+    if (line.startsWith(`  panelbridge ${name}`)) for (const m of line.matchAll(/\[(--[a-z][\w-]*)/g)) found.add(m[1]!)
+  }
+  found.delete('--help')
+  return [...found]
+}
+
+const NOT_AN_OPTION = '--zz-not-an-option'
+
+describe('panelbridge --version', () => {
+  it("prints panelbridge's version from package.json and exits 0", async () => {
+    const { code, out, err } = await cli(['--version'])
+    expect(code).toBe(EXIT_OK)
+    expect(out).toBe(`panelbridge ${PANELBRIDGE_VERSION}\n`)
+    expect(PANELBRIDGE_VERSION).toMatch(/^\d+\.\d+\.\d+/)
+    expect(err).toBe('')
+  })
+
+  it('is named in the help; with anything after it, it is a usage error', async () => {
+    expect(helpText()).toContain('panelbridge --version')
+    const { code, err } = await cli(['--version', 'run'])
+    expect(code).toBe(EXIT_USAGE)
+    expect(err).toContain("unknown option '--version'")
+  })
+})
+
+describe('every registered subcommand', () => {
+  const names = Object.keys(SUBCOMMANDS)
+
+  it('the list is the one the help shows (commands included)', () => {
+    expect(names).toContain('commands')
+    for (const name of names) expect(helpText()).toContain(`  panelbridge ${SUBCOMMANDS[name]!.usage}`)
+  })
+
+  for (const name of names) {
+    it(`${name} --help shows its own usage and options, not the general help`, async () => {
+      for (const flag of ['--help', '-h']) {
+        const { code, out } = await cli([name, flag])
+        expect(code).toBe(EXIT_OK)
+        expect(out).toBe(SUBCOMMANDS[name]!.help)
+        // Two layouts are in use: a title line then `Usage:` and the usage lines, or `Usage:` first.
+        expect(out).toMatch(new RegExp(`(^|\\n)Usage:\\s+panelbridge ${name}\\b`))
+        expect(out).not.toBe(helpText())
+      }
+    })
+
+    it(`${name} refuses an unknown option in our words, with exit 2`, async () => {
+      const { code, out, err } = await cli([name, NOT_AN_OPTION])
+      expect(code).toBe(EXIT_USAGE)
+      expect(out).toBe('')
+      expect(err).toMatch(new RegExp(`^panelbridge( ${name})?: ${NOT_AN_OPTION} is not an option of '${name}'\\n`))
+      expect(err).toContain(`Run 'panelbridge ${name} --help' for usage.`)
+      expect(err).not.toMatch(/Unknown option|To specify a positional argument/)
+    })
+
+    it(`${name} accepts every option its help lists`, async () => {
+      for (const option of optionsInHelp(name, SUBCOMMANDS[name]!.help)) {
+        // The unknown option after it stops the command before it runs. The listed one was accepted
+        // when the refusal names the unknown one (parseArgs reads in order): as a flag, or with a value.
+        const tries = [
+          [option, NOT_AN_OPTION],
+          [`${option}=1`, NOT_AN_OPTION],
+        ]
+        const errs: string[] = []
+        for (const argv of tries) errs.push((await cli([name, ...argv])).err)
+        expect(
+          errs.some((e) => e.includes(`${NOT_AN_OPTION} is not an option of '${name}'`)),
+          `${name} ${option}: ${errs.join(' | ')}`,
+        ).toBe(true)
+      }
+    })
+  }
+
+  it('sim, surfaces and run list their options (so the walk above has something to check)', () => {
+    expect(optionsInHelp('sim', SUBCOMMANDS.sim!.help)).toEqual(
+      expect.arrayContaining(['--port', '--ws-port', '--host', '--profile', '--list-profiles']),
+    )
+    expect(optionsInHelp('surfaces', SUBCOMMANDS.surfaces!.help)).toEqual(
+      expect.arrayContaining(['--port', '--host', '--no-hardware']),
+    )
+    expect(optionsInHelp('run', SUBCOMMANDS.run!.help)).toEqual(['--config'])
+  })
+})
+
+describe('usageText', () => {
+  it("rewords node:util parseArgs's refusals and keeps our own messages", () => {
+    expect(
+      usageText('sim', "Unknown option '--bogus'. To specify a positional argument starting with a '-', ..."),
+    ).toBe("--bogus is not an option of 'sim'")
+    expect(usageText('run', "Unknown option '-x'")).toBe("-x is not an option of 'run'")
+    expect(usageText('run', "Option '--config <value>' argument missing")).toBe('--config needs a value')
+    expect(usageText('run', "Option '-c, --config <value>' argument missing")).toBe('--config needs a value')
+    expect(usageText('devices', "Unexpected argument 'x'. This command does not take positional arguments")).toBe(
+      "unexpected argument 'x'",
+    )
+    expect(usageText('send', 'send needs the command to send')).toBe('send needs the command to send')
+  })
+})
