@@ -1,33 +1,8 @@
-import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { ReportMapDriver, type HidListing, type HidTransport } from '../../../src/surfaces/report-map/driver.js'
+import { ReportMapDriver } from '../../../src/surfaces/report-map/driver.js'
 import { reportMapSchema } from '../../../src/surfaces/report-map/report-map.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
-
-/** An in-memory device shaped like node-hid's HIDAsync: it emits `data` with each input report. */
-class FakeHidDevice extends EventEmitter {
-  closed = false
-  close(): Promise<void> {
-    this.closed = true
-    return Promise.resolve()
-  }
-  report(bytes: number[]): void {
-    this.emit('data', Buffer.from(bytes))
-  }
-}
-
-class FakeHidTransport implements HidTransport {
-  readonly opened = new Map<string, FakeHidDevice>()
-  constructor(readonly listings: HidListing[]) {}
-  list(): Promise<HidListing[]> {
-    return Promise.resolve(this.listings)
-  }
-  open(path: string): Promise<FakeHidDevice> {
-    const d = new FakeHidDevice()
-    this.opened.set(path, d)
-    return Promise.resolve(d)
-  }
-}
+import { MemoryHidTransport } from '../helpers/fake-generic-hid.js'
 
 // A game-controller-like report: id 1; byte 0 buttons; bytes 1-2 a signed little-endian axis;
 // bytes 3-4 a big-endian throttle 0..1000; byte 5 a wrapping wheel counter.
@@ -44,7 +19,7 @@ const map = reportMapSchema.parse({
 
 describe('generic HID driver', () => {
   it('claims devices by vendor, product and usage page, and decodes their reports through the map', async () => {
-    const transport = new FakeHidTransport([
+    const transport = new MemoryHidTransport([
       { path: '/dev/hidraw0', vendorId: 0x1234, productId: 0x5678, usagePage: 0xff00 },
       { path: '/dev/hidraw1', vendorId: 0x1234, productId: 0x5678, usagePage: 0x01, product: 'Box' },
       { path: '/dev/hidraw2', vendorId: 0x1234, productId: 0x9999, usagePage: 0x01 },
@@ -74,7 +49,7 @@ describe('generic HID driver', () => {
     ])
     const events: SurfaceEvent[] = []
     surface.events.on('input', (e) => events.push(e))
-    const device = transport.opened.get('/dev/hidraw1')!
+    const device = transport.current('/dev/hidraw1')!
     device.report([1, 0b00, 0x00, 0x00, 0x00, 0x00, 250])
     device.report([2, 0b11, 0xff, 0xff, 0x03, 0xe8, 4])
     device.report([1, 0b10, 0x00, 0x80, 0x01, 0xf4, 4])
@@ -94,7 +69,7 @@ describe('generic HID driver', () => {
   })
 
   it("knows a detected device's controls from its report map without opening it; a reload replaces the map", async () => {
-    const transport = new FakeHidTransport([{ path: '/dev/hidraw3', vendorId: 0x05f3, productId: 0x00ff }])
+    const transport = new MemoryHidTransport([{ path: '/dev/hidraw3', vendorId: 0x05f3, productId: 0x00ff }])
     const pedal = reportMapSchema.parse({ fields: [{ control: 'button:0', byte: 0, bit: 0 }] })
     const driver = new ReportMapDriver({ transport, devices: [{ vendorId: 0x05f3, productId: 0x00ff, map: pedal }] })
     const [device] = await driver.detect()
@@ -107,7 +82,7 @@ describe('generic HID driver', () => {
       'tbar',
       'jog',
     ])
-    expect(transport.opened.size).toBe(0)
+    expect(transport.opened).toHaveLength(0)
     driver.configure([])
     expect(await driver.controlsOf(device!)).toBeUndefined()
   })
