@@ -1,20 +1,23 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { AppState, type AppStateEvents } from '../../src/api/app-state.js'
+/**
+ * The notification link against the simulator (a real QWebChannel server on loopback): the handshake,
+ * play and data notifications, a silent or dropped socket, stale while down and the recovery, filters,
+ * stop(), and the back-off while nothing listens. The parsers' cases are in parse.test.ts.
+ */
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { AppState, type AppStateEvents } from '../../../src/api/app-state.js'
 import {
   LINK_BACKOFF_INITIAL_MS,
   LINK_BACKOFF_MAX_MS,
   LINK_MAX_READS_PER_SECOND,
   NotificationLink,
-  parseNotification,
-  parseTitleControlInfo,
   type LinkTiming,
   type NotificationFilter,
-} from '../../src/api/notifications.js'
-import { CLIENT_APP_ID, type PlayState } from '../../src/api/protocol.js'
-import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
-import { QWebChannelServer } from '../../src/simulator/qwebchannel-server.js'
-import { closedPort, nextPhase } from '../helpers/link.js'
+} from '../../../src/api/notifications.js'
+import { CLIENT_APP_ID, type PlayState } from '../../../src/api/protocol.js'
+import { QWebChannelClient } from '../../../src/api/qwebchannel.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
+import { QWebChannelServer } from '../../../src/simulator/qwebchannel-server.js'
+import { closedPort, nextPhase } from '../../helpers/link.js'
 
 /**
  * Small timing so that failures and recoveries happen quickly; nothing below asserts on speed. The
@@ -35,11 +38,9 @@ const SILENCE: Partial<LinkTiming> = { livenessTimeoutMs: 300, callTimeoutMs: 30
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 const SCORE_BUG = '{9c0e4a7b-2d15-4f3e-8a6c-0b1d2e3f4a02}'
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers()
   vi.restoreAllMocks()
-  for (const c of cleanups.splice(0).reverse()) await c()
 })
 
 interface Setup {
@@ -56,7 +57,7 @@ async function setup(
   opts: { filter?: NotificationFilter; defaultSender?: boolean; start?: boolean; timing?: Partial<LinkTiming> } = {},
 ) {
   const sim = await startSimulator({ animationMs: 40 })
-  cleanups.push(() => sim.close())
+  onTestFinished(() => sim.close())
   // Without the application's default sender, notifications flow only if the link's own subscribe worked.
   if (opts.defaultSender === false) sim.state.senders = sim.state.senders.filter((s) => !s.isDefault)
   const store = new AppState()
@@ -66,7 +67,7 @@ async function setup(
     timing: { ...FAST, ...opts.timing },
     ...(opts.filter ? { filter: opts.filter } : {}),
   })
-  cleanups.push(() => link.stop())
+  onTestFinished(() => link.stop())
   const plays = new Map<string, PlayState[]>()
   const titleEvents: AppStateEvents['title'][0][] = []
   store.on('title', (e) => {
@@ -281,10 +282,10 @@ describe('NotificationLink against the simulator', () => {
       },
     })
     await server.start()
-    cleanups.push(() => server?.stop())
+    onTestFinished(() => server?.stop())
     const store = new AppState()
     const link = new NotificationLink({ url: server.url, state: store, timing: FAST })
-    cleanups.push(() => link.stop())
+    onTestFinished(() => link.stop())
     const seen = new Promise<void>((r) => link.once('notification', () => r()))
     const connected = nextPhase(link, 'connected')
     link.start()
@@ -362,10 +363,10 @@ describe('NotificationLink against the simulator', () => {
       },
     })
     await server.start()
-    cleanups.push(() => server.stop())
+    onTestFinished(() => server.stop())
     const store = new AppState()
     const link = new NotificationLink({ url: server.url, state: store, timing: FAST, filter: { inputs: ['Newsroom'] } })
-    cleanups.push(() => link.stop())
+    onTestFinished(() => link.stop())
     const connected = nextPhase(link, 'connected')
     link.start()
     await connected
@@ -425,7 +426,7 @@ describe('NotificationLink against the simulator', () => {
     // The refusals are real socket events; only the retry timer runs on the fake clock.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
     const link = new NotificationLink({ url, state: new AppState() })
-    cleanups.push(() => link.stop())
+    onTestFinished(() => link.stop())
     let failed = nextPhase(link, 'waiting-to-retry')
     link.start()
     for (const delay of [250, 500, 1000, 1000, 1000, 1000]) {
@@ -436,59 +437,5 @@ describe('NotificationLink against the simulator', () => {
       vi.advanceTimersByTime(1)
       expect(link.state).toBe('connecting')
     }
-  })
-})
-
-describe('notification parsing', () => {
-  it('normalises the five shapes', () => {
-    expect(parseNotification('{"id":"{a}","play":"Running"}')).toEqual({ kind: 'play', id: '{a}', play: 'Running' })
-    expect(parseNotification({ event: 'play', id: '{a}', state: 'paused', input: 'Cam' })).toEqual({
-      kind: 'play',
-      id: '{a}',
-      play: 'Paused',
-      input: 'Cam',
-    })
-    expect(parseNotification({ event: 'data', id: '{a}', variables: [{ name: 'n', value: 2 }, { bad: 1 }] })).toEqual({
-      kind: 'data',
-      id: '{a}',
-      variables: { n: '2' },
-    })
-    expect(parseNotification({ control: 'addTitle' })).toEqual({ kind: 'control', control: 'addTitle' })
-    expect(parseNotification({ data: 'Update' })).toEqual({ kind: 'update' })
-  })
-
-  it('ignores everything else', () => {
-    for (const raw of [
-      '',
-      'x',
-      '[]',
-      'null',
-      42,
-      null,
-      {},
-      { id: '{a}' },
-      { play: 'Running' },
-      { event: 'data', id: '{a}' },
-    ]) {
-      expect(parseNotification(raw)).toBeUndefined()
-    }
-  })
-
-  it('reads getTitleControlInfo and refuses a reply without titles', () => {
-    const titles = parseTitleControlInfo({
-      result: {
-        titles: [
-          { id: '{a}', name: 'A', status: 'Running', variables: [{ variable: 'x', value: '1', type: 'text' }] },
-          { id: '{b}', name: 'B', status: 'Done' },
-          'junk',
-        ],
-      },
-    })
-    expect(titles.map((t) => [t.id, t.play, t.variables])).toEqual([
-      ['{a}', 'Running', { x: '1' }],
-      ['{b}', 'Off', {}],
-    ])
-    expect(() => parseTitleControlInfo({ result: { error: 'nope' } })).toThrow(QWebChannelError)
-    expect(() => parseTitleControlInfo({})).toThrow(QWebChannelError)
   })
 })

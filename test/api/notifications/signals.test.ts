@@ -1,223 +1,35 @@
 /**
  * The notification link re-reads the truth on any change signal (issue 30, item 4) and takes play states
  * from the layer state where the title list has none (protocol notes 2.4 [code S1]), against a
- * QWebChannel scheduler on a real loopback socket written here (as in notifications-mutants.test.ts):
+ * QWebChannel scheduler on a real loopback socket (./harness.ts, shared with the other link tests):
  * which signals it connects, the debounce, the bound on reads in a storm, the read after a read, the
  * layer state and which source wins. Time is a fake clock wherever it is the subject; sockets stay real.
  */
-import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import WebSocket, { WebSocketServer } from 'ws'
-import { AppState } from '../../src/api/app-state.js'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import {
   LAYER_STATE_KEY,
   LINK_CHANGE_DEBOUNCE_MS,
   LINK_CHANGE_SIGNALS,
   LINK_MAX_READS_PER_SECOND,
   LINK_RESYNC_DEBOUNCE_MS,
-  NotificationLink,
-  readLayerState,
-  titlePlay,
-  type NotificationLinkEvents,
-  type NotificationLinkOptions,
-} from '../../src/api/notifications.js'
-import { QWC_MESSAGE, type PlayState } from '../../src/api/protocol.js'
-import { QWebChannelClient } from '../../src/api/qwebchannel.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
-import { nextPhase } from '../helpers/link.js'
+} from '../../../src/api/notifications.js'
+import { AppState } from '../../../src/api/app-state.js'
+import { NotificationLink } from '../../../src/api/notifications.js'
+import { type PlayState } from '../../../src/api/protocol.js'
+import { nextPhase } from '../../helpers/link.js'
+import { captureLogs } from '../../helpers/logs.js'
+import { ALL_CLOCKS, trackClients, connectedLink, next, scheduler, type Scheduler } from './harness.js'
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers()
   vi.restoreAllMocks()
-  for (const c of cleanups.splice(0).reverse()) await c()
 })
-
-/** Every clock the link and its client use, faked; sockets stay real. */
-const ALL_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = {
-  toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
-}
-
-/** The scheduler's methods and signals with the indexes its init reply gives them (not 0-based, on purpose). */
-const METHODS = ['notifyClientConnected', 'scheduleCommand', 'getValueForKey'] as const
-const SIGNALS = ['onNotify', ...LINK_CHANGE_SIGNALS, '_cmp_v1_handleActorRegistryChangeEvent'] as const
-type Method = (typeof METHODS)[number]
-type Signal = (typeof SIGNALS)[number]
-const methodIndex = (m: Method): number => 40 + METHODS.indexOf(m)
-const signalIndex = (s: Signal): number => 5 + SIGNALS.indexOf(s)
-
-interface Title {
-  id: string
-  name: string
-  status?: string
-  variables: unknown[]
-}
-
-interface Call {
-  method: Method
-  command?: string
-  args: unknown[]
-  /** `Date.now()` when the call reached the scheduler (the fake clock, when one is installed). */
-  at: number
-}
-
-/**
- * A QWebChannel scheduler on a real loopback socket. Publishes `methods` and `signals` (default: all
- * above), answers `getTitleControlInfo` flat, as JSON text (protocol notes 1.3), from `titles`, and
- * `getValueForKey` with `layers` as it is (an object, or text sent as text). `hold(command)` keeps the
- * next reply to that command until released. Records every call, and every signal a client connected to.
- */
-async function scheduler(opts: { methods?: readonly Method[]; signals?: readonly Signal[] } = {}) {
-  const methods = opts.methods ?? METHODS
-  const signals = opts.signals ?? SIGNALS
-  const init = {
-    scheduler: {
-      methods: methods.map((m) => [m, methodIndex(m)]),
-      signals: signals.map((s) => [s, signalIndex(s)]),
-      properties: [],
-    },
-  }
-  const titles: Title[] = [{ id: '{A}', name: 'Alpha', status: 'Off', variables: [] }]
-  const state = { layers: {} as unknown }
-  const calls: Call[] = []
-  const connected: string[] = []
-  const holds = new Map<string, Promise<void>>()
-  const arrivals: { command: string; resolve: () => void }[] = []
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 })
-  await new Promise<void>((r) => wss.once('listening', () => r()))
-  const send = (ws: WebSocket, frame: unknown): void => {
-    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame))
-  }
-  wss.on('connection', (ws) => {
-    ws.on('message', (raw: WebSocket.RawData) => {
-      const msg = JSON.parse((raw as Buffer).toString()) as {
-        type: number
-        id?: number
-        method?: number
-        signal?: number
-        args?: unknown[]
-      }
-      if (msg.type === QWC_MESSAGE.init) return send(ws, { type: QWC_MESSAGE.response, id: msg.id, data: init })
-      if (msg.type === QWC_MESSAGE.connectToSignal) {
-        connected.push(SIGNALS.find((s) => signalIndex(s) === msg.signal) ?? `#${msg.signal}`)
-        return
-      }
-      if (msg.type !== QWC_MESSAGE.invokeMethod) return
-      const method = METHODS.find((m) => methodIndex(m) === msg.method)!
-      const args = msg.args ?? []
-      const command = method === 'scheduleCommand' ? String(args[0]) : undefined
-      calls.push({ method, ...(command !== undefined ? { command } : {}), args, at: Date.now() })
-      const data = (): unknown => {
-        if (method === 'getValueForKey') return state.layers
-        if (command === 'getTitleControlInfo') return JSON.stringify({ titles: structuredClone(titles) })
-        return JSON.stringify({ success: true })
-      }
-      const key = command ?? method
-      for (const a of arrivals.splice(0)) {
-        if (a.command === key) a.resolve()
-        else arrivals.push(a)
-      }
-      const held = holds.get(key)
-      holds.delete(key)
-      // The reply is computed when it is sent: a held reply carries what the titles are by then.
-      void (held ?? Promise.resolve()).then(() => send(ws, { type: QWC_MESSAGE.response, id: msg.id, data: data() }))
-    })
-  })
-  const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`
-  cleanups.push(
-    () =>
-      new Promise<void>((r) => {
-        for (const ws of wss.clients) ws.terminate()
-        wss.close(() => r())
-      }),
-  )
-  return {
-    url,
-    titles,
-    state,
-    calls,
-    connected,
-    reads: (): Call[] => calls.filter((c) => c.command === 'getTitleControlInfo'),
-    count: (method: Method): number => calls.filter((c) => c.method === method).length,
-    /** Keeps the next reply to `command` (a scheduleCommand name or a method) until the returned function runs. */
-    hold(command: string): () => void {
-      let release: () => void = () => undefined
-      holds.set(command, new Promise<void>((r) => (release = r)))
-      return () => release()
-    },
-    /** Resolves when the next call of `command` (a scheduleCommand name or a method) reaches the scheduler. */
-    arrival(command: string): Promise<void> {
-      return new Promise<void>((r) => arrivals.push({ command, resolve: r }))
-    },
-    /** A signal to every socket, its arguments as given (onNotify's one argument is JSON text). */
-    signal(signal: Signal, args: unknown[]): void {
-      for (const ws of wss.clients)
-        send(ws, { type: QWC_MESSAGE.signal, object: 'scheduler', signal: signalIndex(signal), args })
-    },
-  }
-}
-
-type Scheduler = Awaited<ReturnType<typeof scheduler>>
 
 /** What each change signal carries, as the notes show it (2.1): the content never matters to the link. */
 const SIGNAL_ARGS: Record<(typeof LINK_CHANGE_SIGNALS)[number], unknown[]> = {
   _cmp_v1_handleFeedbackChangeEvent: ['title:{A}', 'playState', { id: '{A}' }, {}],
   variablesChanged: ['all', { Name: 'x' }],
   messageIn: ['other-client', 'companion-module', '{"reload":true}'],
-}
-
-/** Every QWebChannelClient that connects from here on (the link makes one per attempt). */
-function trackClients(): QWebChannelClient[] {
-  const clients: QWebChannelClient[] = []
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the client as `this`
-  const connect = QWebChannelClient.prototype.connect
-  vi.spyOn(QWebChannelClient.prototype, 'connect').mockImplementation(function (this: QWebChannelClient) {
-    clients.push(this)
-    return connect.call(this)
-  })
-  return clients
-}
-
-function next<E extends keyof NotificationLinkEvents>(link: NotificationLink, event: E) {
-  return new Promise<NotificationLinkEvents[E][0]>((resolve) => {
-    link.once(event, (...args) => resolve(args[0]))
-  })
-}
-
-function captureLogs(): LogRecord[] {
-  const records: LogRecord[] = []
-  const prev = setLogSink((r) => records.push(r))
-  cleanups.push(() => void setLogSink(prev))
-  return records
-}
-
-/**
- * Starts a link to `server` and waits until it is connected, with the fake clock installed first; returns
- * the link, its store and `arrive(send)`: runs `send` and resolves once the link's client has handled the
- * signal it caused (the link's own listener runs before this one).
- */
-async function connectedLink(server: Scheduler, extra: Partial<NotificationLinkOptions> = {}) {
-  vi.useFakeTimers(ALL_CLOCKS)
-  const clients = trackClients()
-  const store = new AppState()
-  const link = new NotificationLink({ url: server.url, state: store, ...extra })
-  cleanups.push(() => link.stop())
-  const connected = nextPhase(link, 'connected')
-  link.start()
-  await connected
-  const client = clients[0]!
-  const arrive = async (send: () => void): Promise<void> => {
-    const seen = new Promise<void>((r) => client.once('signal', () => r()))
-    send()
-    await seen
-  }
-  /** Moves the clock by `ms`; when that starts a read, waits until the read is done. */
-  const advance = async (ms: number): Promise<void> => {
-    const before = server.reads().length
-    vi.advanceTimersByTime(ms)
-    if (link.pendingCalls > 0 || server.reads().length > before) await next(link, 'resynchronised')
-  }
-  return { link, store, arrive, advance }
 }
 
 describe('which signals the link connects', () => {
@@ -383,7 +195,7 @@ describe('the bound on reads', () => {
     const clients = trackClients()
     const store = new AppState()
     const link = new NotificationLink({ url: server.url, state: store })
-    cleanups.push(() => link.stop())
+    onTestFinished(() => link.stop())
     const release = server.hold('getTitleControlInfo')
     const asked = server.arrival('getTitleControlInfo')
     link.start()
@@ -535,48 +347,5 @@ describe('the layer state (getValueForKey)', () => {
     expect(records.filter((r) => r.level === 'warn').map((r) => r.message)).toEqual([
       'the layer state is not a map of title ids; play states kept',
     ])
-  })
-})
-
-describe('readLayerState and titlePlay', () => {
-  it('reads playState of an entry, lowercase or not, and a bare state; anything else is nothing', () => {
-    const read = readLayerState({
-      '{A}': { playState: 'running' },
-      '{B}': { playState: 'Paused' },
-      '{C}': 'paused',
-      '{D}': { playState: 'unknown' },
-      '{E}': { state: 'running' },
-      '{F}': 5,
-    })!
-    expect(['{A}', '{B}', '{C}', '{D}', '{E}', '{F}', '{G}'].map(read)).toEqual([
-      'Running',
-      'Paused',
-      'Paused',
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-    ])
-  })
-
-  it('looks up own entries only: an id named like a property of every object is not in an empty map', () => {
-    const read = readLayerState('{}')!
-    expect(['constructor', '__proto__', 'toString'].map(read)).toEqual([undefined, undefined, undefined])
-    expect(readLayerState('{"__proto__": {"playState": "running"}}')!('__proto__')).toBe('Running')
-  })
-
-  it('is no map for text that is not JSON, JSON that is not an object, or nothing', () => {
-    for (const reply of ['nope', '[1]', '5', null, undefined, 7, [{ playState: 'running' }]]) {
-      expect(readLayerState(reply)).toBeUndefined()
-    }
-  })
-
-  it('titlePlay: the status wins; without one the layer state; without either Off', () => {
-    const layers = readLayerState({ '{A}': { playState: 'paused' } })
-    expect(titlePlay('Off', layers, '{A}')).toBe('Off')
-    expect(titlePlay('Running', layers, '{B}')).toBe('Running')
-    expect(titlePlay(undefined, layers, '{A}')).toBe('Paused')
-    expect(titlePlay(undefined, layers, '{B}')).toBe('Off')
-    expect(titlePlay(undefined, undefined, '{A}')).toBe('Off')
   })
 })

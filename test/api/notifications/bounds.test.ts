@@ -1,17 +1,20 @@
 /**
  * Issue 9, finding 1: a hostile QWebChannel server (a real `ws` server on port 0) sends signals whose
  * argument, or a `data` variable's value, is nested thousands of levels deep. The link must log a typed
- * error, stay up on the same socket, and keep applying the notifications that follow.
+ * error, stay up on the same socket, and keep applying the notifications that follow. The server here is
+ * its own (it writes frames as raw text, which the shared scheduler of ./harness.ts does not).
+ * Cases from the former hardening-notifications.test.ts.
  */
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
-import { AppState } from '../../src/api/app-state.js'
-import { NotificationLink, parseNotification } from '../../src/api/notifications.js'
-import { QWC_MESSAGE } from '../../src/api/protocol.js'
-import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
-import { deepJsonText, deepValue } from '../fuzz/harness.js'
+import { AppState } from '../../../src/api/app-state.js'
+import { NotificationLink, parseNotification } from '../../../src/api/notifications.js'
+import { QWC_MESSAGE } from '../../../src/api/protocol.js'
+import { QWebChannelClient, QWebChannelError } from '../../../src/api/qwebchannel.js'
+import { deepJsonText, deepValue } from '../../fuzz/harness.js'
+import { captureLogs } from '../../helpers/logs.js'
+import { until } from '../../helpers/until.js'
 
 const TITLE = 'T1'
 const NOTIFY_INDEX = 7
@@ -27,18 +30,6 @@ const INIT_DATA = {
 }
 const SNAPSHOT = {
   result: { titles: [{ id: TITLE, name: 'One', status: 'Off', variables: [{ variable: 'Name', value: 'Alex' }] }] },
-}
-
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-function captureLogs(): LogRecord[] {
-  const records: LogRecord[] = []
-  const prev = setLogSink((r) => records.push(r))
-  cleanups.push(() => void setLogSink(prev))
-  return records
 }
 
 /** A QWebChannel server that answers the link's session and lets the test push raw frames. */
@@ -60,7 +51,7 @@ async function hostileServer() {
       ws.send(JSON.stringify({ type: 10, id: msg.id, data: typeof data === 'string' ? data : JSON.stringify(data) }))
     })
   })
-  cleanups.push(
+  onTestFinished(
     () =>
       new Promise<void>((r) => {
         for (const c of wss.clients) c.terminate()
@@ -83,14 +74,6 @@ async function hostileServer() {
   }
 }
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
-
 async function connectedLink() {
   const server = await hostileServer()
   const store = new AppState()
@@ -99,9 +82,9 @@ async function connectedLink() {
     state: store,
     timing: { backoffInitialMs: 20, backoffMaxMs: 80, livenessTimeoutMs: 5000, callTimeoutMs: 2000 },
   })
-  cleanups.push(() => link.stop())
+  onTestFinished(() => link.stop())
   link.start()
-  await waitFor(() => store.link.status === 'connected', 'connected')
+  await until('connected', () => store.link.status === 'connected', 5000)
   return { server, store, link }
 }
 
@@ -115,7 +98,7 @@ describe('notification link against a hostile QWebChannel server', () => {
     server.notifyRaw(deepJsonText(5000, '{"id":"T1","play":"Running"}', 'object'))
     server.notifyRaw(deepJsonText(5000, '1', 'array'))
     server.notifyRaw(play('Running'))
-    await waitFor(() => store.title(TITLE)?.play === 'Running', 'Running after the deep frames')
+    await until('Running after the deep frames', () => store.title(TITLE)?.play === 'Running', 5000)
     expect(store.link.status).toBe('connected')
     expect(server.connections).toBe(1)
     expect(records.some((r) => r.level === 'warn' && /too deep/.test(r.message))).toBe(true)
@@ -130,7 +113,7 @@ describe('notification link against a hostile QWebChannel server', () => {
     server.notifyRaw(notification)
     server.notifyRaw(JSON.stringify(notification))
     server.notifyRaw(play('Paused'))
-    await waitFor(() => store.title(TITLE)?.play === 'Paused', 'Paused after the deep values')
+    await until('Paused after the deep values', () => store.title(TITLE)?.play === 'Paused', 5000)
     expect(store.title(TITLE)?.variables.Name).toBe('Sam')
     expect(store.title(TITLE)?.variables.Deep).toBeUndefined()
     expect(server.connections).toBe(1)
@@ -141,7 +124,7 @@ describe('notification link against a hostile QWebChannel server', () => {
     const records = captureLogs()
     const server = await hostileServer()
     const client = new QWebChannelClient({ url: server.url, connectTimeoutMs: 2000 })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     await client.connect()
     const faults: QWebChannelError[] = []
     client.on('fault', (err) => faults.push(err))
@@ -151,7 +134,7 @@ describe('notification link against a hostile QWebChannel server', () => {
     const signals: unknown[] = []
     client.on('signal', (e) => signals.push(e))
     server.notifyRaw('"first"')
-    await waitFor(() => faults.length === 1, 'a fault')
+    await until('a fault', () => faults.length === 1, 5000)
     expect(faults[0]).toBeInstanceOf(QWebChannelError)
     expect(faults[0]!.code).toBe('BAD_MESSAGE')
     expect(client.isOpen).toBe(true)
@@ -163,7 +146,7 @@ describe('notification link against a hostile QWebChannel server', () => {
   it('refuses a reply nested too deep with BAD_REPLY instead of leaving the call to time out', async () => {
     const server = await hostileServer()
     const client = new QWebChannelClient({ url: server.url, connectTimeoutMs: 2000, callTimeoutMs: 10_000 })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     await client.connect()
     const err = await client.invoke('scheduler', 'scheduleCommand', ['deep', {}, {}]).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(QWebChannelError)
@@ -175,7 +158,7 @@ describe('notification link against a hostile QWebChannel server', () => {
   it('closes the socket on a frame past maxFrameBytes, and reports the close', async () => {
     const server = await hostileServer()
     const client = new QWebChannelClient({ url: server.url, connectTimeoutMs: 2000, maxFrameBytes: 4096 })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     await client.connect()
     const closed = new Promise<{ code: number }>((r) => client.once('close', r))
     server.notifyRaw(JSON.stringify('x'.repeat(8192)))
