@@ -3,7 +3,19 @@
  * `file:line:col: message`, sorted by position, at most MAX_PROBLEMS of them. The checks themselves
  * (`load.ts`) and the reading of schema issues (`schema-issues.ts`) only say what is wrong and where.
  */
-import { isMap, isNode, isPair, isScalar, type Document, type LineCounter, type Node } from 'yaml'
+import {
+  isAlias,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  type Document,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml'
 
 /** How many problems are listed before the rest are counted. */
 export const MAX_PROBLEMS = 200
@@ -29,6 +41,22 @@ export class ConfigError extends Error {
   constructor(readonly problems: readonly ConfigProblem[]) {
     super(problems.map(formatProblem).join('\n'))
   }
+}
+
+/** The longest name a message repeats whole: a 10,000-character key is not echoed back whole. */
+export const NAME_SHOWN_CHARS = 64
+
+/** A name from the file as a message shows it: cut, with its length, when it is over NAME_SHOWN_CHARS. */
+export function nameText(name: string): string {
+  return name.length <= NAME_SHOWN_CHARS ? name : `${name.slice(0, NAME_SHOWN_CHARS - 1)}… (${name.length} characters)`
+}
+
+/** How many merge keys (`<<: *base`, whose bases may merge others) are followed to find a key. */
+const MAX_MERGE_HOPS = 8
+
+/** Whether a pair is a merge key (`<<`), which the yaml library reads as a symbol with `merge: true`. */
+function isMergePair(p: unknown): p is Pair {
+  return isPair(p) && isScalar(p.key) && typeof p.key.value === 'symbol' && p.key.value.description === '<<'
 }
 
 /** Where in the file's data a problem is: map keys and list indexes from the top. */
@@ -94,17 +122,37 @@ export class Problems {
     let node: unknown = this.doc.contents
     let offset = rangeStart(node) ?? 0
     for (const step of path) {
-      if (!isNode(node) || !('get' in node)) break
-      const next = (node as { get(k: unknown, keepScalar: true): unknown }).get(step, true)
-      if (next === undefined) break
+      const next = isMap(node)
+        ? this.pairOf(node, step)?.value
+        : isSeq(node) && typeof step === 'number'
+          ? node.get(step, true)
+          : undefined
+      if (next === undefined || next === null) break
       node = next
       offset = rangeStart(node) ?? offset
     }
     if (key !== undefined && isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key)
-      const start = pair ? rangeStart(pair.key) : undefined
+      const start = rangeStart(this.pairOf(node, key)?.key)
       if (start !== undefined) return start
     }
     return offset
+  }
+
+  /**
+   * The pair of `key` in `map`: its own, or one a merge key brings in (`<<: *base`), which stands where
+   * the base was written.
+   */
+  private pairOf(map: YAMLMap, key: string | number, hops = 0): Pair | undefined {
+    const own = map.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key)
+    if (own !== undefined || hops >= MAX_MERGE_HOPS) return own
+    for (const merge of map.items.filter(isMergePair)) {
+      const sources = isSeq(merge.value) ? merge.value.items : [merge.value]
+      for (const source of sources) {
+        const base = isAlias(source) ? source.resolve(this.doc!) : source
+        const found = isMap(base) ? this.pairOf(base, key, hops + 1) : undefined
+        if (found !== undefined) return found
+      }
+    }
+    return undefined
   }
 }

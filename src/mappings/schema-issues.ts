@@ -1,11 +1,16 @@
 /**
  * Schema issues (zod's) as the loader's problems: readable messages at the nodes they concern, and
  * "did you mean" for an unknown key from the keys the schema itself allows at that place, so a key
- * added to the schema is suggested with no list to keep.
+ * added to the schema is suggested with no list to keep. An unknown key one edit from a required key
+ * that is missing is one problem (`colums` → "did you mean columns?", not also "columns is required").
  */
 import { z } from 'zod'
-import { pathText, type Path, type Problems } from './problems.js'
+import { nameText, pathText, type Path, type Problems } from './problems.js'
 import { configSchema } from './schema.js'
+import { nearest } from './suggest.js'
+
+// The one "did you mean" (`suggest.ts`), here too for the callers that import it from this file.
+export { suggest } from './suggest.js'
 
 type Issue = z.core.$ZodIssue
 type Schema = z.core.$ZodType
@@ -19,27 +24,6 @@ function describeValue(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
     return `${typeof value} ${value}`
   return typeof value
-}
-
-/** Edit distance, for "did you mean" on unknown keys. */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0]!
-    d[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = d[j]!
-      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = tmp
-    }
-  }
-  return d[b.length]!
-}
-
-/** ` (did you mean X?)` for the known word nearest `word`, or '' when none is near enough. */
-export function suggest(word: string, known: readonly string[]): string {
-  const best = known.map((k) => ({ k, d: distance(word.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d)[0]
-  return best && best.d <= Math.max(1, Math.floor(word.length / 3)) ? ` (did you mean ${best.k}?)` : ''
 }
 
 // ---- the keys the schema allows at a path -------------------------------------------------------------
@@ -106,7 +90,12 @@ export function keysAt(path: Path, root: unknown, schema: Schema = configSchema)
       .flatMap((s) => spread(s, value))
   }
   const keys = new Set<string>()
-  for (const s of schemas) if (s instanceof z.ZodObject) for (const k of Object.keys(s.shape)) keys.add(k)
+  for (const s of schemas) {
+    if (s instanceof z.ZodObject) for (const k of Object.keys(s.shape)) keys.add(k)
+    // A map with a fixed set of keys (`colors`, `labels`: the play states).
+    if (s instanceof z.ZodRecord && s.keyType instanceof z.ZodEnum)
+      for (const k of s.keyType.options as readonly (string | number)[]) keys.add(String(k))
+  }
   return [...keys]
 }
 
@@ -134,12 +123,36 @@ export interface IssueContext {
   root: unknown
 }
 
+/** The keys unknown keys are nearest: by the unknown key's path, and the paths of the keys meant. */
+interface KeySuggestions {
+  near: Map<string, string>
+  meant: Set<string>
+}
+
+/** "Did you mean" for every unknown key of `issues` (`unrecognized_keys`), each looked up once. */
+function keySuggestions(ctx: IssueContext, issues: readonly Issue[], base: Path): KeySuggestions {
+  const out: KeySuggestions = { near: new Map(), meant: new Set() }
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') continue
+    const path = [...base, ...(issue.path as (string | number)[])]
+    const known = keysAt(path, ctx.root)
+    for (const key of issue.keys) {
+      const near = nearest(key, known)
+      if (near === undefined) continue
+      out.near.set(JSON.stringify([...path, key]), near)
+      out.meant.add(JSON.stringify([...path, near]))
+    }
+  }
+  return out
+}
+
 /**
  * Schema issues as problems at their nodes, with readable messages. `base` is where the parsed value
  * sits in the file, `input` that value.
  */
 export function reportIssues(ctx: IssueContext, issues: readonly Issue[], base: Path, input: unknown): void {
   const { problems } = ctx
+  const suggestions = keySuggestions(ctx, issues, base)
   for (const issue of issues) {
     const path = [...base, ...(issue.path as (string | number)[])]
     const at = pathText(path)
@@ -153,15 +166,18 @@ export function reportIssues(ctx: IssueContext, issues: readonly Issue[], base: 
     }
     switch (issue.code) {
       case 'unrecognized_keys': {
-        const known = keysAt(path, ctx.root)
         for (const key of issue.keys) {
-          problems.add(path, 'error', `${prefix}unknown key ${key}${suggest(key, known)}`, key)
+          const near = suggestions.near.get(JSON.stringify([...path, key]))
+          const hint = near === undefined ? '' : ` (did you mean ${near}?)`
+          problems.add(path, 'error', `${prefix}unknown key ${nameText(key)}${hint}`, key)
         }
         break
       }
       case 'invalid_type': {
         const given = valueAt(input, issue.path as (string | number)[])
         if (given === undefined) {
+          // An unknown key nearest this one says it already ("did you mean").
+          if (suggestions.meant.has(JSON.stringify(path))) break
           const parent = path.slice(0, -1)
           problems.add(parent, 'error', `${pathText(parent) || 'the file'}: ${String(path.at(-1))} is required`)
         } else {
