@@ -12,7 +12,7 @@
  * loader throw: the fuzz suite holds it to that.
  */
 import { readFile } from 'node:fs/promises'
-import { LineCounter, parseDocument, type Document } from 'yaml'
+import { LineCounter, type Document } from 'yaml'
 import { z } from 'zod'
 import { validateClaims } from '../surfaces/claims.js'
 import { jsonDepthExceeds } from '../wire.js'
@@ -30,16 +30,16 @@ import {
   type Config,
 } from './schema.js'
 import { claimsOfConfig, defaultSurfaceCatalogue, type SurfaceCatalogue } from './surfaces.js'
+import { MAX_CONFIG_DEPTH, parseYaml, syntaxProblems, tooDeepOffset } from './yaml-read.js'
 
 export { ConfigError, formatProblem, MAX_PROBLEMS, type ConfigProblem, type Severity } from './problems.js'
 export { pressNeedsConfirm } from './check-binding.js'
+export { MAX_CONFIG_DEPTH } from './yaml-read.js'
 
 /** The largest mapping file read, bytes. */
 export const MAX_CONFIG_BYTES = 1024 * 1024
 /** How many alias expansions a file may make (a "billion laughs" file stops here). */
 export const MAX_CONFIG_ALIASES = 100
-/** The deepest nesting of any value in the file. */
-export const MAX_CONFIG_DEPTH = 32
 
 export interface LoadResult {
   /** The config, when the file has no error (warnings allowed). */
@@ -70,9 +70,15 @@ function readData(text: string, file: string): Read | { problems: ConfigProblem[
     problems.at(0, 'error', `the file is larger than ${MAX_CONFIG_BYTES} bytes`)
     return { problems: problems.finish() }
   }
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const read = parseYaml(text, lines)
+  if ('tooDeepAt' in read) {
+    const problems = new Problems(file, undefined, lines)
+    problems.at(read.tooDeepAt, 'error', `values are nested deeper than ${MAX_CONFIG_DEPTH} levels`)
+    return { problems: problems.finish() }
+  }
+  const { doc } = read
   const problems = new Problems(file, doc, lines)
-  for (const e of doc.errors) problems.at(e.pos[0], 'error', e.message.split('\n')[0]!)
+  for (const e of syntaxProblems(text, doc.errors)) problems.at(e.offset, 'error', e.message)
   for (const w of doc.warnings) problems.at(w.pos[0], 'warning', w.message.split('\n')[0]!)
   if (doc.errors.length > 0) return { problems: problems.finish() }
 
@@ -85,7 +91,7 @@ function readData(text: string, file: string): Read | { problems: ConfigProblem[
     return { problems: problems.finish() }
   }
   if (jsonDepthExceeds(raw, MAX_CONFIG_DEPTH)) {
-    problems.at(0, 'error', `values are nested deeper than ${MAX_CONFIG_DEPTH} levels`)
+    problems.at(tooDeepOffset(doc) ?? 0, 'error', `values are nested deeper than ${MAX_CONFIG_DEPTH} levels`)
     return { problems: problems.finish() }
   }
   if (raw === null || raw === undefined) raw = {}
