@@ -70,12 +70,7 @@ Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
       return 1
     }
     process.stdout.write(`panelbridge running: ${daemon.url}\n`)
-    const onHup = (): void => void daemon.reload()
-    process.on('SIGHUP', onHup)
-    try {
-      return await untilStopped(() => daemon.stop(), { log })
-    } finally {
-      process.off('SIGHUP', onHup)
-    }
+    // SIGHUP reloads until the stop begins; from then on it is logged and ignored (until-stopped.ts).
+    return untilStopped(() => daemon.stop(), { log, onHangup: () => void daemon.reload() })
   },
 }

@@ -88,7 +88,7 @@ describe('untilStopped', () => {
     // Its own listeners go; a signal after the stop (the process is exiting) meets only the one that ignores it.
     expect(added('SIGINT', before.SIGINT)).toEqual([ignoreLateSignal])
     expect(added('SIGTERM', before.SIGTERM)).toEqual([ignoreLateSignal])
-    for (const s of ['SIGINT', 'SIGTERM'] as const) process.off(s, ignoreLateSignal)
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, ignoreLateSignal)
   })
 })
 

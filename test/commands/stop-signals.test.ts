@@ -1,0 +1,77 @@
+/**
+ * Issue 24, item 7: a stop that ends by a signal. `systemctl reload` racing a stop sends SIGHUPs after the
+ * SIGTERM; once stopping, every further SIGHUP, SIGINT or SIGTERM is logged and ignored, and the process
+ * exits 0 (not by a signal) within the stop's bound. The daemon runs as its own process (`run`, the
+ * built-in simulator, port 0), and the signals are real ones.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { STOP_BOUND_MS } from '../../src/defaults.js'
+import { until } from '../helpers/until.js'
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+const CONFIG = `version: 1
+app: { url: http://127.0.0.1:0, simulate: true }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  console: { driver: web, rows: 1, columns: 2 }
+bindings:
+  - on: console/key:0
+    label: "hello"
+`
+
+interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+  /** When it exited (`performance.now()`). */
+  at: number
+}
+
+async function startDaemon(): Promise<{ child: ChildProcess; output: () => string; exited: Promise<Exit> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'pb-stop-signals-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const config = join(dir, 'config.yaml')
+  await writeFile(config, CONFIG)
+  const child = spawn(process.execPath, ['--import', TSX, CLI, 'run', '--config', config], {
+    env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  onTestFinished(() => void child.kill('SIGKILL'))
+  let out = ''
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()))
+  child.stderr.on('data', (b: Buffer) => (out += b.toString()))
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  )
+  return { child, output: () => out, exited }
+}
+
+describe('a stop that ends by a signal', () => {
+  it('SIGTERM, then SIGHUPs every few ms: exits 0 within the bound, each late signal logged and ignored', async () => {
+    const d = await startDaemon()
+    await until('the daemon to run', () => /panelbridge running: http:\/\/127\.0\.0\.1:\d+/.test(d.output()), 30_000)
+    let gone = false
+    void d.exited.then(() => (gone = true))
+    const stopAt = performance.now()
+    d.child.kill('SIGTERM')
+    // systemctl reload racing the stop: SIGHUPs until the process is gone, and a last SIGINT and SIGTERM.
+    let sent = 0
+    while (!gone && performance.now() - stopAt < STOP_BOUND_MS + 2000) {
+      d.child.kill(sent % 10 === 9 ? (sent % 20 === 19 ? 'SIGTERM' : 'SIGINT') : 'SIGHUP')
+      sent++
+      await new Promise((r) => setTimeout(r, 3))
+    }
+    const exit = await d.exited
+    expect({ code: exit.code, signal: exit.signal }, d.output()).toEqual({ code: 0, signal: null })
+    expect(exit.at - stopAt).toBeLessThan(STOP_BOUND_MS + 1000)
+    expect(sent).toBeGreaterThan(0)
+    // The first late signal is logged as ignored (later ones may be said once, not each).
+    expect(d.output()).toMatch(/signal ignored while stopping/)
+  }, 60_000)
+})
