@@ -6,7 +6,7 @@
  */
 import type { SurfaceClaim } from '../surfaces/claims.js'
 import type { DriverSurfaceConfigs } from '../surfaces/drivers.js'
-import type { DetectedDevice } from '../surfaces/types.js'
+import type { DetectedDevice, SurfaceDescription } from '../surfaces/types.js'
 import { modelEntryFor, type MappingFamily, type SurfaceControls } from './drivers/common.js'
 import { MAPPING_FAMILIES, mappingFamily } from './drivers/index.js'
 import type { SurfaceConfig } from './schema.js'
@@ -71,4 +71,26 @@ export function driverConfigsOf(surfaces: Readonly<Record<string, SurfaceConfig>
 export function suggestedEntry(device: DetectedDevice): Record<string, unknown> {
   const family = mappingFamily(device.driver)
   return family?.entryFor ? family.entryFor(device) : modelEntryFor(device)
+}
+
+/** A configured hardware surface as shown while its device is away: its description from the entry alone. */
+export interface AwayDescription {
+  /** What it waits for (`Stream Deck XL`). */
+  deviceName: string
+  /** Under the configured name, the model as `deviceName`; controls known only when the entry names a model or profile. */
+  description: SurfaceDescription
+}
+
+/**
+ * The description of a configured hardware surface without its device (the page's greyed mirror): its
+ * controls as `check` knows them (none when the entry does not say which model). Undefined for a
+ * surface the daemon makes itself (web).
+ */
+export async function awayDescription(name: string, surface: SurfaceConfig): Promise<AwayDescription | undefined> {
+  const family = familyOf(surface)
+  if (!family.deviceName) return undefined
+  const deviceName = await family.deviceName(surface)
+  const known = await family.controlsOf(name, surface)
+  const controls = 'controls' in known && known.controls ? [...known.controls] : []
+  return { deviceName, description: { id: name, driver: surface.driver, model: deviceName, controls } }
 }

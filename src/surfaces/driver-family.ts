@@ -44,6 +44,8 @@ export interface ModelTable {
   readonly ids: readonly string[]
   /** The controls of a model by its id; undefined for an id the table lacks. */
   controlsOf(id: string): Promise<readonly ControlDescriptor[] | undefined>
+  /** A model's display name by its id (`Stream Deck XL`), as the page names a surface still waiting for it. */
+  nameOf(id: string): Promise<string | undefined>
 }
 
 /**

@@ -43,6 +43,26 @@ export interface MappingFamily<S extends SurfaceEntrySchema = SurfaceEntrySchema
   driverOptions?(entry: SurfaceEntry<S>): Options
   /** The entry `devices` and `learn` suggest for a detected device (default `modelEntryFor`). */
   entryFor?(device: DetectedDevice): Record<string, unknown>
+  /**
+   * What the entry's device is called while the surface waits for it (`Stream Deck XL`, `MIDI port
+   * "APC mini"`): the page's "waiting for ..." and the remote API's reply. Hardware families only.
+   */
+  deviceName?(entry: SurfaceEntry<S>): Promise<string>
+}
+
+/**
+ * `rehearse:` of a hardware entry: while its device is not plugged in, its controls may still be pressed
+ * through the remote API and the page (the daemon's `run --rehearse` does so for every surface).
+ */
+export const rehearseField = {
+  rehearse: z
+    .boolean()
+    .optional()
+    .describe(
+      'true: while the device is not plugged in, its controls can still be pressed through the web page and the ' +
+        'remote API, to rehearse a show (`run --rehearse` does so for every surface). Default false: such a press ' +
+        'is refused, and the reply says the surface is waiting.',
+    ),
 }
 
 /** The claim keys of a hardware entry that is claimed by its model, serial or ids. */
@@ -71,6 +91,12 @@ export async function modelControls(models: ModelTable, model: string | undefine
     return { problem: `unknown ${models.label} model "${model}": one of ${models.ids.join(', ')}`, path: ['model'] }
   }
   return { controls }
+}
+
+/** A model's display name (`Stream Deck XL`); the family's label alone for an entry that names no model. */
+export async function modelName(models: ModelTable, model: string | undefined): Promise<string> {
+  if (model === undefined) return models.label
+  return (await models.nameOf(model)) ?? `${models.label} ${model}`
 }
 
 /**

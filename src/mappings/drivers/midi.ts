@@ -8,7 +8,7 @@ import { ControlIdError, parseControlId } from '../../surfaces/control-id.js'
 import type { MidiSurfaceConfig } from '../../surfaces/midi/driver.js'
 import { DEFAULT_PROFILE, MidiProfileError, loadMidiProfile } from '../../surfaces/midi/profile.js'
 import { RELATIVE_MODES } from '../../surfaces/midi/relative.js'
-import { modelEntryFor, type MappingFamily, type SurfaceControls, type SurfaceEntry } from './common.js'
+import { modelEntryFor, rehearseField, type MappingFamily, type SurfaceControls, type SurfaceEntry } from './common.js'
 
 const portName = z.string().min(1).max(256)
 
@@ -33,6 +33,7 @@ const schema = z
       .describe(
         'Relative encoders: control id (`cc:CH:N`) → how its value encodes steps (`twos-complement`, `sign-magnitude`, `binary-offset`). Such a control sends rotate instead of value.',
       ),
+    ...rehearseField,
   })
   .describe('A MIDI controller, by its port names, with LED feedback through a device profile.')
 
@@ -75,6 +76,7 @@ export const midi: MappingFamily<typeof schema, MidiSurfaceConfig> = {
   controlsOf: (_name, entry) => midiControls(entry),
   claimOf: (name, entry) => ({ name, driver: entry.driver, match: { port: entry.input } }),
   driverOptions: midiSurfaceConfig,
+  deviceName: (entry) => Promise.resolve(`MIDI port "${entry.input}"`),
   // Why the client number goes: ALSA numbers ports by plug order (`... 24:0`), so a replug renames them.
   entryFor: (device) =>
     device.port !== undefined

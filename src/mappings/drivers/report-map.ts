@@ -8,7 +8,7 @@ import type { ClaimMatch } from '../../surfaces/claims.js'
 import { reportMapControls, type ReportMapDeviceConfig } from '../../surfaces/report-map/driver.js'
 import { reportMapSchema } from '../../surfaces/report-map/report-map.js'
 import { CONFIG_LIMITS } from '../limits.js'
-import type { MappingFamily, SurfaceEntry } from './common.js'
+import { rehearseField, type MappingFamily, type SurfaceEntry } from './common.js'
 
 const schema = z
   .strictObject({
@@ -24,6 +24,7 @@ const schema = z
     serial: z.string().min(1).optional().describe('Claims the device with this serial number.'),
     name: z.string().min(1).max(CONFIG_LIMITS.name).optional().describe('Display name (default: the product string).'),
     map: reportMapSchema,
+    ...rehearseField,
   })
   .describe('Any HID device (pedal, game controller, button box), its input reports read through a report map.')
 
@@ -47,4 +48,9 @@ export const reportMap: MappingFamily<typeof schema, ReportMapDeviceConfig> = {
     return { name, driver: entry.driver, match }
   },
   driverOptions: reportMapDeviceConfig,
+  deviceName: (entry) => Promise.resolve(entry.name ?? `HID device ${hex4(entry.vendor_id)}:${hex4(entry.product_id)}`),
+}
+
+function hex4(n: number): string {
+  return n.toString(16).padStart(4, '0')
 }

@@ -1,7 +1,7 @@
 /** The Stream Deck family, mapping side (see `common.ts`); the surface side is `src/surfaces/streamdeck/`. */
 import { z } from 'zod'
 import { streamdeckModels } from '../../surfaces/streamdeck/models.js'
-import { claimFields, modelClaim, modelControls, type MappingFamily } from './common.js'
+import { claimFields, modelClaim, modelControls, modelName, rehearseField, type MappingFamily } from './common.js'
 
 const schema = z
   .strictObject({
@@ -12,6 +12,7 @@ const schema = z
       .optional()
       .describe('Model id as the Stream Deck library names it: `plus`, `xl`, `mini`, ...'),
     ...claimFields,
+    ...rehearseField,
     brightness: z.int().min(0).max(100).optional(),
   })
   .describe('An Elgato Stream Deck.')
@@ -19,5 +20,6 @@ const schema = z
 export const streamdeck: MappingFamily<typeof schema> = {
   schema,
   controlsOf: (_name, entry) => modelControls(streamdeckModels, entry.model),
+  deviceName: (entry) => modelName(streamdeckModels, entry.model),
   claimOf: (name, entry) => modelClaim(name, entry),
 }

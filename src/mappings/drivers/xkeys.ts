@@ -5,7 +5,15 @@
  */
 import { z } from 'zod'
 import { xkeysModels } from '../../surfaces/xkeys/models.js'
-import { claimFields, modelClaim, modelControls, modelEntryFor, type MappingFamily } from './common.js'
+import {
+  claimFields,
+  modelClaim,
+  modelControls,
+  modelName,
+  rehearseField,
+  modelEntryFor,
+  type MappingFamily,
+} from './common.js'
 
 const schema = z
   .strictObject({
@@ -16,6 +24,7 @@ const schema = z
       .optional()
       .describe('Model id as the X-keys library names it: `XK24`, `XK80`, `XK12JOG`, `XK68JOGSHUTTLE`, ...'),
     ...claimFields,
+    ...rehearseField,
     unit_id: z
       .int()
       .min(0)
@@ -30,6 +39,7 @@ const schema = z
 export const xkeys: MappingFamily<typeof schema> = {
   schema,
   controlsOf: (_name, entry) => modelControls(xkeysModels, entry.model),
+  deviceName: (entry) => modelName(xkeysModels, entry.model),
   claimOf: (name, entry) => modelClaim(name, entry, entry.unit_id !== undefined ? { unitId: entry.unit_id } : {}),
   entryFor: (device) => modelEntryFor(device, device.unitId !== undefined ? { unit_id: device.unitId } : {}),
 }

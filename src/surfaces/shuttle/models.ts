@@ -80,4 +80,5 @@ export const shuttleModels: ModelTable = {
   label: 'Contour Shuttle',
   ids: SHUTTLE_MODEL_IDS,
   controlsOf: (id) => Promise.resolve(shuttleModelControls(id)),
+  nameOf: (id) => Promise.resolve(shuttleModelById(id)?.name),
 }

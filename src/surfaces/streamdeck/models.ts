@@ -37,11 +37,26 @@ class InertHid extends EventEmitter {
   }
 }
 
-const cache = new Map<string, Promise<readonly ControlDescriptor[]>>()
+/** What a model's deck says of itself without a device: its product name and controls. */
+interface DeckModel {
+  name: string
+  controls: readonly ControlDescriptor[]
+}
+
+const cache = new Map<string, Promise<DeckModel>>()
 let renderer: KeyRenderer | undefined
 
 /** The controls of a model by its id (`plus`, `xl`, ...); undefined for an id the library lacks. */
 export function streamDeckModelControls(model: string): Promise<readonly ControlDescriptor[]> | undefined {
+  return deckModel(model)?.then((m) => m.controls)
+}
+
+/** The product name of a model by its id (`xl` → `Stream Deck XL`); undefined for an id the library lacks. */
+export function streamDeckModelName(model: string): Promise<string> | undefined {
+  return deckModel(model)?.then((m) => m.name)
+}
+
+function deckModel(model: string): Promise<DeckModel> | undefined {
   if (!STREAMDECK_MODEL_IDS.includes(model)) return undefined
   let found = cache.get(model)
   if (!found) {
@@ -50,10 +65,10 @@ export function streamDeckModelControls(model: string): Promise<readonly Control
         encodeJPEG: () => Promise.resolve(new Uint8Array()),
       })
       const surface = new StreamDeckSurface(deck, model, { renderer: (renderer ??= new KeyRenderer()) })
-      const controls = surface.description.controls
+      const { controls, model: name } = surface.description
       // Closing stops the library's own timers (the Galleon's keeps the process alive otherwise).
       await surface.close()
-      return controls
+      return { name, controls }
     })()
     cache.set(model, found)
   }
@@ -65,4 +80,5 @@ export const streamdeckModels: ModelTable = {
   label: 'Stream Deck',
   ids: STREAMDECK_MODEL_IDS,
   controlsOf: (id) => Promise.resolve(streamDeckModelControls(id)),
+  nameOf: (id) => Promise.resolve(streamDeckModelName(id)),
 }

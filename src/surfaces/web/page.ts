@@ -97,7 +97,8 @@ h2 { font-size: 16px; margin: 0; }
 #missing { color: #ff8a65; }
 .daemon-status { display: flex; flex-wrap: wrap; gap: 12px; align-items: baseline; margin: 0 0 12px; }
 .daemon-status .link.connected { color: #6fcf6f; }
-.daemon-status .link.stale, .daemon-status .link-error { color: #ff8a65; }
+.daemon-status .link.stale, .daemon-status .link-error, .daemon-status .config.refused { color: #ff8a65; }
+.daemon-status .notice { color: #6fcf6f; }
 .daemon-status .simulated { padding: 0 8px; border-radius: 4px; background: #b8860b; color: #000; font-weight: bold; }
 .daemon-status .errors { list-style: none; margin: 0; padding: 0; color: var(--dim); font-size: 12px; }
 nav ul { list-style: none; padding: 0; margin: 0 0 16px; display: flex; flex-wrap: wrap; gap: 12px; }
@@ -133,6 +134,11 @@ button.key.down { outline-color: #fff; }
   padding: 0 4px; border-radius: 3px; background: #000c; color: #fff; font: bold 11px/16px system-ui, sans-serif;
   pointer-events: none; white-space: nowrap; }
 .readonly .key, .readonly .pad, .readonly .ring, .readonly .slider .track { cursor: not-allowed; }
+.surface.waiting { border: 1px dashed #777; }
+.surface.waiting .body { filter: grayscale(1) brightness(0.55); }
+.surface.waiting .badge.waiting { background: #5a4a1a; color: #ffe08a; }
+.surface.waiting .badge.rehearsal { background: #1f4d2b; color: #b6f5c6; }
+.pad.down { outline: 2px solid #fff; }
 .strip { display: flex; flex-wrap: wrap; gap: var(--gap); margin-top: 8px; }
 .strip.pads { max-width: calc(8 * (var(--key-w) + var(--gap))); }
 .pad { width: var(--key-w); height: var(--key-h); border-radius: 6px; background: #2b2d31; border: 1px solid #4a4d52;
@@ -175,5 +181,9 @@ button.key.down { outline-color: #fff; }
   background: linear-gradient(to top, var(--accent) calc(var(--pos) * (100% - 16px)), #333 0); }
 .fader .label { min-height: 2.8em; }
 .fader .thumb { left: 2px; right: 2px; height: 16px; border-radius: 3px; bottom: calc(var(--pos) * (100% - 16px)); }
+.fader.unknown .track { background: repeating-linear-gradient(45deg, #333 0 6px, #3d3d3d 6px 12px); }
+.fader.unknown .thumb { display: none; }
+.fader.unknown .track::after { content: '?'; position: absolute; inset: 0; display: flex; align-items: center;
+  justify-content: center; color: #4da3ff; font: bold 20px system-ui, sans-serif; pointer-events: none; }
 .fader.centred .track { background: linear-gradient(#555, #555) center / 100% 2px no-repeat, #333; }
 `

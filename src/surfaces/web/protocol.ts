@@ -87,6 +87,11 @@ export interface WebSurfaceView {
   model: string
   /** `interactive`: a configured web surface; `mirror`: a physical surface shown read-only. */
   mode: 'interactive' | 'mirror'
+  /**
+   * A configured hardware surface whose device is not plugged in (a `mirror`, drawn greyed): what it waits
+   * for (`Stream Deck XL`), and whether its controls take presses for rehearsal (`rehearse: true`).
+   */
+  waiting?: { for: string; rehearse: boolean }
   grid?: { rows: number; columns: number }
   controls: WebControlView[]
 }

@@ -5,9 +5,10 @@
  *
  * Routes, under `basePath` (default `''`; the daemon uses e.g. `/surfaces`):
  * `/` the page, `/style.css`, `/client.js`, `/key-font.ttf` (the font the page paints keys with, the
- * hardware's), `/ws` the WebSocket (protocol in `./protocol.ts`). The page takes `?surface=NAME` (that
- * surface alone, full screen) and `?view=1` (a read-only viewer, whose WebSocket is `/ws?view=1`: this
- * server refuses every input on it, whatever the page sends).
+ * hardware's), `/key-font-emoji.ttf` and `/key-font-cjk.ttc` (its fallbacks for emoji and CJK, streamed
+ * by `./fallback-fonts.ts`), `/ws` the WebSocket (protocol in `./protocol.ts`). The page takes
+ * `?surface=NAME` (that surface alone, full screen) and `?view=1` (a read-only viewer, whose WebSocket
+ * is `/ws?view=1`: this server refuses every input on it, whatever the page sends).
  *
  * Safety: binds 127.0.0.1 by default. Browsers let any web page open a WebSocket to any address, so
  * an upgrade whose `Origin` is not this server's own host is refused (a page on the internet must
@@ -26,6 +27,7 @@ import { createLogger } from '../../log.js'
 import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
 import { keyFontPath } from '../render/key-renderer.js'
 import { KeyImages } from './key-images.js'
+import { fallbackFontAt, FallbackFontFiles } from './fallback-fonts.js'
 import { OutgoingQueue } from './outgoing.js'
 import { loadClientScript } from './client-script.js'
 import { PAGE_CSP, PAGE_CSS, renderPage, type PageSurfaceEntry } from './page.js'
@@ -37,6 +39,8 @@ import {
   VIEW_PARAM,
   viewerParam,
   WEB_PROTOCOL_VERSION,
+  clampValue,
+  type ClientMessage,
   type ServerMessage,
   type WebSurfaceView,
 } from './protocol.js'
@@ -44,6 +48,7 @@ import { RenderedControls } from './rendered-controls.js'
 import type { WebSurface } from './web-surface.js'
 import type { PageInfo, PagePort } from '../page-port.js'
 import { frameBytes } from '../../wire.js'
+import { controlSends } from '../control-id.js'
 import {
   hostAllowed,
   originAllowed,
@@ -96,6 +101,8 @@ class Connection {
   alive = true
   /** Keys of `log.once` calls made for this browser, forgotten when it goes. */
   readonly logKeys = new Set<string>()
+  /** Controls this browser holds down on waiting surfaces (rehearsal), released when it goes. */
+  readonly rehearsing = new Map<string, ClientMessage>()
   readonly outgoing: OutgoingQueue
 
   constructor(
@@ -112,8 +119,27 @@ class Connection {
   }
 }
 
+/**
+ * A configured hardware surface whose device is not plugged in, shown as a greyed mirror "waiting for"
+ * its device (`WebSurfaceServer.showWaiting`).
+ */
+export interface WaitingMirror {
+  /** Under the configured name; controls as the config knows them (none when it names no model). */
+  description: SurfaceDescription
+  /** What it waits for, as the page says it: `Stream Deck XL`. */
+  waitingFor: string
+  /**
+   * Rehearsal: a browser's input on its controls is handed here (the control exists and takes the event;
+   * a value is clamped to its kind's range). Returns whether it was taken. Without it the mirror is
+   * read-only, as every other mirror.
+   */
+  rehearse?: (message: ClientMessage) => boolean
+}
+
 interface Mirror {
   view: WebSurfaceView
+  /** A waiting surface's mirror (see `WaitingMirror`); undefined for an open device's. */
+  waiting?: WaitingMirror
   rendered: RenderedControls
   /** Its page as the engine last told it, for browsers that connect later. */
   page?: ServerMessage
@@ -144,6 +170,8 @@ export class WebSurfaceServer {
   private readonly mirrors = new Map<string, Mirror>()
   private readonly connections = new Set<Connection>()
   private readonly images: KeyImages
+  /** The emoji and CJK key fonts, streamed to a page whose labels need them. */
+  private readonly fallbackFonts = new FallbackFontFiles()
   private allowedHosts: ReadonlySet<string>
   private readonly heartbeatMs: number
   private readonly registry: SurfaceRegistry | undefined
@@ -286,10 +314,16 @@ export class WebSurfaceServer {
       case '/ws':
         this.reply(res, 426, 'text/plain; charset=utf-8', 'WebSocket only\n', head)
         return true
-      default:
+      default: {
+        const font = fallbackFontAt(rel)
+        if (font) {
+          this.fallbackFonts.serve(res, head, font)
+          return true
+        }
         if (this.basePath === '') return false
         this.reply(res, 404, 'text/plain; charset=utf-8', 'not found\n', head)
         return true
+      }
     }
   }
 
@@ -476,6 +510,7 @@ export class WebSurfaceServer {
       this.connections.delete(conn)
       conn.outgoing.dispose()
       for (const { surface } of this.own.values()) surface.forget(viewOf(conn), conn)
+      this.releaseRehearsal(conn)
       for (const key of conn.logKeys) log.clear(key)
       if (this.connections.size === 0) for (const { surface } of this.own.values()) surface.setWatched(false)
       if (this.connections.size === 0 && this.heartbeat) {
@@ -519,6 +554,7 @@ export class WebSurfaceServer {
       return
     }
     const own = this.own.get(m.surface)
+    if (!own && this.mirrors.get(m.surface)?.waiting?.rehearse) return this.rehearse(conn, m)
     if (!own) {
       const why = this.mirrors.has(m.surface) ? 'read-only mirror' : 'unknown surface'
       this.logOnce(conn, `refused:${why}`, 'ignored input for a surface a browser cannot control', {
@@ -552,6 +588,35 @@ export class WebSurfaceServer {
     }
   }
 
+  /** A browser's input on a waiting surface that takes rehearsal presses: checked here, handed on. */
+  private rehearse(conn: Connection, m: ClientMessage): void {
+    const waiting = this.mirrors.get(m.surface)?.waiting
+    const control = waiting?.description.controls.find((c) => c.id === m.control)
+    let accepted = false
+    if (waiting?.rehearse && control && controlSends(control.kind, m.type)) {
+      const message: ClientMessage =
+        m.type === 'value' ? { ...m, value: clampValue(control.kind, m.value) ?? Math.min(1, Math.max(0, m.value)) } : m
+      accepted = waiting.rehearse(message)
+      const key = `${m.surface}\u0000${m.control}`
+      if (accepted && m.type === 'down')
+        conn.rehearsing.set(key, { type: 'up', surface: m.surface, control: m.control })
+      if (m.type === 'up') conn.rehearsing.delete(key)
+    }
+    if (!accepted) {
+      this.logOnce(conn, 'refused:control', 'ignored input for a control that does not take it', {
+        surface: m.surface,
+        control: m.control,
+        type: m.type,
+      })
+    }
+  }
+
+  /** A browser went: the keys it held down on waiting surfaces are let go, as a web surface's are. */
+  private releaseRehearsal(conn: Connection): void {
+    for (const up of conn.rehearsing.values()) this.mirrors.get(up.surface)?.waiting?.rehearse?.(up)
+    conn.rehearsing.clear()
+  }
+
   private logOnce(conn: Connection, what: string, message: string, fields: Record<string, unknown> = {}): void {
     const key = `conn${conn.id}:${what}`
     conn.logKeys.add(key)
@@ -562,12 +627,32 @@ export class WebSurfaceServer {
     for (const conn of this.connections) conn.enqueue(message)
   }
 
-  private addMirror(description: SurfaceDescription): void {
+  /**
+   * Shows a configured hardware surface whose device is not plugged in: a greyed mirror "waiting for" it,
+   * which shows the feedback the engine gives it and, with `rehearse`, takes presses. The device's own
+   * mirror replaces it when it opens; a surface open now is left alone.
+   */
+  showWaiting(waiting: WaitingMirror): void {
+    const id = waiting.description.id
+    const shown = this.mirrors.get(id)
+    if (shown && !shown.waiting) return
+    this.addMirror(waiting.description, waiting)
+  }
+
+  /** Takes a waiting surface's mirror away (a reload removed it); the mirror of an open device stays. */
+  removeWaiting(surfaceId: string): void {
+    if (this.mirrors.get(surfaceId)?.waiting) this.removeMirror(surfaceId)
+  }
+
+  private addMirror(description: SurfaceDescription, waiting?: WaitingMirror): void {
     if (this.closed || this.own.has(description.id)) return
     const surface = description.id
     this.mirrors.get(surface)?.unfollow()
+    const view = surfaceView(description, 'mirror')
+    if (waiting) view.waiting = { for: waiting.waitingFor, rehearse: waiting.rehearse !== undefined }
     const mirror: Mirror = {
-      view: surfaceView(description, 'mirror'),
+      view,
+      ...(waiting ? { waiting } : {}),
       rendered: new RenderedControls(description, this.images, (control, err) =>
         log.once(`mirror-render:${surface}:${control}`, 'error', 'could not render a mirrored key', {
           surface,

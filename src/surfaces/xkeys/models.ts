@@ -124,4 +124,5 @@ export const xkeysModels: ModelTable = {
   label: 'X-keys',
   ids: XKEYS_MODEL_IDS,
   controlsOf: (id) => Promise.resolve(xkeysModelControls(id)),
+  nameOf: (id) => Promise.resolve(xkeysModelById(id)?.name),
 }

@@ -3,8 +3,10 @@
  * a grid position, dials for encoders, knobs and the jog, sliders for the shuttle and faders) plus an
  * entry in the surface list, a link to that surface alone (`?surface=NAME`). Each control is drawn as
  * the widget the server names; a mirror's controls, and every control on a read-only viewer
- * (`?view=1`), show state only, with no input handlers. Interactive surfaces come before read-only
- * mirrors. Keys take the size the stylesheet gives them (they shrink to fit the screen).
+ * (`?view=1`), show state only, with no input handlers. A mirror of configured hardware that is not
+ * plugged in is drawn greyed, "waiting for" its device; one that takes rehearsal presses
+ * (`rehearse: true`) is pressed like an interactive surface. Interactive surfaces come before mirrors.
+ * Keys take the size the stylesheet gives them (they shrink to fit the screen).
  */
 import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
 import { ENCODER_STEPS_PER_TURN, JOG_STEPS_PER_TURN } from './angle.js'
@@ -99,9 +101,9 @@ export class SurfacesView {
     return this.surfaces.get(surface)?.controls.get(control)
   }
 
-  /** Whether the page sends nothing for this surface: a mirror, or any surface on a viewer. */
+  /** Whether the page sends nothing for this surface: a mirror (but a rehearsing one), or any surface on a viewer. */
   private readonly(view: WebSurfaceView): boolean {
-    return view.mode === 'mirror' || this.options.view
+    return (view.mode === 'mirror' && view.waiting?.rehearse !== true) || this.options.view
   }
 
   private build(view: WebSurfaceView): void {
@@ -110,6 +112,10 @@ export class SurfacesView {
     const section = el('section', 'surface ' + (readonly ? 'readonly' : 'interactive'))
     section.dataset.surface = view.id
     section.dataset.mode = view.mode
+    if (view.waiting) {
+      section.classList.add('waiting')
+      section.dataset.waitingFor = view.waiting.for
+    }
     section.hidden = this.options.surface !== undefined && this.options.surface !== view.id
     const pageLabels = [el('span', 'page'), el('span', 'page')]
     section.appendChild(this.header(view, pageLabels[0]!))
@@ -132,7 +138,7 @@ export class SurfacesView {
     for (const c of view.controls) {
       let node: HTMLElement
       if (c.widget === 'key' || c.widget === 'pad') {
-        node = c.widget === 'key' ? this.keyElement(shown, c).element : padElement(view, c)
+        node = c.widget === 'key' ? this.keyElement(shown, c).element : this.padElement(shown, c)
         if (c.row !== undefined && c.column !== undefined) {
           node.style.gridRow = String(c.row + 1)
           node.style.gridColumn = String(c.column + 1)
@@ -176,8 +182,8 @@ export class SurfacesView {
     const head = el('header')
     head.appendChild(el('h2', 'name', view.id))
     head.appendChild(el('span', 'model', view.model))
-    if (view.mode === 'mirror') head.appendChild(el('span', 'badge', 'read-only'))
-    else if (this.options.view) head.appendChild(el('span', 'badge viewer', 'viewer'))
+    for (const badge of mirrorBadges(view)) head.appendChild(badge)
+    if (view.mode !== 'mirror' && this.options.view) head.appendChild(el('span', 'badge viewer', 'viewer'))
     pageLabel.hidden = true
     head.appendChild(pageLabel)
     return head
@@ -193,9 +199,9 @@ export class SurfacesView {
     item.appendChild(link)
     item.appendChild(document.createTextNode(' '))
     item.appendChild(el('span', 'model', view.model))
-    if (view.mode === 'mirror') {
+    for (const badge of mirrorBadges(view)) {
       item.appendChild(document.createTextNode(' '))
-      item.appendChild(el('span', 'badge', 'read-only'))
+      item.appendChild(badge)
     }
     pageLabel.hidden = true
     item.appendChild(document.createTextNode(' '))
@@ -243,7 +249,7 @@ export class SurfacesView {
     key.dataset.surface = view.id
     key.dataset.control = c.id
     const size = c.image ?? { width: DEFAULT_KEY_PX, height: DEFAULT_KEY_PX }
-    const suffix = mirror ? ' (read-only mirror)' : readonly ? ' (viewer)' : ''
+    const suffix = readonly ? (mirror ? ' (read-only mirror)' : ' (viewer)') : mirror ? ' (rehearsal)' : ''
     key.setAttribute('aria-label', c.id + (readonly ? ' (read-only)' : ''))
     if (readonly) {
       key.setAttribute('aria-disabled', 'true')
@@ -259,6 +265,24 @@ export class SurfacesView {
     const node = keyNode(key, size.width, size.height, suffix)
     shown.keys.set(c.id, node)
     return node
+  }
+
+  /** A pad; on a waiting surface that rehearses (and not on a viewer) it presses as a key does. */
+  private padElement(shown: ShownSurface, c: WebControlView): HTMLElement {
+    const { view } = shown
+    const pad = padElement(view, c)
+    if (!this.readonly(view)) {
+      pad.title = c.id + ' (rehearsal)'
+      pad.setAttribute('aria-label', c.id)
+      pad.setAttribute('role', 'button')
+      const hold = holdable(pad, view.id, c.id, this.send)
+      const code = c.row !== undefined && c.column !== undefined ? gridHotkey(c.row, c.column) : undefined
+      if (code !== undefined) {
+        shown.hotkeys?.keys.set(code, hold)
+        pad.dataset.hotkeyLabel = keyLabel(code)
+      }
+    }
+    return pad
   }
 
   private sliderElement(shown: ShownSurface, c: WebControlView): HTMLElement {
@@ -379,6 +403,24 @@ function showPage(s: ShownSurface, page: string | undefined, pages: readonly str
   else s.section.dataset.page = page
 }
 
+/**
+ * The badges of a mirror in its header and list entry: `read-only`, or for configured hardware that is
+ * not plugged in, `waiting for <device>` (and `rehearsal` when its controls take presses).
+ */
+function mirrorBadges(view: WebSurfaceView): HTMLElement[] {
+  if (view.mode !== 'mirror') return []
+  if (!view.waiting) return [el('span', 'badge', 'read-only')]
+  const badges = [el('span', 'badge waiting', `waiting for ${view.waiting.for}`)]
+  badges.push(
+    el(
+      'span',
+      'badge' + (view.waiting.rehearse ? ' rehearsal' : ''),
+      view.waiting.rehearse ? 'rehearsal' : 'read-only',
+    ),
+  )
+  return badges
+}
+
 /** A key, button or pad of a mirrored device: its backlight or LED as a colour, its label inside. */
 function padElement(view: WebSurfaceView, c: WebControlView): HTMLElement {
   const pad = el('div', 'pad')
@@ -407,7 +449,8 @@ function showState(node: HTMLElement, control: string, state: WebControlState): 
     // A pad: lit in the colour the device shows (worked out by the server), dark without one.
     const text = node.querySelector<HTMLElement>('.text')
     if (text) text.textContent = state.text ?? ''
-    node.title = `${control}${state.text ? ': ' + state.text : ''}${state.detail ? ` (${state.detail})` : ''} (read-only mirror)`
+    const role = node.getAttribute('role') === 'button' ? '(rehearsal)' : '(read-only mirror)'
+    node.title = `${control}${state.text ? ': ' + state.text : ''}${state.detail ? ` (${state.detail})` : ''} ${role}`
     node.style.backgroundColor = state.light ?? ''
     node.classList.toggle('lit', state.light !== undefined)
     node.classList.toggle('blink', state.light !== undefined && state.led === 'blink')
