@@ -12,4 +12,8 @@ export const CONFIG_LIMITS = {
   holdMs: 30_000,
   label: 512,
   name: 128,
+  /** Names in `listen.allowed_hosts`. */
+  allowedHosts: 32,
+  /** Longest of those names (a DNS name's own bound). */
+  hostName: 253,
 } as const
