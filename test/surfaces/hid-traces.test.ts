@@ -8,7 +8,7 @@
  * joystick axis).
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
 import type { Feedback, Surface, SurfaceEvent } from '../../src/surfaces/types.js'
 import { XkeysDriver } from '../../src/surfaces/xkeys/driver.js'
@@ -81,11 +81,6 @@ const RAW_FULL_SCALE: Record<string, number> = { shuttle: 7, tbar: 255, 'joystic
 
 const hex = (s: string): Uint8Array => Uint8Array.from(s.trim().split(/\s+/), (b) => parseInt(b, 16))
 
-const open: Surface[] = []
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()))
-})
-
 describe('HID input-report traces', () => {
   it('has a trace for each model that needs one', () => {
     expect(traces.map((t) => t.file).sort()).toEqual([
@@ -104,7 +99,7 @@ describe('HID input-report traces', () => {
       const opener = openers[trace.driver]
       expect(opener, `no opener for driver ${trace.driver}`).toBeDefined()
       const { surface, deliver } = await opener!(trace)
-      open.push(surface)
+      onTestFinished(() => surface.close())
       expect(surface.description.model).toBe(trace.name)
       if (trace.controls) expect(surface.description.controls.map((c) => c.id)).toEqual(trace.controls)
       const events: SurfaceEvent[] = []
@@ -125,7 +120,7 @@ describe('HID input-report traces', () => {
         for (const b of trace.backlight!) {
           // A fresh surface each time: the surface skips a write when the key already shows that state.
           const { surface, takeWrites } = await openers[trace.driver]!(trace)
-          open.push(surface)
+          onTestFinished(() => surface.close())
           takeWrites!()
           surface.setFeedback(b.control, b.feedback)
           expect(takeWrites!(), b.note ?? JSON.stringify(b.feedback)).toEqual(b.sent)

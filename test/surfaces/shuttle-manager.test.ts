@@ -4,51 +4,33 @@
  * touching the deck.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { setLogSink, type LogSink } from '../../src/log.js'
-import { SurfaceManager } from '../../src/surfaces/manager.js'
-import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
-import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
-import { MemoryStreamDeckTransport, gen2KeyReport, rawImageEncoder } from './helpers/fake-hid.js'
+import { MemoryStreamDeckTransport, gen2KeyReport } from './helpers/fake-hid.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
+import { captureLogs } from './helpers/logs.js'
+import { WAIT, deckDriver, managed } from './helpers/manager.js'
 
-const WAIT = { timeout: 8000, interval: 5 }
-const managers: SurfaceManager[] = []
-let prevSink: LogSink
 beforeEach(() => {
-  prevSink = setLogSink(() => undefined)
-})
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.stop()))
-  setLogSink(prevSink)
+  captureLogs()
 })
 
 function setup() {
   const shuttles = new MemoryShuttleTransport()
   const decks = new MemoryStreamDeckTransport()
   const hotplug = new FakeHotplug(true)
-  const manager = new SurfaceManager({
-    drivers: [
-      new StreamDeckDriver({ transport: decks, renderer: new KeyRenderer(), encodeJPEG: rawImageEncoder, frameMs: 0 }),
-      new ShuttleDriver({ transport: shuttles }),
-    ],
+  const { manager, input, removed } = managed({
+    drivers: [deckDriver(decks), new ShuttleDriver({ transport: shuttles })],
     hotplug,
-    access: () => Promise.resolve('ok'),
     pollMs: 20,
     rescanDelaysMs: [0, 20, 60],
     retryInitialMs: 30,
     retryMaxMs: 200,
   })
-  managers.push(manager)
-  const input: SurfaceEvent[] = []
   const added: string[] = []
-  const removed: string[] = []
-  manager.events.on('input', (e) => input.push(e))
   manager.events.on('added', (d) => added.push(`${d.driver} ${d.id} ${d.model}`))
-  manager.events.on('removed', (id) => removed.push(id))
   return { shuttles, decks, hotplug, manager, input, added, removed }
 }
 

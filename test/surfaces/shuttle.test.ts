@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { JogCounter } from '../../src/surfaces/usb-hid/jog-counter.js'
 import { ShuttleDriver, shuttleIdentity } from '../../src/surfaces/shuttle/driver.js'
 import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../../src/surfaces/shuttle/models.js'
@@ -6,11 +6,6 @@ import type { ShuttleSurface } from '../../src/surfaces/shuttle/surface.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { checkProperty, fc } from '../fuzz/harness.js'
 import { MemoryShuttleTransport, type FakeShuttleHid } from './helpers/fake-shuttle.js'
-
-const open: ShuttleSurface[] = []
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()))
-})
 
 async function openModel(
   model = 'shuttlepro_v2',
@@ -26,7 +21,7 @@ async function openModel(
   const driver = new ShuttleDriver({ transport })
   const [detected] = await driver.detect()
   const surface = await driver.open(detected!)
-  open.push(surface)
+  onTestFinished(() => surface.close())
   const events: SurfaceEvent[] = []
   surface.events.on('input', (e) => events.push(e))
   return { surface, hid: transport.lastOpened(`/dev/hidraw-${model}`)!, events, transport }

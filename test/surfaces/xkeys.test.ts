@@ -1,5 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { setLogSink, type LogSink } from '../../src/log.js'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { SurfaceManager, type SurfaceManagerOptions } from '../../src/surfaces/manager.js'
 import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
@@ -10,19 +9,14 @@ import type { XkeysSurface } from '../../src/surfaces/xkeys/surface.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
 import { MemoryXkeysTransport, type FakeXkeysHid } from './helpers/fake-xkeys.js'
+import { captureLogs } from './helpers/logs.js'
 
 const WAIT = { timeout: 8000, interval: 5 }
-const open: XkeysSurface[] = []
-const managers: SurfaceManager[] = []
-let prevSink: LogSink
 beforeEach(() => {
-  prevSink = setLogSink(() => undefined)
+  captureLogs()
 })
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers()
-  await Promise.all(open.splice(0).map((s) => s.close()))
-  await Promise.all(managers.splice(0).map((m) => m.stop()))
-  setLogSink(prevSink)
 })
 
 async function openModel(
@@ -34,7 +28,7 @@ async function openModel(
   const driver = new XkeysDriver({ transport })
   const [detected] = await driver.detect()
   const surface = await driver.open(detected!)
-  open.push(surface)
+  onTestFinished(() => surface.close())
   const events: SurfaceEvent[] = []
   surface.events.on('input', (e) => events.push(e))
   return { surface, hid: transport.lastOpened(`/dev/hidraw-${model}`)!, events }
@@ -303,7 +297,7 @@ describe('X-keys under the surface manager', () => {
       retryInitialMs: 30,
       retryMaxMs: 200,
     })
-    managers.push(manager)
+    onTestFinished(() => manager.stop())
     return manager
   }
 

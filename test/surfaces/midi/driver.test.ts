@@ -1,26 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { setLogSink, type LogRecord, type LogSink } from '../../../src/log.js'
+import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import type { LogRecord } from '../../../src/log.js'
 import { combineHotplugSources } from '../../../src/surfaces/hotplug.js'
 import { MIDI_RESCAN_MS, MidiDriver } from '../../../src/surfaces/midi/driver.js'
 import type { SurfaceClaim } from '../../../src/surfaces/claims.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { FakeMidiBackend } from '../helpers/fake-midi.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
+import { captureLogs } from '../helpers/logs.js'
+import { MANAGER_CLOCK } from '../helpers/manager.js'
 
 let logs: LogRecord[]
-let prevSink: LogSink
-let managers: SurfaceManager[]
 
+// Each test's managers stop first (their onTestFinished is the latest), on the fake clock; then the real clock and the sink return.
 beforeEach(() => {
-  logs = []
-  managers = []
-  prevSink = setLogSink((r) => logs.push(r))
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] })
-})
-afterEach(async () => {
-  await Promise.all(managers.map((m) => m.stop()))
-  vi.useRealTimers()
-  setLogSink(prevSink)
+  logs = captureLogs()
+  vi.useFakeTimers(MANAGER_CLOCK)
+  onTestFinished(() => void vi.useRealTimers())
 })
 
 const APC_20 = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0'
@@ -34,7 +29,7 @@ function setup(claims: SurfaceClaim[], backend: FakeMidiBackend, driverOpts = {}
     ...driverOpts,
   })
   const manager = new SurfaceManager({ drivers: [driver], claims, hotplug: driver.hotplug })
-  managers.push(manager)
+  onTestFinished(() => manager.stop())
   return { driver, manager }
 }
 

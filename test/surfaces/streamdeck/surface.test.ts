@@ -1,9 +1,9 @@
 import { DEVICE_MODELS2, DeviceModelId, DeviceModelType } from '@elgato-stream-deck/core'
-import { afterEach, describe, expect, it } from 'vitest'
-import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
-import { StreamDeckDriver, streamDeckIdentity } from '../../src/surfaces/streamdeck/driver.js'
-import type { StreamDeckSurface } from '../../src/surfaces/streamdeck/surface.js'
-import type { SurfaceEvent } from '../../src/surfaces/types.js'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
+import { StreamDeckDriver, streamDeckIdentity } from '../../../src/surfaces/streamdeck/driver.js'
+import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
+import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import {
   MemoryStreamDeckTransport,
   decodeGen2KeyImages,
@@ -15,10 +15,9 @@ import {
   rawImageEncoder,
   rotate180,
   type FakeHidDevice,
-} from './helpers/fake-hid.js'
+} from '../helpers/fake-hid.js'
 
 const renderer = new KeyRenderer()
-const open: StreamDeckSurface[] = []
 
 async function openModel(
   model: DeviceModelId,
@@ -29,7 +28,7 @@ async function openModel(
   const driver = new StreamDeckDriver({ transport, renderer, encodeJPEG: rawImageEncoder, frameMs })
   const [detected] = await driver.detect()
   const surface = await driver.open(detected!)
-  open.push(surface)
+  onTestFinished(() => surface.close())
   const events: SurfaceEvent[] = []
   surface.events.on('input', (e) => events.push(e))
   expect(surface.description.id).toBe(streamDeckIdentity(listing))
@@ -38,10 +37,6 @@ async function openModel(
 
 const brief = (events: SurfaceEvent[]): string[] =>
   events.map((e) => `${e.type} ${e.control}${e.type === 'rotate' ? ' ' + e.delta : ''}`)
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()))
-})
 
 describe('Stream Deck input', () => {
   it('MK.2: key down/up decoded from input reports', async () => {
