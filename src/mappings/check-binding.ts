@@ -2,18 +2,18 @@
  * The loader's checks of one binding once its schema holds: the control it names (a configured
  * surface, a control that surface has, one that sends the events the behaviour needs), its page, a
  * second binding of the same control, and each command against the catalogue (a command the catalogue
- * lacks is a warning; missing or ill-typed parameters through the client's own `checkParams`).
+ * lacks is an error when it is a slip from one it has, else a warning; missing or ill-typed parameters
+ * through the client's own `checkParams`, a misspelt one with "did you mean").
  */
-import { checkParams } from '../api/codec.js'
-import { getCommandSpec } from '../api/commands.js'
 import { ControlIdError, controlSends, parseControlAddress } from '../surfaces/control-id.js'
 import type { ControlDescriptor, ControlKind, SurfaceEvent } from '../surfaces/types.js'
 import { CONFIRM_COMMANDS, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
-import { pathText, type Path, type Problems } from './problems.js'
-import { suggest } from './schema-issues.js'
+import { checkCommand } from './check-command.js'
+import type { Path, Problems } from './problems.js'
+import { suggest } from './suggest.js'
 import { checkTargetAll } from './target-all.js'
 import type { Action, Actions, Binding, SurfaceConfig } from './schema.js'
-import { parseTemplate, soleTemplate, usesTemplate } from './template.js'
+import { parseTemplate } from './template.js'
 
 /** Which events each behaviour needs from its control. */
 const NEEDS: Record<string, SurfaceEvent['type']> = {
@@ -83,60 +83,6 @@ function* actionsOf(b: Binding): Generator<{ action: Action; path: Path }> {
   if (b.steps) for (const [i, s] of b.steps.entries()) yield* list(s, ['steps', i])
 }
 
-/** Checks a command and its parameters against the catalogue (templates are checked when filled in). */
-function checkCommand(
-  problems: Problems,
-  path: Path,
-  command: string,
-  params: Record<string, unknown> | undefined,
-  extraParam?: string,
-): void {
-  if (getCommandSpec(command) === undefined) {
-    problems.add(
-      [...path, 'command'],
-      'warning',
-      `${pathText(path)}: ${command} is not in the command catalogue; sent as written`,
-    )
-    return
-  }
-  const given: Record<string, unknown> = {}
-  const templated = new Set<string>()
-  for (const [k, v] of Object.entries(params ?? {})) {
-    if (soleTemplate(v) !== undefined) templated.add(k)
-    else if (typeof v === 'string' && usesTemplate(v)) given[k] = 'text'
-    else given[k] = v
-  }
-  if (extraParam !== undefined) templated.add(extraParam)
-  for (const p of checkParams(command, given)) {
-    if (p.kind === 'missing' && templated.has(p.param!)) continue
-    if (p.kind === 'unknown-parameter' && templated.has(p.param!)) continue
-    const at =
-      p.param !== undefined && params && Object.hasOwn(params, p.param)
-        ? [...path, 'params', p.param]
-        : [...path, 'command']
-    const given = p.kind === 'type' ? `, got ${p.given}` : ''
-    problems.add(at, 'error', `${pathText(path)}: ${command}: ${p.message}${given}`)
-  }
-  for (const k of templated) {
-    if (k === extraParam) {
-      const spec = getCommandSpec(command)!
-      if (!Object.hasOwn(spec.params, k))
-        problems.add([...path, 'param'], 'error', `${pathText(path)}: ${command} has no parameter ${k}`)
-      else if (spec.params[k]!.type !== 'number') {
-        problems.add([...path, 'param'], 'error', `${pathText(path)}: ${command}: parameter ${k} is not a number`)
-      }
-      continue
-    }
-    if (!Object.hasOwn(getCommandSpec(command)!.params, k)) {
-      problems.add([...path, 'params', k], 'error', `${pathText(path)}: ${command}: unknown parameter ${k}`)
-    }
-  }
-  for (const [k, v] of Object.entries(params ?? {})) {
-    if (typeof v === 'string')
-      for (const t of parseTemplate(v).problems) problems.add([...path, 'params', k], 'error', t)
-  }
-}
-
 /**
  * The control a binding names: a configured surface, a control it has (when its controls are known)
  * that sends what the binding's behaviour needs. The surface's name, or undefined when the binding
@@ -201,7 +147,7 @@ function checkBehaviour(ctx: BindingContext, b: Binding, surface: string, at: (.
   const surfacePages = Object.hasOwn(ctx.pages, surface) ? ctx.pages[surface]! : undefined
   for (const { action, path } of actionsOf(b)) {
     if ('command' in action) {
-      checkCommand(problems, at(...path), action.command, action.params)
+      checkCommand(problems, at(...path), action)
       checkTargetAll(problems, at(...path), action.command, action.params, action.all)
     } else if ('page' in action && action.page !== PAGE_PREVIOUS && action.page !== PAGE_NEXT) {
       if (!surfacePages?.includes(action.page)) {
@@ -209,8 +155,8 @@ function checkBehaviour(ctx: BindingContext, b: Binding, surface: string, at: (.
       }
     }
   }
-  if (b.value) checkCommand(problems, at('value'), b.value.command, b.value.params, b.value.param)
-  if (b.rotate) checkCommand(problems, at('rotate'), b.rotate.command, b.rotate.params)
+  if (b.value) checkCommand(problems, at('value'), b.value, b.value.param)
+  if (b.rotate) checkCommand(problems, at('rotate'), b.rotate)
   // The value's own parameter is a target given too (a fader may pick the title).
   if (b.value) {
     const { command, params, param, all } = b.value

@@ -54,11 +54,21 @@ const all = z
     'true: send a command that acts on everything when its target is left out (schedule without id or title: every title) on purpose. Without it such a command is refused.',
   )
 
+/** `unlisted: true` beside a command the catalogue lacks: sent as written on purpose (as `send --unlisted`). */
+const unlisted = z
+  .boolean()
+  .optional()
+  .describe(
+    'true: send a command the catalogue lacks as written, on purpose. Without it, a command one slip from a ' +
+      'catalogue command is refused with a suggestion, and any other unknown one is a warning.',
+  )
+
 export const commandAction = z
   .strictObject({
     command: z.string().min(1).describe('A command of the application (see the command catalogue).'),
     params: params.optional(),
     all,
+    unlisted,
   })
   .describe('Sends one command.')
 export const waitAction = z
@@ -129,6 +139,7 @@ export const valueBinding = z
       .describe('What the control’s ends map to: [low, high].'),
     params: params.optional().describe('Other parameters sent with every value.'),
     all,
+    unlisted,
   })
   .describe('An absolute control (fader, knob): sent on change, latest wins.')
 
@@ -138,6 +149,7 @@ export const rotate = z
     params: params.optional().describe('`{{delta}}` in a parameter becomes the (accelerated) steps of the turn.'),
     acceleration: z.boolean().optional().describe('Fast turns move further per detent (default true).'),
     all,
+    unlisted,
   })
   .describe('A rotary control that is not a jog: one command per turn, latest wins.')
 
@@ -262,8 +274,25 @@ export const appSection = z
       .describe('Its QWebChannel socket; default: the url’s host, port 9023.'),
     simulate: simulateSection,
     timeout_ms: z.int().min(50).max(60_000).optional().describe('Time-out of one command (default 2000).'),
+    send_deadline_ms: z
+      .int()
+      .min(50)
+      .max(10_000)
+      .optional()
+      .describe(
+        'How long a command may wait to be sent, ms (default 500): one the application has not taken by then ' +
+          '(busy, or restarting) is dropped and shown as failed on its key, never sent late.',
+      ),
   })
   .describe('The application panelbridge drives.')
+
+/** A DNS name as a browser sends it in `Host` (no scheme, no port, no trailing dot). */
+const hostName = z
+  .string()
+  .max(CONFIG_LIMITS.hostName, { error: `a host name has at most ${CONFIG_LIMITS.hostName} characters` })
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, {
+    error: 'must be a host name without scheme or port, such as gfx-box.local',
+  })
 
 export const listenSection = z
   .strictObject({
@@ -271,6 +300,15 @@ export const listenSection = z
     port: z.int().min(0).max(65_535).default(DEFAULT_PANELBRIDGE_PORT),
     token: z.string().min(16).optional().describe('Bearer token for the API when bound beyond loopback.'),
     token_file: z.string().min(1).optional().describe('A file holding the token.'),
+    allowed_hosts: z
+      .array(hostName)
+      .max(CONFIG_LIMITS.allowedHosts)
+      .optional()
+      .describe(
+        'Host names besides `localhost`, the IP addresses and the machine’s own names (its host name and ' +
+          '`<name>.local`) under which browsers may open the page and tools the API: `[gfx-box.lan]`. Any other ' +
+          'name is refused (DNS rebinding); a browser is told which name to add here.',
+      ),
     pages: z
       .enum(['shared', 'per-browser'])
       .optional()

@@ -187,8 +187,7 @@ surfaces:
       ),
       'c.yaml:10:60: bindings[0].press[0]: schedule: parameter title must be a string, got 3',
       'c.yaml:11:20: bindings[0].press[1]: switchVideoIn: missing required parameter channel',
-      'c.yaml:13:23: bindings[1].value: replay_set_replay_speed: missing required parameter speed',
-      'c.yaml:13:55: bindings[1].value: replay_set_replay_speed has no parameter sped',
+      'c.yaml:13:55: bindings[1].value: replay_set_replay_speed has no parameter sped (did you mean speed?)',
       'c.yaml:15:101: bindings[2].press: switchVideoIn: unknown parameter colour',
     ])
   })
