@@ -5,12 +5,26 @@
  * failed to): a face waits, the newest per key, and widths measured meanwhile are forgotten once it has.
  * A key whose feedback carries a pre-rendered image shows the PNG the daemon drew instead.
  *
+ * What DejaVu lacks (emoji, CJK) comes from the fallback fonts the daemon serves (`FALLBACK_FONTS`),
+ * each loaded as a `FontFace` with its `unicode-range` only once a label needs one of its characters
+ * (the CJK collection is 20 MB: a page of Latin labels never fetches it). A face that needs a fallback
+ * waits for it as faces wait for the key font; one that failed to load leaves those characters to the
+ * browser's own fonts.
+ *
  * A key is drawn at the size the page gives it (keys shrink to fit the screen; see the stylesheet), with
  * `devicePixelRatio` canvas pixels per CSS pixel, so labels stay sharp on a HiDPI screen and on a key
  * drawn smaller than its image size. The layout is the hardware's at the image size, scaled: the same
  * line breaks at every size and ratio. A key that changes size is painted again.
  */
-import { forgetTextWidths, KEY_FONT_FAMILY, paintKey, type KeyFace } from '../../render/key-paint.js'
+import {
+  cssUnicodeRange,
+  fallbackFontsFor,
+  forgetTextWidths,
+  KEY_FONT_FAMILY,
+  paintKey,
+  type FallbackFont,
+  type KeyFace,
+} from '../../render/key-paint.js'
 import { KEY_FONT_ROUTE } from '../protocol.js'
 import { el } from './dom.js'
 
@@ -59,6 +73,8 @@ export function setTitleSuffix(key: KeyNode, suffix: string): void {
 
 export class KeyPainter {
   private fontSettled = false
+  /** The fallback fonts asked for, by id: false while loading, true once loaded or failed. */
+  private readonly fallbacks = new Map<FallbackFont['id'], boolean>()
   /** Faces that came before the font, the newest per key. */
   private readonly waiting = new Map<KeyNode, KeyShown>()
   /** The keys on the page, by element, so that a resized key is painted again. */
@@ -66,7 +82,12 @@ export class KeyPainter {
   private readonly resized = new ResizeObserver((entries) => {
     for (const entry of entries) {
       const key = this.byElement.get(entry.target)
-      if (key?.shown && this.fontSettled && this.backingSize(key).join() !== `${key.canvas.width},${key.canvas.height}`)
+      if (
+        key?.shown &&
+        this.fontSettled &&
+        !this.waiting.has(key) &&
+        this.backingSize(key).join() !== `${key.canvas.width},${key.canvas.height}`
+      )
         this.draw(key, key.shown)
     }
   })
@@ -92,10 +113,12 @@ export class KeyPainter {
     }
     key.shown = shown
     delete key.element.dataset.painted
-    if (!this.fontSettled) {
+    const fallbacksReady = this.fallbacksReady(shown)
+    if (!this.fontSettled || !fallbacksReady) {
       this.waiting.set(key, shown)
       return
     }
+    this.waiting.delete(key)
     this.draw(key, shown)
   }
 
@@ -108,9 +131,49 @@ export class KeyPainter {
 
   private settle(): void {
     this.fontSettled = true
+    this.drawWaiting()
+  }
+
+  /** Draws the faces that waited and now may be drawn; widths measured in the old fonts are forgotten. */
+  private drawWaiting(): void {
     forgetTextWidths()
-    for (const [key, shown] of this.waiting) this.draw(key, shown)
-    this.waiting.clear()
+    if (!this.fontSettled) return
+    for (const [key, shown] of this.waiting) {
+      if (!this.fallbacksReady(shown)) continue
+      this.waiting.delete(key)
+      this.draw(key, shown)
+    }
+  }
+
+  /**
+   * Whether every fallback font the face's texts need has settled; starts loading those not asked for
+   * yet. A pre-rendered image needs none.
+   */
+  private fallbacksReady(shown: KeyShown): boolean {
+    if (shown.image !== undefined) return true
+    let ready = true
+    for (const font of fallbackFontsFor(`${shown.face.text ?? ''}${shown.face.detail ?? ''}`)) {
+      const state = this.fallbacks.get(font.id)
+      if (state === true) continue
+      ready = false
+      if (state === undefined) this.loadFallback(font)
+    }
+    return ready
+  }
+
+  private loadFallback(font: FallbackFont): void {
+    this.fallbacks.set(font.id, false)
+    const url = new URL(font.route.slice(1), document.baseURI).href
+    const face = new FontFace(font.family, `url(${JSON.stringify(url)})`, { unicodeRange: cssUnicodeRange(font) })
+    document.fonts.add(face)
+    const settled = (): void => {
+      this.fallbacks.set(font.id, true)
+      this.drawWaiting()
+    }
+    face.load().then(settled, (err: unknown) => {
+      console.warn(`panelbridge: the ${font.id} key font did not load; those characters use the browser's fonts`, err)
+      settled()
+    })
   }
 
   private draw(key: KeyNode, shown: KeyShown): void {

@@ -224,7 +224,10 @@ export class Fader implements Slider {
     track.setAttribute('aria-valuemin', '0')
     track.setAttribute('aria-valuemax', '1')
     node.appendChild(el('span', 'label', control))
-    this.show(centred ? 0.5 : 0)
+    // A fader's position is not known until the application or a hand says it: never drawn at its
+    // bottom meanwhile. A centred one (pitch bend) springs back to the middle, so it rests there.
+    if (centred) this.show(0.5)
+    else this.showUnknown()
     if (!send) return
     track.setAttribute('aria-label', `${control}: drag or use the arrow keys`)
     this.sender = new ValueSender(send, surface, control, node)
@@ -262,8 +265,16 @@ export class Fader implements Slider {
 
   showState(state: WebControlState): void {
     showLabel(this.element, this.track, this.control, state)
-    // The application's value moves the thumb, except under the user's hand.
-    if (state.value !== undefined && !this.dragging) this.show(clamp(state.value, 0, 1))
+    // The application's value moves the thumb, except under the user's hand; a value the daemon says
+    // it does not know (the unknown badge, no value) is drawn as unknown.
+    if (this.dragging) return
+    if (state.value !== undefined) this.show(clamp(state.value, 0, 1))
+    else if (state.badge === 'unknown') this.showUnknown()
+  }
+
+  /** Whether the fader shows no position (its value is not known). */
+  get unknown(): boolean {
+    return this.element.classList.contains('unknown')
   }
 
   private keyTarget(key: string): number | undefined {
@@ -302,7 +313,18 @@ export class Fader implements Slider {
 
   private show(value: number): void {
     this.value = value
+    this.element.classList.remove('unknown')
     this.element.style.setProperty('--pos', String(value))
     this.track.setAttribute('aria-valuenow', String(value))
+    this.track.removeAttribute('aria-valuetext')
+  }
+
+  /** No thumb, a `?` on the track; the arrow keys then start from the bottom, as they always did. */
+  private showUnknown(): void {
+    this.value = 0
+    this.element.classList.add('unknown')
+    this.element.style.setProperty('--pos', '0.5')
+    this.track.removeAttribute('aria-valuenow')
+    this.track.setAttribute('aria-valuetext', 'unknown')
   }
 }
