@@ -3,15 +3,16 @@
  * written by hand). A reply past the size cap fails with REPLY_TOO_LARGE as soon as the cap is passed,
  * and the client stops reading (the server sees its socket closed long before it could send 600 MB);
  * time-outs fire while a body streams; deeply nested fields give the codes of their fields.
+ * Cases from the former hardening-client.test.ts.
  */
-import { createServer, type Server, type Socket } from 'node:net'
-import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
-import { commandFailure } from '../helpers/thrown.js'
-import { CommandClient, MAX_REPLY_BYTES } from '../../src/api/client.js'
-import { parseReply } from '../../src/api/codec.js'
-import { ReplyTooLargeError, isCommandError } from '../../src/api/errors.js'
-import { deepJsonText } from '../fuzz/harness.js'
+import { createServer, type Socket } from 'node:net'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { commandFailure } from '../../helpers/thrown.js'
+import { CommandClient, MAX_REPLY_BYTES } from '../../../src/api/client.js'
+import { parseReply } from '../../../src/api/codec.js'
+import { ReplyTooLargeError, isCommandError } from '../../../src/api/errors.js'
+import { deepJsonText } from '../../fuzz/harness.js'
+import { clientFor, listen } from './harness.js'
 
 const MB = 1024 * 1024
 const HUGE = 600 * MB
@@ -25,19 +26,10 @@ interface Exchange {
 }
 type Respond = (ex: Exchange) => void | Promise<void>
 
-const servers: Server[] = []
-const clients: CommandClient[] = []
-const sockets: Socket[] = []
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()))
-  for (const s of sockets.splice(0)) s.destroy()
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))))
-})
-
 /** A raw HTTP/1.1 server: reads one request head per socket and lets `respond` write bytes. */
 async function rawServer(respond: Respond): Promise<string> {
   const server = createServer((socket) => {
-    sockets.push(socket)
+    onTestFinished(() => void socket.destroy())
     let head = ''
     socket.on('error', () => socket.destroy())
     socket.on('data', (data: Buffer) => {
@@ -54,15 +46,11 @@ async function rawServer(respond: Respond): Promise<string> {
       })
     })
   })
-  servers.push(server)
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return listen(server)
 }
 
 function client(baseUrl: string, options: { timeoutMs?: number; maxReplyBytes?: number } = {}): CommandClient {
-  const c = new CommandClient({ baseUrl, timeoutMs: options.timeoutMs ?? 5000, ...options })
-  clients.push(c)
-  return c
+  return clientFor(baseUrl, { timeoutMs: options.timeoutMs ?? 5000, ...options })
 }
 
 interface StreamResult {

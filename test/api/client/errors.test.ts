@@ -2,23 +2,22 @@
  * Every error code of the command client, each provoked by a raw loopback server (or a closed port)
  * that misbehaves in exactly one way. Assertions are on `code`, never on message text.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { commandFailure } from '../helpers/thrown.js'
-import { CommandClient } from '../../src/api/client.js'
+import { commandFailure } from '../../helpers/thrown.js'
+import { CommandClient } from '../../../src/api/client.js'
 import {
   AppError,
   COMMAND_ERROR_CODES,
   HttpStatusError,
   RequestIdMismatchError,
   TimeoutError,
-} from '../../src/api/errors.js'
+} from '../../../src/api/errors.js'
+import { clientFor, listen } from './harness.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void
 
-const servers: Server[] = []
-const clients: CommandClient[] = []
 let hits = 0
 
 /** Starts a loopback server on port 0 with `handler` and a client for it. */
@@ -27,11 +26,7 @@ async function setup(handler: Handler, timeoutMs = 2000): Promise<CommandClient>
     hits++
     handler(req, res, new URL(req.url ?? '/', 'http://x'))
   })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const client = new CommandClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs })
-  clients.push(client)
-  return client
+  return clientFor(await listen(server), { timeoutMs })
 }
 
 function json(res: ServerResponse, body: unknown, status = 200): void {
@@ -45,13 +40,8 @@ function ok(url: URL, fields: Record<string, unknown> = {}): unknown {
   return { result: { command, reply: command, success: true, requestId: url.searchParams.get('requestId'), ...fields } }
 }
 
-afterEach(async () => {
+afterEach(() => {
   hits = 0
-  await Promise.all(clients.splice(0).map((c) => c.close()))
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections()
-    await new Promise<void>((resolve) => s.close(() => resolve()))
-  }
 })
 
 describe('client error codes', () => {
@@ -85,13 +75,7 @@ describe('client error codes', () => {
       hits++ // never answers
       seen.push(new URL(req.url ?? '', 'http://x').pathname)
     })
-    servers.push(server)
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const client = new CommandClient({
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      connections: 1,
-    })
-    clients.push(client)
+    const client = clientFor(await listen(server), { connections: 1 })
     const first = commandFailure(client.call('replay_play_pause', undefined, { timeoutMs: 300 }))
     const queued = await commandFailure(client.call('schedule', { action: 'cutin', title: 'T' }, { timeoutMs: 50 }))
     expect(queued.code).toBe('TIMEOUT')
@@ -124,8 +108,7 @@ describe('client error codes', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
     const port = (probe.address() as AddressInfo).port
     await new Promise<void>((resolve) => probe.close(() => resolve()))
-    const client = new CommandClient({ baseUrl: `http://127.0.0.1:${port}` })
-    clients.push(client)
+    const client = clientFor(`http://127.0.0.1:${port}`)
     const err = await commandFailure(client.call('closeDesigner'))
     expect(err.code).toBe('CONNECTION_REFUSED')
     expect(err.cause).toBeDefined()

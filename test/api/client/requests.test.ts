@@ -5,9 +5,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CommandClient, type CallRecord } from '../../src/api/client.js'
-import { formDecode } from '../../src/api/codec.js'
-import { CommandError } from '../../src/api/errors.js'
+import { CommandClient, type CallRecord } from '../../../src/api/client.js'
+import { formDecode } from '../../../src/api/codec.js'
+import { CommandError } from '../../../src/api/errors.js'
 
 interface Seen {
   method: string

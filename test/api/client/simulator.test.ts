@@ -8,7 +8,7 @@
  */
 import type { File, Suite, Task } from '@vitest/runner'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CommandClient, type CallArgs } from '../../src/api/client.js'
+import { CommandClient, type CallArgs } from '../../../src/api/client.js'
 import {
   COMMAND_NAMES,
   COMMANDS,
@@ -17,10 +17,10 @@ import {
   type FieldSpec,
   type ReplyOf,
   type Shape,
-} from '../../src/api/commands.js'
-import { AppError, isCommandError } from '../../src/api/errors.js'
-import { APP_ERRORS, PLAY_STATES } from '../../src/api/protocol.js'
-import { startSimulator } from '../../src/simulator/index.js'
+} from '../../../src/api/commands.js'
+import { AppError, isCommandError } from '../../../src/api/errors.js'
+import { APP_ERRORS, PLAY_STATES } from '../../../src/api/protocol.js'
+import { startSimulator } from '../../../src/simulator/index.js'
 
 type Sim = Awaited<ReturnType<typeof startSimulator>>
 let sim: Sim

@@ -2,26 +2,16 @@
  * The command client's edges, pinned where mutation testing found them unwatched: reply parsing and
  * conversion limits (through the pure `parseReply`), error texts and request ids, headers, the reply
  * size cap at exactly its limit, and what a finished call leaves behind. HTTP cases use a real loopback
- * server on port 0.
+ * server on port 0. Cases from the former client-mutants.test.ts (mutation survivors).
  */
 import { getEventListeners } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
-import { commandFailure } from '../helpers/thrown.js'
-import { CommandClient, errorCode, type CallRecord } from '../../src/api/client.js'
-import { MAX_REPLY_DEPTH, formDecode, parseReply } from '../../src/api/codec.js'
-import { CommandError, HttpStatusError, isCommandError } from '../../src/api/errors.js'
-
-const servers: Server[] = []
-const clients: CommandClient[] = []
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()))
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections()
-    await new Promise<void>((resolve) => s.close(() => resolve()))
-  }
-})
+import { describe, expect, it } from 'vitest'
+import { commandFailure } from '../../helpers/thrown.js'
+import { errorCode, type CallRecord } from '../../../src/api/client.js'
+import { MAX_REPLY_DEPTH, formDecode, parseReply } from '../../../src/api/codec.js'
+import { CommandError, HttpStatusError, isCommandError } from '../../../src/api/errors.js'
+import { clientFor, listen } from './harness.js'
 
 interface Seen {
   url: string
@@ -29,7 +19,9 @@ interface Seen {
 }
 
 /** A loopback server answering with `answer(url, res)`; records each request. */
-async function serve(answer: (url: URL, res: ServerResponse) => void): Promise<{ base: string; seen: Seen[] }> {
+async function serve(
+  answer: (url: URL, res: ServerResponse) => void,
+): Promise<{ base: string; seen: Seen[]; server: Server }> {
   const seen: Seen[] = []
   const server = createServer((req, res) => {
     req.resume()
@@ -38,15 +30,7 @@ async function serve(answer: (url: URL, res: ServerResponse) => void): Promise<{
       answer(new URL(req.url ?? '/', 'http://x'), res)
     })
   })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
-}
-
-function clientFor(base: string, opts: Partial<ConstructorParameters<typeof CommandClient>[0]> = {}): CommandClient {
-  const client = new CommandClient({ baseUrl: base, ...opts })
-  clients.push(client)
-  return client
+  return { base: await listen(server), seen, server }
 }
 
 /** A success envelope for whatever command is asked (GET or POST), without a requestId echo. */
@@ -368,10 +352,10 @@ describe('CommandClient over HTTP', () => {
 
   it('closes an idle keep-alive socket after keepAliveTimeoutMs', async () => {
     let closedAt: number | undefined
-    const { base } = await serve((_url, res) => res.end(okBody({ device: 'a' })))
+    const { base, server } = await serve((_url, res) => res.end(okBody({ device: 'a' })))
     // Why keepAliveTimeout 0: the server then sends no Keep-Alive hint, which undici would take over ours.
-    servers[0]!.keepAliveTimeout = 0
-    servers[0]!.on('connection', (socket) => socket.on('close', () => (closedAt = performance.now())))
+    server.keepAliveTimeout = 0
+    server.on('connection', (socket) => socket.on('close', () => (closedAt = performance.now())))
     const client = clientFor(base, { keepAliveTimeoutMs: 100 })
     await client.call('getOutputDevice')
     const answered = performance.now()
@@ -388,8 +372,7 @@ describe('CommandClient over HTTP', () => {
   })
 
   it('names a refused connection', async () => {
-    const { base } = await serve(() => undefined)
-    const s = servers.pop()!
+    const { base, server: s } = await serve(() => undefined)
     await new Promise<void>((resolve) => s.close(() => resolve()))
     const err = await commandFailure(clientFor(base).call('getOutputDevice', {}, { requestId: 'r' }))
     expect([err.code, err.message, err.requestId]).toEqual([
