@@ -16,6 +16,7 @@ import { LineCounter, type Document } from 'yaml'
 import { z } from 'zod'
 import { validateClaims } from '../surfaces/claims.js'
 import { jsonDepthExceeds } from '../wire.js'
+import { checkLabelGlyphs } from './check-glyphs.js'
 import { checkBinding, type BindingContext, type SurfaceInfo } from './check-binding.js'
 import { PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { migrate } from './migrate.js'
@@ -171,6 +172,7 @@ function checkBindings(ctx: IssueContext & BindingContext, rawBindings: readonly
     }
     bindings.push(parsed.data)
     checkBinding(ctx, parsed.data, i)
+    checkLabelGlyphs(ctx.problems, parsed.data, i)
   }
   return bindings
 }

@@ -69,7 +69,11 @@ function needsNoGlyph(c: number): boolean {
   )
 }
 
-/** Coverage read once per font file (a few kB of ranges each; `check` reads them, the daemon never). */
+/**
+ * Coverage read once per font file (a few kB of ranges each), for the loader's warning about labels
+ * (`src/mappings/check-glyphs.ts`, so `check` and a daemon's load alike), and only for a label with a
+ * character past DejaVu's fast path: a file of Latin labels reads no font.
+ */
 const coverages = new Map<string, GlyphCoverage | Error>()
 function coverageOf(path: string): GlyphCoverage | Error {
   let coverage = coverages.get(path)
