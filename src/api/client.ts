@@ -7,17 +7,26 @@
  *   `codec.ts`, beside the encoding of requests; this file is the transport.
  * - No retries, ever: a command that failed is reported to the caller, never sent again later
  *   (a button press replayed late is worse than a press lost and shown as failed).
+ * - Nothing waits long to be sent: a call not on the wire within its send deadline (`sendDeadlineMs`),
+ *   or still waiting when a connection to the application is lost (it restarts), is dropped and fails
+ *   with `NotSentError`; it never reaches the application late.
  */
 import { performance } from 'node:perf_hooks'
 import { randomBytes } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import { Pool } from './undici-pool.js'
 import { getCommandSpec, type CommandName, type HasRequiredParams, type ParamsOf, type ReplyOf } from './commands.js'
-import { CommandError, ReplyTooLargeError, TimeoutError, type CommandErrorCode } from './errors.js'
+import { CommandError, NotSentError, ReplyTooLargeError, TimeoutError, type CommandErrorCode } from './errors.js'
 import { decodeReply, encodeParams, unlistedSpec, type Encoded, type Transport } from './codec.js'
 
 /** Default time-out of one command, in ms (issue 2). */
 export const DEFAULT_TIMEOUT_MS = 2000
+/**
+ * How long a command may wait to go on the wire, ms (`app.send_deadline_ms`). ASSUMED: 500 ms (issue 24,
+ * item 8): a press the application takes later than that (its connections held by a hung request,
+ * or while it restarts) is worse than a press shown as failed.
+ */
+export const DEFAULT_SEND_DEADLINE_MS = 500
 /** Keep-alive sockets per application: commands are small and the panel rarely has more in flight. */
 export const DEFAULT_CONNECTIONS = 4
 /**
@@ -45,6 +54,8 @@ export interface CommandClientOptions {
   transport?: Transport
   /** Default time-out per call, ms. */
   timeoutMs?: number
+  /** How long a call may wait to go on the wire, ms (default DEFAULT_SEND_DEADLINE_MS). */
+  sendDeadlineMs?: number
   /** Keep-alive sockets in the pool. */
   connections?: number
   keepAliveTimeoutMs?: number
@@ -114,6 +125,10 @@ export class CommandClient {
   private readonly timeoutMs: number
   /** @internal read by each exchange */
   readonly maxReplyBytes: number
+  /** @internal read by each exchange */
+  readonly sendDeadlineMs: number
+  /** @internal Exchanges not yet on the wire: a lost connection drops them (`onDisconnect`). */
+  readonly waiting = new Set<Exchange>()
   private readonly onCall: ((record: CallRecord) => void) | undefined
   private readonly onReply: CommandClientOptions['onReply']
   private readonly idPrefix = `pb-${randomBytes(3).toString('hex')}-`
@@ -126,6 +141,7 @@ export class CommandClient {
     this.transport = options.transport ?? 'get'
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.maxReplyBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES
+    this.sendDeadlineMs = options.sendDeadlineMs ?? DEFAULT_SEND_DEADLINE_MS
     this.onCall = options.onCall
     this.onReply = options.onReply
     this.pool = new Pool(url.origin, {
@@ -133,6 +149,18 @@ export class CommandClient {
       keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_MS,
       pipelining: 1,
     })
+    this.pool.on('disconnect', (_origin, _targets, err) => this.onDisconnect(err))
+  }
+
+  /**
+   * A connection to the application closed. One lost by a fault (reset, closed by the other side: the
+   * application restarting) drops every call still waiting to be sent, before the pool sends them on a
+   * new connection. undici's own closes (idle time-out, `Connection: close`) are informational and
+   * drop nothing.
+   */
+  private onDisconnect(err: Error): void {
+    if ((err as { code?: unknown }).code === 'UND_ERR_INFO' || this.waiting.size === 0) return
+    for (const exchange of [...this.waiting]) exchange.notSent('reconnect', err)
   }
 
   /** Runs a command and resolves with its typed reply fields. Rejects with a `CommandError`. */
@@ -267,6 +295,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   private readonly chunks: Buffer[] = []
   private received = 0
   private readonly timer: NodeJS.Timeout
+  /** Runs until the request goes on the wire (`onRequestStart`); see `notSent`. */
+  private sendTimer: NodeJS.Timeout | undefined
 
   constructor(
     private readonly client: CommandClient,
@@ -278,7 +308,20 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly reject: (err: CommandError) => void,
   ) {
     this.timer = setTimeout(onExchangeTimeout, timeoutMs, this)
+    if (client.sendDeadlineMs < timeoutMs) this.sendTimer = setTimeout(onSendDeadline, client.sendDeadlineMs, this)
+    client.waiting.add(this)
     signal?.addEventListener('abort', this, { once: true })
+  }
+
+  /** Not on the wire within the send deadline, or its connection was lost while it waited: dropped. */
+  notSent(reason: 'deadline' | 'reconnect', cause?: Error): void {
+    if (this.controller !== undefined) return // already on the wire
+    this.fail(
+      new NotSentError(this.name, reason, this.client.sendDeadlineMs, {
+        requestId: this.requestId,
+        ...(cause ? { cause } : {}),
+      }),
+    )
   }
 
   /** The caller's AbortSignal fired. */
@@ -292,6 +335,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller
+    this.onWire()
     // A call that timed out or was aborted while queued in the pool must not reach the application late.
     if (this.settled) controller.abort(new Error('call already settled'))
   }
@@ -354,11 +398,19 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.reject(err)
   }
 
+  /** On the wire (or settled): no longer waiting to be sent. */
+  private onWire(): void {
+    clearTimeout(this.sendTimer)
+    this.sendTimer = undefined
+    this.client.waiting.delete(this)
+  }
+
   /** Marks the exchange settled; false if it already was. */
   private finish(): boolean {
     if (this.settled) return false
     this.settled = true
     clearTimeout(this.timer)
+    this.onWire()
     this.signal?.removeEventListener('abort', this)
     return true
   }
@@ -366,6 +418,10 @@ class Exchange implements Dispatcher.DispatchHandler {
 
 function onExchangeTimeout(exchange: Exchange): void {
   exchange.timedOut()
+}
+
+function onSendDeadline(exchange: Exchange): void {
+  exchange.notSent('deadline')
 }
 
 function networkError(name: string, err: unknown, requestId: string): CommandError {

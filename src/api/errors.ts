@@ -80,6 +80,31 @@ export class TimeoutError extends CommandError {
   }
 }
 
+/**
+ * A command dropped before it went on the wire: the application did not take it within the send
+ * deadline (its connections busy, a request queued behind a hung one), or the connection was lost
+ * while it waited (the application restarting). Never sent later: a press replayed late is worse than a
+ * press shown as failed. Code `TIMEOUT` for the deadline, `NETWORK` for the lost connection.
+ */
+export class NotSentError extends CommandError {
+  override readonly name = 'NotSentError'
+  constructor(
+    command: string,
+    readonly reason: 'deadline' | 'reconnect',
+    deadlineMs: number,
+    options: { cause?: unknown; requestId?: string } = {},
+  ) {
+    super(
+      reason === 'deadline' ? 'TIMEOUT' : 'NETWORK',
+      command,
+      reason === 'deadline'
+        ? `not sent within ${deadlineMs} ms (the application did not take it); dropped`
+        : 'not sent: the connection to the application was lost while it waited; dropped',
+      options,
+    )
+  }
+}
+
 export class HttpStatusError extends CommandError {
   override readonly name = 'HttpStatusError'
   /** The start of the body, redacted. */

@@ -42,6 +42,7 @@ export async function startAppLink(app: Config['app'], deps: AppLinkDeps): Promi
   const client = new CommandClient({
     baseUrl: appUrl,
     ...(app.timeout_ms !== undefined ? { timeoutMs: app.timeout_ms } : {}),
+    ...(app.send_deadline_ms !== undefined ? { sendDeadlineMs: app.send_deadline_ms } : {}),
     onCall: (r: { command: string; latencyMs: number; code?: string }) =>
       metrics.commandDone(r.command, r.code ?? 'ok', r.latencyMs),
   })

@@ -16,7 +16,7 @@
 import { performance } from 'node:perf_hooks'
 import type { AppState } from '../api/app-state.js'
 import type { CallOptions, CallResult } from '../api/client.js'
-import { AppError, CommandError } from '../api/errors.js'
+import { AppError, CommandError, NotSentError } from '../api/errors.js'
 import { applyImpliedState } from '../api/implied-state.js'
 import type { Logger } from '../log.js'
 import { redact } from '../redact.js'
@@ -170,6 +170,8 @@ const REASONS: Partial<Record<CommandError['code'], string>> = {
 }
 
 function shortReason(e: CommandError): string {
+  // Dropped before it went out: the key says it was never sent, not that a reply was missed.
+  if (e instanceof NotSentError) return e.reason === 'deadline' ? 'not sent in time' : 'not sent: connection lost'
   const known = REASONS[e.code]
   if (known !== undefined) return known
   return e.message.startsWith(`${e.command}: `) ? e.message.slice(e.command.length + 2) : e.message

@@ -1,0 +1,177 @@
+/**
+ * Issue 24, item 8: a late command after a restart. Seven presses on an application that hangs: as many
+ * as the client has connections go on the wire and hang; the rest wait. A command not on the wire within
+ * its send deadline (`app.send_deadline_ms`, default 500) is dropped and shown failed on its key, and
+ * nothing that waited is sent after the application restarts (nor after any lost connection), even
+ * within the deadline.
+ *
+ * The stand-in application is a raw HTTP server on 127.0.0.1 port 0: it holds every request unanswered
+ * while it "hangs", then "restarts" (drops every connection) and answers from then on. The engine, the
+ * command client and the keys are the real ones.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { AppState } from '../../src/api/app-state.js'
+import { CommandClient, DEFAULT_CONNECTIONS, DEFAULT_SEND_DEADLINE_MS } from '../../src/api/client.js'
+import { NotSentError } from '../../src/api/errors.js'
+import { Engine } from '../../src/mappings/engine.js'
+import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
+import { commandFailure } from '../helpers/thrown.js'
+import { until } from '../helpers/until.js'
+import { CONSOLE, loadOrThrow, RecordingSurfaces } from '../mappings/helpers.js'
+
+const PRESSES = 7
+
+/** A stand-in application that hangs until `restart()`, then answers every command. */
+class StandIn {
+  /** Each request received: when (`performance.now()`) and the title it names. */
+  readonly received: { at: number; title: string | null }[] = []
+  private hanging = true
+  private readonly sockets = new Set<Socket>()
+  private readonly server = createServer((req, res) => this.handle(req, res))
+  url = ''
+
+  async start(): Promise<void> {
+    this.server.on('connection', (s) => {
+      this.sockets.add(s)
+      s.on('close', () => this.sockets.delete(s))
+    })
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+  }
+
+  /** The application restarts: every connection it had is gone, and it answers from now on. */
+  restart(): void {
+    this.hanging = false
+    for (const s of this.sockets) s.destroy()
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://x')
+    this.received.push({ at: performance.now(), title: url.searchParams.get('title') })
+    if (this.hanging) return // held: never answered
+    const command = url.pathname.split('/').pop()
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ result: { command, success: true, requestId: url.searchParams.get('requestId') } }))
+  }
+}
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+async function rig(sendDeadlineMs?: number) {
+  const app = new StandIn()
+  await app.start()
+  cleanups.push(() => app.close())
+  const client = new CommandClient({
+    baseUrl: app.url,
+    timeoutMs: 5000,
+    ...(sendDeadlineMs !== undefined ? { sendDeadlineMs } : {}),
+  })
+  cleanups.push(() => client.close())
+  let yaml = `${CONSOLE}bindings:\n`
+  for (let i = 0; i < PRESSES; i++) {
+    yaml += `  - on: console/key:${i}\n    press: { command: schedule, params: { action: automatic, title: "T${i}" } }\n`
+  }
+  // `CONSOLE` has 8 keys: key:0..6 each send their own title.
+  const surfaces = new RecordingSurfaces()
+  const engine = new Engine({ client, state: new AppState(), surfaces })
+  engine.apply(await loadOrThrow(yaml))
+  cleanups.push(() => engine.stop())
+  const pressAll = (): number => {
+    const at = performance.now()
+    for (let i = 0; i < PRESSES; i++) {
+      for (const type of ['down', 'up'] as const) {
+        engine.handle({ type, surface: 'console', control: `key:${i}`, at: performance.now() })
+      }
+    }
+    return at
+  }
+  return { app, client, surfaces, pressAll }
+}
+
+describe('a command not on the wire within its deadline is dropped', () => {
+  it('seven presses on a hung application that restarts 700 ms later: the queued ones never reach it; their keys fail', async () => {
+    const { app, surfaces, pressAll } = await rig()
+    const pressedAt = pressAll()
+    // As many as the client has connections are on the wire (and hang); the rest wait.
+    await until('the first presses to reach the application', () => app.received.length === DEFAULT_CONNECTIONS)
+    const onWire = new Set(app.received.map((r) => r.title))
+    const queued = [...Array(PRESSES).keys()].map((i) => `T${i}`).filter((t) => !onWire.has(t))
+    expect(queued.length).toBe(PRESSES - DEFAULT_CONNECTIONS)
+    const keyOf = (title: string): string => `console/key:${title.slice(1)}`
+    // Each queued press fails on its key at its deadline.
+    await until('the queued keys to show failed', () => queued.every((t) => surfaces.of(keyOf(t))?.badge === 'failed'))
+    expect(performance.now() - pressedAt).toBeGreaterThanOrEqual(DEFAULT_SEND_DEADLINE_MS - 5)
+    for (const t of queued) expect(surfaces.of(keyOf(t))!.detail).toBe('not sent in time')
+    while (performance.now() - pressedAt < 700) await new Promise((r) => setTimeout(r, 10))
+    app.restart()
+    // The ones on the wire fail with the lost connection.
+    await until('the hung presses to fail', () => [...onWire].every((t) => surfaces.of(keyOf(t!))?.badge === 'failed'))
+    const after = app.received.length
+    await new Promise((r) => setTimeout(r, 300))
+    // Nothing that waited was sent after the restart: only the four that were on the wire ever arrived.
+    expect(app.received.length).toBe(after)
+    expect(app.received.map((r) => r.title).sort()).toEqual([...onWire].sort())
+    expect(app.received.every((r) => r.at - pressedAt < DEFAULT_SEND_DEADLINE_MS)).toBe(true)
+  })
+
+  it('a restart within the deadline drops what waited too: nothing queued outlives a lost connection', async () => {
+    // A deadline far longer than the test: only the lost connection can drop the waiting calls.
+    const { app, client } = await rig(5000)
+    const calls = [...Array(PRESSES).keys()].map((i) =>
+      commandFailure(client.callByName('schedule', { action: 'automatic', title: `T${i}` })),
+    )
+    await until('the first calls to reach the application', () => app.received.length === DEFAULT_CONNECTIONS)
+    app.restart()
+    const failures = await Promise.all(calls)
+    const dropped = failures.filter((e) => e instanceof NotSentError)
+    expect(dropped.map((e) => [e.code, e.reason])).toEqual(
+      Array(PRESSES - DEFAULT_CONNECTIONS).fill(['NETWORK', 'reconnect']),
+    )
+    // The application, back, answers a new call; none of the dropped ones ever arrive.
+    await expect(client.callByName('schedule', { action: 'automatic', title: 'after' })).resolves.toMatchObject({
+      raw: { success: true },
+    })
+    await new Promise((r) => setTimeout(r, 200))
+    expect(app.received.map((r) => r.title)).toHaveLength(DEFAULT_CONNECTIONS + 1)
+    expect(app.received.at(-1)!.title).toBe('after')
+  })
+
+  it('a call the application takes at once is not cut by the deadline, however long its reply takes', async () => {
+    const app = new StandIn()
+    await app.start()
+    cleanups.push(() => app.close())
+    const client = new CommandClient({ baseUrl: app.url, timeoutMs: 5000, sendDeadlineMs: 100 })
+    cleanups.push(() => client.close())
+    const call = client.callByName('schedule', { action: 'automatic', title: 'slow' })
+    await until('the call to arrive', () => app.received.length === 1)
+    await new Promise((r) => setTimeout(r, 300)) // past the deadline, on the wire
+    app.restart() // its connection is lost: it fails as a network error, not as "not sent"
+    const err = await commandFailure(call)
+    expect(err.code).toBe('NETWORK')
+    expect(err).not.toBeInstanceOf(NotSentError)
+  })
+})
+
+describe('app.send_deadline_ms', () => {
+  it('the loader takes a deadline within its bounds and refuses one outside, naming the key', async () => {
+    const base = 'version: 1\nsurfaces: { console: { driver: web, rows: 1, columns: 1 } }\n'
+    const good = await loadConfigText(`${base}app: { send_deadline_ms: 800 }\n`, 'ok.yaml')
+    expect(good.config?.app.send_deadline_ms).toBe(800)
+    expect((await loadConfigText(base, 'default.yaml')).config?.app.send_deadline_ms).toBeUndefined()
+    for (const bad of ['10', '20000', '1.5', '"500"']) {
+      const r = await loadConfigText(`${base}app: { send_deadline_ms: ${bad} }\n`, 'bad.yaml')
+      expect(r.config, bad).toBeUndefined()
+      expect(r.problems.map(formatProblem).join('\n'), bad).toMatch(/send_deadline_ms/)
+    }
+  })
+})
