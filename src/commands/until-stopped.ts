@@ -110,6 +110,8 @@ export function untilStopped(close: () => Promise<void>, opts: UntilStoppedOptio
       // event loop (neither a waiting promise nor a signal listener does), so the process would end at
       // once instead of waiting for Ctrl+C.
       const keepAlive = setInterval(() => undefined, 60_000)
+      // The moment from which only the stop ends the command (a process test waits for this line).
+      opts.log.debug('waiting for the stop')
       try {
         await untilAborted(stop)
       } finally {
