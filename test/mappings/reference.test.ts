@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import { CommandClient } from '../../src/api/client.js'
 import { NotificationLink } from '../../src/api/notifications.js'
+import { JOG_RESEED_AFTER_MS } from '../../src/mappings/constants.js'
 import { Engine } from '../../src/mappings/engine.js'
 import type { Config } from '../../src/mappings/schema.js'
 import { claimOf } from '../../src/mappings/surfaces.js'
@@ -50,6 +51,8 @@ interface World {
   transport: MemoryStreamDeckTransport
   client: CommandClient
   link: NotificationLink
+  /** The command of every reply the client has read, in order. */
+  replies: string[]
 }
 let w: World
 
@@ -81,7 +84,8 @@ beforeEach(async () => {
     shuttle: true,
     faders: 1,
   })
-  const client = new CommandClient({ baseUrl: config.app.url })
+  const replies: string[] = []
+  const client = new CommandClient({ baseUrl: config.app.url, onReply: (r) => void replies.push(r.command) })
   const state = new AppState()
   const link = new NotificationLink({ url: config.app.notifications!, state, timing: { resyncDebounceMs: 10 } })
   const engine = new Engine({ client, state, surfaces: manager })
@@ -91,7 +95,7 @@ beforeEach(async () => {
   engine.apply(config)
   link.start()
   await vi.waitFor(() => expect(state.link.status).toBe('connected'), WAIT)
-  w = { sim, config, state, engine, manager, web, transport, client, link }
+  w = { sim, config, state, engine, manager, web, transport, client, link, replies }
 })
 afterEach(async () => {
   vi.useRealTimers()
@@ -237,6 +241,8 @@ describe('apply: a new mapping as a diff', () => {
   })
 
   it('a jog burst in flight finishes on its old definition; the next burst uses the new one', async () => {
+    // Only performance.now() is fake: the wheel rests when the test moves it on; the sockets keep the real timers.
+    vi.useFakeTimers({ toFake: ['performance'] })
     await replayMode()
     await w.client.call('replay_set_scrub_position', { position: 2 })
     const fps = (await w.client.call('replay_get_play_info')).frameRate
@@ -256,7 +262,11 @@ describe('apply: a new mapping as a diff', () => {
     await expect.poll(() => w.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((seeded + 3) / fps, 6)
     expect(w.sim.http.highWater('replay_set_scrub_position')).toBe(1)
     // After the wheel rests, the new definition (10 frames a detent) takes over, from a fresh seed.
-    await new Promise((r) => setTimeout(r, 1100))
+    // The wheel rests: every position sent has had its reply (the old binding has nothing in flight), then the pause passes.
+    await expect
+      .poll(() => w.replies.filter((c) => c === 'replay_set_scrub_position').length, WAIT)
+      .toBe(sent('replay_set_scrub_position').length)
+    vi.advanceTimersByTime(JOG_RESEED_AFTER_MS)
     w.web.rotate('jog', 1)
     await expect.poll(() => w.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((seeded + 13) / fps, 6)
   })
