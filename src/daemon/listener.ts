@@ -1,6 +1,7 @@
 /**
  * The daemon's HTTP listener as the config's `listen:` section asks for it: started at start, replaced
- * by a reload that changes the address, the port or whether a token is needed, left alone otherwise.
+ * by a reload that changes the address, the port, whether a token is needed or the allowed host names,
+ * left alone otherwise.
  */
 import type { Logger } from '../log.js'
 import type { Config } from '../mappings/schema.js'
@@ -13,6 +14,8 @@ export type ServeFn = (options: {
   host: string
   port: number
   token?: string
+  /** `listen.allowed_hosts`: names besides `localhost` and the machine's own that may be used in `Host`. */
+  allowedHosts: readonly string[]
   api: DaemonApi
   web: WebSurfaceServer
   /** A logger of this server's own: its faults are logged once per server, afresh after a reload. */
@@ -39,10 +42,15 @@ export class Listener {
     return this.server?.url ?? ''
   }
 
-  /** (Re)starts the server when `listen` changed: the old one is closed first, then the new one started. */
+  /**
+   * (Re)starts the server when `listen` changed: the old one is closed first, then the new one started.
+   * The web page's server takes the allowed host names at once (it outlives the listener).
+   */
   async apply(listen: Config['listen']): Promise<void> {
     const token = await readListenToken(listen)
-    const key = JSON.stringify([listen.host, listen.port, token !== undefined])
+    const allowedHosts = listen.allowed_hosts ?? []
+    this.o.web.setAllowedHosts(allowedHosts)
+    const key = JSON.stringify([listen.host, listen.port, token !== undefined, allowedHosts])
     if (this.server && key === this.key) return
     const old = this.server
     this.server = undefined
@@ -51,6 +59,7 @@ export class Listener {
       host: listen.host,
       port: listen.port,
       ...(token !== undefined ? { token } : {}),
+      allowedHosts,
       api: this.o.api,
       web: this.o.web,
       logger: this.o.log.child('server'),
