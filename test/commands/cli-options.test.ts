@@ -110,7 +110,7 @@ describe('every registered subcommand', () => {
     expect(optionsInHelp('surfaces', SUBCOMMANDS.surfaces!.help)).toEqual(
       expect.arrayContaining(['--port', '--host', '--no-hardware']),
     )
-    expect(optionsInHelp('run', SUBCOMMANDS.run!.help)).toEqual(['--config'])
+    expect(optionsInHelp('run', SUBCOMMANDS.run!.help)).toContain('--config')
   })
 })
 
