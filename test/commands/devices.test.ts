@@ -157,6 +157,6 @@ describe('panelbridge devices', () => {
 
     const bad = harness()
     expect(await runDevices(['--colour'], bad.deps)).toBe(2)
-    expect(bad.err[0]).toContain("Unknown option '--colour'")
+    expect(bad.err[0]).toContain("--colour is not an option of 'devices'")
   })
 })
