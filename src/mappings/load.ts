@@ -1,15 +1,18 @@
 /**
  * Loads a mapping file and reports **every** problem at once as `file:line:col: message`, pointing at
  * the exact node: YAML syntax, schema errors, an unknown surface, a control the surface lacks,
- * duplicates, an undeclared page, a command not in the catalogue (a warning: the application has more
- * commands than we know), missing or ill-typed parameters of a known command (through the client's
- * own `checkParams`). A file with any error gives no config; a refused reload keeps the last good one.
+ * duplicates, an undeclared page, a command not in the catalogue (an error with "did you mean" when it
+ * is a slip from one it has, else a warning: the application has more commands than we know), missing
+ * or ill-typed parameters of a known command (through the client's own `checkParams`). A file with any
+ * error gives no config; a refused reload keeps the last good one.
  *
- * This file reads the file and runs the checks in order; `problems.ts` places and writes the problems,
- * `schema-issues.ts` reads the schema's, `check-binding.ts` checks each binding.
+ * This file reads the file and runs the checks in order; `yaml-read.ts` parses the YAML (bounded depth,
+ * merge keys, one problem per syntax mistake), `problems.ts` places and writes the problems,
+ * `schema-issues.ts` reads the schema's, `check-binding.ts` checks each binding (`check-command.ts` its
+ * commands), `suggest.ts` is the one "did you mean".
  *
- * Everything read is bounded (file size, alias expansion, nesting, counts), and no input makes the
- * loader throw: the fuzz suite holds it to that.
+ * Everything read is bounded (file size, alias expansion, nesting while parsing, name lengths before a
+ * suggestion, counts), and no input makes the loader throw: the fuzz suite holds it to that.
  */
 import { readFile } from 'node:fs/promises'
 import { LineCounter, type Document } from 'yaml'
