@@ -41,7 +41,7 @@ export interface EngineOptions {
   state: AppState
   surfaces: FeedbackSink
   logger?: Logger
-  /** Called once per command sent, with `ok` or the error code (metrics). */
+  /** Called once per command sent, with `ok` or the error code and the whole record (metrics, events, trace). */
   onSend?: SendObserver
   /** Called when a command goes out for a surface event, with the time since the event, ms (metrics). */
   onRequest?: (msSinceEvent: number) => void
@@ -294,13 +294,13 @@ export class Engine implements PagePort {
     const host: BehaviourHost = {
       origin: key,
       state: this.options.state,
-      send: (command, params) => {
+      send: (command, params, options) => {
         const at = this.lastEventAt.get(key)
         if (at !== undefined && this.options.onRequest) {
           this.lastEventAt.delete(key)
           this.options.onRequest(performance.now() - at)
         }
-        return this.sender.send(command, params, key)
+        return this.sender.send(command, params, key, options)
       },
       changed: () => {
         if (this.isCurrent(bound)) this.redraw(key)
@@ -451,7 +451,8 @@ export class Engine implements PagePort {
       (k) => shows(this.active(k)) || this.views.of(splitKey(k)[0]).some((v) => v.own && shows(this.active(k, v))),
     )
     if (needed && !this.streamingPoll) {
-      const poll = (): void => void this.sender.send('getStreamHostServer', {}, 'streaming poll')
+      // Repeating: an application that is away is warned of once per outage, not every STREAMING_POLL_MS.
+      const poll = (): void => void this.sender.send('getStreamHostServer', {}, 'streaming poll', { repeating: true })
       poll()
       this.streamingPoll = setInterval(poll, STREAMING_POLL_MS)
     } else if (!needed && this.streamingPoll) {

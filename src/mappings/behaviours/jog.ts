@@ -12,7 +12,7 @@
 import { ControlBadge } from '../../surfaces/badge.js'
 import { ASSUMED_FRAME_RATE, DEFAULT_STEP_FRAMES, JOG_RESEED_AFTER_MS } from '../constants.js'
 import type { Binding } from '../schema.js'
-import type { SendResult } from '../sender.js'
+import type { SendFailure } from '../sender.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
 import { APP_ERRORS } from '../../api/protocol.js'
 import { finiteNumberOf } from '../../coerce.js'
@@ -38,6 +38,8 @@ export class JogScrub implements Behaviour {
   private detail: string | undefined
   private failure: string | undefined
   private entering = false
+  /** Replay mode was just entered and no position has landed since. */
+  private justEntered = false
   private disposed = false
 
   constructor(
@@ -134,7 +136,13 @@ export class JogScrub implements Behaviour {
     }
     const target = this.cursor
     this.inFlight = true
-    const sent = this.host.send('replay_set_scrub_position', { position: target / this.frameRate })
+    // With `enter: true`, "not in replay mode" is the cue to enter it (once per refusal), not a fault.
+    const willEnter = this.scrub.enter === true && !this.entering && !this.justEntered
+    const sent = this.host.send(
+      'replay_set_scrub_position',
+      { position: target / this.frameRate },
+      willEnter ? { expected: notInReplayMode } : {},
+    )
     this.badge.setPending(true) // after the send: drawing never delays the wheel
     void sent.then((r) => {
       this.inFlight = false
@@ -144,17 +152,19 @@ export class JogScrub implements Behaviour {
         this.sent = target
         this.detail = undefined
         this.failure = undefined
+        this.justEntered = false
         this.pump()
         return
       }
       this.sent = undefined
-      if (r.message === APP_ERRORS.badRequest) {
+      if (notInReplayMode(r)) {
         this.detail = NOT_IN_REPLAY_MODE
-        if (this.scrub.enter === true && !this.entering) {
+        if (willEnter) {
           this.enterReplayMode()
           return
         }
       }
+      this.justEntered = false
       this.failed(r)
     })
   }
@@ -172,13 +182,20 @@ export class JogScrub implements Behaviour {
         return
       }
       this.detail = undefined
+      // A refusal right after entering is a fault, not a cue to enter again (no loop of requests).
+      this.justEntered = true
       this.pump()
     })
   }
 
-  private failed(r: Extract<SendResult, { ok: false }>): void {
-    this.failure = r.message === APP_ERRORS.badRequest ? NOT_IN_REPLAY_MODE : r.message
+  private failed(r: SendFailure): void {
+    this.failure = notInReplayMode(r) ? NOT_IN_REPLAY_MODE : r.message
     this.badge.fail()
     this.host.changed()
   }
+}
+
+/** The application's refusal of a scrub outside replay mode (decisions: Errors, `bad request`). */
+function notInReplayMode(r: SendFailure): boolean {
+  return r.message === APP_ERRORS.badRequest
 }

@@ -4,15 +4,15 @@
  * draws its control from `look()` whenever it calls `changed()`.
  */
 import type { AppState } from '../../api/app-state.js'
-import type { SendResult } from '../sender.js'
+import type { SendOptions, SendResult } from '../sender.js'
 import type { TemplateContext } from '../template.js'
 
 export interface BehaviourHost {
   /** `surface/control`, for log lines. */
   readonly origin: string
   readonly state: AppState
-  /** Sends one command (parameters already filled in). Never throws. */
-  send(command: string, params: Record<string, unknown>): Promise<SendResult>
+  /** Sends one command (parameters already filled in); `options` say which failures are no news. Never throws. */
+  send(command: string, params: Record<string, unknown>, options?: SendOptions): Promise<SendResult>
   /** The control's look changed (detail, badge, value, step): the engine redraws it. */
   changed(): void
   /** Switches this control's surface to a page (`previous` and `next` included). */
