@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { FAILED_BADGE_MS } from '../../src/surfaces/badge.js'
 import { TAP_HINT_MS } from '../../src/mappings/behaviours/press.js'
-import { CONSOLE, engineHarness, loadOrThrow, WAIT, type EngineHarness } from './helpers.js'
+import { CONSOLE, engineHarness, loadOrThrow, pagedDesk, WAIT, type EngineHarness } from './helpers.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 
@@ -248,27 +248,7 @@ describe('toggles, steps and state the application does not notify', () => {
 })
 
 describe('pages', () => {
-  const PAGED = `version: 1
-surfaces:
-  desk: { driver: web, rows: 1, columns: 3 }
-pages:
-  desk: [titles, cameras]
-bindings:
-  - on: desk/key:0
-    page: titles
-    label: "Cameras →"
-    press: { page: cameras }
-  - on: desk/key:0
-    page: cameras
-    label: "← Titles"
-    press: { page: previous }
-  - on: desk/key:1
-    label: "Everywhere"
-  - on: desk/key:2
-    page: cameras
-    label: "Cam 1"
-    hold: { after_ms: 500, command: switchVideoIn, params: { channel: 0, video: "Camera 1" } }
-`
+  const PAGED = pagedDesk({ everywhere: true, hold: true })
   it('switches pages locally; page-less bindings show on every page; unbound controls are blanked', async () => {
     h = await engineHarness(PAGED)
     expect(h.engine.pageOf('desk')).toBe('titles')

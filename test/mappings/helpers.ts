@@ -33,6 +33,35 @@ surfaces:
   console: { driver: web, rows: 2, columns: 4, jog: true, shuttle: true, faders: 1, encoders: 1 }
 `
 
+/**
+ * The paged desk of the pages tests (engine, page views, the web page): a 1×3 web surface with the pages
+ * titles and cameras, key:0 turning from one to the other, key:2 a camera key on cameras. `listen` writes
+ * `listen.pages`; `everywhere` adds key:1 on every page; `hold` gives key:2 a 500 ms hold that switches
+ * Camera 1.
+ */
+export function pagedDesk(
+  opts: { listen?: 'shared' | 'per-browser'; everywhere?: boolean; hold?: boolean } = {},
+): string {
+  return `version: 1
+${opts.listen ? `listen: { pages: ${opts.listen} }\n` : ''}surfaces:
+  desk: { driver: web, rows: 1, columns: 3 }
+pages:
+  desk: [titles, cameras]
+bindings:
+  - on: desk/key:0
+    page: titles
+    label: "Cameras →"
+    press: { page: cameras }
+  - on: desk/key:0
+    page: cameras
+    label: "← Titles"
+    press: { page: previous }
+${opts.everywhere ? '  - on: desk/key:1\n    label: "Everywhere"\n' : ''}  - on: desk/key:2
+    page: cameras
+    label: "Cam 1"
+${opts.hold ? '    hold: { after_ms: 500, command: switchVideoIn, params: { channel: 0, video: "Camera 1" } }\n' : ''}`
+}
+
 export interface EngineHarness {
   sim: SimulatorHandle
   client: CommandClient

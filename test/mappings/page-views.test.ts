@@ -7,29 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { carryPages, turnPage } from '../../src/mappings/page-views.js'
 import type { PageInfo, PageViewSink } from '../../src/surfaces/page-port.js'
 import type { Feedback } from '../../src/surfaces/types.js'
-import { engineHarness, loadOrThrow, type EngineHarness } from './helpers.js'
+import { engineHarness, loadOrThrow, pagedDesk, type EngineHarness } from './helpers.js'
 
-const PAGED = (pages: string): string => `version: 1
-listen: { pages: ${pages} }
-surfaces:
-  desk: { driver: web, rows: 1, columns: 3 }
-pages:
-  desk: [titles, cameras]
-bindings:
-  - on: desk/key:0
-    page: titles
-    label: "Cameras →"
-    press: { page: cameras }
-  - on: desk/key:0
-    page: cameras
-    label: "← Titles"
-    press: { page: previous }
-  - on: desk/key:1
-    label: "Everywhere"
-  - on: desk/key:2
-    page: cameras
-    label: "Cam 1"
-`
+const PAGED = (pages: 'shared' | 'per-browser'): string => pagedDesk({ listen: pages, everywhere: true })
 
 /** A view's sink that keeps what it was told. */
 class Recorder implements PageViewSink {

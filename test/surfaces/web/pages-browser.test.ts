@@ -5,33 +5,15 @@
  * and a read-only viewer follows the shared page.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { Engine } from '../../../src/mappings/engine.js'
 import { setLogSink } from '../../../src/log.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { useChromium } from '../../helpers/browser.js'
-import { engineHarness, loadOrThrow, type EngineHarness } from '../../mappings/helpers.js'
+import { engineHarness, loadOrThrow, pagedDesk, type EngineHarness } from '../../mappings/helpers.js'
 
-const CONFIG = (pages: string): string => `version: 1
-listen: { pages: ${pages} }
-surfaces:
-  desk: { driver: web, rows: 1, columns: 3 }
-pages:
-  desk: [titles, cameras]
-bindings:
-  - on: desk/key:0
-    page: titles
-    label: "Cameras →"
-    press: { page: cameras }
-  - on: desk/key:0
-    page: cameras
-    label: "← Titles"
-    press: { page: previous }
-  - on: desk/key:2
-    page: cameras
-    label: "Cam 1"
-`
+const CONFIG = (pages: 'shared' | 'per-browser'): string => pagedDesk({ listen: pages })
 const KEY0 = '[data-surface="desk"][data-control="key:0"]'
 const PAGE = 'section[data-surface="desk"] header .page'
 
@@ -43,7 +25,6 @@ let engine: Engine
 let desk: WebSurface
 let server: WebSurfaceServer
 let url: string
-const pages: Page[] = []
 
 beforeEach(async () => {
   // The harness gives the simulator, client and state; this engine draws into the web surface.
@@ -58,19 +39,19 @@ beforeEach(async () => {
   engine.apply(await loadOrThrow(CONFIG('shared')))
   server = new WebSurfaceServer({ surfaces: [desk], pages: engine })
   url = await server.listen({ port: 0 })
-})
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()))
-  await server.close()
-  await desk.close()
-  engine.stop()
-  await h.close()
+  // Registered first, so it runs last: after the browsers a test opened are closed.
+  onTestFinished(async () => {
+    await server.close()
+    await desk.close()
+    engine.stop()
+    await h.close()
+  })
 })
 
 async function open(query = ''): Promise<Page> {
   const context = await requireBrowser().newContext({ viewport: { width: 1024, height: 768 } })
   const page = await context.newPage()
-  pages.push(page)
+  onTestFinished(() => page.context().close())
   await page.goto(url + query)
   await page.waitForSelector('#status.live')
   await page.waitForSelector(KEY0)
