@@ -1,9 +1,9 @@
 /**
  * Who may talk to the daemon server, checked on every request and WebSocket upgrade before any route:
  *
- * 1. **Host** (DNS rebinding) on every request; **Origin** and `Sec-Fetch-Site` on every request that
- *    is not a GET or HEAD (without it any web page could `POST .../press`). The rules are in
- *    `src/http-guard.ts`.
+ * 1. **Host** (DNS rebinding) on every request; **Origin** and `Sec-Fetch-Site` on every request but
+ *    the page's own document (without it any web page could `POST .../press`, or hold the event
+ *    streams' slots with a GET). The rules are in `src/http-guard.ts`.
  * 2. **Token**, only when bound to anything but loopback: `Authorization: Bearer <token>`, or the
  *    cookie COOKIE_NAME that a page link `?token=<token>` sets (`HttpOnly; SameSite=Strict`, then a
  *    redirect that drops the token from the address bar). It guards everything, the page and its
@@ -14,7 +14,6 @@
  * logger.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   fetchSiteAllowed,
@@ -26,12 +25,12 @@ import {
 } from '../http-guard.js'
 import type { Logger } from '../log.js'
 import { COMMON_HEADERS, HttpError } from './http.js'
+import { applyListenRules, hostRuleProblem, type ListenKeys } from './listen-rules.js'
 
 /** The cookie that carries the token for the page (set from a `?token=` link). */
 export const COOKIE_NAME = 'panelbridge_token'
 
-/** Shortest token accepted from `listen.token_file` (the schema asks the same of `listen.token`). */
-export const MIN_TOKEN_LENGTH = 16
+export { MIN_TOKEN_LENGTH } from './listen-rules.js'
 
 /** Why the server refused to start (e.g. a non-loopback bind without a token). */
 export class DaemonServerConfigError extends Error {
@@ -40,30 +39,14 @@ export class DaemonServerConfigError extends Error {
 
 /**
  * The token of a `listen` section: `token`, or the contents of `token_file` (trimmed; a trailing
- * newline is usual). Undefined when neither is set. Errors name the file and the problem, never the
- * contents.
+ * newline is usual). Undefined when neither is set. Every rule of `listen` is applied on the way
+ * (`applyListenRules`, the one place they are written; the bind rule when `host` is given): a broken
+ * one throws. Errors name the file and the problem, never the contents.
  */
-export async function readListenToken(listen: { token?: string; token_file?: string }): Promise<string | undefined> {
-  if (listen.token !== undefined && listen.token_file !== undefined) {
-    throw new DaemonServerConfigError('listen: set token or token_file, not both')
-  }
-  if (listen.token_file === undefined) return listen.token
-  let text: string
-  try {
-    text = await readFile(listen.token_file, 'utf8')
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable'
-    throw new DaemonServerConfigError(`listen.token_file ${listen.token_file}: cannot read it (${code})`, {
-      cause: err,
-    })
-  }
-  const token = text.trim()
-  if (token.length < MIN_TOKEN_LENGTH) {
-    throw new DaemonServerConfigError(
-      `listen.token_file ${listen.token_file}: the token must be at least ${MIN_TOKEN_LENGTH} characters`,
-    )
-  }
-  return token
+export async function readListenToken(listen: ListenKeys): Promise<string | undefined> {
+  const rules = await applyListenRules(listen)
+  if (rules.problems.length > 0) throw new DaemonServerConfigError(rules.problems.map((p) => p.message).join('; '))
+  return rules.token
 }
 
 /** SHA-256 of a token, so that comparing needs no length check (which would leak the length). */
@@ -87,10 +70,27 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined
 }
 
-/** The `Bearer` credential of an `Authorization` header (scheme case-insensitive). */
-function bearer(header: string | undefined): string | undefined {
-  const m = header === undefined ? null : /^Bearer[ \t]+(.*?)[ \t]*$/i.exec(header)
-  return m?.[1]
+/**
+ * Longest `Authorization` header read, characters; a longer one is refused at once (400). ASSUMED:
+ * tokens are 16 characters and up, the ones people generate 32 to 64; 4096 leaves room for any of them.
+ */
+export const MAX_AUTHORIZATION_LENGTH = 4096
+
+const BLANK = new Set([' ', '\t'])
+
+/**
+ * The `Bearer` credential of an `Authorization` header (scheme case-insensitive), trimmed of blanks.
+ * Linear in the header's length: a pattern with a lazy group before trailing blanks backtracks
+ * quadratically on `Bearer a<spaces>b`.
+ */
+export function bearer(header: string | undefined): string | undefined {
+  if (header === undefined || header.length < 7 || header.slice(0, 6).toLowerCase() !== 'bearer') return undefined
+  if (!BLANK.has(header[6]!)) return undefined
+  let start = 7
+  let end = header.length
+  while (start < end && BLANK.has(header[start]!)) start++
+  while (end > start && BLANK.has(header[end - 1]!)) end--
+  return header.slice(start, end)
 }
 
 export interface AuthOptions {
@@ -112,22 +112,19 @@ export class ServerAuth {
 
   constructor(o: AuthOptions) {
     this.tokenRequired = !isLoopbackAddress(o.host)
-    if (this.tokenRequired && (o.token === undefined || o.token.trim() === '')) {
-      throw new DaemonServerConfigError(
-        `listen: ${o.host} is not a loopback address, so the API needs a token: set listen.token or listen.token_file ` +
-          '(or bind 127.0.0.1)',
-      )
-    }
+    const refused = hostRuleProblem(o.host, o.token)
+    if (refused !== undefined) throw new DaemonServerConfigError(refused)
     this.tokenDigest = this.tokenRequired ? digest(o.token!.trim()) : undefined
     this.allowedHosts = servedHosts(o.allowedHosts)
     this.log = o.log
   }
 
   /**
-   * Host, and Origin for anything but GET and HEAD; throws the refusal (403). A refused Host's message
-   * names `listen.allowed_hosts` (the server answers a browser with a page that does too).
+   * Host, then Origin and `Sec-Fetch-Site` unless `pageDocument` (the page itself, which a link from
+   * any site may open); throws the refusal (403). A refused Host's message names `listen.allowed_hosts`
+   * (the server answers a browser with a page that does too).
    */
-  guard(req: IncomingMessage): void {
+  guard(req: IncomingMessage, pageDocument: boolean): void {
     if (!hostAllowed(req, this.allowedHosts)) {
       this.log.once('refused-host', 'warn', 'refused a request for a foreign Host (DNS rebinding?)', {
         host: req.headers.host,
@@ -135,16 +132,24 @@ export class ServerAuth {
       })
       throw new HttpError(403, 'FORBIDDEN_HOST', refusedHostMessage(req.headers.host ?? ''))
     }
-    const safe = req.method === 'GET' || req.method === 'HEAD'
-    if (!safe && (!originAllowed(req) || !fetchSiteAllowed(req))) {
+    if (!pageDocument && (!originAllowed(req) || !fetchSiteAllowed(req))) {
       this.log.once('refused-origin', 'warn', 'refused a request from a foreign origin', { origin: req.headers.origin })
       throw new HttpError(403, 'FORBIDDEN_ORIGIN', 'requests from other origins are refused')
     }
   }
 
-  /** The token, when one is required: throws 401 without a valid one. */
+  /** The token, when one is required: throws 401 without a valid one (400 for an over-long header). */
   requireToken(req: IncomingMessage): void {
-    if (this.tokenRequired && !this.authorized(req)) {
+    if (!this.tokenRequired) return
+    if ((req.headers.authorization?.length ?? 0) > MAX_AUTHORIZATION_LENGTH) {
+      this.log.once('long-authorization', 'warn', 'refused an over-long Authorization header')
+      throw new HttpError(
+        400,
+        'BAD_AUTHORIZATION',
+        `the Authorization header is over ${MAX_AUTHORIZATION_LENGTH} characters; send Authorization: Bearer <token>`,
+      )
+    }
+    if (!this.authorized(req)) {
       this.log.once('refused-token', 'warn', 'refused a request without a valid token')
       throw new HttpError(
         401,

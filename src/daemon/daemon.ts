@@ -43,6 +43,7 @@ import type {
 import { startAppLink, stopAppLink, type AppLink } from './app-link.js'
 import { InputDoor } from './input.js'
 import { Listener, type ServeFn } from './listener.js'
+import { watchMissingTitles } from './missing-titles.js'
 import { PrometheusMetrics } from './metrics.js'
 import { DaemonProjection } from './projection.js'
 import { ConfigReloader } from './reload.js'
@@ -215,7 +216,13 @@ export class Daemon implements DaemonApi {
       this.notifier.status(this.statusLine())
     }
     this.state.on('link', onLink)
-    return () => this.state.off('link', onLink)
+    // Titles the bindings follow that the application lacks: logged at link-up and every resync.
+    const bindings = (): Config['bindings'] => this.running.config.bindings
+    const detachMissing = watchMissingTitles({ state: this.state, bindings, log: this.log })
+    return () => {
+      this.state.off('link', onLink)
+      detachMissing()
+    }
   }
 
   private async startAll(config: Config): Promise<void> {
