@@ -15,7 +15,8 @@ import { setLogSink, type LogRecord } from '../../src/log.js'
 import { hardwareDrivers } from '../../src/surfaces/drivers.js'
 import { call } from '../daemon/helpers.js'
 import { encoderRotateReport, gen2KeyReport, rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
-import { harness, until, type Harness } from './hardware-helpers.js'
+import { harness, type Harness } from './hardware-helpers.js'
+import { until } from '../helpers/until.js'
 
 const TOKEN = 'learn-test-token-0123456789'
 const cleanups: (() => Promise<void> | void)[] = []

@@ -11,7 +11,8 @@ import { loadConfigText } from '../../src/mappings/load.js'
 import type { HidListing } from '../../src/surfaces/report-map/driver.js'
 import { MidiDriver } from '../../src/surfaces/midi/driver.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
-import { harness, until, type Harness } from './hardware-helpers.js'
+import { harness, type Harness } from './hardware-helpers.js'
+import { until } from '../helpers/until.js'
 
 const PEDAL: HidListing = { path: '/dev/hidraw7', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' }
 const KEYBOARD: HidListing = { path: '/dev/hidraw1', vendorId: 0x046d, productId: 0xc31c, usagePage: 1 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { runLearn } from '../../src/commands/learn.js'
 import { loadConfigText } from '../../src/mappings/load.js'
-import { until } from './hardware-helpers.js'
+import { until } from '../helpers/until.js'
 import { hidHarness } from './hid-harness.js'
 
 /** A URL where nothing listens (a port just freed), so learn takes the devices itself. */

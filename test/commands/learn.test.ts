@@ -13,7 +13,8 @@ import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { learnCommand, runLearn } from '../../src/commands/learn.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { encoderRotateReport, gen2KeyReport } from '../surfaces/helpers/fake-hid.js'
-import { harness, until } from './hardware-helpers.js'
+import { harness } from './hardware-helpers.js'
+import { until } from '../helpers/until.js'
 
 const servers: Server[] = []
 afterEach(async () => {

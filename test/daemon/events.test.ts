@@ -16,6 +16,7 @@ import {
 } from '../../src/daemon/server.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
 import { call, FakeDaemon } from './helpers.js'
+import { until as untilTrue } from '../helpers/until.js'
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -86,8 +87,8 @@ function open(server: DaemonServer, headers: Record<string, string> = {}): Promi
   })
 }
 
-const until = (what: string, check: () => boolean): Promise<void> =>
-  expect.poll(check, { timeout: 5000, interval: 5, message: what }).toBe(true)
+/** Waits as the shared `until` does, for at most 5 s. */
+const until = (what: string, check: () => boolean): Promise<void> => untilTrue(what, check, 5000)
 
 describe('GET /api/events', () => {
   it('sends every surface at once, then each input event, as Server-Sent Events', async () => {

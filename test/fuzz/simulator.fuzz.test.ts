@@ -24,6 +24,7 @@ import {
   hostileJsonValue,
   hostileText,
 } from './harness.js'
+import { until } from '../helpers/until.js'
 
 /** JSON text of a hostile value, built as text so that deep nesting never passes through JSON.stringify. */
 const hostileJsonText: fc.Arbitrary<string> = fc.oneof(
@@ -118,12 +119,15 @@ describe('simulator QWebChannel frames', () => {
         const id = `probe-${n++}`
         ws.send(frame)
         ws.send(JSON.stringify({ type: QWC_MESSAGE.init, id }))
-        const until = Date.now() + 5000
-        while (!responses.has(id)) {
-          if (ws.readyState !== WebSocket.OPEN) throw new Error('the server closed the socket')
-          if (Date.now() > until) throw new Error('no answer after a hostile frame')
-          await new Promise((r) => setTimeout(r, 1))
-        }
+        await until(
+          'an answer after a hostile frame',
+          () => {
+            if (ws.readyState !== WebSocket.OPEN) throw new Error('the server closed the socket')
+            return responses.has(id)
+          },
+          5000,
+          1,
+        )
         expect(responses.get(id)).toHaveProperty('scheduler')
         responses.clear()
       }),

@@ -4,57 +4,23 @@
  * simulator handed a stream key over HTTP and a token in a QWebChannel debug message it logs.
  * (The daemon-level version, `panelbridge run` with `listen.token`, comes with `run`.)
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
+import { CLI, runNode, type CliChild } from '../helpers/cli.js'
+import { until } from '../helpers/until.js'
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
 const FIXTURE = fileURLToPath(new URL('./fixtures/log-secrets.ts', import.meta.url))
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
 const STREAM_KEY = 'live_4f1c9e2a7b3d5e6f-streamkey'
 const TOKEN = 'tok_9a8b7c6d5e4f3a2b1c0d-secret'
 const BEARER = 'bearer_0f1e2d3c4b5a69788796-cred'
 
-interface Run {
-  child: ChildProcess
-  out: () => string
-  exited: Promise<number | null>
-}
-const children: ChildProcess[] = []
-const dirs: string[] = []
-afterEach(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-  children.length = 0
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-function run(args: string[], env: NodeJS.ProcessEnv): Run {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, ...args], {
-    cwd: tmpdir(),
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let text = ''
-  child.stdout.on('data', (b: Buffer) => (text += b.toString()))
-  child.stderr.on('data', (b: Buffer) => (text += b.toString()))
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  return { child, out: () => text, exited }
-}
-
-async function until(what: string, check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+/** A script or the CLI as its own process from an unrelated folder, both output streams collected. */
+const run = (args: string[], env: NodeJS.ProcessEnv): CliChild => runNode(args, { cwd: tmpdir(), env })
 
 function expectNoSecret(text: string): void {
   for (const secret of [STREAM_KEY, TOKEN, BEARER]) expect(text).not.toContain(secret)
@@ -83,13 +49,13 @@ describe('secrets in what a process prints', () => {
 
   it('panelbridge sim at debug level: a streamKey over HTTP and a token in a logged debug message never show', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pb-secrets-'))
-    dirs.push(dir)
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     const commandLog = join(dir, 'commands.jsonl')
     const r = run([CLI, 'sim', '--port', '0', '--ws-port', '0', '--log-commands', commandLog], {
       PANELBRIDGE_LOG_LEVEL: 'debug',
       PANELBRIDGE_LOG_FORMAT: 'json',
     })
-    await until('the simulator address', () => /WebSocket on ws:\/\/\S+/.test(r.out()))
+    await until('the simulator address', () => /WebSocket on ws:\/\/\S+/.test(r.out()), 15_000)
     const httpUrl = /listening on (http:\/\/\S+)/.exec(r.out())![1]!
     const wsUrl = /WebSocket on (ws:\/\/\S+)/.exec(r.out())![1]!
 
@@ -105,7 +71,7 @@ describe('secrets in what a process prints', () => {
       ws.once('error', reject)
     })
     ws.send(JSON.stringify({ type: 5, data: `client says token=${TOKEN} Authorization: Bearer ${BEARER}` }))
-    await until('the debug message in the log', () => r.out().includes('client debug message'))
+    await until('the debug message in the log', () => r.out().includes('client debug message'), 15_000)
     ws.close()
 
     r.child.kill('SIGTERM')

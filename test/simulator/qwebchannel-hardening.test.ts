@@ -8,6 +8,7 @@ import WebSocket from 'ws'
 import { QWC_MESSAGE } from '../../src/api/protocol.js'
 import { QWebChannelServer, type QWebChannelServerOptions } from '../../src/simulator/qwebchannel-server.js'
 import { startSimulator } from '../../src/simulator/index.js'
+import { untilFound } from '../helpers/until.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -47,15 +48,12 @@ async function peer(url: string, headers: Record<string, string> = {}): Promise<
     ws,
     frames,
     send: (frame) => ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame)),
-    async response(id, timeoutMs = 3000) {
-      const until = Date.now() + timeoutMs
-      for (;;) {
-        const hit = frames.find((f) => f.type === QWC_MESSAGE.response && f.id === id)
-        if (hit) return hit
-        if (Date.now() > until) throw new Error(`no response to ${String(id)}`)
-        await new Promise((r) => setTimeout(r, 5))
-      }
-    },
+    response: (id, timeoutMs = 3000) =>
+      untilFound(
+        `a response to ${String(id)}`,
+        () => frames.find((f) => f.type === QWC_MESSAGE.response && f.id === id),
+        timeoutMs,
+      ),
   }
 }
 
