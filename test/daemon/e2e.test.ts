@@ -6,50 +6,29 @@
  * fails and never reaches the restarted simulator; recovery is automatic; a broken reload keeps the old
  * bindings and a good one adds a binding; SIGTERM during a jog storm exits within the bound.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { STOP_BOUND_MS } from '../../src/defaults.js'
+import { runCli, type CliChild } from '../helpers/cli.js'
+import { e2eConfig, saveAsEditors } from './helpers.js'
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
 const WAIT = { timeout: 10_000, interval: 25 }
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
-interface Child {
-  proc: ChildProcess
-  out: string[]
-  err: string[]
-  exited: Promise<number | null>
-}
+const start = (args: string[]): CliChild => runCli(args)
 
-function start(args: string[]): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const out: string[] = []
-  const err: string[] = []
-  proc.stdout.on('data', (d: Buffer) => out.push(d.toString()))
-  proc.stderr.on('data', (d: Buffer) => err.push(d.toString()))
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
-  cleanups.push(() => void proc.kill('SIGKILL'))
-  return { proc, out, err, exited }
-}
-
-async function waitForLine(c: Child, re: RegExp): Promise<RegExpExecArray> {
+async function waitForLine(c: CliChild, re: RegExp): Promise<RegExpExecArray> {
   let m: RegExpExecArray | null = null
-  await expect.poll(() => (m = re.exec(c.out.join(''))) !== null, { timeout: 20_000, interval: 25 }).toBe(true)
+  await expect.poll(() => (m = re.exec(c.stdout())) !== null, { timeout: 20_000, interval: 25 }).toBe(true)
   return m!
 }
 
 async function startSim(
   logFile: string,
   ports?: { http: number; ws: number },
-): Promise<{ child: Child; http: string; ws: string }> {
+): Promise<{ child: CliChild; http: string; ws: string }> {
   const child = start([
     'sim',
     '--port',
@@ -72,21 +51,7 @@ function logged(file: string): { name: string; parameters: Record<string, unknow
     .map((l) => JSON.parse(l) as { name: string; parameters: Record<string, unknown> })
 }
 
-function config(sim: { http: string; ws: string }, extra = ''): string {
-  return `version: 1
-app: { url: ${sim.http}, notifications: ${sim.ws} }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4, jog: true }
-bindings:
-  - on: console/key:0
-    label: "{{name}}"
-    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
-    feedback: { title: "Lower Third" }
-  - on: console/jog
-    jog: { scrub: { step_frames: 1 } }
-${extra}`
-}
+const config = (sim: { http: string; ws: string }, extra = ''): string => e2eConfig(sim, extra)
 
 async function api(
   base: string,
@@ -100,7 +65,7 @@ async function api(
 describe('panelbridge run with the simulator as its own process', () => {
   it('press → command log; notification → colour; outage → stale and failed; recovery; reloads', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-e2e-'))
-    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const log1 = join(dir, 'sim1.jsonl')
     const sim = await startSim(log1)
     const file = join(dir, 'config.yaml')
@@ -121,7 +86,7 @@ describe('panelbridge run with the simulator as its own process', () => {
 
     // The application goes away: state-driven controls are stale; a press fails and is not queued.
     const simExit = sim.child.exited
-    sim.child.proc.kill('SIGTERM')
+    sim.child.child.kill('SIGTERM')
     await simExit
     await expect.poll(async () => (await api(base, control)).body.badge, WAIT).toBe('stale')
     await api(base, `${control}/press`, 'POST')
@@ -141,12 +106,9 @@ describe('panelbridge run with the simulator as its own process', () => {
     expect(logged(log2).filter((e) => e.name === 'schedule')).toEqual([])
 
     // A broken file keeps the old bindings; a good one adds a binding.
-    const save = async (text: string): Promise<void> => {
-      await writeFile(`${file}.new`, text)
-      await rename(`${file}.new`, file)
-    }
+    const save = (text: string): Promise<void> => saveAsEditors(file, text)
     await save(config(sim, '  - on: console/key:9\n    label: "x"\n'))
-    await expect.poll(() => daemon.err.join('') + daemon.out.join(''), WAIT).toContain('config refused')
+    await expect.poll(() => daemon.stderr() + daemon.stdout(), WAIT).toContain('config refused')
     expect((await api(base, control)).body.label).toBe('Lower Third')
     await save(config(sim, '  - on: console/key:1\n    label: "Added"\n'))
     await expect
@@ -154,13 +116,13 @@ describe('panelbridge run with the simulator as its own process', () => {
       .toBe('Added')
 
     const code = daemon.exited
-    daemon.proc.kill('SIGTERM')
+    daemon.child.kill('SIGTERM')
     expect(await code).toBe(0)
   })
 
   it('SIGTERM during a jog storm exits within the bound with no unhandled rejection; a second SIGTERM changes nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-e2e-'))
-    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const sim = await startSim(join(dir, 'sim.jsonl'))
     await fetch(`${sim.http}/api/command/replay_arm_inputs?inputs=Camera%201`)
     await fetch(`${sim.http}/api/command/replay_enable`)
@@ -185,15 +147,15 @@ describe('panelbridge run with the simulator as its own process', () => {
       .poll(() => logged(join(dir, 'sim.jsonl')).filter((e) => e.name === 'replay_set_scrub_position').length, WAIT)
       .toBeGreaterThan(3)
     const started = Date.now()
-    daemon.proc.kill('SIGTERM')
+    daemon.child.kill('SIGTERM')
     await new Promise((r) => setTimeout(r, 50))
-    daemon.proc.kill('SIGTERM')
+    daemon.child.kill('SIGTERM')
     const code = await daemon.exited
     const took = Date.now() - started
     storming = false
     await storm
     expect(code).toBe(0)
     expect(took).toBeLessThan(STOP_BOUND_MS + 1000)
-    expect(daemon.err.join('')).not.toMatch(/unhandled|UnhandledPromiseRejection/i)
+    expect(daemon.stderr()).not.toMatch(/unhandled|UnhandledPromiseRejection/i)
   })
 })

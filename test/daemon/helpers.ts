@@ -1,7 +1,10 @@
 /**
  * Test seams for the daemon's HTTP server: a small `DaemonApi` over a Map of surfaces (the boundary
  * between server and daemon), and an HTTP client on real sockets that sets any header it is given.
+ * For the end-to-end tests (a daemon against the simulator, in process or as its own process): the
+ * config they start from, and saving a config file as editors do.
  */
+import { rename, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import type {
   ControlState,
@@ -141,4 +144,41 @@ export function call(
     req.on('error', reject)
     req.end(body)
   })
+}
+
+/** The title the end-to-end configs bind key:0 to (play feedback from it). */
+export const E2E_TITLE = 'Lower Third'
+
+/**
+ * A config for a daemon against an application at `app` (its HTTP and notification URLs): a web surface
+ * `console` (1×4 keys and a jog), key:0 cuts in E2E_TITLE and shows its play state, the jog scrubs a
+ * frame a step; `stopKey` adds key:2 "Stop" (stopStreaming, which asks for a hold to confirm). `extra`
+ * is more bindings.
+ */
+export function e2eConfig(app: { http: string; ws: string }, extra = '', opts: { stopKey?: boolean } = {}): string {
+  const stop = opts.stopKey
+    ? `  - on: console/key:2
+    label: "Stop"
+    press: { command: stopStreaming }
+`
+    : ''
+  return `version: 1
+app: { url: ${app.http}, notifications: ${app.ws} }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  console: { driver: web, rows: 1, columns: 4, jog: true }
+bindings:
+  - on: console/key:0
+    label: "{{name}}"
+    press: { command: schedule, params: { action: cutin, title: "${E2E_TITLE}" } }
+    feedback: { title: "${E2E_TITLE}" }
+${stop}  - on: console/jog
+    jog: { scrub: { step_frames: 1 } }
+${extra}`
+}
+
+/** Replaces the file the way editors do: write a new file, rename it over the old one. */
+export async function saveAsEditors(file: string, text: string): Promise<void> {
+  await writeFile(`${file}.tmp`, text)
+  await rename(`${file}.tmp`, file)
 }

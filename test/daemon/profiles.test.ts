@@ -9,7 +9,7 @@
  * is followed (by name, when its title ids changed); hold to confirm; jog exactness with one scrub in
  * flight; a reload adds a binding. What differs between profiles is read from the profile's facts.
  */
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -20,13 +20,14 @@ import { setLogSink, type LogRecord } from '../../src/log.js'
 import { DEFAULT_CONFIRM_MS, DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import { TAP_HINT_MS } from '../../src/mappings/behaviours/press.js'
 import { getProfile, profileNames, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { E2E_TITLE, e2eConfig, saveAsEditors } from './helpers.js'
 
 const WAIT = { timeout: 10_000, interval: 10 }
 /** A key lights within this long of its press, however the profile announces play changes (issue 30). */
 const LIT_WITHIN_MS = 300
 /** In/out animations of the simulated titles: short, so that nothing waits on them. */
 const ANIMATION_MS = 40
-const TITLE = 'Lower Third'
+const TITLE = E2E_TITLE
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -37,28 +38,7 @@ afterEach(async () => {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 function configText(sim: SimulatorHandle, extra = ''): string {
-  return `version: 1
-app: { url: ${sim.httpUrl}, notifications: ${sim.wsUrl} }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4, jog: true }
-bindings:
-  - on: console/key:0
-    label: "{{name}}"
-    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
-    feedback: { title: "${TITLE}" }
-  - on: console/key:2
-    label: "Stop"
-    press: { command: stopStreaming }
-  - on: console/jog
-    jog: { scrub: { step_frames: 1 } }
-${extra}`
-}
-
-/** Replaces the file the way editors do: write a new file, rename it over the old one. */
-async function save(file: string, text: string): Promise<void> {
-  await writeFile(`${file}.tmp`, text)
-  await rename(`${file}.tmp`, file)
+  return e2eConfig({ http: sim.httpUrl, ws: sim.wsUrl }, extra, { stopKey: true })
 }
 
 /**
@@ -216,7 +196,7 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
 
   it('a reload: the rewritten config adds a binding, the others stay', async () => {
     const { sim, daemon, file, key } = await bench(name)
-    await save(file, configText(sim, '  - on: console/key:1\n    label: "Added"\n'))
+    await saveAsEditors(file, configText(sim, '  - on: console/key:1\n    label: "Added"\n'))
     await expect.poll(() => daemon.controlState('console', 'key:1'), WAIT).toMatchObject({ label: 'Added' })
     expect(key()).toMatchObject({ label: TITLE, color: DEFAULT_PLAY_COLORS.Off })
     expect(daemon.status().app.state).toBe('connected')
