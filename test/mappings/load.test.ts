@@ -19,9 +19,6 @@ async function problems(text: string): Promise<string[]> {
   const r = await loadConfigText(text, 'c.yaml')
   return r.problems.map(formatProblem)
 }
-async function bindingProblems(bindings: string): Promise<string[]> {
-  return problems(HEAD + bindings)
-}
 
 describe('the reference file', () => {
   it('loads without a problem', async () => {
@@ -44,24 +41,34 @@ describe('the reference file', () => {
   })
 })
 
-describe('problems, each at its node', () => {
-  it('YAML syntax', async () => {
-    expect(await problems('version: 1\nbindings:\n  - on: [desk\n')).toEqual([expect.stringMatching(/^c\.yaml:4:1: /)])
-    expect(await problems('version: 1\nversion: 1\n')).toEqual(['c.yaml:2:1: Map keys must be unique'])
-  })
-
-  it('a missing or newer version', async () => {
-    expect(await problems('bindings: []\n')).toEqual([
-      'c.yaml:1:1: version: is required (this panelbridge reads version 1)',
-    ])
-    expect(await problems('version: 7\n')).toEqual([
-      'c.yaml:1:10: version: 7 is newer than this panelbridge reads (1); upgrade panelbridge',
-    ])
-  })
-
-  it('schema errors: unknown keys with a suggestion, wrong types, missing keys, bad values', async () => {
-    expect(
-      await problems(`version: 1
+/**
+ * Files with problems, one row a file: every problem it must give, in order, each at its node (`file:line:col`).
+ * A row's `text` is a whole file, or `HEAD +` its bindings under the desk and console surfaces.
+ */
+const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
+  {
+    name: 'YAML syntax: an unclosed flow sequence',
+    text: 'version: 1\nbindings:\n  - on: [desk\n',
+    problems: [expect.stringMatching(/^c\.yaml:4:1: /)],
+  },
+  {
+    name: 'YAML syntax: a key twice',
+    text: 'version: 1\nversion: 1\n',
+    problems: ['c.yaml:2:1: Map keys must be unique'],
+  },
+  {
+    name: 'a missing version',
+    text: 'bindings: []\n',
+    problems: ['c.yaml:1:1: version: is required (this panelbridge reads version 1)'],
+  },
+  {
+    name: 'a newer version',
+    text: 'version: 7\n',
+    problems: ['c.yaml:1:10: version: 7 is newer than this panelbridge reads (1); upgrade panelbridge'],
+  },
+  {
+    name: 'schema errors: unknown keys with a suggestion, wrong types, missing keys, bad values',
+    text: `version: 1
 app:
   url: ftp://x
   simulte: true
@@ -69,65 +76,72 @@ listen: { port: 99999 }
 surfaces:
   pad: { driver: pedalboard }
   grid: { driver: web, rows: 2 }
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:3:8: app.url: must be an http:// URL',
       'c.yaml:4:3: app: unknown key simulte (did you mean simulate?)',
       'c.yaml:5:17: listen.port: Too big: expected number to be <=65535',
       'c.yaml:7:18: surfaces.pad.driver: must be one of streamdeck, shuttle, xkeys, web, midi, hid',
       'c.yaml:8:9: surfaces.grid: columns is required',
-    ])
-    expect(
-      await bindingProblems(`  - on: console/key:0
+    ],
+  },
+  {
+    name: 'schema errors in bindings: an unknown key with a suggestion, a wrong type, a bad colour',
+    text:
+      HEAD +
+      `  - on: console/key:0
     press: { command: schedule, parms: { action: automatic } }
   - on: console/key:1
     label: 3
     feedback: { title: "X", colors: { Running: red } }
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:9:33: bindings[0].press: unknown key parms (did you mean params?)',
       'c.yaml:11:12: bindings[1].label: expected string, got number 3',
       'c.yaml:12:48: bindings[1].feedback.colors.Running: a colour is #rrggbb',
-    ])
-  })
-
-  it('an unknown surface, a control the surface lacks, a non-canonical id', async () => {
-    expect(
-      await bindingProblems(`  - on: consol/key:0
+    ],
+  },
+  {
+    name: 'an unknown surface, a control the surface lacks, a non-canonical id',
+    text:
+      HEAD +
+      `  - on: consol/key:0
     press: { page: titles }
   - on: desk/key:15
     label: x
   - on: console/key:03
   - on: console/fader:1
     value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:8:9: on: consol is not a configured surface (did you mean console?)',
       'c.yaml:10:9: on: desk has no control key:15',
       'c.yaml:12:9: on: bad control id "key:03": write the index without leading zeros (3)',
       'c.yaml:13:9: on: console has no control fader:1',
-    ])
-  })
-
-  it('a behaviour the control cannot do', async () => {
-    expect(
-      await bindingProblems(`  - on: console/jog
+    ],
+  },
+  {
+    name: 'a behaviour the control cannot do',
+    text:
+      HEAD +
+      `  - on: console/jog
     press: { command: replay_play_pause }
   - on: console/key:0
     jog: { scrub: {} }
   - on: console/shuttle
     rotate: { command: replay_play_pause }
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:9:12: press: console/jog is a jog wheel, which sends no down events',
       'c.yaml:11:10: jog: console/key:0 is a key, which sends no rotate events',
       'c.yaml:13:13: rotate: console/shuttle is a shuttle ring, which sends no rotate events',
-    ])
-  })
-
-  it('duplicates: two bindings for the same control and page', async () => {
-    expect(
-      await bindingProblems(`  - on: console/key:0
+    ],
+  },
+  {
+    name: 'duplicates: two bindings for the same control and page',
+    text:
+      HEAD +
+      `  - on: console/key:0
     label: a
   - on: desk/key:0
     page: titles
@@ -136,43 +150,34 @@ surfaces:
     label: b
   - on: desk/key:0
     page: titles
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:13:9: on: console/key:0 is already bound at line 8',
       'c.yaml:15:9: on: desk/key:0 on page titles is already bound at line 10',
-    ])
-  })
-
-  it('an undeclared page, in page: and in a page action', async () => {
-    expect(
-      await bindingProblems(`  - on: desk/key:1
+    ],
+  },
+  {
+    name: 'an undeclared page, in page: and in a page action',
+    text:
+      HEAD +
+      `  - on: desk/key:1
     page: tiltes
   - on: desk/key:2
     press: { page: replay }
   - on: console/key:0
     page: titles
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:9:11: page: tiltes is not a page of desk: one of titles, cameras',
       'c.yaml:11:20: page: replay is not a page of desk',
       'c.yaml:13:11: page: titles is not a page of console (declare it under pages: console)',
-    ])
-  })
-
-  it('a command not in the catalogue is a warning; the file still loads', async () => {
-    const r = await loadConfigText(
-      HEAD + `  - on: console/key:0\n    press: { command: getTally, params: { channel: 1 } }\n`,
-      'c.yaml',
-    )
-    expect(r.problems.map(formatProblem)).toEqual([
-      'c.yaml:9:23: warning: bindings[0].press: getTally is not in the command catalogue; sent as written',
-    ])
-    expect(r.config).toBeDefined()
-  })
-
-  it('missing or ill-typed parameters of a known command, every one', async () => {
-    expect(
-      await bindingProblems(`  - on: console/key:0
+    ],
+  },
+  {
+    name: 'missing or ill-typed parameters of a known command, every one',
+    text:
+      HEAD +
+      `  - on: console/key:0
     press:
       - { command: schedule, params: { action: fly, title: 3 } }
       - { command: switchVideoIn, params: { video: "Camera 1" } }
@@ -180,8 +185,8 @@ surfaces:
     value: { command: replay_set_replay_speed, param: sped, range: [0, 1] }
   - on: console/key:1
     press: { command: switchVideoIn, params: { channel: "{{value}}", video: "Cam {{step}}", colour: 1 } }
-`),
-    ).toEqual([
+`,
+    problems: [
       expect.stringMatching(
         /^c\.yaml:10:48: bindings\[0\]\.press\[0\]: schedule: parameter action must be one of animateIn, .*, got "fly"$/,
       ),
@@ -189,12 +194,13 @@ surfaces:
       'c.yaml:11:20: bindings[0].press[1]: switchVideoIn: missing required parameter channel',
       'c.yaml:13:55: bindings[1].value: replay_set_replay_speed has no parameter sped (did you mean speed?)',
       'c.yaml:15:101: bindings[2].press: switchVideoIn: unknown parameter colour',
-    ])
-  })
-
-  it('hold on a press that needs confirmation, and an unknown template', async () => {
-    expect(
-      await bindingProblems(`  - on: console/key:0
+    ],
+  },
+  {
+    name: 'hold on a press that needs confirmation, and an unknown template',
+    text:
+      HEAD +
+      `  - on: console/key:0
     press: { command: stopStreaming }
     hold: { command: startStreaming }
   - on: console/key:1
@@ -203,34 +209,32 @@ surfaces:
     hold: { command: startStreaming }
   - on: console/key:2
     label: "{{nmae}} {{var.}}"
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:10:11: hold: the press needs a hold to confirm already; set confirm_ms: 0 on this binding to use hold',
       'c.yaml:16:12: label: unknown template {{nmae}}: use one of {{name}}, {{play}}, {{step}}, {{value}}, {{delta}}, {{speed}}, {{position}} or {{var.NAME}}',
       'c.yaml:16:12: label: a variable template names the variable: {{var.NAME}}',
-    ])
-  })
-
-  it('one device claimed by two surfaces, an unknown model, pages of an unknown surface', async () => {
-    expect(
-      await problems(`version: 1
+    ],
+  },
+  {
+    name: 'one device claimed by two surfaces, an unknown model, pages of an unknown surface',
+    text: `version: 1
 surfaces:
   a: { driver: streamdeck, serial: X1 }
   b: { driver: streamdeck, serial: X1 }
   c: { driver: streamdeck, model: plux }
 pages:
   d: [one]
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:4:6: surfaces.b: claims streamdeck serial X1, already claimed by a',
       'c.yaml:5:35: surfaces.c: unknown Stream Deck model "plux": one of original, originalv2, original-mk2, original-mk2-scissor, mini, xl, pedal, plus, neo, studio, 6-module, 15-module, 32-module, galleon-k100, plus-xl',
       'c.yaml:7:3: pages: d is not a configured surface',
-    ])
-  })
-
-  it('a Contour Shuttle: its buttons, jog and ring pass; a button the model lacks and an unknown model are refused', async () => {
-    expect(
-      await problems(`version: 1
+    ],
+  },
+  {
+    name: 'a Contour Shuttle: its buttons, jog and ring pass; a button the model lacks and an unknown model are refused',
+    text: `version: 1
 surfaces:
   xp: { driver: shuttle, model: shuttlexpress }
   pro: { driver: shuttle, model: shuttlepro_v2, any: true }
@@ -248,17 +252,16 @@ bindings:
     press: { command: replay_play_pause }
   - on: pro/button:15
     press: { command: replay_play_pause }
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:5:34: surfaces.odd: unknown Contour Shuttle model "shuttlepro_v3": one of shuttlepro_v1, shuttlexpress, shuttlepro_v2',
       'c.yaml:15:9: on: xp has no control button:5',
       'c.yaml:17:9: on: pro has no control button:15',
-    ])
-  })
-
-  it('X-keys: keys row-major within the model, its jog and ring; key:24 and a jog on an XK-24 are refused', async () => {
-    expect(
-      await problems(`version: 1
+    ],
+  },
+  {
+    name: 'X-keys: keys row-major within the model, its jog and ring; key:24 and a jog on an XK-24 are refused',
+    text: `version: 1
 surfaces:
   pad: { driver: xkeys, model: XK24 }
   js: { driver: xkeys, model: XK68JOGSHUTTLE }
@@ -276,17 +279,16 @@ bindings:
     press: { command: replay_play_pause }
   - on: pad/jog
     jog: { scrub: { step_frames: 1 } }
-`),
-    ).toEqual([
+`,
+    problems: [
       expect.stringMatching(/^c\.yaml:5:32: surfaces\.odd: unknown X-keys model "XK25": one of XK24, XK24RGB, /),
       'c.yaml:15:9: on: pad has no control key:24',
       'c.yaml:17:9: on: pad has no control jog',
-    ])
-  })
-
-  it('X-keys joystick: its axes on a joystick model; joystick:x on an XK-24 and a press on an axis are refused', async () => {
-    expect(
-      await problems(`version: 1
+    ],
+  },
+  {
+    name: 'X-keys joystick: its axes on a joystick model; joystick:x on an XK-24 and a press on an axis are refused',
+    text: `version: 1
 surfaces:
   pad: { driver: xkeys, model: XK24 }
   stick: { driver: xkeys, model: XK12JOYSTICK }
@@ -301,11 +303,28 @@ bindings:
     value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
   - on: stick/joystick:y
     press: { command: replay_play_pause }
-`),
-    ).toEqual([
+`,
+    problems: [
       'c.yaml:12:9: on: pad has no control joystick:x',
       'c.yaml:15:12: press: stick/joystick:y is a joystick axis, which sends no down events',
+    ],
+  },
+]
+
+describe('problems, each at its node', () => {
+  it.each(PROBLEM_FILES.map((row) => [row.name, row] as const))('%s', async (_name, { text, problems: expected }) => {
+    expect(await problems(text)).toEqual(expected)
+  })
+
+  it('a command not in the catalogue is a warning; the file still loads', async () => {
+    const r = await loadConfigText(
+      HEAD + `  - on: console/key:0\n    press: { command: getTally, params: { channel: 1 } }\n`,
+      'c.yaml',
+    )
+    expect(r.problems.map(formatProblem)).toEqual([
+      'c.yaml:9:23: warning: bindings[0].press: getTally is not in the command catalogue; sent as written',
     ])
+    expect(r.config).toBeDefined()
   })
 
   it('refuses what is too big to read, and alias bombs', async () => {
