@@ -2,6 +2,7 @@
  * `GET /api/events`: Server-Sent Events from `DaemonApi.watchEvents()` (an extension of the pinned
  * remote API, read-only, for `panelbridge learn`). `event: surface` with a `SurfaceStateEvent` for
  * every surface at once and on every change, `event: input` with an `InputEvent` per control event,
+ * `event: command` with a `CommandEvent` per command the bindings sent (secrets already replaced),
  * `: keep-alive` comments every `eventStreamHeartbeatMs`. At most `maxEventStreams` at once (503
  * beyond); a reader that lets more than `maxEventStreamBufferBytes` pile up is dropped.
  *
@@ -9,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../log.js'
-import type { DaemonApi } from './api.js'
+import type { DaemonApi, DaemonEvent } from './api.js'
 import { allow, COMMON_HEADERS, HttpError } from './http.js'
 
 /** The event stream's bounds (part of `DaemonServerLimits`). */
@@ -63,9 +64,7 @@ export class EventStreams {
       return
     }
     res.flushHeaders()
-    const stop = watch((e) =>
-      this.write(res, `event: ${e.type}\ndata: ${JSON.stringify(e.type === 'input' ? e.input : e.surface)}\n\n`),
-    )
+    const stop = watch((e) => this.write(res, `event: ${e.type}\ndata: ${JSON.stringify(payloadOf(e))}\n\n`))
     this.follow(res, stop)
   }
 
@@ -103,5 +102,17 @@ export class EventStreams {
       })
       res.destroy()
     }
+  }
+}
+
+/** The JSON line of an event: the record its `type` names. */
+function payloadOf(e: DaemonEvent): unknown {
+  switch (e.type) {
+    case 'surface':
+      return e.surface
+    case 'input':
+      return e.input
+    case 'command':
+      return e.command
   }
 }

@@ -64,6 +64,8 @@ export class PrometheusMetrics implements DaemonMetrics {
   private readonly surfaceFailuresTotal: Counter
   private readonly surfacesOpen: Gauge
   private readonly linkUp: Gauge
+  private readonly configLoaded: Gauge<'state'>
+  private readonly configLastGoodLoad: Gauge
 
   constructor(options: PrometheusMetricsOptions = {}) {
     this.commands = new LabelCap(options.maxCommandLabels ?? MAX_COMMAND_LABELS)
@@ -123,6 +125,18 @@ export class PrometheusMetrics implements DaemonMetrics {
       registers,
     })
     this.linkUp.set(0)
+    // Both states always present, one at 1: an alert on `state="refused"` needs no absent-series rule.
+    this.configLoaded = new Gauge({
+      name: `${p}config_loaded`,
+      help: 'Whether the config file on disk runs: 1 on state="ok", or 1 on state="refused" (an older mapping runs).',
+      labelNames: ['state'],
+      registers,
+    })
+    this.configLastGoodLoad = new Gauge({
+      name: `${p}config_last_good_load_timestamp_seconds`,
+      help: 'When the mapping that runs was loaded (at start or its last good reload), Unix time in seconds.',
+      registers,
+    })
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: p })
   }
 
@@ -160,6 +174,12 @@ export class PrometheusMetrics implements DaemonMetrics {
 
   setLinkUp(up: boolean): void {
     this.linkUp.set(up ? 1 : 0)
+  }
+
+  setConfigState(state: 'ok' | 'refused', lastGoodLoadMs: number): void {
+    this.configLoaded.set({ state: 'ok' }, state === 'ok' ? 1 : 0)
+    this.configLoaded.set({ state: 'refused' }, state === 'refused' ? 1 : 0)
+    this.configLastGoodLoad.set(lastGoodLoadMs / 1000)
   }
 
   /** The Prometheus text exposition of every metric. */

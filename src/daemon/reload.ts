@@ -3,12 +3,18 @@
  * SIGHUP (`Daemon.reload`). One reload at a time; the file is read and checked here, and a config that
  * loads is handed to `apply` (the daemon's, which changes what runs). A refused file, or an `apply`
  * that throws, is logged and kept among the recent errors, and the last good mapping keeps running.
+ *
+ * It keeps the config's state for `/api/status` and `/metrics` (`status()`, `onState`): `ok` while the
+ * file on disk runs, `refused` from a refused or failed reload until a good one, and when the mapping
+ * that runs was loaded, so a box managed from git can alert on a bad push.
  */
 import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { Logger } from '../log.js'
+import { redactText } from '../redact.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
+import type { ConfigStateStatus } from './api.js'
 import type { Notifier } from './sd-notify.js'
 
 /** Editors write a file in bursts (truncate, write, rename): a reload waits for quiet this long, ms. */
@@ -22,9 +28,27 @@ export interface ReloaderOptions {
   notifier: Notifier
   /** The daemon's one line for systemd's STATUS=, sent with READY=1 when a reload ends. */
   statusLine(): string
-  /** A line for the status strip. */
-  recordError(message: string): void
+  /** A line for the status strip, under the key RELOAD_ERROR_KEY. */
+  recordError(message: string, key: string): void
+  /** The line under RELOAD_ERROR_KEY no longer holds (a good reload). */
+  clearError?(key: string): void
+  /** The config's state changed (and once at construction): for the metrics. */
+  onState?(state: ConfigState): void
+  /** When the running mapping was loaded (the daemon's start), epoch ms; default now. */
+  loadedAt?: number
   log: Logger
+}
+
+/** The recent errors' key of a refused or failed reload. */
+export const RELOAD_ERROR_KEY = 'config'
+
+/** The config's state: whether the file on disk runs, and when the running mapping was loaded (epoch ms). */
+export interface ConfigState {
+  state: 'ok' | 'refused'
+  lastGoodLoad: number
+  refusedAt?: number
+  /** The first problem of a refusal, or why the reload failed (secrets replaced). */
+  error?: string
 }
 
 export class ConfigReloader {
@@ -32,8 +56,28 @@ export class ConfigReloader {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<boolean> | undefined
   private closed = false
+  private current: ConfigState
 
-  constructor(private readonly o: ReloaderOptions) {}
+  constructor(private readonly o: ReloaderOptions) {
+    this.current = { state: 'ok', lastGoodLoad: o.loadedAt ?? Date.now() }
+    o.onState?.(this.current)
+  }
+
+  /** The config's state now. */
+  get state(): Readonly<ConfigState> {
+    return this.current
+  }
+
+  /** The state as `/api/status` shows it (`configState`), times in ISO. */
+  status(): ConfigStateStatus {
+    const c = this.current
+    return {
+      state: c.state,
+      lastGoodLoad: new Date(c.lastGoodLoad).toISOString(),
+      ...(c.refusedAt !== undefined ? { refusedAt: new Date(c.refusedAt).toISOString() } : {}),
+      ...(c.error !== undefined ? { error: c.error } : {}),
+    }
+  }
 
   /** Reloads the file now (or joins the reload under way). Resolves false when it was refused or failed. */
   reload(): Promise<boolean> {
@@ -79,18 +123,35 @@ export class ConfigReloader {
           config: this.o.file,
           errors: errors.length,
         })
-        this.o.recordError(`config refused: ${errors[0] ?? 'unreadable'}`)
+        this.refused(`config refused: ${errors[0] ?? 'unreadable'}`)
         return false
       }
       await this.o.apply(loaded.config)
       log.info('config reloaded', { config: this.o.file, bindings: loaded.config.bindings.length })
+      this.setState({ state: 'ok', lastGoodLoad: Date.now() })
+      this.o.clearError?.(RELOAD_ERROR_KEY)
       return true
     } catch (err) {
       log.error('reload failed; the last good mapping keeps running', { error: err })
-      this.o.recordError(`reload failed: ${err instanceof Error ? err.message : String(err)}`)
+      this.refused(`reload failed: ${err instanceof Error ? err.message : String(err)}`)
       return false
     } finally {
       notifier.ready(this.o.statusLine())
     }
+  }
+
+  /**
+   * The file on disk does not run: said among the recent errors and in the state. A reload that fails
+   * in `apply` counts too: the file is not what runs (the steps before the failure may have run).
+   */
+  private refused(line: string): void {
+    const error = redactText(line)
+    this.o.recordError(error, RELOAD_ERROR_KEY)
+    this.setState({ state: 'refused', lastGoodLoad: this.current.lastGoodLoad, refusedAt: Date.now(), error })
+  }
+
+  private setState(next: ConfigState): void {
+    this.current = next
+    this.o.onState?.(next)
   }
 }

@@ -1,49 +1,17 @@
 /**
- * The daemon's status strip: the application link, SIMULATED when the built-in simulator stands in
- * for the application, and the latest errors. It polls the daemon's `/api/status` and `/api/errors`
- * (same origin, so the token cookie rides along). When the page is served without the daemon (the
- * web surface on its own server), those answer 404 and the strip stays hidden.
- *
- * The replies are read as untrusted JSON: only the fields shown are taken, each checked for its type.
+ * The daemon's status strip: the application link (and `reconnected` when it came back), the config
+ * (`config reloaded`, or `refused` while an older mapping runs), SIMULATED when the built-in simulator stands
+ * in for the application, and the latest errors that have not cleared; what it says is
+ * `strip-state.ts`'s. It polls the daemon's `/api/status` and `/api/errors` (same origin, so the token
+ * cookie rides along). When the page is served without the daemon (the web surface on its own server),
+ * those answer 404 and the strip stays hidden.
  */
 import { el } from './dom.js'
+import { readStrip, viewStrip, type StripView } from './strip-state.js'
 
 /** How often the strip asks for the daemon's status, ms. */
 export const STATUS_POLL_MS = 2000
-/** Errors shown, newest first. */
-export const STRIP_MAX_ERRORS = 3
-
-interface StripState {
-  link: 'connected' | 'stale'
-  since: string
-  error: string
-  simulated: boolean
-  errors: { time: string; message: string }[]
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : ''
-}
-
-/** The fields the strip shows, from the two replies. */
-function read(status: unknown, errors: unknown): StripState {
-  const s = record(status)
-  const app = record(s.app)
-  const list = record(errors).errors
-  return {
-    link: app.state === 'connected' ? 'connected' : 'stale',
-    since: text(app.since),
-    error: text(app.error),
-    simulated: s.simulated === true,
-    errors: (Array.isArray(list) ? list : [])
-      .slice(0, STRIP_MAX_ERRORS)
-      .map((e) => ({ time: text(record(e).time), message: text(record(e).message) })),
-  }
-}
+export { STRIP_MAX_ERRORS, STRIP_NOTICE_MS } from './strip-state.js'
 
 /** `12:34:56` of an ISO time, or the text as it came. */
 function clock(iso: string): string {
@@ -51,19 +19,23 @@ function clock(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString()
 }
 
-function render(root: HTMLElement, state: StripState): void {
-  const link = el(
-    'span',
-    `link ${state.link}`,
-    state.link === 'connected' ? 'application: connected' : 'application: not reachable',
-  )
-  if (state.since) link.title = `since ${state.since}`
+function render(root: HTMLElement, view: StripView): void {
+  const state = view.reading
+  const link = el('span', `link ${state.link}`, view.linkText)
+  const title = [state.since ? `since ${state.since}` : '', view.linkTitle ?? ''].filter(Boolean).join('\n')
+  if (title) link.title = title
   const parts: HTMLElement[] = [link]
-  if (state.error && state.link !== 'connected') parts.push(el('span', 'link-error', state.error))
+  if (view.linkDetail !== undefined) parts.push(el('span', 'link-error', view.linkDetail))
+  for (const notice of view.notices) parts.push(el('span', 'notice', notice))
+  if (view.refusedText !== undefined) {
+    const refused = el('span', 'config refused', view.refusedText)
+    if (state.config?.lastGoodLoad) refused.title = `running the mapping loaded ${clock(state.config.lastGoodLoad)}`
+    parts.push(refused)
+  }
   if (state.simulated) parts.push(el('span', 'simulated', 'SIMULATED'))
-  if (state.errors.length > 0) {
+  if (view.errors.length > 0) {
     const list = el('ul', 'errors')
-    for (const e of state.errors) list.append(el('li', undefined, `${clock(e.time)} ${e.message}`))
+    for (const e of view.errors) list.append(el('li', undefined, `${clock(e.time)} ${e.message}`))
     parts.push(list)
   }
   root.replaceChildren(...parts)
@@ -77,12 +49,14 @@ async function getJson(path: string): Promise<{ status: number; body?: unknown }
 
 /** Starts polling into `root` (hidden until the first status arrives). */
 export function startStatusStrip(root: HTMLElement): void {
+  let view: StripView | undefined
   const poll = async (): Promise<void> => {
     try {
       const [status, errors] = await Promise.all([getJson('/api/status'), getJson('/api/errors')])
       if (status.status === 404) return // no daemon behind this page: stop, stay hidden
       if (status.body !== undefined) {
-        render(root, read(status.body, errors.body))
+        view = viewStrip(readStrip(status.body, errors.body), view, Date.now())
+        render(root, view)
       } else {
         root.replaceChildren(el('span', 'link stale', `daemon status unavailable (HTTP ${status.status})`))
         root.hidden = false

@@ -1,0 +1,127 @@
+/**
+ * What the page's status strip says, from the daemon's `/api/status` and `/api/errors` (no DOM here,
+ * so Node tests read it as the page does):
+ *
+ * - the application link in plain words: `application: connected` or `application: not reachable`,
+ *   and for a while after the link came back, `reconnected` beside it. The link's own error texts are
+ *   put in words (`socket closed (1006)` is "not reachable", already said), the raw text kept for the
+ *   tooltip;
+ * - `config reloaded` for a while after a good reload, and `config refused: an older mapping runs`
+ *   while the file on disk is refused (`configState`);
+ * - the latest errors that have not cleared (an error the daemon marks `cleared` is dropped).
+ *
+ * The replies are read as untrusted JSON: only the fields shown are taken, each checked for its type.
+ */
+
+/** Errors shown, newest first. */
+export const STRIP_MAX_ERRORS = 3
+/** How long `reconnected` and `config reloaded` stay on the strip, ms. */
+export const STRIP_NOTICE_MS = 15_000
+
+/** The fields the strip reads from the two replies. */
+export interface StripReading {
+  link: 'connected' | 'stale'
+  since: string
+  error: string
+  simulated: boolean
+  config?: { state: 'ok' | 'refused'; lastGoodLoad: string; error: string }
+  errors: { time: string; message: string }[]
+}
+
+/** What the strip shows now, and what it remembers for the next reading. */
+export interface StripView {
+  reading: StripReading
+  /** `application: …`. */
+  linkText: string
+  /** The link's error in words, when they add to `linkText`; its raw text is `linkTitle`. */
+  linkDetail?: string
+  linkTitle?: string
+  /** `config refused: an older mapping runs`, while it is so. */
+  refusedText?: string
+  /** For a while after the event: `reconnected`, `config reloaded`. */
+  notices: string[]
+  errors: { time: string; message: string }[]
+  /** Until when (epoch ms) each notice stays. */
+  reconnectedUntil: number
+  reloadedUntil: number
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}
+
+/** The fields the strip shows, from the two replies; errors that have cleared are left out. */
+export function readStrip(status: unknown, errors: unknown): StripReading {
+  const s = record(status)
+  const app = record(s.app)
+  const cfg = record(s.configState)
+  const list = record(errors).errors
+  const reading: StripReading = {
+    link: app.state === 'connected' ? 'connected' : 'stale',
+    since: text(app.since),
+    error: text(app.error),
+    simulated: s.simulated === true,
+    errors: (Array.isArray(list) ? list : [])
+      .filter((e) => record(e).cleared === undefined)
+      .slice(0, STRIP_MAX_ERRORS)
+      .map((e) => ({ time: text(record(e).time), message: inWords(text(record(e).message)) })),
+  }
+  if (cfg.state === 'ok' || cfg.state === 'refused') {
+    reading.config = { state: cfg.state, lastGoodLoad: text(cfg.lastGoodLoad), error: text(cfg.error) }
+  }
+  return reading
+}
+
+/**
+ * The notification link's own texts (src/api/notifications.ts) in words. ASSUMED: a close with 1006
+ * (no close frame: refused or dropped), 1005 or 1001 means the application is not there; a 1000 close
+ * is the application ending the link. Other texts stand as they are.
+ */
+const LINK_WORDS: readonly [RegExp, string][] = [
+  [/socket closed \((1001|1005|1006)\)/g, 'application not reachable'],
+  [/socket closed \(1000\)/g, 'the application closed the link'],
+  [/socket silent for \d+ ms/g, 'the application stopped answering'],
+]
+/** What `linkText` already says when the link is down. */
+const NOT_REACHABLE = 'application not reachable'
+
+/** A line with the link's texts put in words (`application link: socket closed (1006)` → `application link: application not reachable`). */
+export function inWords(line: string): string {
+  let out = line
+  for (const [pattern, words] of LINK_WORDS) out = out.replace(pattern, words)
+  return out.replace(/^application link: application not reachable$/, NOT_REACHABLE)
+}
+
+/** The strip's view of a reading, given the one before (undefined for the first) and the time now. */
+export function viewStrip(reading: StripReading, before: StripView | undefined, now: number): StripView {
+  const prev = before?.reading
+  const cameBack =
+    prev !== undefined && reading.link === 'connected' && (prev.link === 'stale' || prev.since !== reading.since)
+  const reconnectedUntil = cameBack ? now + STRIP_NOTICE_MS : (before?.reconnectedUntil ?? 0)
+  const reloaded =
+    prev?.config !== undefined &&
+    reading.config !== undefined &&
+    prev.config.lastGoodLoad !== reading.config.lastGoodLoad
+  const reloadedUntil = reloaded ? now + STRIP_NOTICE_MS : (before?.reloadedUntil ?? 0)
+  const view: StripView = {
+    reading,
+    linkText: reading.link === 'connected' ? 'application: connected' : 'application: not reachable',
+    notices: [],
+    errors: reading.errors,
+    reconnectedUntil: reading.link === 'connected' ? reconnectedUntil : 0,
+    reloadedUntil,
+  }
+  if (reading.link !== 'connected' && reading.error) {
+    const words = inWords(reading.error)
+    if (words !== NOT_REACHABLE) view.linkDetail = words
+    view.linkTitle = reading.error
+  }
+  if (reading.link === 'connected' && now < reconnectedUntil) view.notices.push('reconnected')
+  if (reading.config?.state === 'refused') view.refusedText = 'config refused: an older mapping runs'
+  else if (now < reloadedUntil) view.notices.push('config reloaded')
+  return view
+}
