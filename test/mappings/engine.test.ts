@@ -2,18 +2,17 @@
  * The binding engine against the simulator: every behaviour of the semantics list. Time-driven parts
  * (hold, confirm, failed badge) run on fake timers; the sockets run on real ones.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { FAILED_BADGE_MS } from '../../src/surfaces/badge.js'
 import { TAP_HINT_MS } from '../../src/mappings/behaviours/press.js'
-import { CONSOLE, engineHarness, loadOrThrow, pagedDesk, WAIT, type EngineHarness } from './helpers.js'
+import { consoleHarness, engineHarness, loadOrThrow, pagedDesk, WAIT, type EngineHarness } from './helpers.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 
 let h: EngineHarness | undefined
-afterEach(async () => {
+// The real clock comes back before the harness closes (onTestFinished runs after afterEach).
+afterEach(() => {
   vi.useRealTimers()
-  await h?.close()
-  h = undefined
 })
 
 /** Fake only the timers the engine uses; sockets keep the real event loop. */
@@ -32,10 +31,8 @@ async function settle(cond: () => boolean, what: string): Promise<void> {
 
 describe('press and feedback', () => {
   it('a press sends its command once; the key follows the title through notifications', async () => {
-    h = await engineHarness(
-      CONSOLE +
-        `bindings:
-  - on: console/key:0
+    h = await consoleHarness(
+      `  - on: console/key:0
     label: "{{name}}\\n{{play}}"
     press: { command: schedule, params: { action: automatic, title: "Lower Third" } }
     feedback: { title: "Lower Third" }
@@ -57,10 +54,8 @@ describe('press and feedback', () => {
   })
 
   it('a sequence runs in order with its wait; a press meanwhile is ignored and the key shows pending', async () => {
-    h = await engineHarness(
-      CONSOLE +
-        `bindings:
-  - on: console/key:1
+    h = await consoleHarness(
+      `  - on: console/key:1
     label: "Score {{var.Home Score}}-{{var.Away Score}}"
     press:
       - { command: schedule, params: { action: update, title: "Score Bug" } }
@@ -82,10 +77,8 @@ describe('press and feedback', () => {
   })
 
   it('a failure shows failed with the application’s error text in detail, for FAILED_BADGE_MS', async () => {
-    h = await engineHarness(
-      CONSOLE +
-        `bindings:
-  - on: console/key:2
+    h = await consoleHarness(
+      `  - on: console/key:2
     label: "Nope"
     press: { command: schedule, params: { action: cutin, title: "No Such Title" } }
 `,
@@ -101,9 +94,7 @@ describe('press and feedback', () => {
   })
 
   it('a command that cannot be sent while the application is down is reported at once, never queued', async () => {
-    h = await engineHarness(
-      CONSOLE + `bindings:\n  - on: console/key:0\n    press: { command: stopStreaming }\n    confirm_ms: 0\n`,
-    )
+    h = await consoleHarness(`  - on: console/key:0\n    press: { command: stopStreaming }\n    confirm_ms: 0\n`)
     await h.sim.close()
     h.press('console/key:0')
     await expect.poll(() => h!.surfaces.of('console/key:0')?.badge, WAIT).toBe('failed')
@@ -112,13 +103,12 @@ describe('press and feedback', () => {
 })
 
 describe('hold and confirm', () => {
-  const HOLD = `bindings:
-  - on: console/key:1
+  const HOLD = `  - on: console/key:1
     press: { command: schedule, params: { action: update, title: "Score Bug" } }
     hold: { after_ms: 800, command: schedule, params: { action: animateOut, title: "Score Bug" } }
 `
   it('a short press fires on release; a hold fires the hold and not the press', async () => {
-    h = await engineHarness(CONSOLE + HOLD)
+    h = await consoleHarness(HOLD)
     const actions = (): unknown[] => h!.sent('schedule').map((p) => p.action)
     const idle = (): boolean => h!.surfaces.of('console/key:1')?.badge === undefined
     fakeTimers()
@@ -138,9 +128,8 @@ describe('hold and confirm', () => {
   })
 
   it('stopStreaming needs a 1.5 s hold with a countdown; releasing early sends nothing', async () => {
-    h = await engineHarness(
-      CONSOLE +
-        `bindings:\n  - on: console/key:3\n    label: "Stop"\n    press: { command: stopStreaming }\n    feedback: { streaming: true }\n`,
+    h = await consoleHarness(
+      `  - on: console/key:3\n    label: "Stop"\n    press: { command: stopStreaming }\n    feedback: { streaming: true }\n`,
     )
     await expect.poll(() => h!.sent('getStreamHostServer').length, WAIT).toBeGreaterThan(0)
     fakeTimers()
@@ -165,10 +154,8 @@ describe('hold and confirm', () => {
   })
 
   it('confirm_ms: 0 turns the countdown off, confirm_ms: N turns it on for any command', async () => {
-    h = await engineHarness(
-      CONSOLE +
-        `bindings:
-  - on: console/key:0
+    h = await consoleHarness(
+      `  - on: console/key:0
     press: { command: stopStreaming }
     confirm_ms: 0
   - on: console/key:1
@@ -190,10 +177,8 @@ describe('hold and confirm', () => {
 
 describe('toggles, steps and state the application does not notify', () => {
   it('a replay toggle sends on while the state is unknown, then follows the replies; its key is unknown until then', async () => {
-    h = await engineHarness(
-      CONSOLE +
-        `bindings:
-  - on: console/key:2
+    h = await consoleHarness(
+      `  - on: console/key:2
     label: "Replay"
     toggle:
       on: { command: replay_enable_scrubbing, params: { enable: true } }
@@ -214,10 +199,8 @@ describe('toggles, steps and state the application does not notify', () => {
   })
 
   it('steps send the next step on each press; {{step}} is the step the next press sends; tally follows switches', async () => {
-    h = await engineHarness(
-      CONSOLE +
-        `bindings:
-  - on: console/key:4
+    h = await consoleHarness(
+      `  - on: console/key:4
     label: "Cam {{step}}"
     steps:
       - { command: switchVideoIn, params: { channel: 0, video: "Camera 1" } }
@@ -239,7 +222,7 @@ describe('toggles, steps and state the application does not notify', () => {
   })
 
   it('streaming comes from own commands and the poll', async () => {
-    h = await engineHarness(CONSOLE + `bindings:\n  - on: console/key:3\n    feedback: { streaming: true }\n`)
+    h = await consoleHarness(`  - on: console/key:3\n    feedback: { streaming: true }\n`)
     await expect.poll(() => h!.surfaces.of('console/key:3')?.color, WAIT).toBe('#202020')
     expect(h.surfaces.of('console/key:3')!.badge).toBeUndefined()
     await h.client.callByName('startStreaming', { choice: 'X', serverUrl: 'rtmp://127.0.0.1/live', streamKey: 'k' })
@@ -249,8 +232,14 @@ describe('toggles, steps and state the application does not notify', () => {
 
 describe('pages', () => {
   const PAGED = pagedDesk({ everywhere: true, hold: true })
+  /** The harness over the paged desk, closed when the test finishes. */
+  const pagedHarness = async (): Promise<EngineHarness> => {
+    const paged = await engineHarness(PAGED)
+    onTestFinished(() => paged.close())
+    return paged
+  }
   it('switches pages locally; page-less bindings show on every page; unbound controls are blanked', async () => {
-    h = await engineHarness(PAGED)
+    h = await pagedHarness()
     expect(h.engine.pageOf('desk')).toBe('titles')
     expect(h.surfaces.of('desk/key:0')!.text).toBe('Cameras →')
     expect(h.surfaces.of('desk/key:2')).toBeUndefined()
@@ -267,7 +256,7 @@ describe('pages', () => {
   })
 
   it('an up goes to the binding that took the down, even after the page changed', async () => {
-    h = await engineHarness(PAGED)
+    h = await pagedHarness()
     fakeTimers()
     h.press('desk/key:0') // → cameras
     h.down('desk/key:2')
@@ -280,7 +269,7 @@ describe('pages', () => {
   })
 
   it('keeps the current page across a reload when the page still exists', async () => {
-    h = await engineHarness(PAGED)
+    h = await pagedHarness()
     h.press('desk/key:0')
     h.engine.apply(await loadOrThrow(PAGED.replace('label: "Everywhere"', 'label: "Changed"')))
     expect(h.engine.pageOf('desk')).toBe('cameras')
@@ -303,9 +292,8 @@ bindings:
 
 describe('stale while the link is down', () => {
   it('marks every state-driven control stale when the notification link drops, and clears it on return', async () => {
-    h = await engineHarness(
-      CONSOLE +
-        `bindings:\n  - on: console/key:0\n    label: "{{play}}"\n    feedback: { title: "Lower Third" }\n  - on: console/key:1\n    label: "static"\n`,
+    h = await consoleHarness(
+      `  - on: console/key:0\n    label: "{{play}}"\n    feedback: { title: "Lower Third" }\n  - on: console/key:1\n    label: "static"\n`,
     )
     await expect.poll(() => h!.surfaces.of('console/key:0')?.badge, WAIT).toBeUndefined()
     h.sim.ws.dropAll()

@@ -3,7 +3,7 @@
  * against the simulator in-process on port 0. The only stand-in is the surface: a recording sink in
  * place of the manager, keeping what each control shows.
  */
-import { expect, vi } from 'vitest'
+import { expect, onTestFinished, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import { CommandClient } from '../../src/api/client.js'
 import { NotificationLink } from '../../src/api/notifications.js'
@@ -84,6 +84,19 @@ export async function loadOrThrow(yaml: string) {
   const r = await loadConfigText(yaml, 'test.yaml')
   if (!r.config) throw new Error(r.problems.map(formatProblem).join('\n'))
   return r.config
+}
+
+/**
+ * The harness over CONSOLE with `bindings` (the list's YAML lines, without the `bindings:` key), closed when
+ * the test finishes.
+ */
+export async function consoleHarness(
+  bindings: string,
+  opts: { link?: boolean; animationMs?: number } = {},
+): Promise<EngineHarness> {
+  const h = await engineHarness(`${CONSOLE}bindings:\n${bindings}`, opts)
+  onTestFinished(() => h.close())
+  return h
 }
 
 export async function engineHarness(
