@@ -1,7 +1,7 @@
 /**
  * Completeness over the registries: the contract's commands (a hand-typed fixture), the catalogue and
  * the simulator's handlers must all agree. That the client's tests run every catalogue command against
- * the simulator is checked at run time, in client-simulator.test.ts.
+ * the simulator is checked at run time, in client/simulator.test.ts.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'

@@ -2,6 +2,7 @@
  * Test helpers: a simulator on a loopback port (port 0) and plain-fetch calls to it. The client's own
  * tests are elsewhere; these speak HTTP directly so that they test the simulator alone.
  */
+import { onTestFinished } from 'vitest'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 
 /** A reply body read loosely by assertions (JSON of any shape). */
@@ -62,4 +63,11 @@ export async function titleNames(t: TestSim, channel = 0): Promise<string[]> {
 /** The `key` of every item of a JSON array. */
 export function pluck(list: Json, key: string): unknown[] {
   return (list as Record<string, unknown>[]).map((x) => x[key])
+}
+
+/** A simulator on port 0 with short title animations, closed when the test finishes. */
+export async function simulatorForTest(animationMs: number): Promise<SimulatorHandle> {
+  const s = await startSimulator({ animationMs })
+  onTestFinished(() => s.close())
+  return s
 }

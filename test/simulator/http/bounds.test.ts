@@ -1,22 +1,15 @@
 /**
  * The simulator's HTTP side under hostile clients (issue 9, findings 6 and 7): raw sockets on port 0,
  * so that what the server writes before it closes is seen byte for byte.
+ * Cases from the former http-hardening.test.ts.
  */
 import { connect } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
-import { MAX_BODY_BYTES, startHttpServer } from '../../src/simulator/http.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { MAX_BODY_BYTES, startHttpServer } from '../../../src/simulator/http.js'
+import { type SimulatorHandle } from '../../../src/simulator/index.js'
+import { simulatorForTest } from '../helpers.js'
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-async function sim(): Promise<SimulatorHandle> {
-  const s = await startSimulator({ animationMs: 10 })
-  cleanups.push(() => s.close())
-  return s
-}
+const sim = (): Promise<SimulatorHandle> => simulatorForTest(10)
 
 interface Exchange {
   /** Everything the server wrote before the socket closed. */
@@ -29,7 +22,7 @@ interface Exchange {
 function exchange(port: number, parts: (string | Buffer)[]): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
-    cleanups.push(() => void socket.destroy())
+    onTestFinished(() => void socket.destroy())
     const chunks: Buffer[] = []
     socket.on('data', (d: Buffer) => chunks.push(d))
     const done = (): void => {
@@ -89,16 +82,16 @@ describe('simulator HTTP: oversized requests get a real reply (finding 7)', () =
   it('a request whose headers never end is answered 408 and cut (the server sets its own time-out)', async () => {
     const s = await sim()
     const http = await startHttpServer(s.state, 0, '127.0.0.1', { headersTimeoutMs: 200 })
-    cleanups.push(() => http.close())
+    onTestFinished(() => http.close())
     const r = await exchange(http.port, ['GET /api/command/getVideoFormat HTTP/1.1\r\nHost: 127.0.0.1\r\n'])
     expect(r.status).toBe('HTTP/1.1 408 Request Timeout')
   })
 
   it('the default time-outs are the named constants', async () => {
     const s = await sim()
-    const { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } = await import('../../src/simulator/http.js')
+    const { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } = await import('../../../src/simulator/http.js')
     const http = await startHttpServer(s.state, 0, '127.0.0.1')
-    cleanups.push(() => http.close())
+    onTestFinished(() => http.close())
     expect(http.server.headersTimeout).toBe(HEADERS_TIMEOUT_MS)
     expect(http.server.requestTimeout).toBe(REQUEST_TIMEOUT_MS)
   })
@@ -139,7 +132,7 @@ describe('simulator HTTP: foreign pages are refused (finding 6)', () => {
   it('bound elsewhere by choice (checkHost off), DNS hosts are served; foreign origins still are not', async () => {
     const s = await sim()
     const http = await startHttpServer(s.state, 0, '127.0.0.1', { checkHost: false })
-    cleanups.push(() => http.close())
+    onTestFinished(() => http.close())
     expect((await get(http.port, ['Host: studio-box.lan'])).status).toBe('HTTP/1.1 200 OK')
     expect((await get(http.port, ['Host: studio-box.lan', 'Origin: http://evil.example'])).status).toBe(
       'HTTP/1.1 403 Forbidden',
@@ -149,7 +142,7 @@ describe('simulator HTTP: foreign pages are refused (finding 6)', () => {
   it('allowedHosts admits a named DNS host', async () => {
     const s = await sim()
     const http = await startHttpServer(s.state, 0, '127.0.0.1', { allowedHosts: ['Studio-Box.lan'] })
-    cleanups.push(() => http.close())
+    onTestFinished(() => http.close())
     expect((await get(http.port, ['Host: studio-box.lan'])).status).toBe('HTTP/1.1 200 OK')
   })
 })

@@ -1,11 +1,15 @@
+/**
+ * The QWebChannel client against the simulator's server and raw WebSocket servers on port 0: the
+ * session, calls and replies, signals, time-outs, garbage frames; and the server core's own cases.
+ */
 import { createServer, type Socket } from 'node:net'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi, onTestFinished } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
 import type { AddressInfo } from 'node:net'
-import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../src/api/qwebchannel.js'
-import { QWebChannelServer, type QwcPublishedObject } from '../../src/simulator/qwebchannel-server.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
-import { QWC_MESSAGE } from '../../src/api/protocol.js'
+import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../../src/api/qwebchannel.js'
+import { QWebChannelServer, type QwcPublishedObject } from '../../../src/simulator/qwebchannel-server.js'
+import { captureLogs } from '../../helpers/logs.js'
+import { QWC_MESSAGE } from '../../../src/api/protocol.js'
 
 const calls: unknown[][] = []
 const testObject: QwcPublishedObject = {
@@ -21,10 +25,8 @@ const testObject: QwcPublishedObject = {
   },
 }
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers()
-  for (const c of cleanups.splice(0).reverse()) await c()
   calls.length = 0
 })
 
@@ -34,13 +36,13 @@ const WAIT = { timeout: 5000, interval: 5 }
 async function startServer(opts: { shuffle?: boolean } = {}): Promise<QWebChannelServer> {
   const server = new QWebChannelServer({ objects: { scheduler: testObject }, port: 0, ...opts })
   await server.start()
-  cleanups.push(() => server.stop())
+  onTestFinished(() => server.stop())
   return server
 }
 
 async function connect(url: string, callTimeoutMs = 2000): Promise<QWebChannelClient> {
   const client = new QWebChannelClient({ url, callTimeoutMs, connectTimeoutMs: 2000 })
-  cleanups.push(() => client.close())
+  onTestFinished(() => client.close())
   await client.connect()
   return client
 }
@@ -57,7 +59,7 @@ async function rawServer(answer: (msg: Record<string, unknown>, ws: WebSocket) =
       answer(msg, ws)
     }),
   )
-  cleanups.push(
+  onTestFinished(
     () =>
       new Promise<void>((r) => {
         for (const c of wss.clients) c.terminate()
@@ -178,7 +180,7 @@ describe('QWebChannel client', () => {
     })
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     const client = new QWebChannelClient({ url: raw.url, connectTimeoutMs: 500, callTimeoutMs: 60_000 })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     let outcome: unknown = 'pending'
     const done = client.connect().then(
       () => 'connected',
@@ -202,7 +204,7 @@ describe('QWebChannel client', () => {
     const sockets: Socket[] = []
     const server = createServer((socket) => sockets.push(socket))
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
-    cleanups.push(
+    onTestFinished(
       () =>
         new Promise<void>((r) => {
           for (const s of sockets) s.destroy()
@@ -244,9 +246,7 @@ describe('QWebChannel client', () => {
   })
 
   it('survives garbage and unknown messages, logging each kind once', async () => {
-    const records: LogRecord[] = []
-    const prev = setLogSink((r) => records.push(r))
-    cleanups.push(() => void setLogSink(prev))
+    const records = captureLogs()
     const raw = await rawServer((msg, ws) => {
       if (msg.type === QWC_MESSAGE.init) {
         ws.send('garbage{')
@@ -305,7 +305,7 @@ describe('QWebChannel server core', () => {
   it('answers a method call by name as well as by index', async () => {
     const server = await startServer()
     const ws = new WebSocket(server.url)
-    cleanups.push(() => ws.terminate())
+    onTestFinished(() => ws.terminate())
     await new Promise((r) => ws.once('open', r))
     const replies: Record<string, unknown>[] = []
     ws.on('message', (raw: WebSocket.RawData) =>

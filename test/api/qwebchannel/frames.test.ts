@@ -2,27 +2,20 @@
  * The QWebChannel client's edges, pinned where mutation testing found them unwatched: result and init
  * parsing, error texts, frames too deep, replies handled in `onReply`, signals by name, faults, and the
  * close event. The peer is a raw WebSocket server on port 0 written here.
+ * Cases from the former qwebchannel-mutants.test.ts (mutation survivors).
  */
 import type { AddressInfo } from 'node:net'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
-import { QWC_MESSAGE } from '../../src/api/protocol.js'
-import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../src/api/qwebchannel.js'
-import { setLogLevel, setLogSink, type LogRecord, type LogSink } from '../../src/log.js'
-import { thrownBy } from '../helpers/thrown.js'
+import { QWC_MESSAGE } from '../../../src/api/protocol.js'
+import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../../src/api/qwebchannel.js'
+import type { LogRecord } from '../../../src/log.js'
+import { captureLogs } from '../../helpers/logs.js'
+import { thrownBy } from '../../helpers/thrown.js'
 
-const cleanups: (() => Promise<void> | void)[] = []
 let logs: LogRecord[]
-let prevSink: LogSink
 beforeEach(() => {
-  logs = []
-  prevSink = setLogSink((r) => logs.push(r))
-  setLogLevel('debug')
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-  setLogSink(prevSink)
-  setLogLevel('info')
+  logs = captureLogs('debug')
 })
 
 const initData = {
@@ -51,19 +44,18 @@ async function peer(answer: (msg: Record<string, unknown>, ws: WebSocket) => voi
       else if (msg.type === QWC_MESSAGE.invokeMethod) answer(msg, ws)
     })
   })
-  cleanups.push(
-    () =>
-      new Promise<void>((r) => {
-        for (const c of wss.clients) c.terminate()
-        wss.close(() => r())
-      }),
-  )
-  return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, sockets, received }
+  const close = (): Promise<void> =>
+    new Promise<void>((r) => {
+      for (const c of wss.clients) c.terminate()
+      wss.close(() => r())
+    })
+  onTestFinished(close)
+  return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, sockets, received, close }
 }
 
 async function connected(url: string, opts: Partial<ConstructorParameters<typeof QWebChannelClient>[0]> = {}) {
   const client = new QWebChannelClient({ url, connectTimeoutMs: 2000, callTimeoutMs: 2000, ...opts })
-  cleanups.push(() => client.close())
+  onTestFinished(() => client.close())
   await client.connect()
   return client
 }
@@ -139,16 +131,15 @@ describe('the connection', () => {
   it('a client closed before it connects refuses the init exchange', async () => {
     const { url } = await peer()
     const client = new QWebChannelClient({ url, connectTimeoutMs: 2000 })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     client.close()
     const err = await rejection(client.connect())
     expect([err.code, err.message]).toEqual(['DISCONNECTED', 'init: socket is not open'])
   })
 
   it('names the URL it could not open', async () => {
-    const { url } = await peer()
-    const wss = cleanups.pop()!
-    await wss()
+    const { url, close } = await peer()
+    await close()
     const err = await rejection(new QWebChannelClient({ url, connectTimeoutMs: 1000 }).connect())
     expect(err.message).toBe(`could not open ${url}`)
   })
@@ -377,8 +368,8 @@ describe('edges the second mutation run found unwatched', () => {
   })
 
   it('logs why a socket failed, at debug level, with the URL', async () => {
-    const { url } = await peer()
-    await cleanups.pop()!()
+    const { url, close } = await peer()
+    await close()
     await rejection(new QWebChannelClient({ url, connectTimeoutMs: 1000 }).connect())
     const record = logs.find((l) => l.message === 'socket error')
     expect([record?.level, record?.fields?.url]).toEqual(['debug', url])
@@ -442,7 +433,7 @@ describe('edges the second mutation run found unwatched', () => {
   it('a client closed before it connects announces no close when its socket goes', async () => {
     const { url, sockets } = await peer()
     const client = new QWebChannelClient({ url, connectTimeoutMs: 2000 })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     const closes: unknown[] = []
     client.on('close', (c) => closes.push(c))
     client.close()

@@ -1,28 +1,24 @@
-import { afterEach, describe, expect, it } from 'vitest'
+/**
+ * The simulator's QWebChannel server with the scheduler it publishes, through the real client: the
+ * session, commands, notifications and the client info. Hostile clients are in bounds.test.ts.
+ */
+import { describe, expect, it, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
-import { QWebChannelClient, QWebChannelError } from '../../src/api/qwebchannel.js'
-import { SIM_CLIENT_INFO } from '../../src/simulator/scheduler.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { QWebChannelClient, QWebChannelError } from '../../../src/api/qwebchannel.js'
+import { SIM_CLIENT_INFO } from '../../../src/simulator/scheduler.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
+import { simulatorForTest } from '../helpers.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 const BREAKING = '{5e8d2f6a-4b3c-4d1e-a9f0-7c8b9a0d1e03}'
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-async function sim(): Promise<SimulatorHandle> {
-  const s = await startSimulator({ animationMs: 30 })
-  cleanups.push(() => s.close())
-  return s
-}
+const sim = (): Promise<SimulatorHandle> => simulatorForTest(30)
 
 async function client(url: string, callTimeoutMs = 2000): Promise<QWebChannelClient & { notes: unknown[] }> {
   const c = new QWebChannelClient({ url, callTimeoutMs, connectTimeoutMs: 2000 }) as QWebChannelClient & {
     notes: unknown[]
   }
-  cleanups.push(() => c.close())
+  onTestFinished(() => c.close())
   c.notes = []
   c.on('signal', (e) => {
     if (e.signal === 'onNotify') c.notes.push(JSON.parse(e.args[0] as string))
@@ -71,7 +67,7 @@ describe('simulator QWebChannel server', () => {
   it('the default profile answers scheduleCommand over the socket with a flat JSON string, nothing else', async () => {
     const s = await sim()
     const ws = new WebSocket(s.wsUrl)
-    cleanups.push(() => ws.terminate())
+    onTestFinished(() => ws.terminate())
     await new Promise((r) => ws.once('open', r))
     const frames: Record<string, unknown>[] = []
     ws.on('message', (raw: Buffer) => frames.push(JSON.parse(raw.toString()) as Record<string, unknown>))
@@ -160,7 +156,7 @@ describe('simulator QWebChannel server', () => {
   it('answers scheduleCommand called by name (Qt 5.15 style)', async () => {
     const s = await sim()
     const ws = new WebSocket(s.wsUrl)
-    cleanups.push(() => ws.terminate())
+    onTestFinished(() => ws.terminate())
     await new Promise((r) => ws.once('open', r))
     const reply = new Promise<Record<string, unknown>>((r) =>
       ws.once('message', (raw: Buffer) => r(JSON.parse(raw.toString()) as Record<string, unknown>)),
@@ -217,7 +213,7 @@ describe('simulator QWebChannel server', () => {
       const c = await client(s.wsUrl)
       const frames: string[] = []
       const raw = new WebSocket(s.wsUrl)
-      cleanups.push(() => raw.terminate())
+      onTestFinished(() => raw.terminate())
       raw.on('message', (d: Buffer) => frames.push(d.toString()))
       await new Promise((r) => raw.once('open', r))
       s.ws.sendGarbage('garbage{')

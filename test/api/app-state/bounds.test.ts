@@ -2,8 +2,9 @@
  * Issue 9, finding 4d: the store keeps a bounded number of titles and of variables per title, and
  * bounded names and values, however many the notifications carry. Past a bound the new entry is
  * dropped, what is held is kept, and the first drop is logged.
+ * Cases from the former hardening-app-state.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import {
   APP_STATE_MAX_TITLES,
   APP_STATE_MAX_VARIABLES_PER_TITLE,
@@ -11,18 +12,14 @@ import {
   APP_STATE_MAX_VARIABLE_VALUE_CHARS,
   AppState,
   type TitleSnapshot,
-} from '../../src/api/app-state.js'
-import { parseNotification } from '../../src/api/notifications.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
+} from '../../../src/api/app-state.js'
+import { parseNotification } from '../../../src/api/notifications.js'
+import type { LogRecord } from '../../../src/log.js'
+import { captureLogs } from '../../helpers/logs.js'
 
-const records: LogRecord[] = []
-let previous: ReturnType<typeof setLogSink>
+let records: LogRecord[] = []
 beforeEach(() => {
-  previous = setLogSink((r) => records.push(r))
-})
-afterEach(() => {
-  setLogSink(previous)
-  records.length = 0
+  records = captureLogs()
 })
 
 const title = (id: string, variables?: Record<string, string>): TitleSnapshot => ({

@@ -1,5 +1,6 @@
+/** The store of what the application shows: titles, play states, variables, the link's freshness, and its events. */
 import { describe, expect, it } from 'vitest'
-import { AppState, type AppStateEvents, type LinkFreshness } from '../../src/api/app-state.js'
+import { AppState, type AppStateEvents, type LinkFreshness } from '../../../src/api/app-state.js'
 
 const tick = () => new Promise<void>((r) => setImmediate(r))
 

@@ -1,19 +1,18 @@
 /**
  * The simulator's QWebChannel server under hostile clients (issue 9, findings 3, 4, 6): real `ws`
  * clients and raw sockets on port 0. Every test ends by proving the server still answers.
+ * Cases from the former qwebchannel-hardening.test.ts.
  */
 import { connect, type Socket } from 'node:net'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
-import { QWC_MESSAGE } from '../../src/api/protocol.js'
-import { QWebChannelServer, type QWebChannelServerOptions } from '../../src/simulator/qwebchannel-server.js'
-import { startSimulator } from '../../src/simulator/index.js'
-import { untilFound } from '../helpers/until.js'
+import { QWC_MESSAGE } from '../../../src/api/protocol.js'
+import { QWebChannelServer, type QWebChannelServerOptions } from '../../../src/simulator/qwebchannel-server.js'
+import { startSimulator } from '../../../src/simulator/index.js'
+import { untilFound } from '../../helpers/until.js'
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers()
-  for (const c of cleanups.splice(0).reverse()) await c()
 })
 
 async function server(extra: Partial<QWebChannelServerOptions> = {}): Promise<QWebChannelServer> {
@@ -23,7 +22,7 @@ async function server(extra: Partial<QWebChannelServerOptions> = {}): Promise<QW
     ...extra,
   })
   await s.start()
-  cleanups.push(() => s.stop())
+  onTestFinished(() => s.stop())
   return s
 }
 
@@ -37,7 +36,7 @@ interface Peer {
 
 async function peer(url: string, headers: Record<string, string> = {}): Promise<Peer> {
   const ws = new WebSocket(url, { headers })
-  cleanups.push(() => ws.terminate())
+  onTestFinished(() => ws.terminate())
   const frames: Record<string, unknown>[] = []
   ws.on('message', (d: Buffer) => frames.push(JSON.parse(d.toString()) as Record<string, unknown>))
   await new Promise<void>((resolve, reject) => {
@@ -68,7 +67,7 @@ async function stillServes(p: Peer, id: string): Promise<void> {
 function upgradeStatus(port: number, headers: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
-    cleanups.push(() => void socket.destroy())
+    onTestFinished(() => void socket.destroy())
     let text = ''
     const done = (): void => {
       resolve(text.split('\r\n')[0] ?? '')
@@ -146,7 +145,7 @@ describe('QWebChannel server: hostile frames (finding 3)', () => {
 
   it('the simulator scheduler survives deep and hostile arguments to scheduleCommand', async () => {
     const sim = await startSimulator({ animationMs: 10 })
-    cleanups.push(() => sim.close())
+    onTestFinished(() => sim.close())
     const p = await peer(sim.wsUrl)
     const deep = '['.repeat(50_000) + ']'.repeat(50_000)
     p.send(
@@ -255,7 +254,7 @@ describe('QWebChannel server: foreign pages (finding 6)', () => {
   it('a handshake that never finishes its headers is answered 408 and cut', async () => {
     const s = await server({ headersTimeoutMs: 200 })
     const socket = connect(s.boundPort, '127.0.0.1')
-    cleanups.push(() => void socket.destroy())
+    onTestFinished(() => void socket.destroy())
     let text = ''
     socket.on('data', (d) => (text += d.toString('latin1')))
     const closed = new Promise<void>((r) => socket.once('close', () => r()))
