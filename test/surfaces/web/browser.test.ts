@@ -9,14 +9,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { useChromium } from '../../helpers/browser.js'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
-import { FakeRegistry, physicalDeck, recordInput } from './helpers.js'
+import { FakeRegistry, physicalDeck, recordInput, freshPage } from './helpers.js'
 import { decodePng, keyDifference, near, pixelAt, whitePixels, type Rgb } from './pixels.js'
 
 const SCREENSHOT = 'test-output/web-surface.png'
@@ -38,7 +38,6 @@ describe('web surface in headless Chromium', () => {
   let server: WebSurfaceServer
   let url: string
   let input: SurfaceEvent[]
-  const pages: Page[] = []
   /** Messages of any alert/confirm a page opened: an escaping bug would show here. */
   const dialogs: string[] = []
 
@@ -52,18 +51,16 @@ describe('web surface in headless Chromium', () => {
     url = await server.listen({ port: 0 })
     records.length = 0
     dialogs.length = 0
-  })
-  afterEach(async () => {
-    await Promise.all(pages.splice(0).map((p) => p.context().close()))
-    await server.close()
-    await desk.close()
+    // Registered first, so it runs last: after the browsers a test opened are closed.
+    onTestFinished(async () => {
+      await server.close()
+      await desk.close()
+    })
   })
 
   /** Opens the page in a fresh context and waits until its WebSocket is live. */
   async function open(): Promise<Page> {
-    const context = await requireBrowser().newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
-    const page = await context.newPage()
-    pages.push(page)
+    const page = await freshPage(requireBrowser(), { viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message())
       void dialog.dismiss()
@@ -284,9 +281,7 @@ describe('web surface in headless Chromium', () => {
   })
 
   it("paints keys at the screen's pixel ratio: sharp on a HiDPI screen, laid out as at 1×", async () => {
-    const context = await requireBrowser().newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 2 })
-    const page = await context.newPage()
-    pages.push(page)
+    const page = await freshPage(requireBrowser(), { viewport: { width: 1280, height: 720 }, deviceScaleFactor: 2 })
     await page.goto(url)
     await page.waitForSelector('#status.live')
     desk.setFeedback('key:4', { color: '#ff0000', text: 'LIVE' })
@@ -357,24 +352,20 @@ describe('the shuttle ring and faders in headless Chromium', () => {
   let server: WebSurfaceServer
   let url: string
   let input: SurfaceEvent[]
-  const pages: Page[] = []
 
   beforeEach(async () => {
     console_ = new WebSurface({ id: 'console', rows: 1, columns: 2, jog: true, shuttle: true, faders: 2, images })
     input = recordInput(console_)
     server = new WebSurfaceServer({ surfaces: [console_], images })
     url = await server.listen({ port: 0 })
-  })
-  afterEach(async () => {
-    await Promise.all(pages.splice(0).map((p) => p.context().close()))
-    await server.close()
-    await console_.close()
+    onTestFinished(async () => {
+      await server.close()
+      await console_.close()
+    })
   })
 
   async function open(): Promise<Page> {
-    const context = await requireBrowser().newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
-    const page = await context.newPage()
-    pages.push(page)
+    const page = await freshPage(requireBrowser(), { viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
     await page.goto(url)
     await page.waitForSelector('#status.live')
     await page.waitForSelector(selector('console', 'fader:1'))
@@ -516,13 +507,12 @@ describe('the shuttle ring and faders in headless Chromium', () => {
   })
 
   it('works by touch: the shuttle follows a finger and springs back when it lifts; a fader follows too', async () => {
-    const context = await requireBrowser().newContext({
+    const page = await freshPage(requireBrowser(), {
       viewport: { width: 1280, height: 720 },
       deviceScaleFactor: 1,
       hasTouch: true,
     })
-    const page = await context.newPage()
-    pages.push(page)
+    const context = page.context()
     await page.goto(url)
     await page.waitForSelector('#status.live')
     const cdp = await context.newCDPSession(page)

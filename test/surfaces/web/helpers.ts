@@ -1,6 +1,7 @@
 /** Test seams for the web surface: an in-memory SurfaceRegistry and a recording WebSocket client. */
 import { EventHub } from '../../../src/events.js'
-import { vi } from 'vitest'
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
+import { onTestFinished, vi } from 'vitest'
 import WebSocket from 'ws'
 import type { ServerMessage } from '../../../src/surfaces/web/protocol.js'
 import type {
@@ -117,6 +118,13 @@ export async function connect(pageUrl: string, headers: Record<string, string> =
       })
     },
   }
+}
+
+/** A page in a browser context of its own, closed when the test finishes. */
+export async function freshPage(browser: Browser, options: BrowserContextOptions): Promise<Page> {
+  const context = await browser.newContext(options)
+  onTestFinished(() => context.close())
+  return context.newPage()
 }
 
 /** Lets pending `setImmediate` work and socket round trips finish. */

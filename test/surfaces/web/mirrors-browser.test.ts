@@ -10,14 +10,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { setLogSink } from '../../../src/log.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { useChromium } from '../../helpers/browser.js'
-import { HARDWARE, hardwareMirrors, type HardwareMirrors } from './helpers.js'
+import { HARDWARE, hardwareMirrors, type HardwareMirrors, freshPage } from './helpers.js'
 import { decodePng, near, pixelAt, rgbOf, type Rgb } from './pixels.js'
 
 const SCREENSHOT = 'test-output/web-mirrors.png'
@@ -37,23 +37,20 @@ describe('hardware mirrors in headless Chromium', () => {
   let hw: HardwareMirrors
   let server: WebSurfaceServer
   let url: string
-  const pages: Page[] = []
 
   beforeEach(async () => {
     hw = await hardwareMirrors()
     server = new WebSurfaceServer({ registry: hw.manager, images: new KeyImages(new KeyRenderer()) })
     url = await server.listen({ port: 0 })
-  })
-  afterEach(async () => {
-    await Promise.all(pages.splice(0).map((p) => p.context().close()))
-    await server.close()
-    await hw.manager.stop()
+    // Registered first, so it runs last: after the browsers a test opened are closed.
+    onTestFinished(async () => {
+      await server.close()
+      await hw.manager.stop()
+    })
   })
 
   async function open(): Promise<Page> {
-    const context = await requireBrowser().newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
-    const page = await context.newPage()
-    pages.push(page)
+    const page = await freshPage(requireBrowser(), { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
     await page.goto(url)
     await page.waitForSelector('#status.live')
     for (const name of Object.values(HARDWARE)) await page.waitForSelector(`section[data-surface="${name}"]`)

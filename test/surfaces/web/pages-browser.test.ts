@@ -11,6 +11,7 @@ import { setLogSink } from '../../../src/log.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { useChromium } from '../../helpers/browser.js'
+import { freshPage } from './helpers.js'
 import { engineHarness, loadOrThrow, pagedDesk, type EngineHarness } from '../../mappings/helpers.js'
 
 const CONFIG = (pages: 'shared' | 'per-browser'): string => pagedDesk({ listen: pages })
@@ -49,9 +50,7 @@ beforeEach(async () => {
 })
 
 async function open(query = ''): Promise<Page> {
-  const context = await requireBrowser().newContext({ viewport: { width: 1024, height: 768 } })
-  const page = await context.newPage()
-  onTestFinished(() => page.context().close())
+  const page = await freshPage(requireBrowser(), { viewport: { width: 1024, height: 768 } })
   await page.goto(url + query)
   await page.waitForSelector('#status.live')
   await page.waitForSelector(KEY0)

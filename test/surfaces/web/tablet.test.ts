@@ -6,14 +6,14 @@
  * shows that surface alone. The default config at these sizes is in `test/daemon/page.test.ts`.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { JOG_STEPS_PER_TURN } from '../../../src/surfaces/web/client/angle.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { useChromium } from '../../helpers/browser.js'
-import { recordInput } from './helpers.js'
+import { recordInput, freshPage } from './helpers.js'
 
 const selector = (surface: string, control: string): string => `[data-surface="${surface}"][data-control="${control}"]`
 export const PHONE = { width: 390, height: 844 }
@@ -28,7 +28,6 @@ let desk: WebSurface
 let server: WebSurfaceServer
 let url: string
 let input: SurfaceEvent[]
-const pages: Page[] = []
 
 beforeAll(async () => {
   grid8 = new WebSurface({ id: 'grid8', rows: 8, columns: 8, jog: true, shuttle: true, faders: 1 })
@@ -38,8 +37,8 @@ beforeAll(async () => {
   server = new WebSurfaceServer({ surfaces: [grid8, desk] })
   url = await server.listen({ port: 0 })
 })
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()))
+// Each test starts with no input and no log of its own (the browsers of the last one closed before this runs).
+beforeEach(() => {
   input.length = 0
   records.length = 0
 })
@@ -51,9 +50,7 @@ afterAll(async () => {
 })
 
 async function open(query = '', viewport = TABLET): Promise<Page> {
-  const context = await requireBrowser().newContext({ viewport, deviceScaleFactor: 1 })
-  const page = await context.newPage()
-  pages.push(page)
+  const page = await freshPage(requireBrowser(), { viewport, deviceScaleFactor: 1 })
   await page.goto(url + query)
   await page.waitForSelector('#status.live')
   await page.waitForSelector('section.surface', { state: 'attached' })
@@ -183,9 +180,8 @@ describe('the jog turns by angle', () => {
   })
 
   it('a finger dragged round it turns it too', async () => {
-    const context = await requireBrowser().newContext({ viewport: PHONE, hasTouch: true, isMobile: true })
-    const page = await context.newPage()
-    pages.push(page)
+    const page = await freshPage(requireBrowser(), { viewport: PHONE, hasTouch: true, isMobile: true })
+    const context = page.context()
     await page.goto(url + '?surface=grid8')
     await page.waitForSelector('#status.live')
     await page.locator(ring).scrollIntoViewIfNeeded()
