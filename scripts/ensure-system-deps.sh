@@ -17,6 +17,7 @@ REQUIREMENTS=(
   'libusb-1.0-0|lib libusb-1.0.so.0|the prebuilt node-hid binary links it'
   'libudev1|lib libudev.so.1|the prebuilt node-hid and usb binaries link it'
   'systemd|exe /usr/bin/systemd-analyze|test/ops/systemd-unit.test.ts runs systemd-analyze verify on systemd/panelbridge.service'
+  'prometheus|exe /usr/bin/promtool|test/ops/dashboard.test.ts runs promtool check/test rules on ops/prometheus and the Grafana dashboard expressions'
   'libasound2|lib libasound.so.2|the prebuilt @julusian/midi binary links it (test/surfaces/midi/julusian.test.ts)'
   'fonts-noto-cjk|file /usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc|CJK labels on keys fall back to it (test/surfaces/render/fonts.test.ts; src/surfaces/render/fonts.ts)'
   'fonts-noto-color-emoji|file /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf|emoji labels on keys fall back to it (test/surfaces/render/fonts.test.ts; src/surfaces/render/fonts.ts)'

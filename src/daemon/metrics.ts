@@ -23,6 +23,12 @@ export const OTHER_LABEL = 'other'
 /** Prefix of every metric the daemon exports (the default process metrics included). */
 export const METRIC_PREFIX = 'panelbridge_'
 
+/**
+ * Every state a surface can be in (the manager's `SurfaceState`): `panelbridge_surfaces{state}` exports
+ * each, so an alert on `state="permission-denied"` needs no absent-series rule.
+ */
+export const SURFACE_STATES = ['open', 'closed', 'failed', 'permission-denied', 'waiting'] as const
+
 /** Buckets, seconds, for the in-process latencies (event → request, notification → feedback). */
 const LOCAL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
 /** Buckets, seconds, for a command's round trip to the application. */
@@ -63,6 +69,7 @@ export class PrometheusMetrics implements DaemonMetrics {
   private readonly surfaceOpensTotal: Counter
   private readonly surfaceFailuresTotal: Counter
   private readonly surfacesOpen: Gauge
+  private readonly surfacesByState: Gauge<'state'>
   private readonly linkUp: Gauge
   private readonly configLoaded: Gauge<'state'>
   private readonly configLastGoodLoad: Gauge
@@ -119,6 +126,13 @@ export class PrometheusMetrics implements DaemonMetrics {
       registers,
     })
     this.surfacesOpen = new Gauge({ name: `${p}surfaces_open`, help: 'Surfaces open now.', registers })
+    this.surfacesByState = new Gauge({
+      name: `${p}surfaces`,
+      help: 'Surfaces the daemon knows, by state (open, closed, failed, permission-denied, waiting).',
+      labelNames: ['state'],
+      registers,
+    })
+    this.setSurfaceStates([])
     this.linkUp = new Gauge({
       name: `${p}app_link_up`,
       help: '1 while the notification link to the application is up, else 0.',
@@ -170,6 +184,16 @@ export class PrometheusMetrics implements DaemonMetrics {
 
   setOpenSurfaces(count: number): void {
     this.surfacesOpen.set(count)
+  }
+
+  /** The state of every surface now (one entry per surface); a state outside SURFACE_STATES is not counted. */
+  setSurfaceStates(states: Iterable<string>): void {
+    const counts = new Map<string, number>(SURFACE_STATES.map((s) => [s, 0]))
+    for (const s of states) {
+      const n = counts.get(s)
+      if (n !== undefined) counts.set(s, n + 1)
+    }
+    for (const [state, n] of counts) this.surfacesByState.set({ state }, n)
   }
 
   setLinkUp(up: boolean): void {

@@ -1,0 +1,65 @@
+/**
+ * `panelbridge_surfaces{state}` (issue 25, item 4): every surface the daemon knows, by state, each state
+ * exported from the start, so the permission-denied and failed alerts of ops/prometheus need no
+ * absent-series rule and a surface that stays failed keeps its alert firing.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Daemon } from '../../src/daemon/daemon.js'
+import { PrometheusMetrics, SURFACE_STATES } from '../../src/daemon/metrics.js'
+import { setLogSink } from '../../src/log.js'
+import { call } from './helpers.js'
+
+/** `state → value` of every panelbridge_surfaces sample. */
+function byState(text: string): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const m of text.matchAll(/^panelbridge_surfaces\{state="([^"]+)"\} (\S+)$/gm)) out[m[1]!] = Number(m[2])
+  return out
+}
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+describe('panelbridge_surfaces{state}', () => {
+  it('exports every state at 0 before any surface is known', async () => {
+    const m = new PrometheusMetrics({ processMetrics: false })
+    expect(byState(await m.text())).toEqual(Object.fromEntries(SURFACE_STATES.map((s) => [s, 0])))
+  })
+
+  it('counts the surfaces by state, sets every state on each call, and ignores a state it does not know', async () => {
+    const m = new PrometheusMetrics({ processMetrics: false })
+    m.setSurfaceStates(['open', 'permission-denied', 'open', 'failed', 'exploded'])
+    expect(byState(await m.text())).toEqual({ open: 2, closed: 0, failed: 1, 'permission-denied': 1, waiting: 0 })
+    m.setSurfaceStates(['open'])
+    expect(byState(await m.text())).toEqual({ open: 1, closed: 0, failed: 0, 'permission-denied': 0, waiting: 0 })
+  })
+
+  it('says on a live daemon’s /metrics that its web surface is open', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-surface-states-'))
+    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'config.yaml')
+    await writeFile(
+      file,
+      `version: 1
+app: { url: http://127.0.0.1:0, simulate: true }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  console: { driver: web, rows: 1, columns: 2 }
+bindings: []
+`,
+    )
+    const prev = setLogSink(() => undefined)
+    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+    cleanups.push(async () => {
+      await daemon.stop()
+      setLogSink(prev)
+    })
+    await expect
+      .poll(async () => byState((await call(daemon.url, 'GET', '/metrics')).text))
+      .toMatchObject({ open: 1, failed: 0, 'permission-denied': 0 })
+  })
+})
