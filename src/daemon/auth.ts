@@ -1,9 +1,9 @@
 /**
  * Who may talk to the daemon server, checked on every request and WebSocket upgrade before any route:
  *
- * 1. **Host** (DNS rebinding) on every request; **Origin** and `Sec-Fetch-Site` on every request that
- *    is not a GET or HEAD (without it any web page could `POST .../press`). The rules are in
- *    `src/http-guard.ts`.
+ * 1. **Host** (DNS rebinding) on every request; **Origin** and `Sec-Fetch-Site` on every request but
+ *    the page's own document (without it any web page could `POST .../press`, or hold the event
+ *    streams' slots with a GET). The rules are in `src/http-guard.ts`.
  * 2. **Token**, only when bound to anything but loopback: `Authorization: Bearer <token>`, or the
  *    cookie COOKIE_NAME that a page link `?token=<token>` sets (`HttpOnly; SameSite=Strict`, then a
  *    redirect that drops the token from the address bar). It guards everything, the page and its
@@ -70,10 +70,27 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined
 }
 
-/** The `Bearer` credential of an `Authorization` header (scheme case-insensitive). */
-function bearer(header: string | undefined): string | undefined {
-  const m = header === undefined ? null : /^Bearer[ \t]+(.*?)[ \t]*$/i.exec(header)
-  return m?.[1]
+/**
+ * Longest `Authorization` header read, characters; a longer one is refused at once (400). ASSUMED:
+ * tokens are 16 characters and up, the ones people generate 32 to 64; 4096 leaves room for any of them.
+ */
+export const MAX_AUTHORIZATION_LENGTH = 4096
+
+const BLANK = new Set([' ', '\t'])
+
+/**
+ * The `Bearer` credential of an `Authorization` header (scheme case-insensitive), trimmed of blanks.
+ * Linear in the header's length: a pattern with a lazy group before trailing blanks backtracks
+ * quadratically on `Bearer a<spaces>b`.
+ */
+export function bearer(header: string | undefined): string | undefined {
+  if (header === undefined || header.length < 7 || header.slice(0, 6).toLowerCase() !== 'bearer') return undefined
+  if (!BLANK.has(header[6]!)) return undefined
+  let start = 7
+  let end = header.length
+  while (start < end && BLANK.has(header[start]!)) start++
+  while (end > start && BLANK.has(header[end - 1]!)) end--
+  return header.slice(start, end)
 }
 
 export interface AuthOptions {
@@ -103,10 +120,11 @@ export class ServerAuth {
   }
 
   /**
-   * Host, and Origin for anything but GET and HEAD; throws the refusal (403). A refused Host's message
-   * names `listen.allowed_hosts` (the server answers a browser with a page that does too).
+   * Host, then Origin and `Sec-Fetch-Site` unless `pageDocument` (the page itself, which a link from
+   * any site may open); throws the refusal (403). A refused Host's message names `listen.allowed_hosts`
+   * (the server answers a browser with a page that does too).
    */
-  guard(req: IncomingMessage): void {
+  guard(req: IncomingMessage, pageDocument: boolean): void {
     if (!hostAllowed(req, this.allowedHosts)) {
       this.log.once('refused-host', 'warn', 'refused a request for a foreign Host (DNS rebinding?)', {
         host: req.headers.host,
@@ -114,16 +132,24 @@ export class ServerAuth {
       })
       throw new HttpError(403, 'FORBIDDEN_HOST', refusedHostMessage(req.headers.host ?? ''))
     }
-    const safe = req.method === 'GET' || req.method === 'HEAD'
-    if (!safe && (!originAllowed(req) || !fetchSiteAllowed(req))) {
+    if (!pageDocument && (!originAllowed(req) || !fetchSiteAllowed(req))) {
       this.log.once('refused-origin', 'warn', 'refused a request from a foreign origin', { origin: req.headers.origin })
       throw new HttpError(403, 'FORBIDDEN_ORIGIN', 'requests from other origins are refused')
     }
   }
 
-  /** The token, when one is required: throws 401 without a valid one. */
+  /** The token, when one is required: throws 401 without a valid one (400 for an over-long header). */
   requireToken(req: IncomingMessage): void {
-    if (this.tokenRequired && !this.authorized(req)) {
+    if (!this.tokenRequired) return
+    if ((req.headers.authorization?.length ?? 0) > MAX_AUTHORIZATION_LENGTH) {
+      this.log.once('long-authorization', 'warn', 'refused an over-long Authorization header')
+      throw new HttpError(
+        400,
+        'BAD_AUTHORIZATION',
+        `the Authorization header is over ${MAX_AUTHORIZATION_LENGTH} characters; send Authorization: Bearer <token>`,
+      )
+    }
+    if (!this.authorized(req)) {
       this.log.once('refused-token', 'warn', 'refused a request without a valid token')
       throw new HttpError(
         401,

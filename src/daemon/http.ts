@@ -1,6 +1,7 @@
 /**
  * What the daemon server's parts share to answer: the error reply (`{ "error": { "code", "message" } }`
- * with a stable code), JSON replies, the method check and the request-body guard.
+ * with a stable code; every 503 asks to come back after RETRY_AFTER_SECONDS), JSON replies, the method
+ * check and the request-body guard.
  */
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 
@@ -15,6 +16,12 @@ export class HttpError extends Error {
     super(message)
   }
 }
+
+/**
+ * Seconds a client told 503 (busy) is asked to wait (`Retry-After`). ASSUMED: one second, as the page's
+ * fallback fonts already say; long enough for a slot to free, short enough for a status check.
+ */
+export const RETRY_AFTER_SECONDS = 1
 
 /** Headers on every answer of the daemon's own (the web page server sets its own). */
 export const COMMON_HEADERS = {
@@ -54,9 +61,37 @@ export function sendJson(
 }
 
 export function sendError(res: ServerResponse, err: HttpError, headOnly: boolean): void {
-  // A refused body is left unread: close the connection rather than read on.
-  if (err.status === 413) res.setHeader('connection', 'close')
-  sendJson(res, err.status, { error: { code: err.code, message: err.message } }, headOnly, err.headers)
+  const headers = err.status === 503 ? { 'retry-after': String(RETRY_AFTER_SECONDS), ...err.headers } : err.headers
+  sendJson(res, err.status, { error: { code: err.code, message: err.message } }, headOnly, headers)
+}
+
+/**
+ * After a refused body (413): the rest of it is read and dropped, then the connection is closed. Closing
+ * with bytes unread would reset the connection, and a peer still sending may lose the answer with it
+ * (RFC 9112 §9.6, "lingering close"); a body that does not end within `ms` is cut then.
+ */
+export function closeAfterBody(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  const socket = req.socket
+  const cut = setTimeout(() => socket.destroy(), ms)
+  cut.unref()
+  let ended = req.complete
+  let sent = res.writableFinished
+  const close = (): void => {
+    if (!ended || !sent) return
+    clearTimeout(cut)
+    socket.end()
+  }
+  socket.once('close', () => clearTimeout(cut))
+  req.once('end', () => {
+    ended = true
+    close()
+  })
+  res.once('finish', () => {
+    sent = true
+    close()
+  })
+  req.resume()
+  close()
 }
 
 /** An HTML page of the daemon's own (a refusal a browser reads), under the policy `csp`. */

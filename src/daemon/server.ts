@@ -4,17 +4,24 @@
  * (`event-stream.ts`), the rest of `/api`, `/metrics` and the web page to the routes (`routes.ts`),
  * WebSocket upgrades to the web page server. The routes and their answers are listed in those files.
  *
- * Errors are `{ "error": { "code", "message" } }`: 400 bad value or control id, 401 token missing or
- * wrong, 403 Host or Origin refused (a browser asking for a page gets an HTML page naming
- * `listen.allowed_hosts` instead), 404 unknown path, surface or control, 405 wrong method, 409 the
- * surface is not open or the control does not take the event, 413 a request body (no route takes one),
- * 503 too many event streams.
+ * Errors are `{ "error": { "code", "message" } }`: 400 bad value or control id, or an over-long
+ * `Authorization`, 401 token missing or wrong, 403 Host refused (a browser asking for a page gets an
+ * HTML page naming `listen.allowed_hosts` instead) or a cross-site request, 404 unknown path, surface or
+ * control, 405 wrong method, 409 the surface is not open or the control does not take the event, 413 a
+ * request body (no route takes one; declared or chunked, answered before the connection closes), 503
+ * busy (too many event streams or page sockets, every connection answering), always with `Retry-After`.
  *
  * Security, in this order on every request:
- * 1. **Host**, **Origin** and `Sec-Fetch-Site` (`auth.ts`, rules in `src/http-guard.ts`).
+ * 1. **Host**, then **cross-site**: a foreign `Origin` or `Sec-Fetch-Site: cross-site` is refused (403)
+ *    on everything but the page's own document, which a link from anywhere may open (`auth.ts`, rules
+ *    in `src/http-guard.ts`); before the request takes an event-stream or page-socket slot.
  * 2. **Token**, only when bound to anything but loopback (`auth.ts`). Without a token such a bind
  *    refuses to start.
- * 3. **Bounds**: header size, header and request time-outs, concurrent connections (DAEMON_SERVER_LIMITS).
+ * 3. **Bounds** (DAEMON_SERVER_LIMITS): header size, header and request time-outs, and fair capacity
+ *    (`connections.ts`): plain requests, event streams and page sockets each have their own budget;
+ *    when plain connections run out, the oldest pending or idle one is closed for the new one; a
+ *    connection's pipelined requests are answered one at a time as its peer reads; a peer that does not
+ *    read is closed after `writeStallTimeoutMs`.
  *
  * Faults are logged once per server through the logger it is given (a hostile page may retry
  * endlessly); a new server, after a reload, gets a new logger and logs them afresh.
@@ -28,12 +35,13 @@ import { reachableHost } from '../listen-address.js'
 import { createLogger, type Logger } from '../log.js'
 import type { DaemonApi } from './api.js'
 import { ServerAuth } from './auth.js'
+import { Connections, rawBusyReply, type ConnectionLimits } from './connections.js'
 import { EventStreams, type EventStreamLimits } from './event-stream.js'
-import { HttpError, rawReply, readNoBody, sendError, sendHtml, sendJson } from './http.js'
+import { closeAfterBody, HttpError, rawReply, readNoBody, sendError, sendHtml, sendJson } from './http.js'
 import { Routes, type MetricsSource, type MountedWebServer } from './routes.js'
 
 /** Bounds of the server; every one overridable through `DaemonServerOptions.limits`. */
-export interface DaemonServerLimits extends EventStreamLimits {
+export interface DaemonServerLimits extends EventStreamLimits, ConnectionLimits {
   /** Largest request body accepted, bytes. No route takes a body; this only tolerates empty ones. */
   maxBodyBytes: number
   /** Largest request head (request line and headers), bytes. */
@@ -44,8 +52,8 @@ export interface DaemonServerLimits extends EventStreamLimits {
   requestTimeoutMs: number
   /** An idle keep-alive connection is closed after this long, ms. */
   keepAliveTimeoutMs: number
-  /** Concurrent connections (browsers' WebSockets included); more are refused at accept. */
-  maxConnections: number
+  /** After a 413, how long the rest of the body is read (and dropped) before the connection is cut, ms. */
+  bodyLingerMs: number
 }
 
 export const DAEMON_SERVER_LIMITS: Readonly<DaemonServerLimits> = {
@@ -55,6 +63,21 @@ export const DAEMON_SERVER_LIMITS: Readonly<DaemonServerLimits> = {
   requestTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 128,
+  // ASSUMED: a burst of fresh clients (2,000 status checks at once) is let in up to here, as nothing
+  // tells an honest one from a slow one before it had time to send; a few kB each, 4,096 sockets stay
+  // well under the 120 MB the daemon may use. The listen backlog is as deep.
+  maxConnectionBurst: 4096,
+  // ASSUMED: a client on the LAN sends its request head within a round trip of connecting; one that has
+  // not in 100 ms is a slow or silent one, and closed first when room is needed.
+  pendingGraceMs: 100,
+  // ASSUMED: a control room opens a page or two per screen; 64 leaves room for every tablet on the desk.
+  maxPageSockets: 64,
+  // ASSUMED: four socket high-water marks; a status answer fits many times, a font chunk once.
+  pipelineBufferBytes: 64 * 1024,
+  // ASSUMED: as long as a request may take (requestTimeoutMs); a reader on a slow link moves far sooner.
+  writeStallTimeoutMs: 10_000,
+  // ASSUMED: nginx's lingering_timeout is 5 s; a body this server refuses is at most a few MB on a LAN.
+  bodyLingerMs: 2_000,
   maxEventStreams: 8,
   maxEventStreamBufferBytes: 256 * 1024,
   eventStreamHeartbeatMs: 15_000,
@@ -107,7 +130,10 @@ interface Rooms {
   auth: ServerAuth
   streams: EventStreams
   routes: Routes
+  connections: Connections
   limits: DaemonServerLimits
+  web: MountedWebServer | undefined
+  log: Logger
 }
 
 /** Starts the server; resolves once it listens. Throws `DaemonServerConfigError` on a bad setup. */
@@ -126,13 +152,16 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     auth,
     streams: new EventStreams({ api, limits, log }),
     routes: new Routes({ api, ...(options.metrics ? { metrics: options.metrics } : {}), ...(web ? { web } : {}) }),
+    connections: new Connections(limits, log),
     limits,
+    web,
+    log,
   }
   const server = createHttpServer(rooms, log)
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => upgrade(auth, web, req, socket, head))
-  const sockets = trackSockets(server)
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => upgrade(rooms, req, socket, head))
+  server.on('connection', (socket: Socket) => rooms.connections.accept(socket))
   const port = options.port ?? DEFAULT_PANELBRIDGE_PORT
-  await listen(server, host, port)
+  await listen(server, host, port, limits.maxConnectionBurst)
   server.on('error', (err) => log.error('daemon server error', { err }))
   const address = server.address() as AddressInfo
   const url = `http://${reachableHost(host)}:${address.port}/`
@@ -146,10 +175,11 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     close() {
       closing ??= new Promise<void>((resolve) => {
         rooms.streams.close()
+        rooms.connections.close()
         server.close(() => resolve())
         server.closeAllConnections()
         // Upgraded sockets (WebSockets) are no longer the HTTP server's to close.
-        for (const socket of sockets) socket.destroy()
+        for (const socket of [...rooms.connections.sockets()]) socket.destroy()
       })
       return closing
     },
@@ -169,14 +199,16 @@ function createHttpServer(rooms: Rooms, log: Logger): Server {
       connectionsCheckingInterval: Math.min(CHECK_INTERVAL_MS, limits.headersTimeoutMs),
     },
     (req, res) => {
-      dispatch(rooms, req, res).catch((err: unknown) => {
-        log.once('handler-error', 'error', 'the daemon server failed to answer a request', { err })
-        if (!res.headersSent) sendError(res, new HttpError(500, 'INTERNAL', 'internal error'), req.method === 'HEAD')
-        else res.destroy()
+      // In the connection's turn: a pipelined request waits until the answer before it has gone out.
+      rooms.connections.request(req, res, () => {
+        dispatch(rooms, req, res).catch((err: unknown) => {
+          log.once('handler-error', 'error', 'the daemon server failed to answer a request', { err })
+          if (!res.headersSent) sendError(res, new HttpError(500, 'INTERNAL', 'internal error'), req.method === 'HEAD')
+          else res.destroy()
+        })
       })
     },
   )
-  server.maxConnections = limits.maxConnections
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     log.once('client-error', 'warn', 'bad HTTP request on the daemon port', { code: err.code })
     // As Node answers when nobody listens: 408 for a time-out, 431 for oversized headers, else 400.
@@ -192,13 +224,13 @@ async function dispatch(rooms: Rooms, req: IncomingMessage, res: ServerResponse)
   const { auth, routes } = rooms
   const head = req.method === 'HEAD'
   try {
-    await readNoBody(req, rooms.limits.maxBodyBytes)
-    auth.guard(req)
     const url = new URL(req.url ?? '/', 'http://localhost')
     const path = url.pathname
+    auth.guard(req, isPageDocument(req, path, rooms.web))
+    await readNoBody(req, rooms.limits.maxBodyBytes)
     if (path === '/api' || path.startsWith('/api/')) {
       auth.requireToken(req)
-      if (path === '/api/events') return rooms.streams.open(req, res, head)
+      if (path === '/api/events') return openStream(rooms, req, res, head)
       return sendJson(res, 200, routes.api(req.method ?? 'GET', path, url.searchParams), head)
     }
     if (path === '/metrics') {
@@ -215,41 +247,51 @@ async function dispatch(rooms: Rooms, req: IncomingMessage, res: ServerResponse)
       return sendHtml(res, err.status, refusedHostPage(req.headers.host ?? ''), head, REFUSED_HOST_PAGE_CSP)
     }
     sendError(res, err, head)
+    if (err.status === 413) closeAfterBody(req, res, rooms.limits.bodyLingerMs)
   }
 }
 
-/** A WebSocket upgrade: the same checks, then the web page server's, else 404. */
-function upgrade(
-  auth: ServerAuth,
-  web: MountedWebServer | undefined,
-  req: IncomingMessage,
-  socket: Duplex,
-  head: Buffer,
-): void {
+/** `GET /api/events`: a stream that opens moves its connection to the event streams' own budget. */
+function openStream(rooms: Rooms, req: IncomingMessage, res: ServerResponse, head: boolean): void {
+  rooms.streams.open(req, res, head)
+  if (!head && res.statusCode === 200 && !res.writableEnded) rooms.connections.streaming(req.socket)
+}
+
+/**
+ * The page's own document (`/`, its base path, `index.html`), which a link from any site may open: the
+ * one thing a cross-site request may ask for. Its parts (script, style, fonts) come from the page itself.
+ */
+function isPageDocument(req: IncomingMessage, path: string, web: MountedWebServer | undefined): boolean {
+  if (web === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false
+  const base = web.basePath
+  return path === '/' || path === base || path === `${base}/` || path === `${base}/index.html`
+}
+
+/** A WebSocket upgrade: the same checks, room among the page sockets, then the web page server's, else 404. */
+function upgrade(rooms: Rooms, req: IncomingMessage, socket: Duplex, head: Buffer): void {
   try {
-    auth.guard(req)
-    auth.requireToken(req)
+    rooms.auth.guard(req, false)
+    rooms.auth.requireToken(req)
   } catch (err) {
     socket.end(rawReply((err as HttpError).status))
     return
   }
-  if (!web?.handleUpgrade(req, socket, head)) socket.end(rawReply(404))
+  // Counted among the page sockets from here (a refused or unknown one closes, and leaves the count).
+  if (!rooms.connections.upgrade(req.socket)) {
+    rooms.log.once('too-many-page-sockets', 'warn', 'refused a page socket: too many open', {
+      limit: rooms.limits.maxPageSockets,
+    })
+    socket.end(rawBusyReply())
+    return
+  }
+  if (!rooms.web?.handleUpgrade(req, socket, head)) socket.end(rawReply(404))
 }
 
-/** Every open socket, so that `close()` can end the upgraded ones too. */
-function trackSockets(server: Server): Set<Socket> {
-  const sockets = new Set<Socket>()
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.once('close', () => sockets.delete(socket))
-  })
-  return sockets
-}
-
-async function listen(server: Server, host: string, port: number): Promise<void> {
+async function listen(server: Server, host: string, port: number, backlog: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(port, host, () => {
+    // A burst of clients waits in the kernel's queue rather than having its connections dropped.
+    server.listen({ port, host, backlog }, () => {
       server.off('error', reject)
       resolve()
     })

@@ -386,10 +386,10 @@ describe('remote API: 403', () => {
     expect(daemon.injections).toHaveLength(2)
   })
 
-  it('answers a GET whatever its Origin (a foreign page cannot read it: no CORS headers)', async () => {
+  it('refuses a GET from a foreign Origin too (issue 24: a foreign page may not hold slots), with no CORS headers', async () => {
     const s = await start()
     const r = await call(s.url, 'GET', '/api/status', { origin: 'http://evil.example' })
-    expect(r.status).toBe(200)
+    expect(r.status).toBe(403)
     expect(Object.keys(r.headers).filter((h) => h.startsWith('access-control-'))).toEqual([])
   })
 })
@@ -475,16 +475,16 @@ describe('bounds', () => {
     expect((await call(s.url, 'POST', `${CONTROL}/key:0/press`, {}, '{}')).status).toBe(200)
   })
 
-  it('refuses connections past the cap', async () => {
+  it('makes room past the cap by closing the oldest idle connection, not the new one (issue 24)', async () => {
     const s = await start({ limits: { maxConnections: 2 } })
     const held = await Promise.all([openSocket(s.port), openSocket(s.port)])
     // Wait until the server has counted both: an answered request on each.
     for (const socket of held)
       expect(await rawRequest(socket, 'GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 200/)
     const third = await openSocket(s.port)
-    await new Promise<void>((resolve) => third.once('close', () => resolve()))
-    expect(third.destroyed).toBe(true)
-    for (const socket of held) socket.destroy()
+    expect(await rawRequest(third, 'GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 200/)
+    await vi.waitFor(() => expect(held[0].destroyed).toBe(true))
+    for (const socket of [...held, third]) socket.destroy()
   })
 
   it('closes a connection that never finishes its headers', async () => {

@@ -90,34 +90,49 @@ export class FallbackFontFiles {
   }
 
   private async send(res: ServerResponse, head: boolean, font: FallbackFont, path: string): Promise<void> {
-    const file = await open(path, 'r')
-    try {
-      const { size, isFile } = await file.stat().then((s) => ({ size: s.size, isFile: s.isFile() }))
-      if (!isFile || size > this.limits.maxBytes) {
-        log.once(`fallback-font-size-${font.id}`, 'warn', `the ${font.id} key font file is not served`, {
-          path,
-          size,
-          maxBytes: this.limits.maxBytes,
-        })
-        plain(res, 404, `${font.id} font not served\n`)
-        return
-      }
-      res.writeHead(200, {
-        'content-type': fallbackFontType(font),
-        'content-length': size,
-        'cache-control': FALLBACK_FONT_CACHE_CONTROL,
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
+    const type = fallbackFontType(font)
+    if (!(await sendFontFile(res, head, path, type, this.limits.maxBytes))) {
+      log.once(`fallback-font-size-${font.id}`, 'warn', `the ${font.id} key font file is not served`, {
+        path,
+        maxBytes: this.limits.maxBytes,
       })
-      if (head || size === 0) {
-        res.end()
-        return
-      }
-      // Exactly the size announced, even if the file grows meanwhile.
-      const stream = createReadStream('', { fd: file, autoClose: false, start: 0, end: Math.max(0, size - 1) })
-      await pipeline(stream, res)
-    } finally {
-      await file.close()
+      plain(res, 404, `${font.id} font not served\n`)
     }
+  }
+}
+
+/**
+ * Sends the font file at `path` streamed from disk with back-pressure (read as the socket drains, so a
+ * request costs a read buffer, never the file); resolves false, sending nothing, when it is not a
+ * regular file of at most `maxBytes`. The key font is sent this way too.
+ */
+export async function sendFontFile(
+  res: ServerResponse,
+  head: boolean,
+  path: string,
+  type: string,
+  maxBytes: number,
+): Promise<boolean> {
+  const file = await open(path, 'r')
+  try {
+    const { size, isFile } = await file.stat().then((s) => ({ size: s.size, isFile: s.isFile() }))
+    if (!isFile || size > maxBytes) return false
+    res.writeHead(200, {
+      'content-type': type,
+      'content-length': size,
+      'cache-control': FALLBACK_FONT_CACHE_CONTROL,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    })
+    if (head || size === 0) {
+      res.end()
+      return true
+    }
+    // Exactly the size announced, even if the file grows meanwhile.
+    const stream = createReadStream('', { fd: file, autoClose: false, start: 0, end: Math.max(0, size - 1) })
+    await pipeline(stream, res)
+    return true
+  } finally {
+    await file.close()
   }
 }

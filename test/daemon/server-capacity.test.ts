@@ -1,0 +1,363 @@
+/**
+ * One peer never takes the daemon server (issue 24, items 1 to 3), on a real server (127.0.0.1 port 0)
+ * and raw sockets: dribbling, silent and reconnecting peers, a flood of page sockets and of status
+ * checks, cross-site requests, pipelined requests that are never read, oversize bodies and an
+ * over-long Authorization header. Throughout, a fresh client must get `/api/status` and `/metrics`, and
+ * a press from a page opened before must arrive.
+ */
+import { connect as netConnect, type Socket } from 'node:net'
+import { performance } from 'node:perf_hooks'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { bearer, MAX_AUTHORIZATION_LENGTH } from '../../src/daemon/auth.js'
+import type { DaemonEvent } from '../../src/daemon/api.js'
+import { PrometheusMetrics } from '../../src/daemon/metrics.js'
+import type { MountedWebServer } from '../../src/daemon/routes.js'
+import {
+  DAEMON_SERVER_LIMITS,
+  startDaemonServer,
+  type DaemonServer,
+  type DaemonServerOptions,
+} from '../../src/daemon/server.js'
+import { setLogSink, type LogRecord } from '../../src/log.js'
+import { WebSurfaceServer } from '../../src/surfaces/web/server.js'
+import { WebSurface } from '../../src/surfaces/web/web-surface.js'
+import { until } from '../helpers/until.js'
+import { call, FakeDaemon, sampleDaemon } from './helpers.js'
+
+const records: LogRecord[] = []
+const previousSink = setLogSink((r) => records.push(r))
+afterAll(() => setLogSink(previousSink))
+
+/** The issue's bound for a fresh status check while a peer floods (median of the checks, ms). */
+const ANSWER_WITHIN_MS = 200
+/** Any single check, on this shared machine (the median above is the real bound), ms. */
+const ANY_ANSWER_WITHIN_MS = 2_000
+const PRESS = '/api/surfaces/console/controls/key:0/press'
+
+/** A daemon that also offers the event stream (for the event-stream budget). */
+class StreamingDaemon extends FakeDaemon {
+  watchEvents(listener: (e: DaemonEvent) => void): () => void {
+    listener({ type: 'surface', surface: { name: 'console', driver: 'web', state: 'open' } })
+    return () => undefined
+  }
+}
+
+interface Rig {
+  s: DaemonServer
+  daemon: FakeDaemon
+  surface: WebSurface
+  /** Requests that reached the web page server (the key font among them). */
+  pageRequests: () => number
+  /** Page presses that reached the surface. */
+  presses: string[]
+}
+
+let cleanups: (() => Promise<void> | void)[] = []
+beforeEach(() => {
+  cleanups = []
+  records.length = 0
+})
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c()
+})
+
+/** A server with the sample daemon, metrics and a web page (its requests counted). */
+async function rig(options: Partial<DaemonServerOptions> = {}): Promise<Rig> {
+  const daemon = Object.assign(new StreamingDaemon(), sampleDaemon())
+  const surface = new WebSurface({ id: 'console', rows: 1, columns: 2 })
+  const web = new WebSurfaceServer({ surfaces: [surface] })
+  let pageRequests = 0
+  const counted: MountedWebServer = {
+    basePath: web.basePath,
+    handleUpgrade: web.handleUpgrade,
+    handleRequest: (req, res) => {
+      pageRequests++
+      return web.handleRequest(req, res)
+    },
+  }
+  const s = await startDaemonServer({
+    api: daemon,
+    port: 0,
+    web: counted,
+    metrics: new PrometheusMetrics(),
+    ...options,
+  })
+  cleanups.push(async () => {
+    await web.close()
+    await surface.close()
+    await s.close()
+  })
+  const presses: string[] = []
+  surface.events.on('input', (e) => presses.push(`${e.type} ${e.control}`))
+  return { s, daemon, surface, pageRequests: () => pageRequests, presses }
+}
+
+function open(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect(port, '127.0.0.1', () => resolve(socket))
+    socket.once('error', reject)
+  })
+}
+
+/** Everything a socket receives, and whether it was reset. */
+function record(socket: Socket): { text: () => string; closed: () => boolean; reset: () => boolean } {
+  let text = ''
+  let closed = false
+  let reset = false
+  socket.on('data', (d: Buffer) => (text += d.toString('latin1')))
+  socket.on('error', (err: NodeJS.ErrnoException) => (reset ||= err.code === 'ECONNRESET' || err.code === 'EPIPE'))
+  socket.on('close', () => (closed = true))
+  return { text: () => text, closed: () => closed, reset: () => reset }
+}
+
+/** The operator's page, opened before the trouble starts. */
+async function operatorPage(port: number): Promise<WebSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { origin: `http://127.0.0.1:${port}` } })
+  await new Promise<void>((resolve, reject) => {
+    ws.once('message', () => resolve())
+    ws.once('error', reject)
+  })
+  cleanups.push(() => ws.terminate())
+  return ws
+}
+
+/**
+ * What must hold during any flood: fresh `/api/status` and `/metrics` answered (median within
+ * ANSWER_WITHIN_MS), and a press from the page opened before reaching the surface.
+ */
+async function mustHold(r: Rig, page: WebSocket, timed = true): Promise<void> {
+  const times: number[] = []
+  for (let i = 0; i < 5; i++) {
+    for (const path of ['/api/status', '/metrics']) {
+      const started = performance.now()
+      const reply = await call(r.s.url, 'GET', path)
+      times.push(performance.now() - started)
+      expect(reply.status, path).toBe(200)
+    }
+  }
+  times.sort((a, b) => a - b)
+  if (timed) expect(times[Math.floor(times.length / 2)]).toBeLessThan(ANSWER_WITHIN_MS)
+  if (timed) expect(times.at(-1)).toBeLessThan(ANY_ANSWER_WITHIN_MS)
+  const before = r.presses.length
+  page.send(JSON.stringify({ type: 'down', surface: 'console', control: 'key:1' }))
+  page.send(JSON.stringify({ type: 'up', surface: 'console', control: 'key:1' }))
+  await until('the page press', () => r.presses.length >= before + 2)
+  expect(r.presses.slice(before)).toEqual(['down key:1', 'up key:1'])
+}
+
+/** The peers that connected so far have had their grace to send a head (they now count as slow or silent). */
+async function pastGrace(): Promise<void> {
+  const from = performance.now()
+  await until('the grace to pass', () => performance.now() - from > DAEMON_SERVER_LIMITS.pendingGraceMs * 2)
+}
+
+describe('capacity taken by one peer (item 1)', () => {
+  it('while 200 connections dribble header bytes, fresh clients are answered and a page press works', async () => {
+    const r = await rig()
+    const page = await operatorPage(r.s.port)
+    const dribblers = await Promise.all(Array.from({ length: 200 }, () => open(r.s.port)))
+    const timer = setInterval(() => {
+      for (const d of dribblers) if (!d.destroyed) d.write('X')
+    }, 20)
+    cleanups.push(() => {
+      clearInterval(timer)
+      for (const d of dribblers) d.destroy()
+    })
+    for (const d of dribblers) {
+      d.on('error', () => undefined)
+      d.write('GET /api/status HTTP/1.1\r\nX-Slow: ')
+    }
+    await pastGrace()
+    await mustHold(r, page)
+    // Room was made by closing the oldest dribblers, not by refusing the new clients.
+    expect(dribblers.filter((d) => d.destroyed).length).toBeGreaterThan(0)
+  }, 30_000)
+
+  it('while 128 silent connections reconnect whenever dropped, fresh clients are answered', async () => {
+    const r = await rig()
+    const page = await operatorPage(r.s.port)
+    let stopped = false
+    const silent = new Set<Socket>()
+    const connectSilent = (): void => {
+      if (stopped) return
+      const socket = netConnect(r.s.port, '127.0.0.1')
+      silent.add(socket)
+      socket.on('error', () => undefined)
+      socket.on('close', () => {
+        silent.delete(socket)
+        connectSilent()
+      })
+    }
+    cleanups.push(() => {
+      stopped = true
+      for (const socket of silent) socket.destroy()
+    })
+    for (let i = 0; i < 128; i++) connectSilent()
+    await pastGrace()
+    await mustHold(r, page)
+  }, 30_000)
+
+  it('while 500 page sockets are asked for, those past the budget get 503 with Retry-After and the rest holds', async () => {
+    const r = await rig()
+    const page = await operatorPage(r.s.port)
+    const upgrade =
+      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${r.s.port}\r\nOrigin: http://127.0.0.1:${r.s.port}\r\n` +
+      'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'
+    const sockets = await Promise.all(Array.from({ length: 500 }, () => open(r.s.port)))
+    cleanups.push(() => sockets.forEach((s) => s.destroy()))
+    const seen = sockets.map(record)
+    for (const socket of sockets) socket.write(upgrade)
+    await until('every upgrade answered', () => seen.every((s) => s.text().includes('\r\n\r\n') || s.closed()))
+    const opened = seen.filter((s) => s.text().startsWith('HTTP/1.1 101')).length
+    const busy = seen.filter((s) => s.text().startsWith('HTTP/1.1 503') && /\r\nRetry-After: 1\r\n/.test(s.text()))
+    expect(opened).toBe(DAEMON_SERVER_LIMITS.maxPageSockets - 1) // the operator's page holds one
+    expect(busy.length).toBe(500 - opened)
+    await mustHold(r, page)
+  }, 30_000)
+
+  it('while 2,000 status checks arrive at once, a fresh one is answered; the flood gets 200 or 503 Retry-After', async () => {
+    const r = await rig()
+    const page = await operatorPage(r.s.port)
+    const flood = Array.from({ length: 2000 }, () => {
+      const socket = netConnect(r.s.port, '127.0.0.1')
+      const seen = record(socket)
+      socket.write('GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+      return { socket, seen }
+    })
+    cleanups.push(() => flood.forEach((f) => f.socket.destroy()))
+    // Answered, not reset nor refused; not timed: here the flood's own 2,000 clients share this process
+    // and a loaded 2-core machine (the kernel alone takes seconds to connect them). `npm run bench server`
+    // measures it with the flood in its own process.
+    await mustHold(r, page, false)
+    await until('the flood answered', () => flood.every((f) => f.seen.closed()), 20_000)
+    const answers = flood.map((f) => f.seen.text().slice(0, 12))
+    for (const a of answers) if (a !== '') expect(['HTTP/1.1 200', 'HTTP/1.1 503']).toContain(a)
+    expect(answers.filter((a) => a === 'HTTP/1.1 200').length).toBeGreaterThan(1000)
+  }, 60_000)
+
+  it('refuses cross-site requests to anything but the page with 403 before they take an event stream', async () => {
+    const r = await rig({ limits: { maxEventStreams: 1 } })
+    const foreign: Record<string, string>[] = [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }]
+    for (const headers of foreign) {
+      for (const path of ['/api/events', '/api/status', '/metrics', '/key-font.ttf', '/client.js']) {
+        expect((await call(r.s.url, 'GET', path, headers)).status, `${path} ${JSON.stringify(headers)}`).toBe(403)
+      }
+      // The page itself may be opened from a link anywhere.
+      expect((await call(r.s.url, 'GET', '/', headers)).status).toBe(200)
+    }
+    // No slot was taken: the one event stream is still free for the page's own origin.
+    const own = await streamStatus(r.s.port, `Origin: http://127.0.0.1:${r.s.port}\r\nSec-Fetch-Site: same-origin\r\n`)
+    expect(own).toMatch(/^HTTP\/1\.1 200/)
+  })
+
+  it('answers a refusal for want of room (an event stream past its budget) 503 with Retry-After', async () => {
+    const r = await rig({ limits: { maxEventStreams: 1 } })
+    expect(await streamStatus(r.s.port)).toMatch(/^HTTP\/1\.1 200/)
+    const second = await call(r.s.url, 'GET', '/api/events')
+    expect(second.status).toBe(503)
+    expect(second.headers['retry-after']).toBe('1')
+    // An open event stream does not count against plain requests either.
+    expect((await call(r.s.url, 'GET', '/api/status')).status).toBe(200)
+  })
+})
+
+/** Opens `GET /api/events` on a socket kept open until the test ends; resolves with the answer's head. */
+async function streamStatus(port: number, extra = ''): Promise<string> {
+  const socket = await open(port)
+  cleanups.push(() => void socket.destroy())
+  const seen = record(socket)
+  socket.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${extra}\r\n`)
+  await until('the event stream head', () => seen.text().includes('\r\n\r\n') || seen.closed())
+  return seen.text()
+}
+
+describe('unread answers (item 2)', () => {
+  it('handles a pipelined request only once the answer before it has gone out, and closes a peer that does not read', async () => {
+    const r = await rig({ limits: { writeStallTimeoutMs: 300 } })
+    const socket = await open(r.s.port)
+    cleanups.push(() => void socket.destroy())
+    socket.pause() // never reads
+    const seen = record(socket)
+    socket.write('GET /key-font.ttf HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(600))
+    await until('the peer that does not read closed', () =>
+      records.some((r) => r.message === 'closed a connection whose peer does not read its answers'),
+    )
+    // The kernel's socket buffers took a few fonts; the rest were never read from disk.
+    expect(r.pageRequests()).toBeLessThan(20)
+    socket.resume()
+    await until('the end of what was sent', () => seen.closed())
+    expect((seen.text().match(/HTTP\/1\.1 200/g) ?? []).length).toBe(r.pageRequests())
+  }, 30_000)
+
+  it('answers every pipelined request in order once the peer reads', async () => {
+    const r = await rig()
+    const socket = await open(r.s.port)
+    cleanups.push(() => void socket.destroy())
+    const seen = record(socket)
+    const paths = Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? '/api/status' : '/api/errors'))
+    socket.write(paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`).join(''))
+    await until('every answer', () => (seen.text().match(/HTTP\/1\.1 200/g) ?? []).length === paths.length)
+    const bodies = seen.text().match(/\r\n\r\n\{"(\w+)"/g) ?? []
+    expect(bodies.map((b) => (b.includes('errors') ? '/api/errors' : '/api/status'))).toEqual(paths)
+  })
+
+  it('answers a chunked body over the cap 413 before closing, the rest read and dropped (no reset)', async () => {
+    const r = await rig()
+    for (const framing of ['chunked', 'declared'] as const) {
+      const socket = await open(r.s.port)
+      cleanups.push(() => void socket.destroy())
+      const seen = record(socket)
+      const chunk = 'x'.repeat(64 * 1024)
+      const total = 10 * 1024 * 1024
+      const head = framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${total}`
+      socket.write(`POST ${PRESS} HTTP/1.1\r\nHost: 127.0.0.1\r\n${head}\r\n\r\n`)
+      for (let sent = 0; sent < total && !socket.destroyed; sent += chunk.length) {
+        const ok = socket.write(framing === 'chunked' ? `${chunk.length.toString(16)}\r\n${chunk}\r\n` : chunk)
+        if (!ok) await new Promise((resolve) => socket.once('drain', resolve))
+      }
+      if (framing === 'chunked' && !socket.destroyed) socket.write('0\r\n\r\n')
+      await until(`the ${framing} upload answered and closed`, () => seen.closed(), 15_000)
+      expect(seen.text(), framing).toMatch(/^HTTP\/1\.1 413 /)
+      expect(seen.text(), framing).toContain('"BODY_TOO_LARGE"')
+      expect(seen.reset(), `${framing}: reset`).toBe(false)
+    }
+    expect(r.daemon.injections).toEqual([])
+  }, 60_000)
+})
+
+describe('Authorization (item 3)', () => {
+  const TOKEN = 'correct-horse-battery-staple-42'
+
+  it('reads a Bearer credential in linear time, whatever the blanks', () => {
+    expect(bearer(`Bearer ${TOKEN}`)).toBe(TOKEN)
+    expect(bearer(`bearer \t ${TOKEN} \t`)).toBe(TOKEN)
+    expect(bearer('Bearer ')).toBe('')
+    expect(bearer(`Basic ${TOKEN}`)).toBeUndefined()
+    expect(bearer(`Bearer${TOKEN}`)).toBeUndefined()
+    expect(bearer(undefined)).toBeUndefined()
+    const started = performance.now()
+    expect(bearer(`Bearer a${' '.repeat(20_000)}b`)).toBe(`a${' '.repeat(20_000)}b`)
+    // A backtracking pattern takes seconds on this; a linear scan well under a millisecond per call.
+    expect(performance.now() - started).toBeLessThan(50)
+  })
+
+  it('refuses an over-long Authorization header at once with 400, and takes the token with blanks around it', async () => {
+    const r = await rig({ host: '0.0.0.0', token: TOKEN })
+    const long = await call(`http://127.0.0.1:${r.s.port}/`, 'GET', '/api/status', {
+      authorization: `Bearer a${' '.repeat(7900)}b`,
+    })
+    expect(long.status).toBe(400)
+    expect(long.json).toEqual({
+      error: {
+        code: 'BAD_AUTHORIZATION',
+        message: `the Authorization header is over ${MAX_AUTHORIZATION_LENGTH} characters; send Authorization: Bearer <token>`,
+      },
+    })
+    const spaced = await call(`http://127.0.0.1:${r.s.port}/`, 'GET', '/api/status', {
+      authorization: `Bearer   ${TOKEN}   `,
+    })
+    expect(spaced.status).toBe(200)
+  })
+})
