@@ -6,18 +6,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Script } from 'node:vm'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { bundleClientScript, clientScriptLoader } from '../../../src/surfaces/web/client-script.js'
 
-const dirs: string[] = []
+/** A directory of its own, removed when the test finishes. */
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'pb-client-'))
-  dirs.push(dir)
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
   return dir
 }
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
 
 describe('the page script bundle', () => {
   it('is one classic browser script: no module syntax, no Node, no TypeScript left', async () => {

@@ -3,7 +3,7 @@
  * message from a browser (parsed, bounded), the surface's `value` events (only on change, the shuttle
  * with its zone), and the shuttle springing back to centre on release and when its browser goes.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { checkProperty, fc, hostileText } from '../../fuzz/harness.js'
 import type { SurfaceEvent, ValueEvent } from '../../../src/surfaces/types.js'
@@ -221,22 +221,21 @@ describe('continuous controls over the WebSocket', () => {
   let desk: WebSurface
   let server: WebSurfaceServer
   let url: string
-  const clients: Client[] = []
 
   beforeEach(async () => {
     desk = new WebSurface({ id: 'desk', rows: 1, columns: 2, jog: true, shuttle: true, faders: 2, images })
     server = new WebSurfaceServer({ surfaces: [desk], images })
     url = await server.listen({ port: 0 })
     records.length = 0
-  })
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close()))
-    await server.close()
-    await desk.close()
+    // Registered first, so it runs last: after the clients a test connected are closed.
+    onTestFinished(async () => {
+      await server.close()
+      await desk.close()
+    })
   })
   async function client(): Promise<Client> {
     const c = await connect(url)
-    clients.push(c)
+    onTestFinished(() => c.close())
     await c.waitFor('hello')
     return c
   }

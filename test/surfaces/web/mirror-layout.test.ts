@@ -5,7 +5,7 @@
  * backlight or LED shows for a feedback, as the device lights it).
  */
 import { EventEmitter } from 'node:events'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createLogger, setLogSink } from '../../../src/log.js'
 import { ReportMapSurface } from '../../../src/surfaces/report-map/driver.js'
 import { reportMapSchema } from '../../../src/surfaces/report-map/report-map.js'
@@ -14,7 +14,7 @@ import { MidiSurface } from '../../../src/surfaces/midi/surface.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { ShuttleDriver } from '../../../src/surfaces/shuttle/driver.js'
 import { ONE_COLOUR_LED, WHITE_LIGHT } from '../../../src/surfaces/lights.js'
-import type { Feedback, Surface, SurfaceDescription } from '../../../src/surfaces/types.js'
+import type { Feedback, SurfaceDescription } from '../../../src/surfaces/types.js'
 import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { surfaceView, type WebControlState, type WebSurfaceView } from '../../../src/surfaces/web/protocol.js'
@@ -26,10 +26,6 @@ import { MemoryXkeysTransport } from '../helpers/fake-xkeys.js'
 
 const previousSink = setLogSink(() => undefined)
 afterAll(() => setLogSink(previousSink))
-const opened: Surface[] = []
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()))
-})
 
 async function shuttle(model: string): Promise<SurfaceDescription> {
   const transport = new MemoryShuttleTransport()
@@ -37,7 +33,7 @@ async function shuttle(model: string): Promise<SurfaceDescription> {
   const driver = new ShuttleDriver({ transport })
   const [detected] = await driver.detect()
   const surface = await driver.open(detected!)
-  opened.push(surface)
+  onTestFinished(() => surface.close())
   return surface.description
 }
 
@@ -47,13 +43,13 @@ async function xkeys(model: string): Promise<SurfaceDescription> {
   const driver = new XkeysDriver({ transport })
   const [detected] = await driver.detect()
   const surface = await driver.open(detected!)
-  opened.push(surface)
+  onTestFinished(() => surface.close())
   return surface.description
 }
 
 function midiWith(profile: MidiProfile): SurfaceDescription {
   const surface = new MidiSurface(new FakeMidiConnection('in', 'out'), profile, { id: 'pads' })
-  opened.push(surface)
+  onTestFinished(() => surface.close())
   return surface.description
 }
 
@@ -282,7 +278,7 @@ describe('generic HID in the page', () => {
     })
     const device = Object.assign(new EventEmitter(), { close: () => Promise.resolve() })
     const surface = new ReportMapSurface(device, map, { id: 'pedal', model: 'Foot pedal', logger: createLogger('hid') })
-    opened.push(surface)
+    onTestFinished(() => surface.close())
     expect(widgets(surfaceView(surface.description, 'mirror'))).toEqual({
       pad: ['button:0', 'button:1'],
       shuttle: ['shuttle'],
