@@ -17,7 +17,7 @@ import {
 } from '../../../src/surfaces/web/protocol.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
-import { connect, recordInput, settle, type Client } from './helpers.js'
+import { recordInput, settle, type Client, connectForTest } from './helpers.js'
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -234,8 +234,7 @@ describe('continuous controls over the WebSocket', () => {
     })
   })
   async function client(): Promise<Client> {
-    const c = await connect(url)
-    onTestFinished(() => c.close())
+    const c = await connectForTest(url)
     await c.waitFor('hello')
     return c
   }

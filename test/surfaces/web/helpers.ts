@@ -127,6 +127,13 @@ export async function freshPage(browser: Browser, options: BrowserContextOptions
   return context.newPage()
 }
 
+/** As `connect`, and closed when the test finishes. */
+export async function connectForTest(pageUrl: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = await connect(pageUrl, headers)
+  onTestFinished(() => client.close())
+  return client
+}
+
 /** Lets pending `setImmediate` work and socket round trips finish. */
 export function settle(ms = 50): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))

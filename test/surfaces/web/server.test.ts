@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { encodePng, keyFontPath, KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
@@ -11,7 +11,7 @@ import { parseClientMessage, type ServerMessage } from '../../../src/surfaces/we
 import { DEFAULT_WEB_HOST, DEFAULT_WEB_PORT, WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import type { Feedback } from '../../../src/surfaces/types.js'
-import { connect, FakeRegistry, physicalDeck, recordInput, settle, type Client } from './helpers.js'
+import { connect, FakeRegistry, physicalDeck, recordInput, settle, type Client, connectForTest } from './helpers.js'
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -189,7 +189,6 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
   let desk: WebSurface
   let registry: FakeRegistry
   let url: string
-  const clients: Client[] = []
 
   beforeEach(async () => {
     desk = new WebSurface({ id: 'desk', rows: 2, columns: 2, encoders: 1, jog: true, images })
@@ -198,15 +197,14 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     server = new WebSurfaceServer({ surfaces: [desk], registry, images })
     url = await server.listen({ port: 0 })
     records.length = 0
-  })
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close()))
-    await server.close()
-    await desk.close()
+    // Registered first, so it runs last: after the clients a test connected are closed.
+    onTestFinished(async () => {
+      await server.close()
+      await desk.close()
+    })
   })
   async function client(headers?: Record<string, string>): Promise<Client> {
-    const c = await connect(url, headers)
-    clients.push(c)
+    const c = await connectForTest(url, headers)
     return c
   }
 
