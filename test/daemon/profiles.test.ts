@@ -12,14 +12,15 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { readReply } from '../../src/api/reply.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import type { ControlState } from '../../src/daemon/api.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
 import { DEFAULT_CONFIRM_MS, DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import { TAP_HINT_MS } from '../../src/mappings/behaviours/press.js'
 import { getProfile, profileNames, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { captureLogs } from '../helpers/logs.js'
+import { until } from '../helpers/until.js'
 import { E2E_TITLE, e2eConfig, saveAsEditors } from './helpers.js'
 
 const WAIT = { timeout: 10_000, interval: 10 }
@@ -29,13 +30,10 @@ const LIT_WITHIN_MS = 300
 const ANIMATION_MS = 40
 const TITLE = E2E_TITLE
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks()
-  for (const c of cleanups.splice(0).reverse()) await c()
+  vi.useRealTimers()
 })
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 function configText(sim: SimulatorHandle, extra = ''): string {
   return e2eConfig({ http: sim.httpUrl, ws: sim.wsUrl }, extra, { stopKey: true })
@@ -58,17 +56,15 @@ function titleId(sim: SimulatorHandle, name: string): string | undefined {
 
 /** The simulator playing `profile`, and the daemon driving it, connected, its title key showing Off. */
 async function bench(profile: string) {
-  const records: LogRecord[] = []
-  const prev = setLogSink((r) => records.push(r))
-  cleanups.push(() => void setLogSink(prev))
+  const records = captureLogs()
   const sim = await startSimulator({ profile, animationMs: ANIMATION_MS })
-  cleanups.push(() => sim.close())
+  onTestFinished(() => sim.close())
   const dir = await mkdtemp(join(tmpdir(), 'pb-profiles-'))
-  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'config.yaml')
   await writeFile(file, configText(sim))
   const daemon = await Daemon.start({ config: file, drivers: [] })
-  cleanups.push(() => daemon.stop())
+  onTestFinished(() => daemon.stop())
   await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
   const key = (): ControlState => {
     const state = daemon.controlState('console', 'key:0')
@@ -147,25 +143,33 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
 
   it(`hold to confirm: stopStreaming is sent only after a ${DEFAULT_CONFIRM_MS} ms hold; an early release sends nothing`, async () => {
     const { sim, daemon } = await bench(name)
+    // The hold's clock is the test's: the confirm and hint timers, performance.now() and Date (the
+    // simulator stamps each command with it) are fake from here. The link's liveness interval stays real,
+    // and every jump below is well inside its 4 s (LINK_LIVENESS_TIMEOUT_MS).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
     const stopKey = () => daemon.controlState('console', 'key:2')
     const sent = () => sim.http.commands('stopStreaming').length
     expect(daemon.inject('console', 'key:2', 'down')).toBeUndefined()
     expect(stopKey()).toMatchObject({ detail: `hold ${DEFAULT_CONFIRM_MS / 1000} s` })
-    await sleep(300)
+    await vi.advanceTimersByTimeAsync(300)
     expect(daemon.inject('console', 'key:2', 'up')).toBeUndefined()
     // Released early: the key says how long to hold, for a moment (issue 22, item 11).
     expect(stopKey()).toMatchObject({ detail: `hold ${DEFAULT_CONFIRM_MS / 1000} s` })
-    await sleep(Math.max(DEFAULT_CONFIRM_MS, TAP_HINT_MS) + 200)
+    await vi.advanceTimersByTimeAsync(Math.max(DEFAULT_CONFIRM_MS, TAP_HINT_MS) + 200)
     expect(sent()).toBe(0)
     expect(stopKey()).not.toHaveProperty('detail')
     const downAt = Date.now()
     expect(daemon.inject('console', 'key:2', 'down')).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(DEFAULT_CONFIRM_MS)
+    // The command goes out over a real socket: wait for it to arrive.
     await expect.poll(sent, WAIT).toBe(1)
     expect(Date.parse(sim.http.commands('stopStreaming')[0]!.time)).toBeGreaterThanOrEqual(
       downAt + DEFAULT_CONFIRM_MS - 20,
     )
     expect(daemon.inject('console', 'key:2', 'up')).toBeUndefined()
-    await sleep(100)
+    await vi.advanceTimersByTimeAsync(100)
+    // A command the release sent would reach the simulator before this read, sent after it.
+    await direct(sim, 'replay_get_play_info')
     expect(sent()).toBe(1)
   })
 
@@ -181,11 +185,15 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
     sim.http.setDelay('replay_set_scrub_position', 20)
     sim.http.reset()
     let sum = 0
+    const scrubs = () => sim.http.commands('replay_set_scrub_position').length
+    // Thirty turns at a time, the next thirty only once another scrub has reached the simulator: the turns
+    // keep coming while a scrub is in flight, without a sleep.
     for (let i = 0; i < 300; i++) {
       const delta = [1, 2, -1][i % 3]!
+      const before = scrubs()
       expect(daemon.inject('console', 'jog', 'rotate', delta)).toBeUndefined()
       sum += delta
-      await sleep(1)
+      if (i % 30 === 29) await until('the next scrub at the simulator', () => scrubs() > before)
     }
     // The cursor is in whole frames, seeded from the scrub position (test/mappings/continuous.test.ts).
     const expected = (Math.round(5 * fps) + sum) / fps
