@@ -9,7 +9,7 @@
  * cancels every press held on it.
  */
 import { createLogger, type Logger } from '../log.js'
-import type { ControlId, SurfaceEvent } from '../surfaces/types.js'
+import type { ControlId, RotateEvent, SurfaceEvent } from '../surfaces/types.js'
 import type { InjectKind } from './api.js'
 
 /** Where an input came from: a surface (hardware or a web page, through the manager), or the remote API. */
@@ -43,6 +43,13 @@ export class InputDoor {
   /** The lease of each remote API press held, by `surface/control`. */
   private readonly leases = new Map<string, NodeJS.Timeout>()
   private readonly log: Logger
+  /** Turns summed while the run of code that brought them lasts (see the file's header). */
+  private pending: RotateEvent | undefined
+  /** The control (`turnKey`) whose turn went through last in this run of code; cleared by the microtask. */
+  private lastTurn: string | undefined
+  private pendingSource: InputSource = 'surface'
+  private pendingKey = ''
+  private flushQueued = false
 
   constructor(
     private readonly engine: InputEngine,
@@ -51,10 +58,58 @@ export class InputDoor {
     this.log = logger ?? createLogger('input')
   }
 
-  /** Hands an input to the engine, then to every observer. */
+  /** Hands an input to the engine, then to every observer; a turn may wait to be summed with the next. */
   enter(event: SurfaceEvent, source: InputSource): void {
+    if (event.type === 'rotate') return this.turn(event, source)
+    this.flushTurns()
+    this.lastTurn = undefined
+    this.pass(event, source)
+  }
+
+  private pass(event: SurfaceEvent, source: InputSource): void {
     this.engine.handle(event)
     for (const observe of this.observers) observe(event, source)
+  }
+
+  /**
+   * A turn: summed into the one waiting on its control, or, when a turn on that control just went
+   * through in this run of code, kept to be summed; else it goes through at once. The source is part of
+   * the key (an injected turn is never summed into a device's).
+   */
+  private turn(event: RotateEvent, source: InputSource): void {
+    const key = turnKey(event, source)
+    if (this.pending && this.pendingKey === key) {
+      // The pending turn is the door's own copy. The newest stamp: the sum is as fresh as its last
+      // turn (the engine drops stale input by it).
+      this.pending.delta += event.delta
+      this.pending.at = event.at
+      return
+    }
+    this.flushTurns()
+    if (this.lastTurn === key) {
+      this.pending = { ...event }
+      this.pendingSource = source
+      this.pendingKey = key
+    } else {
+      this.lastTurn = key
+      this.pass(event, source)
+    }
+    if (!this.flushQueued) {
+      this.flushQueued = true
+      queueMicrotask(() => {
+        this.flushQueued = false
+        this.flushTurns()
+        this.lastTurn = undefined
+      })
+    }
+  }
+
+  /** Hands on the turn waiting, if any. */
+  private flushTurns(): void {
+    const pending = this.pending
+    if (!pending) return
+    this.pending = undefined
+    this.pass(pending, this.pendingSource)
   }
 
   /**
@@ -91,6 +146,7 @@ export class InputDoor {
 
   /** A surface went (unplugged, removed): every press held on it is cancelled, its leases with them. */
   surfaceGone(surface: string): void {
+    this.flushTurns()
     for (const key of [...this.leases.keys()]) if (key.startsWith(`${surface}/`)) this.endLease(...splitKey(key))
     const n = this.engine.cancelPresses(surface)
     if (n > 0) this.log.info('surface gone: presses held on it cancelled', { surface, presses: n })
@@ -104,6 +160,7 @@ export class InputDoor {
 
   /** Ends every lease without acting on it (the daemon stops). */
   close(): void {
+    this.pending = undefined
     for (const t of this.leases.values()) clearTimeout(t)
     this.leases.clear()
   }
@@ -129,6 +186,11 @@ export class InputDoor {
     clearTimeout(this.leases.get(key))
     this.leases.delete(key)
   }
+}
+
+/** What turns must share to be summed: the control, the view and the source (and where they came in by). */
+function turnKey(e: RotateEvent, source: InputSource): string {
+  return `${source}\u0000${e.surface}\u0000${e.control}\u0000${e.view ?? ''}\u0000${e.source ?? ''}`
 }
 
 function splitKey(key: string): [string, string] {
