@@ -4,14 +4,37 @@
  * every surface at once and on every change, `event: input` with an `InputEvent` per control event,
  * `event: command` with a `CommandEvent` per command the bindings sent (secrets already replaced),
  * `: keep-alive` comments every `eventStreamHeartbeatMs`. At most `maxEventStreams` at once (503
- * beyond); a reader that lets more than `maxEventStreamBufferBytes` pile up is dropped.
+ * beyond).
+ *
+ * A reader that keeps up keeps its stream, however many events come at once (issue 24, item 4: a
+ * reader reading as fast as it could was dropped after 537 events of a 5,000-turn burst, as the burst
+ * was written in one run of code and passed the cap before the socket could send any of it). Events go
+ * straight to the socket until it stops taking them (its buffer full: it waits to drain); then they wait
+ * here, turns on the same control summed into one, and go out together when it drains. Only a reader
+ * really behind is dropped: more than `maxEventStreamBufferBytes` unread (the socket's buffer and what
+ * waits here) when checked after the socket had its chance to drain (a turn of the loop with its I/O),
+ * or more than `HARD_LIMIT_FACTOR` times that at any moment. It is sent a last `event: dropped` saying
+ * why, then the response ends.
  *
  * The server has checked Host and token before a request gets here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../log.js'
-import type { DaemonApi, DaemonEvent } from './api.js'
+import type { DaemonApi, DaemonEvent, InputEvent } from './api.js'
 import { allow, COMMON_HEADERS, HttpError } from './http.js'
+
+/**
+ * What waits may pass `maxEventStreamBufferBytes` until the socket had its chance to drain, but never
+ * this many times it: the bound on memory while a burst is handled in one run of code.
+ */
+export const HARD_LIMIT_FACTOR = 4
+/**
+ * How long a dropped reader's socket is given to take its last event, ms, before it is cut. ASSUMED:
+ * 2 s; a reader that reads gets it at once, and one that never reads holds only what was already unread.
+ */
+export const LAST_EVENT_GRACE_MS = 2000
+/** The last event of a stream dropped for falling behind (README, the remote API). */
+export const DROPPED_EVENT = 'dropped'
 
 /** The event stream's bounds (part of `DaemonServerLimits`). */
 export interface EventStreamLimits {
@@ -36,7 +59,7 @@ export interface EventStreamsOptions {
 /** The open event streams of one server. */
 export class EventStreams {
   /** Each open stream, with the function that stops it. */
-  private readonly streams = new Map<ServerResponse, () => void>()
+  private readonly streams = new Map<ServerResponse, { reader: Reader; forget: () => void }>()
   private heartbeat: NodeJS.Timeout | undefined
 
   constructor(private readonly o: EventStreamsOptions) {}
@@ -64,45 +87,172 @@ export class EventStreams {
       return
     }
     res.flushHeaders()
-    const stop = watch((e) => this.write(res, `event: ${e.type}\ndata: ${JSON.stringify(payloadOf(e))}\n\n`))
-    this.follow(res, stop)
+    const reader = new Reader(res, limits.maxEventStreamBufferBytes, () => {
+      log.once('slow-event-stream', 'warn', 'dropped an event stream whose reader fell behind', {
+        limitBytes: limits.maxEventStreamBufferBytes,
+      })
+      // Dropped during the snapshot, it is not followed yet: `follow` stops it.
+      this.streams.get(res)?.forget()
+    })
+    const stop = watch((e) => reader.send(e))
+    this.follow(res, reader, stop)
   }
 
   /** Ends every stream (the server is closing). */
   close(): void {
-    for (const forget of [...this.streams.values()]) forget()
+    for (const { forget } of [...this.streams.values()]) forget()
   }
 
   /** Keeps a stream until it closes, with the heartbeat running while any is open. */
-  private follow(res: ServerResponse, stop: () => void): void {
+  private follow(res: ServerResponse, reader: Reader, stop: () => void): void {
+    // The snapshot alone may have overrun a reader that never reads.
+    if (reader.dropped || res.destroyed) return stop()
     const forget = (): void => {
-      this.streams.delete(res)
+      if (!this.streams.delete(res)) return
       stop()
       if (this.streams.size === 0 && this.heartbeat) {
         clearInterval(this.heartbeat)
         this.heartbeat = undefined
       }
     }
-    this.streams.set(res, forget)
-    // The snapshot alone may have overrun a reader that never reads.
-    if (res.destroyed) return forget()
+    this.streams.set(res, { reader, forget })
     res.once('close', forget)
     this.heartbeat ??= setInterval(() => {
-      for (const r of this.streams.keys()) this.write(r, ': keep-alive\n\n')
+      for (const { reader: r } of this.streams.values()) r.comment(': keep-alive\n\n')
     }, this.o.limits.eventStreamHeartbeatMs).unref()
   }
+}
 
-  /** Writes to a stream; a reader that lets too much pile up is dropped. */
-  private write(res: ServerResponse, text: string): void {
-    if (res.destroyed) return
-    res.write(text)
-    if (res.writableLength > this.o.limits.maxEventStreamBufferBytes) {
-      this.o.log.once('slow-event-stream', 'warn', 'dropped an event stream whose reader fell behind', {
-        limitBytes: this.o.limits.maxEventStreamBufferBytes,
-      })
-      res.destroy()
+/** An event waiting for its reader's socket to drain: its text, or a turn still being summed. */
+type Waiting = { text: string } | { turn: InputEvent }
+
+/**
+ * A turn's text may grow by this many bytes as turns are summed into it (the delta's digits): counted
+ * up front, so that what waits is never under-counted.
+ */
+const TURN_SLACK_BYTES = 12
+
+/** One reader of the stream: events straight to its socket, or waiting (turns summed) while it drains. */
+class Reader {
+  private waiting: Waiting[] = []
+  private waitingBytes = 0
+  /** The waiting turn of each control (`turnKey`), still summing; any other event closes them all. */
+  private readonly turns = new Map<string, InputEvent>()
+  private drainAwaited = false
+  private check: NodeJS.Immediate | undefined
+  /** Dropped for falling behind: its last event is sent, nothing more. */
+  dropped = false
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly limit: number,
+    private readonly onDropped: () => void,
+  ) {}
+
+  send(e: DaemonEvent): void {
+    if (this.dropped || this.res.destroyed) return
+    if (this.waiting.length === 0 && !this.res.writableNeedDrain) {
+      this.res.write(format(e))
+      return
+    }
+    this.queue(e)
+    if (!this.drainAwaited) {
+      this.drainAwaited = true
+      this.res.once('drain', this.flush)
+    }
+    this.checkUnread()
+  }
+
+  /** A comment line (the heartbeat): only to a socket that takes it now; one that waits is not idle. */
+  comment(text: string): void {
+    if (!this.dropped && !this.res.destroyed && this.waiting.length === 0 && !this.res.writableNeedDrain) {
+      this.res.write(text)
     }
   }
+
+  private queue(e: DaemonEvent): void {
+    if (e.type === 'input' && e.input.type === 'rotate' && e.input.delta !== undefined) {
+      const key = turnKey(e.input)
+      const open = this.turns.get(key)
+      if (open) {
+        open.delta = (open.delta ?? 0) + e.input.delta
+        return
+      }
+      const turn = { ...e.input }
+      this.turns.set(key, turn)
+      this.waiting.push({ turn })
+      this.waitingBytes += format(e).length + TURN_SLACK_BYTES
+      return
+    }
+    // No turn is summed across another event: the order the reader sees stays the order things happened.
+    this.turns.clear()
+    const text = format(e)
+    this.waiting.push({ text })
+    this.waitingBytes += text.length
+  }
+
+  /** The socket drained: everything waiting goes out at once. */
+  private readonly flush = (): void => {
+    this.drainAwaited = false
+    if (this.dropped || this.res.destroyed) return
+    const text = this.waiting.map((w) => ('text' in w ? w.text : format({ type: 'input', input: w.turn }))).join('')
+    this.waiting = []
+    this.waitingBytes = 0
+    this.turns.clear()
+    if (text !== '') this.res.write(text)
+  }
+
+  /**
+   * Over the limit: checked again once the socket has had its chance to drain (two turns of the loop,
+   * so that a poll for I/O comes between), and dropped if still over; far over it, dropped at once.
+   */
+  private checkUnread(): void {
+    const unread = this.unread()
+    if (unread > this.limit * HARD_LIMIT_FACTOR) return this.drop(unread)
+    if (unread <= this.limit || this.check) return
+    this.check = setImmediate(() => {
+      this.check = setImmediate(() => {
+        this.check = undefined
+        const now = this.unread()
+        if (now > this.limit && !this.dropped) this.drop(now)
+      })
+    })
+  }
+
+  private unread(): number {
+    return this.res.writableLength + this.waitingBytes
+  }
+
+  /** Drops the reader: what waits is let go; its last event says why; a socket that never takes it is cut. */
+  private drop(unread: number): void {
+    if (this.dropped) return
+    this.dropped = true
+    if (this.check) clearImmediate(this.check)
+    this.check = undefined
+    this.waiting = []
+    this.waitingBytes = 0
+    this.turns.clear()
+    this.onDropped()
+    const why = {
+      reason: 'behind',
+      message: `this reader fell behind: ${unread} bytes unread, over the limit of ${this.limit}; reconnect to follow again`,
+      unreadBytes: unread,
+      limitBytes: this.limit,
+    }
+    const cut = setTimeout(() => this.res.destroy(), LAST_EVENT_GRACE_MS).unref()
+    this.res.once('close', () => clearTimeout(cut))
+    this.res.end(`event: ${DROPPED_EVENT}\ndata: ${JSON.stringify(why)}\n\n`)
+  }
+}
+
+/** What turns must share to be summed: the surface, control, device and whether they were injected. */
+function turnKey(e: InputEvent): string {
+  return `${e.surface}\u0000${e.control}\u0000${e.device ?? ''}\u0000${e.injected === true ? 'api' : ''}`
+}
+
+/** An event as the stream sends it. */
+function format(e: DaemonEvent): string {
+  return `event: ${e.type}\ndata: ${JSON.stringify(payloadOf(e))}\n\n`
 }
 
 /** The JSON line of an event: the record its `type` names. */
