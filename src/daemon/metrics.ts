@@ -12,6 +12,7 @@
  * `panelbridge_command_errors_total`, so commands × codes never multiply into series.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { deviceBytesCached } from '../surfaces/streamdeck/device-bytes.js'
 import type { DaemonMetrics } from './api.js'
 
 /** Distinct `command` label values kept; later commands count as OTHER_LABEL. */
@@ -150,6 +151,14 @@ export class PrometheusMetrics implements DaemonMetrics {
       name: `${p}config_last_good_load_timestamp_seconds`,
       help: 'When the mapping that runs was loaded (at start or its last good reload), Unix time in seconds.',
       registers,
+    })
+    new Gauge({
+      name: `${p}key_image_cache_bytes`,
+      help: 'Bytes of encoded Stream Deck key images cached (a page seen before is written from them).',
+      registers,
+      collect() {
+        this.set(deviceBytesCached())
+      },
     })
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: p })
   }

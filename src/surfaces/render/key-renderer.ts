@@ -141,11 +141,19 @@ export class KeyRenderer {
     })
   }
 
+  /**
+   * The identity of the face `render` draws for this feedback and size (the key of its cache): equal
+   * identities draw equal pixels. Cheap next to drawing, so a cache of device bytes can be looked up by it
+   * without the pixels.
+   */
+  identity(feedback: Feedback, size: { width: number; height: number }): string {
+    const { width, height } = wholeSize(size)
+    return contentKey(keyFaceOf(feedback), feedback.image, width, height)
+  }
+
   /** Renders one key. Equal content and size give the same (cached) object. */
   render(feedback: Feedback, size: { width: number; height: number }): RenderedKey {
-    const width = Math.round(size.width)
-    const height = Math.round(size.height)
-    if (!(width > 0 && height > 0)) throw new RangeError(`key renderer: bad size ${size.width}x${size.height}`)
+    const { width, height } = wholeSize(size)
     const face = keyFaceOf(feedback)
     const key = contentKey(face, feedback.image, width, height)
     const hit = this.cache.get(key)
@@ -165,6 +173,13 @@ export class KeyRenderer {
   get cached(): number {
     return this.cache.size
   }
+}
+
+function wholeSize(size: { width: number; height: number }): { width: number; height: number } {
+  const width = Math.round(size.width)
+  const height = Math.round(size.height)
+  if (!(width > 0 && height > 0)) throw new RangeError(`key renderer: bad size ${size.width}x${size.height}`)
+  return { width, height }
 }
 
 function draw(face: KeyFace, image: Feedback['image'], width: number, height: number): RenderedKey {

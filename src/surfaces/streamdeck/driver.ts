@@ -10,6 +10,7 @@ import { KeyRenderer } from '../render/key-renderer.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findModel, hex4, isUsbDeckModel, nodeHidTransport, type StreamDeckTransport } from './transport.js'
 import { StreamDeckSurface } from './surface.js'
+import { DeviceBytesCache, sharedDeviceBytes } from './device-bytes.js'
 
 /** `(rgba, width, height) => jpeg bytes`, as the library calls it. */
 export type EncodeJPEGHelper = NonNullable<OpenStreamDeckOptions['encodeJPEG']>
@@ -23,6 +24,13 @@ export interface StreamDeckDriverOptions {
   encodeJPEG?: EncodeJPEGHelper
   /** Minimum time between write-queue flushes; default 60 fps. */
   frameMs?: number
+  /**
+   * Cache of encoded key images. Default: the process's shared cache with the library's encoder; a driver
+   * given its own `encodeJPEG` gets a cache of its own, since its bytes are not the shared encoder's.
+   */
+  deviceBytes?: DeviceBytesCache
+  /** How many images of one frame are prepared at once; default the cores available. */
+  parallel?: number
 }
 
 /** JPEG quality for key images: high, because keys are small and text must stay crisp. */
@@ -36,11 +44,15 @@ export class StreamDeckDriver implements SurfaceDriver {
   private readonly transport: StreamDeckTransport
   private readonly renderer: KeyRenderer
   private readonly encodeJPEG: EncodeJPEGHelper
+  readonly deviceBytes: DeviceBytesCache
   private readonly log = createLogger('streamdeck')
 
   constructor(private readonly opts: StreamDeckDriverOptions = {}) {
     this.transport = opts.transport ?? nodeHidTransport()
     this.renderer = opts.renderer ?? new KeyRenderer()
+    this.deviceBytes = opts.deviceBytes ?? (opts.encodeJPEG ? new DeviceBytesCache() : sharedDeviceBytes)
+    // The library's encoder already takes jpeg-turbo's asynchronous `compress` (libuv's threads) when it
+    // loads, so encoding leaves the event loop; the write queue runs a frame's encodes side by side.
     this.encodeJPEG =
       opts.encodeJPEG ??
       ((buffer, width, height) => libraryEncodeJPEG(buffer, width, height, { quality: JPEG_QUALITY }))
@@ -64,6 +76,8 @@ export class StreamDeckDriver implements SurfaceDriver {
       return new StreamDeckSurface(deck, device.id, {
         renderer: this.renderer,
         logger: this.log.child(device.id),
+        deviceBytes: this.deviceBytes,
+        ...(this.opts.parallel !== undefined ? { parallel: this.opts.parallel } : {}),
         ...(this.opts.frameMs !== undefined ? { frameMs: this.opts.frameMs } : {}),
       })
     } catch (err) {

@@ -16,14 +16,16 @@
 import type {
   StreamDeck,
   StreamDeckButtonControlDefinition,
+  StreamDeckButtonControlDefinitionLcdFeedback,
   StreamDeckEncoderControlDefinition,
   StreamDeckLcdSegmentControlDefinition,
   LcdPosition,
+  PreparedBuffer,
 } from '@elgato-stream-deck/core'
 import { EventHub, type Listenable } from '../../events.js'
 import { createLogger, type Logger } from '../../log.js'
 import { controlId } from '../control-id.js'
-import { KeyRenderer, parseColor } from '../render/key-renderer.js'
+import { KeyRenderer, parseColor, type RenderedKey } from '../render/key-renderer.js'
 import type {
   ControlDescriptor,
   ControlId,
@@ -33,9 +35,19 @@ import type {
   SurfaceEvent,
   SurfaceEvents,
 } from '../types.js'
-import { WriteQueue } from './write-queue.js'
+import { DeviceBytesCache, preparedBytes } from './device-bytes.js'
+import { WriteQueue, type WriteJob } from './write-queue.js'
 
 type Writer = (feedback: Feedback) => { hash: string; write: () => Promise<void> } | undefined
+
+/** An image control (an LCD key or strip segment): its size, its place in the device bytes cache, its encoder. */
+interface ImageWriter {
+  size: { width: number; height: number }
+  /** The control as the cache keys it (`key:N`, `lcd:ID@X`). */
+  slot: string
+  /** The library's reports for these pixels (encoded as the model takes them). */
+  prepare: (img: RenderedKey) => Promise<PreparedBuffer>
+}
 
 interface LcdSegment {
   lcd: StreamDeckLcdSegmentControlDefinition
@@ -49,6 +61,10 @@ export interface StreamDeckSurfaceOptions {
   renderer: KeyRenderer
   /** Minimum time between flushes of the write queue; default 60 fps. */
   frameMs?: number
+  /** Device bytes of faces already encoded; without it every image is drawn and encoded when written. */
+  deviceBytes?: DeviceBytesCache
+  /** How many images of one frame are prepared at once; default the cores available. */
+  parallel?: number
   logger?: Logger
 }
 
@@ -73,6 +89,7 @@ export class StreamDeckSurface implements Surface {
   readonly stats: WriteStats = { writes: 0, skipped: 0 }
   private readonly queue: WriteQueue
   private readonly writers = new Map<ControlId, Writer>()
+  private readonly imageWriters = new Map<ControlId, ImageWriter>()
   /** What each control shows now (hash of the last written image or colour). */
   private readonly shown = new Map<ControlId, string>()
   /** The control id of each button and encoder, as the library hands the same objects back with input. */
@@ -92,6 +109,7 @@ export class StreamDeckSurface implements Surface {
     this.log = opts.logger ?? createLogger('streamdeck').child(id)
     this.queue = new WriteQueue({
       ...(opts.frameMs !== undefined ? { frameMs: opts.frameMs } : {}),
+      ...(opts.parallel !== undefined ? { parallel: opts.parallel } : {}),
       onError: (err) => this.fail(err),
     })
     const controls: ControlDescriptor[] = []
@@ -114,6 +132,7 @@ export class StreamDeckSurface implements Surface {
           rows = Math.max(rows, c.row + 1)
           columns = Math.max(columns, c.column + 1)
         }
+        if (c.feedbackType === 'lcd') this.imageWriters.set(cid, this.keyImageWriter(c))
         const writer = this.buttonWriter(c)
         if (writer) this.writers.set(cid, writer)
       } else if (c.type === 'encoder') {
@@ -151,7 +170,8 @@ export class StreamDeckSurface implements Surface {
             column: c.column + (count > 1 ? i : 0),
             capabilities: { image: { width, height: seg.height } },
           })
-          this.writers.set(seg.id, this.segmentWriter(seg))
+          if (c.drawRegions) this.imageWriters.set(seg.id, this.regionImageWriter(seg))
+          else this.writers.set(seg.id, this.segmentWriter(seg))
         }
       }
     }
@@ -167,6 +187,12 @@ export class StreamDeckSurface implements Surface {
 
   setFeedback(control: ControlId, feedback: Feedback): void {
     if (this.closing || this.failed) return
+    const image = this.imageWriters.get(control)
+    if (image) {
+      // Drawing and encoding happen at flush time, alongside the frame's other keys (see WriteQueue).
+      this.queue.put(control, { prepare: () => this.prepareImage(control, image, feedback) })
+      return
+    }
     const writer = this.writers.get(control)
     if (!writer) {
       if (!this.description.controls.some((c) => c.id === control)) {
@@ -274,14 +300,57 @@ export class StreamDeckSurface implements Surface {
     this.deck.on('error', (err) => this.fail(err))
   }
 
-  private buttonWriter(c: StreamDeckButtonControlDefinition): Writer | undefined {
-    if (c.feedbackType === 'lcd') {
-      const size = c.pixelSize
-      return (fb) => {
-        const key = this.opts.renderer.render(fb, size)
-        return { hash: key.hash, write: () => this.deck.fillKeyBuffer(c.index, key.rgba, { format: 'rgba' }) }
+  /**
+   * The write of one image: the device bytes from the cache when this face was written to this control
+   * of this model before, else drawn and encoded (and cached). Nothing when the control shows it already.
+   */
+  private async prepareImage(control: ControlId, w: ImageWriter, fb: Feedback): Promise<WriteJob | undefined> {
+    const cache = this.opts.deviceBytes
+    const key = cache && DeviceBytesCache.key(this.deck.MODEL, w.slot, this.opts.renderer.identity(fb, w.size))
+    let entry = key !== undefined ? cache?.get(key) : undefined
+    if (!entry) {
+      const img = this.opts.renderer.render(fb, w.size)
+      if (this.shown.get(control) === img.hash) {
+        this.stats.skipped++
+        return undefined
       }
+      const prepared = await w.prepare(img)
+      entry = { prepared, hash: img.hash, bytes: preparedBytes(prepared) }
+      if (key !== undefined) cache?.set(key, entry)
+    } else if (this.shown.get(control) === entry.hash) {
+      this.stats.skipped++
+      return undefined
     }
+    const { prepared, hash } = entry
+    return async () => {
+      await this.deck.sendPreparedBuffer(prepared)
+      this.stats.writes++
+      this.shown.set(control, hash)
+    }
+  }
+
+  private keyImageWriter(c: StreamDeckButtonControlDefinitionLcdFeedback): ImageWriter {
+    return {
+      size: c.pixelSize,
+      slot: `key:${c.index}`,
+      prepare: (img) => this.deck.prepareFillKeyBuffer(c.index, img.rgba, { format: 'rgba' }),
+    }
+  }
+
+  private regionImageWriter(seg: LcdSegment): ImageWriter {
+    return {
+      size: { width: seg.width, height: seg.height },
+      slot: `lcd:${seg.lcd.id}@${seg.x}`,
+      prepare: (img) =>
+        this.deck.prepareFillLcdRegion(seg.lcd.id, seg.x, 0, img.rgba, {
+          format: 'rgba',
+          width: img.width,
+          height: img.height,
+        }),
+    }
+  }
+
+  private buttonWriter(c: StreamDeckButtonControlDefinition): Writer | undefined {
     if (c.feedbackType === 'rgb') {
       return (fb) => {
         const {
@@ -311,18 +380,11 @@ export class StreamDeckSurface implements Surface {
     }
   }
 
+  /** A strip that only takes whole-strip writes (the Neo info bar): no prepared form, written directly. */
   private segmentWriter(seg: LcdSegment): Writer {
     return (fb) => {
       const img = this.opts.renderer.render(fb, { width: seg.width, height: seg.height })
-      const write = seg.lcd.drawRegions
-        ? () =>
-            this.deck.fillLcdRegion(seg.lcd.id, seg.x, 0, img.rgba, {
-              format: 'rgba',
-              width: img.width,
-              height: img.height,
-            })
-        : () => this.deck.fillLcd(seg.lcd.id, img.rgba, { format: 'rgba' })
-      return { hash: img.hash, write }
+      return { hash: img.hash, write: () => this.deck.fillLcd(seg.lcd.id, img.rgba, { format: 'rgba' }) }
     }
   }
 }

@@ -6,12 +6,27 @@
  * `brightness`): putting a job for a slot that already has a pending one replaces it, so a burst of
  * feedback for one key costs one write with the final state. Flushes are paced to at most one per frame
  * (`frameMs`, 60 fps by default): every dirty slot is written once per frame at most.
+ *
+ * A job may come in two steps (`PreparedJob`): `prepare` (draw and encode, which may wait on the JPEG
+ * encoder's threads) and the write it hands back. The prepares of one flush run side by side, up to
+ * `parallel` at once; each write is sent as soon as its prepare is done, one write at a time. A flush
+ * ends only when all its writes are sent, and each slot is in a flush once, so a later face for a key
+ * is never overwritten by an earlier one.
  */
+import { availableParallelism } from 'node:os'
+
 export type WriteJob = () => Promise<void>
+
+/** A job in two steps: `prepare` runs alongside others; the write it returns (if any) goes out alone. */
+export interface PreparedJob {
+  prepare: () => Promise<WriteJob | undefined>
+}
 
 export interface WriteQueueOptions {
   /** Minimum time between the starts of two flushes. 0 flushes as soon as the event loop turns. */
   frameMs?: number
+  /** How many prepares of a flush run at once; default the cores available (os.availableParallelism()). */
+  parallel?: number
   /** Called once with the first write that fails; the queue stops and drops what is pending. */
   onError: (err: unknown) => void
 }
@@ -19,8 +34,9 @@ export interface WriteQueueOptions {
 export const DEFAULT_FRAME_MS = 1000 / 60
 
 export class WriteQueue {
-  private readonly pending = new Map<string, WriteJob>()
+  private readonly pending = new Map<string, WriteJob | PreparedJob>()
   private readonly frameMs: number
+  private readonly parallel: number
   private readonly onError: (err: unknown) => void
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
@@ -29,11 +45,12 @@ export class WriteQueue {
 
   constructor(opts: WriteQueueOptions) {
     this.frameMs = Math.max(0, opts.frameMs ?? DEFAULT_FRAME_MS)
+    this.parallel = Math.max(1, Math.floor(opts.parallel ?? availableParallelism()))
     this.onError = opts.onError
   }
 
   /** Queues `job` for `slot`, replacing a job still pending for the same slot. */
-  put(slot: string, job: WriteJob): void {
+  put(slot: string, job: WriteJob | PreparedJob): void {
     if (this.stopped) return
     // Deleting first moves the slot to the end, so slots are written in the order they last changed.
     this.pending.delete(slot)
@@ -74,16 +91,30 @@ export class WriteQueue {
     this.lastFlush = performance.now()
     const jobs = [...this.pending.values()]
     this.pending.clear()
-    for (const job of jobs) {
-      if (this.stopped) return
-      try {
-        await job()
-      } catch (err) {
-        this.stopped = true
-        this.pending.clear()
-        this.onError(err)
-        return
+    let next = 0
+    // One write at a time, in the order the prepares finish.
+    let writes: Promise<void> = Promise.resolve()
+    const worker = async (): Promise<void> => {
+      while (next < jobs.length && !this.stopped) {
+        const job = jobs[next++]!
+        const write = typeof job === 'function' ? job : await job.prepare()
+        if (!write || this.stopped) continue
+        const sent = writes.then(() => (this.stopped ? undefined : write()))
+        writes = sent
+        // A plain job is its own write: wait for it, so plain jobs stay one after another as before.
+        if (typeof job === 'function') await sent
       }
+    }
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.parallel, jobs.length) }, worker))
+      await writes
+    } catch (err) {
+      if (this.stopped) return
+      this.stopped = true
+      this.pending.clear()
+      // Let the other workers' writes settle (each checks `stopped`) before reporting.
+      await writes.catch(() => undefined)
+      this.onError(err)
     }
   }
 }
