@@ -17,7 +17,6 @@
  * gets a page that names that setting. IP-literal hosts are always accepted. The rules live in
  * `src/http-guard.ts`, shared with the daemon's server and the simulator.
  */
-import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { isIP, type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -27,8 +26,9 @@ import { createLogger } from '../../log.js'
 import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
 import { keyFontPath } from '../render/key-renderer.js'
 import { KeyImages } from './key-images.js'
-import { fallbackFontAt, FallbackFontFiles } from './fallback-fonts.js'
+import { fallbackFontAt, FallbackFontFiles, MAX_FALLBACK_FONT_BYTES, sendFontFile } from './fallback-fonts.js'
 import { OutgoingQueue } from './outgoing.js'
+import { FrameTurns, Inbox } from './inbox.js'
 import { loadClientScript } from './client-script.js'
 import { PAGE_CSP, PAGE_CSS, renderPage, type PageSurfaceEntry } from './page.js'
 import {
@@ -104,14 +104,19 @@ class Connection {
   /** Controls this browser holds down on waiting surfaces (rehearsal), released when it goes. */
   readonly rehearsing = new Map<string, ClientMessage>()
   readonly outgoing: OutgoingQueue
+  /** What it sent, handled a bounded slice per turn of the loop (see `./inbox.ts`). */
+  readonly inbox: Inbox
 
   constructor(
     readonly id: number,
     readonly ws: WebSocket,
     /** A read-only viewer (`ws?view=1`): every input on this socket is refused. */
     readonly viewer: boolean,
+    turns: FrameTurns,
+    handle: (conn: Connection, data: RawData, isBinary: boolean) => void,
   ) {
     this.outgoing = new OutgoingQueue(ws)
+    this.inbox = new Inbox(turns, ws, (data, isBinary) => handle(this, data, isBinary))
   }
 
   enqueue(message: ServerMessage): void {
@@ -169,6 +174,8 @@ export class WebSurfaceServer {
   private readonly own = new Map<string, OwnSurface>()
   private readonly mirrors = new Map<string, Mirror>()
   private readonly connections = new Set<Connection>()
+  /** Every browser's frames, handed on in bounded slices. */
+  private readonly frameTurns = new FrameTurns()
   private readonly images: KeyImages
   /** The emoji and CJK key fonts, streamed to a page whose labels need them. */
   private readonly fallbackFonts = new FallbackFontFiles()
@@ -392,6 +399,7 @@ export class WebSurfaceServer {
     if (this.heartbeat) clearInterval(this.heartbeat)
     if (this.mirrorFlush) clearImmediate(this.mirrorFlush)
     this.heartbeat = this.mirrorFlush = undefined
+    this.frameTurns.close()
     if (this.registry) {
       const events = this.registry.events
       events.off('added', this.registryListeners.added)
@@ -478,13 +486,23 @@ export class WebSurfaceServer {
   }
 
   /**
-   * The key font, read from its package on each request and not kept: a browser asks once per page load
-   * (it may cache the file for a day), and 700 kB held for that would be a fifth of what this server
-   * otherwise keeps.
+   * The key font, streamed from its package on each request and not kept: a browser asks once per page
+   * load (it may cache the file for a day), and 700 kB held for that would be a fifth of what this
+   * server otherwise keeps; streamed, a client that does not read holds a read buffer, not the file.
    */
   private serveFont(res: ServerResponse, head: boolean): void {
-    const what = { name: 'key font', logKey: 'key-font', type: 'font/ttf', cacheControl: 'public, max-age=86400' }
-    this.replyLoaded(res, head, what, () => readFile(keyFontPath()))
+    sendFontFile(res, head, keyFontPath(), 'font/ttf', MAX_FALLBACK_FONT_BYTES).then(
+      (sent) => {
+        if (!sent) this.reply(res, 500, 'text/plain; charset=utf-8', 'key font unavailable\n', head)
+      },
+      (err: unknown) => {
+        // A browser that leaves mid-file is no fault; a file that cannot be read is one, logged once.
+        if (res.destroyed && res.headersSent) return
+        log.once('key-font', 'error', 'cannot serve the key font', { err })
+        if (!res.headersSent) this.reply(res, 500, 'text/plain; charset=utf-8', 'key font unavailable\n', head)
+        else res.destroy()
+      },
+    )
   }
 
   /** The page script is read (or, from source, bundled) once, on first request; see `client-script.ts`. */
@@ -494,7 +512,9 @@ export class WebSurfaceServer {
   }
 
   private onConnection(ws: WebSocket, viewer: boolean): void {
-    const conn = new Connection(this.nextConnectionId++, ws, viewer)
+    const conn = new Connection(this.nextConnectionId++, ws, viewer, this.frameTurns, (c, data, isBinary) =>
+      this.onMessage(c, data, isBinary),
+    )
     // The first browser: draw what waited while nobody looked, so that its snapshot below is current.
     if (this.connections.size === 0) {
       for (const { surface } of this.own.values()) surface.setWatched(true)
@@ -505,9 +525,10 @@ export class WebSurfaceServer {
     ws.on('pong', () => {
       conn.alive = true
     })
-    ws.on('message', (data, isBinary) => this.onMessage(conn, data, isBinary))
+    ws.on('message', (data, isBinary) => conn.inbox.push(data, isBinary))
     ws.on('close', () => {
       this.connections.delete(conn)
+      conn.inbox.close()
       conn.outgoing.dispose()
       for (const { surface } of this.own.values()) surface.forget(viewOf(conn), conn)
       this.releaseRehearsal(conn)
