@@ -10,7 +10,7 @@ import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, gen2KeyReport } from './helpers/fake-hid.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
-import { captureLogs } from './helpers/logs.js'
+import { captureLogs } from '../helpers/logs.js'
 import { WAIT, deckDriver, managed } from './helpers/manager.js'
 
 beforeEach(() => {

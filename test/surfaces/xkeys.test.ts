@@ -9,7 +9,7 @@ import type { XkeysSurface } from '../../src/surfaces/xkeys/surface.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
 import { MemoryXkeysTransport, type FakeXkeysHid } from './helpers/fake-xkeys.js'
-import { captureLogs } from './helpers/logs.js'
+import { captureLogs } from '../helpers/logs.js'
 
 const WAIT = { timeout: 8000, interval: 5 }
 beforeEach(() => {

@@ -14,7 +14,7 @@ import { checkDeviceAccess } from '../../../src/surfaces/hotplug.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { MemoryStreamDeckTransport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../helpers/logs.js'
+import { captureLogs } from '../../helpers/logs.js'
 import { WAIT, deckDriver, deckRig, manage } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 

@@ -12,7 +12,7 @@ import { DriverTimeoutError, SurfaceManager, type SurfaceStatus } from '../../..
 import type { DetectedDevice, SurfaceDriver } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../helpers/logs.js'
+import { captureLogs } from '../../helpers/logs.js'
 import { MANAGER_CLOCK, WAIT, deckDriver, deckRig, manage } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 

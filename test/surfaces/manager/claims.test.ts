@@ -21,7 +21,7 @@ import type { DetectedDevice } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages, gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
-import { captureLogs } from '../helpers/logs.js'
+import { captureLogs } from '../../helpers/logs.js'
 import { MANAGER_CLOCK, claim, deckDriver, deckManaged, device, manage } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 

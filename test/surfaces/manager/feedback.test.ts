@@ -8,7 +8,7 @@ import { DeviceModelId } from '@elgato-stream-deck/core'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { LogRecord } from '../../../src/log.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
-import { captureLogs } from '../helpers/logs.js'
+import { captureLogs } from '../../helpers/logs.js'
 import { WAIT, deckDriver, deckRig, manage } from '../helpers/manager.js'
 import { ListDriver, handSurface } from '../helpers/surfaces.js'
 

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { LogRecord } from '../../../src/log.js'
 import { usbHotplugSource, type HotplugChange } from '../../../src/surfaces/hotplug.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../helpers/logs.js'
+import { captureLogs } from '../../helpers/logs.js'
 import { MANAGER_CLOCK, WAIT, deckRig, manage } from '../helpers/manager.js'
 import { ListDriver, gate } from '../helpers/surfaces.js'
 

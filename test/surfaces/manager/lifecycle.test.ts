@@ -14,7 +14,7 @@ import type { Surface } from '../../../src/surfaces/types.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../helpers/logs.js'
+import { captureLogs } from '../../helpers/logs.js'
 import { MANAGER_CLOCK, deckManaged, deckRig, manage } from '../helpers/manager.js'
 import { ListDriver, gate } from '../helpers/surfaces.js'
 

@@ -6,7 +6,7 @@ import type { SurfaceClaim } from '../../../src/surfaces/claims.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { FakeMidiBackend } from '../helpers/fake-midi.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../helpers/logs.js'
+import { captureLogs } from '../../helpers/logs.js'
 import { MANAGER_CLOCK } from '../helpers/manager.js'
 
 let logs: LogRecord[]
