@@ -45,6 +45,8 @@ export interface EngineOptions {
   onSend?: SendObserver
   /** Called when a command goes out for a surface event, with the time since the event, ms (metrics). */
   onRequest?: (msSinceEvent: number) => void
+  /** Called when a page action turned a page: the surface's, or that of a view keeping its own (`run --record`). */
+  onPage?: (surface: string, page: string, view?: string) => void
 }
 
 /** What the remote API shows of a control. */
@@ -368,6 +370,7 @@ export class Engine implements PagePort {
     const p = view?.own ?? this.pages.get(surface)
     if (!p || !turnPage(p, page)) return
     this.log.debug('page', { surface, page: p.current, ...(view ? { view: view.id } : {}) })
+    this.options.onPage?.(surface, p.current, view?.id)
     if (view) {
       view.sink.page({ page: p.current, pages: p.list, own: true })
       this.drawView(view)

@@ -321,6 +321,26 @@ export const listenSection = z
   })
   .describe('The daemon’s own web page, status and remote API.')
 
+export const recordSection = z
+  .strictObject({
+    file: z
+      .string()
+      .min(1)
+      .max(4096)
+      .describe('The trace file (JSON lines), relative to the config file’s folder; `run --record FILE` overrides it.'),
+    max_mb: z
+      .int()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe('Rotate the file past this size, MB (default 100): FILE becomes FILE.1, up to FILE.3.'),
+  })
+  .optional()
+  .describe(
+    'Record every control input, command sent and page change, one JSON line each, for `panelbridge replay` ' +
+      '(read at start; a reload does not start or stop a recording).',
+  )
+
 export const configSchema = z
   .strictObject({
     version: z.literal(CONFIG_VERSION).describe('The file format version.'),
@@ -332,6 +352,7 @@ export const configSchema = z
       .default({})
       .describe('Pages per surface; the first is the start page.'),
     bindings: z.array(binding).max(CONFIG_LIMITS.bindings).default([]),
+    record: recordSection,
   })
   .describe('panelbridge mapping file')
 

@@ -1,0 +1,358 @@
+/**
+ * `run --record FILE` (or `record:` in the config): a show's control input as a trace, one JSON line
+ * per fact, for `panelbridge replay` and for "who pressed what, when":
+ *
+ *     {"t":0,"kind":"start","format":"panelbridge-record","version":1,"started":"2026-11-26T03:40:00.000Z","config":"/etc/panelbridge/config.yaml","pages":{"deck":"main"}}
+ *     {"t":812.4,"kind":"input","surface":"deck","control":"key:0","type":"down","source":"surface"}
+ *     {"t":815.1,"kind":"command","command":"schedule","params":{"title":"Lower Third","action":"automatic"},"origin":"deck/key:0","outcome":"ok","ms":2.6}
+ *     {"t":901.7,"kind":"page","surface":"deck","page":"replay"}
+ *
+ * `t` is ms since the recording began (the start line's `started`), on the monotonic clock. Inputs are
+ * what the engine received (after the input door summed a burst of turns), with where they came from
+ * (`source`: `surface` or `api`; `by` and `view` as the event named them). Commands are the sender's
+ * records, their parameters redacted once more (src/redact.ts) and their texts bounded.
+ *
+ * The input path never waits for the disk: a line is put in a bounded buffer (RECORD_BUFFER_MAX_CHARS)
+ * and written by a flush at least every RECORD_FLUSH_MS and at stop. When the buffer is full (a slow
+ * disk) or a write fails (a full disk), lines are dropped and a warning says so once; the stop says how
+ * many. The file is rotated by size: FILE becomes FILE.1 (FILE.1 becomes FILE.2, ... up to RECORD_KEEP)
+ * and the new FILE opens with a start line of its own (`continued: true`), so each file replays alone.
+ */
+import { appendFile, rename, stat } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import type { Logger } from '../log.js'
+import type { Config } from '../mappings/schema.js'
+import type { SentCommand } from '../mappings/sender.js'
+import { redact, redactText } from '../redact.js'
+import type { SurfaceEvent } from '../surfaces/types.js'
+import type { InputSource } from './input.js'
+
+/** The trace format's name and version (the start line's `format` and `version`). */
+export const RECORD_FORMAT = 'panelbridge-record'
+export const RECORD_VERSION = 1
+/** The buffer is written at least this often, ms. */
+export const RECORD_FLUSH_MS = 1000
+/**
+ * Characters waiting to be written at most; beyond, lines are dropped. ASSUMED: 8 Mi characters, a few
+ * seconds of the 2,000 deltas/s storm on a disk that stalls, and a bound on the memory it can take.
+ */
+export const RECORD_BUFFER_MAX_CHARS = 8 * 1024 * 1024
+/** `--record-max-mb` by default: the file is rotated past this size. */
+export const DEFAULT_RECORD_MAX_MB = 100
+/** Rotated files kept beside the current one (FILE.1 .. FILE.3). ASSUMED: three. */
+export const RECORD_KEEP = 3
+/** A command's parameters longer than this in JSON are replaced by a marker (a line stays readable). */
+export const RECORD_MAX_PARAMS_CHARS = 4000
+/** A failure's text is cut to this many characters. */
+export const RECORD_MAX_MESSAGE_CHARS = 200
+/** How long the stop waits for the last write, ms (a hung disk must not hold the daemon's stop). */
+export const RECORD_STOP_WAIT_MS = 2000
+
+/** The file system as the recorder uses it (tests pass a slow or full one). */
+export interface RecordFs {
+  appendFile(path: string, data: string): Promise<void>
+  rename(from: string, to: string): Promise<void>
+  /** The file's size in bytes; 0 when it does not exist. */
+  size(path: string): Promise<number>
+}
+
+export const nodeRecordFs: RecordFs = {
+  appendFile: (path, data) => appendFile(path, data, 'utf8'),
+  rename: (from, to) => rename(from, to),
+  size: async (path) => {
+    try {
+      return (await stat(path)).size
+    } catch {
+      return 0
+    }
+  },
+}
+
+export interface RecorderOptions {
+  file: string
+  /** Rotate past this many MB (default DEFAULT_RECORD_MAX_MB). */
+  maxMb?: number
+  /** The config file the recording was made with (the start line names it, for replay). */
+  config: string
+  /** The current page of each paged surface at the start (replay starts there). */
+  pages?: Record<string, string>
+  log: Logger
+  fs?: RecordFs
+  /** Bound of the buffer, characters (default RECORD_BUFFER_MAX_CHARS). */
+  bufferMaxChars?: number
+}
+
+export class Recorder {
+  private readonly fs: RecordFs
+  private maxBytes: number
+  private readonly bufferMax: number
+  private readonly t0 = performance.now()
+  private readonly started = new Date().toISOString()
+  private buffer: string[] = []
+  private bufferChars = 0
+  private fileBytes = 0
+  private writing: Promise<void> | undefined
+  private dropped = 0
+  private saidDropped = false
+  private readonly timer: NodeJS.Timeout
+  private stopped = false
+  private readonly stopHooks: (() => void)[] = []
+
+  private constructor(private readonly options: RecorderOptions) {
+    this.fs = options.fs ?? nodeRecordFs
+    this.maxBytes = Math.max(1, options.maxMb ?? DEFAULT_RECORD_MAX_MB) * 1024 * 1024
+    this.bufferMax = options.bufferMaxChars ?? RECORD_BUFFER_MAX_CHARS
+    this.timer = setInterval(() => void this.flush(), RECORD_FLUSH_MS)
+    // The flush never keeps the process alive on its own.
+    this.timer.unref()
+  }
+
+  /** Opens FILE for appending (a file that cannot be written refuses the start) and writes the start line. */
+  static async open(options: RecorderOptions): Promise<Recorder> {
+    const fs = options.fs ?? nodeRecordFs
+    await fs.appendFile(options.file, '')
+    const r = new Recorder(options)
+    r.fileBytes = await fs.size(options.file)
+    r.put(r.startLine(false))
+    return r
+  }
+
+  /** The file being written. */
+  get file(): string {
+    return this.options.file
+  }
+
+  /** Called once at stop (the daemon's observers come off). */
+  onStop(hook: () => void): void {
+    this.stopHooks.push(hook)
+  }
+
+  /** Lines dropped so far (buffer full, or a write failed). */
+  get droppedLines(): number {
+    return this.dropped
+  }
+
+  /** An input as the engine received it (the input door's observer). */
+  input(e: SurfaceEvent, source: InputSource): void {
+    const line: Record<string, unknown> = {
+      t: this.now(),
+      kind: 'input',
+      surface: e.surface,
+      control: e.control,
+      type: e.type,
+      source,
+    }
+    if (e.type === 'rotate') line.delta = e.delta
+    if (e.type === 'value') {
+      line.value = e.value
+      if (e.raw !== undefined) line.raw = e.raw
+    }
+    if (e.type === 'down' && e.velocity !== undefined) line.velocity = e.velocity
+    if (e.type === 'up' && e.cancel === true) line.cancel = true
+    if (e.view !== undefined) line.view = e.view
+    if (e.source !== undefined) line.by = e.source
+    this.put(JSON.stringify(line))
+  }
+
+  /** A command the bindings sent and its outcome (the daemon's `onSend`). */
+  command(c: SentCommand): void {
+    let params = redact(c.params)
+    if (JSON.stringify(params).length > RECORD_MAX_PARAMS_CHARS) params = { '…': 'parameters too long to record' }
+    const line: Record<string, unknown> = {
+      t: this.now(),
+      kind: 'command',
+      command: c.command,
+      params,
+      origin: c.origin,
+      outcome: c.outcome,
+      ms: c.durationMs,
+    }
+    if (c.message !== undefined) line.message = redactText(c.message).slice(0, RECORD_MAX_MESSAGE_CHARS)
+    this.put(JSON.stringify(line))
+  }
+
+  /** A page turned (the engine's `onPage`). */
+  page(surface: string, page: string, view?: string): void {
+    this.put(JSON.stringify({ t: this.now(), kind: 'page', surface, page, ...(view !== undefined ? { view } : {}) }))
+  }
+
+  /**
+   * Writes what waits, rotating the file where it would pass its size. One write at a time: a flush
+   * while one runs joins it (the buffer keeps filling, up to its bound).
+   */
+  flush(): Promise<void> {
+    if (this.writing) return this.writing
+    if (this.buffer.length === 0) return Promise.resolve()
+    const lines = this.buffer
+    this.buffer = []
+    this.bufferChars = 0
+    this.writing = this.write(lines).finally(() => (this.writing = undefined))
+    return this.writing
+  }
+
+  /** Stops: the timer ends, what waits is written (within RECORD_STOP_WAIT_MS), the drops are told. */
+  async stop(): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    clearInterval(this.timer)
+    for (const hook of this.stopHooks) hook()
+    let bound: NodeJS.Timeout | undefined
+    const timeout = new Promise<void>((resolve) => {
+      bound = setTimeout(resolve, RECORD_STOP_WAIT_MS)
+      bound.unref()
+    })
+    const drain = async (): Promise<void> => {
+      await this.writing
+      await this.flush()
+    }
+    await Promise.race([drain(), timeout])
+    clearTimeout(bound)
+    if (this.dropped > 0)
+      this.options.log.warn('recording stopped; lines were dropped', { file: this.file, dropped: this.dropped })
+    else this.options.log.info('recording stopped', { file: this.file })
+  }
+
+  private now(): number {
+    return Math.round((performance.now() - this.t0) * 10) / 10
+  }
+
+  private startLine(continued: boolean): string {
+    return JSON.stringify({
+      t: this.now(),
+      kind: 'start',
+      format: RECORD_FORMAT,
+      version: RECORD_VERSION,
+      started: this.started,
+      config: this.options.config,
+      ...(this.options.pages && Object.keys(this.options.pages).length > 0 ? { pages: this.options.pages } : {}),
+      ...(continued ? { continued: true } : {}),
+    })
+  }
+
+  /** Into the buffer, or dropped when it is full. Never waits. */
+  private put(line: string): void {
+    if (this.stopped) return
+    if (this.bufferChars + line.length + 1 > this.bufferMax) return this.drop(1, 'the disk is too slow')
+    this.buffer.push(line)
+    this.bufferChars += line.length + 1
+  }
+
+  private drop(lines: number, why: string): void {
+    this.dropped += lines
+    if (this.saidDropped) return
+    this.saidDropped = true
+    this.options.log.warn(`recording: lines dropped (${why}); the recording goes on with gaps`, { file: this.file })
+  }
+
+  /** The lines in parts that fit the file, rotating between them. A part that fails is dropped. */
+  private async write(lines: string[]): Promise<void> {
+    let part = ''
+    let partBytes = 0
+    let partLines = 0
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line) + 1
+      if (this.fileBytes + partBytes + bytes > this.maxBytes && this.fileBytes + partBytes > 0) {
+        await this.append(part, partBytes, partLines)
+        await this.rotate()
+        part = ''
+        partBytes = 0
+        partLines = 0
+      }
+      part += `${line}\n`
+      partBytes += bytes
+      partLines += 1
+    }
+    await this.append(part, partBytes, partLines)
+  }
+
+  private async append(text: string, bytes: number, lines: number): Promise<void> {
+    if (lines === 0) return
+    try {
+      await this.fs.appendFile(this.file, text)
+      this.fileBytes += bytes
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      this.drop(lines, code === 'ENOSPC' ? 'the disk is full' : `cannot write: ${code ?? String(err)}`)
+    }
+  }
+
+  /** FILE → FILE.1 → ... → FILE.RECORD_KEEP (the oldest replaced); the new FILE starts with a start line. */
+  private async rotate(): Promise<void> {
+    const file = this.file
+    try {
+      for (let i = RECORD_KEEP - 1; i >= 1; i--)
+        await this.fs.rename(`${file}.${i}`, `${file}.${i + 1}`).catch(() => {})
+      await this.fs.rename(file, `${file}.1`)
+      this.fileBytes = 0
+    } catch (err) {
+      // The file could not be moved aside: it grows on rather than losing lines, and no more is tried.
+      this.maxBytes = Number.POSITIVE_INFINITY
+      this.options.log.warn('recording: the file could not be rotated; it grows on', { file, error: String(err) })
+      return
+    }
+    const start = this.startLine(true)
+    await this.append(`${start}\n`, Buffer.byteLength(start) + 1, 1)
+  }
+}
+
+/** What `run --record` or the config's `record:` asks for. */
+export interface RecordWanted {
+  /** The trace file (a relative one is taken from the current folder). */
+  file: string
+  maxMb?: number
+}
+
+/** What the recording hangs on in the daemon. */
+export interface RecordingDeps {
+  door: { observe(observer: (e: SurfaceEvent, source: InputSource) => void): () => void }
+  pageOf(surface: string): string | undefined
+  log: Logger
+  fs?: RecordFs
+}
+
+/**
+ * The recording the daemon starts with: `wanted` (`run --record`) over the config's `record:` (its file
+ * relative to the config's folder), or none. Its input observer is on the door; `stop()` takes it off.
+ */
+export async function startRecording(
+  wanted: RecordWanted | undefined,
+  config: Config,
+  configFile: string,
+  deps: RecordingDeps,
+): Promise<Recorder | undefined> {
+  const fromConfig = config.record
+    ? { file: resolve(dirname(configFile), config.record.file), maxMb: config.record.max_mb }
+    : undefined
+  const pick = wanted ? { ...wanted, file: resolve(wanted.file) } : fromConfig
+  if (!pick) return undefined
+  const pages: Record<string, string> = {}
+  for (const surface of Object.keys(config.pages)) {
+    const page = deps.pageOf(surface)
+    if (page !== undefined) pages[surface] = page
+  }
+  const recorder = await Recorder.open({
+    file: pick.file,
+    ...(pick.maxMb !== undefined ? { maxMb: pick.maxMb } : {}),
+    config: configFile,
+    pages,
+    log: deps.log,
+    ...(deps.fs ? { fs: deps.fs } : {}),
+  })
+  const detach = deps.door.observe((e, source) => recorder.input(e, source))
+  recorder.onStop(detach)
+  deps.log.info('recording the control input', { file: pick.file, max_mb: pick.maxMb ?? DEFAULT_RECORD_MAX_MB })
+  return recorder
+}
+
+/** `--record FILE [--record-max-mb N]` as a RecordWanted; throws a usage error's text when they are wrong. */
+export function recordWanted(file: string | undefined, maxMb: string | undefined): RecordWanted | undefined {
+  if (maxMb !== undefined && file === undefined) throw new Error('--record-max-mb goes with --record FILE')
+  if (file === undefined) return undefined
+  if (file === '') throw new Error('--record needs a file name')
+  if (maxMb === undefined) return { file }
+  const n = Number(maxMb)
+  if (!/^\d+$/.test(maxMb.trim()) || !Number.isSafeInteger(n) || n < 1 || n > 100_000)
+    throw new Error(`--record-max-mb takes a whole number of MB from 1 to 100000 (not '${maxMb}')`)
+  return { file, maxMb: n }
+}
