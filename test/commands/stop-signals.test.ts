@@ -4,27 +4,16 @@
  * exits 0 (not by a signal) within the stop's bound. The daemon runs as its own process (`run`, the
  * built-in simulator, port 0), and the signals are real ones.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { STOP_BOUND_MS } from '../../src/defaults.js'
-import { until } from '../helpers/until.js'
+import { runCli } from '../helpers/cli.js'
+import { LABEL_KEY, simulatedConfig } from '../helpers/config.js'
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 2 }
-bindings:
-  - on: console/key:0
-    label: "hello"
-`
+const CONFIG = simulatedConfig(LABEL_KEY)
 
 interface Exit {
   code: number | null
@@ -33,29 +22,30 @@ interface Exit {
   at: number
 }
 
-async function startDaemon(): Promise<{ child: ChildProcess; output: () => string; exited: Promise<Exit> }> {
+interface Started {
+  child: ChildProcess
+  output: () => string
+  waitFor: (re: RegExp, ms?: number) => Promise<RegExpExecArray>
+  exited: Promise<Exit>
+}
+
+async function startDaemon(): Promise<Started> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-stop-signals-'))
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const config = join(dir, 'config.yaml')
   await writeFile(config, CONFIG)
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'run', '--config', config], {
-    env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  onTestFinished(() => void child.kill('SIGKILL'))
-  let out = ''
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()))
-  child.stderr.on('data', (b: Buffer) => (out += b.toString()))
+  const cli = runCli(['run', '--config', config], { env: { PANELBRIDGE_LOG_LEVEL: 'info' } })
+  // The signal too, and the moment: runCli's own `exited` gives the code only.
   const exited = new Promise<Exit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+    cli.child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
   )
-  return { child, output: () => out, exited }
+  return { child: cli.child, output: () => cli.out(), waitFor: (re, ms) => cli.waitFor(re, ms), exited }
 }
 
 describe('a stop that ends by a signal', () => {
   it('SIGTERM, then SIGHUPs every few ms: exits 0 within the bound, each late signal logged and ignored', async () => {
     const d = await startDaemon()
-    await until('the daemon to run', () => /panelbridge running: http:\/\/127\.0\.0\.1:\d+/.test(d.output()), 30_000)
+    await d.waitFor(/panelbridge running: http:\/\/127\.0\.0\.1:\d+/, 30_000)
     let gone = false
     void d.exited.then(() => (gone = true))
     const stopAt = performance.now()

@@ -16,16 +16,9 @@ import type { Notifier } from '../../src/daemon/sd-notify.js'
 import { createLogger, setLogSink } from '../../src/log.js'
 import { until } from '../helpers/until.js'
 import { call } from './helpers.js'
+import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
 
-const GOOD = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 2 }
-bindings:
-  - on: console/key:0
-    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
-`
+const GOOD = simulatedConfig(CUTIN_KEY)
 const BROKEN = GOOD.replace('columns: 2', 'columns: 2, bogus: 1')
 
 const cleanups: (() => Promise<void> | void)[] = []

@@ -5,41 +5,32 @@
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon, DaemonConfigError, defaultConfigPath, BUNDLED_CONFIG } from '../../src/daemon/daemon.js'
 import { SYSTEM_CONFIG } from '../../src/defaults.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
+import { simulatedConfig } from '../helpers/config.js'
+import { captureLogs } from '../helpers/logs.js'
 
 const WAIT = { timeout: 5000, interval: 10 }
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
-const BASE = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4 }
-bindings:
-  - on: console/key:0
+const BASE = simulatedConfig(
+  `  - on: console/key:0
     label: "{{name}}"
     press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
     feedback: { title: "Lower Third" }
-`
+`,
+  4,
+)
 
 async function start(text = BASE) {
   const dir = await mkdtemp(join(tmpdir(), 'pb-daemon-'))
   const file = join(dir, 'config.yaml')
   await writeFile(file, text)
-  const logs: LogRecord[] = []
-  const prev = setLogSink((r) => logs.push(r))
+  // Finished in reverse: the daemon stops, then the sink comes back, then the folder goes.
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const logs = captureLogs()
   const daemon = await Daemon.start({ config: file, drivers: [] })
-  cleanups.push(async () => {
-    await daemon.stop()
-    setLogSink(prev)
-    await rm(dir, { recursive: true, force: true })
-  })
+  onTestFinished(() => daemon.stop())
   return { daemon, file, dir, logs }
 }
 

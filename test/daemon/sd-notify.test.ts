@@ -4,18 +4,18 @@
  * its own process: READY=1 once up, RELOADING=1 on SIGHUP, watchdog pings at half WATCHDOG_USEC,
  * STOPPING=1 on SIGTERM; and nothing at all without NOTIFY_SOCKET.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { median } from '../../bench/stats.js'
 import { createNotifier } from '../../src/daemon/sd-notify.js'
 import { createLogger } from '../../src/log.js'
+import { runCli } from '../helpers/cli.js'
+import { LABEL_KEY, simulatedConfig } from '../helpers/config.js'
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
 const LISTENER = `
 import json, socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -25,20 +25,7 @@ while True:
     data = s.recv(65536)
     print(json.dumps({"at": time.monotonic() * 1000, "fields": data.decode().split("\\n")}), flush=True)
 `
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 2 }
-bindings:
-  - on: console/key:0
-    label: "hello"
-`
-
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const CONFIG = simulatedConfig(LABEL_KEY)
 
 interface Datagram {
   at: number
@@ -47,7 +34,7 @@ interface Datagram {
 
 async function listener(path: string): Promise<{ received: Datagram[] }> {
   const py = spawn('python3', ['-c', LISTENER, path], { stdio: ['ignore', 'pipe', 'inherit'] })
-  cleanups.push(() => void py.kill('SIGKILL'))
+  onTestFinished(() => void py.kill('SIGKILL'))
   const received: Datagram[] = []
   const lines = createInterface({ input: py.stdout })
   await new Promise<void>((resolve, reject) => {
@@ -61,23 +48,16 @@ async function listener(path: string): Promise<{ received: Datagram[] }> {
   return { received }
 }
 
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
-}
-
 describe('sd_notify', () => {
   it('READY=1 once up, watchdog at half the interval, RELOADING=1 on SIGHUP, STOPPING=1 on SIGTERM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-notify-'))
-    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const socketPath = join(dir, 'notify.sock')
     const config = join(dir, 'config.yaml')
     await writeFile(config, CONFIG)
     const { received } = await listener(socketPath)
-    const daemon = spawn(process.execPath, ['--import', 'tsx', CLI, 'run', '--config', config], {
-      env: { ...process.env, NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: '400000' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    cleanups.push(() => void daemon.kill('SIGKILL'))
+    const cli = runCli(['run', '--config', config], { env: { NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: '400000' } })
+    const daemon = cli.child
     const has = (field: string) => received.filter((d) => d.fields.includes(field))
     await vi.waitFor(() => expect(has('READY=1')).toHaveLength(1), { timeout: 15_000, interval: 20 })
     const ready = has('READY=1')[0]!
@@ -98,9 +78,8 @@ describe('sd_notify', () => {
     expect(has('RELOADING=1')[0]!.fields.some((f) => /^MONOTONIC_USEC=\d+$/.test(f))).toBe(true)
     await vi.waitFor(() => expect(has('READY=1')).toHaveLength(2), { timeout: 5000, interval: 20 })
 
-    const code = exited(daemon)
     daemon.kill('SIGTERM')
-    expect(await code).toBe(0)
+    expect(await cli.exited).toBe(0)
     await vi.waitFor(() => expect(has('STOPPING=1')).toHaveLength(1), { timeout: 5000, interval: 20 })
   })
 

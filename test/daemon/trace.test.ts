@@ -18,6 +18,7 @@ import {
 } from '../../src/daemon/trace.js'
 import { setLogLevel, setLogSink, type LogRecord } from '../../src/log.js'
 import { until } from '../helpers/until.js'
+import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
 
 const SECRET = 'sk-live-TOPSECRET-4242'
 const WAIT = { timeout: 8000, interval: 10 }
@@ -88,21 +89,16 @@ describe('a trace line', () => {
   })
 })
 
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4 }
-bindings:
-  - on: console/key:0
-    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
-  - on: console/key:1
+const CONFIG = simulatedConfig(
+  `${CUTIN_KEY}  - on: console/key:1
     press:
       command: startStreaming
       params: { choice: Custom, serverUrl: "rtmp://127.0.0.1/live?streamKey=${SECRET}", streamKey: "${SECRET}" }
   - on: console/key:2
     press: { command: schedule, params: { action: cutin, title: "No Such Title" } }
-`
+`,
+  4,
+)
 
 /** Reads a Server-Sent Events stream into `body` until `close()`. */
 function follow(url: string): { body: () => string; close: () => void } {

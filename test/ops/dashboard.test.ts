@@ -19,6 +19,7 @@ import { parse } from 'yaml'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { call } from '../daemon/helpers.js'
+import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
 
 const OPS = new URL('../../ops/', import.meta.url)
 const DASHBOARD_FILE = new URL('grafana/panelbridge.json', OPS)
@@ -155,15 +156,7 @@ function families(text: string): Map<string, Family> {
   return out
 }
 
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 2 }
-bindings:
-  - on: console/key:0
-    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
-`
+const CONFIG = simulatedConfig(CUTIN_KEY)
 
 const dirs: string[] = []
 let exposition = new Map<string, Family>()
