@@ -2,18 +2,13 @@
  * Groundwork items 3 and 4 on the application side: titles by name (a rename moves the index and
  * reaches readers), a filter that changes without a new socket, and stores that readers cannot emit on.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { AppState, type AppStateEvents } from '../../src/api/app-state.js'
 import { NotificationLink } from '../../src/api/notifications.js'
 import { QWebChannelClient } from '../../src/api/qwebchannel.js'
 import { startSimulator } from '../../src/simulator/index.js'
 
 const WAIT = { timeout: 5000, interval: 5 }
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
 describe('titles by name', () => {
   it('finds a title by name or id, and a rename moves the index and reaches readers as a change with name', () => {
     const store = new AppState()
@@ -54,7 +49,7 @@ describe('titles by name', () => {
 describe('a filter that changes without a new socket', () => {
   it('follows another title after setFilter, on the same connection', async () => {
     const sim = await startSimulator({ animationMs: 40 })
-    cleanups.push(() => sim.close())
+    onTestFinished(() => sim.close())
     const store = new AppState()
     const link = new NotificationLink({
       url: sim.wsUrl,
@@ -62,7 +57,7 @@ describe('a filter that changes without a new socket', () => {
       filter: { titles: ['Lower Third'] },
       timing: { resyncDebounceMs: 10 },
     })
-    cleanups.push(() => link.stop())
+    onTestFinished(() => link.stop())
     const phases: string[] = []
     link.on('phase', (p) => phases.push(p))
     link.start()

@@ -8,10 +8,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { runLearn } from '../../src/commands/learn.js'
 import { Daemon } from '../../src/daemon/daemon.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
+import type { LogRecord } from '../../src/log.js'
+import { captureLogs } from '../helpers/logs.js'
 import { hardwareDrivers } from '../../src/surfaces/drivers.js'
 import { call } from '../daemon/helpers.js'
 import { encoderRotateReport, gen2KeyReport, rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
@@ -19,11 +20,6 @@ import { harness, type Harness } from './hardware-helpers.js'
 import { until } from '../helpers/until.js'
 
 const TOKEN = 'learn-test-token-0123456789'
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
 const config = (listen = '{ host: 127.0.0.1, port: 0 }'): string => `version: 1
 app: { url: http://127.0.0.1:0, simulate: true }
 listen: ${listen}
@@ -39,8 +35,8 @@ async function startDaemon(h: Harness, text: string): Promise<{ daemon: Daemon; 
   const dir = await mkdtemp(join(tmpdir(), 'pb-learn-daemon-'))
   const file = join(dir, 'config.yaml')
   await writeFile(file, text)
-  const logs: LogRecord[] = []
-  const prev = setLogSink((r) => logs.push(r))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const logs = captureLogs()
   const daemon = await Daemon.start({
     config: file,
     drivers: hardwareDrivers({ streamdeck: { transport: h.transport, encodeJPEG: rawImageEncoder } }).map(
@@ -50,11 +46,8 @@ async function startDaemon(h: Harness, text: string): Promise<{ daemon: Daemon; 
     access: () => Promise.resolve('ok'),
     watch: false,
   })
-  cleanups.push(async () => {
-    await daemon.stop()
-    setLogSink(prev)
-    await rm(dir, { recursive: true, force: true })
-  })
+  // Finished in reverse: the daemon stops, then the sink comes back, then the folder goes.
+  onTestFinished(() => daemon.stop())
   await expect.poll(() => daemon.status().surfaces.find((s) => s.name === 'replay')?.state).toBe('open')
   return { daemon, file, logs }
 }
@@ -63,7 +56,7 @@ async function startDaemon(h: Harness, text: string): Promise<{ daemon: Daemon; 
 function learn(h: Harness, args: string[], env: Record<string, string> = {}) {
   const stop = new AbortController()
   const done = runLearn(args, { ...h.deps, stop: stop.signal, env })
-  cleanups.push(async () => {
+  onTestFinished(async () => {
     stop.abort()
     await done
   })

@@ -9,10 +9,11 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { CommandClient } from '../../src/api/client.js'
 import { Daemon } from '../../src/daemon/daemon.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
+import type { LogRecord } from '../../src/log.js'
+import { captureLogs } from '../helpers/logs.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import { ReportMapDriver } from '../../src/surfaces/report-map/driver.js'
 import { MIDI_RESCAN_MS, MidiDriver } from '../../src/surfaces/midi/driver.js'
@@ -24,11 +25,6 @@ import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
 
 const WAIT = { timeout: 5000, interval: 10 }
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
 const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0'
 const PEDAL = { path: '/dev/hidraw5', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' }
 
@@ -54,22 +50,15 @@ ${extra}`
 
 async function writeConfig(text: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-midi-hid-'))
-  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'config.yaml')
   await writeFile(file, text)
   return file
 }
 
-function captureLogs(): LogRecord[] {
-  const logs: LogRecord[] = []
-  const prev = setLogSink((r) => logs.push(r))
-  cleanups.push(() => void setLogSink(prev))
-  return logs
-}
-
 async function simulator(): Promise<SimulatorHandle> {
   const sim = await startSimulator()
-  cleanups.push(() => sim.close())
+  onTestFinished(() => sim.close())
   return sim
 }
 
@@ -84,7 +73,7 @@ async function start(config: string) {
     access: () => Promise.resolve('ok'),
     watch: false,
   })
-  cleanups.push(() => daemon.stop())
+  onTestFinished(() => daemon.stop())
   return { daemon, file, backend, hid }
 }
 
@@ -128,7 +117,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
     // The generic profile: velocity 0 puts the LED out (the title is off), 127 lights it.
     await expect.poll(() => noteBytes(backend.last?.sent ?? [], 56).at(-1), WAIT).toEqual([0x90, 56, 0])
     const client = new CommandClient({ baseUrl: sim.httpUrl })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     // Another operator plays the title in the application itself.
     await client.callByName('schedule', { action: 'cutin', title: 'Lower Third' })
     await expect.poll(() => noteBytes(backend.last!.sent, 56).at(-1), WAIT).toEqual([0x90, 56, 127])
@@ -142,7 +131,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
     const { daemon, file, backend, hid } = await start(configText(appOf(sim)))
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     const client = new CommandClient({ baseUrl: sim.httpUrl })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     await client.callByName('schedule', { action: 'cutin', title: 'Lower Third' })
     await expect.poll(() => noteBytes(backend.last!.sent, 56).at(-1), WAIT).toEqual([0x90, 56, 127])
     const first = backend.last!
@@ -223,7 +212,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
       hotplug: new FakeHotplug(true),
       watch: false,
     })
-    cleanups.push(() => daemon.stop())
+    onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     expect(daemon.status().surfaces).toEqual([
       expect.objectContaining({ name: 'desk', state: 'open', model: 'Behringer X-Touch Mini' }),
@@ -310,7 +299,7 @@ bindings:
     feedback: { title: 'Lower Third' }
 `)
     const daemon = await Daemon.start({ config: file, watch: false })
-    cleanups.push(() => daemon.stop())
+    onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     expect(stateOf(daemon, 'pads')).toBe('waiting')
     // Reloads rescan every driver, MIDI's port lists included: still the one line.
@@ -344,7 +333,7 @@ surfaces:
 bindings: []
 `)
     const daemon = await Daemon.start({ config: file, watch: false })
-    cleanups.push(() => daemon.stop())
+    onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     // A reload has rescanned every driver by the time it resolves.
     expect(await daemon.reload()).toBe(true)

@@ -6,14 +6,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import * as files from '../../src/simulator/files.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
-
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
 interface Setup {
   sim: SimulatorHandle
@@ -25,13 +20,13 @@ interface Setup {
 
 async function setup(): Promise<Setup> {
   const root = mkdtempSync(join(tmpdir(), 'panelbridge-guard-'))
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }))
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }))
   const dataDir = join(root, 'data')
   const outside = join(root, 'outside')
   mkdirSync(dataDir)
   mkdirSync(outside)
   const sim = await startSimulator({ dataDir, animationMs: 10 })
-  cleanups.push(() => sim.close())
+  onTestFinished(() => sim.close())
   const cmd = async (name: string, params: Record<string, string>) => {
     const res = await fetch(`${sim.httpUrl}/api/command/${name}?${new URLSearchParams(params).toString()}`)
     // saveProject and loadProject answer success with the bare `{}` (contract: envelope rule 2).

@@ -2,27 +2,19 @@
  * The simulator's HTTP test hooks (Groundwork item 7): reply delays, in-flight high-water marks, the
  * command log; `sim --log-commands FILE` in its own process; the cameras open from the start.
  */
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { CommandClient } from '../../src/api/client.js'
 import { startSimulator } from '../../src/simulator/index.js'
-
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+import { runCli } from '../helpers/cli.js'
 
 async function setup(options: Parameters<typeof startSimulator>[0] = {}) {
   const sim = await startSimulator(options)
   const client = new CommandClient({ baseUrl: sim.httpUrl, timeoutMs: 5000 })
-  cleanups.push(
-    () => sim.close(),
-    () => client.close(),
-  )
+  onTestFinished(() => sim.close())
+  onTestFinished(() => client.close())
   return { sim, client }
 }
 
@@ -63,7 +55,7 @@ describe('HTTP hooks', () => {
 
   it('keeps only the newest commandLogMax entries, and none at 0 while the file still gets every line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-hooks-'))
-    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const small = await setup({ commandLogMax: 2 })
     for (const channel of [0, 1, 2]) await small.client.call('switchVideoIn', { channel, video: 'Camera 1' })
     expect(small.sim.http.log.map((e) => e.parameters.channel)).toEqual(['1', '2'])
@@ -87,26 +79,10 @@ describe('HTTP hooks', () => {
 describe('panelbridge sim --log-commands', () => {
   it('writes one JSON line per received command, readable from another process', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-log-'))
-    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const file = join(dir, 'commands.jsonl')
-    const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', cli, 'sim', '--port', '0', '--ws-port', '0', '--log-commands', file],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
-    cleanups.push(() => void child.kill('SIGKILL'))
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString()
-        const m = /listening on (http:\/\/\S+)/.exec(out)
-        if (m) resolve(m[1]!)
-      })
-      child.once('exit', (code) => reject(new Error(`sim exited ${code}`)))
-    })
+    const sim = runCli(['sim', '--port', '0', '--ws-port', '0', '--log-commands', file])
+    const url = (await sim.waitFor(/listening on (http:\/\/\S+)/))[1]!
     await fetch(`${url}/api/command/switchVideoIn?channel=0&video=Camera%202&requestId=a`)
     await fetch(`${url}/api`, { method: 'POST', body: JSON.stringify({ command: 'getVideoFormat', parameters: {} }) })
     const lines = (await readFile(file, 'utf8'))
@@ -119,8 +95,7 @@ describe('panelbridge sim --log-commands', () => {
     ])
     expect(lines[0]!.parameters).toEqual({ channel: '0', video: 'Camera 2', requestId: 'a' })
     expect(Date.parse(lines[0]!.time as string)).not.toBeNaN()
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    expect(await exited).toBe(0)
+    sim.child.kill('SIGTERM')
+    expect(await sim.exited).toBe(0)
   })
 })

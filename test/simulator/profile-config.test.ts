@@ -6,17 +6,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
+import type { LogRecord } from '../../src/log.js'
+import { captureLogs } from '../helpers/logs.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { appProfileNames } from '../../src/mappings/schema.js'
 import { profileNames } from '../../src/simulator/profile.js'
-
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
 const config = (simulate: string): string => `version: 1
 app:
@@ -75,14 +71,10 @@ describe('the daemon with app.simulate: {profile}', () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-sim-profile-'))
     const file = join(dir, 'config.yaml')
     await writeFile(file, config(simulate))
-    const logs: LogRecord[] = []
-    const prev = setLogSink((r) => logs.push(r))
-    cleanups.push(async () => {
-      setLogSink(prev)
-      await rm(dir, { recursive: true, force: true })
-    })
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const logs = captureLogs()
     const daemon = await Daemon.start({ config: file, drivers: [] })
-    cleanups.push(() => daemon.stop())
+    onTestFinished(() => daemon.stop())
     return { daemon, logs }
   }
   const simulated = (logs: LogRecord[]): Record<string, unknown> | undefined =>

@@ -5,7 +5,7 @@
  * and title ids across an application restart. Against started simulators on loopback port 0, with raw
  * `ws` frames where the shape on the wire is the point.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Agent, fetch } from 'undici'
 import WebSocket from 'ws'
 import { QWC_MESSAGE as MSG } from '../../src/api/protocol.js'
@@ -20,9 +20,7 @@ const SCORE_BUG = '{9c0e4a7b-2d15-4f3e-8a6c-0b1d2e3f4a02}'
 /** How long and how often `expect.poll` looks. */
 const WAIT = { timeout: 3000, interval: 5 }
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
+afterEach(() => {
   vi.useRealTimers()
 })
 
@@ -34,7 +32,7 @@ function variant(changes: Partial<ProfileFacts>): SimProfile {
 
 async function sim(profile?: string | SimProfile): Promise<SimulatorHandle> {
   const s = await startSimulator({ animationMs: 20, ...(profile !== undefined ? { profile } : {}) })
-  cleanups.push(() => s.close())
+  onTestFinished(() => s.close())
   return s
 }
 
@@ -74,7 +72,7 @@ interface RawChannel {
 
 async function channel(s: SimulatorHandle): Promise<RawChannel> {
   const ws = new WebSocket(s.wsUrl)
-  cleanups.push(() => ws.terminate())
+  onTestFinished(() => ws.terminate())
   const frames: Json[] = []
   const notes: Json[] = []
   await new Promise((resolve, reject) => {
@@ -454,7 +452,7 @@ describe('restart() and title_ids_on_restart', () => {
       animationMs: 100,
       profile: getProfile('strict-unknowns'),
     })
-    cleanups.push(() => state.close())
+    onTestFinished(() => state.close())
     const lower = state.titleById(LOWER_THIRD)!
     state.applyAction(lower, 'animateIn', new Map())
     expect(lower.playState).toBe('Running')

@@ -4,7 +4,7 @@
  * layer state, the image set, the automation registry, feedback states and actions, the legacy XML
  * commands, the signals that follow changes, and the command log for every call on the socket.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { QWebChannelClient, type QwcSignalEvent } from '../../src/api/qwebchannel.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import { getProfile, profileNames, schedulerMethods, schedulerSignals } from '../../src/simulator/profile.js'
@@ -26,18 +26,13 @@ const SCORE_BUG = '{9c0e4a7b-2d15-4f3e-8a6c-0b1d2e3f4a02}'
 const actor = (titleId: string): string => `${ACTOR_PREFIX}${titleId}`
 const full = (titleId: string, id: string): string => `${actor(titleId)}~${REGISTRY_SCOPE}~${id}`
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
 // Titles animate for a second by default (the application's length), so that a Running seen right after a
 // call is still there on a busy machine.
 const WAIT = { timeout: 5000, interval: 5 }
 
 async function sim(profile = 'captivate', animationMs = 1000): Promise<SimulatorHandle> {
   const s = await startSimulator({ animationMs, profile })
-  cleanups.push(() => s.close())
+  onTestFinished(() => s.close())
   return s
 }
 
@@ -46,7 +41,7 @@ type Client = QWebChannelClient & { signals: QwcSignalEvent[]; call(method: stri
 /** A client connected to every signal the scheduler publishes, recording them in order. */
 async function client(url: string): Promise<Client> {
   const c = new QWebChannelClient({ url, callTimeoutMs: 3000, connectTimeoutMs: 3000 }) as Client
-  cleanups.push(() => c.close())
+  onTestFinished(() => c.close())
   c.signals = []
   c.on('signal', (e) => c.signals.push(e))
   await c.connect()
@@ -204,7 +199,7 @@ describe('scheduler surface', () => {
       const s = await sim()
       const { default: WebSocket } = await import('ws')
       const ws = new WebSocket(s.wsUrl)
-      cleanups.push(() => ws.terminate())
+      onTestFinished(() => ws.terminate())
       await new Promise((r) => ws.once('open', r))
       const frames: Json[] = []
       ws.on('message', (raw: Buffer) => frames.push(JSON.parse(raw.toString())))
@@ -426,9 +421,9 @@ describe('scheduler surface', () => {
 
     it('messageIn goes to every client connected to it (the handle sends it)', async () => {
       const state = new SimulatorState({ dataDir: '/nonexistent-not-written' })
-      cleanups.push(() => state.close())
+      onTestFinished(() => state.close())
       const q = await startQWebChannelSimulator({ backend: state, port: 0, host: '127.0.0.1' })
-      cleanups.push(() => q.close())
+      onTestFinished(() => q.close())
       const c = await client(q.url)
       expect(q.message('captivate', 'companion-module', '{"reload":true}')).toBe(1)
       await expect
