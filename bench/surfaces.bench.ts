@@ -2,16 +2,35 @@
  * Surfaces bench: key rendering and Stream Deck write coalescing, over the real
  * `@elgato-stream-deck/core` with an in-memory HID device (the library's real JPEG encoder).
  *
- * Baseline: the bare canvas cost of the same size (fill + read back pixels), measured in the same run.
+ * Baselines, measured in the same run: the bare canvas cost of the same size (fill + read back pixels)
+ * for rendering; for the Stream Deck rows, the path before issue 29 (each key drawn, encoded and written
+ * one after another through the library's fillKeyBuffer / fillLcdRegion, nothing cached); for the jog,
+ * the same jog with no paging.
+ *
+ * Every row runs twice: with the machine's cores, then in a child pinned to one core (`taskset -c 0`,
+ * the bench's own run again with BENCH_ONE_CORE=1), so a cost that only hurts a small box shows.
  */
-import { DeviceModelId } from '@elgato-stream-deck/core'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { DEVICE_MODELS2, DeviceModelId, type StreamDeck } from '@elgato-stream-deck/core'
+import { encodeJPEG } from '@elgato-stream-deck/node-lib'
 import { createCanvas } from '@napi-rs/canvas'
 import { KeyRenderer } from '../src/surfaces/render/key-renderer.js'
+import { DeviceBytesCache } from '../src/surfaces/streamdeck/device-bytes.js'
 import { StreamDeckDriver } from '../src/surfaces/streamdeck/driver.js'
 import type { StreamDeckSurface } from '../src/surfaces/streamdeck/surface.js'
 import type { Feedback } from '../src/surfaces/types.js'
-import { MemoryStreamDeckTransport } from '../test/surfaces/helpers/fake-hid.js'
-import { median } from './stats.js'
+import {
+  encoderRotateReport,
+  MemoryStreamDeckTransport,
+  type FakeHidDevice,
+} from '../test/surfaces/helpers/fake-hid.js'
+import { median, percentile } from './stats.js'
+
+type Row = [string, string, string]
+/** Set in the pinned child: print the rows as JSON for the parent to merge. */
+const ONE_CORE = process.env['BENCH_ONE_CORE'] === '1'
+const ROWS_MARK = 'BENCH_ROWS_JSON '
 
 const fmt = (ms: number): string => (ms < 0.01 ? `${(ms * 1000).toFixed(2)} µs` : `${ms.toFixed(3)} ms`)
 
@@ -33,16 +52,61 @@ const feedbackFor = (i: number): Feedback => ({
   ...(i % 3 === 0 ? { badge: 'pending' as const } : {}),
 })
 
-async function openDeck(model: DeviceModelId, frameMs?: number): Promise<{ surface: StreamDeckSurface }> {
+async function openDeck(
+  model: DeviceModelId,
+  frameMs?: number,
+  deviceBytes = new DeviceBytesCache(),
+): Promise<{ surface: StreamDeckSurface; hid: FakeHidDevice }> {
   const transport = new MemoryStreamDeckTransport()
   transport.plug(model, `/dev/bench-${model}`, `BENCH-${model}`)
-  const driver = new StreamDeckDriver({ transport, ...(frameMs !== undefined ? { frameMs } : {}) })
+  const driver = new StreamDeckDriver({ transport, deviceBytes, ...(frameMs !== undefined ? { frameMs } : {}) })
   const surface = await driver.open((await driver.detect())[0]!)
-  return { surface }
+  return { surface, hid: transport.lastOpened(`/dev/bench-${model}`)! }
+}
+
+/** The library's deck alone over an in-memory device, with the driver's encoder: the path before issue 29. */
+async function openBareDeck(model: DeviceModelId): Promise<StreamDeck> {
+  const transport = new MemoryStreamDeckTransport()
+  transport.plug(model, `/dev/bare-${model}`)
+  const hid = await transport.open(`/dev/bare-${model}`)
+  return DEVICE_MODELS2[model].factory(hid, { encodeJPEG: (b, w, h) => encodeJPEG(b, w, h, { quality: 95 }) })
 }
 
 export default async function (): Promise<void> {
-  const rows: [string, string, string][] = []
+  const rows = await measure()
+  if (ONE_CORE) console.log(ROWS_MARK + JSON.stringify(rows))
+  else printRows(mergeOneCore(rows))
+}
+
+/** Runs this bench again pinned to core 0 and puts its figures beside this run's. */
+function mergeOneCore(rows: Row[]): Row[] {
+  const child = spawnSync('taskset', ['-c', '0', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    env: { ...process.env, BENCH_ONE_CORE: '1' },
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  })
+  const line = (child.stdout ?? '').split('\n').find((l) => l.startsWith(ROWS_MARK))
+  if (child.status !== 0 || !line) {
+    console.log(`(one-core run failed: ${child.error?.message ?? child.stderr?.slice(-500) ?? child.status})`)
+    return rows.map(([a, b, c]) => [a, `${b} | n/a`, c])
+  }
+  const pinned = new Map((JSON.parse(line.slice(ROWS_MARK.length)) as Row[]).map((r) => [r[0], r]))
+  return rows.map(([a, b, c]) => {
+    const one = pinned.get(a)
+    return [a, `${b} | ${one?.[1] ?? 'n/a'}`, one ? `${c} ‖ 1 core: ${one[2]}` : c]
+  })
+}
+
+function printRows(rows: Row[]): void {
+  const w0 = Math.max(...rows.map((r) => r[0].length))
+  const w1 = Math.max(...rows.map((r) => r[1].length), 'all cores | 1 core'.length)
+  console.log(`${'case'.padEnd(w0)} | ${'all cores | 1 core'.padEnd(w1)} | note (medians)`)
+  console.log(`${'-'.repeat(w0)}-|-${'-'.repeat(w1)}-|-----`)
+  for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)} | ${b.padEnd(w1)} | ${c}`)
+}
+
+async function measure(): Promise<Row[]> {
+  const rows: Row[] = []
   const N = 300
 
   for (const size of [72, 96]) {
@@ -70,25 +134,10 @@ export default async function (): Promise<void> {
     rows.push([`render ${size}×${size}, cached`, fmt(cached), `${(first / cached).toFixed(0)}× faster than first`])
   }
 
-  // Full redraw of an XL: 32 new images, rendered, JPEG-encoded by the library, written to the fake HID.
-  {
-    const { surface } = await openDeck(DeviceModelId.XL, 0)
-    const times: number[] = []
-    for (let round = 0; round < 15; round++) {
-      const before = surface.stats.writes
-      const t = performance.now()
-      for (let k = 0; k < 32; k++) surface.setFeedback(`key:${k}`, feedbackFor(round * 100 + k))
-      await surface.drain()
-      times.push(performance.now() - t)
-      if (surface.stats.writes - before !== 32) throw new Error('XL redraw did not write 32 keys')
-    }
-    rows.push([
-      'XL full redraw (32 keys, render + JPEG + HID)',
-      fmt(median(times)),
-      `${fmt(median(times) / 32)} per key`,
-    ])
-    await surface.close()
-  }
+  rows.push(...(await xlRows()))
+  rows.push(...(await jogRows()))
+  rows.push(await lcdStripRow())
+  rows.push(await encodeRow())
 
   // 200 feedback updates/s over 15 keys for 5 s, at the default 60 fps pacing: first evenly spread, then the
   // same average rate in bursts of 40 every 200 ms (where coalescing has work to do).
@@ -149,9 +198,197 @@ export default async function (): Promise<void> {
     await surface.close()
   }
 
-  const w0 = Math.max(...rows.map((r) => r[0].length))
-  const w1 = Math.max(...rows.map((r) => r[1].length))
-  console.log(`${'case'.padEnd(w0)} | ${'median'.padEnd(w1)} | note`)
-  console.log(`${'-'.repeat(w0)}-|-${'-'.repeat(w1)}-|-----`)
-  for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)} | ${b.padEnd(w1)} | ${c}`)
+  return rows
+}
+
+async function rounds(n: number, fn: (round: number) => Promise<void>): Promise<number> {
+  const times: number[] = []
+  for (let round = 0; round < n; round++) {
+    const t = performance.now()
+    await fn(round)
+    times.push(performance.now() - t)
+  }
+  return median(times)
+}
+
+const XL_KEY = { width: 96, height: 96 }
+
+/** One 96×96 key encoded by the library's encoder (jpeg-turbo's async compress) and by jpeg-turbo's sync call. */
+async function encodeRow(): Promise<Row> {
+  const renderer = new KeyRenderer()
+  const key = renderer.render(feedbackFor(7), XL_KEY)
+  const asyncMs = await rounds(64, async () => {
+    await encodeJPEG(key.rgba, 96, 96, { quality: 95 })
+  })
+  // jpeg-turbo is the library's optional dependency, reached from where the library finds it.
+  const turbo = createRequire(createRequire(import.meta.url).resolve('@elgato-stream-deck/node-lib'))(
+    '@julusian/jpeg-turbo',
+  ) as { compressSync: (b: Buffer, o: object) => Buffer; FORMAT_RGBA: number }
+  const raw = Buffer.from(key.rgba.buffer, key.rgba.byteOffset, key.rgba.byteLength)
+  const syncMs = await rounds(64, () => {
+    turbo.compressSync(raw, { format: turbo.FORMAT_RGBA, width: 96, height: 96, quality: 95 })
+    return Promise.resolve()
+  })
+  return [
+    'JPEG 96×96 q95, async (library)',
+    fmt(asyncMs),
+    `jpeg-turbo's compressSync on the loop ${fmt(syncMs)}: the thread hop costs ${(asyncMs / syncMs).toFixed(0)}× the encode`,
+  ]
+}
+/** Face numbers never used before in this run: cold for the renderer and the device bytes cache. */
+let freshFaces = 100_000
+const freshPage = (): number => (freshFaces += 100)
+
+/** Full redraws and page switches of an XL: this path against the one before issue 29, in the same run. */
+async function xlRows(): Promise<Row[]> {
+  const bare = await openBareDeck(DeviceModelId.XL)
+  const renderer = new KeyRenderer()
+  renderer.render(feedbackFor(-1), XL_KEY) // warm the font
+  const serialPage = async (base: number): Promise<void> => {
+    for (let k = 0; k < 32; k++) {
+      await bare.fillKeyBuffer(k, renderer.render(feedbackFor(base + k), XL_KEY).rgba, { format: 'rgba' })
+    }
+  }
+  const oldCold = await rounds(15, () => serialPage(freshPage()))
+  const seenPages = [freshPage(), freshPage()]
+  for (const p of seenPages) await serialPage(p)
+  const oldSeen = await rounds(15, (round) => serialPage(seenPages[round % 2]!))
+  // The library's whole-panel write: one panel image, its keys encoded side by side, one sendReports.
+  const panel = new Uint8Array(8 * 96 * 4 * 96 * 4)
+  const wholePanel = await rounds(15, async () => {
+    const base = freshPage()
+    for (let k = 0; k < 32; k++) {
+      const key = renderer.render(feedbackFor(base + k), XL_KEY).rgba
+      const [row, col] = [Math.floor(k / 8), k % 8]
+      for (let y = 0; y < 96; y++) {
+        panel.set(key.subarray(y * 96 * 4, (y + 1) * 96 * 4), ((row * 96 + y) * 8 * 96 + col * 96) * 4)
+      }
+    }
+    await bare.fillPanelBuffer(panel, { format: 'rgba' })
+  })
+  await bare.close()
+
+  const { surface } = await openDeck(DeviceModelId.XL, 0)
+  const showPage = async (base: number): Promise<void> => {
+    const before = surface.stats.writes
+    for (let k = 0; k < 32; k++) surface.setFeedback(`key:${k}`, feedbackFor(base + k))
+    await surface.drain()
+    if (surface.stats.writes - before !== 32) throw new Error('XL redraw did not write 32 keys')
+  }
+  const cold = await rounds(15, () => showPage(freshPage()))
+  for (const p of seenPages) await showPage(p)
+  const seen = await rounds(15, (round) => showPage(seenPages[round % 2]!))
+  await surface.close()
+  return [
+    [
+      'XL full redraw, cold',
+      fmt(cold),
+      `${fmt(cold / 32)} per key; before issue 29 (one key after another, fillKeyBuffer) ${fmt(oldCold)}: ${(oldCold / cold).toFixed(1)}× faster`,
+    ],
+    [
+      'XL page switch, seen page',
+      fmt(seen),
+      `cached device bytes; before issue 29 (drawing cached, encoded again) ${fmt(oldSeen)}: ${(oldSeen / seen).toFixed(0)}× faster`,
+    ],
+    [
+      'XL full redraw, whole panel (fillPanelBuffer)',
+      fmt(wholePanel),
+      `the library's one-write panel fill, for comparison: ${(wholePanel / cold).toFixed(2)}× the per-key cold redraw`,
+    ],
+  ]
+}
+
+/**
+ * Jog lag: a Stream Deck+ encoder turned 2,000 steps a second (input reports through the real library),
+ * each step's lag from when it was due to when its event reached a listener, while an XL on the same
+ * loop switches between four pages every 100 ms (or not at all).
+ */
+async function jog(paging: boolean, cacheBytes?: number): Promise<{ p50: number; p99: number; steps: number }> {
+  const plus = await openDeck(DeviceModelId.PLUS)
+  const xl = paging ? await openDeck(DeviceModelId.XL, undefined, new DeviceBytesCache(cacheBytes)) : undefined
+  const pages = [freshPage(), freshPage(), freshPage(), freshPage()]
+  // The pages are shown once before the jog starts: paging goes between pages seen before (the cold
+  // first showing is the redraw rows' subject; with no cache every switch is cold, see jogRows).
+  for (const base of xl ? pages : []) {
+    for (let k = 0; k < 32; k++) xl?.surface.setFeedback(`key:${k}`, feedbackFor(base + k))
+    await xl?.surface.drain()
+  }
+  const lags: number[] = []
+  let due = 0
+  plus.surface.events.on('input', (e) => {
+    if (e.type === 'rotate') lags.push(performance.now() - due)
+  })
+  const start = performance.now()
+  const durationMs = 3000
+  let sent = 0
+  let page = 0
+  const pager = xl
+    ? setInterval(() => {
+        const base = pages[page++ % pages.length]!
+        for (let k = 0; k < 32; k++) xl.surface.setFeedback(`key:${k}`, feedbackFor(base + k))
+      }, 100)
+    : undefined
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const now = performance.now()
+      const target = Math.floor((Math.min(now, start + durationMs) - start) * 2)
+      for (; sent < target; sent++) {
+        due = start + sent / 2
+        plus.hid.input(encoderRotateReport([1]))
+      }
+      if (now - start >= durationMs) {
+        clearInterval(timer)
+        resolve()
+      }
+    }, 1)
+  })
+  clearInterval(pager)
+  if (lags.length !== sent) throw new Error(`jog: ${sent} steps sent, ${lags.length} received`)
+  await xl?.surface.close()
+  await plus.surface.close()
+  return { p50: median(lags), p99: percentile(lags, 99), steps: sent }
+}
+
+async function jogRows(): Promise<Row[]> {
+  const quiet = await jog(false)
+  const paging = await jog(true)
+  const uncached = await jog(true, 0)
+  const pq = (j: { p50: number; p99: number }): string => `p50 ${fmt(j.p50)} / p99 ${fmt(j.p99)}`
+  return [
+    [
+      'jog lag while paging',
+      pq(paging),
+      `2,000 steps/s, XL page every 100 ms over 4 pages seen before; no paging ${pq(quiet)} (p99 ${paging.p99 >= quiet.p99 ? '+' : '−'}${fmt(Math.abs(paging.p99 - quiet.p99))}); paging with no device bytes cache ${pq(uncached)}`,
+    ],
+  ]
+}
+
+/** The Stream Deck+ strip: four new 200×100 segments, against the strip's regions written one by one before. */
+async function lcdStripRow(): Promise<Row> {
+  const seg = { width: 200, height: 100 }
+  const bare = await openBareDeck(DeviceModelId.PLUS)
+  const renderer = new KeyRenderer()
+  renderer.render(feedbackFor(-1), seg)
+  const old = await rounds(15, async () => {
+    const base = freshPage()
+    for (let i = 0; i < 4; i++) {
+      const img = renderer.render(feedbackFor(base + i), seg)
+      await bare.fillLcdRegion(0, i * 200, 0, img.rgba, { format: 'rgba', width: 200, height: 100 })
+    }
+  })
+  await bare.close()
+  const { surface } = await openDeck(DeviceModelId.PLUS, 0)
+  surface.setFeedback('lcd:0', feedbackFor(-1))
+  await surface.drain()
+  const now = await rounds(15, async () => {
+    const base = freshPage()
+    for (let i = 0; i < 4; i++) surface.setFeedback(`lcd:${i}`, feedbackFor(base + i))
+    await surface.drain()
+  })
+  await surface.close()
+  return [
+    'Stream Deck+ LCD strip full update',
+    fmt(now),
+    `4 new 200×100 segments; before issue 29 (one region after another) ${fmt(old)}: ${(old / now).toFixed(1)}× faster`,
+  ]
 }
