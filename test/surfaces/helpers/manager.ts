@@ -4,13 +4,15 @@
  * otherwise, and what it announced recorded in order. `manage` runs it over ListDrivers (the manager's
  * own edges), `deckManaged` over the real Stream Deck driver and library on in-memory HID devices.
  */
-import { onTestFinished, vi } from 'vitest'
+import { afterEach, beforeEach, onTestFinished, vi } from 'vitest'
+import type { LogLevel, LogRecord } from '../../../src/log.js'
 import type { SurfaceClaim } from '../../../src/surfaces/claims.js'
 import type { AccessCheck, HotplugSource } from '../../../src/surfaces/hotplug.js'
 import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from '../../../src/surfaces/manager.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
 import type { DetectedDevice, SurfaceDriver, SurfaceEvent } from '../../../src/surfaces/types.js'
+import { captureLogs } from '../../helpers/logs.js'
 import { MemoryStreamDeckTransport, rawImageEncoder } from './fake-hid.js'
 import { FakeHotplug } from './fake-hotplug.js'
 
@@ -109,4 +111,31 @@ export function deckRig(opts: { live?: boolean; access?: AccessCheck; drivers?: 
     retryMaxMs: 200,
   })
   return { ...rig, events: { input: rig.input, added: rig.added, removed: rig.removed, status: rig.status } }
+}
+
+/**
+ * The manager tests' log capture and clock, registered once per file: the real timers come back after every
+ * test (a test may have put the manager on MANAGER_CLOCK), and each describe that calls `capture(level)` has
+ * the global log of each of its tests captured (at `level` when given), read as `records` or `startingWith`.
+ */
+export function useManagerLogs() {
+  let current: LogRecord[] = []
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+  return {
+    capture(level?: LogLevel): void {
+      beforeEach(() => {
+        current = captureLogs(level)
+      })
+    },
+    /** What the running test logged. */
+    get records(): LogRecord[] {
+      return current
+    },
+    /** The records whose message starts with `prefix`. */
+    startingWith(prefix: string): LogRecord[] {
+      return current.filter((l) => l.message.startsWith(prefix))
+    },
+  }
 }

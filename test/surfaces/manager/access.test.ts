@@ -9,22 +9,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import type { LogRecord } from '../../../src/log.js'
 import { checkDeviceAccess } from '../../../src/surfaces/hotplug.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { MemoryStreamDeckTransport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../../helpers/logs.js'
-import { WAIT, deckDriver, deckRig, manage } from '../helpers/manager.js'
+import { WAIT, deckDriver, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 
-let logs: LogRecord[]
-const messages = (prefix: string): LogRecord[] => logs.filter((l) => l.message.startsWith(prefix))
+const logs = useManagerLogs()
 
 describe('access over Stream Decks', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
 
   it('says once which udev rule file to install when a device node is not accessible', async () => {
     let answer: 'denied' | 'ok' = 'denied'
@@ -41,7 +36,7 @@ describe('access over Stream Decks', () => {
     await manager.rescan()
     expect(checked.filter((p) => p === '/dev/hidraw4').length).toBeGreaterThanOrEqual(2)
     expect(transport.opened).toHaveLength(0)
-    const warnings = logs.filter((l) => l.message.startsWith('no permission'))
+    const warnings = logs.records.filter((l) => l.message.startsWith('no permission'))
     expect(warnings).toHaveLength(1)
     expect(warnings[0]!.message).toContain('systemd/60-panelbridge.rules')
     expect(warnings[0]!.message).toContain('systemd/70-panelbridge-uaccess.rules')
@@ -53,9 +48,7 @@ describe('access over Stream Decks', () => {
 })
 
 describe('access checks and their episodes', () => {
-  beforeEach(() => {
-    logs = captureLogs('debug')
-  })
+  logs.capture('debug')
 
   it('a denied device is reported again after it was accessible in between', async () => {
     let answer: 'denied' | 'ok' = 'denied'
@@ -72,8 +65,8 @@ describe('access checks and their episodes', () => {
       await manager.rescan()
       expect(status.filter((s) => s.state === 'permission-denied')).toHaveLength(2)
     })
-    expect(messages('no permission').map((l) => l.level)).toEqual(['warn', 'warn'])
-    expect(messages('no permission').map((l) => l.fields)).toEqual([
+    expect(logs.startingWith('no permission').map((l) => l.level)).toEqual(['warn', 'warn'])
+    expect(logs.startingWith('no permission').map((l) => l.fields)).toEqual([
       { surface: 'A', device: 'A' },
       { surface: 'A', device: 'A' },
     ])
@@ -88,7 +81,7 @@ describe('access checks and their episodes', () => {
     await manager.rescan()
     driver.plug('A')
     await manager.rescan()
-    expect(messages('no permission')).toHaveLength(2)
+    expect(logs.startingWith('no permission')).toHaveLength(2)
   })
 
   it('checks access only for devices with a node path', async () => {
@@ -114,7 +107,7 @@ describe('access checks and their episodes', () => {
     await manager.start()
     await manager.rescan()
     expect(manager.isOpen('A')).toBe(true)
-    expect(logs.filter((l) => l.message === 'could not check access to the device node')).toEqual([
+    expect(logs.records.filter((l) => l.message === 'could not check access to the device node')).toEqual([
       {
         level: 'warn',
         scope: 'surfaces',
@@ -131,15 +124,13 @@ describe('access checks and their episodes', () => {
     const { manager } = manage([driver], { access: () => Promise.reject(new Error('EIO on stat')) })
     await manager.start()
     await manager.rescan()
-    const warned = logs.filter((l) => l.message === 'could not check access to the device node')
+    const warned = logs.records.filter((l) => l.message === 'could not check access to the device node')
     expect(warned.map((l) => l.fields?.surface)).toEqual(['A', 'B'])
   })
 })
 
 describe('checkDeviceAccess (real fs.access)', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
   let dir: string
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'panelbridge-access-'))
@@ -178,7 +169,7 @@ describe('checkDeviceAccess (real fs.access)', () => {
     onTestFinished(() => manager.stop())
     await manager.start()
     expect(manager.isOpen('MISSING')).toBe(false)
-    const warned = logs.filter((l) => l.message.startsWith('no permission'))
+    const warned = logs.records.filter((l) => l.message.startsWith('no permission'))
     if (typeof process.getuid === 'function' && process.getuid() === 0) {
       // root may open anything: access(2) says ok, so the device opens and nothing is reported
       expect(manager.isOpen('LOCKED')).toBe(true)

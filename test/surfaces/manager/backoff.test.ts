@@ -6,21 +6,15 @@
  * Cases from the former manager-mutants.test.ts (mutation survivors), over ListDrivers.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import type { LogRecord } from '../../../src/log.js'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { DriverTimeoutError, SurfaceManager, type SurfaceStatus } from '../../../src/surfaces/manager.js'
 import type { DetectedDevice, SurfaceDriver } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../../helpers/logs.js'
-import { MANAGER_CLOCK, WAIT, deckDriver, deckRig, manage } from '../helpers/manager.js'
+import { MANAGER_CLOCK, WAIT, deckDriver, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 
-let logs: LogRecord[]
-afterEach(() => {
-  vi.useRealTimers()
-})
-const messages = (prefix: string): LogRecord[] => logs.filter((l) => l.message.startsWith(prefix))
+const logs = useManagerLogs()
 
 /** Every status the manager reports from now on, and a promise for the next one in `state`. */
 function statuses(manager: SurfaceManager) {
@@ -48,9 +42,7 @@ function failingBesideAnotherDriver() {
 }
 
 describe('faults over Stream Decks', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
 
   it('a device that errors mid-write is closed and reopened without affecting another device', async () => {
     const { transport, manager, events } = deckRig()
@@ -79,9 +71,9 @@ describe('faults over Stream Decks', () => {
     const again = transport.lastOpened('/dev/hidraw1')!
     await expect.poll(() => again.reports.length > 0, WAIT).toBe(true)
     expect([...decodeGen2KeyImages(again.reports).get(0)![0]!.rgba.subarray(0, 4)]).toEqual([0, 255, 0, 255])
-    expect(logs.filter((l) => l.message.includes('closed after a fault') && l.fields?.surface === 'BAD')).toHaveLength(
-      1,
-    )
+    expect(
+      logs.records.filter((l) => l.message.includes('closed after a fault') && l.fields?.surface === 'BAD'),
+    ).toHaveLength(1)
   })
 
   it('a driver that throws is logged once, retried with growing backoff, and never takes the manager down', async () => {
@@ -111,8 +103,8 @@ describe('faults over Stream Decks', () => {
     expect(opens).toEqual([0, 30, 90, 210, 410, 610])
     expect(detects).toBeGreaterThan(opens.length)
     expect(events.status.filter((s) => s.name === 'F1').map((s) => s.retryInMs)).toEqual([30, 60, 120, 200, 200, 200])
-    expect(logs.filter((l) => l.message.startsWith('could not open Flaky'))).toHaveLength(1)
-    expect(logs.filter((l) => l.message.startsWith('broken: detection failed'))).toHaveLength(1)
+    expect(logs.records.filter((l) => l.message.startsWith('could not open Flaky'))).toHaveLength(1)
+    expect(logs.records.filter((l) => l.message.startsWith('broken: detection failed'))).toHaveLength(1)
   })
 
   it('a driver call that hangs times out as a fault and does not stall the other drivers', async () => {
@@ -182,7 +174,7 @@ describe('faults over Stream Decks', () => {
     await vi.advanceTimersByTimeAsync(1)
     expect([started, manager.isOpen('FINE')]).toEqual([true, true])
     await start
-    const failed = logs.filter((l) => l.message === 'hung: detection failed; will try again')
+    const failed = logs.records.filter((l) => l.message === 'hung: detection failed; will try again')
     expect(failed.map((l) => l.fields?.error)).toEqual(['hung: detect did not answer within 500 ms'])
   })
 
@@ -229,9 +221,7 @@ describe('faults over Stream Decks', () => {
 })
 
 describe('backoff and log episodes', () => {
-  beforeEach(() => {
-    logs = captureLogs('debug')
-  })
+  logs.capture('debug')
 
   it('a DriverTimeoutError carries its name, code and message', () => {
     const err = new DriverTimeoutError('deck: detect', 250)
@@ -289,7 +279,7 @@ describe('backoff and log episodes', () => {
     await manager.rescan()
     driver.detect = () => Promise.reject(new Error('bus gone'))
     await manager.rescan()
-    expect(messages('list: detection failed').map((l) => [l.level, l.message, l.fields])).toEqual([
+    expect(logs.startingWith('list: detection failed').map((l) => [l.level, l.message, l.fields])).toEqual([
       ['warn', 'list: detection failed; will try again', { error: 'bus gone' }],
       ['warn', 'list: detection failed; will try again', { error: 'bus gone' }],
     ])
@@ -306,7 +296,7 @@ describe('backoff and log episodes', () => {
     await starting
     fail(new Error('late'))
     await vi.advanceTimersByTimeAsync(0)
-    expect(logs.find((l) => l.message === 'list: detect failed after its timeout')).toMatchObject({
+    expect(logs.records.find((l) => l.message === 'list: detect failed after its timeout')).toMatchObject({
       level: 'debug',
       fields: { error: 'late' },
     })
@@ -325,8 +315,8 @@ describe('backoff and log episodes', () => {
     expect(manager.list().map((d) => d.id)).toEqual(['A', 'B'])
     driver.last('A').hub.emit('error', new Error('EIO A'))
     await vi.advanceTimersByTimeAsync(0)
-    expect(messages('closed after a fault').map((l) => l.level)).toEqual(['warn', 'warn', 'warn'])
-    expect(messages('closed after a fault').map((l) => l.fields)).toEqual([
+    expect(logs.startingWith('closed after a fault').map((l) => l.level)).toEqual(['warn', 'warn', 'warn'])
+    expect(logs.startingWith('closed after a fault').map((l) => l.fields)).toEqual([
       { surface: 'A', device: 'A', error: 'EIO A' },
       { surface: 'B', device: 'B', error: 'EIO B' },
       { surface: 'A', device: 'A', error: 'EIO A' },

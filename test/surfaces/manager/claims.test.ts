@@ -6,8 +6,7 @@
  * Cases from the former manager-mutants.test.ts (mutation survivors), over ListDrivers.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import type { LogRecord } from '../../../src/log.js'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import {
   SurfaceClaimError,
   assignClaims,
@@ -21,15 +20,10 @@ import type { DetectedDevice } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages, gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
-import { captureLogs } from '../../helpers/logs.js'
-import { MANAGER_CLOCK, claim, deckDriver, deckManaged, device, manage } from '../helpers/manager.js'
+import { MANAGER_CLOCK, claim, deckDriver, deckManaged, device, manage, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 
-let logs: LogRecord[]
-afterEach(() => {
-  vi.useRealTimers()
-})
-const messages = (prefix: string): LogRecord[] => logs.filter((l) => l.message.startsWith(prefix))
+const logs = useManagerLogs()
 
 /** A manager over Stream Decks that takes the devices `claims` name. */
 function setup(claims: readonly SurfaceClaim[]) {
@@ -40,9 +34,7 @@ function setup(claims: readonly SurfaceClaim[]) {
 const desk = (match: SurfaceClaim['match'], name = 'desk'): SurfaceClaim => ({ name, driver: 'streamdeck', match })
 
 describe('claims over Stream Decks', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
 
   it('opens only the claimed device; an unclaimed one is never opened and is named once in the log', async () => {
     const { transport, manager, seen } = setup([desk({ serial: 'MINE' })])
@@ -54,7 +46,7 @@ describe('claims over Stream Decks', () => {
     expect(transport.lastOpened('/dev/hidraw1')).toBeUndefined()
     expect(seen.added).toEqual(['desk'])
     expect(manager.list().map((d) => [d.id, d.device, d.model])).toEqual([['desk', 'MINE', 'Stream Deck XL']])
-    const unclaimed = logs.filter((l) => l.message.startsWith('device not claimed'))
+    const unclaimed = logs.records.filter((l) => l.message.startsWith('device not claimed'))
     expect(unclaimed).toHaveLength(1)
     expect(unclaimed[0]!.fields).toMatchObject({ device: 'OTHER' })
   })
@@ -261,9 +253,7 @@ describe('assignClaims (the one hand-out of the manager, devices and learn)', ()
 })
 
 describe('claims: matching and validation', () => {
-  beforeEach(() => {
-    logs = captureLogs('debug')
-  })
+  logs.capture('debug')
 
   it('matches a serial with surrounding blanks on either side', () => {
     expect(claimMatches({ serial: 'AAA' }, device({ serial: '  AAA ' }))).toBe(true)
@@ -313,9 +303,7 @@ describe('claims: matching and validation', () => {
 })
 
 describe('claims: which device each surface takes', () => {
-  beforeEach(() => {
-    logs = captureLogs('debug')
-  })
+  logs.capture('debug')
 
   it('hands devices out by id order, and same-rank claims in file order', async () => {
     const driver = new ListDriver()
@@ -369,7 +357,7 @@ describe('claims: which device each surface takes', () => {
     const { manager } = manage([driver], { claims: [claim('desk', { serial: 'none' })] })
     await manager.start()
     await manager.rescan()
-    const unclaimed = messages('device not claimed by any surface; left to other software')
+    const unclaimed = logs.startingWith('device not claimed by any surface; left to other software')
     expect(unclaimed.map((l) => l.level)).toEqual(['info', 'info', 'info'])
     expect(unclaimed.map((l) => l.fields)).toEqual(
       ['A', 'B', 'C'].map((id) => ({ driver: 'list', model: `Model ${id}`, device: id })),
@@ -391,9 +379,7 @@ describe('claims: which device each surface takes', () => {
 })
 
 describe('setClaims', () => {
-  beforeEach(() => {
-    logs = captureLogs('debug')
-  })
+  logs.capture('debug')
 
   it("from 'all' to named claims and back: surfaces reopen under their new names", async () => {
     const driver = new ListDriver()

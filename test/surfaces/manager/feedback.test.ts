@@ -5,20 +5,15 @@
  * Cases from the former manager-mutants.test.ts (mutation survivors), over hand-made surfaces.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
-import type { LogRecord } from '../../../src/log.js'
+import { describe, expect, it, vi } from 'vitest'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
-import { captureLogs } from '../../helpers/logs.js'
-import { WAIT, deckDriver, deckRig, manage } from '../helpers/manager.js'
+import { WAIT, deckDriver, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver, handSurface } from '../helpers/surfaces.js'
 
-let logs: LogRecord[]
-const messages = (prefix: string): LogRecord[] => logs.filter((l) => l.message.startsWith(prefix))
+const logs = useManagerLogs()
 
 describe('feedback over Stream Decks', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
 
   it('re-applies the last feedback when a device comes back after an unplug', async () => {
     const { transport, hotplug, manager } = deckRig()
@@ -59,7 +54,9 @@ describe('feedback over Stream Decks', () => {
     transport.lastOpened('/dev/static')!.emit('error', new Error('gone'))
     await expect.poll(() => events.removed.includes('STATIC'), WAIT).toBe(true)
     // A detected surface would now get a 'failed' status with its retry; a static one is logged instead.
-    await expect.poll(() => logs.some((l) => l.message === 'surface STATIC failed and was closed'), WAIT).toBe(true)
+    await expect
+      .poll(() => logs.records.some((l) => l.message === 'surface STATIC failed and was closed'), WAIT)
+      .toBe(true)
     expect(events.status.map((s) => s.state)).toEqual(['open', 'closed'])
     expect(manager.isOpen('STATIC')).toBe(false)
     expect(transport.opened).toHaveLength(1)
@@ -67,9 +64,7 @@ describe('feedback over Stream Decks', () => {
 })
 
 describe('feedback, brightness and surfaces added by hand', () => {
-  beforeEach(() => {
-    logs = captureLogs('debug')
-  })
+  logs.capture('debug')
 
   it('remembers feedback per control for a surface not open, and emits it', () => {
     const { manager } = manage([])
@@ -111,8 +106,10 @@ describe('feedback, brightness and surfaces added by hand', () => {
     await vi.waitFor(() => expect(removed.sort()).toEqual(['a', 'b']))
     expect(seen).toEqual([])
     expect([a.closed, b.closed]).toEqual([true, true])
-    expect(messages('surface a failed').map((l) => [l.level, l.fields])).toEqual([['warn', { error: 'gone a' }]])
-    expect(messages('surface b failed').map((l) => l.fields)).toEqual([{ error: 'gone b' }])
+    expect(logs.startingWith('surface a failed').map((l) => [l.level, l.fields])).toEqual([
+      ['warn', { error: 'gone a' }],
+    ])
+    expect(logs.startingWith('surface b failed').map((l) => l.fields)).toEqual([{ error: 'gone b' }])
   })
 
   it('a surface closed from its own side is removed', async () => {
@@ -144,7 +141,7 @@ describe('feedback, brightness and surfaces added by hand', () => {
     manager.addSurface(s)
     await manager.removeSurface('web')
     expect(removed).toEqual(['web'])
-    expect(logs.find((l) => l.message === 'surface did not close cleanly')).toMatchObject({
+    expect(logs.records.find((l) => l.message === 'surface did not close cleanly')).toMatchObject({
       level: 'debug',
       fields: { surface: 'web', error: 'stuck' },
     })

@@ -6,23 +6,16 @@
  * Cases from the former manager-mutants.test.ts (mutation survivors), over ListDrivers.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { LogRecord } from '../../../src/log.js'
+import { describe, expect, it, vi } from 'vitest'
 import { usbHotplugSource, type HotplugChange } from '../../../src/surfaces/hotplug.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../../helpers/logs.js'
-import { MANAGER_CLOCK, WAIT, deckRig, manage } from '../helpers/manager.js'
+import { MANAGER_CLOCK, WAIT, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver, gate } from '../helpers/surfaces.js'
 
-let logs: LogRecord[]
-afterEach(() => {
-  vi.useRealTimers()
-})
+const logs = useManagerLogs()
 
 describe('hot-plug over Stream Decks', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
 
   it('follows hot-plug: attach opens the new device, detach closes the one that is gone', async () => {
     const { transport, hotplug, manager, events } = deckRig()
@@ -62,9 +55,7 @@ describe('hot-plug over Stream Decks', () => {
 })
 
 describe('hot-plug and polling', () => {
-  beforeEach(() => {
-    logs = captureLogs('debug')
-  })
+  logs.capture('debug')
 
   it('polls when the hot-plug source fails to start, and says so once', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
@@ -75,7 +66,7 @@ describe('hot-plug and polling', () => {
     await manager.start()
     await vi.advanceTimersByTimeAsync(100)
     expect(driver.detects).toBe(3)
-    expect(logs.filter((l) => l.level === 'warn').map((l) => [l.message, l.fields])).toEqual([
+    expect(logs.records.filter((l) => l.level === 'warn').map((l) => [l.message, l.fields])).toEqual([
       ['hot-plug source failed to start; polling instead', { error: 'no libusb' }],
     ])
   })
@@ -113,7 +104,10 @@ describe('hot-plug and polling', () => {
     const { manager, hotplug } = manage([driver])
     await manager.start()
     hotplug.fire('detach')
-    expect(logs.find((l) => l.message === 'usb change')).toMatchObject({ level: 'debug', fields: { change: 'detach' } })
+    expect(logs.records.find((l) => l.message === 'usb change')).toMatchObject({
+      level: 'debug',
+      fields: { change: 'detach' },
+    })
   })
 
   it('a new hot-plug change replaces the pending rescans of the last one', async () => {
@@ -130,9 +124,7 @@ describe('hot-plug and polling', () => {
 })
 
 describe('usbHotplugSource (real usb package)', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
   it("is live on Linux, turns the usb package's attach and detach into changes, and stops cleanly", async () => {
     const { usb } = await import('usb')
     const source = usbHotplugSource()

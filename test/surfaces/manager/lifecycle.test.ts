@@ -7,26 +7,19 @@
  * Cases from the former manager-mutants.test.ts (mutation survivors), over ListDrivers.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import type { LogRecord } from '../../../src/log.js'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import type { Surface } from '../../../src/surfaces/types.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { captureLogs } from '../../helpers/logs.js'
-import { MANAGER_CLOCK, deckManaged, deckRig, manage } from '../helpers/manager.js'
+import { MANAGER_CLOCK, deckManaged, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver, gate } from '../helpers/surfaces.js'
 
-let logs: LogRecord[]
-afterEach(() => {
-  vi.useRealTimers()
-})
+const logs = useManagerLogs()
 
 describe('start and stop over Stream Decks', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
 
   it('opens the devices present at start and forwards their input', async () => {
     const { transport, manager, events } = deckRig()
@@ -68,9 +61,7 @@ describe('start and stop over Stream Decks', () => {
 const OWNERSHIP = { claims: [], rescanDelaysMs: [0], retryInitialMs: 30, retryMaxMs: 200 }
 
 describe('listener ownership', () => {
-  beforeEach(() => {
-    logs = captureLogs()
-  })
+  logs.capture()
 
   it('removed never fires for a surface that was never added', async () => {
     const { manager, ...seen } = deckManaged(OWNERSHIP)
@@ -116,9 +107,7 @@ describe('listener ownership', () => {
 })
 
 describe('start, scans and stop', () => {
-  beforeEach(() => {
-    logs = captureLogs('debug')
-  })
+  logs.capture('debug')
 
   it('without drivers starts no hot-plug source and logs nothing', async () => {
     const hotplug = new FakeHotplug()
@@ -126,7 +115,7 @@ describe('start, scans and stop', () => {
     onTestFinished(() => manager.stop())
     await manager.start()
     expect(hotplug.listener).toBeUndefined()
-    expect(logs.filter((l) => l.level !== 'debug')).toEqual([])
+    expect(logs.records.filter((l) => l.level !== 'debug')).toEqual([])
   })
 
   it('logs under the scope "surfaces" by default', async () => {
@@ -139,7 +128,7 @@ describe('start, scans and stop', () => {
     })
     onTestFinished(() => manager.stop())
     await manager.start()
-    expect(logs.find((l) => l.message === 'surface open')).toEqual({
+    expect(logs.records.find((l) => l.message === 'surface open')).toEqual({
       level: 'info',
       scope: 'surfaces',
       message: 'surface open',
@@ -275,7 +264,7 @@ describe('start, scans and stop', () => {
     await manager.start()
     driver.unplug('A')
     await manager.rescan()
-    expect(logs.find((l) => l.message === 'surface unplugged')?.fields).toEqual({ surface: 'A', device: 'A' })
+    expect(logs.records.find((l) => l.message === 'surface unplugged')?.fields).toEqual({ surface: 'A', device: 'A' })
   })
 
   it("one driver's scan leaves another driver's surfaces open", async () => {
