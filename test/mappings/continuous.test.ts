@@ -2,8 +2,10 @@
  * Jog, shuttle, faders and encoders through the engine against the simulator: latest wins, nothing
  * lost, nothing queued.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { shuttleSpeed } from '../../src/mappings/behaviours/continuous.js'
+import { JOG_RESEED_AFTER_MS } from '../../src/mappings/constants.js'
+import { until } from '../helpers/until.js'
 import { CONSOLE, engineHarness, WAIT, type EngineHarness } from './helpers.js'
 
 let h: EngineHarness | undefined
@@ -12,7 +14,15 @@ afterEach(async () => {
   h = undefined
 })
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/**
+ * `performance.now()` (the clock the jog measures its rest with) running `ms` ahead of the real one from now on,
+ * as if the wheel had rested that long; the sockets and the simulator keep their real timers.
+ */
+function restFor(ms: number): void {
+  const real = performance.now.bind(performance)
+  const spy = vi.spyOn(performance, 'now').mockImplementation(() => real() + ms)
+  onTestFinished(() => spy.mockRestore())
+}
 
 /** Arms Camera 1 and enters replay (scrub) mode, with a 60 s buffer and the scrub at 5 s. */
 async function replayMode(x: EngineHarness, position = 5): Promise<void> {
@@ -31,13 +41,16 @@ describe('jog scrubbing', () => {
     h.sim.http.setDelay('replay_set_scrub_position', 20)
     const frameRate = (await h.client.call('replay_get_play_info')).frameRate
     h.sim.http.reset()
+    const scrubs = () => h!.sim.http.commands('replay_set_scrub_position')
     let lastDeltaAt = 0
+    // Twenty deltas at a time, the next twenty only once another scrub has reached the simulator (each waits
+    // 20 ms for its reply): the wheel keeps turning while a scrub is in flight, without a sleep.
     for (let i = 0; i < 1000; i++) {
+      const before = scrubs().length
       h.rotate('console/jog', 1)
       lastDeltaAt = Date.now()
-      await sleep(1)
+      if (i % 20 === 19) await until('the next scrub at the simulator', () => scrubs().length > before)
     }
-    const scrubs = () => h!.sim.http.commands('replay_set_scrub_position')
     // The cursor is in whole frames, seeded from the play position.
     const expected = (Math.round(5 * frameRate) + 1000) / frameRate
     await expect.poll(() => h!.sim.state.replay.scrubPosition, WAIT).toBeCloseTo(expected, 6)
@@ -96,7 +109,7 @@ describe('jog scrubbing', () => {
     await expect.poll(() => h!.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((Math.round(5 * fps) + 2) / fps, 6)
     // Playback (or another operator) moves the position while the wheel rests.
     await h.client.call('replay_set_scrub_position', { position: 12 })
-    await sleep(1100)
+    restFor(JOG_RESEED_AFTER_MS + 100)
     h.rotate('console/jog', 1)
     await expect.poll(() => h!.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((Math.round(12 * fps) + 1) / fps, 6)
     expect(h.sent('replay_get_play_info')).toHaveLength(2)
