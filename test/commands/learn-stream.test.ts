@@ -3,9 +3,9 @@
  * split anywhere, bounds), the checks of each event, and learn against a hostile server on a real
  * socket that answers like a daemon.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { runLearn } from '../../src/commands/learn.js'
 import {
   EventStreamError,
@@ -122,12 +122,6 @@ describe('parseInputEvent and parseSurfaceEvent', () => {
 })
 
 describe('learn against a server that answers like a daemon', () => {
-  const servers: Server[] = []
-  afterEach(async () => {
-    for (const s of servers) s.closeAllConnections()
-    await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
-  })
-
   /** A daemon's status on /api/status; on /api/events, `events` is written (and the response ended). */
   async function fake(events: string | ((res: ServerResponse) => void)): Promise<string> {
     const server = createServer((req, res) => {
@@ -140,7 +134,10 @@ describe('learn against a server that answers like a daemon', () => {
       if (typeof events === 'string') res.end(events)
       else events(res)
     })
-    servers.push(server)
+    onTestFinished(() => {
+      server.closeAllConnections()
+      return new Promise<void>((r) => server.close(() => r()))
+    })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   }

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { helpText } from '../../src/cli.js'
 import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { learnCommand, runLearn } from '../../src/commands/learn.js'
@@ -16,26 +16,27 @@ import { encoderRotateReport, gen2KeyReport } from '../surfaces/helpers/fake-hid
 import { harness } from './hardware-helpers.js'
 import { until } from '../helpers/until.js'
 
-const servers: Server[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
-})
-
-/** A local HTTP server answering every request with `status` and `body`; resolves with its URL. */
-async function serve(status: number, body: unknown): Promise<string> {
+/** A local HTTP server answering every request with `status` and `body`, closed when the test finishes. */
+async function listen(status: number, body: unknown): Promise<{ server: Server; url: string }> {
   const server = createServer((_req, res) => {
     res.writeHead(status, { 'content-type': 'application/json' })
     res.end(JSON.stringify(body))
   })
-  servers.push(server)
+  // Closing one already closed (nobody() does) only passes an error to the callback: nothing to wait for.
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())))
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+}
+
+/** As `listen`; resolves with its URL. */
+async function serve(status: number, body: unknown): Promise<string> {
+  return (await listen(status, body)).url
 }
 
 /** A URL where nothing listens (a port just freed). */
 async function nobody(): Promise<string> {
-  const url = await serve(200, {})
-  await new Promise((r) => servers.pop()!.close(r))
+  const { server, url } = await listen(200, {})
+  await new Promise((r) => server.close(r))
   return url
 }
 

@@ -5,7 +5,7 @@
  */
 import { request, type IncomingMessage } from 'node:http'
 import { connect as netConnect } from 'node:net'
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import type { DaemonEvent, SurfaceStateEvent } from '../../src/daemon/api.js'
 import { COOKIE_NAME } from '../../src/daemon/auth.js'
 import {
@@ -47,19 +47,16 @@ const PRESS: DaemonEvent = {
 }
 
 let daemon: WatchedDaemon
-const servers: DaemonServer[] = []
-const closers: (() => void)[] = []
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers()
-  for (const close of closers.splice(0)) close()
-  await Promise.all(servers.splice(0).map((s) => s.close()))
   records.length = 0
 })
 
 async function start(options: Partial<DaemonServerOptions> = {}): Promise<DaemonServer> {
   daemon = new WatchedDaemon()
   const server = await startDaemonServer({ api: daemon, port: 0, ...options })
-  servers.push(server)
+  // Registered first, so closed last: after every stream the test opened.
+  onTestFinished(() => server.close())
   return server
 }
 
@@ -79,7 +76,7 @@ function open(server: DaemonServer, headers: Record<string, string> = {}): Promi
       res.on('data', (chunk: string) => (text += chunk))
       const ended = new Promise<void>((r) => res.once('close', () => r()))
       const stream = { res, text: () => text, ended, close: () => void req.destroy() }
-      closers.push(stream.close)
+      onTestFinished(stream.close)
       resolve(stream)
     })
     req.on('error', reject)
@@ -145,7 +142,7 @@ describe('GET /api/events', () => {
 
   it('is 404 on a daemon that offers no event stream', async () => {
     const server = await startDaemonServer({ api: new FakeDaemon(), port: 0 })
-    servers.push(server)
+    onTestFinished(() => server.close())
     const r = await call(server.url, 'GET', '/api/events')
     expect([r.status, (r.json as { error: { code: string } }).error.code]).toEqual([404, 'NOT_FOUND'])
   })
@@ -186,7 +183,7 @@ describe('GET /api/events', () => {
 
     // A reader that never reads: once the socket buffers are full, what waits passes the limit.
     const stalled = netConnect(s.port, '127.0.0.1')
-    closers.push(() => stalled.destroy())
+    onTestFinished(() => void stalled.destroy())
     stalled.pause()
     stalled.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\n\r\n`)
     await until('the stalled reader', () => daemon.watchers.size === 1)

@@ -7,8 +7,8 @@
  */
 import type { Page } from 'playwright-core'
 import { useChromium } from '../helpers/browser.js'
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startDaemonServer, type DaemonServer } from '../../src/daemon/server.js'
+import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
+import { startDaemonServer } from '../../src/daemon/server.js'
 import { setLogSink } from '../../src/log.js'
 import { STATUS_POLL_MS } from '../../src/surfaces/web/client/status-strip.js'
 import { WebSurfaceServer } from '../../src/surfaces/web/server.js'
@@ -24,26 +24,21 @@ afterAll(() => setLogSink(previousSink))
 let daemon: FakeDaemon
 let surface: WebSurface
 let web: WebSurfaceServer
-const servers: DaemonServer[] = []
-const pages: Page[] = []
 
+// Finished last registered first: each page, then the daemon's server, then the web server and its surface.
 beforeEach(() => {
   daemon = sampleDaemon()
   surface = new WebSurface({ id: 'console', rows: 1, columns: 2 })
+  onTestFinished(() => surface.close())
   web = new WebSurfaceServer({ surfaces: [surface] })
-})
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()))
-  await web.close()
-  await Promise.all(servers.splice(0).map((s) => s.close()))
-  await surface.close()
+  onTestFinished(() => web.close())
 })
 
 /** Opens the page with a fake clock (the strip's poll timer is then moved on by the test). */
 async function open(url: string): Promise<Page> {
   const context = await requireBrowser().newContext()
   const page = await context.newPage()
-  pages.push(page)
+  onTestFinished(() => context.close())
   await page.clock.install()
   await page.goto(url)
   await page.waitForSelector('#status.live')
@@ -61,7 +56,7 @@ describe('the status strip', () => {
       { time: '2026-11-23T01:02:02.000Z', message: '<b>not markup</b>' },
     ]
     const s = await startDaemonServer({ api: daemon, port: 0, web })
-    servers.push(s)
+    onTestFinished(() => s.close())
     const page = await open(s.url)
     await page.waitForSelector('#daemon-status:not([hidden]) .simulated')
     const text = await strip(page)
@@ -86,7 +81,7 @@ describe('the status strip', () => {
   it('works beyond loopback through the ?token= link: the cookie carries the page, its WebSocket and the strip', async () => {
     daemon.simulated = true
     const s = await startDaemonServer({ api: daemon, host: '0.0.0.0', port: 0, token: TOKEN, web })
-    servers.push(s)
+    onTestFinished(() => s.close())
     const page = await open(`http://127.0.0.1:${s.port}/?token=${TOKEN}`)
     expect(page.url()).toBe(`http://127.0.0.1:${s.port}/`)
     await page.waitForSelector('#daemon-status:not([hidden]) .simulated')
@@ -95,8 +90,9 @@ describe('the status strip', () => {
 
   it('stays hidden when the page is served without a daemon', async () => {
     const url = await web.listen({ port: 0 })
-    const page = await (await requireBrowser().newContext()).newPage()
-    pages.push(page)
+    const context = await requireBrowser().newContext()
+    onTestFinished(() => context.close())
+    const page = await context.newPage()
     // A positive signal first: the strip asked for the status and got its 404.
     const asked = page.waitForResponse((r) => r.url().endsWith('/api/status'))
     await page.goto(url)
