@@ -17,7 +17,7 @@ import {
 } from '../../../src/surfaces/web/protocol.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
-import { recordInput, settle, type Client, connectForTest } from './helpers.js'
+import { recordInput, flushTurn, type Client, connectForTest } from './helpers.js'
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -278,7 +278,7 @@ describe('continuous controls over the WebSocket', () => {
     c.send({ type: 'value', surface: 'desk', control: 'fader:0', value: 3 })
     await expect.poll(() => values(input).length).toBe(2)
     expect(values(input).map((e) => e.value)).toEqual([0, 1])
-    await settle(10)
+    await flushTurn()
     const warnings = records.filter((r) => r.scope === 'surfaces/web').map((r) => r.fields?.reason ?? r.message)
     expect(warnings).toEqual(['bad value', 'ignored input for a control that does not take it'])
     expect(input.every((e) => e.type === 'value')).toBe(true)

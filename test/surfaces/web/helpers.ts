@@ -134,9 +134,12 @@ export async function connectForTest(pageUrl: string, headers: Record<string, st
   return client
 }
 
-/** Lets pending `setImmediate` work and socket round trips finish. */
-export function settle(ms = 50): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
+/**
+ * Resolves after the `setImmediate` turns queued before it: a web surface sends the feedback set on it in one
+ * such turn (WebSurface's flush), so whatever was set before this call has gone out by then. No clock involved.
+ */
+export function flushTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }
 
 /** Hardware behind a manager: a ShuttlePro v2, an XK-24 and a Behringer X-Touch Mini, each in memory. */

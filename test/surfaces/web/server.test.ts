@@ -11,7 +11,8 @@ import { parseClientMessage, type ServerMessage } from '../../../src/surfaces/we
 import { DEFAULT_WEB_HOST, DEFAULT_WEB_PORT, WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import type { Feedback } from '../../../src/surfaces/types.js'
-import { connect, FakeRegistry, physicalDeck, recordInput, settle, type Client, connectForTest } from './helpers.js'
+import { connect, FakeRegistry, physicalDeck, recordInput, flushTurn, type Client, connectForTest } from './helpers.js'
+import { until } from '../../helpers/until.js'
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -89,7 +90,7 @@ describe('WebSurface', () => {
     s.view.on('message', (m) => sent.push(m))
     for (let i = 0; i < 20; i++) s.setFeedback('key:0', { color: '#112233', text: `n${i}` })
     s.setFeedback('key:1', { color: '#00ff00' })
-    await settle(10)
+    await flushTurn()
     expect(sent.map((m) => (m.type === 'key' ? `${m.control}=${m.label}` : m.type))).toEqual(['key:0=n19', 'key:1='])
     expect(sent[0]).toEqual({
       type: 'key',
@@ -130,7 +131,7 @@ describe('WebSurface', () => {
     records.length = 0
     s.setFeedback('key:9', { color: '#ff0000' })
     s.setFeedback('key:9', { color: '#ff0000' })
-    await settle(10)
+    await flushTurn()
     expect(records.filter((r) => r.message.includes('control the web surface lacks'))).toHaveLength(1)
   })
 
@@ -139,7 +140,7 @@ describe('WebSurface', () => {
     const sent: ServerMessage[] = []
     s.view.on('message', (m) => sent.push(m))
     s.setFeedback('encoder:0', { color: '#00ff00', text: 'Vol', image: undefined })
-    await settle(10)
+    await flushTurn()
     expect(sent).toEqual([
       { type: 'state', surface: 'b', control: 'encoder:0', state: { color: '#00ff00', text: 'Vol' } },
     ])
@@ -268,7 +269,7 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
     desk.setFeedback('encoder:0', { color: '#00ff00', text: 'Vol' })
     desk.setBrightness(40)
     registry.feedback('CL12K1A00042', 'key:1', { color: '#0000ff', text: 'HW' })
-    await settle()
+    await flushTurn()
     const c = await client()
     const key = await c.waitFor('key', (m) => m.surface === 'desk')
     await c.waitFor('key', (m) => m.surface === 'CL12K1A00042')
@@ -380,8 +381,12 @@ describe('WebSurfaceServer over a plain WebSocket client', () => {
       viewer.send(JSON.stringify(m))
     }
     await expect.poll(() => records.filter((r) => r.message === 'ignored input from a read-only viewer').length).toBe(1)
-    // The rotate, the last sent, came after the refused down: once the socket has been quiet, nothing got through.
-    await settle()
+    // The rotate came after the refused down; a malformed frame after it marks the end: frames are handled in
+    // order, so once that one is logged the rotate was handled too, and nothing got through.
+    viewer.send('{')
+    await until('the marker frame handled', () =>
+      records.some((r) => r.message === 'ignored a malformed message from a browser'),
+    )
     expect(input).toEqual([])
     const c = await client()
     c.send({ type: 'down', surface: 'desk', control: 'key:1' })
