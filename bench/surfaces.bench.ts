@@ -213,6 +213,24 @@ async function rounds(n: number, fn: (round: number) => Promise<void>): Promise<
 
 const XL_KEY = { width: 96, height: 96 }
 
+/** Runs two cases in turn, `n` rounds each, one round of each after the other; their medians. */
+async function alternate(
+  n: number,
+  [a, b]: [(round: number) => Promise<void>, (round: number) => Promise<void>],
+): Promise<[number, number]> {
+  const ta: number[] = []
+  const tb: number[] = []
+  for (let round = 0; round < n; round++) {
+    let t = performance.now()
+    await a(round)
+    ta.push(performance.now() - t)
+    t = performance.now()
+    await b(round)
+    tb.push(performance.now() - t)
+  }
+  return [median(ta), median(tb)]
+}
+
 /** One 96×96 key encoded by the library's encoder (jpeg-turbo's async compress) and by jpeg-turbo's sync call. */
 async function encodeRow(): Promise<Row> {
   const renderer = new KeyRenderer()
@@ -249,25 +267,6 @@ async function xlRows(): Promise<Row[]> {
       await bare.fillKeyBuffer(k, renderer.render(feedbackFor(base + k), XL_KEY).rgba, { format: 'rgba' })
     }
   }
-  const oldCold = await rounds(15, () => serialPage(freshPage()))
-  const seenPages = [freshPage(), freshPage()]
-  for (const p of seenPages) await serialPage(p)
-  const oldSeen = await rounds(15, (round) => serialPage(seenPages[round % 2]!))
-  // The library's whole-panel write: one panel image, its keys encoded side by side, one sendReports.
-  const panel = new Uint8Array(8 * 96 * 4 * 96 * 4)
-  const wholePanel = await rounds(15, async () => {
-    const base = freshPage()
-    for (let k = 0; k < 32; k++) {
-      const key = renderer.render(feedbackFor(base + k), XL_KEY).rgba
-      const [row, col] = [Math.floor(k / 8), k % 8]
-      for (let y = 0; y < 96; y++) {
-        panel.set(key.subarray(y * 96 * 4, (y + 1) * 96 * 4), ((row * 96 + y) * 8 * 96 + col * 96) * 4)
-      }
-    }
-    await bare.fillPanelBuffer(panel, { format: 'rgba' })
-  })
-  await bare.close()
-
   const { surface } = await openDeck(DeviceModelId.XL, 0)
   const showPage = async (base: number): Promise<void> => {
     const before = surface.stats.writes
@@ -275,9 +274,34 @@ async function xlRows(): Promise<Row[]> {
     await surface.drain()
     if (surface.stats.writes - before !== 32) throw new Error('XL redraw did not write 32 keys')
   }
-  const cold = await rounds(15, () => showPage(freshPage()))
-  for (const p of seenPages) await showPage(p)
-  const seen = await rounds(15, (round) => showPage(seenPages[round % 2]!))
+  // The old and new paths take turns, round by round, so both see the same load on a shared machine.
+  const [oldCold, cold] = await alternate(15, [() => serialPage(freshPage()), () => showPage(freshPage())])
+  const seenPages = [freshPage(), freshPage()]
+  for (const p of seenPages) {
+    await serialPage(p)
+    await showPage(p)
+  }
+  const [oldSeen, seen] = await alternate(15, [
+    (round) => serialPage(seenPages[round % 2]!),
+    (round) => showPage(seenPages[round % 2]!),
+  ])
+  // The library's whole-panel write: one panel image, its keys encoded side by side, one sendReports.
+  const panel = new Uint8Array(8 * 96 * 4 * 96 * 4)
+  const [wholePanel, coldAgain] = await alternate(15, [
+    async () => {
+      const base = freshPage()
+      for (let k = 0; k < 32; k++) {
+        const key = renderer.render(feedbackFor(base + k), XL_KEY).rgba
+        const [row, col] = [Math.floor(k / 8), k % 8]
+        for (let y = 0; y < 96; y++) {
+          panel.set(key.subarray(y * 96 * 4, (y + 1) * 96 * 4), ((row * 96 + y) * 8 * 96 + col * 96) * 4)
+        }
+      }
+      await bare.fillPanelBuffer(panel, { format: 'rgba' })
+    },
+    () => showPage(freshPage()),
+  ])
+  await bare.close()
   await surface.close()
   return [
     [
@@ -293,7 +317,7 @@ async function xlRows(): Promise<Row[]> {
     [
       'XL full redraw, whole panel (fillPanelBuffer)',
       fmt(wholePanel),
-      `the library's one-write panel fill, for comparison: ${(wholePanel / cold).toFixed(2)}× the per-key cold redraw`,
+      `the library's one-write panel fill, for comparison: ${(wholePanel / coldAgain).toFixed(2)}× the per-key cold redraw (${fmt(coldAgain)} in the same rounds)`,
     ],
   ]
 }
@@ -369,22 +393,24 @@ async function lcdStripRow(): Promise<Row> {
   const bare = await openBareDeck(DeviceModelId.PLUS)
   const renderer = new KeyRenderer()
   renderer.render(feedbackFor(-1), seg)
-  const old = await rounds(15, async () => {
-    const base = freshPage()
-    for (let i = 0; i < 4; i++) {
-      const img = renderer.render(feedbackFor(base + i), seg)
-      await bare.fillLcdRegion(0, i * 200, 0, img.rgba, { format: 'rgba', width: 200, height: 100 })
-    }
-  })
-  await bare.close()
   const { surface } = await openDeck(DeviceModelId.PLUS, 0)
   surface.setFeedback('lcd:0', feedbackFor(-1))
   await surface.drain()
-  const now = await rounds(15, async () => {
-    const base = freshPage()
-    for (let i = 0; i < 4; i++) surface.setFeedback(`lcd:${i}`, feedbackFor(base + i))
-    await surface.drain()
-  })
+  const [old, now] = await alternate(15, [
+    async () => {
+      const base = freshPage()
+      for (let i = 0; i < 4; i++) {
+        const img = renderer.render(feedbackFor(base + i), seg)
+        await bare.fillLcdRegion(0, i * 200, 0, img.rgba, { format: 'rgba', width: 200, height: 100 })
+      }
+    },
+    async () => {
+      const base = freshPage()
+      for (let i = 0; i < 4; i++) surface.setFeedback(`lcd:${i}`, feedbackFor(base + i))
+      await surface.drain()
+    },
+  ])
+  await bare.close()
   await surface.close()
   return [
     'Stream Deck+ LCD strip full update',
