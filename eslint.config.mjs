@@ -11,6 +11,7 @@ export default tseslint.config(
       'node_modules/**',
       'coverage/**',
       'test-output/**',
+      'build/**',
       '**/*.mjs',
       'test/interop/newblue-captivate/**',
     ],

