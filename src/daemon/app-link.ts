@@ -2,6 +2,11 @@
  * The daemon's way to the application (`app:` of the config): the built-in simulator when
  * `app.simulate` asks for it, the command client and the notification link. Started together and
  * stopped together; a reload that changes `app` replaces all three (`Daemon.applyConfig`).
+ *
+ * A reload makes the new link beside the old one (`prepareAppLink`): a simulator that cannot start
+ * (its port taken) refuses the reload, and the old link runs on untouched. Only a simulator on the very
+ * port the old one holds is started at `commit`, after the old stops; the old is started again when the
+ * new cannot be.
  */
 import type { AppState } from '../api/app-state.js'
 import { CommandClient } from '../api/client.js'
@@ -11,6 +16,7 @@ import type { Logger } from '../log.js'
 import type { Config } from '../mappings/schema.js'
 import type { SimulatorHandle } from '../simulator/index.js'
 import type { DaemonMetrics } from './api.js'
+import { isAddressInUse, type Prepared } from './prepared.js'
 
 export interface AppLink {
   /** The simulator standing in for the application (`app.simulate`), else undefined. */
@@ -62,11 +68,86 @@ export async function startAppLink(app: Config['app'], deps: AppLinkDeps): Promi
   return { simulator, client, link, appUrl, notificationsUrl }
 }
 
+/**
+ * The link for `next`, made while `current` (the link made for `current.app`) runs on: `commit` stops `current`
+ * and starts the new one's notification link; `abort` closes the new one. Throws, having changed
+ * nothing, when the new simulator cannot start, unless only the old simulator's own port is in its way.
+ */
+export async function prepareAppLink(
+  next: Config['app'],
+  current: { app: Config['app']; link: AppLink },
+  deps: AppLinkDeps,
+): Promise<Prepared<AppLink>> {
+  let made: AppLink
+  try {
+    made = await startAppLink(next, deps)
+  } catch (err) {
+    if (!isAddressInUse(err) || !holdsWantedPort(current.link, next)) throw err
+    return { commit: () => swapInPlace(next, current, deps), abort: async () => {} }
+  }
+  return {
+    commit: async () => {
+      await stopAppLink(current.link)
+      made.link.start()
+      return made
+    },
+    abort: () => stopAppLink(made),
+  }
+}
+
+/** Whether the running simulator holds a port `next`'s simulator asks for (then it cannot start beside it). */
+function holdsWantedPort(link: AppLink, next: Config['app']): boolean {
+  if (!link.simulator) return false
+  const held = [portOf(new URL(link.simulator.httpUrl)), portOf(new URL(link.simulator.wsUrl))]
+  const wanted = simulatorPorts(next)
+  return [wanted.httpPort, wanted.wsPort].some((p) => p !== 0 && held.includes(p))
+}
+
+/** The new simulator on the old one's port: the old stopped first, and started again when the new fails. */
+async function swapInPlace(
+  next: Config['app'],
+  current: { app: Config['app']; link: AppLink },
+  deps: AppLinkDeps,
+): Promise<AppLink> {
+  await stopAppLink(current.link)
+  let made: AppLink
+  try {
+    made = await startAppLink(next, deps)
+  } catch (err) {
+    const again = await startAppLink(current.app, deps).catch((e: unknown) => {
+      deps.log.error('the application link could not be started again after a failed reload', { error: e })
+      return undefined
+    })
+    again?.link.start()
+    throw new AppLinkSwapError(err, again)
+  }
+  made.link.start()
+  return made
+}
+
+/** A swap on the old simulator's port failed: the new link's error, and the old one started again (if it could be). */
+export class AppLinkSwapError extends Error {
+  override readonly name = 'AppLinkSwapError'
+  constructor(
+    cause: unknown,
+    readonly restored: AppLink | undefined,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause })
+  }
+}
+
 /** Stops the link, closes the client, then the simulator. */
 export async function stopAppLink(r: AppLink): Promise<void> {
   r.link.stop()
   await r.client.close()
   await r.simulator?.close()
+}
+
+/** The ports a simulator for `app` listens on (0: any free one). */
+function simulatorPorts(app: Config['app']): { httpPort: number; wsPort: number } {
+  const url = new URL(app.url)
+  const ws = app.notifications ? new URL(app.notifications) : undefined
+  return { httpPort: portOf(url), wsPort: ws ? portOf(ws) : url.port === '0' ? 0 : DEFAULT_WS_PORT }
 }
 
 /** The URLs of the application, and the simulator started in its place when `app.simulate` asks for it. */
@@ -83,15 +164,13 @@ async function startSimulatorFor(
       notificationsUrl: app.notifications ?? `ws://${url.hostname}:${DEFAULT_WS_PORT}`,
     }
   }
-  const ws = app.notifications ? new URL(app.notifications) : undefined
   // Loaded only when asked for: a daemon driving the real application never holds the simulator's code.
   const { startSimulator } = await import('../simulator/index.js')
   const simulator = await startSimulator({
     host: url.hostname,
     // The daemon never reads the simulator's in-memory command log: keeping it would only grow.
     commandLogMax: 0,
-    httpPort: portOf(url),
-    wsPort: ws ? portOf(ws) : url.port === '0' ? 0 : DEFAULT_WS_PORT,
+    ...simulatorPorts(app),
     // `simulate: {profile: NAME}` plays that variant of the application; `true`, the default one.
     ...(simulate === true ? {} : { profile: simulate.profile }),
   })

@@ -5,9 +5,10 @@
  * them running. Its lifecycle: start, reload, stop.
  *
  * - Reload on a change of the config file (its folder is watched: editors replace files) and on
- *   SIGHUP (`reload.ts`); `applyConfig` applies `listen`, `app` and `surfaces` changes without dropping
- *   what did not change. A refused file is logged once with every problem; the last good mapping keeps
- *   running.
+ *   SIGHUP (`reload.ts`, which reads and checks the file off the event loop); `applyConfig` applies
+ *   `listen`, `app` and `surfaces` changes without dropping what did not change, all or nothing (the new
+ *   listener bound and the new simulator started before anything is swapped). A refused file is logged
+ *   once with every problem; the last good mapping keeps running.
  * - One idempotent stop path that blanks the surfaces, closes the links and ends within STOP_BOUND_MS.
  * - systemd: READY=1 once the surfaces and the link have started, STATUS= on state changes,
  *   RELOADING=1 around reloads, watchdog keep-alives (see `daemon/sd-notify.ts`).
@@ -40,11 +41,12 @@ import type {
   InjectRefusal,
   RecentError,
 } from './api.js'
-import { startAppLink, stopAppLink, type AppLink } from './app-link.js'
+import { AppLinkSwapError, prepareAppLink, startAppLink, stopAppLink, type AppLink } from './app-link.js'
 import { InputDoor } from './input.js'
 import { Listener, type ServeFn } from './listener.js'
 import { watchMissingTitles } from './missing-titles.js'
 import { PrometheusMetrics } from './metrics.js'
+import type { Prepared } from './prepared.js'
 import { DaemonProjection } from './projection.js'
 import { ConfigReloader } from './reload.js'
 import { createNotifier, type Notifier } from './sd-notify.js'
@@ -78,6 +80,8 @@ export interface DaemonOptions {
   notifier?: Notifier
   /** Watch the config file's folder for changes (default true). */
   watch?: boolean
+  /** Longest a reload may take, ms (default RELOAD_TIMEOUT_MS). */
+  reloadTimeoutMs?: number
   logger?: Logger
 }
 
@@ -150,7 +154,8 @@ export class Daemon implements DaemonApi {
     this.listener = new Listener({ serve, api: this, web: this.webServer, log: this.log })
     this.reloader = new ConfigReloader({
       file: options.config,
-      apply: (next) => this.applyConfig(next),
+      apply: (next, signal) => this.applyConfig(next, signal),
+      timeoutMs: options.reloadTimeoutMs,
       notifier: this.notifier,
       statusLine: () => this.statusLine(),
       recordError: (message) => this.api.recordError(message),
@@ -227,13 +232,13 @@ export class Daemon implements DaemonApi {
 
   private async startAll(config: Config): Promise<void> {
     this.running = await this.startApp(config)
-    this.applyWebSurfaces(config)
+    await this.applyWebSurfaces(config)
     this.engine.apply(config)
     this.running.link.setFilter({ titles: this.engine.followedTitles() })
     await this.manager.start()
     this.running.link.start()
     await this.listener.apply(config.listen)
-    if (this.options.watch !== false) this.reloader.watch()
+    if (this.options.watch !== false) await this.reloader.watch()
     this.log.info('panelbridge running', {
       config: this.options.config,
       url: this.url,
@@ -258,37 +263,79 @@ export class Daemon implements DaemonApi {
   }
 
   /**
-   * Everything a reload changes, in this order: the application link (replaced when `app` changed;
-   * the engine keeps its state), the web surfaces, the drivers' entries, the claims, the engine's
-   * mapping, the link's filter, the listener. A step that throws leaves the later ones undone.
+   * A reload, all or nothing. Everything that can fail is prepared first while the old config runs on:
+   * the listener's token read and its new server bound, the new application link made (its simulator
+   * started). A failure there, or the reload's time-out (`signal`), closes what was prepared and changes
+   * nothing. Then the swap, in this order: the application link (the engine keeps its state), the
+   * listener, the web surfaces, the drivers' entries, the claims, the engine's mapping, the link's filter.
    */
-  private async applyConfig(config: Config): Promise<void> {
+  private async applyConfig(config: Config, signal?: AbortSignal): Promise<void> {
     const old = this.running
-    if (!sameJson(old.config.app, config.app)) {
-      await stopAppLink(old)
-      this.running = await this.startApp(config)
-      this.running.link.start()
-    } else {
-      this.running = { ...old, config }
+    const listen = await this.listener.prepare(config.listen)
+    let app: Prepared<AppLink> | undefined
+    try {
+      if (!sameJson(old.config.app, config.app)) {
+        const deps = { state: this.state, metrics: this.metrics, log: this.log }
+        app = await prepareAppLink(config.app, { app: old.config.app, link: old }, deps)
+      }
+      if (signal?.aborted) throw new Error('the reload timed out before it changed anything')
+    } catch (err) {
+      await Promise.allSettled([listen.abort(), app?.abort()])
+      throw err
     }
-    this.applyWebSurfaces(config)
+    await this.commitLinks(old, config, listen, app)
+    await this.applyWebSurfaces(config)
     await this.applyDriverConfigs(old.config, config)
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
     this.engine.apply(config)
     this.running.link.setFilter({ titles: this.engine.followedTitles() })
-    await this.listener.apply(config.listen)
   }
 
-  /** Web surfaces are made by the daemon (the manager detects hardware); a changed one is replaced. */
-  private applyWebSurfaces(config: Config): void {
+  /**
+   * Swaps in the prepared application link, then the listener. Each can still fail only when it could
+   * not be made beside the old one (the same port): what ran is then put back, both of them.
+   */
+  private async commitLinks(
+    old: Running,
+    config: Config,
+    listen: Prepared,
+    app: Prepared<AppLink> | undefined,
+  ): Promise<void> {
+    try {
+      this.running = app ? { ...(await app.commit()), config } : { ...old, config }
+    } catch (err) {
+      if (err instanceof AppLinkSwapError && err.restored) this.running = { ...err.restored, config: old.config }
+      await listen.abort()
+      throw err
+    }
+    try {
+      await listen.commit()
+    } catch (err) {
+      // The listener has put its old server back; the application link goes back too.
+      if (app) {
+        await stopAppLink(this.running)
+        this.running = await this.startApp(old.config)
+        this.running.link.start()
+      } else this.running = old
+      throw err
+    }
+  }
+
+  /**
+   * Web surfaces are made by the daemon (the manager detects hardware); a changed one is replaced. The
+   * old one is closed and gone from the manager before its successor is added: its late `closed` status
+   * and `removed` event would otherwise land on the new surface of the same name (the status would say
+   * `waiting` while it is open and taking presses, and its presses would be cancelled).
+   */
+  private async applyWebSurfaces(config: Config): Promise<void> {
     const wanted = new Map(Object.entries(config.surfaces).filter(([, s]) => s.driver === 'web'))
     for (const [name, entry] of [...this.webSurfaces]) {
       const next = wanted.get(name)
       if (next && sameJson(next, entry.config)) continue
       this.webSurfaces.delete(name)
       this.webServer.removeSurface(name)
-      void this.manager.removeSurface(name)
-      void entry.surface.close()
+      await this.manager.removeSurface(name)
+      await entry.surface.close()
     }
     for (const [name, s] of wanted) {
       if (this.webSurfaces.has(name) || s.driver !== 'web') continue

@@ -1,0 +1,147 @@
+/**
+ * A reload's read and check of the config file, kept off the daemon's event loop: the file is read
+ * without ever blocking (opened non-blocking, refused unless it is a regular file, bounded), then parsed
+ * and checked in a worker thread (`config-worker.ts`), whose result is copied back. A reload of a
+ * 4,096-binding file held the loop over a second when the loader ran on it (issue 24, item 3).
+ *
+ * `run`'s first load and `check` still load on the main thread (`loadConfigFile`): nothing else runs
+ * yet, and their errors are the same.
+ *
+ * The worker runs from the built `dist/daemon/config-worker.js`, or, when the daemon runs from its
+ * TypeScript sources (tests, `npm run bench`), from `config-worker.ts` with tsx's loader registered in
+ * the worker first (a worker does not inherit the loader of the thread that starts it).
+ */
+import { constants, type Stats } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { pathToFileURL } from 'node:url'
+import { deserialize } from 'node:v8'
+import { Worker } from 'node:worker_threads'
+import { MAX_CONFIG_BYTES, type ConfigProblem, type LoadResult } from '../mappings/load.js'
+import type { Binding } from '../mappings/schema.js'
+import type { ConfigAnswer, ConfigJob } from './config-worker.js'
+
+/**
+ * The heap a reload's worker may use, MB. ASSUMED: the largest file the loader takes (1 MB, 4,096
+ * bindings) needed under 100 MB of heap in `npm run bench config-reload`; the bound stops a worker from
+ * taking the box's memory, not a real file.
+ */
+export const CONFIG_WORKER_HEAP_MB = 256
+
+/** Why a reload's load stopped early: the reload timed out, or the daemon is stopping. */
+export class ConfigLoadAborted extends Error {
+  override readonly name = 'ConfigLoadAborted'
+}
+
+/** One problem at 1:1, as the loader reports a file it cannot read. */
+function fileProblem(file: string, message: string): LoadResult {
+  const problem: ConfigProblem = { file, line: 1, col: 1, severity: 'error', message }
+  return { problems: [problem] }
+}
+
+/** What a path that is not a regular file is, in words. */
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a named pipe'
+  if (st.isDirectory()) return 'a folder'
+  if (st.isSocket()) return 'a socket'
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device'
+  return 'not a regular file'
+}
+
+/**
+ * The file's text, or why it cannot be used. Opened with O_NONBLOCK so that a named pipe put in the
+ * config's place never blocks the open (nor the thread pool); anything but a regular file is refused
+ * from `fstat` before a byte is read; at most MAX_CONFIG_BYTES are read.
+ */
+export async function readConfigText(file: string): Promise<{ text: string } | { problem: string }> {
+  let handle
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch (err) {
+    return { problem: `cannot read the file: ${err instanceof Error ? err.message : String(err)}` }
+  }
+  try {
+    const st = await handle.stat()
+    if (!st.isFile()) return { problem: `cannot read the file: it is ${kindOf(st)}, not a regular file` }
+    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1)
+    let length = 0
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
+      if (bytesRead === 0) break
+      length += bytesRead
+      if (length > MAX_CONFIG_BYTES) return { problem: `the file is larger than ${MAX_CONFIG_BYTES} bytes` }
+    }
+    return { text: buffer.subarray(0, length).toString('utf8') }
+  } catch (err) {
+    return { problem: `cannot read the file: ${err instanceof Error ? err.message : String(err)}` }
+  } finally {
+    await handle.close()
+  }
+}
+
+/** The worker for this build: the compiled file, or the TypeScript source under tsx. */
+function startWorker(): Worker {
+  const limits = { resourceLimits: { maxOldGenerationSizeMb: CONFIG_WORKER_HEAP_MB } }
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./config-worker.js', import.meta.url), limits)
+  // Run from sources: register tsx's loader in the worker, then load the source. The path is tsx's own
+  // export for `tsx/esm/api` under the `import` condition (createRequire resolves the `require` one).
+  const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'))
+  const api = pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href
+  const source = new URL('./config-worker.ts', import.meta.url).href
+  const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(source)}) })`
+  return new Worker(code, { eval: true, ...limits })
+}
+
+/** The worker's answer for `text`; the worker ends with it. */
+function askWorker(text: string, file: string, signal?: AbortSignal): Promise<ConfigAnswer> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new ConfigLoadAborted('the reload was stopped'))
+      return
+    }
+    const worker = startWorker()
+    let settled = false
+    const settle = (fn: () => void): void => {
+      if (settled) return
+      settled = true
+      signal?.removeEventListener('abort', onAbort)
+      void worker.terminate()
+      fn()
+    }
+    const onAbort = (): void => settle(() => reject(new ConfigLoadAborted('the reload was stopped')))
+    signal?.addEventListener('abort', onAbort, { once: true })
+    worker.once('message', (answer: ConfigAnswer) => settle(() => resolve(answer)))
+    worker.once('error', (err) => settle(() => reject(err)))
+    worker.once('exit', (code) => settle(() => reject(new Error(`the config worker ended (exit ${code})`))))
+    const job: ConfigJob = { text, file }
+    worker.postMessage(job)
+  })
+}
+
+/**
+ * The loader's result for `text`, computed in a worker thread. The bindings are rebuilt one slice a
+ * turn of the event loop, so that nothing of a large file holds the loop for long.
+ */
+export async function loadInWorker(text: string, file: string, signal?: AbortSignal): Promise<LoadResult> {
+  const answer = await askWorker(text, file, signal)
+  if (!answer.config) return { problems: answer.problems }
+  const bindings: Binding[] = []
+  for (const slice of answer.slices) {
+    await nextTurn()
+    if (signal?.aborted) throw new ConfigLoadAborted('the reload was stopped')
+    for (const b of deserialize(slice) as Binding[]) bindings.push(b)
+  }
+  return { problems: answer.problems, config: { ...answer.config, bindings } }
+}
+
+/**
+ * Reads and loads the config file for a reload, off the loop: never blocks on what is at the path,
+ * never throws but for an abort (`ConfigLoadAborted`) or a worker that could not run.
+ */
+export async function loadConfigOffLoop(file: string, signal?: AbortSignal): Promise<LoadResult> {
+  const read = await readConfigText(file)
+  if ('problem' in read) return fileProblem(file, read.problem)
+  return loadInWorker(read.text, file, signal)
+}
