@@ -16,16 +16,21 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-/** A queue whose jobs record their slot as they start, and how many run at once. */
+/**
+ * A queue whose jobs record, as they start, their slot (`written`) and `label@time` (`timed`), and how many
+ * run at once; a job waits for `wait` when given.
+ */
 function queueOf(frameMs?: number) {
   const written: string[] = []
+  const timed: string[] = []
   const errors: unknown[] = []
   let inFlight = 0
   let maxInFlight = 0
   const queue = new WriteQueue({ ...(frameMs !== undefined ? { frameMs } : {}), onError: (err) => errors.push(err) })
-  const put = (slot: string, wait?: Promise<void>): void =>
+  const put = (slot: string, wait?: Promise<void>, label = slot): void =>
     queue.put(slot, async () => {
       written.push(slot)
+      timed.push(`${label}@${performance.now()}`)
       inFlight++
       maxInFlight = Math.max(maxInFlight, inFlight)
       try {
@@ -34,20 +39,22 @@ function queueOf(frameMs?: number) {
         inFlight--
       }
     })
-  return { queue, put, written, errors, maxInFlight: () => maxInFlight }
+  return { queue, put, written, timed, errors, maxInFlight: () => maxInFlight }
 }
 
-/** A queue whose jobs record `slot@time` as they run. */
+/** As `queueOf`, its `written` being `label@time` and `put` taking the label second (the pacing cases read times). */
 function recordingQueue(frameMs: number) {
-  const written: string[] = []
-  const errors: unknown[] = []
-  const queue = new WriteQueue({ frameMs, onError: (err) => errors.push(err) })
-  const put = (slot: string, label = slot): void =>
-    queue.put(slot, () => {
-      written.push(`${label}@${performance.now()}`)
-      return Promise.resolve()
-    })
-  return { queue, put, written, errors }
+  const q = queueOf(frameMs)
+  const put = (slot: string, label = slot): void => q.put(slot, undefined, label)
+  return { queue: q.queue, put, written: q.timed, errors: q.errors }
+}
+
+/** As `queueOf`, with slot `a` put (its job waiting for `wait`, when given) and its flush begun. */
+async function afterFirstPut(frameMs: number, wait?: Promise<void>) {
+  const q = queueOf(frameMs)
+  q.put('a', wait)
+  await vi.advanceTimersByTimeAsync(0)
+  return q
 }
 
 describe('WriteQueue pacing', () => {
@@ -123,9 +130,7 @@ describe('WriteQueue edges', () => {
   })
 
   it('treats a negative frame as none: writes as soon as the event loop turns', async () => {
-    const { queue, put, written } = queueOf(-100)
-    put('a')
-    await vi.advanceTimersByTimeAsync(0)
+    const { queue, put, written } = await afterFirstPut(-100)
     put('b')
     await vi.advanceTimersByTimeAsync(0)
     expect(written).toEqual(['a', 'b'])
@@ -137,9 +142,7 @@ describe('WriteQueue edges', () => {
   })
 
   it('stop() drops what is pending, leaves no timer behind, and ignores later puts', async () => {
-    const { queue, put, written } = queueOf(100)
-    put('a')
-    await vi.advanceTimersByTimeAsync(0)
+    const { queue, put, written } = await afterFirstPut(100)
     put('b')
     expect(vi.getTimerCount()).toBe(1)
     await queue.stop()
@@ -190,9 +193,7 @@ describe('WriteQueue edges', () => {
   })
 
   it('leaves no timer behind once everything is written', async () => {
-    const { queue, put, written } = queueOf(100)
-    put('a')
-    await vi.advanceTimersByTimeAsync(0)
+    const { queue, written } = await afterFirstPut(100)
     expect(written).toEqual(['a'])
     expect(vi.getTimerCount()).toBe(0)
     await vi.advanceTimersByTimeAsync(300)
@@ -201,9 +202,7 @@ describe('WriteQueue edges', () => {
   })
 
   it('idle() resolves once the pending write is done, polling at frame pace rather than every millisecond', async () => {
-    const { queue, put, written } = queueOf(100)
-    put('a')
-    await vi.advanceTimersByTimeAsync(0)
+    const { queue, put, written } = await afterFirstPut(100)
     await vi.advanceTimersByTimeAsync(90)
     put('b') // due at t = 100
     let idleAt: number | undefined
@@ -218,10 +217,8 @@ describe('WriteQueue edges', () => {
   })
 
   it('idle() waits for a write in flight', async () => {
-    const { queue, put } = queueOf(0)
     const slow = gate()
-    put('a', slow.done)
-    await vi.advanceTimersByTimeAsync(0)
+    const { queue } = await afterFirstPut(0, slow.done)
     let idle = false
     void queue.idle().then(() => (idle = true))
     await vi.advanceTimersByTimeAsync(10)
@@ -232,9 +229,7 @@ describe('WriteQueue edges', () => {
   })
 
   it('idle() on a stopped queue resolves at once', async () => {
-    const { queue, put } = queueOf(100)
-    put('a')
-    await vi.advanceTimersByTimeAsync(0)
+    const { queue, put } = await afterFirstPut(100)
     put('b')
     await queue.stop()
     let idle = false
