@@ -1,21 +1,19 @@
 /** The `panelbridge` command line: argument parsing in-process, and the real program in a child process. */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, helpText, parseCli } from '../src/cli.js'
 import { SUBCOMMANDS } from '../src/commands/index.js'
 import { parseSimArgs, simCommand } from '../src/commands/sim.js'
 import { startSimulator } from '../src/simulator/index.js'
+import { runCli, type CliChild } from './helpers/cli.js'
+import { until } from './helpers/until.js'
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
-// tsx's loader inside one node process (not the tsx wrapper, whose child a SIGKILL would orphan).
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
 describe('parseSimArgs (panelbridge sim)', () => {
   it('defaults to the real application ports on 127.0.0.1', () => {
@@ -97,33 +95,40 @@ describe('parseSimArgs (panelbridge sim)', () => {
 })
 
 describe('the panelbridge program', () => {
-  const children: ChildProcess[] = []
-  afterEach(() => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-    children.length = 0
-  })
+  /** The program, and a promise kept once both its output streams have ended ('close', after 'exit'). */
+  interface Program extends CliChild {
+    closed: Promise<void>
+    kill(signal: NodeJS.Signals): boolean
+  }
 
   /** Runs the CLI from an unrelated working directory (nothing may depend on the cwd). */
-  function run(args: string[]): ChildProcess {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, ...args], {
-      cwd: tmpdir(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    children.push(child)
-    return child
+  function run(args: string[]): Program {
+    const cli = runCli(args, { cwd: tmpdir() })
+    return {
+      ...cli,
+      closed: new Promise<void>((resolve) => cli.child.once('close', () => resolve())),
+      kill: (signal) => cli.child.kill(signal),
+    }
   }
-  function exitCode(child: ChildProcess): Promise<number | null> {
-    return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+  function exitCode(child: Program): Promise<number | null> {
+    return child.exited
   }
-  function firstLine(child: ChildProcess): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const lines = createInterface({ input: child.stdout! })
-      lines.once('line', (line) => {
-        lines.close()
-        resolve(line)
-      })
-      child.once('exit', (code) => reject(new Error(`exited with ${code} before printing`)))
-    })
+  /** The first `n` lines of stdout; fails, with what came, if the program ends first. */
+  async function firstLines(child: Program, n: number): Promise<string[]> {
+    let gone = false
+    void child.closed.then(() => (gone = true))
+    await until(`${n} lines on stdout`, () => child.stdout().split('\n').length > n || gone, 20_000)
+    const got = child.stdout().split('\n')
+    if (got.length <= n) throw new Error(`exited with ${child.child.exitCode} after ${JSON.stringify(got)}`)
+    return got.slice(0, n)
+  }
+  async function firstLine(child: Program): Promise<string> {
+    return (await firstLines(child, 1))[0]!
+  }
+  /** Everything the child writes on `stream` until it exits. */
+  async function allOf(child: Program, stream: 'stdout' | 'stderr'): Promise<string> {
+    await child.closed
+    return stream === 'stdout' ? child.stdout() : child.stderr()
   }
 
   it('sim prints its URL, answers getAllVideoIns with the envelope, and stops cleanly on SIGTERM', async () => {
@@ -143,27 +148,6 @@ describe('the panelbridge program', () => {
     child.kill('SIGTERM')
     expect(await exited).toBe(EXIT_OK)
   })
-
-  /** Everything the child writes on `stream` until it exits. */
-  function allOf(child: ChildProcess, stream: 'stdout' | 'stderr'): Promise<string> {
-    let text = ''
-    child[stream]!.on('data', (chunk: Buffer) => (text += chunk.toString()))
-    return new Promise((resolve) => child.once('exit', () => resolve(text)))
-  }
-  /** The first `n` lines of stdout. */
-  function firstLines(child: ChildProcess, n: number): Promise<string[]> {
-    return new Promise((resolve, reject) => {
-      const got: string[] = []
-      const lines = createInterface({ input: child.stdout! })
-      lines.on('line', (line) => {
-        got.push(line)
-        if (got.length < n) return
-        lines.close()
-        resolve(got)
-      })
-      child.once('exit', (code) => reject(new Error(`exited with ${code} after ${JSON.stringify(got)}`)))
-    })
-  }
 
   it('sim --profile plays that profile and says so; the default profile is named too', async () => {
     const child = run(['sim', '--port', '0', '--ws-port', '0', '--profile', 'strict-unknowns'])

@@ -3,33 +3,16 @@
  * probe capture shows (the facts it observed, the others as the default profile), and
  * `--write-profile` writes that profile as a file of `config/app-profiles/`.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parseSimArgs } from '../../src/commands/sim.js'
 import { loadProfiles } from '../../src/simulator/profile.js'
+import { runCli } from '../helpers/cli.js'
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'pb-replay-capture-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-})
-
-function run(args: string[]): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  children.push(child)
-  const lines: string[] = []
-  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l))
-  createInterface({ input: child.stderr }).on('line', (l) => lines.push(l))
-  return { child, lines, exited: new Promise((r) => child.once('exit', (code) => r(code))) }
-}
 
 /** A capture as `probe --out` writes it, with three facts observed. */
 function captureFile(): string {
@@ -62,7 +45,7 @@ describe('sim --replay-capture', () => {
   })
 
   it('plays the capture: its profile is named in the start-up lines and its facts are what the simulator answers', async () => {
-    const sim = run(['sim', '--port', '0', '--ws-port', '0', '--replay-capture', captureFile()])
+    const sim = runCli(['sim', '--port', '0', '--ws-port', '0', '--replay-capture', captureFile()])
     await expect.poll(() => sim.lines.length, { timeout: 20_000, interval: 25 }).toBeGreaterThanOrEqual(4)
     expect(sim.lines[3]).toBe('application profile: capture-box-2-probe')
     const url = /listening on (http:\/\/\S+)/.exec(sim.lines[0]!)![1]!
@@ -79,14 +62,14 @@ describe('sim --replay-capture', () => {
   it('--write-profile writes the capture as a profile file that loads, and never over an existing file', async () => {
     const folder = mkdtempSync(join(dir, 'profiles-'))
     const out = join(folder, 'capture-box-2-probe.yaml')
-    const first = run(['sim', '--replay-capture', captureFile(), '--write-profile', out])
+    const first = runCli(['sim', '--replay-capture', captureFile(), '--write-profile', out])
     expect(await first.exited).toBe(0)
     expect(first.lines).toContain(`wrote the profile capture-box-2-probe to ${out}`)
     const profile = loadProfiles(folder).get('capture-box-2-probe')!
     expect(profile.facts).toMatchObject({ socket_reply: 'wrapped-string', values: 'strings' })
     expect(profile.sources.values).toBe('capture Box 2 probe.json 2026-11-20T10:00:00.000Z: text')
     const before = readFileSync(out, 'utf8')
-    const again = run(['sim', '--replay-capture', captureFile(), '--write-profile', out])
+    const again = runCli(['sim', '--replay-capture', captureFile(), '--write-profile', out])
     expect(await again.exited).toBe(1)
     expect(again.lines.join('\n')).toMatch(/cannot write .*EEXIST/)
     expect(readFileSync(out, 'utf8')).toBe(before)
@@ -95,7 +78,7 @@ describe('sim --replay-capture', () => {
   it('a file that is no capture: exit 1, naming it', async () => {
     const bad = join(dir, 'not-a-capture.json')
     writeFileSync(bad, '{"format": "other"}')
-    const sim = run(['sim', '--port', '0', '--ws-port', '0', '--replay-capture', bad])
+    const sim = runCli(['sim', '--port', '0', '--ws-port', '0', '--replay-capture', bad])
     expect(await sim.exited).toBe(1)
     expect(sim.lines.join('\n')).toMatch(/cannot play the capture: .*not-a-capture\.json/)
   }, 30_000)
