@@ -50,6 +50,18 @@ async function openXl(opts: {
 }
 
 /** Shows page `page` (32 faces numbered page×32 + key) and waits until it is written. */
+/** The raw encoder, counting its calls. */
+function countingEncoder() {
+  const counted = {
+    count: 0,
+    encode: ((b, w, h) => {
+      counted.count++
+      return rawImageEncoder(b, w, h)
+    }) satisfies EncodeJPEGHelper,
+  }
+  return counted
+}
+
 async function showPage(surface: StreamDeckSurface, page: number): Promise<void> {
   for (let k = 0; k < 32; k++) surface.setFeedback(`key:${k}`, face(page * 32 + k))
   await surface.drain()
@@ -70,22 +82,16 @@ function keyPayloads(calls: Uint8Array[][]): Map<number, Buffer[]> {
 
 describe('device bytes cache', () => {
   it('a page seen before is written from cached bytes: nothing drawn or encoded, the same reports sent', async () => {
-    let encodes = 0
+    const encoder = countingEncoder()
     const cache = new DeviceBytesCache()
-    const { surface, hid, renderer } = await openXl({
-      deviceBytes: cache,
-      encodeJPEG: (b, w, h) => {
-        encodes++
-        return rawImageEncoder(b, w, h)
-      },
-    })
+    const { surface, hid, renderer } = await openXl({ deviceBytes: cache, encodeJPEG: encoder.encode })
     await showPage(surface, 0)
     await showPage(surface, 1)
-    expect(encodes).toBe(64)
+    expect(encoder.count).toBe(64)
     const drawn = renderer.stats.misses
     const before = hid.reports.length
     await showPage(surface, 0)
-    expect(encodes).toBe(64)
+    expect(encoder.count).toBe(64)
     expect(renderer.stats.misses).toBe(drawn)
     expect(cache.stats.hits).toBe(32)
     expect(hid.reports.length - before).toBe(32)
@@ -152,19 +158,13 @@ describe('device bytes cache', () => {
   })
 
   it('a bound of 0 caches nothing: every switch draws and encodes again', async () => {
-    let encodes = 0
+    const encoder = countingEncoder()
     const cache = new DeviceBytesCache(0)
-    const { surface } = await openXl({
-      deviceBytes: cache,
-      encodeJPEG: (b, w, h) => {
-        encodes++
-        return rawImageEncoder(b, w, h)
-      },
-    })
+    const { surface } = await openXl({ deviceBytes: cache, encodeJPEG: encoder.encode })
     await showPage(surface, 0)
     await showPage(surface, 1)
     await showPage(surface, 0)
-    expect(encodes).toBe(96)
+    expect(encoder.count).toBe(96)
     expect(cache.bytes).toBe(0)
   })
 })
