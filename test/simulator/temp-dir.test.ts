@@ -2,13 +2,11 @@
  * A simulator that dies without close() leaves no temporary data folder behind (issue 9, finding 7):
  * a child process starts one, prints its folder, and then throws, is sent SIGTERM or SIGINT, or exits.
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { runNode } from '../helpers/cli.js'
 
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 const SIMULATOR = pathToFileURL(fileURLToPath(new URL('../../src/simulator/index.ts', import.meta.url))).href
 
 type Ending = 'throw' | 'SIGTERM' | 'SIGINT' | 'exit'
@@ -24,21 +22,18 @@ function runChild(ending: Ending): Promise<{ dir: string; code: number | null; s
     if (ending === 'exit') setTimeout(() => process.exit(3), 20)
     setInterval(() => {}, 1000)
   `
+  const run = runNode(['--input-type=module', '-e', script])
+  const child = run.child
+  let dir = ''
+  child.stdout!.on('data', () => {
+    const m = /DIR (.+)\n/.exec(run.stdout())
+    if (m && !dir) {
+      dir = m[1]!
+      expect(existsSync(dir)).toBe(true)
+      if (ending === 'SIGTERM' || ending === 'SIGINT') child.kill(ending)
+    }
+  })
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    let dir = ''
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /DIR (.+)\n/.exec(out)
-      if (m && !dir) {
-        dir = m[1]!
-        expect(existsSync(dir)).toBe(true)
-        if (ending === 'SIGTERM' || ending === 'SIGINT') child.kill(ending)
-      }
-    })
     child.on('error', reject)
     child.on('exit', (code, signal) => resolve({ dir, code, signal }))
   })
