@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { fallbackFontFile } from '../../../src/surfaces/render/fonts.js'
 import { FALLBACK_FONTS, type FallbackFont } from '../../../src/surfaces/render/key-paint.js'
 import {
@@ -39,11 +39,6 @@ function fetchRaw(url: string, method = 'GET'): Promise<Reply> {
   })
 }
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
 const cjk = FALLBACK_FONTS.find((f) => f.id === 'cjk')!
 const emoji = FALLBACK_FONTS.find((f) => f.id === 'emoji')!
 
@@ -52,7 +47,7 @@ describe('the web surface serves the fallback key fonts', () => {
     const desk = new WebSurface({ id: 'desk', rows: 1, columns: 2 })
     const server = new WebSurfaceServer({ surfaces: [desk] })
     const url = await server.listen({ port: 0 })
-    cleanups.push(async () => {
+    onTestFinished(async () => {
       await server.close()
       await desk.close()
     })
@@ -102,7 +97,7 @@ describe('FallbackFontFiles: bounded', () => {
   async function serving(files: FallbackFontFiles, font: FallbackFont): Promise<string> {
     const server: Server = createServer((req, res) => files.serve(res, req.method === 'HEAD', font))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    cleanups.push(
+    onTestFinished(
       () =>
         new Promise<void>((resolve) => {
           server.closeAllConnections()

@@ -3,7 +3,7 @@
  * socket that records pause and resume (the transport boundary) and a clock of the test's own, on which
  * each frame handled costs 0.1 ms; turns of the loop are real (`setImmediate`).
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import {
   FRAMES_PER_VISIT,
   FrameTurns,
@@ -33,9 +33,7 @@ class RecordingSocket implements PausableSocket {
 
 const FRAME_COST_MS = 0.1
 let clock = 0
-const turnsMade: FrameTurns[] = []
 afterEach(() => {
-  for (const t of turnsMade.splice(0)) t.close()
   clock = 0
 })
 
@@ -44,7 +42,7 @@ function rig(): {
   make: (name: string) => { inbox: Inbox; socket: RecordingSocket; got: string[] }
 } {
   const turns = new FrameTurns(TURN_BUDGET_MS, () => clock)
-  turnsMade.push(turns)
+  onTestFinished(() => turns.close())
   const make = (name: string): { inbox: Inbox; socket: RecordingSocket; got: string[] } => {
     const socket = new RecordingSocket()
     const got: string[] = []
