@@ -9,6 +9,7 @@ import { commandsCommand } from './commands.js'
 import { devicesCommand } from './devices.js'
 import { learnCommand } from './learn.js'
 import { probeCommand } from './probe.js'
+import { replayCommand } from './replay.js'
 import { runCommand } from './run.js'
 import { sendCommand } from './send.js'
 import { simCommand } from './sim.js'
@@ -25,4 +26,5 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   sim: simCommand,
   surfaces: surfacesCommand,
   probe: probeCommand,
+  replay: replayCommand,
 }
