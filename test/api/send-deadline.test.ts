@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import { CommandClient, DEFAULT_CONNECTIONS, DEFAULT_SEND_DEADLINE_MS } from '../../src/api/client.js'
 import { NotSentError } from '../../src/api/errors.js'
@@ -62,21 +62,16 @@ class StandIn {
   }
 }
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
 async function rig(sendDeadlineMs?: number) {
   const app = new StandIn()
   await app.start()
-  cleanups.push(() => app.close())
+  onTestFinished(() => app.close())
   const client = new CommandClient({
     baseUrl: app.url,
     timeoutMs: 5000,
     ...(sendDeadlineMs !== undefined ? { sendDeadlineMs } : {}),
   })
-  cleanups.push(() => client.close())
+  onTestFinished(() => client.close())
   let yaml = `${CONSOLE}bindings:\n`
   for (let i = 0; i < PRESSES; i++) {
     yaml += `  - on: console/key:${i}\n    press: { command: schedule, params: { action: automatic, title: "T${i}" } }\n`
@@ -85,7 +80,7 @@ async function rig(sendDeadlineMs?: number) {
   const surfaces = new RecordingSurfaces()
   const engine = new Engine({ client, state: new AppState(), surfaces })
   engine.apply(await loadOrThrow(yaml))
-  cleanups.push(() => engine.stop())
+  onTestFinished(() => engine.stop())
   const pressAll = (): number => {
     const at = performance.now()
     for (let i = 0; i < PRESSES; i++) {
@@ -149,9 +144,9 @@ describe('a command not on the wire within its deadline is dropped', () => {
   it('a call the application takes at once is not cut by the deadline, however long its reply takes', async () => {
     const app = new StandIn()
     await app.start()
-    cleanups.push(() => app.close())
+    onTestFinished(() => app.close())
     const client = new CommandClient({ baseUrl: app.url, timeoutMs: 5000, sendDeadlineMs: 100 })
-    cleanups.push(() => client.close())
+    onTestFinished(() => client.close())
     const call = client.callByName('schedule', { action: 'automatic', title: 'slow' })
     await until('the call to arrive', () => app.received.length === 1)
     await new Promise((r) => setTimeout(r, 300)) // past the deadline, on the wire

@@ -8,18 +8,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { loadConfigOffLoop } from '../../src/daemon/config-load.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 
 const REFERENCE = fileURLToPath(new URL('../../config/reference.yaml', import.meta.url))
-
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
 /** A valid file of `count` bindings on one 8×8 web surface over 64 pages. */
 function manyBindings(count: number): string {
@@ -35,7 +30,7 @@ function manyBindings(count: number): string {
 
 async function folder(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-config-load-'))
-  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
   return dir
 }
 
@@ -62,7 +57,7 @@ describe('the reload’s load in a worker thread', () => {
     await writeFile(file, manyBindings(1))
     const prev = setLogSink(() => undefined)
     const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: 100_000 })
-    cleanups.push(async () => {
+    onTestFinished(async () => {
       await daemon.stop()
       setLogSink(prev)
     })

@@ -6,7 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
@@ -21,15 +21,13 @@ import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
 const GOOD = simulatedConfig(CUTIN_KEY)
 const BROKEN = GOOD.replace('columns: 2', 'columns: 2, bogus: 1')
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers()
-  for (const c of cleanups.splice(0).reverse()) await c()
 })
 
 async function configFile(text: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-config-state-'))
-  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'config.yaml')
   await writeFile(file, text)
   return file
@@ -117,7 +115,7 @@ describe('the daemon', () => {
     const file = await configFile(GOOD)
     const prev = setLogSink(() => undefined)
     const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
-    cleanups.push(async () => {
+    onTestFinished(async () => {
       await daemon.stop()
       setLogSink(prev)
     })

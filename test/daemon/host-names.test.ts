@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { startDaemonServer, type DaemonServer } from '../../src/daemon/server.js'
 import {
@@ -26,9 +26,7 @@ const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
 afterAll(() => setLogSink(previousSink))
 
-const cleanups: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
+afterEach(() => {
   records.length = 0
 })
 
@@ -42,13 +40,13 @@ async function server(allowedHosts?: string[]): Promise<DaemonServer> {
     port: 0,
     ...(allowedHosts ? { allowedHosts } : {}),
   })
-  cleanups.push(() => s.close())
+  onTestFinished(() => s.close())
   return s
 }
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-hosts-'))
-  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
   return dir
 }
 
@@ -74,7 +72,7 @@ describe("the machine's own names", () => {
 
   it("pass the web page's own server too, and listen.allowed_hosts names reach it after setAllowedHosts", async () => {
     const web = new WebSurfaceServer()
-    cleanups.push(() => web.close())
+    onTestFinished(() => web.close())
     const url = await web.listen({ host: '127.0.0.1', port: 0 })
     const port = new URL(url).port
     const page = (host: string) => call(url, 'GET', '/', { host: `${host}:${port}`, accept: BROWSER_ACCEPT })
@@ -137,7 +135,7 @@ surfaces:
 `
     await writeFile(file, text('GFX-Box.lan'))
     const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
-    cleanups.push(() => daemon.stop())
+    onTestFinished(() => daemon.stop())
     const port = new URL(daemon.url).port
     const get = (host: string, path: string) =>
       call(daemon.url, 'GET', path, { host: `${host}:${port}`, accept: BROWSER_ACCEPT })

@@ -6,7 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics, SURFACE_STATES } from '../../src/daemon/metrics.js'
 import { setLogSink } from '../../src/log.js'
@@ -18,11 +18,6 @@ function byState(text: string): Record<string, number> {
   for (const m of text.matchAll(/^panelbridge_surfaces\{state="([^"]+)"\} (\S+)$/gm)) out[m[1]!] = Number(m[2])
   return out
 }
-
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
 describe('panelbridge_surfaces{state}', () => {
   it('exports every state at 0 before any surface is known', async () => {
@@ -40,7 +35,7 @@ describe('panelbridge_surfaces{state}', () => {
 
   it('says on a live daemon’s /metrics that its web surface is open', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-surface-states-'))
-    cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const file = join(dir, 'config.yaml')
     await writeFile(
       file,
@@ -54,7 +49,7 @@ bindings: []
     )
     const prev = setLogSink(() => undefined)
     const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
-    cleanups.push(async () => {
+    onTestFinished(async () => {
       await daemon.stop()
       setLogSink(prev)
     })

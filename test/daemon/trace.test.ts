@@ -6,7 +6,7 @@ import { get, type IncomingMessage } from 'node:http'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import type { CommandEvent, DaemonEvent } from '../../src/daemon/api.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import {
@@ -114,11 +114,6 @@ function follow(url: string): { body: () => string; close: () => void } {
 }
 
 describe('the daemon’s commands', () => {
-  const cleanups: (() => Promise<void> | void)[] = []
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c()
-  })
-
   it('are logged at debug, traced, and sent as `command` events, with the stream key as ***', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-trace-'))
     const file = join(dir, 'config.yaml')
@@ -141,7 +136,7 @@ describe('the daemon’s commands', () => {
     const events: DaemonEvent[] = []
     const stopWatching = daemon.watchEvents((e) => void events.push(e))
     const stream = follow(`${daemon.url}api/events`)
-    cleanups.push(async () => {
+    onTestFinished(async () => {
       stream.close()
       stopWatching()
       await daemon.stop()
