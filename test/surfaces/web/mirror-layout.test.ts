@@ -14,7 +14,7 @@ import { MidiSurface } from '../../../src/surfaces/midi/surface.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { ShuttleDriver } from '../../../src/surfaces/shuttle/driver.js'
 import { ONE_COLOUR_LED, WHITE_LIGHT } from '../../../src/surfaces/lights.js'
-import type { Feedback, SurfaceDescription } from '../../../src/surfaces/types.js'
+import type { Feedback, SurfaceDescription, SurfaceDriver } from '../../../src/surfaces/types.js'
 import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { surfaceView, type WebControlState, type WebSurfaceView } from '../../../src/surfaces/web/protocol.js'
@@ -27,24 +27,27 @@ import { MemoryXkeysTransport } from '../helpers/fake-xkeys.js'
 const previousSink = setLogSink(() => undefined)
 afterAll(() => setLogSink(previousSink))
 
-async function shuttle(model: string): Promise<SurfaceDescription> {
-  const transport = new MemoryShuttleTransport()
+/** The description of the `model` device `driver` finds once it is plugged into `transport`; closed when the test finishes. */
+async function describedOver(
+  transport: { plug(model: string, path: string): unknown },
+  driver: SurfaceDriver,
+  model: string,
+): Promise<SurfaceDescription> {
   transport.plug(model, `/dev/hidraw-${model}`)
-  const driver = new ShuttleDriver({ transport })
   const [detected] = await driver.detect()
   const surface = await driver.open(detected!)
   onTestFinished(() => surface.close())
   return surface.description
 }
 
-async function xkeys(model: string): Promise<SurfaceDescription> {
+function shuttle(model: string): Promise<SurfaceDescription> {
+  const transport = new MemoryShuttleTransport()
+  return describedOver(transport, new ShuttleDriver({ transport }), model)
+}
+
+function xkeys(model: string): Promise<SurfaceDescription> {
   const transport = new MemoryXkeysTransport()
-  transport.plug(model, `/dev/hidraw-${model}`)
-  const driver = new XkeysDriver({ transport })
-  const [detected] = await driver.detect()
-  const surface = await driver.open(detected!)
-  onTestFinished(() => surface.close())
-  return surface.description
+  return describedOver(transport, new XkeysDriver({ transport }), model)
 }
 
 function midiWith(profile: MidiProfile): SurfaceDescription {
