@@ -10,7 +10,9 @@
  * `t` is ms since the recording began (the start line's `started`), on the monotonic clock. Inputs are
  * what the engine received (after the input door summed a burst of turns), with where they came from
  * (`source`: `surface` or `api`; `by` and `view` as the event named them). Commands are the sender's
- * records, their parameters redacted once more (src/redact.ts) and their texts bounded.
+ * records, their parameters redacted once more (src/redact.ts) and their texts bounded. The door's
+ * observers see an input after the engine has had it, so a page line comes just before the input
+ * line of the press that turned the page, and a command line when the application has answered.
  *
  * The input path never waits for the disk: a line is put in a bounded buffer (RECORD_BUFFER_MAX_CHARS)
  * and written by a flush at least every RECORD_FLUSH_MS and at stop. When the buffer is full (a slow

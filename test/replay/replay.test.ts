@@ -5,7 +5,7 @@
  * same order (the jog's positions counted by the last of each run); with one binding changed,
  * `replay --compare` reports exactly that binding's commands and exits 1.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
@@ -188,4 +188,33 @@ describe('record and replay', () => {
     expect(again.join('')).toMatch(/same commands: \d+ recorded, \d+ replayed/)
     expect(code).toBe(0)
   }, 60_000)
+
+  it('record: in the config writes the trace beside the config file, every input, command and page turn in it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-replay-'))
+    const config = join(dir, 'show.yaml')
+    await writeFile(config, `${storyConfig()}record: { file: rec/show.jsonl, max_mb: 5 }\n`)
+    await mkdir(join(dir, 'rec'))
+    const sent: SentCommand[] = []
+    const daemon = await Daemon.start({ config, drivers: [], watch: false, onCommand: (c) => void sent.push(c) })
+    onTestFinished(() => daemon.stop())
+    await until('the application link', () => daemon.status().app.state === 'connected')
+    expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+    expect(daemon.inject('console', 'key:2', 'press')).toBeUndefined()
+    await until('the command', () => sent.length === 1)
+    await daemon.stop()
+    const lines = (await readFile(join(dir, 'rec', 'show.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    // The command comes back when the application answers; the page line comes as the engine turns it,
+    // before the door's observer sees the press that turned it.
+    const kinds = lines.map((l) => `${String(l.kind)} ${String(l.type ?? l.command ?? l.page ?? l.format)}`)
+    expect(kinds[0]).toBe('start panelbridge-record')
+    expect(kinds.filter((k) => k.startsWith('input'))).toEqual(['input down', 'input up', 'input down', 'input up'])
+    expect(kinds.filter((k) => !k.startsWith('input') && !k.startsWith('start'))).toEqual(
+      expect.arrayContaining(['command schedule', 'page replay']),
+    )
+    expect(kinds).toHaveLength(7)
+    expect(lines[0]).toMatchObject({ config, pages: { console: 'main' } })
+  }, 30_000)
 })
