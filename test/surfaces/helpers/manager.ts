@@ -49,6 +49,20 @@ export function managed<H extends HotplugSource = FakeHotplug>(
   return seen
 }
 
+/** The rig's FakeHotplug (a live one unless `live: false`), and the access check and claims it was given, if any. */
+function rigOptions(opts: {
+  live?: boolean
+  access?: AccessCheck
+  claims?: readonly SurfaceClaim[]
+  hotplug?: FakeHotplug
+}) {
+  return {
+    hotplug: opts.hotplug ?? new FakeHotplug(opts.live ?? true),
+    ...(opts.access ? { access: opts.access } : {}),
+    ...(opts.claims ? { claims: opts.claims } : {}),
+  }
+}
+
 /** Short timings for the manager's own edges: a poll every 50 ms, retries from 100 ms to 1 s, calls cut at 500 ms. */
 export function manage(
   drivers: SurfaceDriver[],
@@ -56,9 +70,7 @@ export function manage(
 ): Managed {
   return managed({
     drivers,
-    hotplug: opts.hotplug ?? new FakeHotplug(opts.live ?? true),
-    ...(opts.access ? { access: opts.access } : {}),
-    ...(opts.claims ? { claims: opts.claims } : {}),
+    ...rigOptions(opts),
     pollMs: 50,
     rescanDelaysMs: [0, 20, 60],
     retryInitialMs: 100,
@@ -102,8 +114,7 @@ export function deckManaged(options: Omit<SurfaceManagerOptions, 'hotplug'> & { 
  */
 export function deckRig(opts: { live?: boolean; access?: AccessCheck; drivers?: SurfaceDriver[] } = {}) {
   const rig = deckManaged({
-    hotplug: new FakeHotplug(opts.live ?? true),
-    ...(opts.access ? { access: opts.access } : {}),
+    ...rigOptions(opts),
     ...(opts.drivers ? { drivers: opts.drivers } : {}),
     pollMs: 20,
     rescanDelaysMs: [0, 20, 60],
