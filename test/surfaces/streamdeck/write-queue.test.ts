@@ -57,6 +57,16 @@ async function afterFirstPut(frameMs: number, wait?: Promise<void>) {
   return q
 }
 
+/** A frameless queue writing slot `a`, held until `slow` opens (or fails), with slot `b` put behind it. */
+async function bBehindHeldA() {
+  const slow = gate()
+  const q = queueOf(0)
+  q.put('a', slow.done)
+  q.put('b')
+  await vi.advanceTimersByTimeAsync(0)
+  return { ...q, slow }
+}
+
 describe('WriteQueue pacing', () => {
   it('flushes at most once per frame: a write put just after a flush waits for the next frame', async () => {
     const { put, written } = recordingQueue(100)
@@ -102,11 +112,7 @@ describe('WriteQueue edges', () => {
   })
 
   it('runs one write at a time: a put while a write is in flight waits for it to finish', async () => {
-    const { put, written, maxInFlight } = queueOf(0)
-    const slow = gate()
-    put('a', slow.done)
-    put('b')
-    await vi.advanceTimersByTimeAsync(0)
+    const { slow, put, written, maxInFlight } = await bBehindHeldA()
     expect(written).toEqual(['a'])
     put('c')
     await vi.advanceTimersByTimeAsync(50)
@@ -156,11 +162,7 @@ describe('WriteQueue edges', () => {
   })
 
   it('stop() waits for the write in flight and skips the rest of that flush', async () => {
-    const { queue, put, written } = queueOf(0)
-    const slow = gate()
-    put('a', slow.done)
-    put('b')
-    await vi.advanceTimersByTimeAsync(0)
+    const { slow, queue, written } = await bBehindHeldA()
     expect(written).toEqual(['a'])
     let stopped = false
     const stopping = queue.stop().then(() => (stopped = true))
@@ -174,11 +176,7 @@ describe('WriteQueue edges', () => {
   })
 
   it('a failing write is reported once; the queue stops and drops everything after it', async () => {
-    const { queue, put, written, errors } = queueOf(0)
-    const slow = gate()
-    put('a', slow.done)
-    put('b')
-    await vi.advanceTimersByTimeAsync(0)
+    const { slow, queue, put, written, errors } = await bBehindHeldA()
     put('c')
     const boom = new Error('unplugged')
     slow.fail(boom)
