@@ -165,6 +165,7 @@ function runScript(
 echo "$(basename "$0") $*" >> '${log}'
 case "$(basename "$0") $*" in
   "getent group audio") exit 0 ;;
+  "id -nG panelbridge") [ "${opts.userExists ? 1 : 0}" = 1 ] && echo "panelbridge audio"; exit 0 ;;
   getent*) [ "${opts.userExists ? 1 : 0}" = 1 ] && exit 0; exit 2 ;;
   "dpkg-statoverride --list"*) exit ${opts.overrides ? 0 : 1} ;;
   runuser*) echo "${CONFIG_FILE}:3:1 error: app.url: not a URL"; exit ${opts.checkExit ?? 0} ;;
@@ -172,6 +173,7 @@ esac
 exit 0
 `
   for (const name of [
+    'id',
     'getent',
     'addgroup',
     'adduser',
@@ -235,7 +237,7 @@ describe('the maintainer scripts', () => {
 
   it('upgrade: keeps the existing user, restarts only after panelbridge check accepts the config on disk', () => {
     const ok = runScript('postinst', ['configure', '0.0.9-1'], { userExists: true, checkExit: 0 })
-    expect(ok.calls.some((c) => c.startsWith('adduser --system') || c.startsWith('addgroup'))).toBe(false)
+    expect(ok.calls.some((c) => c.startsWith('adduser') || c.startsWith('addgroup'))).toBe(false)
     expect(ok.calls).toContain(`runuser -u panelbridge -- /usr/bin/panelbridge check ${CONFIG_FILE}`)
     expect(ok.calls.indexOf('deb-systemd-invoke restart panelbridge.service')).toBeGreaterThan(
       ok.calls.findIndex((c) => c.startsWith('runuser')),
