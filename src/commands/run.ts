@@ -1,5 +1,5 @@
 /**
- * `panelbridge run [--config FILE]`: the daemon. Without `--config`, the system config when it exists,
+ * `panelbridge run [--config FILE] [--rehearse] [--trace] [--record FILE]`: the daemon. Without `--config`, the system config when it exists,
  * else the bundled default (the simulator and a web console); the first log line says which.
  *
  * SIGINT and SIGTERM stop it through one idempotent path (surfaces blanked, links closed) within
@@ -13,40 +13,63 @@ import { createLogger } from '../log.js'
 import { usageFailure } from './args.js'
 import type { Subcommand } from './subcommand.js'
 import { untilStopped } from './until-stopped.js'
+import { traceTo, traceWanted, TRACE_ENV } from '../daemon/trace.js'
+import { DEFAULT_RECORD_MAX_MB, recordWanted, type RecordWanted } from '../daemon/recorder.js'
 
 const log = createLogger('run')
 
 export const runCommand: Subcommand = {
-  usage: 'run [--config FILE]',
+  usage: 'run [--config FILE] [--rehearse] [--trace] [--record FILE [--record-max-mb N]]',
   summary: 'run the daemon (default config: /etc/panelbridge/config.yaml, else the bundled simulator demo)',
   help: `panelbridge run — the daemon: surfaces, bindings, the application link, the web page and remote API
 
 Usage:
-  panelbridge run [--config FILE]
+  panelbridge run [--config FILE] [--rehearse] [--trace] [--record FILE [--record-max-mb N]]
 
 Options:
   --config FILE   the mapping file (default: ${SYSTEM_CONFIG} when it exists, else the bundled
                   config/default.yaml: the built-in simulator and a web console at http://127.0.0.1:8088/)
+  --rehearse      configured hardware that is not plugged in takes presses from the page and the
+                  remote API, to rehearse a show (as rehearse: true on every such surface)
+  --trace         print each command sent and its outcome on one line (stdout), for commissioning:
+                  control, command, parameters (secrets as ***), outcome, ms; also ${TRACE_ENV}=1
+  --record FILE   write every control input, command sent and page change to FILE, one JSON line
+                  each, for panelbridge replay (overrides the config's record:)
+  --record-max-mb N  rotate the recording past N MB (default ${DEFAULT_RECORD_MAX_MB}; FILE.1 .. FILE.3 kept)
 
 Signals: SIGHUP reloads the config (so does saving the file); SIGINT and SIGTERM stop.
 
 Examples:
   panelbridge run
   panelbridge run --config /etc/panelbridge/config.yaml
+  panelbridge run --config show.yaml --rehearse
+  panelbridge run --config show.yaml --trace
 
 Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
 `,
   async run(argv) {
     let config: string
     let why: string
+    let rehearse: boolean
+    let trace: boolean
+    let record: RecordWanted | undefined
     try {
       const { values, positionals } = parseArgs({
         args: [...argv],
-        options: { config: { type: 'string' } },
+        options: {
+          config: { type: 'string' },
+          rehearse: { type: 'boolean' },
+          trace: { type: 'boolean' },
+          record: { type: 'string' },
+          'record-max-mb': { type: 'string' },
+        },
         strict: true,
         allowPositionals: true,
       })
       if (positionals.length > 0) throw new Error(`unexpected argument '${positionals[0]}'`)
+      rehearse = values.rehearse === true
+      trace = traceWanted(values.trace === true)
+      record = recordWanted(values.record, values['record-max-mb'])
       if (values.config !== undefined) {
         config = values.config
         why = '--config'
@@ -57,7 +80,12 @@ Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
     log.info(`config: ${config} (${why})`, { config })
     let daemon: Daemon
     try {
-      daemon = await Daemon.start({ config })
+      daemon = await Daemon.start({
+        config,
+        rehearse,
+        ...(record ? { record } : {}),
+        ...(trace ? { onCommand: traceTo((text) => void process.stdout.write(text)) } : {}),
+      })
     } catch (err) {
       if (err instanceof DaemonConfigError) {
         for (const line of err.errors) process.stderr.write(`${line}\n`)

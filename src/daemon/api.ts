@@ -21,6 +21,22 @@ export interface DaemonStatus {
     page?: string
   }[]
   commands: { sent: number; failed: number }
+  /**
+   * Whether the config file on disk runs (an extension): `refused` when the last reload was refused or
+   * failed and an older mapping runs on. Always set by the daemon; optional for other `DaemonApi`s.
+   */
+  configState?: ConfigStateStatus
+}
+
+/** `GET /api/status`'s `configState`: the file on disk against the mapping that runs. */
+export interface ConfigStateStatus {
+  /** `ok`: the file on disk runs; `refused`: it was refused (or failed to apply), an older mapping runs. */
+  state: 'ok' | 'refused'
+  /** When the mapping that runs was loaded (ISO time): at start, or its last good reload. */
+  lastGoodLoad: string
+  /** While `refused`: when, and the first problem (`file:line:col: message`). */
+  refusedAt?: string
+  error?: string
 }
 
 /** `GET /api/surfaces/{surface}/controls/{control}`: flat, absent fields left out, never the image. */
@@ -44,10 +60,22 @@ export type InjectRefusal =
   | { status: 404; code: 'UNKNOWN_SURFACE' | 'UNKNOWN_CONTROL'; message: string }
   | { status: 409; code: 'SURFACE_NOT_OPEN' | 'EVENT_NOT_TAKEN'; message: string }
 
+/**
+ * An injected event taken for rehearsal: the surface is waiting for its device (not plugged in) and takes
+ * presses (`rehearse: true`, or `run --rehearse`). The reply says so: `{"ok":true,"rehearsal":true,...}`.
+ */
+export interface InjectRehearsal {
+  rehearsal: true
+  /** What the surface waits for (`Stream Deck XL`). */
+  waitingFor: string
+}
+
 /** A line for the page's status strip. */
 export interface RecentError {
   time: string
   message: string
+  /** When the fault cleared (an extension: the link came back, the surface opened, a good reload). */
+  cleared?: string
 }
 
 /**
@@ -94,8 +122,29 @@ export interface InputEvent {
   injected?: true
 }
 
+/**
+ * One command the bindings sent and its outcome, as `GET /api/events` sends it (`event: command`):
+ * the sender's record (src/mappings/sender.ts), parameters with their secrets replaced by `***`.
+ */
+export interface CommandEvent {
+  command: string
+  /** The parameters sent, secrets replaced by `***` (src/redact.ts). */
+  params: Record<string, unknown>
+  /** What sent it: `surface/control`, or `streaming poll`. */
+  origin: string
+  /** `ok`, or the error code (`APP_ERROR`, `TIMEOUT`, `CONNECTION_REFUSED`, `ABORTED`, ...). */
+  outcome: string
+  /** A failure's text for a person (the application's own words where it gave some). */
+  message?: string
+  /** From sending to the reply or failure, ms (a tenth of a ms at most). */
+  durationMs: number
+}
+
 /** What `GET /api/events` streams. */
-export type DaemonEvent = { type: 'surface'; surface: SurfaceStateEvent } | { type: 'input'; input: InputEvent }
+export type DaemonEvent =
+  | { type: 'surface'; surface: SurfaceStateEvent }
+  | { type: 'input'; input: InputEvent }
+  | { type: 'command'; command: CommandEvent }
 
 export interface DaemonApi {
   status(): DaemonStatus
@@ -107,8 +156,13 @@ export interface DaemonApi {
    * cancelled when its `up` has not come by then). Resolves once the event is accepted; the commands
    * it causes run as the engine runs them.
    */
-  inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): InjectRefusal | undefined
-  /** The latest errors, newest first, for the status strip. */
+  inject(
+    surface: string,
+    control: ControlId,
+    kind: InjectKind,
+    arg?: number,
+  ): InjectRefusal | InjectRehearsal | undefined
+  /** The latest errors, newest first, for the status strip (a `cleared` one is no longer so). */
   recentErrors(): RecentError[]
   /**
    * Follows the surfaces (`GET /api/events`, an extension of the remote API): calls `listener` at once
@@ -131,5 +185,9 @@ export interface DaemonMetrics {
   surfaceOpened(): void
   surfaceFailed(): void
   setOpenSurfaces(count: number): void
+  /** The state of every surface the daemon knows now, one entry per surface (`open`, `failed`, `permission-denied`, …). */
+  setSurfaceStates(states: Iterable<string>): void
   setLinkUp(up: boolean): void
+  /** The config file on disk runs (`ok`) or was refused (`refused`); the mapping that runs was loaded at `lastGoodLoadMs` (epoch ms). */
+  setConfigState(state: 'ok' | 'refused', lastGoodLoadMs: number): void
 }

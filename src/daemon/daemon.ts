@@ -32,6 +32,7 @@ import { KeyImages } from '../surfaces/web/key-images.js'
 import { WebSurfaceServer } from '../surfaces/web/server.js'
 import { WebSurface } from '../surfaces/web/web-surface.js'
 import type {
+  CommandEvent,
   ControlState,
   DaemonApi,
   DaemonEvent,
@@ -39,6 +40,7 @@ import type {
   DaemonStatus,
   InjectKind,
   InjectRefusal,
+  InjectRehearsal,
   RecentError,
 } from './api.js'
 import { AppLinkSwapError, prepareAppLink, startAppLink, stopAppLink, type AppLink } from './app-link.js'
@@ -49,8 +51,10 @@ import { PrometheusMetrics } from './metrics.js'
 import type { Prepared } from './prepared.js'
 import { DaemonProjection } from './projection.js'
 import { ConfigReloader } from './reload.js'
+import { startRecording, type Recorder, type RecordWanted } from './recorder.js'
 import { createNotifier, type Notifier } from './sd-notify.js'
 import { startDaemonServer } from './server.js'
+import { WaitingSurfaces } from './waiting.js'
 
 /** The config that ships with the package: the simulator and a web console. */
 export const BUNDLED_CONFIG = fileURLToPath(new URL('../../config/default.yaml', import.meta.url))
@@ -82,6 +86,15 @@ export interface DaemonOptions {
   watch?: boolean
   /** Longest a reload may take, ms (default RELOAD_TIMEOUT_MS). */
   reloadTimeoutMs?: number
+  /** Every command the bindings send, with its outcome, parameters redacted, from the first (`run --trace`). */
+  onCommand?: (command: CommandEvent) => void
+  /**
+   * `run --rehearse`: every configured hardware surface whose device is not plugged in takes presses from
+   * the page and the remote API (as `rehearse: true` on each; see `waiting.ts`).
+   */
+  rehearse?: boolean
+  /** `run --record FILE`: the trace to write (over the config's `record:`; see `recorder.ts`). */
+  record?: RecordWanted
   logger?: Logger
 }
 
@@ -109,12 +122,16 @@ export class Daemon implements DaemonApi {
   private readonly api: DaemonProjection
   private readonly listener: Listener
   private readonly reloader: ConfigReloader
+  /** Configured hardware that is not plugged in: the page's waiting mirrors, rehearsal, the log line. */
+  private readonly waiting: WaitingSurfaces
   private readonly webSurfaces = new Map<string, { surface: WebSurface; config: SurfaceConfig }>()
   private readonly drivers: SurfaceDriver[]
   private running!: Running
   private stopping: Promise<void> | undefined
   private readonly detachState: () => void
   private readonly metrics: NonNullable<DaemonOptions['metrics']>
+  /** `run --record` / `record:`: every input, command and page change to a trace file. */
+  private recorder: Recorder | undefined
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -137,18 +154,33 @@ export class Daemon implements DaemonApi {
       state: this.state,
       surfaces: this.manager,
       logger: this.log.child('engine'),
-      onSend: (_command, outcome) => this.api.countSend(outcome),
+      onSend: (_command, outcome, sent) => {
+        this.api.countSend(outcome)
+        this.api.publishCommand(sent)
+        options.onCommand?.(sent)
+        this.recorder?.command(sent)
+      },
+      onPage: (surface, page, view) => this.recorder?.page(surface, page, view),
       onRequest: (ms: number) => this.metrics.eventToRequest(ms),
     })
     this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images, pages: this.engine })
     this.door = new InputDoor(this.engine, this.log.child('input'))
+    this.waiting = new WaitingSurfaces({
+      manager: this.manager,
+      web: this.webServer,
+      door: this.door,
+      rehearseAll: options.rehearse === true,
+      log: this.log,
+    })
     this.api = new DaemonProjection({
       configFile: options.config,
       manager: this.manager,
       engine: this.engine,
       state: this.state,
       door: this.door,
+      waiting: this.waiting,
       running: () => ({ config: this.running.config, simulated: this.running.simulator !== undefined }),
+      configState: () => this.reloader.status(),
     })
     const serve: ServeFn = options.serve ?? ((o) => startDaemonServer({ ...o, metrics: this.metrics }))
     this.listener = new Listener({ serve, api: this, web: this.webServer, log: this.log })
@@ -158,7 +190,9 @@ export class Daemon implements DaemonApi {
       timeoutMs: options.reloadTimeoutMs,
       notifier: this.notifier,
       statusLine: () => this.statusLine(),
-      recordError: (message) => this.api.recordError(message),
+      recordError: (message, key) => this.api.recordError(message, key),
+      clearError: (key) => this.api.clearError(key),
+      onState: (s) => this.metrics.setConfigState(s.state, s.lastGoodLoad),
       log: this.log,
     })
     this.manager.events.on('input', (e) => this.door.enter(e, 'surface'))
@@ -205,19 +239,24 @@ export class Daemon implements DaemonApi {
     const metrics = this.metrics
     this.manager.events.on('status', (s) => {
       this.api.publishSurface(s)
-      if (s.state === 'open') metrics.surfaceOpened()
+      if (s.state === 'open') {
+        metrics.surfaceOpened()
+        this.api.clearError(`surface:${s.name}`)
+      }
       if (s.state === 'failed') {
         metrics.surfaceFailed()
-        this.api.recordError(`${s.name}: ${s.message ?? 'failed'}`)
+        this.api.recordError(`${s.name}: ${s.message ?? 'failed'}`, `surface:${s.name}`)
       }
       metrics.setOpenSurfaces(this.manager.list().length)
+      metrics.setSurfaceStates(this.manager.statuses().map((x) => x.state))
       this.notifier.status(this.statusLine())
     })
     const onLink = (): void => {
       const up = this.state.link.status === 'connected'
       metrics.setLinkUp(up)
-      if (!up && this.state.link.status === 'stale' && this.state.link.error)
-        this.api.recordError(`application link: ${this.state.link.error}`)
+      if (up) this.api.clearError('link')
+      else if (this.state.link.status === 'stale' && this.state.link.error)
+        this.api.recordError(`application link: ${this.state.link.error}`, 'link')
       this.notifier.status(this.statusLine())
     }
     this.state.on('link', onLink)
@@ -235,6 +274,9 @@ export class Daemon implements DaemonApi {
     await this.applyWebSurfaces(config)
     this.engine.apply(config)
     this.running.link.setFilter({ titles: this.engine.followedTitles() })
+    const deps = { door: this.door, pageOf: (s: string) => this.engine.pageOf(s), log: this.log.child('record') }
+    this.recorder = await startRecording(this.options.record, config, this.options.config, deps)
+    await this.waiting.apply(config)
     await this.manager.start()
     this.running.link.start()
     await this.listener.apply(config.listen)
@@ -285,6 +327,7 @@ export class Daemon implements DaemonApi {
     }
     await this.commitLinks(old, config, listen, app)
     await this.applyWebSurfaces(config)
+    await this.waiting.apply(config)
     await this.applyDriverConfigs(old.config, config)
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
     this.engine.apply(config)
@@ -379,6 +422,7 @@ export class Daemon implements DaemonApi {
     this.door.close()
     this.engine.stop()
     this.detachState()
+    this.waiting.close()
     // The page's server first, so browsers get a clean close; then the listener, surfaces and links.
     await this.webServer.close()
     await Promise.allSettled([
@@ -387,6 +431,7 @@ export class Daemon implements DaemonApi {
       this.running ? stopAppLink(this.running) : undefined,
     ])
     this.state.dispose()
+    await this.recorder?.stop()
   }
 
   // ---- DaemonApi: the projection's --------------------------------------------------------------
@@ -397,7 +442,12 @@ export class Daemon implements DaemonApi {
   controlState(surface: string, control: ControlId): ControlState | InjectRefusal {
     return this.api.controlState(surface, control)
   }
-  inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): InjectRefusal | undefined {
+  inject(
+    surface: string,
+    control: ControlId,
+    kind: InjectKind,
+    arg?: number,
+  ): InjectRefusal | InjectRehearsal | undefined {
     return this.api.inject(surface, control, kind, arg)
   }
   recentErrors(): RecentError[] {

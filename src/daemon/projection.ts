@@ -12,16 +12,20 @@ import { controlSends, ControlIdError, parseControlId } from '../surfaces/contro
 import type { SurfaceManager } from '../surfaces/manager.js'
 import type { ControlId, SurfaceEvent } from '../surfaces/types.js'
 import type {
+  CommandEvent,
+  ConfigStateStatus,
   ControlState,
   DaemonApi,
   DaemonEvent,
   DaemonStatus,
   InjectKind,
   InjectRefusal,
+  InjectRehearsal,
   RecentError,
   SurfaceStateEvent,
 } from './api.js'
 import type { InputDoor, InputSource } from './input.js'
+import type { WaitingSurfaces } from './waiting.js'
 import { PANELBRIDGE_VERSION } from '../version.js'
 
 /** How many recent errors the status strip keeps. */
@@ -37,12 +41,17 @@ export interface ProjectionOptions {
   engine: Pick<Engine, 'pageOf' | 'controlView'>
   state: AppState
   door: InputDoor
+  /** Configured hardware waiting for its device: whether a press on it is taken for rehearsal. */
+  waiting?: Pick<WaitingSurfaces, 'stateOf'>
   /** The config running now, and whether the built-in simulator stands in for the application. */
   running(): { config: Config; simulated: boolean }
+  /** Whether the file on disk runs, and when the running mapping was loaded (`ConfigReloader.status`). */
+  configState?(): ConfigStateStatus
 }
 
 export class DaemonProjection implements DaemonApi {
-  private readonly errors: RecentError[] = []
+  /** Newest first; an entry with a key is the latest of its fault (`recordError`). */
+  private readonly errors: (RecentError & { key?: string })[] = []
   private readonly counts = { sent: 0, failed: 0 }
   /** What `GET /api/events` streams (`watchEvents`). */
   private readonly watchers = new EventHub<{ event: [DaemonEvent] }>()
@@ -59,10 +68,33 @@ export class DaemonProjection implements DaemonApi {
     if (outcome !== 'ok') this.counts.failed++
   }
 
-  /** A line for the status strip (newest first, RECENT_ERRORS kept). */
-  recordError(message: string): void {
-    this.errors.unshift({ time: new Date().toISOString(), message })
+  /**
+   * A line for the status strip (newest first, RECENT_ERRORS kept). A fault that can clear gives a
+   * `key` (`link`, `config`, `surface:NAME`): its new line replaces its older one (a flapping link
+   * keeps one line, not twenty; the same fault still on keeps its first), and `clearError(key)` marks
+   * it cleared.
+   */
+  recordError(message: string, key?: string): void {
+    if (key !== undefined) {
+      const i = this.errors.findIndex((e) => e.key === key)
+      // The same fault still on (a link retrying) keeps its first line and time.
+      if (i >= 0 && this.errors[i]!.cleared === undefined && this.errors[i]!.message === message) return
+      if (i >= 0) this.errors.splice(i, 1)
+    }
+    this.errors.unshift({ time: new Date().toISOString(), message, ...(key !== undefined ? { key } : {}) })
     if (this.errors.length > RECENT_ERRORS) this.errors.length = RECENT_ERRORS
+  }
+
+  /** The fault recorded under `key` has cleared: its line says when (the page's strip then drops it). */
+  clearError(key: string): void {
+    const e = this.errors.find((x) => x.key === key)
+    if (e && e.cleared === undefined) e.cleared = new Date().toISOString()
+  }
+
+  /** A command the bindings sent, and its outcome: to whoever follows `watchEvents`. */
+  publishCommand(command: CommandEvent): void {
+    if (this.watchers.listenerCount('event') === 0) return
+    this.watchers.emit('event', { type: 'command', command })
   }
 
   /** A surface's state changed: to whoever follows `watchEvents`. */
@@ -86,6 +118,7 @@ export class DaemonProjection implements DaemonApi {
       },
       surfaces: this.surfaceStatuses(config),
       commands: { ...this.counts },
+      ...(this.o.configState ? { configState: this.o.configState() } : {}),
     }
   }
 
@@ -105,19 +138,30 @@ export class DaemonProjection implements DaemonApi {
     return out
   }
 
-  inject(surface: string, control: ControlId, kind: InjectKind, arg?: number): InjectRefusal | undefined {
+  /**
+   * A press on a surface waiting for its device (configured hardware not plugged in) is taken only for
+   * rehearsal (`rehearse: true`, `run --rehearse`), and the reply says so; else it is refused (409
+   * `SURFACE_NOT_OPEN`, as for any surface that is not open) with a message that says it is waiting.
+   */
+  inject(
+    surface: string,
+    control: ControlId,
+    kind: InjectKind,
+    arg?: number,
+  ): InjectRefusal | InjectRehearsal | undefined {
     const found = this.findControl(surface, control)
     if ('status' in found) return found
-    if (!found.open) return { status: 409, code: 'SURFACE_NOT_OPEN', message: `surface ${surface} is not open` }
+    const waiting = found.open ? undefined : this.o.waiting?.stateOf(surface)
+    if (!found.open && !waiting?.rehearse) return notOpen(surface, waiting?.deviceName)
     if (!controlSends(found.kind, kind === 'press' ? 'down' : kind)) {
       return { status: 409, code: 'EVENT_NOT_TAKEN', message: `${surface}/${control} does not take ${kind}` }
     }
     this.o.door.inject(surface, control, kind, arg)
-    return undefined
+    return waiting ? { rehearsal: true, waitingFor: waiting.deviceName } : undefined
   }
 
   recentErrors(): RecentError[] {
-    return [...this.errors]
+    return this.errors.map(({ key: _key, ...e }) => e)
   }
 
   watchEvents(listener: (event: DaemonEvent) => void): () => void {
@@ -206,6 +250,13 @@ export class DaemonProjection implements DaemonApi {
       if (!c) return { status: 404, code: 'UNKNOWN_CONTROL', message: `${surface} has no control ${control}` }
       return { open: true, kind: c.kind }
     }
+    // A waiting surface whose model the config names has that model's controls, and no others.
+    const known = this.o.waiting?.stateOf(surface)?.controls
+    if (known) {
+      const c = known.find((x) => x.id === control)
+      if (!c) return { status: 404, code: 'UNKNOWN_CONTROL', message: `${surface} has no control ${control}` }
+      return { open: false, kind: c.kind }
+    }
     try {
       return { open: false, kind: parseControlId(control).kind }
     } catch (err) {
@@ -216,4 +267,14 @@ export class DaemonProjection implements DaemonApi {
       }
     }
   }
+}
+
+/** The refusal of a press on a surface that is not open; one waiting for its device says so, and how to rehearse. */
+function notOpen(surface: string, waitingFor: string | undefined): InjectRefusal {
+  const message =
+    waitingFor === undefined
+      ? `surface ${surface} is not open`
+      : `surface ${surface} is waiting for ${waitingFor} (not plugged in); set rehearse: true on it, ` +
+        'or run --rehearse, to press its controls for rehearsal'
+  return { status: 409, code: 'SURFACE_NOT_OPEN', message }
 }

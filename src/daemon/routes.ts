@@ -6,7 +6,9 @@
  * - `GET /api/errors` → `{ "errors": DaemonApi.recentErrors() }` (the page's status strip)
  * - `GET /api/surfaces/{surface}/controls/{control}` → `DaemonApi.controlState()`
  * - `POST /api/surfaces/{surface}/controls/{control}/{press|down|up|rotate|value}` (`rotate?delta=N`,
- *   `value?value=X`, `down?lease_ms=N`) → `DaemonApi.inject()` → `200 {"ok":true}`
+ *   `value?value=X`, `down?lease_ms=N`) → `DaemonApi.inject()` → `200 {"ok":true}`; on a surface waiting
+ *   for its device that takes rehearsal presses, `200 {"ok":true,"rehearsal":true,"waitingFor":"Stream Deck XL"}`
+ *   (without `rehearse`, 409 `SURFACE_NOT_OPEN` saying it is waiting)
  * - `GET /metrics` → Prometheus text
  * - the web page: `/` redirects to its base path when that is not the root; its own paths; else 404.
  *
@@ -116,9 +118,10 @@ export class Routes {
       return state
     }
     const kind = action as InjectKind
-    const refused = this.o.api.inject(surface, control, kind, injectArgument(kind, parsed, query))
-    if (refused) throw refusal(refused)
-    return { ok: true }
+    const outcome = this.o.api.inject(surface, control, kind, injectArgument(kind, parsed, query))
+    if (outcome && 'status' in outcome) throw refusal(outcome)
+    // A surface waiting for its device took the press for rehearsal: the reply says so.
+    return outcome ? { ok: true, rehearsal: true, waitingFor: outcome.waitingFor } : { ok: true }
   }
 }
 
