@@ -12,7 +12,7 @@
  * `panelbridge_command_errors_total`, so commands × codes never multiply into series.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { deviceBytesCached } from '../surfaces/streamdeck/device-bytes.js'
+import { cachedKeyImageBytes } from '../surfaces/drivers.js'
 import type { DaemonMetrics } from './api.js'
 
 /** Distinct `command` label values kept; later commands count as OTHER_LABEL. */
@@ -154,10 +154,10 @@ export class PrometheusMetrics implements DaemonMetrics {
     })
     new Gauge({
       name: `${p}key_image_cache_bytes`,
-      help: 'Bytes of encoded Stream Deck key images cached (a page seen before is written from them).',
+      help: 'Bytes of encoded key images cached (a page seen before is written from them).',
       registers,
       collect() {
-        this.set(deviceBytesCached())
+        this.set(cachedKeyImageBytes())
       },
     })
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: p })

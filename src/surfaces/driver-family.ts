@@ -72,6 +72,8 @@ export interface DriverFamily<Options = unknown, Entry = never> {
   lights?(description: Pick<SurfaceDescription, 'model'>): LightChooser | undefined
   /** The USB devices the udev rules must open for this family. */
   udev?(): readonly UdevEntry[]
+  /** Bytes of encoded key images the family keeps cached for the whole process (`/metrics`). */
+  cachedImageBytes?(): number
 }
 
 /** `controlsOf` for a family with a model table: a detected device's controls are its model's. */

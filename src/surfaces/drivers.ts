@@ -54,6 +54,14 @@ export type DriverSurfaceConfigs = { readonly [K in DriverName]?: readonly Entry
 /** Makes the driver list (each call builds fresh drivers; nothing is opened or loaded until used). */
 export type HardwareDriverFactory = (options?: HardwareDriverOptions) => HardwareDriver[]
 
+/** Bytes of encoded key images every family keeps cached (`/metrics`'s key image cache gauge). */
+export function cachedKeyImageBytes(): number {
+  let bytes = 0
+  for (const family of Object.values(DRIVER_FAMILIES) as DriverFamily<unknown, unknown>[])
+    bytes += family.cachedImageBytes?.() ?? 0
+  return bytes
+}
+
 /** Whether the table has a family of this name. */
 export function isDriverName(name: string): name is DriverName {
   return Object.hasOwn(FAMILIES, name)

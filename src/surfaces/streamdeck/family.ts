@@ -5,6 +5,7 @@
  */
 import { DEVICE_MODELS2, DeviceModelId, MODEL_NAMES } from '@elgato-stream-deck/core'
 import { modelControlsOf, type DriverFamily } from '../driver-family.js'
+import { deviceBytesCached } from './device-bytes.js'
 import { StreamDeckDriver, type StreamDeckDriverOptions } from './driver.js'
 import { streamdeckModels } from './models.js'
 import { isUsbDeckModel } from './transport.js'
@@ -15,6 +16,7 @@ export const streamdeckFamily: DriverFamily<StreamDeckDriverOptions> = {
     controlsOf: modelControlsOf(streamdeckModels),
   }),
   models: streamdeckModels,
+  cachedImageBytes: deviceBytesCached,
   udev: () =>
     Object.values(DeviceModelId)
       .filter(isUsbDeckModel)
