@@ -3,6 +3,7 @@
  * as interfaces: the server is built and tested against them, the daemon implements them.
  */
 import type { ControlId, ControlKind } from '../surfaces/types.js'
+import type { SentCommand } from '../mappings/sender.js'
 
 /** `GET /api/status`. */
 export interface DaemonStatus {
@@ -126,19 +127,7 @@ export interface InputEvent {
  * One command the bindings sent and its outcome, as `GET /api/events` sends it (`event: command`):
  * the sender's record (src/mappings/sender.ts), parameters with their secrets replaced by `***`.
  */
-export interface CommandEvent {
-  command: string
-  /** The parameters sent, secrets replaced by `***` (src/redact.ts). */
-  params: Record<string, unknown>
-  /** What sent it: `surface/control`, or `streaming poll`. */
-  origin: string
-  /** `ok`, or the error code (`APP_ERROR`, `TIMEOUT`, `CONNECTION_REFUSED`, `ABORTED`, ...). */
-  outcome: string
-  /** A failure's text for a person (the application's own words where it gave some). */
-  message?: string
-  /** From sending to the reply or failure, ms (a tenth of a ms at most). */
-  durationMs: number
-}
+export type CommandEvent = SentCommand
 
 /** What `GET /api/events` streams. */
 export type DaemonEvent =
