@@ -1,23 +1,17 @@
 /** Every contract command and every catalogue entry has a simulator handler that answers. */
 import { readFileSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { COMMAND_NAMES } from '../../src/api/commands.js'
 import { APP_ERRORS } from '../../src/api/protocol.js'
 import { SIMULATOR_COMMANDS } from '../../src/simulator/index.js'
-import { startTestSim, type TestSim } from './helpers.js'
+import { useTestSim } from './helpers.js'
 
 const fixture = JSON.parse(
   readFileSync(new URL('../fixtures/contract-commands.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>
 const CONTRACT = Object.values(fixture).filter(Array.isArray).flat() as string[]
 
-let t: TestSim
-beforeAll(async () => {
-  t = await startTestSim()
-})
-afterAll(async () => {
-  await t.close()
-})
+const t = useTestSim('file')
 
 describe('completeness', () => {
   it('handles the 58 contract commands and exactly the catalogue', () => {

@@ -1,15 +1,9 @@
 /** Every error string of the contract's Errors table, exactly, in the condition it names. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { APP_ERRORS } from '../../src/api/protocol.js'
-import { startTestSim, type TestSim } from './helpers.js'
+import { useTestSim } from './helpers.js'
 
-let t: TestSim
-beforeAll(async () => {
-  t = await startTestSim()
-})
-afterAll(async () => {
-  await t.close()
-})
+const t = useTestSim('file')
 
 describe('contract error strings', () => {
   it('getTimelineDuration without a known title', async () => {

@@ -2,7 +2,7 @@
  * Test helpers: a simulator on a loopback port (port 0) and plain-fetch calls to it. The client's own
  * tests are elsewhere; these speak HTTP directly so that they test the simulator alone.
  */
-import { onTestFinished } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, onTestFinished } from 'vitest'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 
 /** A reply body read loosely by assertions (JSON of any shape). */
@@ -52,6 +52,37 @@ export async function startTestSim(animationMs = 20): Promise<TestSim> {
     return { status: res.status, body: await res.json() }
   }
   return { sim, raw, cmd, ok, post, close: () => sim.close() }
+}
+
+/**
+ * A simulator for the tests of this file: a fresh one for each test (`'each'`), or one for the whole file
+ * (`'file'`), closed after. What it returns stands for the current one, so a file says `const t = useTestSim()`
+ * instead of its own `let t` and hooks.
+ */
+export function useTestSim(scope: 'each' | 'file' = 'each', animationMs?: number): TestSim {
+  let current: TestSim | undefined
+  const now = (): TestSim => {
+    if (!current) throw new Error('no simulator outside a test')
+    return current
+  }
+  const [before, after] = scope === 'each' ? [beforeEach, afterEach] : [beforeAll, afterAll]
+  before(async () => {
+    current = await startTestSim(animationMs)
+  })
+  after(async () => {
+    await current?.close()
+    current = undefined
+  })
+  return {
+    get sim() {
+      return now().sim
+    },
+    raw: (name, params) => now().raw(name, params),
+    cmd: (name, params) => now().cmd(name, params),
+    ok: (name, params) => now().ok(name, params),
+    post: (path, body) => now().post(path, body),
+    close: () => now().close(),
+  }
 }
 
 /** Titles in list order on channel 0 as readTitle reports them. */

@@ -1,15 +1,9 @@
 /** The contract's five subscription rules, over HTTP. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { APP_ERRORS, DEFAULT_SENDER_EVENTS } from '../../src/api/protocol.js'
-import { startTestSim, type Json, type TestSim } from './helpers.js'
+import { useTestSim, type Json } from './helpers.js'
 
-let t: TestSim
-beforeEach(async () => {
-  t = await startTestSim()
-})
-afterEach(async () => {
-  await t.close()
-})
+const t = useTestSim()
 
 async function sender(name: string): Promise<Json> {
   const r = await t.ok('getSubscriptions', { sender: name })

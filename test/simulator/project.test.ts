@@ -1,19 +1,15 @@
 /** Projects, layer lists and the video format, over real files in the data folder. */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { APP_ERRORS } from '../../src/api/protocol.js'
 import { readZipEntry } from '../../src/simulator/zip.js'
-import { pluck, startTestSim, titleNames, type Json, type TestSim } from './helpers.js'
+import { pluck, useTestSim, titleNames, type Json } from './helpers.js'
 
-let t: TestSim
+const t = useTestSim()
 let dir: string
-beforeEach(async () => {
-  t = await startTestSim()
+beforeEach(() => {
   dir = t.sim.state.dataDir
-})
-afterEach(async () => {
-  await t.close()
 })
 
 async function recent(): Promise<Json[]> {

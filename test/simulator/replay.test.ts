@@ -1,15 +1,9 @@
 /** The instant-replay state machine: every row of the contract's transition table, and 'bad request'. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS } from '../../src/api/protocol.js'
-import { startTestSim, type TestSim, type Json, pluck } from './helpers.js'
+import { useTestSim, type Json, pluck } from './helpers.js'
 
-let t: TestSim
-beforeEach(async () => {
-  t = await startTestSim()
-})
-afterEach(async () => {
-  await t.close()
-})
+const t = useTestSim()
 
 const state = (): string => t.sim.state.replay.state
 const BAD = APP_ERRORS.badRequest

@@ -1,16 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { APP_ERRORS } from '../../src/api/protocol.js'
-import { startTestSim, titleNames, type TestSim, type Json, pluck } from './helpers.js'
+import { useTestSim, titleNames, type Json, pluck } from './helpers.js'
 
-let t: TestSim
-beforeEach(async () => {
-  t = await startTestSim()
-})
-afterEach(async () => {
-  await t.close()
-})
+const t = useTestSim()
 
 const BRACED_UUID = /^\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}$/
 

@@ -1,16 +1,10 @@
 /** Video inputs, the output device and streaming. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { APP_ERRORS } from '../../src/api/protocol.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
-import { pluck, startTestSim, type TestSim } from './helpers.js'
+import { pluck, useTestSim } from './helpers.js'
 
-let t: TestSim
-beforeEach(async () => {
-  t = await startTestSim()
-})
-afterEach(async () => {
-  await t.close()
-})
+const t = useTestSim()
 
 describe('video inputs', () => {
   it('getAllVideoIns: count as a string, names as strings; verbose adds details', async () => {
