@@ -36,6 +36,7 @@ import {
 } from './hardware.js'
 import type { Subcommand } from './subcommand.js'
 import { DEVICE_ARG, learnRaw } from './learn-raw.js'
+import { LearnRecording, type LearnRecordSummary } from './learn-record.js'
 import { messageOf, parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'
 import { untilStopped, whileListening } from './until-stopped.js'
 import { usageMessage } from './args.js'
@@ -56,7 +57,7 @@ export interface LearnDeps extends HardwareCommandDeps {
   env?: Readonly<Record<string, string | undefined>>
 }
 
-const HELP = `Usage: panelbridge learn [--config FILE] [--url URL] [--token-file FILE]
+const HELP = `Usage: panelbridge learn [--config FILE] [--url URL] [--token-file FILE] [--record FILE]
        panelbridge learn --raw [--config FILE] [--device VID:PID[:USAGE_PAGE]] [--report-ids]
 
 Prints each press, turn or move as its canonical control id (desk/key:3 down), the surfaces: entry
@@ -76,11 +77,16 @@ bits change from one input report to the next, to write the report map of a driv
 It reads the config's hid surfaces, or the device --device names (hex ids, as panelbridge devices
 and lsusb show them). Byte numbers count as the map's byte: does.
 
+--record FILE writes the raw input reports of the HID panels learn opens (Contour Shuttle, X-keys),
+each with the events it made, as JSON lines: a trace to attach to a bug report, which the tests
+(test/fixtures/hid/) replay as it is. It needs the devices: not while a daemon holds them.
+
 Options:
   --config FILE      the mapping file whose surfaces: name the devices
                      (default: ${SYSTEM_CONFIG} when it exists)
   --url URL          the daemon's address (default: the config's listen:, else http://${DEFAULT_LISTEN_HOST}:${DEFAULT_PANELBRIDGE_PORT})
   --token-file FILE  the daemon's token, for a daemon bound beyond loopback
+  --record FILE      write the HID panels' raw input reports and their events to FILE (replaced)
   --raw              show the changing bytes of generic HID devices' input reports
   --device ID        with --raw: the HID device to read, VID:PID or VID:PID:USAGE_PAGE (hex)
   --report-ids       with --raw and --device: the device numbers its reports (the first byte is the
@@ -90,6 +96,7 @@ Examples:
   panelbridge learn
   panelbridge learn --config /etc/panelbridge/config.yaml
   panelbridge learn --raw --device 05f3:00ff
+  panelbridge learn --record shuttle-trace.jsonl
 
 Exit codes: 0 stopped, 1 could not learn (the daemon refused or went away, the config is refused, no
 such HID device), 2 bad command line.
@@ -102,6 +109,7 @@ interface LearnOptions {
   raw?: boolean
   device?: string
   'report-ids'?: boolean
+  record?: string
 }
 
 /** Where a running daemon would answer. A wildcard listen address is reached on loopback (`reachableHost`). */
@@ -221,6 +229,7 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
         raw: { type: 'boolean' },
         device: { type: 'string' },
         'report-ids': { type: 'boolean' },
+        record: { type: 'string' },
       },
       strict: true,
     }))
@@ -232,6 +241,8 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
       throw new Error('--report-ids goes with --device (a configured map says it with report_id:)')
     if (values.device !== undefined && !DEVICE_ARG.test(values.device))
       throw new Error('--device must be VID:PID or VID:PID:USAGE_PAGE in hex, e.g. 05f3:00ff')
+    if (values.record !== undefined && values.raw) throw new Error('--record goes without --raw')
+    if (values.record === '') throw new Error('--record needs a file name')
   } catch (err) {
     deps.err(`panelbridge learn: ${usageMessage('learn', err)}`)
     deps.err(`Run 'panelbridge learn --help' for usage.`)
@@ -245,8 +256,13 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
   if (token === false) return 1
   const base = daemonUrl(values.url, read.config?.listen)
   const probe = await probeDaemon(base, token.token)
+  if (probe && values.record !== undefined) {
+    deps.err(`panelbridge learn --record: a panelbridge daemon at ${base} holds the devices, and their raw reports.`)
+    deps.err('Stop it (sudo systemctl stop panelbridge), run panelbridge learn --record, then start it again.')
+    return 1
+  }
   if (probe) return whileListening(deps.stop, (stop) => learnThroughDaemon(base, token, probe, read, deps, stop))
-  return learnFromDevices(read, deps)
+  return learnFromDevices(read, deps, values.record)
 }
 
 /**
@@ -390,10 +406,22 @@ function streamRefusal(res: Response, base: string, token: { token?: string; not
   return [`${head}, but its event stream answered ${res.status}${type !== '' ? ` (${printable(type)})` : ''}.`]
 }
 
-/** Opens every device the drivers find (claims from the config, names suggested for the rest). */
-async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<number> {
+/**
+ * Opens every device the drivers find (claims from the config, names suggested for the rest); with
+ * `record`, their raw reports go to that file (`learn-record.ts`).
+ */
+async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: string): Promise<number> {
   /** Every device detection listed, by identity: what claims and snippets are made from. */
   const detected = new Map<string, DetectedDevice>()
+  let trace: LearnRecording | undefined
+  if (record !== undefined) {
+    try {
+      trace = await LearnRecording.open({ file: record, warn: (line) => deps.err(line) })
+    } catch (err) {
+      deps.err(`panelbridge learn --record: cannot write ${record}: ${messageOf(err)}`)
+      return 1
+    }
+  }
   const recording = (driver: SurfaceDriver): SurfaceDriver => ({
     name: driver.name,
     async detect() {
@@ -401,7 +429,11 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
       for (const d of list) detected.set(d.id, d)
       return list
     },
-    open: (device) => driver.open(device),
+    async open(device) {
+      const surface = await driver.open(device)
+      trace?.attach(device, surface)
+      return surface
+    },
   })
   const drivers = configuredDrivers(deps, read.config).map((e) => e.driver)
   const manager = new SurfaceManager({
@@ -450,14 +482,34 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps): Promise<nu
     deps.out(
       `learning: press, turn or move a control; Ctrl+C stops${read.file !== undefined ? ` (surface names from ${read.file})` : ''}`,
     )
+    if (trace) deps.out(`recording the HID panels' raw input reports to ${trace.file}`)
+    const close = async (): Promise<void> => {
+      await manager.stop()
+      if (trace) recordSummary(await trace.stop(), nameOf, deps)
+    }
     try {
       await manager.start()
     } catch (err) {
-      await manager.stop()
+      await close()
       throw err
     }
-    return untilStopped(() => manager.stop(), { log, stop })
+    return untilStopped(close, { log, stop })
   })
+}
+
+/** What `learn --record` wrote, said at the stop. */
+function recordSummary(
+  s: LearnRecordSummary,
+  nameOf: (device: string) => string,
+  deps: Pick<LearnDeps, 'out' | 'err'>,
+): void {
+  const each = [...s.reports].map(([device, n]) => `${n} from ${nameOf(device)}`)
+  deps.out(
+    each.length > 0
+      ? `recorded ${each.join(', ')} to ${s.file} (a trace for test/fixtures/hid/)`
+      : `recorded no raw report to ${s.file}: no HID panel that gives them sent any`,
+  )
+  if (s.dropped > 0) deps.err(`learn --record: ${s.dropped} reports were dropped`)
 }
 
 export const learnCommand: Subcommand = {

@@ -176,6 +176,11 @@ export interface SurfaceEvents {
   error: [error: Error]
   /** The surface has closed (unplugged, or closed by the manager). */
   closed: []
+  /**
+   * A HID panel's raw input report (Contour Shuttle, X-keys), as the device sent it, after the `input`
+   * events it caused (`learn --record`). Other surfaces never send it.
+   */
+  report: [report: Uint8Array]
 }
 
 /** An open surface. Owned by the manager; the engine reaches it only through the manager. */

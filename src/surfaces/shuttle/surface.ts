@@ -45,6 +45,7 @@ export class ShuttleSurface extends HidSurface {
       const delta = this.jog.next(data[JOG_BYTE]!)
       if (delta !== undefined) this.emit({ type: 'rotate', control: 'jog', delta })
     })
+    this.tapReports(reports.reports)
   }
 
   setFeedback(control: ControlId, _feedback: Feedback): void {

@@ -71,6 +71,16 @@ export abstract class HidSurface implements Surface {
     return !this.closing && !this.failed
   }
 
+  /**
+   * Hands on the raw input reports of the panel's report guard (its `reports`) as `report` events
+   * (`learn --record`), copied, and only while someone listens.
+   */
+  protected tapReports(reports: Subscribable): void {
+    this.listen(reports, 'report', (report: Uint8Array) => {
+      if (this.hub.listenerCount('report') > 0) this.hub.emit('report', Uint8Array.from(report))
+    })
+  }
+
   /** Listens until close. */
   protected listen<A extends unknown[]>(emitter: Subscribable, event: string, listener: (...args: A) => void): void {
     // Why the cast: the emitter calls a listener with what its event carries, which the caller typed.

@@ -16,13 +16,24 @@ export interface GuardedHid extends Subscribable {
 export class HidReportGuard extends EventEmitter<{ data: [data: Uint8Array]; error: [err: unknown] }> {
   /** Reports dropped because they were too short. */
   dropped = 0
+  /**
+   * `report`: every input report as the device sent it, short ones too, once the library and every
+   * `data` listener have had it, so that the surface events it caused came before it (`learn --record`
+   * pairs them). Apart from the guard's own events, which are the device library's.
+   */
+  readonly reports = new EventEmitter<{ report: [report: Uint8Array] }>()
   private readonly onData = (data: unknown): void => {
-    if (!(data instanceof Uint8Array) || data.byteLength < this.minBytes) {
-      this.dropped++
-      this.onDrop?.(data instanceof Uint8Array ? data.byteLength : -1)
-      return
+    try {
+      if (!(data instanceof Uint8Array) || data.byteLength < this.minBytes) {
+        this.dropped++
+        this.onDrop?.(data instanceof Uint8Array ? data.byteLength : -1)
+        return
+      }
+      this.emit('data', this.convert ? this.convert(data) : data)
+    } finally {
+      // The device's own buffer (node-hid may reuse it): a listener that keeps it copies it.
+      if (data instanceof Uint8Array) this.reports.emit('report', data)
     }
-    this.emit('data', this.convert ? this.convert(data) : data)
   }
   private readonly onError = (err: unknown): void => {
     this.emit('error', err)

@@ -66,7 +66,7 @@ export class XkeysDriver implements SurfaceDriver {
   async open(device: DetectedDevice): Promise<XkeysSurface> {
     const { path, productId, model } = openTarget(this.name, device, findXkeysModel, 'X-keys model')
     const log = this.log.child(device.id)
-    const panel = await this.connect(device.id, path, model, productId, log)
+    const { panel, reports } = await this.connect(device.id, path, model, productId, log)
     const key = unitKey(path, productId)
     if (device.unitId !== undefined && panel.unitId !== device.unitId) {
       this.unitIds.delete(key)
@@ -76,7 +76,7 @@ export class XkeysDriver implements SurfaceDriver {
       )
     }
     this.unitIds.set(key, panel.unitId)
-    return new XkeysSurface(panel, model, device.id, { logger: log })
+    return new XkeysSurface(panel, model, device.id, { logger: log, reports: reports.reports })
   }
 
   /** The panel's unit id: remembered, else read from the panel; undefined when it cannot be read. */
@@ -86,7 +86,7 @@ export class XkeysDriver implements SurfaceDriver {
     if (known !== undefined) return known
     const id = hidIdentity(l)
     try {
-      const panel = await this.connect(id, l.path, l.model, l.productId, this.log.child(id))
+      const { panel } = await this.connect(id, l.path, l.model, l.productId, this.log.child(id))
       const unitId = panel.unitId
       await panel.close()
       this.unitIds.set(key, unitId)
@@ -102,8 +102,14 @@ export class XkeysDriver implements SurfaceDriver {
     }
   }
 
-  /** Opens a panel and runs the library's init handshake, bounded by the init timeout. */
-  private async connect(id: string, path: string, model: XkeysModel, productId: number, log: Logger): Promise<XKeys> {
+  /** Opens a panel and runs the library's init handshake, bounded by the init timeout; `reports` is its guard. */
+  private async connect(
+    id: string,
+    path: string,
+    model: XkeysModel,
+    productId: number,
+    log: Logger,
+  ): Promise<{ panel: XKeys; reports: XkeysReportGuard }> {
     const iface = model.hidDevices.find(([pid]) => pid === productId)![1]
     const hid = await this.transport.open(path)
     const guard = new XkeysReportGuard(hid as HIDDevice & GuardedHid, xkeysReportBytes(model.product), (length) =>
@@ -125,7 +131,7 @@ export class XkeysDriver implements SurfaceDriver {
           )
         }),
       ])
-      return panel
+      return { panel, reports: guard }
     } catch (err) {
       await guard.close().catch((closeErr: unknown) => log.debug('close after a failed open', { error: closeErr }))
       throw err

@@ -17,7 +17,7 @@
  */
 import type { JoystickValue, XKeys } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
-import { HidSurface } from '../usb-hid/hid-surface.js'
+import { HidSurface, type Subscribable } from '../usb-hid/hid-surface.js'
 import { parseColor } from '../render/key-paint.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
@@ -30,6 +30,8 @@ export const JOYSTICK_FULL_SCALE = 127
 
 export interface XkeysSurfaceOptions {
   logger?: Logger
+  /** The panel's report guard: its raw input reports become `report` events (`learn --record`). */
+  reports?: Subscribable
 }
 
 /** Write counters, for tests. */
@@ -89,6 +91,7 @@ export class XkeysSurface extends HidSurface {
     this.listen(panel, 'joystick', (index: number, value: JoystickValue) => {
       if (index === 0) this.joystick(value)
     })
+    if (opts.reports) this.tapReports(opts.reports)
   }
 
   /** The panel's unit id (0..255, set by the user to tell identical panels apart). */
