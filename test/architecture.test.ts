@@ -69,9 +69,10 @@ describe('layer boundaries', () => {
  *   `driver: 'shuttle'`, `driver: z.literal('shuttle')`, `case` of a `switch` on a driver), since
  *   `'shuttle'` is the ring's control id everywhere else.
  * - It may appear only in its two places and in the two tables, and in the family tools listed in
- *   FAMILY_TOOLS with their reason. The shared places (`src/surfaces/usb-hid/`, `lights.ts`,
- *   `claims.ts`, `src/mappings/drivers/common.ts`, ...) hold nothing of any one family, so a new family
- *   touches its own two places and one entry in each table.
+ *   FAMILY_TOOLS with their reason, and in the folder of a family built on it (FAMILY_BASES). The
+ *   shared places (`src/surfaces/usb-hid/`, `lights.ts`, `claims.ts`, `src/mappings/drivers/common.ts`,
+ *   ...) hold nothing of any one family, so a new family touches its own two places and one entry in
+ *   each table.
  * - `web` is not a driver family: the daemon makes web surfaces itself (no detection, no claim); it has
  *   a mapping-side record for its YAML entry only.
  */
@@ -79,6 +80,21 @@ describe('layer boundaries', () => {
 const FAMILY_TOOLS: Record<string, { family: string; why: string }> = {
   'commands/learn-raw.ts': { family: 'hid', why: '`learn --raw` reads raw HID reports to write a report map' },
 }
+
+/**
+ * Families built on another family's code: the family (by driver name) → the one whose folder its own
+ * folder may import, and why.
+ */
+const FAMILY_BASES: Record<string, { base: string; why: string }> = {
+  'streamdeck-net': {
+    base: 'streamdeck',
+    why: 'a network deck is a Stream Deck: the USB decks’ surface and model table, fed a deck the tcp library built',
+  },
+}
+
+/** A property's name as written in the table (`'streamdeck-net'` unquoted). */
+const keyName = (name: ts.PropertyName | undefined): string | undefined =>
+  name && ts.isStringLiteral(name) ? name.text : name?.getText()
 
 const SURFACE_TABLE = join(src, 'surfaces/drivers.ts')
 const MAPPING_TABLE = join(src, 'mappings/drivers/index.ts')
@@ -136,7 +152,7 @@ async function familyPlaces(): Promise<FamilyPlaces[]> {
   for (const p of families.properties) {
     if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.initializer))
       throw new Error('FAMILIES: one `name: record` each')
-    folders.set(p.name.getText(), `${dirname(surfaceImports.get(p.initializer.text)!)}/`)
+    folders.set(keyName(p.name)!, `${dirname(surfaceImports.get(p.initializer.text)!)}/`)
   }
   const mappingImports = importsByName(MAPPING_TABLE)
   const list = constInit(MAPPING_TABLE, 'MAPPING_FAMILIES')
@@ -202,7 +218,7 @@ describe('driver families', () => {
 
   it('reads every family and its two places from the tables, a mapping record for each', async () => {
     const families = await familyPlaces()
-    expect(families.map((f) => f.name)).toEqual(['streamdeck', 'shuttle', 'xkeys', 'midi', 'hid'])
+    expect(families.map((f) => f.name)).toEqual(['streamdeck', 'streamdeck-net', 'shuttle', 'xkeys', 'midi', 'hid'])
     expect(families.find((f) => f.name === 'hid')).toEqual({
       name: 'hid',
       folder: join(src, 'surfaces/report-map/'),
@@ -229,7 +245,9 @@ describe('driver families', () => {
 
   it('a family is named only in its two places, the two tables and its listed tools', async () => {
     const offences: string[] = []
-    for (const family of await familyPlaces()) {
+    const places = await familyPlaces()
+    for (const family of places) {
+      const builtOn = places.filter((f) => FAMILY_BASES[f.name]?.base === family.name)
       for (const file of files) {
         const path = relative(src, file)
         const allowed =
@@ -237,7 +255,8 @@ describe('driver families', () => {
           file === family.mapping ||
           file === SURFACE_TABLE ||
           file === MAPPING_TABLE ||
-          FAMILY_TOOLS[path]?.family === family.name
+          FAMILY_TOOLS[path]?.family === family.name ||
+          builtOn.some((f) => file.startsWith(f.folder))
         if (!allowed) offences.push(...mentions(file, family).map((m) => `${family.name}: ${m}`))
       }
     }
@@ -248,7 +267,7 @@ describe('driver families', () => {
     const surfaceEntries = constInit(SURFACE_TABLE, 'FAMILIES') as ts.ObjectLiteralExpression
     const mappingEntries = constInit(MAPPING_TABLE, 'MAPPING_FAMILIES') as ts.ArrayLiteralExpression
     const families = await familyPlaces()
-    expect(surfaceEntries.properties.map((p) => p.name?.getText())).toEqual(families.map((f) => f.name))
+    expect(surfaceEntries.properties.map((p) => keyName(p.name))).toEqual(families.map((f) => f.name))
     // The mapping table also holds web's record (the daemon's own surface, no driver family).
     expect(mappingEntries.elements.length).toBe(families.length + 1)
   })

@@ -16,6 +16,7 @@ import { midiFamily } from './midi/family.js'
 import { reportMapFamily } from './report-map/family.js'
 import { shuttleFamily } from './shuttle/family.js'
 import { streamdeckFamily } from './streamdeck/family.js'
+import { streamdeckNetFamily } from './streamdeck-net/family.js'
 import type { ControlDescriptor, SurfaceDescription, SurfaceDriver } from './types.js'
 import { xkeysFamily } from './xkeys/family.js'
 
@@ -24,6 +25,7 @@ export type { HardwareDriver } from './driver-family.js'
 /** Every family, in the order `devices` lists them and the udev rules name them. */
 const FAMILIES = {
   streamdeck: streamdeckFamily,
+  'streamdeck-net': streamdeckNetFamily,
   shuttle: shuttleFamily,
   xkeys: xkeysFamily,
   midi: midiFamily,

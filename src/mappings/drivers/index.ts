@@ -11,10 +11,11 @@ import { midi } from './midi.js'
 import { reportMap } from './report-map.js'
 import { shuttle } from './shuttle.js'
 import { streamdeck } from './streamdeck.js'
+import { streamdeckNet } from './streamdeck-net.js'
 import { web } from './web.js'
 import { xkeys } from './xkeys.js'
 
-export const MAPPING_FAMILIES = [streamdeck, shuttle, xkeys, web, midi, reportMap] as const
+export const MAPPING_FAMILIES = [streamdeck, streamdeckNet, shuttle, xkeys, web, midi, reportMap] as const
 
 type Schemas<T extends readonly MappingFamily[]> = { -readonly [I in keyof T]: T[I]['schema'] }
 

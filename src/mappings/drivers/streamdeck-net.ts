@@ -1,0 +1,93 @@
+/**
+ * The network Stream Deck family, mapping side (see `common.ts`); the surface side is
+ * `src/surfaces/streamdeck-net/`. An entry names the address the driver keeps connected (`host`, and
+ * `port` where it is not the deck's default); a Network Dock's deck is claimed by its own serial (the
+ * dock's address beside it), a Studio by its serial or by its address alone.
+ */
+import { z } from 'zod'
+import {
+  DEFAULT_DECK_PORT,
+  deckAddress,
+  parseDeckAddress,
+  type NetDeckConfig,
+} from '../../surfaces/streamdeck-net/driver.js'
+import { netDeckModels } from '../../surfaces/streamdeck-net/models.js'
+import { modelControls, modelName, rehearseField, type MappingFamily, type SurfaceEntry } from './common.js'
+
+const schema = z
+  .strictObject({
+    driver: z.literal('streamdeck-net'),
+    host: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[A-Za-z0-9.:_-]+$/, 'a host name or an IP address')
+      .describe('The Stream Deck Studio’s or Network Dock’s host name or IP address.'),
+    port: z
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe(`The deck’s TCP port, where it is not the default ${DEFAULT_DECK_PORT}.`),
+    serial: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Claims the deck with this serial number: the deck plugged into a Network Dock, or the Studio.'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Model id as the Stream Deck library names it (`studio`, or the docked deck’s: `xl`, `plus`, ...): its controls are then known before it connects.',
+      ),
+    ...rehearseField,
+    brightness: z
+      .int()
+      .min(0)
+      .max(100)
+      .optional()
+      .describe('Brightness, 0 to 100, sent every time the deck connects (default 100).'),
+  })
+  .describe('An Elgato Stream Deck on the network: a Stream Deck Studio, or the deck plugged into a Network Dock.')
+
+type NetEntry = SurfaceEntry<typeof schema>
+
+/** The address of an entry as the driver's detection and claims name it. */
+function addressOf(entry: NetEntry): string {
+  return deckAddress(entry.host, entry.port)
+}
+
+export const streamdeckNet: MappingFamily<typeof schema, NetDeckConfig> = {
+  schema,
+  controlsOf: (_name, entry) => modelControls(netDeckModels, entry.model),
+  deviceName: async (entry) =>
+    `${await modelName(netDeckModels, entry.model)} at ${entry.host}:${entry.port ?? DEFAULT_DECK_PORT}`,
+  // The address is always part of the claim: a deck is taken only through the address its entry names.
+  claimOf: (name, entry) => ({
+    name,
+    driver: entry.driver,
+    match: {
+      port: addressOf(entry),
+      ...(entry.serial !== undefined ? { serial: entry.serial } : {}),
+      ...(entry.model !== undefined ? { model: entry.model } : {}),
+    },
+  }),
+  driverOptions: (entry) => ({
+    host: entry.host,
+    ...(entry.port !== undefined ? { port: entry.port } : {}),
+    ...(entry.serial !== undefined ? { serial: entry.serial } : {}),
+    ...(entry.brightness !== undefined ? { brightness: entry.brightness } : {}),
+  }),
+  // A detected network deck's `port` is the address it is reached through.
+  entryFor: (device) => {
+    const address = parseDeckAddress(device.port ?? '')
+    return {
+      driver: device.driver,
+      ...(address ? { host: address.host } : {}),
+      ...(address && address.port !== DEFAULT_DECK_PORT ? { port: address.port } : {}),
+      ...(device.serial !== undefined ? { serial: device.serial } : {}),
+      ...(device.modelId !== undefined ? { model: device.modelId } : {}),
+    }
+  },
+}

@@ -1,0 +1,195 @@
+/**
+ * The network Stream Deck driver (`driver: streamdeck-net`): the mapping file's entries name the
+ * addresses (`host`, `port`); the driver keeps each connected (`connection.ts`) and lists the decks that
+ * are up, a dock's child deck as the deck it is, each by its serial. Nothing connects, and the library
+ * is never loaded, until an entry names an address.
+ *
+ * Detection lists, never opens: the connections are the driver's, made when the config names them and
+ * closed when it no longer does (or the manager stops). A deck going or coming is a hot-plug change of
+ * the driver's own source, so the manager rescans at once.
+ */
+import { createLogger } from '../../log.js'
+import type { HotplugChange, HotplugSource } from '../hotplug.js'
+import { KeyRenderer } from '../render/key-renderer.js'
+import { DeviceBytesCache } from '../streamdeck/device-bytes.js'
+import { StreamDeckSurface } from '../streamdeck/surface.js'
+import type { DetectedDevice, SurfaceDriver } from '../types.js'
+import { DEFAULT_BACKOFF, DeckConnection, type Backoff, type NetDeck } from './connection.js'
+import type { EncodeJPEG } from './library.js'
+import { tcpTransport, type NetDeckTransport } from './socket.js'
+import { NetDeckSurface } from './surface.js'
+
+export const NET_DRIVER = 'streamdeck-net'
+
+/** The port a Studio or Network Dock listens on (the library's DEFAULT_TCP_PORT). */
+export const DEFAULT_DECK_PORT = 5343
+
+/**
+ * The address a deck is reached through, as detection reports it (`DetectedDevice.port`) and a claim
+ * matches it (a part of it, so the delimiters: `tcp://10.0.0.1:5343/` is no part of `tcp://110.0.0.1:5343/`
+ * nor of `tcp://10.0.0.1:53430/`).
+ */
+export function deckAddress(host: string, port: number = DEFAULT_DECK_PORT): string {
+  return `tcp://${host}:${port}/`
+}
+
+/** The host and port of an address made by `deckAddress`; undefined for anything else. */
+export function parseDeckAddress(address: string): { host: string; port: number } | undefined {
+  const m = /^tcp:\/\/(.+):(\d{1,5})\/$/.exec(address)
+  return m ? { host: m[1]!, port: Number(m[2]) } : undefined
+}
+
+/** The brightness every open sends when the entry gives none. ASSUMED: full, as a deck starts. */
+export const DEFAULT_NET_BRIGHTNESS = 100
+
+/** How long a detection waits for the configured decks' first answer (after that, they are listed once up). */
+export const FIRST_ANSWER_WAIT_MS = 3000
+
+/** JPEG quality for key images (as the USB decks'). */
+const JPEG_QUALITY = 95
+
+/** One `streamdeck-net` entry as the driver takes it. */
+export interface NetDeckConfig {
+  host: string
+  port?: number
+  serial?: string
+  brightness?: number
+}
+
+export interface StreamDeckNetDriverOptions {
+  /** Defaults to TCP. Tests pass an in-memory transport. */
+  transport?: NetDeckTransport
+  renderer?: KeyRenderer
+  /** Defaults to the library's encoder (jpeg-turbo or jpeg-js), quality 95. */
+  encodeJPEG?: EncodeJPEG
+  backoff?: Backoff
+  frameMs?: number
+}
+
+let netBytes: DeviceBytesCache | undefined
+
+/**
+ * Device bytes of the network decks: their own cache (the library's core here is not the USB decks', so
+ * neither are its prepared buffers), made with the first network deck.
+ */
+export function netDeviceBytes(): DeviceBytesCache {
+  netBytes ??= new DeviceBytesCache()
+  return netBytes
+}
+
+/** Bytes the network decks' cache holds (none before a network deck opened). */
+export function netDeviceBytesCached(): number {
+  return netBytes?.bytes ?? 0
+}
+
+const libraryEncodeJPEG: EncodeJPEG = async (buffer, width, height) => {
+  const { encodeJPEG } = await import('@elgato-stream-deck/node-lib')
+  return encodeJPEG(buffer, width, height, { quality: JPEG_QUALITY })
+}
+
+export class StreamDeckNetDriver implements SurfaceDriver {
+  readonly name = NET_DRIVER
+  private readonly connections = new Map<string, DeckConnection>()
+  private entries: readonly NetDeckConfig[] = []
+  private readonly renderer: KeyRenderer
+  private readonly log = createLogger(NET_DRIVER)
+  private listener: ((change: HotplugChange) => void) | undefined
+  private firstAnswers: Promise<void> | undefined
+
+  constructor(private readonly opts: StreamDeckNetDriverOptions = {}) {
+    this.renderer = opts.renderer ?? new KeyRenderer()
+  }
+
+  /** The driver's own hot-plug source: a deck up or gone. Stopping it closes every connection. */
+  readonly hotplug: HotplugSource = {
+    start: (listener) => {
+      this.listener = listener
+      return Promise.resolve(true)
+    },
+    stop: () => {
+      this.listener = undefined
+      this.closeAll()
+    },
+  }
+
+  /** Takes the config's entries: connects to new addresses, closes those no longer named. */
+  configure(entries: readonly NetDeckConfig[]): void {
+    this.entries = entries
+    const wanted = new Map(entries.map((e) => [deckAddress(e.host, e.port), e]))
+    for (const [address, connection] of [...this.connections]) {
+      if (wanted.has(address)) continue
+      connection.close()
+      this.connections.delete(address)
+    }
+    const started: Promise<void>[] = []
+    for (const [address, entry] of wanted) {
+      if (this.connections.has(address)) continue
+      let answered: () => void = () => undefined
+      started.push(new Promise<void>((resolve) => (answered = resolve)))
+      const connection = new DeckConnection(entry.host, entry.port ?? DEFAULT_DECK_PORT, {
+        transport: this.opts.transport ?? tcpTransport,
+        encodeJPEG: this.opts.encodeJPEG ?? libraryEncodeJPEG,
+        log: this.log.child(address),
+        backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
+        via: address,
+        onChange: () => {
+          answered()
+          this.listener?.('attach')
+        },
+      })
+      this.connections.set(address, connection)
+      connection.start()
+    }
+    if (started.length > 0) this.firstAnswers = Promise.all(started).then(() => undefined)
+  }
+
+  async detect(): Promise<DetectedDevice[]> {
+    const first = this.firstAnswers
+    if (first) {
+      // Once: the first scan after a config names new decks gives them a moment to answer.
+      this.firstAnswers = undefined
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([first, new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_ANSWER_WAIT_MS)))])
+      clearTimeout(timer)
+    }
+    return this.decks().map((d) => ({
+      driver: this.name,
+      id: d.serial,
+      model: d.model,
+      modelId: d.modelId,
+      serial: d.serial,
+      port: d.via,
+    }))
+  }
+
+  open(device: DetectedDevice): Promise<NetDeckSurface> {
+    const found = this.decks().find((d) => d.serial === device.id)
+    if (!found) return Promise.reject(new Error(`${this.name}: deck ${device.id} is not connected`))
+    const inner = new StreamDeckSurface(found.deck, found.serial, {
+      renderer: this.renderer,
+      logger: this.log.child(found.serial),
+      deviceBytes: netDeviceBytes(),
+      ...(this.opts.frameMs !== undefined ? { frameMs: this.opts.frameMs } : {}),
+    })
+    const surface = new NetDeckSurface(inner, this.name, this.brightnessOf(found), found.gone)
+    return Promise.resolve(surface)
+  }
+
+  /** Closes every connection (the manager stopped). */
+  closeAll(): void {
+    for (const connection of this.connections.values()) connection.close()
+    this.connections.clear()
+  }
+
+  private decks(): NetDeck[] {
+    return [...this.connections.values()].flatMap((c) => c.decks())
+  }
+
+  /** The entry's brightness: the entry that names this deck's serial, else the one of its address. */
+  private brightnessOf(deck: NetDeck): number {
+    const entry =
+      this.entries.find((e) => e.serial !== undefined && e.serial.trim() === deck.serial) ??
+      this.entries.find((e) => deckAddress(e.host, e.port) === deck.via)
+    return entry?.brightness ?? DEFAULT_NET_BRIGHTNESS
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Network Stream Decks end to end: the daemon with `streamdeck-net` surfaces from its config, against
+ * the built-in simulator, over the library's own protocol through an in-memory network (the transport
+ * boundary; the library encodes and decodes every report). A press on the Studio reaches the
+ * application as its command; the application's state comes back as the library's key image writes; the
+ * connection dropping shows `waiting` and the deck comes back without a restart, every key repainted and
+ * the brightness sent again; a Network Dock's deck unplugged and replugged likewise.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { Daemon } from '../../../src/daemon/daemon.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
+import { StreamDeckNetDriver } from '../../../src/surfaces/streamdeck-net/driver.js'
+import { captureLogs } from '../../helpers/logs.js'
+import { FakeHotplug } from '../helpers/fake-hotplug.js'
+import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
+
+const WAIT = { timeout: 10_000, interval: 20 }
+const TITLE = 'Lower Third'
+
+function configText(sim: SimulatorHandle): string {
+  return `version: 1
+app: { url: ${sim.httpUrl}, notifications: ${sim.wsUrl} }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  studio: { driver: streamdeck-net, host: 10.0.0.5, serial: STUDIO01, model: studio, brightness: 40 }
+  docked: { driver: streamdeck-net, host: 10.0.0.6, serial: XL0001, brightness: 70 }
+bindings:
+  - on: studio/key:3
+    label: "{{name}}"
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
+    feedback: { title: "${TITLE}" }
+  - on: docked/key:0
+    press: { command: schedule, params: { action: cutout, title: "${TITLE}" } }
+`
+}
+
+async function start() {
+  captureLogs()
+  const sim = await startSimulator()
+  onTestFinished(() => sim.close())
+  const dir = await mkdtemp(join(tmpdir(), 'pb-net-deck-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const file = join(dir, 'config.yaml')
+  await writeFile(file, configText(sim))
+
+  const network = new FakeNetwork()
+  const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+  const dock = network.add('10.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
+  const xl = network.add('10.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
+  dock.docked = { deck: xl, port: 5344 }
+  const driver = new StreamDeckNetDriver({
+    transport: network,
+    frameMs: 0,
+    backoff: { initialMs: 50, maxMs: 200, stableMs: 10_000 },
+  })
+  const daemon = await Daemon.start({
+    config: file,
+    drivers: [driver],
+    hotplug: new FakeHotplug(true),
+    access: () => Promise.resolve('ok'),
+    watch: false,
+  })
+  onTestFinished(() => daemon.stop())
+  const stateOf = (name: string): string | undefined => daemon.status().surfaces.find((s) => s.name === name)?.state
+  await expect.poll(() => [stateOf('studio'), stateOf('docked')], WAIT).toEqual(['open', 'open'])
+  return { sim, daemon, network, studio, dock, xl, stateOf }
+}
+
+/** The images of one key written since `from`. */
+const imagesOf = (deck: FakeNetDeck, key: number, from = 0): number[] =>
+  deck.images
+    .slice(from)
+    .filter((i) => i.key === key)
+    .map((i) => i.bytes)
+
+describe('network Stream Decks in the daemon', () => {
+  it("a press on the Studio reaches the application as its command, and the title's state comes back as image writes", async () => {
+    const { sim, studio } = await start()
+    // Opened: every key painted, the brightness sent.
+    await expect.poll(() => studio.keysWritten().size, WAIT).toBe(32)
+    expect(studio.brightness).toEqual([40])
+    await expect.poll(() => imagesOf(studio, 3).length, WAIT).toBeGreaterThan(0)
+    const mark = studio.images.length
+    const shown = imagesOf(studio, 3).at(-1)
+
+    studio.key(3, true)
+    studio.key(3, false)
+    await expect
+      .poll(() => sim.http.commands('schedule').map((e) => [e.parameters.action, e.parameters.title]), WAIT)
+      .toEqual([['cutin', TITLE]])
+    // The title now plays: key 3 is drawn again (another image, other bytes); no other key changes.
+    await expect.poll(() => imagesOf(studio, 3, mark).length, WAIT).toBeGreaterThan(0)
+    expect(imagesOf(studio, 3, mark).at(-1)).not.toBe(shown)
+    expect([...studio.keysWritten(mark)]).toEqual([3])
+  })
+
+  it('the Studio dropping off the network shows waiting; it comes back by itself, repainted from scratch', async () => {
+    const { daemon, studio, stateOf } = await start()
+    await expect.poll(() => studio.keysWritten().size, WAIT).toBe(32)
+    studio.online = false
+    studio.drop()
+    await expect.poll(() => stateOf('studio'), WAIT).toBe('waiting')
+    expect(stateOf('docked')).toBe('open')
+
+    const mark = studio.images.length
+    const brightnessSent = studio.brightness.length
+    studio.online = true
+    await expect.poll(() => stateOf('studio'), WAIT).toBe('open')
+    // Every key written again and the brightness sent again: the deck may show grey keys or the logo.
+    await expect.poll(() => studio.keysWritten(mark).size, WAIT).toBe(32)
+    await expect.poll(() => studio.brightness.slice(brightnessSent), WAIT).toEqual([40])
+    expect(studio.connections).toBe(2)
+    expect(daemon.status().surfaces.find((s) => s.name === 'studio')).toMatchObject({
+      driver: 'streamdeck-net',
+      model: 'Stream Deck Studio',
+    })
+  })
+
+  it("a Network Dock's deck unplugged shows waiting; plugged in again it is painted from scratch and takes presses", async () => {
+    const { sim, dock, xl, stateOf } = await start()
+    await expect.poll(() => xl.keysWritten().size, WAIT).toBe(32)
+    expect(xl.brightness).toEqual([70])
+
+    dock.plug(undefined)
+    await expect.poll(() => stateOf('docked'), WAIT).toBe('waiting')
+    const mark = xl.images.length
+    dock.plug({ deck: xl, port: 5344 })
+    await expect.poll(() => stateOf('docked'), WAIT).toBe('open')
+    await expect.poll(() => xl.keysWritten(mark).size, WAIT).toBe(32)
+    await expect.poll(() => xl.brightness, WAIT).toEqual([70, 70])
+
+    xl.key(0, true)
+    xl.key(0, false)
+    await expect
+      .poll(() => sim.http.commands('schedule').map((e) => [e.parameters.action, e.parameters.title]), WAIT)
+      .toEqual([['cutout', TITLE]])
+  })
+})

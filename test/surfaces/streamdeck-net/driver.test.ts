@@ -1,0 +1,100 @@
+/**
+ * The network Stream Deck driver over the library's own protocol, through an in-memory network (the
+ * transport boundary): a Studio found at its configured address by its serial, its keys and encoders,
+ * key images as the library writes them, a press as input; a Network Dock's deck as the deck it is,
+ * following plug and unplug; nothing connects until an entry names an address.
+ */
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
+import { StreamDeckNetDriver, deckAddress } from '../../../src/surfaces/streamdeck-net/driver.js'
+import type { SurfaceEvent } from '../../../src/surfaces/types.js'
+import { captureLogs } from '../../helpers/logs.js'
+import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
+
+const WAIT = { timeout: 5000, interval: 10 }
+const fastJpeg = (): Promise<Uint8Array> => Promise.resolve(new Uint8Array(64))
+
+function driverOn(network: FakeNetwork): StreamDeckNetDriver {
+  const driver = new StreamDeckNetDriver({
+    transport: network,
+    renderer: new KeyRenderer(),
+    encodeJPEG: fastJpeg,
+    frameMs: 0,
+    backoff: { initialMs: 20, maxMs: 100, stableMs: 10_000 },
+  })
+  onTestFinished(() => driver.closeAll())
+  return driver
+}
+
+describe('the streamdeck-net driver', () => {
+  it('connects to nothing until an entry names an address', async () => {
+    const network = new FakeNetwork()
+    const driver = driverOn(network)
+    expect(await driver.detect()).toEqual([])
+    driver.configure([])
+    expect(await driver.detect()).toEqual([])
+    expect(network.attempts).toEqual([])
+  })
+
+  it('finds a Studio by its serial, with its 32 keys and 2 encoders; a press is input, feedback is image writes', async () => {
+    captureLogs()
+    const network = new FakeNetwork()
+    const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const driver = driverOn(network)
+    driver.configure([{ host: '10.0.0.5', brightness: 40 }])
+    const found = await driver.detect()
+    expect(found).toEqual([
+      {
+        driver: 'streamdeck-net',
+        id: 'STUDIO01',
+        serial: 'STUDIO01',
+        model: 'Stream Deck Studio',
+        modelId: 'studio',
+        port: deckAddress('10.0.0.5'),
+      },
+    ])
+    const surface = await driver.open(found[0]!)
+    onTestFinished(() => surface.close())
+    const kinds = surface.description.controls.map((c) => c.kind)
+    expect(kinds.filter((k) => k === 'key')).toHaveLength(32)
+    expect(kinds.filter((k) => k === 'encoder')).toHaveLength(2)
+    expect(surface.description.driver).toBe('streamdeck-net')
+
+    // An open paints every key and sends the brightness.
+    await expect.poll(() => studio.keysWritten().size, WAIT).toBe(32)
+    expect(studio.brightness).toEqual([40])
+
+    const before = studio.images.length
+    surface.setFeedback('key:3', { color: '#ff0000', text: 'CUT' })
+    await expect.poll(() => [...studio.keysWritten(before)], WAIT).toEqual([3])
+
+    const events: SurfaceEvent[] = []
+    surface.events.on('input', (e) => events.push(e))
+    studio.key(3, true)
+    studio.key(3, false)
+    await expect.poll(() => events.map((e) => `${e.type} ${e.control}`), WAIT).toEqual(['down key:3', 'up key:3'])
+  })
+
+  it("lists a Network Dock's deck as the deck it is, and follows its unplug and replug", async () => {
+    captureLogs()
+    const network = new FakeNetwork()
+    const dock = network.add('10.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
+    const xl = network.add('10.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
+    dock.docked = { deck: xl, port: 5344 }
+    const driver = driverOn(network)
+    driver.configure([{ host: '10.0.0.6' }])
+    await expect
+      .poll(async () => (await driver.detect()).map((d) => [d.id, d.modelId, d.port]), WAIT)
+      .toEqual([['XL0001', 'xl', deckAddress('10.0.0.6')]])
+
+    const surface = await driver.open((await driver.detect())[0]!)
+    const closed = new Promise<void>((resolve) => surface.events.on('closed', resolve))
+    expect(surface.description.controls.filter((c) => c.kind === 'key')).toHaveLength(32)
+    dock.plug(undefined)
+    await closed
+    await expect.poll(async () => (await driver.detect()).length, WAIT).toBe(0)
+
+    dock.plug({ deck: xl, port: 5344 })
+    await expect.poll(async () => (await driver.detect()).map((d) => d.id), WAIT).toEqual(['XL0001'])
+  })
+})
