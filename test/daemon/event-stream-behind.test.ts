@@ -6,31 +6,14 @@
  */
 import { request, type IncomingMessage } from 'node:http'
 import { getDefaultHighWaterMark } from 'node:stream'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import type { DaemonEvent, InputEvent, SurfaceStateEvent } from '../../src/daemon/api.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { DaemonEvent, InputEvent } from '../../src/daemon/api.js'
 import { DROPPED_EVENT } from '../../src/daemon/event-stream.js'
 import { startDaemonServer, type DaemonServer, type DaemonServerLimits } from '../../src/daemon/server.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
-import { FakeDaemon } from './helpers.js'
+import { fileLogs, WatchedDaemon } from './helpers.js'
 import { until } from '../helpers/until.js'
 
-const records: LogRecord[] = []
-const previousSink = setLogSink((r) => records.push(r))
-afterAll(() => setLogSink(previousSink))
-
-/** A daemon whose events the test emits. */
-class WatchedDaemon extends FakeDaemon {
-  readonly watchers = new Set<(e: DaemonEvent) => void>()
-  readonly states: SurfaceStateEvent[] = [{ name: 'desk', driver: 'streamdeck', state: 'open', device: 'CL-1' }]
-  watchEvents(listener: (e: DaemonEvent) => void): () => void {
-    for (const s of this.states) listener({ type: 'surface', surface: s })
-    this.watchers.add(listener)
-    return () => void this.watchers.delete(listener)
-  }
-  emit(e: DaemonEvent): void {
-    for (const w of this.watchers) w(e)
-  }
-}
+const records = fileLogs()
 
 const TURN: InputEvent = {
   surface: 'desk',
@@ -53,11 +36,10 @@ const closers: (() => void)[] = []
 afterEach(async () => {
   for (const close of closers.splice(0)) close()
   await Promise.all(servers.splice(0).map((s) => s.close()))
-  records.length = 0
 })
 
 async function start(limits: Partial<DaemonServerLimits> = {}): Promise<DaemonServer> {
-  daemon = new WatchedDaemon()
+  daemon = new WatchedDaemon([{ name: 'desk', driver: 'streamdeck', state: 'open', device: 'CL-1' }])
   const server = await startDaemonServer({ api: daemon, port: 0, limits })
   servers.push(server)
   return server

@@ -5,7 +5,7 @@
  */
 import { request, type IncomingMessage } from 'node:http'
 import { connect as netConnect } from 'node:net'
-import { afterAll, afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import type { DaemonEvent, SurfaceStateEvent } from '../../src/daemon/api.js'
 import { COOKIE_NAME } from '../../src/daemon/auth.js'
 import {
@@ -14,46 +14,28 @@ import {
   type DaemonServer,
   type DaemonServerOptions,
 } from '../../src/daemon/server.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
-import { call, FakeDaemon } from './helpers.js'
+import { call, FakeDaemon, fileLogs, TOKEN, WatchedDaemon } from './helpers.js'
 import { until as untilTrue } from '../helpers/until.js'
 
-const records: LogRecord[] = []
-const previousSink = setLogSink((r) => records.push(r))
-afterAll(() => setLogSink(previousSink))
-
-const TOKEN = 'correct-horse-battery-staple-42'
-
-/** A daemon whose surfaces and events the test drives. */
-class WatchedDaemon extends FakeDaemon {
-  readonly watchers = new Set<(e: DaemonEvent) => void>()
-  states: SurfaceStateEvent[] = [
-    { name: 'desk', driver: 'streamdeck', state: 'open', device: 'CL-1', model: 'Stream Deck +' },
-    { name: 'pedal', driver: 'hid', state: 'waiting', message: 'no matching device found yet' },
-  ]
-  watchEvents(listener: (e: DaemonEvent) => void): () => void {
-    for (const s of this.states) listener({ type: 'surface', surface: s })
-    this.watchers.add(listener)
-    return () => void this.watchers.delete(listener)
-  }
-  emit(e: DaemonEvent): void {
-    for (const w of this.watchers) w(e)
-  }
-}
+/** The surfaces the test's daemon announces first. */
+const STATES: SurfaceStateEvent[] = [
+  { name: 'desk', driver: 'streamdeck', state: 'open', device: 'CL-1', model: 'Stream Deck +' },
+  { name: 'pedal', driver: 'hid', state: 'waiting', message: 'no matching device found yet' },
+]
 
 const PRESS: DaemonEvent = {
   type: 'input',
   input: { surface: 'desk', driver: 'streamdeck', device: 'CL-1', control: 'key:3', kind: 'key', type: 'down' },
 }
 
+const records = fileLogs()
 let daemon: WatchedDaemon
 afterEach(() => {
   vi.useRealTimers()
-  records.length = 0
 })
 
 async function start(options: Partial<DaemonServerOptions> = {}): Promise<DaemonServer> {
-  daemon = new WatchedDaemon()
+  daemon = new WatchedDaemon(structuredClone(STATES))
   const server = await startDaemonServer({ api: daemon, port: 0, ...options })
   // Registered first, so closed last: after every stream the test opened.
   onTestFinished(() => server.close())

@@ -6,14 +6,18 @@
  */
 import { rename, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
+import { afterAll, beforeEach } from 'vitest'
 import type {
   ControlState,
   DaemonApi,
+  DaemonEvent,
   DaemonStatus,
   InjectKind,
   InjectRefusal,
   RecentError,
+  SurfaceStateEvent,
 } from '../../src/daemon/api.js'
+import { setLogSink, type LogRecord } from '../../src/log.js'
 import { controlSends, parseControlId } from '../../src/surfaces/control-id.js'
 import type { ControlId } from '../../src/surfaces/types.js'
 
@@ -90,6 +94,39 @@ export class FakeDaemon implements DaemonApi {
     if (!state) return { status: 404, code: 'UNKNOWN_CONTROL', message: `${surface} has no ${control}` }
     return { open: s.open, state }
   }
+}
+
+/** A daemon whose surfaces and events the test drives: each watcher is told `states` first, then what `emit` sends. */
+export class WatchedDaemon extends FakeDaemon {
+  readonly watchers = new Set<(e: DaemonEvent) => void>()
+  constructor(public states: SurfaceStateEvent[]) {
+    super()
+  }
+  watchEvents(listener: (e: DaemonEvent) => void): () => void {
+    for (const s of this.states) listener({ type: 'surface', surface: s })
+    this.watchers.add(listener)
+    return () => void this.watchers.delete(listener)
+  }
+  emit(e: DaemonEvent): void {
+    for (const w of this.watchers) w(e)
+  }
+}
+
+/** The listen token of the server tests (long enough for the server's minimum). */
+export const TOKEN = 'correct-horse-battery-staple-42'
+
+/**
+ * Every record the process-wide log sink gets during each test of this file (the server logs through
+ * `createLogger`): emptied before each test; the sink comes back after the file.
+ */
+export function fileLogs(): LogRecord[] {
+  const records: LogRecord[] = []
+  const previousSink = setLogSink((r) => records.push(r))
+  beforeEach(() => {
+    records.length = 0
+  })
+  afterAll(() => setLogSink(previousSink))
+  return records
 }
 
 /** A daemon with a web console (keys, a fader, a shuttle) open and a Stream Deck still waiting. */

@@ -7,7 +7,7 @@
  */
 import { connect as netConnect, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { bearer, MAX_AUTHORIZATION_LENGTH } from '../../src/daemon/auth.js'
 import type { DaemonEvent } from '../../src/daemon/api.js'
@@ -19,15 +19,10 @@ import {
   type DaemonServer,
   type DaemonServerOptions,
 } from '../../src/daemon/server.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
 import { WebSurfaceServer } from '../../src/surfaces/web/server.js'
 import { WebSurface } from '../../src/surfaces/web/web-surface.js'
 import { until } from '../helpers/until.js'
-import { call, FakeDaemon, sampleDaemon } from './helpers.js'
-
-const records: LogRecord[] = []
-const previousSink = setLogSink((r) => records.push(r))
-afterAll(() => setLogSink(previousSink))
+import { call, FakeDaemon, fileLogs, sampleDaemon, TOKEN } from './helpers.js'
 
 /** The issue's bound for a fresh status check while a peer floods (median of the checks, ms). */
 const ANSWER_WITHIN_MS = 200
@@ -53,10 +48,10 @@ interface Rig {
   presses: string[]
 }
 
+const records = fileLogs()
 let cleanups: (() => Promise<void> | void)[] = []
 beforeEach(() => {
   cleanups = []
-  records.length = 0
 })
 afterEach(async () => {
   for (const c of cleanups.reverse()) await c()
@@ -328,8 +323,6 @@ describe('unread answers (item 2)', () => {
 })
 
 describe('Authorization (item 3)', () => {
-  const TOKEN = 'correct-horse-battery-staple-42'
-
   it('reads a Bearer credential in linear time, whatever the blanks', () => {
     expect(bearer(`Bearer ${TOKEN}`)).toBe(TOKEN)
     expect(bearer(`bearer \t ${TOKEN} \t`)).toBe(TOKEN)
