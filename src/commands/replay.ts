@@ -156,6 +156,7 @@ async function replay(args: ReplayArgs): Promise<number> {
     produced = await replayTrace({
       config: loaded.config,
       inputs: trace.inputs,
+      pages: trace.pages,
       speed: args.speed,
       against: args.against,
       log,

@@ -242,6 +242,17 @@ export class Engine implements PagePort {
   }
 
   /**
+   * Turns a surface's shared page to `page`, one of its pages, as a page action would (`panelbridge
+   * replay` starts on the page its recording began on). False when the surface has no such page.
+   */
+  setPageOf(surface: string, page: string): boolean {
+    const p = this.pages.get(surface)
+    if (!p?.list.includes(page)) return false
+    if (p.current !== page) this.setPage(surface, page, undefined)
+    return true
+  }
+
+  /**
    * Opens a view of a surface (a browser of a web surface): it is told its page now and on every
    * change, and while it keeps a page of its own (`listen.pages: per-browser` and `mayOwn`), its input
    * (events naming it in `view`) routes by that page and its controls are drawn on its sink.

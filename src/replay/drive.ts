@@ -1,7 +1,8 @@
 /**
  * `panelbridge replay`: the real engine, driven from a trace's inputs with their original spacing (or
  * faster), against the built-in simulator (a fresh one on free ports) or an application's URL. Every
- * command the engine sends is collected and handed to `onCommand` as it comes back.
+ * command the engine sends is collected and handed to `onCommand` as it comes back. Each surface starts
+ * on the page the recording began on (the trace's `pages`, through `Engine.setPageOf`).
  *
  * Speeds: `1` and `2` wait the recorded gaps (halved at 2: a hold shorter than twice its time becomes a
  * press). `max` keeps only the time that changes what the engine does:
@@ -54,6 +55,8 @@ export interface ReplayOptions {
   log: Logger
   onCommand?: (c: SentCommand) => void
   signal?: AbortSignal
+  /** The page each surface was on as the recording began (its start line): the replay starts there. */
+  pages?: Readonly<Record<string, string>>
 }
 
 /** The config's `app` pointed at what the replay acts on. */
@@ -133,6 +136,7 @@ export async function replayTrace(o: ReplayOptions): Promise<ReplayedCommand[]> 
       },
     })
     engine.apply(o.config)
+    startPages(engine, o.pages ?? {}, o.log)
     link.link.start()
     await connected(state, o.signal)
     await drive(engine, o, inFlight, progress)
@@ -149,6 +153,18 @@ export async function replayTrace(o: ReplayOptions): Promise<ReplayedCommand[]> 
     state.dispose()
   }
   return sent
+}
+
+/** Each surface on the page the recording began on; one the config lacks is said, and the start page kept. */
+function startPages(engine: Engine, pages: Readonly<Record<string, string>>, log: Logger): void {
+  for (const [surface, page] of Object.entries(pages)) {
+    if (engine.setPageOf(surface, page)) continue
+    log.warn('the recording began on a page the config does not have; replaying from the start page', {
+      surface,
+      page,
+      ...(engine.pageOf(surface) !== undefined ? { startPage: engine.pageOf(surface) } : {}),
+    })
+  }
 }
 
 async function connected(state: AppState, signal: AbortSignal | undefined): Promise<void> {
