@@ -1,15 +1,42 @@
 /**
  * Writes the page script's browser bundle next to the compiled server, where a built daemon reads it:
- * `dist/surfaces/web/client.bundle.js`. Part of `npm run build` (after `tsc`). The esbuild options
- * live in `src/surfaces/web/client-script.ts`, shared with the in-memory bundle used from source.
+ * `dist/surfaces/web/client.bundle.js`. Part of `npm run build` (after `tsc`), through
+ * `build-client-changed.mjs`, which loads this module only when an input of the last bundle changed.
+ * The esbuild options live in `src/surfaces/web/client-script.ts`, shared with the in-memory bundle
+ * used from source.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bundleClientScript, CLIENT_BUNDLE_FILE } from '../src/surfaces/web/client-script.js'
+import { bundleClientScriptWithInputs, CLIENT_BUNDLE_FILE } from '../src/surfaces/web/client-script.js'
+import type { BuiltFiles } from './client-stamp.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const out = join(root, 'dist', 'surfaces', 'web', CLIENT_BUNDLE_FILE)
-mkdirSync(dirname(out), { recursive: true })
-writeFileSync(out, await bundleClientScript())
-process.stdout.write(`wrote ${out.slice(root.length + 1)}\n`)
+/** Where the bundle goes, relative to the package root. */
+export const CLIENT_BUNDLE_OUT = join('dist', 'surfaces', 'web', CLIENT_BUNDLE_FILE)
+
+/**
+ * What shapes the bundle besides the sources esbuild reads: the options' module, the tsconfig files
+ * esbuild reads for `strict` and the target, this builder, and esbuild's own version.
+ */
+function buildInputs(): string[] {
+  const require = createRequire(import.meta.url)
+  const here = dirname(fileURLToPath(import.meta.url))
+  return [
+    join(here, '..', 'src', 'surfaces', 'web', 'client-script.ts'),
+    join(here, '..', 'src', 'surfaces', 'web', 'client', 'tsconfig.json'),
+    join(here, '..', 'tsconfig.json'),
+    fileURLToPath(import.meta.url),
+    require.resolve('esbuild/package.json'),
+  ]
+}
+
+/** Bundles the page script into `root`'s dist/ and says what it wrote and read (absolute paths). */
+export async function buildClient(root: string): Promise<BuiltFiles> {
+  const out = join(root, CLIENT_BUNDLE_OUT)
+  const { code, inputs } = await bundleClientScriptWithInputs()
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, code)
+  process.stdout.write(`wrote ${CLIENT_BUNDLE_OUT}\n`)
+  return { outputs: [out], inputs: [...inputs, ...buildInputs()] }
+}

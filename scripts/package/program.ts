@@ -80,11 +80,14 @@ export interface ProgramReport {
   modules: { name: string; version: string; license: string }[]
 }
 
+/** What dist/ holds for the build alone: source maps, tsc's incremental build info, the page bundle's stamp. */
+const DIST_BUILD_ONLY = ['.map', '.tsbuildinfo', '.stamp.json']
+
 function copyDist(from: string, to: string): void {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const src = join(from, entry.name)
     if (entry.isDirectory()) copyDist(src, join(to, entry.name))
-    else if (entry.isFile() && !entry.name.endsWith('.map')) {
+    else if (entry.isFile() && !DIST_BUILD_ONLY.some((suffix) => entry.name.endsWith(suffix))) {
       mkdirSync(to, { recursive: true })
       copyFileSync(src, join(to, entry.name))
       chmodSync(join(to, entry.name), 0o644)

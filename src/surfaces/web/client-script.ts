@@ -8,6 +8,7 @@
  * options serves both, so what the tests load is what the build ships.
  */
 import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** The bundle's file name, next to this module once built. */
@@ -24,6 +25,17 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
  * current browsers, unminified (it is small, and a readable script is easier to audit).
  */
 export async function bundleClientScript(): Promise<string> {
+  return (await bundleClientScriptWithInputs()).code
+}
+
+/** The bundle, and the files esbuild read to make it (absolute paths: what a rebuild depends on). */
+export interface ClientBundle {
+  code: string
+  inputs: string[]
+}
+
+/** {@link bundleClientScript}, with the inputs from esbuild's metafile (for the build's freshness stamp). */
+export async function bundleClientScriptWithInputs(): Promise<ClientBundle> {
   const esbuild = await import('esbuild')
   const result = await esbuild.build({
     entryPoints: [ENTRY],
@@ -36,10 +48,12 @@ export async function bundleClientScript(): Promise<string> {
     charset: 'utf8',
     legalComments: 'none',
     logLevel: 'silent',
+    metafile: true,
   })
   const file = result.outputFiles[0]
   if (!file) throw new Error('client script: esbuild produced no output')
-  return file.text
+  const inputs = Object.keys(result.metafile.inputs).map((input) => join(ROOT, input))
+  return { code: file.text, inputs }
 }
 
 /**
