@@ -44,7 +44,8 @@ const port = parentPort
 if (port) {
   port.once('message', (job: ConfigJob) => {
     // loadConfigText never throws (it reports every problem); a fault here still ends as an error event.
-    void loadConfigText(job.text, job.file).then((result) => {
+    // A picture file that cannot be read is a warning to the daemon (the key says why; `check-image.ts`).
+    void loadConfigText(job.text, job.file, { imageProblems: 'warning' }).then((result) => {
       const answer = answerOf(result)
       // The slices' memory moves to the daemon's thread rather than being copied (each buffer once).
       port.postMessage(answer, [...new Set(answer.slices.map((s) => s.buffer as ArrayBuffer))])

@@ -20,6 +20,7 @@ import { AppState } from '../api/app-state.js'
 import { SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger, type Logger } from '../log.js'
 import { Engine } from '../mappings/engine.js'
+import { KeyPictures } from '../mappings/pictures.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config, SurfaceConfig } from '../mappings/schema.js'
 import { claimsOfConfig, driverConfigsOf, takesDriverOptions, webSurfaceOptions } from '../mappings/surfaces.js'
@@ -154,6 +155,13 @@ export class Daemon implements DaemonApi {
       state: this.state,
       surfaces: this.manager,
       logger: this.log.child('engine'),
+      // Pictures under labels (`image:`, titles' thumbnails), asked for at the size of the key showing them.
+      pictures: new KeyPictures({
+        client: { callByName: (name, params, opts) => this.running.client.callByName(name, params, opts) },
+        state: this.state,
+        keySize: (on) => this.keySize(on),
+        log: this.log.child('pictures'),
+      }),
       onSend: (_command, outcome, sent) => {
         this.api.countSend(outcome)
         this.api.publishCommand(sent)
@@ -207,7 +215,8 @@ export class Daemon implements DaemonApi {
    */
   static async start(options: DaemonOptions): Promise<Daemon> {
     const file = resolve(options.config)
-    const loaded = await loadConfigFile(file)
+    // A picture file that cannot be read is a warning here (the key says why), an error to `check`.
+    const loaded = await loadConfigFile(file, { imageProblems: 'warning' })
     const log = options.logger ?? createLogger('daemon')
     for (const p of loaded.problems) if (p.severity === 'warning') log.warn(formatProblem(p))
     if (!loaded.config)
@@ -455,6 +464,13 @@ export class Daemon implements DaemonApi {
   }
   watchEvents(listener: (event: DaemonEvent) => void): () => void {
     return this.api.watchEvents(listener)
+  }
+
+  /** The image size of a control (`surface/control`) of an open surface: a thumbnail is asked at it. */
+  private keySize(on: string): { width: number; height: number } | undefined {
+    const slash = on.indexOf('/')
+    const surface = this.manager.list().find((d) => d.id === on.slice(0, slash))
+    return surface?.controls.find((c) => c.id === on.slice(slash + 1))?.capabilities.image
   }
 
   /** One line for systemd's STATUS=. */

@@ -30,6 +30,7 @@ import { carryPages, PageViews, turnPage, type PageState, type View } from './pa
 import type { Binding, Config } from './schema.js'
 import { Sender, type CommandPort, type SendObserver } from './sender.js'
 import { parseTemplate, type Template } from './template.js'
+import { hasPicture, withPicture, type PictureSource } from './pictures.js'
 
 /** Where the engine draws: the surface manager (by configured surface name). */
 export interface FeedbackSink {
@@ -41,6 +42,8 @@ export interface EngineOptions {
   state: AppState
   surfaces: FeedbackSink
   logger?: Logger
+  /** Pictures under keys' labels (`image:`, title thumbnails; `./pictures.ts`); the engine stops it. */
+  pictures?: PictureSource
   /** Called once per command sent, with `ok` or the error code and the whole record (metrics, events, trace). */
   onSend?: SendObserver
   /** Called when a command goes out for a surface event, with the time since the event, ms (metrics). */
@@ -120,6 +123,7 @@ export class Engine implements PagePort {
       )
     const onStreaming = (): void => this.redrawWhere((b) => b.binding.feedback?.streaming !== undefined)
     const onTally = (): void => this.redrawWhere((b) => b.binding.feedback?.input !== undefined)
+    options.pictures?.onChange(() => this.redrawWhere((b) => hasPicture(b.binding)))
     state.on('title', onTitle)
     state.on('titlesReset', onTitle)
     state.on('link', onAll)
@@ -159,6 +163,7 @@ export class Engine implements PagePort {
       if (binding.page !== undefined) slot.pages.set(binding.page, bound)
       else slot.all = bound
     }
+    this.options.pictures?.apply(config)
     const oldKeys = [...this.controls.keys()]
     this.controls = next
     for (const b of previous.values()) this.retire(b)
@@ -187,6 +192,7 @@ export class Engine implements PagePort {
       return
     }
     if (this.options.onRequest) this.lastEventAt.set(key, event.at)
+    this.options.pictures?.noteInput()
     const view = this.views.owning(event.surface, event.view)
     if (view) this.actedBy.set(key, view.id)
     else this.actedBy.delete(key)
@@ -294,6 +300,7 @@ export class Engine implements PagePort {
     this.stopped = true
     this.unsubscribe()
     clearInterval(this.streamingPoll)
+    this.options.pictures?.stop()
     for (const slot of this.controls.values())
       for (const b of [slot.all, ...slot.pages.values()]) b?.behaviour?.dispose()
     for (const b of [...this.heldBys(), ...this.burstOn.values()]) b.behaviour?.dispose()
@@ -404,6 +411,12 @@ export class Engine implements PagePort {
     }
   }
 
+  /** A binding's feedback with its picture, or why it has none (`./pictures.ts`). */
+  private pictured(b: Bound | undefined, feedback: Feedback): Feedback {
+    const pictures = this.options.pictures
+    return b && pictures && hasPicture(b.binding) ? withPicture(feedback, pictures.lookOf(b.binding)) : feedback
+  }
+
   /** Draws a control where its look changed: on the surface, and on each view with a page of its own. */
   private redraw(key: string): void {
     this.redrawShared(key)
@@ -426,7 +439,7 @@ export class Engine implements PagePort {
   private redrawShared(key: string): void {
     if (this.stopped) return
     const b = this.active(key)
-    const feedback = this.feedbackOf(b)
+    const feedback = this.pictured(b, this.feedbackOf(b))
     const hash = JSON.stringify(feedback)
     const before = this.shown.get(key)
     if (before?.hash === hash) return
@@ -441,7 +454,7 @@ export class Engine implements PagePort {
   private redrawView(key: string, view: View): void {
     if (this.stopped || !view.own) return
     const b = this.active(key, view)
-    const feedback = this.feedbackOf(b)
+    const feedback = this.pictured(b, this.feedbackOf(b))
     const hash = JSON.stringify(feedback)
     const control = splitKey(key)[1]
     const before = view.shown.get(control)

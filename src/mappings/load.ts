@@ -21,9 +21,10 @@ import { validateClaims } from '../surfaces/claims.js'
 import { jsonDepthExceeds } from '../wire.js'
 import { checkLabelGlyphs } from './check-glyphs.js'
 import { checkBinding, type BindingContext, type SurfaceInfo } from './check-binding.js'
+import { attachPictures, checkImages } from './check-image.js'
 import { PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { migrate } from './migrate.js'
-import { Problems, rangeStart, type ConfigProblem, type Path } from './problems.js'
+import { Problems, rangeStart, type ConfigProblem, type Path, type Severity } from './problems.js'
 import { reportIssues, type IssueContext } from './schema-issues.js'
 import {
   CONFIG_LIMITS,
@@ -53,6 +54,11 @@ export interface LoadResult {
 
 export interface LoadOptions {
   catalogue?: SurfaceCatalogue
+  /**
+   * What a binding's `image:` that cannot be read is: an error (default: `check` refuses the file) or a
+   * warning (the daemon runs, and the key shows its text and says why). See `check-image.ts`.
+   */
+  imageProblems?: Severity
 }
 
 /** A file read as data: its document, its problems so far and its (migrated) data. */
@@ -218,6 +224,8 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
   const lineOf = (index: number): number => lines.linePos(problemsOffset(doc, ['bindings', index])).line
   const bindings = checkBindings({ ...ctx, surfaces, rawSurfaces, pages, taken: new Map(), lineOf }, rawBindings)
 
+  const pictures = await checkImages(problems, rawBindings, file, options.imageProblems ?? 'error')
+
   const all = problems.finish()
   if (problems.errors > 0 || !topResult.success) return { problems: all }
   const config: Config = {
@@ -225,6 +233,7 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
     surfaces: Object.fromEntries([...surfaces].map(([n, s]) => [n, s.config])),
     bindings,
   }
+  attachPictures(config, pictures)
   return { config, problems: all }
 }
 

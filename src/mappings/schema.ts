@@ -168,6 +168,12 @@ export const feedback = z
     streaming: z.boolean().optional().describe('Lit while streaming (true) or while not streaming (false).'),
     input: z.string().min(1).optional().describe('Tally: lit while this video input is switched to `channel`.'),
     channel: z.int().min(-1).max(64).optional().describe('The channel of `input` (default 0).'),
+    thumbnail: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: the title’s own thumbnail from the application under the label, its play-state colour as the border; refreshed after its data changes. Needs `title`.',
+      ),
   })
   .describe('What the control shows of the application’s state.')
 
@@ -196,6 +202,14 @@ export const binding = z
     value: valueBinding.optional(),
     rotate: rotate.optional(),
     feedback: feedback.optional(),
+    image: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(
+        'A picture under the label: a PNG, JPEG or SVG file, relative to this file’s folder; read at load and on every reload.',
+      ),
   })
   .superRefine((b, ctx) => {
     const kinds = (['press', 'toggle', 'steps', 'jog', 'shuttle', 'value', 'rotate'] as const).filter(
@@ -216,6 +230,16 @@ export const binding = z
         code: 'custom',
         path: ['labels'],
         message: 'labels gives words for {{play}}, the play state of feedback.title: add feedback: { title: ... }',
+      })
+    }
+    if (b.feedback?.thumbnail === true && b.feedback.title === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['feedback', 'thumbnail'], message: 'thumbnail shows a title’s: add title' })
+    }
+    if (b.feedback?.thumbnail === true && b.image !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['image'],
+        message: 'one picture a key: image or feedback.thumbnail, not both',
       })
     }
   })

@@ -156,6 +156,11 @@ export interface Feedback {
   textColor?: Color
   /** A pre-rendered image (RGBA, the control's size) that replaces colour and text. */
   image?: { width: number; height: number; rgba: Uint8Array }
+  /**
+   * A picture drawn under the label (a binding's `image:` file, a title's thumbnail), fitted inside a
+   * border of `color`; `hash` names its pixels (the renderer's face identity). Its JSON is size and hash.
+   */
+  picture?: { width: number; height: number; rgba: Uint8Array; hash: string }
   /** LED state for LED controls. */
   led?: 'off' | 'on' | 'blink'
   /**

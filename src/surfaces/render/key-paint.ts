@@ -240,21 +240,23 @@ export function keyFaceOf(feedback: Feedback): KeyFace {
 
 /**
  * Paints one key face on `ctx`, `width` × `height` pixels from the origin. `image`, when given, draws a
- * pre-rendered image over the background and returns true; the label is then left out.
+ * pre-rendered image over the background and returns true (the label is then left out), or a picture
+ * and returns `'under'` (the label draws over it).
  */
 export function paintKey(
   ctx: KeyPaintContext,
   face: KeyFace,
   width: number,
   height: number,
-  image?: () => boolean,
+  image?: () => boolean | 'under',
 ): void {
   const stale = face.badge === 'stale'
   const given = parseColor(face.color) ?? DEFAULT_BACKGROUND
   const background = stale ? staleBackground(given) : given
   ctx.fillStyle = css(background)
   ctx.fillRect(0, 0, width, height)
-  const showImage = image?.() === true
+  const drawn = image?.()
+  const showImage = drawn === true || drawn === 'under'
   if (stale) drawStaleCover(ctx, background, width, height, showImage)
 
   const textColor = stale
@@ -276,7 +278,7 @@ export function paintKey(
     const box = { color: textColor, width, height, pad, bottom: textBottom }
     textBottom = (isReason(face.badge) ? drawReason(ctx, detail, box) : drawDetail(ctx, detail, box)) - gap
   }
-  if (!showImage && face.text !== undefined && face.text.trim() !== '') {
+  if (drawn !== true && face.text !== undefined && face.text.trim() !== '') {
     drawText(ctx, face.text, textColor, width, height, pad, textBottom)
   }
   if (face.badge) drawBadge(ctx, face.badge, width, height)

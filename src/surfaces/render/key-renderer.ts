@@ -7,7 +7,9 @@
  * Here they run on Skia (`@napi-rs/canvas`) with the shipped font (DejaVu Sans Bold from the
  * `dejavu-fonts-ttf` npm package) registered by file path under `KEY_FONT_FAMILY`, so the result never
  * depends on the fonts installed on the machine. Only this side draws a feedback's pre-rendered `image`
- * (scaled to the key, replacing colour and text; detail, value and badge still draw over it).
+ * (scaled to the key, replacing colour and text; detail, value and badge still draw over it), and a
+ * feedback's `picture` (a file or a title's thumbnail) under the label, inside a border of the key's
+ * colour (`./picture-paint.ts`).
  *
  * Rendered keys are cached by content (feedback and size) in an LRU; a cache hit returns the very same
  * `RenderedKey` object, so callers must treat its pixels as read-only.
@@ -28,6 +30,7 @@ import {
   type KeyFace,
 } from './key-paint.js'
 import { LruMap } from '../../lru.js'
+import { drawablePicture, drawPicture } from './picture-paint.js'
 
 export { keyFontPath } from './fonts.js'
 export { BADGE_COLORS, KEY_FONT_FAMILY, parseColor } from './key-paint.js'
@@ -110,7 +113,13 @@ export function registeredFallbacks(): FallbackFont['id'][] {
  * Canonical text of what a key shows: its face as painted (the value by its filled pixels, so a fader
  * moving within one pixel renders once) and the image by its digest.
  */
-function contentKey(face: KeyFace, image: Feedback['image'], width: number, height: number): string {
+function contentKey(
+  face: KeyFace,
+  image: Feedback['image'],
+  width: number,
+  height: number,
+  picture?: Feedback['picture'],
+): string {
   const imageKey = image ? `${image.width}x${image.height}:${createHash('sha1').update(image.rgba).digest('hex')}` : ''
   const detail = detailLine(face.detail)
   const value = valueWidth(face.value, width)
@@ -126,6 +135,8 @@ function contentKey(face: KeyFace, image: Feedback['image'], width: number, heig
     face.badge ?? '',
     detail,
     value ?? '',
+    // A picture (under the label, `./picture-paint.ts`) by its hash: a new picture is a new face.
+    ...(picture && !image ? [`picture:${picture.width}x${picture.height}:${picture.hash}`] : []),
   ])
 }
 
@@ -148,14 +159,14 @@ export class KeyRenderer {
    */
   identity(feedback: Feedback, size: { width: number; height: number }): string {
     const { width, height } = wholeSize(size)
-    return contentKey(keyFaceOf(feedback), feedback.image, width, height)
+    return contentKey(keyFaceOf(feedback), feedback.image, width, height, feedback.picture)
   }
 
   /** Renders one key. Equal content and size give the same (cached) object. */
   render(feedback: Feedback, size: { width: number; height: number }): RenderedKey {
     const { width, height } = wholeSize(size)
     const face = keyFaceOf(feedback)
-    const key = contentKey(face, feedback.image, width, height)
+    const key = contentKey(face, feedback.image, width, height, feedback.picture)
     const hit = this.cache.get(key)
     if (hit) {
       this.stats.hits++
@@ -165,7 +176,7 @@ export class KeyRenderer {
     // The font (and with it the canvas library) on the first key drawn: see canvasLibrary().
     ensureFont()
     ensureFallbacks(face)
-    const rendered = draw(face, feedback.image, width, height)
+    const rendered = draw(face, feedback.image, width, height, feedback.picture)
     this.cache.set(key, rendered)
     return rendered
   }
@@ -182,13 +193,23 @@ function wholeSize(size: { width: number; height: number }): { width: number; he
   return { width, height }
 }
 
-function draw(face: KeyFace, image: Feedback['image'], width: number, height: number): RenderedKey {
+function draw(
+  face: KeyFace,
+  image: Feedback['image'],
+  width: number,
+  height: number,
+  picture?: Feedback['picture'],
+): RenderedKey {
   const canvas = createCanvas(width, height)
   const ctx = canvas.getContext('2d')
   paintKey(ctx, face, width, height, () => {
     const shown =
       image !== undefined && image.width > 0 && image.height > 0 && image.rgba.length >= image.width * image.height * 4
     if (shown) drawImage(ctx, image, width, height)
+    else if (drawablePicture(picture)) {
+      drawPicture(ctx, picture, width, height, face.text !== undefined, createCanvas)
+      return 'under'
+    }
     return shown
   })
   const data = ctx.getImageData(0, 0, width, height).data

@@ -64,7 +64,7 @@ export class RenderedControls {
             control,
             face: keyFaceOf(feedback),
             label: imageLabelOf(feedback),
-            ...(feedback.image ? { image: this.images.dataUrl(feedback, image) } : {}),
+            ...(feedback.image || feedback.picture ? { image: this.images.dataUrl(feedback, image) } : {}),
           }
         } catch (err) {
           this.onRenderError(control, err)

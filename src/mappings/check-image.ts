@@ -1,0 +1,118 @@
+/**
+ * The loader's reading of each binding's `image:` (issue 26, item 3): the file, relative to the config
+ * file's folder, read once per load (a reload reads it again) without ever blocking on what is at the
+ * path (opened non-blocking, regular files only, bounded: MAX_PICTURE_BYTES each, PICTURE_BUDGET_BYTES
+ * for all), recognised as PNG, JPEG or SVG and decoded to the pixels a key shows (`picture.ts`).
+ *
+ * A reload runs the loader in the config worker, so the reading and decoding are off the daemon's loop.
+ * The pictures travel with the config (`picturesOf`): a property the structured clone keeps and JSON
+ * leaves out (a Map), so the engine's identities of bindings and the API's config never carry pixels.
+ *
+ * `check` refuses a missing file or one that is not an image (an error at the `image:` value); the
+ * daemon (`imageProblems: 'warning'`) starts anyway, warns, and the key shows its text and says why.
+ */
+import { constants } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import {
+  decodePicture,
+  KeyPicture,
+  MAX_PICTURE_BYTES,
+  PictureError,
+  PICTURE_STORE_SIDE,
+} from '../surfaces/render/picture.js'
+import type { Problems, Severity } from './problems.js'
+import type { Config } from './schema.js'
+
+/**
+ * The bytes of every picture file read by one load and their pixels, together. ASSUMED: 64 MiB, a
+ * hundred-odd distinct 256-px pictures; a file past it is a problem like a missing one.
+ */
+export const PICTURE_BUDGET_BYTES = 64 * 1024 * 1024
+
+/** A binding's picture file: its pixels, or why there are none (the key says it). */
+export type FilePicture = { picture: KeyPicture } | { problem: string }
+
+/** The pictures of a config, by the binding's `image` as written. */
+export type ConfigPictures = Map<string, FilePicture>
+
+type WithPictures = Config & { pictures?: ConfigPictures }
+
+/** The pictures the loader read for this config (none when no binding has `image:`). */
+export function picturesOf(config: Config): ConfigPictures | undefined {
+  const pictures = (config as WithPictures).pictures
+  return pictures instanceof Map ? pictures : undefined
+}
+
+/** Hands the pictures on with the config (see the header). */
+export function attachPictures(config: Config, pictures: ConfigPictures): void {
+  if (pictures.size > 0) (config as WithPictures).pictures = pictures
+}
+
+/** A file's bytes, at most MAX_PICTURE_BYTES, never blocking on a FIFO or device in its place. */
+async function readPictureFile(path: string): Promise<Uint8Array> {
+  let handle
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    throw new PictureError(code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? String(err)})`)
+  }
+  try {
+    const st = await handle.stat()
+    if (!st.isFile()) throw new PictureError('not a regular file')
+    if (st.size > MAX_PICTURE_BYTES) throw new PictureError(`larger than ${MAX_PICTURE_BYTES} bytes`)
+    const buffer = Buffer.alloc(MAX_PICTURE_BYTES + 1)
+    let length = 0
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
+      if (bytesRead === 0) break
+      length += bytesRead
+      if (length > MAX_PICTURE_BYTES) throw new PictureError(`larger than ${MAX_PICTURE_BYTES} bytes`)
+    }
+    return buffer.subarray(0, length)
+  } finally {
+    await handle.close()
+  }
+}
+
+/** One picture file read and decoded, or why not; `spent` counts the budget used. */
+async function loadPicture(path: string, budget: { left: number }): Promise<FilePicture> {
+  try {
+    if (budget.left <= 0) throw new PictureError(`past the ${PICTURE_BUDGET_BYTES} bytes all pictures may take`)
+    const bytes = await readPictureFile(path)
+    budget.left -= bytes.byteLength
+    const picture = await decodePicture(bytes, { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE })
+    budget.left -= picture.rgba.byteLength
+    return { picture }
+  } catch (err) {
+    if (err instanceof PictureError) return { problem: err.message }
+    return { problem: `cannot read the file (${err instanceof Error ? err.message : String(err)})` }
+  }
+}
+
+/**
+ * Reads the picture of every binding with `image:` (each file once), reporting each one that cannot be
+ * had at its `image:` value with `severity`. `rawBindings` are the bindings as written (their index is
+ * the problem's place); only a string `image` is read (the schema reports any other).
+ */
+export async function checkImages(
+  problems: Problems,
+  rawBindings: readonly unknown[],
+  configFile: string,
+  severity: Severity,
+): Promise<ConfigPictures> {
+  const pictures: ConfigPictures = new Map()
+  const byPath = new Map<string, FilePicture>()
+  const budget = { left: PICTURE_BUDGET_BYTES }
+  for (const [i, raw] of rawBindings.entries()) {
+    const image = raw !== null && typeof raw === 'object' ? (raw as { image?: unknown }).image : undefined
+    if (typeof image !== 'string' || image === '' || image.length > 4096) continue
+    const path = resolve(dirname(configFile), image)
+    let got = byPath.get(path)
+    if (!got) byPath.set(path, (got = await loadPicture(path, budget)))
+    pictures.set(image, got)
+    if ('problem' in got) problems.add(['bindings', i, 'image'], severity, `image ${image}: ${got.problem}`)
+  }
+  return pictures
+}

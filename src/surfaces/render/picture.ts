@@ -1,0 +1,247 @@
+/**
+ * Pictures on keys (issue 26, item 3): a binding's `image:` file (PNG, JPEG or SVG) and a title's own
+ * thumbnail from the application, decoded to RGBA no larger than the key that shows them.
+ *
+ * Everything is bounded before Skia sees a byte: the size of the bytes (MAX_PICTURE_BYTES), the
+ * pixels their header declares (MAX_PICTURE_SIDE each way, read here from the PNG header, the JPEG
+ * frame or the SVG root), and the pixels decoded (fitted inside the box asked for, never above
+ * PICTURE_STORE_SIDE). Skia aborts the whole process on an allocation it cannot make (an SVG declaring
+ * 100000×100000 pixels did), so an SVG's root gets the raster size written over its own.
+ *
+ * The canvas library loads on the first picture decoded, as the key renderer's does: a daemon with no
+ * picture configured never loads it for them.
+ */
+import { createHash } from 'node:crypto'
+import { createRequire } from 'node:module'
+
+/**
+ * Largest picture file or thumbnail read, bytes. ASSUMED (issue 26 item 3: "bounded in bytes"): 2 MiB,
+ * ten times a detailed 256-px PNG icon; a photo straight off a camera is refused, not shrunk.
+ */
+export const MAX_PICTURE_BYTES = 2 * 1024 * 1024
+/** Largest width or height a picture may declare, pixels. ASSUMED: 4096 (64 MiB of RGBA while decoding). */
+export const MAX_PICTURE_SIDE = 4096
+/**
+ * Largest side a picture is kept at, pixels: the largest key the file can give (a web surface's
+ * `key_size` goes to 256). Decoded once to at most this, the renderer scales it to each key.
+ */
+export const PICTURE_STORE_SIDE = 256
+
+export type PictureKind = 'png' | 'jpeg' | 'svg'
+
+/** Why bytes are not a picture panelbridge can show (the message says it in a key's or a file's words). */
+export class PictureError extends Error {
+  override readonly name = 'PictureError'
+}
+
+/**
+ * A decoded picture: RGBA pixels, row-major, no padding, and the SHA-1 of size and pixels. In JSON (a
+ * feedback's hash in the engine, the remote API) it is its size and hash, never its pixels.
+ */
+export class KeyPicture {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    readonly rgba: Uint8Array,
+    readonly hash: string,
+  ) {}
+
+  /** A picture from its pixels (the hash computed here). */
+  static of(width: number, height: number, rgba: Uint8Array): KeyPicture {
+    const hash = createHash('sha1').update(`${width}x${height}:`).update(rgba).digest('hex')
+    return new KeyPicture(width, height, rgba, hash)
+  }
+
+  /** A picture that crossed a thread as plain data (the structured clone keeps fields, not the class). */
+  static revive(data: { width: number; height: number; rgba: Uint8Array; hash: string }): KeyPicture {
+    return data instanceof KeyPicture ? data : new KeyPicture(data.width, data.height, data.rgba, data.hash)
+  }
+
+  toJSON(): { width: number; height: number; hash: string } {
+    return { width: this.width, height: this.height, hash: this.hash }
+  }
+}
+
+export interface Box {
+  width: number
+  height: number
+}
+
+/** What the header says: the kind and the declared size (an SVG's, from its root element). */
+export interface Sniffed {
+  kind: PictureKind
+  width: number
+  height: number
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
+
+function pngSize(b: Uint8Array): Box | undefined {
+  if (b.length < 24 || !PNG_SIGNATURE.every((v, i) => b[i] === v)) return undefined
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength)
+  return { width: view.getUint32(16), height: view.getUint32(20) }
+}
+
+/** A JPEG's size from its first frame header (SOF0..SOF15 but DHT, JPG and DAC), walking the markers. */
+function jpegSize(b: Uint8Array): Box | undefined {
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined
+  let i = 2
+  while (i + 9 < b.length) {
+    if (b[i] !== 0xff) return undefined
+    const marker = b[i + 1]!
+    if (marker === 0xff) {
+      i++
+      continue
+    }
+    const length = (b[i + 2]! << 8) | b[i + 3]!
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: (b[i + 5]! << 8) | b[i + 6]!, width: (b[i + 7]! << 8) | b[i + 8]! }
+    }
+    if (length < 2) return undefined
+    i += 2 + length
+  }
+  return undefined
+}
+
+/** The root `<svg ...>` tag of a text, after any XML declaration, comments and doctype. */
+const SVG_ROOT = /^(?:\uFEFF)?\s*(?:<\?xml[^>]*\?>\s*)?(?:(?:<!--[\s\S]*?-->|<!DOCTYPE[^>[]*>)\s*)*(<svg\b[^>]*>)/i
+/** How far into a file its root tag must begin. */
+const SVG_HEAD_CHARS = 64 * 1024
+
+function attribute(tag: string, name: string): string | undefined {
+  const m = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'i').exec(tag)
+  return m ? (m[1] ?? m[2]) : undefined
+}
+
+/** A length in pixels (`24`, `24px`); undefined for any other unit or none. */
+function pixels(value: string | undefined): number | undefined {
+  const m = value === undefined ? null : /^\s*([0-9]*\.?[0-9]+)\s*(px)?\s*$/.exec(value)
+  return m ? Number(m[1]) : undefined
+}
+
+/** The size an SVG declares: width and height in pixels, else its viewBox's, else a square (ASSUMED). */
+function svgSize(tag: string): Box {
+  const box = attribute(tag, 'viewBox')
+    ?.trim()
+    .split(/[\s,]+/)
+    .map(Number)
+  const vb = box && box.length === 4 && box.every(Number.isFinite) && box[2]! > 0 && box[3]! > 0 ? box : undefined
+  const w = pixels(attribute(tag, 'width'))
+  const h = pixels(attribute(tag, 'height'))
+  if (w !== undefined && h !== undefined) return { width: w, height: h }
+  if (vb) return { width: vb[2]!, height: vb[3]! }
+  return { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE }
+}
+
+function svgRoot(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, SVG_HEAD_CHARS)).toString('utf8')
+  return SVG_ROOT.exec(head)?.[1]
+}
+
+/**
+ * The kind and declared size of a picture's bytes, refused (PictureError) when they are none of PNG,
+ * JPEG and SVG, too many bytes, or declare more than MAX_PICTURE_SIDE pixels either way.
+ */
+export function sniffPicture(bytes: Uint8Array): Sniffed {
+  if (bytes.byteLength > MAX_PICTURE_BYTES) throw new PictureError(`larger than ${MAX_PICTURE_BYTES} bytes`)
+  const png = pngSize(bytes)
+  const jpeg = png ? undefined : jpegSize(bytes)
+  const root = png || jpeg ? undefined : svgRoot(bytes)
+  const found: Sniffed | undefined = png
+    ? { kind: 'png', ...png }
+    : jpeg
+      ? { kind: 'jpeg', ...jpeg }
+      : root !== undefined
+        ? { kind: 'svg', ...svgSize(root) }
+        : undefined
+  if (!found) throw new PictureError('not a PNG, JPEG or SVG image')
+  if (found.kind === 'svg' && /<!ENTITY/i.test(Buffer.from(bytes).toString('utf8'))) {
+    // An entity can expand without bound (a "billion laughs" file): refused before the parser sees it.
+    throw new PictureError('an SVG with entity declarations is not read')
+  }
+  if (!(found.width >= 1 && found.height >= 1)) throw new PictureError(`an image of no size (${found.kind})`)
+  if (found.width > MAX_PICTURE_SIDE || found.height > MAX_PICTURE_SIDE) {
+    throw new PictureError(
+      `${Math.round(found.width)}x${Math.round(found.height)} pixels is larger than ${MAX_PICTURE_SIDE}x${MAX_PICTURE_SIDE}`,
+    )
+  }
+  return found
+}
+
+/** `size` scaled to fit inside `box`, its aspect kept; never scaled up unless `grow` (an SVG draws at any size). */
+export function fitInside(size: Box, box: Box, grow = false): Box {
+  let scale = Math.min(box.width / size.width, box.height / size.height)
+  if (!grow) scale = Math.min(1, scale)
+  return { width: Math.max(1, Math.round(size.width * scale)), height: Math.max(1, Math.round(size.height * scale)) }
+}
+
+/** An SVG with `size` written on its root (and a viewBox of its own size when it had none), so Skia draws it so. */
+function svgAtSize(bytes: Uint8Array, declared: Box, size: Box): Buffer {
+  const text = Buffer.from(bytes).toString('utf8')
+  const root = SVG_ROOT.exec(text.slice(0, SVG_HEAD_CHARS))?.[1]
+  if (root === undefined) throw new PictureError('not a PNG, JPEG or SVG image')
+  let tag = root.replace(/\s(?:width|height)\s*=\s*(?:"[^"]*"|'[^']*')/gi, '')
+  if (attribute(tag, 'viewBox') === undefined)
+    tag = tag.replace(/^<svg/i, `<svg viewBox="0 0 ${declared.width} ${declared.height}"`)
+  tag = tag.replace(/^<svg/i, `<svg width="${size.width}" height="${size.height}"`)
+  const at = text.indexOf(root)
+  return Buffer.from(text.slice(0, at) + tag + text.slice(at + root.length), 'utf8')
+}
+
+const require = createRequire(import.meta.url)
+let skia: typeof import('@napi-rs/canvas') | undefined
+/** The canvas library, on the first picture decoded (see the header). */
+function canvasLibrary(): typeof import('@napi-rs/canvas') {
+  skia ??= require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
+  return skia
+}
+
+/**
+ * Decodes a picture's bytes to RGBA fitted inside `box` (and PICTURE_STORE_SIDE), its aspect kept.
+ * Refused (PictureError) when the bytes are not a picture (see `sniffPicture`) or do not decode.
+ */
+export async function decodePicture(bytes: Uint8Array, box: Box): Promise<KeyPicture> {
+  const sniffed = sniffPicture(bytes)
+  const bound = {
+    width: Math.max(1, Math.min(box.width, PICTURE_STORE_SIDE)),
+    height: Math.max(1, Math.min(box.height, PICTURE_STORE_SIDE)),
+  }
+  const size = fitInside(sniffed, bound, sniffed.kind === 'svg')
+  const lib = canvasLibrary()
+  const source = sniffed.kind === 'svg' ? svgAtSize(bytes, sniffed, size) : Buffer.from(bytes)
+  let image: Awaited<ReturnType<typeof lib.loadImage>>
+  try {
+    image = await lib.loadImage(source)
+  } catch (err) {
+    throw new PictureError(`the ${sniffed.kind.toUpperCase()} does not decode (${errorText(err)})`)
+  }
+  if (!(image.width > 0 && image.height > 0))
+    throw new PictureError(`the ${sniffed.kind.toUpperCase()} does not decode`)
+  const canvas = lib.createCanvas(size.width, size.height)
+  const ctx = canvas.getContext('2d')
+  ctx.imageSmoothingEnabled = true
+  ctx.imageSmoothingQuality = 'high'
+  ctx.drawImage(image, 0, 0, size.width, size.height)
+  const data = ctx.getImageData(0, 0, size.width, size.height).data
+  return KeyPicture.of(size.width, size.height, new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+}
+
+/**
+ * The bytes of an image the application sent as a data URL (`data:image/png;base64,...`, protocol notes
+ * 4.2: NewBlue's module strips that prefix) or as bare base64; bounded by MAX_PICTURE_BYTES.
+ */
+export function dataUrlBytes(url: string): Uint8Array {
+  const comma = url.startsWith('data:') ? url.indexOf(',') : -1
+  if (url.startsWith('data:') && (comma < 0 || !url.slice(0, comma).endsWith(';base64'))) {
+    throw new PictureError('not a base64 data URL')
+  }
+  const text = comma >= 0 ? url.slice(comma + 1) : url
+  if (text.length > Math.ceil((MAX_PICTURE_BYTES * 4) / 3) + 4)
+    throw new PictureError(`larger than ${MAX_PICTURE_BYTES} bytes`)
+  if (!/^[A-Za-z0-9+/=\s]*$/.test(text)) throw new PictureError('not base64 data')
+  return Buffer.from(text, 'base64')
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}

@@ -1,0 +1,220 @@
+/**
+ * Titles' thumbnails (`feedback: { title, thumbnail: true }`, issue 26 item 3): asked with
+ * `getTitleControlInfo` and `icon`, `width`, `height` at the key's size, refreshed after a title's data
+ * changes (debounced), at low priority (one call at a time, held back by input), kept in a cache bounded
+ * in bytes, and a reason on the key when none can be had. The command port answers as the simulator
+ * does (its own icon encoder); the store is the real AppState; time is fake.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { AppState } from '../../src/api/app-state.js'
+import type { CallResult } from '../../src/api/client.js'
+import type { Binding } from '../../src/mappings/schema.js'
+import type { CommandPort } from '../../src/mappings/sender.js'
+import {
+  DEFAULT_THUMBNAIL_BOX,
+  INPUT_QUIET_MS,
+  REFRESH_DEBOUNCE_MS,
+  Thumbnails,
+  type ThumbnailLook,
+} from '../../src/mappings/thumbnails.js'
+import { iconDataUrl } from '../../src/simulator/png.js'
+
+interface Call {
+  params: Record<string, unknown>
+  at: number
+  answer: () => void
+}
+
+/** The application's side: titles with an icon colour each; calls answered at once or when told (`hold`). */
+class FakeApp implements CommandPort {
+  readonly colors = new Map<string, string>()
+  readonly calls: Call[] = []
+  hold = false
+  fail: string | undefined
+  image: ((id: string, w: number, h: number) => string) | undefined
+
+  callByName(name: string, params: Record<string, unknown> = {}): Promise<CallResult> {
+    expect(name).toBe('getTitleControlInfo')
+    return new Promise((resolve, reject) => {
+      const answer = (): void => {
+        if (this.fail !== undefined) return reject(new Error(this.fail))
+        const [w, h] = [Number(params.width), Number(params.height)]
+        const titles = [...this.colors].reverse().map(([id, color]) => ({
+          id,
+          name: id.toUpperCase(),
+          status: 'Off',
+          image: this.image ? this.image(id, w, h) : iconDataUrl(w, h, color),
+        }))
+        resolve({ command: name, requestId: 'r', reply: {}, raw: { titles }, latencyMs: 1 } as unknown as CallResult)
+      }
+      this.calls.push({ params, at: Date.now(), answer })
+      if (!this.hold) answer()
+    })
+  }
+}
+
+const binding = (title: string, control = 0): Binding => ({
+  on: `desk/key:${control}`,
+  feedback: { title, thumbnail: true },
+})
+
+function topLeft(look: ThumbnailLook): number[] | undefined {
+  return look && 'picture' in look ? [...look.picture.rgba.slice(0, 3)] : undefined
+}
+
+describe('thumbnails', () => {
+  let app: FakeApp
+  let state: AppState
+  let thumbs: Thumbnails
+  let changes = 0
+  let changed: () => void = () => {}
+  /** Resolves at the next `changed` (a fetch done and decoded). */
+  const nextChange = (): Promise<void> => new Promise((resolve) => (changed = resolve))
+
+  beforeEach(() => {
+    vi.useFakeTimers()
+    app = new FakeApp()
+    app.colors.set('a', '#ff0000')
+    app.colors.set('b', '#0000ff')
+    state = new AppState()
+    state.resetTitles([...app.colors.keys()].map((id) => ({ id, name: id.toUpperCase(), play: 'Off' as const })))
+    state.setLink({ status: 'connected', since: Date.now() })
+    changes = 0
+  })
+
+  afterEach(() => {
+    thumbs.stop()
+    vi.useRealTimers()
+  })
+
+  function start(options: Partial<ConstructorParameters<typeof Thumbnails>[0]> = {}): Thumbnails {
+    thumbs = new Thumbnails({
+      client: app,
+      state,
+      changed: () => {
+        changes++
+        changed()
+      },
+      ...options,
+    })
+    return thumbs
+  }
+
+  it("asks for every followed title's icon at the key's size, and shows it", async () => {
+    start({ keySize: (on) => (on === 'desk/key:0' ? { width: 96, height: 96 } : undefined) })
+    const done = nextChange()
+    thumbs.want([binding('A'), binding('B', 1)])
+    await vi.advanceTimersByTimeAsync(0)
+    await done
+    // Two sizes: the open key's 96×96 and the default for a key not open (its size unknown), in turn.
+    await vi.advanceTimersByTimeAsync(0)
+    await vi.waitUntil(() => app.calls.length === 2 && changes === 2, { timeout: 2000, interval: 1 })
+    expect(app.calls.map((c) => c.params)).toEqual([
+      { icon: true, width: 96, height: 96 },
+      { icon: true, ...DEFAULT_THUMBNAIL_BOX },
+    ])
+    expect(topLeft(thumbs.lookOf(binding('A')))).toEqual([255, 0, 0])
+    expect(topLeft(thumbs.lookOf(binding('B', 1)))).toEqual([0, 0, 255])
+    const look = thumbs.lookOf(binding('A'))
+    expect(look && 'picture' in look ? [look.picture.width, look.picture.height] : look).toEqual([96, 96])
+  })
+
+  it("refreshes after the title's data changes, once per debounce period however many changes", async () => {
+    start()
+    const first = nextChange()
+    thumbs.want([binding('A')])
+    await vi.advanceTimersByTimeAsync(0)
+    await first
+    expect(app.calls).toHaveLength(1)
+
+    app.colors.set('a', '#00ff00')
+    state.setTitleVariables('a', { Name: 'one' })
+    state.flush()
+    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS / 2)
+    state.setTitleVariables('a', { Name: 'two' })
+    state.flush()
+    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS / 2 - 1)
+    expect(app.calls).toHaveLength(1) // not yet: debounced
+    expect(topLeft(thumbs.lookOf(binding('A')))).toEqual([255, 0, 0])
+    const second = nextChange()
+    await vi.advanceTimersByTimeAsync(1)
+    await second
+    expect(app.calls).toHaveLength(2)
+    expect(topLeft(thumbs.lookOf(binding('A')))).toEqual([0, 255, 0])
+
+    // A play change is not a data change; a title nobody follows changes nothing.
+    state.setTitlePlay('a', 'Running')
+    state.setTitleVariables('b', { Name: 'x' })
+    state.flush()
+    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS * 3)
+    expect(app.calls).toHaveLength(2)
+  })
+
+  it('waits for input to be quiet, and asks one call at a time', async () => {
+    start({ keySize: (on) => (on === 'desk/key:0' ? { width: 96, height: 96 } : undefined) })
+    thumbs.noteInput()
+    thumbs.want([binding('A'), binding('B', 1)])
+    await vi.advanceTimersByTimeAsync(INPUT_QUIET_MS - 1)
+    expect(app.calls).toHaveLength(0)
+    app.hold = true
+    await vi.advanceTimersByTimeAsync(1)
+    expect(app.calls).toHaveLength(1)
+    // The second size waits for the first call's answer, however long it takes.
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(app.calls).toHaveLength(1)
+    const done = nextChange()
+    app.calls[0]!.answer()
+    await done
+    await vi.advanceTimersByTimeAsync(0)
+    expect(app.calls).toHaveLength(2)
+  })
+
+  it('asks nothing while the link is down, and everything again at the resync', async () => {
+    state.setLink({ status: 'stale', phase: 'connecting', since: Date.now() })
+    start()
+    thumbs.want([binding('A')])
+    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS * 2)
+    expect(app.calls).toHaveLength(0)
+    const done = nextChange()
+    state.setLink({ status: 'connected', since: Date.now() })
+    await vi.advanceTimersByTimeAsync(0)
+    await done
+    expect(app.calls).toHaveLength(1)
+  })
+
+  it('keeps the cache within its bytes, the least recently used going first', async () => {
+    for (const id of ['c', 'd', 'e']) {
+      app.colors.set(id, '#00ff00')
+      state.resetTitles([...app.colors.keys()].map((t) => ({ id: t, name: t.toUpperCase(), play: 'Off' as const })))
+    }
+    const one = DEFAULT_THUMBNAIL_BOX.width * DEFAULT_THUMBNAIL_BOX.height * 4
+    start({ cacheBytes: 3 * one })
+    const done = nextChange()
+    thumbs.want(['A', 'B', 'C', 'D', 'E'].map((t, i) => binding(t, i)))
+    await vi.advanceTimersByTimeAsync(0)
+    await done
+    expect(thumbs.cachedBytes).toBe(3 * one)
+    const kept = ['A', 'B', 'C', 'D', 'E'].filter((t, i) => topLeft(thumbs.lookOf(binding(t, i))) !== undefined)
+    expect(kept).toEqual(['C', 'D', 'E'])
+  })
+
+  it('says why a key has no thumbnail: the call failed, or the application sent none or no image', async () => {
+    start()
+    app.fail = 'getTitleControlInfo: no reply in time'
+    let done = nextChange()
+    thumbs.want([binding('A')])
+    await vi.advanceTimersByTimeAsync(0)
+    await done
+    expect(thumbs.lookOf(binding('A'))).toEqual({ why: 'thumbnail: getTitleControlInfo: no reply in time' })
+
+    app.fail = undefined
+    app.image = (id) => (id === 'a' ? '' : 'data:image/png;base64,bm90IGFuIGltYWdl')
+    done = nextChange()
+    state.resetTitles([...app.colors.keys()].map((id) => ({ id, name: id.toUpperCase(), play: 'Off' as const })))
+    thumbs.want([binding('A'), binding('B', 1)])
+    await vi.advanceTimersByTimeAsync(0)
+    await done
+    expect(thumbs.lookOf(binding('A'))).toEqual({ why: 'thumbnail: the application sent none' })
+    expect(thumbs.lookOf(binding('B', 1))).toEqual({ why: 'thumbnail: not a PNG, JPEG or SVG image' })
+  })
+})
