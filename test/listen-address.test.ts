@@ -6,20 +6,14 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { reachableHost } from '../src/listen-address.js'
+import { expectMapping } from './helpers/table.js'
 
 describe('reachableHost', () => {
   it('maps the unspecified addresses to their loopback and brackets IPv6', () => {
-    expect(reachableHost('0.0.0.0')).toBe('127.0.0.1')
-    expect(reachableHost('::')).toBe('[::1]')
-    expect(reachableHost('[::]')).toBe('[::1]')
-    expect(reachableHost('0:0:0:0:0:0:0:0')).toBe('[::1]')
-    expect(reachableHost('::1')).toBe('[::1]')
-    expect(reachableHost('fe80::1')).toBe('[fe80::1]')
-    expect(reachableHost('[fe80::1]')).toBe('[fe80::1]')
-    expect(reachableHost('127.0.0.1')).toBe('127.0.0.1')
-    expect(reachableHost('127.0.0.5')).toBe('127.0.0.5')
-    expect(reachableHost('localhost')).toBe('localhost')
-    expect(reachableHost('panel.lan')).toBe('panel.lan')
+    expectMapping(reachableHost, { '0.0.0.0': '127.0.0.1', '::': '[::1]', '[::]': '[::1]', '0:0:0:0:0:0:0:0': '[::1]' })
+    expectMapping(reachableHost, { '::1': '[::1]', 'fe80::1': '[fe80::1]', '[fe80::1]': '[fe80::1]' })
+    expectMapping(reachableHost, { '127.0.0.1': '127.0.0.1', '127.0.0.5': '127.0.0.5' })
+    expectMapping(reachableHost, { localhost: 'localhost', 'panel.lan': 'panel.lan' })
   })
 
   /** A listener, or the error code of a machine without IPv6 (the case then cannot apply). */

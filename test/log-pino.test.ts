@@ -12,6 +12,7 @@ import {
   setLogLevel,
   setLogSink,
 } from '../src/log.js'
+import { expectMapping } from './helpers/table.js'
 
 const lines: string[] = []
 const write = (line: string): void => void lines.push(line)
@@ -146,11 +147,13 @@ describe('pino carries the Logger', () => {
 
 describe('redactText', () => {
   it('replaces Bearer credentials and secret JSON members, and leaves other text alone', () => {
-    expect(redactText('Authorization: Bearer abc.def-123')).toBe('Authorization: Bearer ***')
-    expect(redactText('{"token":"a\\"b","x":"y"}')).toBe('{"token":"***","x":"y"}')
-    expect(redactText('authorization=xyz&a=1')).toBe('authorization=***&a=1')
-    // Errs on the safe side: the word after any "bearer" is hidden.
-    expect(redactText('a bearer of news')).toBe('a bearer *** news')
-    expect(redactText('nothing secret here: 1, 2')).toBe('nothing secret here: 1, 2')
+    expectMapping(redactText, {
+      'Authorization: Bearer abc.def-123': 'Authorization: Bearer ***',
+      '{"token":"a\\"b","x":"y"}': '{"token":"***","x":"y"}',
+      'authorization=xyz&a=1': 'authorization=***&a=1',
+      // Errs on the safe side: the word after any "bearer" is hidden.
+      'a bearer of news': 'a bearer *** news',
+      'nothing secret here: 1, 2': 'nothing secret here: 1, 2',
+    })
   })
 })

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { isOnAir, parsePlayState } from '../../src/api/protocol.js'
+import { expectMapping } from '../helpers/table.js'
 
 describe('play states', () => {
   it('normalises the spellings the real application was seen to use', () => {
-    expect(parsePlayState('Running')).toBe('Running')
-    expect(parsePlayState('running')).toBe('Running')
-    expect(parsePlayState('Rendering')).toBe('Running')
-    expect(parsePlayState('Paused')).toBe('Paused')
-    expect(parsePlayState('paused ')).toBe('Paused')
-    expect(parsePlayState('Off')).toBe('Off')
-    expect(parsePlayState('Done')).toBe('Off')
+    expectMapping(parsePlayState, { Running: 'Running', running: 'Running', Rendering: 'Running' })
+    expectMapping(parsePlayState, { Paused: 'Paused', 'paused ': 'Paused', Off: 'Off', Done: 'Off' })
   })
   it('returns undefined for what it does not know', () => {
     expect(parsePlayState('on air')).toBeUndefined()

@@ -14,6 +14,7 @@ import {
   scheduleCommandXml,
   XmlCommandError,
 } from '../../src/simulator/xml.js'
+import { expectMapping } from '../helpers/table.js'
 
 const attrName = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/).filter((n) => n !== 'command')
 const anyText = fc.string({ unit: 'grapheme', maxLength: 40 })
@@ -82,12 +83,16 @@ describe('legacy XML commands', () => {
   })
 
   it('the legacy schedule actions combined with + (notes 4.1) map to one schedule action', () => {
-    expect(legacyScheduleAction('animatein+override+duration')).toBe('animateIn')
-    expect(legacyScheduleAction('animateout+override')).toBe('animateOut')
-    expect(legacyScheduleAction('update')).toBe('update')
-    expect(legacyScheduleAction('update+alert')).toBe('alert')
-    expect(legacyScheduleAction('CUTIN')).toBe('cutin')
-    expect(legacyScheduleAction('update+fly')).toBe('update+fly')
+    expectMapping(legacyScheduleAction, {
+      'animatein+override+duration': 'animateIn',
+      'animateout+override': 'animateOut',
+    })
+    expectMapping(legacyScheduleAction, {
+      update: 'update',
+      'update+alert': 'alert',
+      CUTIN: 'cutin',
+      'update+fly': 'update+fly',
+    })
   })
 
   it('a reply: scalars as attributes, lists as elements, success as 1 or 0, text escaped', () => {
