@@ -31,8 +31,8 @@ describe('hardwareDrivers', () => {
   it('lists MIDI and generic HID after the others, configured from the mapping file', async () => {
     const backend = new FakeMidiBackend({ inputs: ['X-TOUCH MINI 20:0'], outputs: ['X-TOUCH MINI 20:0'] })
     const list = drivers(backend)
-    expect(list.map((e) => e.driver.name)).toEqual(['streamdeck', 'shuttle', 'xkeys', 'midi', 'hid'])
-    const [midi, hid] = [list[3]!, list[4]!]
+    expect(list.map((e) => e.driver.name)).toEqual(['streamdeck', 'streamdeck-net', 'shuttle', 'xkeys', 'midi', 'hid'])
+    const [midi, hid] = [list.find((e) => e.driver.name === 'midi')!, list.find((e) => e.driver.name === 'hid')!]
     // Unconfigured: a MIDI port is generic (controls known once opened), a HID device is nobody's.
     const [port] = await midi.driver.detect()
     expect(await midi.controlsOf(port!)).toBeUndefined()

@@ -4,7 +4,7 @@
  * key images as the library writes them, a press as input; a Network Dock's deck as the deck it is,
  * following plug and unplug; nothing connects until an entry names an address.
  */
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { StreamDeckNetDriver, deckAddress } from '../../../src/surfaces/streamdeck-net/driver.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
@@ -96,5 +96,59 @@ describe('the streamdeck-net driver', () => {
 
     dock.plug({ deck: xl, port: 5344 })
     await expect.poll(async () => (await driver.detect()).map((d) => d.id), WAIT).toEqual(['XL0001'])
+  })
+
+  it('a bad packet from the deck is logged once and ends only that connection, which comes back', async () => {
+    const logs = captureLogs()
+    const network = new FakeNetwork()
+    const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const driver = driverOn(network)
+    driver.configure([{ host: '10.0.0.5' }])
+    const surface = await driver.open((await driver.detect())[0]!)
+    const closed = new Promise<void>((resolve) => surface.events.on('closed', resolve))
+    const header = Buffer.alloc(16)
+    header.set([0x43, 0x93, 0x8a, 0x41])
+    header.writeUInt32LE(0xffffffff, 12)
+    studio.raw(header)
+    await closed
+    await expect.poll(() => studio.connections, WAIT).toBe(2)
+    await expect.poll(async () => (await driver.detect()).map((d) => d.id), WAIT).toEqual(['STUDIO01'])
+    expect(logs.filter((r) => r.message === 'bad packet from the deck; reconnecting')).toHaveLength(1)
+  })
+
+  it('reconnects with back-off while the deck is unreachable, and stops when the entry goes', async () => {
+    // setImmediate stays real: the library answers its HID queries on it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
+    onTestFinished(() => void vi.useRealTimers())
+    captureLogs()
+    const network = new FakeNetwork()
+    const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    studio.online = false
+    const driver = driverOn(network)
+    driver.configure([{ host: '10.0.0.5' }])
+    await vi.advanceTimersByTimeAsync(0)
+    expect(network.attempts).toHaveLength(1)
+    // The back-off: 20, 40, 80, then at most 100 ms between attempts.
+    for (const [wait, attempts] of [
+      [19, 1],
+      [1, 2],
+      [40, 3],
+      [80, 4],
+      [100, 5],
+      [100, 6],
+    ] as const) {
+      await vi.advanceTimersByTimeAsync(wait)
+      expect(network.attempts, `after ${wait} ms more`).toHaveLength(attempts)
+    }
+    studio.online = true
+    await vi.advanceTimersByTimeAsync(100)
+    await expect.poll(async () => (await driver.detect()).length, WAIT).toBe(1)
+
+    driver.configure([])
+    expect(await driver.detect()).toEqual([])
+    const attempts = network.attempts.length
+    studio.drop()
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(network.attempts).toHaveLength(attempts)
   })
 })

@@ -1,0 +1,72 @@
+/**
+ * `panelbridge devices` with network decks in the config: the decks its addresses reach are listed
+ * (a dock's deck as the deck it is), with the surface that claims each or the entry to paste; an
+ * address nobody answers at is the claim's "no device present" line. The driver runs over the
+ * in-memory network (the transport boundary).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import type { HardwareCommandDeps } from '../../../src/commands/hardware.js'
+import { runDevices } from '../../../src/commands/devices.js'
+import { StreamDeckNetDriver } from '../../../src/surfaces/streamdeck-net/driver.js'
+import { streamdeckNetFamily } from '../../../src/surfaces/streamdeck-net/family.js'
+import { captureLogs } from '../../helpers/logs.js'
+import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
+
+describe('panelbridge devices with network decks', () => {
+  it('lists the decks the configured addresses reach, claimed or with the entry to paste', async () => {
+    captureLogs()
+    const network = new FakeNetwork()
+    network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const dock = network.add('10.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
+    const xl = network.add('10.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
+    dock.docked = { deck: xl, port: 5344 }
+
+    const dir = await mkdtemp(join(tmpdir(), 'pb-net-devices-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'config.yaml')
+    await writeFile(
+      file,
+      `version: 1
+surfaces:
+  studio: { driver: streamdeck-net, host: 10.0.0.5, serial: STUDIO01 }
+  dockdeck: { driver: streamdeck-net, host: 10.0.0.6, serial: XL0002 }
+  away: { driver: streamdeck-net, host: 10.0.0.7, port: 6000 }
+bindings: []
+`,
+    )
+    const out: string[] = []
+    const err: string[] = []
+    const made = streamdeckNetFamily.create(
+      { transport: network, encodeJPEG: () => Promise.resolve(new Uint8Array(8)) },
+      {},
+    )
+    onTestFinished(() => (made.driver as StreamDeckNetDriver).closeAll())
+    const deps: HardwareCommandDeps = {
+      drivers: () => [made],
+      access: () => Promise.resolve('ok'),
+      defaultConfig: undefined,
+      out: (line) => void out.push(...line.split('\n')),
+      err: (line) => void err.push(line),
+    }
+    expect(await runDevices(['--config', file], deps)).toBe(0)
+    expect(err).toEqual([])
+    expect(out[0]).toBe(`2 devices found (drivers: streamdeck-net); claims from ${file}`)
+    expect(out).toEqual(
+      expect.arrayContaining([
+        'streamdeck-net  Stream Deck Studio  serial STUDIO01',
+        '  controls: 2 encoders, 32 keys',
+        '  claimed by: studio',
+        'streamdeck-net  Stream Deck XL  serial XL0001',
+        '  claimed by: nothing; to use it, add under surfaces: { streamdeck-net1: { driver: streamdeck-net, host: 10.0.0.6, serial: XL0001, model: xl } }',
+        `surface dockdeck (streamdeck-net): no device present matches { port: tcp://10.0.0.6:5343/, serial: XL0002 }`,
+        `surface away (streamdeck-net): no device present matches { port: tcp://10.0.0.7:6000/ }`,
+      ]),
+    )
+    expect(network.attempts).toEqual(
+      expect.arrayContaining(['10.0.0.5:5343', '10.0.0.6:5343', '10.0.0.6:5344', '10.0.0.7:6000']),
+    )
+  })
+})

@@ -1,0 +1,184 @@
+/**
+ * The network deck's framing (`link.ts`), over an in-memory socket: the keepalive answered and the link
+ * ready, Cora packets reassembled across chunks, legacy 512-byte packets, and the bounds: a header that
+ * states a payload past the cap, a first packet of neither format, a report the library cannot read and
+ * a deck that falls silent are each logged once and end (or skip) without a throw, and nothing read is
+ * kept past the cap.
+ */
+import { EventEmitter } from 'node:events'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import {
+  CORA_MAGIC,
+  CoraFlags,
+  CoraHidOp,
+  DeckLink,
+  LEGACY_PACKET,
+  MAX_CORA_PAYLOAD,
+  SILENCE_TIMEOUT_MS,
+  encodeCora,
+  type CoraMessage,
+} from '../../../src/surfaces/streamdeck-net/link.js'
+import type { NetDeckSocket } from '../../../src/surfaces/streamdeck-net/socket.js'
+import { loggerInto } from '../../helpers/logs.js'
+
+/** The host's end of a stream, driven by the test: `feed` is what the deck sends. */
+class TestSocket extends EventEmitter implements NetDeckSocket {
+  readonly written: Buffer[] = []
+  destroyed = 0
+  write(data: Uint8Array): void {
+    this.written.push(Buffer.from(data))
+  }
+  destroy(): void {
+    this.destroyed++
+    this.emit('close')
+  }
+  feed(bytes: Uint8Array): void {
+    this.emit('data', Buffer.from(bytes))
+  }
+}
+
+function setup() {
+  const socket = new TestSocket()
+  const { logger, records } = loggerInto('net')
+  const link = new DeckLink(socket, '10.0.0.5', 5343, logger)
+  const cora: CoraMessage[] = []
+  const legacy: Buffer[] = []
+  let ready = 0
+  let disconnected = 0
+  link.on('dataCora', (m: CoraMessage) => cora.push(m))
+  link.on('dataLegacy', (p: Buffer) => legacy.push(p))
+  link.on('ready', () => ready++)
+  link.on('disconnected', () => disconnected++)
+  return {
+    socket,
+    link,
+    records,
+    cora,
+    legacy,
+    ready: () => ready,
+    disconnected: () => disconnected,
+    warnings: () => records.filter((r) => r.level === 'warn').map((r) => r.message),
+  }
+}
+
+const keepalive = (): Buffer => {
+  const payload = Buffer.alloc(32)
+  payload.set([0x01, 0x0a, 0, 0, 0, 9])
+  return encodeCora({ flags: 0, hidOp: CoraHidOp.WRITE, messageId: 5, payload })
+}
+const report = (bytes: number[]): Buffer =>
+  encodeCora({ flags: 0, hidOp: CoraHidOp.WRITE, messageId: 0, payload: Buffer.from(bytes) })
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('the network deck link', () => {
+  it('answers the Cora keepalive (ACK, its connection number) and becomes ready once', () => {
+    const t = setup()
+    t.socket.feed(keepalive())
+    t.socket.feed(keepalive())
+    expect(t.ready()).toBe(1)
+    expect(t.link.connected).toBe(true)
+    expect(t.socket.written).toHaveLength(2)
+    const ack = t.socket.written[0]!
+    expect(ack.subarray(0, 4).equals(CORA_MAGIC)).toBe(true)
+    expect(ack.readUInt16LE(4)).toBe(CoraFlags.ACK_NAK)
+    expect(ack.readUInt32LE(8)).toBe(5)
+    expect([...ack.subarray(16, 19)]).toEqual([3, 26, 9])
+    t.link.close()
+  })
+
+  it('reassembles a packet split across chunks, and several packets in one chunk', () => {
+    const t = setup()
+    t.socket.feed(keepalive())
+    const a = report([0x01, 0x00, 1, 2, 3])
+    const b = report([0x01, 0x00, 4, 5, 6])
+    t.socket.feed(a.subarray(0, 7))
+    t.socket.feed(a.subarray(7, 18))
+    expect(t.cora).toHaveLength(0)
+    t.socket.feed(Buffer.concat([a.subarray(18), b]))
+    expect(t.cora.map((m) => [...m.payload])).toEqual([
+      [0x01, 0x00, 1, 2, 3],
+      [0x01, 0x00, 4, 5, 6],
+    ])
+    t.link.close()
+  })
+
+  it('skips bytes before a packet’s magic (a resync), keeping no more than a magic’s worth', () => {
+    const t = setup()
+    t.socket.feed(keepalive())
+    t.socket.feed(Buffer.alloc(40_000, 0x55))
+    t.socket.feed(report([0x01, 0x00, 7]))
+    expect(t.cora.map((m) => [...m.payload])).toEqual([[0x01, 0x00, 7]])
+    expect(t.disconnected()).toBe(0)
+    t.link.close()
+  })
+
+  it('drops a connection whose packet states a payload past the cap: logged once, no throw, nothing buffered', () => {
+    const t = setup()
+    t.socket.feed(keepalive())
+    const header = Buffer.alloc(16)
+    CORA_MAGIC.copy(header)
+    header.writeUInt32LE(MAX_CORA_PAYLOAD + 1, 12)
+    expect(() => t.socket.feed(header)).not.toThrow()
+    expect(t.disconnected()).toBe(1)
+    expect(t.socket.destroyed).toBe(1)
+    // A second bad packet on the same address is not logged again.
+    expect(() => t.socket.feed(header)).not.toThrow()
+    expect(t.warnings()).toEqual(['bad packet from the deck; reconnecting'])
+    expect(() => t.link.sendCoraWrites([])).toThrow(/not connected/)
+  })
+
+  it('drops a connection whose first packet is neither format', () => {
+    const t = setup()
+    expect(() => t.socket.feed(Buffer.from('GET / HTTP/1.1\r\n\r\n'))).not.toThrow()
+    expect(t.disconnected()).toBe(1)
+    expect(t.ready()).toBe(0)
+    expect(t.warnings()).toEqual(['bad packet from the deck; reconnecting'])
+  })
+
+  it('logs a report its reader throws on once and goes on reading', () => {
+    const t = setup()
+    t.link.on('dataCora', (m: CoraMessage) => {
+      if (m.payload[2] === 0xee) throw new RangeError('offset out of range')
+    })
+    t.socket.feed(keepalive())
+    t.socket.feed(report([0x01, 0x00, 0xee]))
+    t.socket.feed(report([0x01, 0x00, 0xee]))
+    t.socket.feed(report([0x01, 0x00, 1]))
+    expect(t.cora.map((m) => m.payload[2])).toEqual([0xee, 0xee, 1])
+    expect(t.warnings()).toEqual(['a report from the deck could not be read'])
+    expect(t.disconnected()).toBe(0)
+    t.link.close()
+  })
+
+  it('reads legacy 512-byte packets and answers their keepalive', () => {
+    const t = setup()
+    const alive = Buffer.alloc(LEGACY_PACKET)
+    alive.set([1, 10, 0, 0, 0, 4])
+    const input = Buffer.alloc(LEGACY_PACKET)
+    input.set([1, 0, 0, 0, 1])
+    t.socket.feed(Buffer.concat([alive, input.subarray(0, 100)]))
+    expect(t.ready()).toBe(1)
+    expect(t.link.isLegacy).toBe(true)
+    expect(t.socket.written[0]!.length).toBe(1024)
+    expect([...t.socket.written[0]!.subarray(0, 3)]).toEqual([3, 26, 4])
+    t.socket.feed(input.subarray(100))
+    expect(t.legacy.map((p) => p.length)).toEqual([LEGACY_PACKET])
+    t.link.close()
+  })
+
+  it('ends a connection whose deck falls silent', () => {
+    vi.useFakeTimers()
+    const t = setup()
+    t.socket.feed(keepalive())
+    vi.advanceTimersByTime(SILENCE_TIMEOUT_MS - 1000)
+    t.socket.feed(keepalive())
+    vi.advanceTimersByTime(SILENCE_TIMEOUT_MS - 1000)
+    expect(t.disconnected()).toBe(0)
+    vi.advanceTimersByTime(2000)
+    expect(t.disconnected()).toBe(1)
+    expect(t.socket.destroyed).toBe(1)
+  })
+})
