@@ -4,26 +4,13 @@
  * naming the option and the command, with exit 2, by every registered subcommand.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { EXIT_OK, EXIT_USAGE, helpText, main } from '../../src/cli.js'
+import { EXIT_OK, EXIT_USAGE, helpText } from '../../src/cli.js'
 import { usageText } from '../../src/commands/args.js'
 import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { PANELBRIDGE_VERSION } from '../../src/version.js'
+import { cliInProcess as cli } from '../helpers/cli.js'
 
 afterEach(() => vi.restoreAllMocks())
-
-/** Runs the CLI with stdout and stderr captured. */
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true))
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true))
-  try {
-    const code = await main(argv)
-    return { code, out, err }
-  } finally {
-    vi.restoreAllMocks()
-  }
-}
 
 /** The options a help text lists: `--name` at the start of an options line, or in its usage lines. */
 function optionsInHelp(name: string, help: string): string[] {

@@ -10,29 +10,19 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { COMMANDS_DOC, commandsMarkdown } from '../../scripts/generate-commands-doc.js'
 import { COMMAND_NAMES, getCommandSpec } from '../../src/api/commands.js'
-import { EXIT_OK, EXIT_USAGE, main } from '../../src/cli.js'
+import { EXIT_OK, EXIT_USAGE } from '../../src/cli.js'
 import { commandDetailText, commandListText, examplePress, parseCommandsArgs } from '../../src/commands/commands.js'
 import { allCommandFacts, commandFacts } from '../../src/mappings/command-reference.js'
 import { CONFIRM_COMMANDS, DEFAULT_PLAY_COLORS, INDICATOR_OFF, INDICATOR_ON } from '../../src/mappings/constants.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { configSchemaText, editorJsonSchema } from '../../src/mappings/schema-file.js'
 import { TEMPLATE_NAMES } from '../../src/mappings/template.js'
+import { cliInProcess as cli } from '../helpers/cli.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const read = (path: string): string => readFileSync(resolve(root, path), 'utf8')
 
 afterEach(() => vi.restoreAllMocks())
-
-/** Runs the CLI with stdout and stderr captured. */
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true))
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true))
-  const code = await main(argv)
-  vi.restoreAllMocks()
-  return { code, out, err }
-}
 
 describe('panelbridge commands', () => {
   it('lists every catalogue command with its parameters and marks, by group', async () => {

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { onTestFinished } from 'vitest'
+import { onTestFinished, vi } from 'vitest'
 import { until } from './until.js'
 
 /** The CLI's source entry point (tsx runs it; no build needed). */
@@ -79,5 +79,21 @@ export function runNode(args: readonly string[], options: CliOptions = {}): CliC
       if (m === null) throw new Error(`exited before printing ${String(re)}; output:\n${all}`)
       return m
     },
+  }
+}
+
+/** Runs the CLI in this process (its `main`) with stdout and stderr captured, the mocks restored after. */
+export async function cliInProcess(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true))
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true))
+  try {
+    // Loaded here: the tests that only spawn the CLI need not load it in their own process.
+    const { main } = await import('../../src/cli.js')
+    const code = await main(argv)
+    return { code, out, err }
+  } finally {
+    vi.restoreAllMocks()
   }
 }
