@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import {
   DEFAULT_DECK_PORT,
-  deckAddress,
+  entryAddress,
   parseDeckAddress,
   type NetDeckConfig,
 } from '../../surfaces/streamdeck-net/driver.js'
@@ -22,18 +22,27 @@ const schema = z
       .min(1)
       .max(253)
       .regex(/^[A-Za-z0-9.:_-]+$/, 'a host name or an IP address')
-      .describe('The Stream Deck Studio’s or Network Dock’s host name or IP address.'),
+      .optional()
+      .describe('The Stream Deck Studio’s or Network Dock’s host name or IP address (or `discover: true`).'),
     port: z
       .int()
       .min(1)
       .max(65535)
       .optional()
       .describe(`The deck’s TCP port, where it is not the default ${DEFAULT_DECK_PORT}.`),
+    discover: z
+      .literal(true)
+      .optional()
+      .describe(
+        'Instead of `host`: find the deck by mDNS, the Stream Deck library’s discovery (run only while an entry asks), by the `serial` it announces: a Studio’s own, or a Network Dock’s (its deck is then claimed by `model` or taken as it is).',
+      ),
     serial: z
       .string()
       .min(1)
       .optional()
-      .describe('Claims the deck with this serial number: the deck plugged into a Network Dock, or the Studio.'),
+      .describe(
+        'Claims the deck with this serial number: the deck plugged into a Network Dock, or the Studio. With `discover`: the serial the Studio or the dock announces.',
+      ),
     model: z
       .string()
       .min(1)
@@ -49,32 +58,47 @@ const schema = z
       .optional()
       .describe('Brightness, 0 to 100, sent every time the deck connects (default 100).'),
   })
+  .refine((e) => (e.host !== undefined) !== (e.discover === true), {
+    message: 'give the deck’s host, or discover: true (not both)',
+    path: ['host'],
+  })
+  .refine((e) => e.discover !== true || e.serial !== undefined, {
+    message: 'discover: true needs the serial the deck announces',
+    path: ['serial'],
+  })
+  .refine((e) => e.discover !== true || e.port === undefined, {
+    message: 'a discovered deck announces its port',
+    path: ['port'],
+  })
   .describe('An Elgato Stream Deck on the network: a Stream Deck Studio, or the deck plugged into a Network Dock.')
 
 type NetEntry = SurfaceEntry<typeof schema>
 
-/** The address of an entry as the driver's detection and claims name it. */
-function addressOf(entry: NetEntry): string {
-  return deckAddress(entry.host, entry.port)
+/** Where an entry's deck is, as people read it. */
+function whereOf(entry: NetEntry): string {
+  return entry.host !== undefined
+    ? `at ${entry.host}:${entry.port ?? DEFAULT_DECK_PORT}`
+    : `announcing ${entry.serial ?? ''}`
 }
 
 export const streamdeckNet: MappingFamily<typeof schema, NetDeckConfig> = {
   schema,
   controlsOf: (_name, entry) => modelControls(netDeckModels, entry.model),
-  deviceName: async (entry) =>
-    `${await modelName(netDeckModels, entry.model)} at ${entry.host}:${entry.port ?? DEFAULT_DECK_PORT}`,
-  // The address is always part of the claim: a deck is taken only through the address its entry names.
+  deviceName: async (entry) => `${await modelName(netDeckModels, entry.model)} ${whereOf(entry)}`,
+  // The address is always part of the claim: a deck is taken only through the address its entry names
+  // (a discovered one: the serial it was announced by, which for a dock's deck is the dock's).
   claimOf: (name, entry) => ({
     name,
     driver: entry.driver,
     match: {
-      port: addressOf(entry),
-      ...(entry.serial !== undefined ? { serial: entry.serial } : {}),
+      port: entryAddress(entry),
+      ...(entry.serial !== undefined && entry.discover !== true ? { serial: entry.serial } : {}),
       ...(entry.model !== undefined ? { model: entry.model } : {}),
     },
   }),
   driverOptions: (entry) => ({
-    host: entry.host,
+    ...(entry.host !== undefined ? { host: entry.host } : {}),
+    ...(entry.discover === true ? { discover: true } : {}),
     ...(entry.port !== undefined ? { port: entry.port } : {}),
     ...(entry.serial !== undefined ? { serial: entry.serial } : {}),
     ...(entry.brightness !== undefined ? { brightness: entry.brightness } : {}),
@@ -82,12 +106,15 @@ export const streamdeckNet: MappingFamily<typeof schema, NetDeckConfig> = {
   // A detected network deck's `port` is the address it is reached through.
   entryFor: (device) => {
     const address = parseDeckAddress(device.port ?? '')
+    const model = device.modelId !== undefined ? { model: device.modelId } : {}
+    if (address && 'discovered' in address)
+      return { driver: device.driver, discover: true, serial: address.discovered, ...model }
     return {
       driver: device.driver,
       ...(address ? { host: address.host } : {}),
       ...(address && address.port !== DEFAULT_DECK_PORT ? { port: address.port } : {}),
       ...(device.serial !== undefined ? { serial: device.serial } : {}),
-      ...(device.modelId !== undefined ? { model: device.modelId } : {}),
+      ...model,
     }
   },
 }

@@ -2,7 +2,9 @@
  * The network Stream Deck driver (`driver: streamdeck-net`): the mapping file's entries name the
  * addresses (`host`, `port`); the driver keeps each connected (`connection.ts`) and lists the decks that
  * are up, a dock's child deck as the deck it is, each by its serial. Nothing connects, and the library
- * is never loaded, until an entry names an address.
+ * is never loaded, until an entry names an address. An entry with `discover: true` (and the serial the
+ * deck announces) instead has the library's mDNS discovery find the address (`discovery.ts`): discovery
+ * runs only while such an entry exists.
  *
  * Detection lists, never opens: the connections are the driver's, made when the config names them and
  * closed when it no longer does (or the manager stops). A deck going or coming is a hot-plug change of
@@ -15,6 +17,7 @@ import { DeviceBytesCache } from '../streamdeck/device-bytes.js'
 import { StreamDeckSurface } from '../streamdeck/surface.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { DEFAULT_BACKOFF, DeckConnection, type Backoff, type NetDeck } from './connection.js'
+import { mdnsDiscovery, type Announcement, type DeckDiscovery, type DiscoveryStarter } from './discovery.js'
 import type { EncodeJPEG } from './library.js'
 import { tcpTransport, type NetDeckTransport } from './socket.js'
 import { NetDeckSurface } from './surface.js'
@@ -33,10 +36,12 @@ export function deckAddress(host: string, port: number = DEFAULT_DECK_PORT): str
   return `tcp://${host}:${port}/`
 }
 
-/** The host and port of an address made by `deckAddress`; undefined for anything else. */
-export function parseDeckAddress(address: string): { host: string; port: number } | undefined {
+/** What an address made by `deckAddress` or `discoveredAddress` names; undefined for anything else. */
+export function parseDeckAddress(address: string): { host: string; port: number } | { discovered: string } | undefined {
   const m = /^tcp:\/\/(.+):(\d{1,5})\/$/.exec(address)
-  return m ? { host: m[1]!, port: Number(m[2]) } : undefined
+  if (m) return { host: m[1]!, port: Number(m[2]) }
+  const d = /^mdns:\/\/(.+)\/$/.exec(address)
+  return d ? { discovered: d[1]! } : undefined
 }
 
 /** The brightness every open sends when the entry gives none. ASSUMED: full, as a deck starts. */
@@ -48,15 +53,31 @@ export const FIRST_ANSWER_WAIT_MS = 3000
 /** JPEG quality for key images (as the USB decks'). */
 const JPEG_QUALITY = 95
 
-/** One `streamdeck-net` entry as the driver takes it. */
+/**
+ * The address of the decks found through the announcement of this serial (`discover: true`): a
+ * Studio's own, or a Network Dock's (its deck then has a serial of its own).
+ */
+export function discoveredAddress(serial: string): string {
+  return `mdns://${serial.trim()}/`
+}
+
+/** One `streamdeck-net` entry as the driver takes it: an address (`host`), or `discover` with a serial. */
 export interface NetDeckConfig {
-  host: string
+  host?: string
   port?: number
+  discover?: boolean
   serial?: string
   brightness?: number
 }
 
+/** The address an entry's decks are reached through (`deckAddress`, or `discoveredAddress`). */
+export function entryAddress(entry: NetDeckConfig): string {
+  return entry.host !== undefined ? deckAddress(entry.host, entry.port) : discoveredAddress(entry.serial ?? '')
+}
+
 export interface StreamDeckNetDriverOptions {
+  /** Defaults to the library's mDNS discovery (used only while an entry asks). Tests pass an in-memory one. */
+  discovery?: DiscoveryStarter
   /** Defaults to TCP. Tests pass an in-memory transport. */
   transport?: NetDeckTransport
   renderer?: KeyRenderer
@@ -95,6 +116,9 @@ export class StreamDeckNetDriver implements SurfaceDriver {
   private readonly log = createLogger(NET_DRIVER)
   private listener: ((change: HotplugChange) => void) | undefined
   private firstAnswers: Promise<void> | undefined
+  private discovery: DeckDiscovery | undefined
+  /** The addresses (`discoveredAddress`) of the entries that ask for discovery. */
+  private discoverable = new Set<string>()
 
   constructor(private readonly opts: StreamDeckNetDriverOptions = {}) {
     this.renderer = opts.renderer ?? new KeyRenderer()
@@ -112,35 +136,69 @@ export class StreamDeckNetDriver implements SurfaceDriver {
     },
   }
 
-  /** Takes the config's entries: connects to new addresses, closes those no longer named. */
+  /**
+   * Takes the config's entries: connects to new addresses, closes those no longer named; runs discovery
+   * while an entry asks for it (and only then).
+   */
   configure(entries: readonly NetDeckConfig[]): void {
     this.entries = entries
-    const wanted = new Map(entries.map((e) => [deckAddress(e.host, e.port), e]))
+    const wanted = new Set(entries.map(entryAddress))
     for (const [address, connection] of [...this.connections]) {
       if (wanted.has(address)) continue
       connection.close()
       this.connections.delete(address)
     }
     const started: Promise<void>[] = []
-    for (const [address, entry] of wanted) {
-      if (this.connections.has(address)) continue
-      let answered: () => void = () => undefined
-      started.push(new Promise<void>((resolve) => (answered = resolve)))
-      const connection = new DeckConnection(entry.host, entry.port ?? DEFAULT_DECK_PORT, {
-        transport: this.opts.transport ?? tcpTransport,
-        encodeJPEG: this.opts.encodeJPEG ?? libraryEncodeJPEG,
-        log: this.log.child(address),
-        backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
-        via: address,
-        onChange: () => {
-          answered()
-          this.listener?.('attach')
-        },
-      })
-      this.connections.set(address, connection)
-      connection.start()
+    for (const entry of entries) {
+      const address = entryAddress(entry)
+      if (entry.host === undefined || this.connections.has(address)) continue
+      started.push(this.connect(address, entry.host, entry.port ?? DEFAULT_DECK_PORT))
     }
     if (started.length > 0) this.firstAnswers = Promise.all(started).then(() => undefined)
+    this.discover(entries.filter((e) => e.host === undefined && e.discover === true).map(entryAddress))
+  }
+
+  /** Keeps `address` connected to `host:port`; resolves when a deck first comes up there. */
+  private connect(address: string, host: string, port: number): Promise<void> {
+    let answered: () => void = () => undefined
+    const first = new Promise<void>((resolve) => (answered = resolve))
+    const connection = new DeckConnection(host, port, {
+      transport: this.opts.transport ?? tcpTransport,
+      encodeJPEG: this.opts.encodeJPEG ?? libraryEncodeJPEG,
+      log: this.log.child(address),
+      backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
+      via: address,
+      onChange: () => {
+        answered()
+        this.listener?.('attach')
+      },
+    })
+    this.connections.set(address, connection)
+    connection.start()
+    return first
+  }
+
+  /** Runs discovery while some entry wants a discovered deck (`addresses`: theirs), else stops it. */
+  private discover(addresses: readonly string[]): void {
+    this.discoverable = new Set(addresses)
+    if (addresses.length === 0) {
+      this.discovery?.stop()
+      this.discovery = undefined
+      return
+    }
+    this.discovery ??= (this.opts.discovery ?? mdnsDiscovery)((a) => this.announced(a), this.log)
+  }
+
+  /** A deck announced itself: connected to when an entry names its serial (again if its address changed). */
+  private announced(a: Announcement): void {
+    if (a.serialNumber === undefined || a.serialNumber.trim() === '') return
+    const address = discoveredAddress(a.serialNumber)
+    if (!this.discoverable.has(address)) return
+    const current = this.connections.get(address)
+    if (current?.host === a.address && current.port === a.port) return
+    current?.close()
+    this.log.info('network deck discovered', { serial: a.serialNumber, address: `${a.address}:${a.port}` })
+    void this.connect(address, a.address, a.port)
   }
 
   async detect(): Promise<DetectedDevice[]> {
@@ -175,8 +233,9 @@ export class StreamDeckNetDriver implements SurfaceDriver {
     return Promise.resolve(surface)
   }
 
-  /** Closes every connection (the manager stopped). */
+  /** Closes every connection and stops discovery (the manager stopped). */
   closeAll(): void {
+    this.discover([])
     for (const connection of this.connections.values()) connection.close()
     this.connections.clear()
   }
@@ -189,7 +248,7 @@ export class StreamDeckNetDriver implements SurfaceDriver {
   private brightnessOf(deck: NetDeck): number {
     const entry =
       this.entries.find((e) => e.serial !== undefined && e.serial.trim() === deck.serial) ??
-      this.entries.find((e) => deckAddress(e.host, e.port) === deck.via)
+      this.entries.find((e) => entryAddress(e) === deck.via)
     return entry?.brightness ?? DEFAULT_NET_BRIGHTNESS
   }
 }
