@@ -4,6 +4,7 @@
  */
 import type { ControlId, ControlKind } from '../surfaces/types.js'
 import type { SentCommand } from '../mappings/sender.js'
+import type { AppStatus } from './apps.js'
 
 /** `GET /api/status`. */
 export interface DaemonStatus {
@@ -27,6 +28,11 @@ export interface DaemonStatus {
    * failed and an older mapping runs on. Always set by the daemon; optional for other `DaemonApi`s.
    */
   configState?: ConfigStateStatus
+  /**
+   * Every application with its link (issue 27, an extension): the default one first as `app:`
+   * alone names it (`main`), then the others of `apps:`. `app` above stays the default one's.
+   */
+  apps?: AppStatus[]
 }
 
 /** `GET /api/status`'s `configState`: the file on disk against the mapping that runs. */
@@ -179,4 +185,10 @@ export interface DaemonMetrics {
   setLinkUp(up: boolean): void
   /** The config file on disk runs (`ok`) or was refused (`refused`); the mapping that runs was loaded at `lastGoodLoadMs` (epoch ms). */
   setConfigState(state: 'ok' | 'refused', lastGoodLoadMs: number): void
+  /** Issue 27, by application (optional: a daemon of one application needs none): its link up or not. */
+  setAppLinkUp?(app: string, up: boolean): void
+  /** A command sent to an application, `ok` or its error code. */
+  appCommand?(app: string, outcome: string): void
+  /** A mirror began to diverge from its main: `command` (one side failed) or `state` (a title apart). */
+  mirrorDiverged?(mirror: string, reason: 'command' | 'state'): void
 }

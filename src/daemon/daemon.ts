@@ -20,6 +20,9 @@ import { AppState } from '../api/app-state.js'
 import { SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger, type Logger } from '../log.js'
 import { Engine } from '../mappings/engine.js'
+import { AppRouter } from '../mappings/app-router.js'
+import { appsOf, defaultAppSection, followedTitlesOf } from '../mappings/apps.js'
+import type { SentCommand } from '../mappings/sender.js'
 import { KeyPictures } from '../mappings/pictures.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config, SurfaceConfig } from '../mappings/schema.js'
@@ -45,6 +48,7 @@ import type {
   RecentError,
 } from './api.js'
 import { AppLinkSwapError, prepareAppLink, startAppLink, stopAppLink, type AppLink } from './app-link.js'
+import { AppLinks } from './apps.js'
 import { InputDoor } from './input.js'
 import { Listener, type ServeFn } from './listener.js'
 import { watchMissingTitles } from './missing-titles.js'
@@ -133,6 +137,13 @@ export class Daemon implements DaemonApi {
   private readonly metrics: NonNullable<DaemonOptions['metrics']>
   /** `run --record` / `record:`: every input, command and page change to a trace file. */
   private recorder: Recorder | undefined
+  /** The applications beside the default one (`apps:`), and the engine's way to all of them (issue 27). */
+  private readonly apps: AppLinks
+  private readonly router: AppRouter
+  /** The default application's client, through the running link (an `app.url` change swaps it). */
+  private readonly defaultClient = {
+    callByName: (...a: Parameters<AppLink['client']['callByName']>) => this.running.client.callByName(...a),
+  }
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -149,10 +160,17 @@ export class Daemon implements DaemonApi {
       hotplug: hardwareHotplug(this.drivers, options.hotplug),
       ...(options.access ? { access: options.access } : {}),
     })
+    this.apps = new AppLinks({ metrics: this.metrics, log: this.log })
+    this.router = new AppRouter({
+      log: this.log.child('engine'),
+      observe: (command, outcome, sent) => this.commandSent(outcome, sent),
+      onDiverged: (mirror, reason) => this.metrics.mirrorDiverged?.(mirror, reason),
+    })
     this.engine = new Engine({
       // The engine reaches the client through this indirection so that an `app.url` change swaps it.
       client: { callByName: (name, params, opts) => this.running.client.callByName(name, params, opts) },
       state: this.state,
+      apps: this.router,
       surfaces: this.manager,
       logger: this.log.child('engine'),
       // Pictures under labels (`image:`, titles' thumbnails), asked for at the size of the key showing them.
@@ -162,12 +180,7 @@ export class Daemon implements DaemonApi {
         keySize: (on) => this.keySize(on),
         log: this.log.child('pictures'),
       }),
-      onSend: (_command, outcome, sent) => {
-        this.api.countSend(outcome)
-        this.api.publishCommand(sent)
-        options.onCommand?.(sent)
-        this.recorder?.command(sent)
-      },
+      onSend: (_command, outcome, sent) => this.commandSent(outcome, sent),
       onPage: (surface, page, view) => this.recorder?.page(surface, page, view),
       onRequest: (ms: number) => this.metrics.eventToRequest(ms),
     })
@@ -189,6 +202,12 @@ export class Daemon implements DaemonApi {
       waiting: this.waiting,
       running: () => ({ config: this.running.config, simulated: this.running.simulator !== undefined }),
       configState: () => this.reloader.status(),
+      apps: () =>
+        this.apps.statuses({
+          url: this.running.appUrl,
+          simulated: this.running.simulator !== undefined,
+          state: this.state,
+        }),
     })
     const serve: ServeFn = options.serve ?? ((o) => startDaemonServer({ ...o, metrics: this.metrics }))
     this.listener = new Listener({ serve, api: this, web: this.webServer, log: this.log })
@@ -263,6 +282,7 @@ export class Daemon implements DaemonApi {
     const onLink = (): void => {
       const up = this.state.link.status === 'connected'
       metrics.setLinkUp(up)
+      metrics.setAppLinkUp?.(appsOf(this.running.config).defaultApp, up)
       if (up) this.api.clearError('link')
       else if (this.state.link.status === 'stale' && this.state.link.error)
         this.api.recordError(`application link: ${this.state.link.error}`, 'link')
@@ -280,6 +300,8 @@ export class Daemon implements DaemonApi {
 
   private async startAll(config: Config): Promise<void> {
     this.running = await this.startApp(config)
+    await this.apps.start(config)
+    this.routeApps(config)
     await this.applyWebSurfaces(config)
     this.engine.apply(config)
     this.running.link.setFilter({ titles: this.engine.followedTitles() })
@@ -288,6 +310,7 @@ export class Daemon implements DaemonApi {
     await this.waiting.apply(config)
     await this.manager.start()
     this.running.link.start()
+    this.apps.startLinks()
     await this.listener.apply(config.listen)
     if (this.options.watch !== false) await this.reloader.watch()
     this.log.info('panelbridge running', {
@@ -302,7 +325,11 @@ export class Daemon implements DaemonApi {
 
   /** The application link for `config.app` (not started yet), with the config it was made for. */
   private async startApp(config: Config): Promise<Running> {
-    const link = await startAppLink(config.app, { state: this.state, metrics: this.metrics, log: this.log })
+    const link = await startAppLink(defaultAppSection(config), {
+      state: this.state,
+      metrics: this.metrics,
+      log: this.log,
+    })
     return { config, ...link }
   }
 
@@ -324,16 +351,22 @@ export class Daemon implements DaemonApi {
     const old = this.running
     const listen = await this.listener.prepare(config.listen)
     let app: Prepared<AppLink> | undefined
+    let extras: Prepared | undefined
     try {
-      if (!sameJson(old.config.app, config.app)) {
+      const [before, after] = [defaultAppSection(old.config), defaultAppSection(config)]
+      if (!sameJson(before, after)) {
         const deps = { state: this.state, metrics: this.metrics, log: this.log }
-        app = await prepareAppLink(config.app, { app: old.config.app, link: old }, deps)
+        app = await prepareAppLink(after, { app: before, link: old }, deps)
       }
+      extras = await this.apps.prepare(config)
       if (signal?.aborted) throw new Error('the reload timed out before it changed anything')
     } catch (err) {
-      await Promise.allSettled([listen.abort(), app?.abort()])
+      await Promise.allSettled([listen.abort(), app?.abort(), extras?.abort()])
       throw err
     }
+    // The other applications first: they were made beside the running ones and cannot fail now.
+    await extras.commit()
+    this.routeApps(config)
     await this.commitLinks(old, config, listen, app)
     await this.applyWebSurfaces(config)
     await this.waiting.apply(config)
@@ -430,6 +463,7 @@ export class Daemon implements DaemonApi {
     this.reloader.close()
     this.door.close()
     this.engine.stop()
+    this.router.dispose()
     this.detachState()
     this.waiting.close()
     // The page's server first, so browsers get a clean close; then the listener, surfaces and links.
@@ -438,6 +472,7 @@ export class Daemon implements DaemonApi {
       this.manager.stop(),
       this.listener.close(),
       this.running ? stopAppLink(this.running) : undefined,
+      this.apps.stop(),
     ])
     this.state.dispose()
     await this.recorder?.stop()
@@ -471,6 +506,21 @@ export class Daemon implements DaemonApi {
     const slash = on.indexOf('/')
     const surface = this.manager.list().find((d) => d.id === on.slice(0, slash))
     return surface?.controls.find((c) => c.id === on.slice(slash + 1))?.capabilities.image
+  }
+
+  /** A command sent, on any application: counts, events, `run --trace`, the recording, the metrics by application. */
+  private commandSent(outcome: string, sent: SentCommand): void {
+    this.api.countSend(outcome)
+    this.api.publishCommand(sent)
+    this.options.onCommand?.(sent)
+    this.recorder?.command(sent)
+    this.metrics.appCommand?.(sent.app ?? appsOf(this.running.config).defaultApp, outcome)
+  }
+
+  /** The router's applications for `config` (the links in place), and the other links' title filter. */
+  private routeApps(config: Config): void {
+    this.router.setApps(appsOf(config), this.apps.ports({ client: this.defaultClient, state: this.state }))
+    this.apps.setFilter(followedTitlesOf(config))
   }
 
   /** One line for systemd's STATUS=. */

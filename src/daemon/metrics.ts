@@ -14,6 +14,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { cachedKeyImageBytes } from '../surfaces/drivers.js'
 import type { DaemonMetrics } from './api.js'
+import { AppMetrics } from './app-metrics.js'
 
 /** Distinct `command` label values kept; later commands count as OTHER_LABEL. */
 export const MAX_COMMAND_LABELS = 200
@@ -74,6 +75,8 @@ export class PrometheusMetrics implements DaemonMetrics {
   private readonly linkUp: Gauge
   private readonly configLoaded: Gauge<'state'>
   private readonly configLastGoodLoad: Gauge
+  /** Issue 27: series of their own with an `app` label (the unlabelled ones above keep their meaning). */
+  private readonly byApp: AppMetrics
 
   constructor(options: PrometheusMetricsOptions = {}) {
     this.commands = new LabelCap(options.maxCommandLabels ?? MAX_COMMAND_LABELS)
@@ -140,6 +143,7 @@ export class PrometheusMetrics implements DaemonMetrics {
       registers,
     })
     this.linkUp.set(0)
+    this.byApp = new AppMetrics(p, registers)
     // Both states always present, one at 1: an alert on `state="refused"` needs no absent-series rule.
     this.configLoaded = new Gauge({
       name: `${p}config_loaded`,
@@ -213,6 +217,18 @@ export class PrometheusMetrics implements DaemonMetrics {
     this.configLoaded.set({ state: 'ok' }, state === 'ok' ? 1 : 0)
     this.configLoaded.set({ state: 'refused' }, state === 'refused' ? 1 : 0)
     this.configLastGoodLoad.set(lastGoodLoadMs / 1000)
+  }
+
+  setAppLinkUp(app: string, up: boolean): void {
+    this.byApp.linkUp(app, up)
+  }
+
+  appCommand(app: string, outcome: string): void {
+    this.byApp.command(app, outcome)
+  }
+
+  mirrorDiverged(mirror: string, reason: 'command' | 'state'): void {
+    this.byApp.diverged(mirror, reason)
   }
 
   /** The Prometheus text exposition of every metric. */

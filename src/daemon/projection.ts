@@ -24,6 +24,7 @@ import type {
   RecentError,
   SurfaceStateEvent,
 } from './api.js'
+import type { AppStatus } from './apps.js'
 import type { InputDoor, InputSource } from './input.js'
 import type { WaitingSurfaces } from './waiting.js'
 import { PANELBRIDGE_VERSION } from '../version.js'
@@ -47,6 +48,8 @@ export interface ProjectionOptions {
   running(): { config: Config; simulated: boolean }
   /** Whether the file on disk runs, and when the running mapping was loaded (`ConfigReloader.status`). */
   configState?(): ConfigStateStatus
+  /** Every application with its link (issue 27, `apps.ts`). */
+  apps?(): AppStatus[]
 }
 
 export class DaemonProjection implements DaemonApi {
@@ -119,6 +122,7 @@ export class DaemonProjection implements DaemonApi {
       surfaces: this.surfaceStatuses(config),
       commands: { ...this.counts },
       ...(this.o.configState ? { configState: this.o.configState() } : {}),
+      ...(this.o.apps ? { apps: this.o.apps() } : {}),
     }
   }
 

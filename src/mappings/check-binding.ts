@@ -67,11 +67,11 @@ export interface BindingContext {
 export function pressNeedsConfirm(b: Binding): boolean {
   if (b.press === undefined) return false
   const list = Array.isArray(b.press) ? b.press : [b.press]
-  return list.some((a) => 'command' in a && CONFIRM_COMMANDS.has(a.command))
+  return list.some((a) => ('command' in a && CONFIRM_COMMANDS.has(a.command)) || 'resync' in a)
 }
 
 /** Every action of a press, hold, toggle side or step, with its path. */
-function* actionsOf(b: Binding): Generator<{ action: Action; path: Path }> {
+export function* actionsOf(b: Binding): Generator<{ action: Action; path: Path }> {
   const list = (a: Actions, path: Path): { action: Action; path: Path }[] =>
     Array.isArray(a) ? a.map((x, i) => ({ action: x, path: [...path, i] })) : [{ action: a, path }]
   if (b.press) yield* list(b.press, ['press'])

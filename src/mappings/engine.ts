@@ -29,6 +29,7 @@ import type { PagePort, PageViewSink } from '../surfaces/page-port.js'
 import { carryPages, PageViews, turnPage, type PageState, type View } from './page-views.js'
 import type { Binding, Config } from './schema.js'
 import { Sender, type CommandPort, type SendObserver } from './sender.js'
+import type { EngineApps } from './app-router.js'
 import { parseTemplate, type Template } from './template.js'
 import { hasPicture, withPicture, type PictureSource } from './pictures.js'
 
@@ -50,6 +51,8 @@ export interface EngineOptions {
   onRequest?: (msSinceEvent: number) => void
   /** Called when a page action turned a page: the surface's, or that of a view keeping its own (`run --record`). */
   onPage?: (surface: string, page: string, view?: string) => void
+  /** Several applications (`apps:`, `./app-router.ts`): sends, states and looks by application. */
+  apps?: EngineApps
 }
 
 /** What the remote API shows of a control. */
@@ -61,6 +64,8 @@ export interface ControlView {
 }
 
 const EMPTY_LOOK: BehaviourLook = { pending: false, failed: false, context: {} }
+/** A `resync` without several applications (the loader refuses it; kept for an engine built without them). */
+const NO_MIRRORS = { ok: false, code: 'NOT_CONNECTED', message: 'no mirrored application' } as const
 
 /** One binding at run time. */
 class Bound {
@@ -130,7 +135,10 @@ export class Engine implements PagePort {
     state.on('replay', onReplay)
     state.on('streaming', onStreaming)
     state.on('tally', onTally)
+    // Another application's change, or a mirror's divergence: every key that may show it is redrawn.
+    const detachApps = options.apps?.watch(() => this.redrawWhere(() => true))
     this.unsubscribe = () => {
+      detachApps?.()
       state.off('title', onTitle)
       state.off('titlesReset', onTitle)
       state.off('link', onAll)
@@ -311,25 +319,31 @@ export class Engine implements PagePort {
   private create(binding: Binding, identity: string, key: string): Bound {
     const bound = new Bound(binding, identity)
     const [surface] = splitKey(key)
+    const engineState = this.options.state
+    const apps = this.options.apps
     const host: BehaviourHost = {
       origin: key,
-      state: this.options.state,
+      get state() {
+        return apps?.stateFor(binding) ?? engineState
+      },
       send: (command, params, options) => {
         const at = this.lastEventAt.get(key)
         if (at !== undefined && this.options.onRequest) {
           this.lastEventAt.delete(key)
           this.options.onRequest(performance.now() - at)
         }
+        if (apps) return apps.send(binding, command, params, key, options ?? {})
         return this.sender.send(command, params, key, options)
       },
+      resync: (mirror) => apps?.resync(mirror, key) ?? Promise.resolve(NO_MIRRORS),
       changed: () => {
         if (this.isCurrent(bound)) this.redraw(key)
       },
       setPage: (page) => this.setPage(surface, page, this.actedBy.get(key)),
-      titleContext: () => titleContext(followedTitle(binding, this.options.state)),
+      titleContext: () => titleContext(followedTitle(binding, host.state)),
     }
     if (binding.press || binding.toggle || binding.steps || binding.hold) {
-      bound.behaviour = new PressBehaviour(binding, host, () => indicatorOn(binding, this.options.state))
+      bound.behaviour = new PressBehaviour(binding, host, () => indicatorOn(binding, host.state))
     } else if (binding.jog) bound.behaviour = new JogScrub(binding.jog.scrub, host)
     else if (binding.shuttle) bound.behaviour = new ShuttleSpeed(binding.shuttle, host)
     else if (binding.value) bound.behaviour = new ValueSetter(binding.value, host)
@@ -425,14 +439,15 @@ export class Engine implements PagePort {
 
   /** What a binding shows now; a control without a binding on the page shown is blank. */
   private feedbackOf(b: Bound | undefined): Feedback {
-    return b
-      ? computeFeedback({
-          binding: b.binding,
-          label: b.label,
-          look: b.behaviour?.look() ?? EMPTY_LOOK,
-          state: this.options.state,
-        })
-      : {}
+    if (!b) return {}
+    const apps = this.options.apps
+    const feedback = computeFeedback({
+      binding: b.binding,
+      label: b.label,
+      look: b.behaviour?.look() ?? EMPTY_LOOK,
+      state: apps?.stateFor(b.binding) ?? this.options.state,
+    })
+    return apps ? apps.decorate(b.binding, feedback) : feedback
   }
 
   /** Draws a control on its surface when its look changed. A control without a binding on this page is blanked. */

@@ -22,6 +22,7 @@ import { jsonDepthExceeds } from '../wire.js'
 import { checkLabelGlyphs } from './check-glyphs.js'
 import { checkBinding, type BindingContext, type SurfaceInfo } from './check-binding.js'
 import { attachPictures, checkImages } from './check-image.js'
+import { checkApps } from './check-apps.js'
 import { PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { migrate } from './migrate.js'
 import { Problems, rangeStart, type ConfigProblem, type Path, type Severity } from './problems.js'
@@ -223,6 +224,7 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
       : []
   const lineOf = (index: number): number => lines.linePos(problemsOffset(doc, ['bindings', index])).line
   const bindings = checkBindings({ ...ctx, surfaces, rawSurfaces, pages, taken: new Map(), lineOf }, rawBindings)
+  checkApps(problems, rawObject, topResult.success ? topResult.data : undefined, bindings)
 
   const pictures = await checkImages(problems, rawBindings, file, options.imageProblems ?? 'error')
 

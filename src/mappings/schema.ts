@@ -63,12 +63,16 @@ const unlisted = z
       'catalogue command is refused with a suggestion, and any other unknown one is a warning.',
   )
 
+/** An application of `apps:` by name (`app:` alone is one named `main`); the loader checks it names one. */
+const appName = z.string().min(1).max(SURFACE_NAME_MAX_CHARS)
+
 export const commandAction = z
   .strictObject({
     command: z.string().min(1).describe('A command of the application (see the command catalogue).'),
     params: params.optional(),
     all,
     unlisted,
+    app: appName.optional().describe('The application of `apps:` this command goes to (default: the binding’s).'),
   })
   .describe('Sends one command.')
 export const waitAction = z
@@ -83,7 +87,15 @@ export const pageAction = z
   })
   .describe('Switches the surface to a page; a local action: nothing is sent.')
 
-export const action = z.union([commandAction, waitAction, pageAction])
+export const resyncAction = z
+  .strictObject({
+    resync: appName.describe(
+      'A mirror of `apps:` (`mirror_of`): its titles whose play state differs from its main’s are set to the main’s, one `schedule` each. Hold-to-confirm by default.',
+    ),
+  })
+  .describe('Brings a mirror back in step with its main (after an outage, or a divergence).')
+
+export const action = z.union([commandAction, waitAction, pageAction, resyncAction])
 export const actions = z.union([action, z.array(action).min(1).max(CONFIG_LIMITS.sequence)])
 
 const holdMs = z.int().min(0).max(CONFIG_LIMITS.holdMs)
@@ -155,6 +167,11 @@ export const rotate = z
 
 export const feedback = z
   .strictObject({
+    app: appName
+      .optional()
+      .describe(
+        'The application of `apps:` whose state the control shows (default: the binding’s `app`, else the default application).',
+      ),
     title: z
       .string()
       .min(1)
@@ -180,6 +197,11 @@ export const feedback = z
 export const binding = z
   .strictObject({
     on: z.string().min(1).describe('The control: `<surface>/<control>`, e.g. `desk/key:3`.'),
+    app: appName
+      .optional()
+      .describe(
+        'The application of `apps:` this binding’s commands go to and its feedback follows (default: the default application).',
+      ),
     page: z.string().min(1).optional().describe('Only on this page of the surface.'),
     label: z.string().max(CONFIG_LIMITS.label).optional().describe('Text on the control; templates allowed.'),
     labels: z
@@ -310,6 +332,38 @@ export const appSection = z
   })
   .describe('The application panelbridge drives.')
 
+/** One application of `apps:`: an `app:` section, and whether it mirrors another. */
+export const appEntry = appSection
+  .extend({
+    mirror_of: appName
+      .optional()
+      .describe(
+        'This application is a backup of that one: every command sent to it is sent here too, independently (at most once each, neither waits for the other).',
+      ),
+    diverged_after_ms: z
+      .int()
+      .min(0)
+      .max(600_000)
+      .optional()
+      .describe(
+        'How long a title may be on air on one of the pair and not the other before its keys show `diverged`, ms (default 1000).',
+      ),
+  })
+  .describe('One application panelbridge drives.')
+
+/** ASSUMED: a control room's handful of graphics machines; a bound, not a need (notes: issue 27). */
+export const MAX_APPS = 16
+
+export const appsSection = z
+  .record(name('an application name'), appEntry)
+  .refine((r) => Object.keys(r).length >= 1 && Object.keys(r).length <= MAX_APPS, {
+    message: `apps lists 1 to ${MAX_APPS} applications`,
+  })
+  .optional()
+  .describe(
+    'Several applications by name, instead of `app:` (which is one named `main`). The default one (for bindings that name none) is `main`, else the first listed that mirrors none.',
+  )
+
 /** A DNS name as a browser sends it in `Host` (no scheme, no port, no trailing dot). */
 const hostName = z
   .string()
@@ -369,6 +423,7 @@ export const configSchema = z
   .strictObject({
     version: z.literal(CONFIG_VERSION).describe('The file format version.'),
     app: appSection.prefault({}),
+    apps: appsSection,
     listen: listenSection.prefault({}),
     surfaces: z.record(name('a surface name'), surface).default({}),
     pages: z
@@ -387,6 +442,7 @@ export type CommandAction = z.output<typeof commandAction>
 export type Actions = z.output<typeof actions>
 export type SurfaceConfig = z.output<typeof surface>
 export type FeedbackConfig = z.output<typeof feedback>
+export type AppEntry = z.output<typeof appEntry>
 
 /** The JSON Schema for editors (yaml-language-server), from the same schema. */
 export function configJsonSchema(): Record<string, unknown> {

@@ -42,6 +42,8 @@ export interface SendOptions {
    * outage (until one succeeds), and the first success after them is logged once.
    */
   repeating?: boolean
+  /** The application of `apps:` a command action names (`app:`); the router sends by it (issue 27). */
+  app?: string
 }
 
 /** One command sent and its outcome, as the observer sees it. */
@@ -57,6 +59,8 @@ export interface SentCommand {
   message?: string
   /** From handing it to the client to its reply or failure, ms. */
   durationMs: number
+  /** The application it went to, when the config has several (`apps:`); absent with `app:` alone. */
+  app?: string
 }
 
 /**
@@ -74,6 +78,8 @@ export class Sender {
     private readonly state: AppState,
     private readonly log: Logger,
     private readonly observe?: SendObserver,
+    /** Names the application in every record (set only when there are several). */
+    private readonly app?: string,
   ) {}
 
   /** Sends one command for `origin` (e.g. `console/key:0`, for the log line). Never throws. */
@@ -110,16 +116,22 @@ export class Sender {
   ): void {
     const durationMs = Math.round(ms * 10) / 10
     const outcome = result.ok ? 'ok' : result.code
-    const fields = { control: origin, command, params, outcome, durationMs }
+    const on = this.app !== undefined ? { app: this.app } : {}
+    const fields = { control: origin, command, params, outcome, durationMs, ...on }
     if (result.ok) {
       this.log.debug(`${origin}: ${command} ok (${durationMs} ms)`, fields)
       this.recovered(command, origin, options)
     } else if (this.isNews(result, origin, options)) {
-      this.log.warn(`${origin}: ${command} failed: ${result.message}${options.repeating ? REPEATING_NOTE : ''}`, {
-        control: origin,
-        command,
-        code: result.code,
-      })
+      const where = this.app !== undefined ? ` on ${this.app}` : ''
+      this.log.warn(
+        `${origin}: ${command} failed${where}: ${result.message}${options.repeating ? REPEATING_NOTE : ''}`,
+        {
+          control: origin,
+          command,
+          code: result.code,
+          ...on,
+        },
+      )
     } else {
       this.log.debug(`${origin}: ${command} failed: ${result.message} (${durationMs} ms)`, fields)
     }
@@ -130,6 +142,7 @@ export class Sender {
       outcome,
       ...(result.ok ? {} : { message: result.message }),
       durationMs,
+      ...(this.app !== undefined ? { app: this.app } : {}),
     })
   }
 

@@ -142,7 +142,8 @@ export type SurfaceEvent = DownEvent | UpEvent | RotateEvent | ValueEvent
  * true), `unknown` (the state it shows has not been seen yet, e.g. the replay state before any replay
  * command, or a fader's value before it moved).
  */
-export type FeedbackBadge = 'pending' | 'failed' | 'stale' | 'unknown'
+/** `diverged`: a main and its mirror disagree on what this control shows or sends (issue 27). */
+export type FeedbackBadge = 'pending' | 'failed' | 'stale' | 'unknown' | 'diverged'
 
 /** `#rrggbb` colour strings throughout. */
 export type Color = string

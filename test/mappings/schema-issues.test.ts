@@ -18,13 +18,21 @@ describe('keysAt', () => {
   }
 
   it('gives the keys of every option of a union, in the schema order, each once', () => {
-    const actionKeys = ['command', 'params', 'all', 'unlisted', 'wait_ms', 'page']
+    const actionKeys = ['command', 'params', 'all', 'unlisted', 'app', 'wait_ms', 'page', 'resync']
     expect(keysAt(['bindings', 0, 'press'], root)).toEqual(actionKeys)
     expect(keysAt(['bindings', 0, 'press', 0], root)).toEqual(actionKeys)
     expect(keysAt(['bindings', 0, 'steps', 1, 0], root)).toEqual(actionKeys)
     expect(keysAt(['bindings', 0, 'toggle', 'on'], root)).toEqual(actionKeys)
     // A hold is a command or a page with after_ms; it never waits.
-    expect(keysAt(['bindings', 0, 'hold'], root)).toEqual(['command', 'params', 'all', 'unlisted', 'after_ms', 'page'])
+    expect(keysAt(['bindings', 0, 'hold'], root)).toEqual([
+      'command',
+      'params',
+      'all',
+      'unlisted',
+      'app',
+      'after_ms',
+      'page',
+    ])
   })
 
   it('gives an object its own keys only: a toggle has on and off, a jog its scrub', () => {

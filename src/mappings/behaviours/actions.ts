@@ -29,7 +29,11 @@ export async function runActions(
   for (const action of actionList(actions)) {
     if (isCancelled()) break
     if ('command' in action) {
-      last = await host.send(action.command, fillParams(action.params, ctx))
+      const options = action.app !== undefined ? { app: action.app } : undefined
+      last = await host.send(action.command, fillParams(action.params, ctx), options)
+      if (!last.ok) return last
+    } else if ('resync' in action) {
+      last = (await host.resync?.(action.resync)) ?? { ok: false, code: 'NOT_CONNECTED', message: 'no mirror' }
       if (!last.ok) return last
     } else if ('wait_ms' in action) {
       await new Promise<void>((resolve) => setTimeout(resolve, action.wait_ms))

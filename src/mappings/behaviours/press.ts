@@ -29,7 +29,10 @@ export function confirmMsOf(b: Binding): number {
     ...(b.toggle ? [b.toggle.on, b.toggle.off] : []),
     ...(b.steps ?? []),
   ]
-  const guarded = primaries.some((a) => actionList(a).some((x) => 'command' in x && CONFIRM_COMMANDS.has(x.command)))
+  // A resync overwrites what the backup has on air: confirmed like a destructive command.
+  const guarded = primaries.some((a) =>
+    actionList(a).some((x) => ('command' in x && CONFIRM_COMMANDS.has(x.command)) || 'resync' in x),
+  )
   return guarded ? DEFAULT_CONFIRM_MS : 0
 }
 

@@ -17,6 +17,8 @@ export interface BehaviourHost {
   changed(): void
   /** Switches this control's surface to a page (`previous` and `next` included). */
   setPage(page: string): void
+  /** `resync: NAME`: sends the main's play states to its mirror NAME (issue 27, `../app-router.ts`). */
+  resync?(mirror: string): Promise<SendResult>
   /** The followed title's name, play state and variables, for parameter templates. */
   titleContext(): TemplateContext
 }

@@ -114,6 +114,7 @@ export const BADGE_COLORS: Readonly<Record<FeedbackBadge, Color>> = {
   failed: '#e02020',
   stale: '#8c8c8c',
   unknown: '#4da3ff',
+  diverged: '#d040ff',
 }
 
 /**
@@ -286,7 +287,7 @@ export function paintKey(
 
 /** Whether a detail beside this badge says why (and so is drawn large enough to read). */
 function isReason(badge: FeedbackBadge | undefined): boolean {
-  return badge === 'failed' || badge === 'stale' || badge === 'unknown'
+  return badge === 'failed' || badge === 'stale' || badge === 'unknown' || badge === 'diverged'
 }
 
 /** A stale key's background: grey, a third as light as its colour, so no colour survives. */
@@ -531,6 +532,20 @@ function drawBadge(ctx: KeyPaintContext, badge: FeedbackBadge, width: number, he
   ctx.strokeStyle = 'rgb(0,0,0)'
   ctx.lineWidth = edge
   ctx.beginPath()
+  if (badge === 'diverged') {
+    // A diamond: a shape of its own, told apart from the corner triangles and the circle without colour.
+    const r = leg / 2
+    const cx = width - r - edge
+    const cy = r + edge
+    ctx.moveTo(cx, cy - r)
+    ctx.lineTo(cx + r, cy)
+    ctx.lineTo(cx, cy + r)
+    ctx.lineTo(cx - r, cy)
+    ctx.closePath()
+    ctx.fill()
+    ctx.stroke()
+    return
+  }
   if (badge === 'unknown') {
     const r = leg / 2
     ctx.arc(width - r - edge, r + edge, r, 0, 2 * Math.PI)

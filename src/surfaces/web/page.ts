@@ -149,6 +149,7 @@ button.key.down { outline-color: #fff; }
 @keyframes pad-blink { 50% { background-color: #2b2d31; box-shadow: none; } }
 .pad[data-badge="stale"] { border-style: dashed; }
 .pad[data-badge="failed"] { border-color: #ff5252; }
+.pad[data-badge="diverged"] { border-color: #d040ff; border-style: double; border-width: 3px; }
 .dials { display: flex; gap: 16px; align-items: center; flex-wrap: wrap; flex: 1 1 140px; min-width: 0; }
 .dial { display: flex; flex-direction: column; align-items: center; gap: 4px; }
 .ring { position: relative; width: 72px; height: 72px; border-radius: 50%; background: #333; border: 4px solid #555;

@@ -1,0 +1,272 @@
+/**
+ * The engine's way to several applications (issue 27): one sender per application, a binding's
+ * commands to the application it names (a command's `app`, else the binding's, else the default), and
+ * every command to a main also to its mirrors (`mirror.ts`). The engine keeps every binding's own state
+ * (a toggle's side, a stepper's step, pages) once: the router is handed a resolved command and sends
+ * that same command to each side, so a toggle never flips twice and pages never drift apart.
+ *
+ * Feedback: a binding shows the state of the application it follows (`feedback.app`, else its `app`,
+ * else the default); a main while it is stale gives way to a mirror that is up (the key says `from
+ * NAME`), and a key whose pair disagrees shows `diverged`.
+ *
+ * With one application (`app:` alone) the router is the map of one: the same sender and state as
+ * before, and every look passes through unchanged.
+ */
+import type { AppState } from '../api/app-state.js'
+import type { Logger } from '../log.js'
+import type { Feedback } from '../surfaces/types.js'
+import { feedbackAppOf, mirrorsOf, type AppsPlan } from './apps.js'
+import { MirrorPair } from './mirror.js'
+import type { Binding } from './schema.js'
+import { Sender, type CommandPort, type SendObserver, type SendOptions, type SendResult } from './sender.js'
+
+/** One application as the router reaches it: its command client (through the daemon's link) and its state. */
+export interface AppPort {
+  client: CommandPort
+  state: AppState
+}
+
+/** What the engine asks of the applications when it has a router (`EngineOptions.apps`). */
+export interface EngineApps {
+  /** The state a binding's behaviour and feedback read. */
+  stateFor(binding: Binding): AppState
+  /** Sends a binding's resolved command to its application and that one's mirrors. Never throws. */
+  send(
+    binding: Binding,
+    command: string,
+    params: Record<string, unknown>,
+    origin: string,
+    options: SendOptions,
+  ): Promise<SendResult>
+  /** Sends the main's play states to the mirror `mirror`: one `schedule` per differing title. */
+  resync(mirror: string, origin: string): Promise<SendResult>
+  /** The look with what the applications add: `diverged`, the mirror it follows. */
+  decorate(binding: Binding, feedback: Feedback): Feedback
+  /** Calls `onChange` whenever a key's look may have changed for a reason of the applications'. */
+  watch(onChange: () => void): () => void
+}
+
+export interface AppRouterOptions {
+  log: Logger
+  /** Every command sent, on any application (the sender's records, `app` set when there are several). */
+  observe?: SendObserver
+  /** A pair began to diverge (metrics). */
+  onDiverged?: (backup: string, reason: 'command' | 'state') => void
+}
+
+/** Behaviours whose commands are latest-wins (a newer position makes an older one pointless). */
+function isContinuous(b: Binding): boolean {
+  return b.jog !== undefined || b.shuttle !== undefined || b.value !== undefined || b.rotate !== undefined
+}
+
+const NOT_CONNECTED = 'NOT_CONNECTED'
+
+export class AppRouter implements EngineApps {
+  private plan: AppsPlan | undefined
+  private readonly ports = new Map<string, AppPort>()
+  private readonly senders = new Map<string, Sender>()
+  /** By mirror name. */
+  private readonly pairs = new Map<string, MirrorPair>()
+  private readonly listeners = new Set<() => void>()
+  private readonly pairSigns = new WeakMap<MirrorPair, string>()
+  private readonly pairPorts = new WeakMap<MirrorPair, string>()
+  private readonly ids = new WeakMap<object, number>()
+  private lastId = 0
+  private detachStates: () => void = () => {}
+
+  constructor(private readonly o: AppRouterOptions) {}
+
+  /** The applications of the config in force, and how to reach each (at start and after every reload). */
+  setApps(plan: AppsPlan, ports: ReadonlyMap<string, AppPort>): void {
+    const several = plan.apps.size > 1
+    for (const [name, port] of ports) {
+      const had = this.ports.get(name)
+      if (had?.state === port.state && had.client === port.client && this.senders.has(name)) continue
+      this.ports.set(name, port)
+      // The record names its application only when there are several: one application's records stay as they were.
+      this.senders.set(
+        name,
+        new Sender(port.client, port.state, this.o.log, this.o.observe, several ? name : undefined),
+      )
+    }
+    for (const name of [...this.ports.keys()]) {
+      if (ports.has(name)) continue
+      this.ports.delete(name)
+      this.senders.delete(name)
+    }
+    this.plan = plan
+    this.makePairs(plan)
+    this.watchOtherStates(plan)
+    this.changed()
+  }
+
+  stateFor(binding: Binding): AppState {
+    const name = feedbackAppOf(this.defaults(), binding)
+    const own = this.ports.get(name)?.state ?? this.defaultState()
+    const stand = this.standIn(name, own)
+    return stand?.state ?? own
+  }
+
+  async send(
+    binding: Binding,
+    command: string,
+    params: Record<string, unknown>,
+    origin: string,
+    options: SendOptions,
+  ): Promise<SendResult> {
+    const target = options.app ?? binding.app ?? this.defaults().defaultApp
+    const sender = this.senders.get(target)
+    if (!sender) return { ok: false, code: NOT_CONNECTED, message: `no application ${target}` }
+    const main = sender.send(command, params, origin, options)
+    for (const pair of this.pairs.values()) {
+      if (pair.main !== target) continue
+      const backup = pair.sendToBackup(command, params, origin, options, isContinuous(binding))
+      const title = binding.feedback?.title
+      void Promise.all([main, backup]).then(([m, b]) => pair.outcome(origin, command, m, b, title))
+    }
+    return main
+  }
+
+  async resync(mirror: string, origin: string): Promise<SendResult> {
+    const pair = this.pairs.get(mirror)
+    const sender = this.senders.get(mirror)
+    if (!pair || !sender) return { ok: false, code: NOT_CONNECTED, message: `${mirror} mirrors nothing` }
+    if (!pair.bothUp()) return { ok: false, code: NOT_CONNECTED, message: `${pair.main} or ${mirror} is away` }
+    let last: SendResult = { ok: true, reply: {} }
+    for (const { name, mainOnAir } of pair.differing()) {
+      const r = await sender.send('schedule', { action: mainOnAir ? 'cutin' : 'cutout', title: name }, origin)
+      if (!r.ok) last = r
+    }
+    if (last.ok) pair.resynced()
+    return last
+  }
+
+  decorate(binding: Binding, feedback: Feedback): Feedback {
+    if (this.pairs.size === 0 || binding.feedback === undefined) return this.decorateSends(binding, feedback)
+    const name = feedbackAppOf(this.defaults(), binding)
+    const own = this.ports.get(name)?.state
+    const stand = own ? this.standIn(name, own) : undefined
+    let out = feedback
+    if (stand && out.detail === undefined) out = { ...out, detail: `from ${stand.name}` }
+    return this.divergence(binding, out)
+  }
+
+  watch(onChange: () => void): () => void {
+    this.listeners.add(onChange)
+    return () => this.listeners.delete(onChange)
+  }
+
+  /** Stops the pairs' timers and listeners. */
+  dispose(): void {
+    for (const p of this.pairs.values()) p.dispose()
+    this.pairs.clear()
+    this.detachStates()
+    this.listeners.clear()
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private defaults(): Pick<AppsPlan, 'defaultApp'> {
+    return this.plan ?? { defaultApp: 'main' }
+  }
+
+  private defaultState(): AppState {
+    return this.ports.get(this.defaults().defaultApp)!.state
+  }
+
+  /** A mirror that is up, standing in for `name` while that one is stale. */
+  private standIn(name: string, own: AppState): { name: string; state: AppState } | undefined {
+    if (own.link.status === 'connected') return undefined
+    for (const pair of this.pairs.values()) {
+      if (pair.main !== name) continue
+      const state = this.ports.get(pair.backup)?.state
+      if (state?.link.status === 'connected') return { name: pair.backup, state }
+    }
+    return undefined
+  }
+
+  /** A key that shows no state still shows a command that reached one side only. */
+  private decorateSends(binding: Binding, feedback: Feedback): Feedback {
+    return this.pairs.size === 0 ? feedback : this.divergence(binding, feedback)
+  }
+
+  /** `diverged` over stale and unknown (a failure or a command in flight says more for its moment). */
+  private divergence(binding: Binding, feedback: Feedback): Feedback {
+    const title = binding.feedback?.title
+    for (const pair of this.pairs.values()) {
+      const d = pair.divergenceOf(binding.on, title)
+      if (!d) continue
+      if (feedback.badge === 'failed' || feedback.badge === 'pending') return feedback
+      return { ...feedback, badge: 'diverged', detail: d.detail }
+    }
+    return feedback
+  }
+
+  /**
+   * One pair per mirror of the plan. A pair whose sides, states, sender and tolerance are unchanged by
+   * a reload keeps what it saw (a divergence stays shown); any other is made anew.
+   */
+  private makePairs(plan: AppsPlan): void {
+    const wanted = new Map<string, string>()
+    for (const main of plan.apps.values()) {
+      for (const m of mirrorsOf(plan, main.name)) wanted.set(m.name, `${main.name}\u0000${m.divergedAfterMs}`)
+    }
+    for (const [name, pair] of [...this.pairs]) {
+      const same = wanted.get(name) === this.pairSigns.get(pair) && this.pairPorts.get(pair) === this.portsOf(pair)
+      if (same) continue
+      pair.dispose()
+      this.pairs.delete(name)
+    }
+    for (const main of plan.apps.values()) {
+      for (const m of mirrorsOf(plan, main.name)) {
+        const mainPort = this.ports.get(main.name)
+        const backupPort = this.ports.get(m.name)
+        const sender = this.senders.get(m.name)
+        if (!mainPort || !backupPort || !sender || this.pairs.has(m.name)) continue
+        const pair = new MirrorPair({
+          main: { name: main.name, state: mainPort.state },
+          backup: { name: m.name, state: backupPort.state, sender },
+          divergedAfterMs: m.divergedAfterMs,
+          log: this.o.log,
+          changed: () => this.changed(),
+          ...(this.o.onDiverged ? { onDiverged: this.o.onDiverged } : {}),
+        })
+        this.pairs.set(m.name, pair)
+        this.pairSigns.set(pair, wanted.get(m.name)!)
+        this.pairPorts.set(pair, this.portsOf(pair))
+      }
+    }
+  }
+
+  /** What a pair was made with: its two states and the backup's sender, as one comparable list. */
+  private portsOf(pair: MirrorPair): string {
+    const ids = [this.ports.get(pair.main)?.state, this.ports.get(pair.backup)?.state, this.senders.get(pair.backup)]
+    return ids.map((x) => (x === undefined ? '-' : String(this.identity(x)))).join(',')
+  }
+
+  /** A number per object, for `portsOf`. */
+  private identity(x: object): number {
+    let id = this.ids.get(x)
+    if (id === undefined) this.ids.set(x, (id = ++this.lastId))
+    return id
+  }
+
+  /**
+   * The engine follows the default application's state itself; every other application's changes
+   * reach it through `watch` (a key following `graphics2`, a mirror standing in).
+   */
+  private watchOtherStates(plan: AppsPlan): void {
+    this.detachStates()
+    const others = [...this.ports].filter(([name]) => name !== plan.defaultApp).map(([, p]) => p.state)
+    const onChange = (): void => this.changed()
+    const events = ['title', 'titlesReset', 'link', 'replay', 'streaming', 'tally'] as const
+    for (const s of others) for (const e of events) s.on(e, onChange)
+    this.detachStates = () => {
+      for (const s of others) for (const e of events) s.off(e, onChange)
+    }
+  }
+
+  private changed(): void {
+    for (const l of [...this.listeners]) l()
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Several applications from one daemon (issue 27, `apps:`): `check` refuses an application name the file
+ * does not have, at its line; two independent applications from one file, each key sending to and
+ * following its own (two simulators on port 0); `/api/status` lists each with its link, `/metrics`
+ * counts by application.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { Daemon } from '../../src/daemon/daemon.js'
+import { PrometheusMetrics } from '../../src/daemon/metrics.js'
+import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
+import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { captureLogs } from '../helpers/logs.js'
+
+const WAIT = { timeout: 15_000, interval: 20 }
+const TITLE = 'Lower Third'
+
+async function errorsOf(text: string): Promise<string[]> {
+  const r = await loadConfigText(text, 'c.yaml')
+  return r.problems.filter((p) => p.severity === 'error').map(formatProblem)
+}
+
+const TWO = (extra = '') => `version: 1
+apps:
+  main: { url: "http://127.0.0.1:9022" }
+  graphics2: { url: "http://127.0.0.1:9122" }
+surfaces:
+  console: { driver: web, rows: 1, columns: 4 }
+bindings:
+  - on: console/key:0
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
+${extra}`
+
+describe('check: the applications a file names', () => {
+  it('loads apps: with bindings, feedback and commands naming them', async () => {
+    const text = TWO(`  - on: console/key:1
+    app: graphics2
+    press: [{ command: schedule, params: { action: cutin, title: "${TITLE}" } }, { command: schedule, app: main, params: { action: cutout, title: "${TITLE}" } }]
+    feedback: { app: main, title: "${TITLE}" }
+`)
+    expect(await errorsOf(text)).toEqual([])
+  })
+
+  it('refuses an unknown application at its line: a binding, its feedback, a command, a resync, mirror_of', async () => {
+    const text = TWO(`  - on: console/key:1
+    app: grafix2
+    feedback: { app: mian, title: "${TITLE}" }
+  - on: console/key:2
+    press: { command: schedule, app: backup, params: { action: cutin, title: "${TITLE}" } }
+  - on: console/key:3
+    press: { resync: graphics2 }
+`).replace(
+      'graphics2: { url: "http://127.0.0.1:9122" }',
+      'graphics2: { url: "http://127.0.0.1:9122" }\n  spare: { url: "http://127.0.0.1:9222", mirror_of: nowhere }',
+    )
+    expect(await errorsOf(text)).toEqual([
+      'c.yaml:5:53: apps.spare: mirror_of: no application named nowhere (known: main, graphics2, spare)',
+      'c.yaml:12:10: app: no application named grafix2 (known: main, graphics2, spare)',
+      'c.yaml:13:22: feedback.app: no application named mian (known: main, graphics2, spare)',
+      'c.yaml:15:38: app: no application named backup (known: main, graphics2, spare)',
+      'c.yaml:17:22: resync: graphics2 mirrors no application (give mirror_of in apps:)',
+    ])
+  })
+
+  it('refuses app: beside apps:, and an unknown application with app: alone (its one is main)', async () => {
+    expect(await errorsOf(TWO().replace('apps:', 'app: { url: "http://127.0.0.1:9022" }\napps:'))).toEqual([
+      'c.yaml:3:1: apps: give app: (one application, named main) or apps:, not both',
+    ])
+    const single = `version: 1
+app: { url: "http://127.0.0.1:9022" }
+surfaces:
+  console: { driver: web, rows: 1, columns: 4 }
+bindings:
+  - on: console/key:0
+    app: main
+  - on: console/key:1
+    app: graphics2
+`
+    expect(await errorsOf(single)).toEqual(['c.yaml:9:10: app: no application named graphics2 (known: main)'])
+  })
+})
+
+/** A simulator of our own (its log read, its state changed behind the daemon's back), closed at the end. */
+async function sim(): Promise<SimulatorHandle> {
+  const s = await startSimulator()
+  onTestFinished(() => s.close())
+  return s
+}
+
+async function startDaemon(text: string): Promise<{ daemon: Daemon; metrics: PrometheusMetrics }> {
+  const dir = await mkdtemp(join(tmpdir(), 'pb-apps-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const file = join(dir, 'config.yaml')
+  await writeFile(file, text)
+  captureLogs()
+  const metrics = new PrometheusMetrics({ processMetrics: false })
+  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics })
+  onTestFinished(() => daemon.stop())
+  return { daemon, metrics }
+}
+
+describe('two independent applications from one file', () => {
+  it('each key sends to and follows its own; status lists both with their links; metrics count by application', async () => {
+    const [a, b] = [await sim(), await sim()]
+    const { daemon, metrics } = await startDaemon(`version: 1
+apps:
+  main: { url: "${a.httpUrl}", notifications: "${a.wsUrl}" }
+  graphics2: { url: "${b.httpUrl}", notifications: "${b.wsUrl}" }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  console: { driver: web, rows: 1, columns: 4 }
+bindings:
+  - on: console/key:0
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
+    feedback: { title: "${TITLE}" }
+  - on: console/key:1
+    app: graphics2
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
+    feedback: { title: "${TITLE}" }
+`)
+    await expect.poll(() => daemon.status().apps?.map((x) => x.link.state), WAIT).toEqual(['connected', 'connected'])
+    const status = daemon.status()
+    expect(status.app.state).toBe('connected')
+    expect(status.apps).toEqual([
+      expect.objectContaining({ name: 'main', url: a.httpUrl, default: true, simulated: false }),
+      expect.objectContaining({ name: 'graphics2', url: b.httpUrl, default: false, simulated: false }),
+    ])
+    const key = (k: string) => daemon.controlState('console', k)
+    expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    expect(a.http.commands('schedule')).toHaveLength(1)
+    expect(b.http.commands('schedule')).toHaveLength(0)
+    expect(key('key:1')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Off })
+
+    expect(daemon.inject('console', 'key:1', 'press')).toBeUndefined()
+    await expect.poll(() => key('key:1'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    expect(b.http.commands('schedule')).toHaveLength(1)
+    expect(a.http.commands('schedule')).toHaveLength(1)
+
+    // Taken off air on graphics2 alone: only its key follows.
+    await fetch(`${b.httpUrl}/api/command/schedule?action=cutout&title=${encodeURIComponent(TITLE)}`)
+    await expect.poll(() => key('key:1'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Off })
+    expect(key('key:0')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    expect(key('key:0')).not.toHaveProperty('badge')
+
+    const text = await metrics.text()
+    expect(text).toMatch(/panelbridge_application_link_up\{app="graphics2"\} 1/)
+    expect(text).toMatch(/panelbridge_application_commands_total\{app="graphics2",outcome="ok"\} 1/)
+    expect(text).toMatch(/panelbridge_application_commands_total\{app="main",outcome="ok"\} 1/)
+
+    // One application's link down is that application's: the other's key is not stale.
+    await b.close()
+    await expect.poll(() => daemon.status().apps?.[1]?.link.state, WAIT).toBe('stale')
+    await expect.poll(() => key('key:1'), WAIT).toMatchObject({ badge: 'stale' })
+    expect(key('key:0')).not.toHaveProperty('badge')
+    expect(daemon.status().app.state).toBe('connected')
+  })
+
+  it('app: alone is the application named main: the status lists it, and nothing else changes', async () => {
+    const a = await sim()
+    const { daemon } = await startDaemon(`version: 1
+app: { url: "${a.httpUrl}", notifications: "${a.wsUrl}" }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  console: { driver: web, rows: 1, columns: 4 }
+bindings:
+  - on: console/key:0
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
+`)
+    await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
+    expect(daemon.status().apps).toEqual([
+      { name: 'main', url: a.httpUrl, simulated: false, default: true, link: daemon.status().apps![0]!.link },
+    ])
+    expect(daemon.status().apps![0]!.link.state).toBe('connected')
+  })
+})
