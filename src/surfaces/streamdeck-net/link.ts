@@ -133,12 +133,16 @@ export class DeckLink extends EventEmitter {
   private receive(data: Buffer): void {
     if (this.ended) return
     this.lastReceived = Date.now()
+    this.buffer = this.buffer.length === 0 ? data : Buffer.concat([this.buffer, data])
     if (this.mode === 'unknown') {
-      if (data.length >= CORA_MAGIC.length && data.subarray(0, CORA_MAGIC.length).equals(CORA_MAGIC)) this.mode = 'cora'
-      else if (data[0] === 1 && data[1] === 10) this.mode = 'legacy'
+      // The format shows in the first bytes; a first chunk shorter than the magic waits for more.
+      const head = this.buffer.subarray(0, CORA_MAGIC.length)
+      if (head.equals(CORA_MAGIC)) this.mode = 'cora'
+      else if (head[0] === 1 && head[1] === 10) this.mode = 'legacy'
+      else if (head.length < CORA_MAGIC.length && CORA_MAGIC.subarray(0, head.length).equals(head)) return
+      else if (head.length === 1 && head[0] === 1) return
       else return this.bad('the first packet is neither Cora nor legacy')
     }
-    this.buffer = this.buffer.length === 0 ? data : Buffer.concat([this.buffer, data])
     if (this.mode === 'cora') this.readCora()
     else this.readLegacy()
   }

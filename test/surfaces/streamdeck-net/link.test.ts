@@ -130,6 +130,17 @@ describe('the network deck link', () => {
     expect(() => t.link.sendCoraWrites([])).toThrow(/not connected/)
   })
 
+  it('waits for more when the first chunk is shorter than the magic', () => {
+    const t = setup()
+    const alive = keepalive()
+    t.socket.feed(alive.subarray(0, 2))
+    expect(t.disconnected()).toBe(0)
+    t.socket.feed(alive.subarray(2))
+    expect(t.ready()).toBe(1)
+    expect(t.link.isCora).toBe(true)
+    t.link.close()
+  })
+
   it('drops a connection whose first packet is neither format', () => {
     const t = setup()
     expect(() => t.socket.feed(Buffer.from('GET / HTTP/1.1\r\n\r\n'))).not.toThrow()
