@@ -166,6 +166,27 @@ export interface DaemonApi {
    * without it answers 404 there.
    */
   watchEvents?(listener: (event: DaemonEvent) => void): () => void
+  /**
+   * Follows the recording (`GET /api/record`, an extension): undefined when the daemon is not recording;
+   * else the start line to send first and how to stop following, and `follower` is given every line the
+   * recording makes from then on, and `end` once it stops. A daemon without it answers 404 there.
+   */
+  watchRecord?(follower: RecordFollower): RecordFollowing | undefined
+}
+
+/** A reader of the recording (`GET /api/record`). Called on the input path: it must not wait. */
+export interface RecordFollower {
+  /** One line of the recording, the file's text without its newline. */
+  line(text: string): void
+  /** The recording stopped; `why` is for the reader. */
+  end(why: string): void
+}
+
+/** What following the recording gives. */
+export interface RecordFollowing {
+  /** A start line of the recording's format, as of now (`continued: true`, the pages now). */
+  start: string
+  stop(): void
 }
 
 /** What the daemon reports to the metrics (`GET /metrics`). */

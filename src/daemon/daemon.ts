@@ -46,6 +46,8 @@ import type {
   InjectRefusal,
   InjectRehearsal,
   RecentError,
+  RecordFollower,
+  RecordFollowing,
 } from './api.js'
 import { AppLinkSwapError, prepareAppLink, startAppLink, stopAppLink, type AppLink } from './app-link.js'
 import { AppLinks } from './apps.js'
@@ -521,6 +523,10 @@ export class Daemon implements DaemonApi {
   private routeApps(config: Config): void {
     this.router.setApps(appsOf(config), this.apps.ports({ client: this.defaultClient, state: this.state }))
     this.apps.setFilter(followedTitlesOf(config))
+  }
+  /** `GET /api/record`: the recording's lines, while there is one. */
+  watchRecord(follower: RecordFollower): RecordFollowing | undefined {
+    return this.recorder?.follow(follower)
   }
 
   /** One line for systemd's STATUS=. */

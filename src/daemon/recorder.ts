@@ -19,11 +19,16 @@
  * disk) or a write fails (a full disk), lines are dropped and a warning says so once; the stop says how
  * many. The file is rotated by size: FILE becomes FILE.1 (FILE.1 becomes FILE.2, ... up to RECORD_KEEP)
  * and the new FILE opens with a start line of its own (`continued: true`), so each file replays alone.
+ *
+ * Readers of `GET /api/record` follow the same lines (`follow`), handed each line as it is made, before
+ * the buffer (a slow disk does not drop a reader's lines); each reader bounds itself (`record-stream.ts`).
+ * A start line names the pages as they are when it is written (a page line moves them on).
  */
 import { appendFile, rename, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { Logger } from '../log.js'
+import type { RecordFollower, RecordFollowing } from './api.js'
 import type { Config } from '../mappings/schema.js'
 import type { SentCommand } from '../mappings/sender.js'
 import { redact, redactText } from '../redact.js'
@@ -100,11 +105,16 @@ export class Recorder {
   private readonly timer: NodeJS.Timeout
   private stopped = false
   private readonly stopHooks: (() => void)[] = []
+  /** The readers of `GET /api/record`. */
+  private readonly followers = new Set<RecordFollower>()
+  /** Each paged surface's shared page now: what a start line names. */
+  private readonly pages: Record<string, string>
 
   private constructor(private readonly options: RecorderOptions) {
     this.fs = options.fs ?? nodeRecordFs
     this.maxBytes = Math.max(1, options.maxMb ?? DEFAULT_RECORD_MAX_MB) * 1024 * 1024
     this.bufferMax = options.bufferMaxChars ?? RECORD_BUFFER_MAX_CHARS
+    this.pages = { ...options.pages }
     this.timer = setInterval(() => void this.flush(), RECORD_FLUSH_MS)
     // The flush never keeps the process alive on its own.
     this.timer.unref()
@@ -128,6 +138,16 @@ export class Recorder {
   /** Called once at stop (the daemon's observers come off). */
   onStop(hook: () => void): void {
     this.stopHooks.push(hook)
+  }
+
+  /**
+   * A reader of the recording (`GET /api/record`): the start line to send it first, and every line from
+   * now on; undefined once stopped.
+   */
+  follow(follower: RecordFollower): RecordFollowing | undefined {
+    if (this.stopped) return undefined
+    this.followers.add(follower)
+    return { start: this.startLine(true), stop: () => void this.followers.delete(follower) }
   }
 
   /** Lines dropped so far (buffer full, or a write failed). */
@@ -176,6 +196,7 @@ export class Recorder {
 
   /** A page turned (the engine's `onPage`). */
   page(surface: string, page: string, view?: string): void {
+    if (view === undefined) this.pages[surface] = page
     this.put(JSON.stringify({ t: this.now(), kind: 'page', surface, page, ...(view !== undefined ? { view } : {}) }))
   }
 
@@ -199,6 +220,8 @@ export class Recorder {
     this.stopped = true
     clearInterval(this.timer)
     for (const hook of this.stopHooks) hook()
+    for (const f of this.followers) f.end('the recording stopped')
+    this.followers.clear()
     let bound: NodeJS.Timeout | undefined
     const timeout = new Promise<void>((resolve) => {
       bound = setTimeout(resolve, RECORD_STOP_WAIT_MS)
@@ -227,7 +250,7 @@ export class Recorder {
       version: RECORD_VERSION,
       started: this.started,
       config: this.options.config,
-      ...(this.options.pages && Object.keys(this.options.pages).length > 0 ? { pages: this.options.pages } : {}),
+      ...(Object.keys(this.pages).length > 0 ? { pages: { ...this.pages } } : {}),
       ...(continued ? { continued: true } : {}),
     })
   }
@@ -235,6 +258,7 @@ export class Recorder {
   /** Into the buffer, or dropped when it is full. Never waits. */
   private put(line: string): void {
     if (this.stopped) return
+    for (const f of this.followers) f.line(line)
     if (this.bufferChars + line.length + 1 > this.bufferMax) return this.drop(1, 'the disk is too slow')
     this.buffer.push(line)
     this.bufferChars += line.length + 1

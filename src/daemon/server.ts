@@ -1,7 +1,7 @@
 /**
  * The daemon's one HTTP server: it listens and dispatches. Every request and upgrade passes the checks
  * of `auth.ts` (Host, Origin, token), then goes to its room: `/api/events` to the event stream
- * (`event-stream.ts`), the rest of `/api`, `/metrics` and the web page to the routes (`routes.ts`),
+ * (`event-stream.ts`), `/api/record` to the recording's (`record-stream.ts`), the rest of `/api`, `/metrics` and the web page to the routes (`routes.ts`),
  * WebSocket upgrades to the web page server. The routes and their answers are listed in those files.
  *
  * Errors are `{ "error": { "code", "message" } }`: 400 bad value or control id, or an over-long
@@ -37,6 +37,7 @@ import type { DaemonApi } from './api.js'
 import { ServerAuth } from './auth.js'
 import { Connections, rawBusyReply, type ConnectionLimits } from './connections.js'
 import { EventStreams, type EventStreamLimits } from './event-stream.js'
+import { RecordStreams } from './record-stream.js'
 import { closeAfterBody, HttpError, rawReply, readNoBody, sendError, sendHtml, sendJson } from './http.js'
 import { Routes, type MetricsSource, type MountedWebServer } from './routes.js'
 
@@ -129,6 +130,8 @@ export interface DaemonServer {
 interface Rooms {
   auth: ServerAuth
   streams: EventStreams
+  /** `GET /api/record` (`record-stream.ts`). */
+  records: RecordStreams
   routes: Routes
   connections: Connections
   limits: DaemonServerLimits
@@ -151,6 +154,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   const rooms: Rooms = {
     auth,
     streams: new EventStreams({ api, limits, log }),
+    records: new RecordStreams({ api, limits, log }),
     routes: new Routes({ api, ...(options.metrics ? { metrics: options.metrics } : {}), ...(web ? { web } : {}) }),
     connections: new Connections(limits, log),
     limits,
@@ -175,6 +179,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     close() {
       closing ??= new Promise<void>((resolve) => {
         rooms.streams.close()
+        rooms.records.close()
         rooms.connections.close()
         server.close(() => resolve())
         server.closeAllConnections()
@@ -231,6 +236,7 @@ async function dispatch(rooms: Rooms, req: IncomingMessage, res: ServerResponse)
     if (path === '/api' || path.startsWith('/api/')) {
       auth.requireToken(req)
       if (path === '/api/events') return openStream(rooms, req, res, head)
+      if (path === '/api/record') return openRecordStream(rooms, req, res, head)
       return sendJson(res, 200, routes.api(req.method ?? 'GET', path, url.searchParams), head)
     }
     if (path === '/metrics') {
@@ -254,6 +260,12 @@ async function dispatch(rooms: Rooms, req: IncomingMessage, res: ServerResponse)
 /** `GET /api/events`: a stream that opens moves its connection to the event streams' own budget. */
 function openStream(rooms: Rooms, req: IncomingMessage, res: ServerResponse, head: boolean): void {
   rooms.streams.open(req, res, head)
+  if (!head && res.statusCode === 200 && !res.writableEnded) rooms.connections.streaming(req.socket)
+}
+
+/** `GET /api/record`: likewise, among the streams' budget. */
+function openRecordStream(rooms: Rooms, req: IncomingMessage, res: ServerResponse, head: boolean): void {
+  rooms.records.open(req, res, head)
   if (!head && res.statusCode === 200 && !res.writableEnded) rooms.connections.streaming(req.socket)
 }
 
