@@ -13,6 +13,7 @@
  * - Kept in an LRU bounded in bytes (THUMBNAIL_CACHE_BYTES); a thumbnail that cannot be had says why.
  */
 import type { AppState, TitleChanges } from '../api/app-state.js'
+import { AppError, CommandError } from '../api/errors.js'
 import type { Logger } from '../log.js'
 import { LruMap } from '../lru.js'
 import { dataUrlBytes, decodePicture, KeyPicture, PictureError, type Box } from '../surfaces/render/picture.js'
@@ -191,7 +192,7 @@ export class Thumbnails {
       )
       items = Array.isArray(r.raw.titles) ? (r.raw.titles as unknown[]) : []
     } catch (err) {
-      const why = `thumbnail: ${err instanceof Error ? err.message : String(err)}`
+      const why = `thumbnail: ${callFailure(err)}`
       for (const k of keys) if (!this.cache.get(k.key)) this.failed.set(k.key, why)
       this.o.log?.debug('thumbnails not read', { size, error: why })
       return
@@ -214,6 +215,20 @@ export class Thumbnails {
       this.failed.set(key, `thumbnail: ${err instanceof Error ? err.message : String(err)}`)
     }
   }
+}
+
+/** A failed call in a key's few words: the application's own, else what went wrong on the way. */
+function callFailure(err: unknown): string {
+  if (err instanceof AppError) return err.appMessage
+  if (err instanceof CommandError) return CALL_FAILURES[err.code] ?? err.message
+  return err instanceof Error ? err.message : String(err)
+}
+
+const CALL_FAILURES: Partial<Record<CommandError['code'], string>> = {
+  CONNECTION_REFUSED: 'application not reachable',
+  TIMEOUT: 'no reply in time',
+  REPLY_TOO_LARGE: 'the reply was too large',
+  NETWORK: 'network error',
 }
 
 function isTitle(x: unknown): x is { id?: unknown; name?: unknown; image?: unknown } {

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import type { CallResult } from '../../src/api/client.js'
+import { CommandError } from '../../src/api/errors.js'
 import type { Binding } from '../../src/mappings/schema.js'
 import type { CommandPort } from '../../src/mappings/sender.js'
 import {
@@ -30,14 +31,14 @@ class FakeApp implements CommandPort {
   readonly colors = new Map<string, string>()
   readonly calls: Call[] = []
   hold = false
-  fail: string | undefined
+  fail: Error | undefined
   image: ((id: string, w: number, h: number) => string) | undefined
 
   callByName(name: string, params: Record<string, unknown> = {}): Promise<CallResult> {
     expect(name).toBe('getTitleControlInfo')
     return new Promise((resolve, reject) => {
       const answer = (): void => {
-        if (this.fail !== undefined) return reject(new Error(this.fail))
+        if (this.fail !== undefined) return reject(this.fail)
         const [w, h] = [Number(params.width), Number(params.height)]
         const titles = [...this.colors].reverse().map(([id, color]) => ({
           id,
@@ -200,12 +201,12 @@ describe('thumbnails', () => {
 
   it('says why a key has no thumbnail: the call failed, or the application sent none or no image', async () => {
     start()
-    app.fail = 'getTitleControlInfo: no reply in time'
+    app.fail = new CommandError('TIMEOUT', 'getTitleControlInfo', 'getTitleControlInfo: no reply within 5000 ms')
     let done = nextChange()
     thumbs.want([binding('A')])
     await vi.advanceTimersByTimeAsync(0)
     await done
-    expect(thumbs.lookOf(binding('A'))).toEqual({ why: 'thumbnail: getTitleControlInfo: no reply in time' })
+    expect(thumbs.lookOf(binding('A'))).toEqual({ why: 'thumbnail: no reply in time' })
 
     app.fail = undefined
     app.image = (id) => (id === 'a' ? '' : 'data:image/png;base64,bm90IGFuIGltYWdl')
