@@ -85,6 +85,12 @@ export interface StreamDeckNetDriverOptions {
   encodeJPEG?: EncodeJPEG
   backoff?: Backoff
   frameMs?: number
+  /**
+   * The daemon's driver: detection never waits for a newly configured deck's first answer (the driver's
+   * hot-plug source has the manager rescan when it comes), so an unreachable address does not hold up
+   * the other drivers' scan. `devices` and `learn` wait, to list what the addresses reach.
+   */
+  passive?: boolean
 }
 
 let netBytes: DeviceBytesCache | undefined
@@ -154,7 +160,7 @@ export class StreamDeckNetDriver implements SurfaceDriver {
       if (entry.host === undefined || this.connections.has(address)) continue
       started.push(this.connect(address, entry.host, entry.port ?? DEFAULT_DECK_PORT))
     }
-    if (started.length > 0) this.firstAnswers = Promise.all(started).then(() => undefined)
+    if (started.length > 0 && this.opts.passive !== true) this.firstAnswers = Promise.all(started).then(() => undefined)
     this.discover(entries.filter((e) => e.host === undefined && e.discover === true).map(entryAddress))
   }
 

@@ -20,6 +20,7 @@ export const streamdeckNetFamily: DriverFamily<StreamDeckNetDriverOptions, NetDe
     const driver = new StreamDeckNetDriver({
       ...options,
       ...(shared.renderer !== undefined ? { renderer: shared.renderer } : {}),
+      ...(shared.passive !== undefined ? { passive: options?.passive ?? shared.passive } : {}),
     })
     return {
       driver,

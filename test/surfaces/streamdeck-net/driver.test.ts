@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
-import { StreamDeckNetDriver, deckAddress } from '../../../src/surfaces/streamdeck-net/driver.js'
+import { FIRST_ANSWER_WAIT_MS, StreamDeckNetDriver, deckAddress } from '../../../src/surfaces/streamdeck-net/driver.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
@@ -150,5 +150,26 @@ describe('the streamdeck-net driver', () => {
     studio.drop()
     await vi.advanceTimersByTimeAsync(60_000)
     expect(network.attempts).toHaveLength(attempts)
+  })
+
+  it("the daemon's (passive) driver never waits for a deck's first answer; devices and learn wait a bounded while", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
+    onTestFinished(() => void vi.useRealTimers())
+    captureLogs()
+    const network = new FakeNetwork()
+    const settled = async (driver: StreamDeckNetDriver): Promise<() => boolean> => {
+      onTestFinished(() => driver.closeAll())
+      driver.configure([{ host: '10.0.0.99' }])
+      let done = false
+      void driver.detect().then(() => (done = true))
+      await vi.advanceTimersByTimeAsync(0)
+      return () => done
+    }
+    const passive = await settled(new StreamDeckNetDriver({ transport: network, passive: true }))
+    expect(passive()).toBe(true)
+    const waiting = await settled(new StreamDeckNetDriver({ transport: network }))
+    expect(waiting()).toBe(false)
+    await vi.advanceTimersByTimeAsync(FIRST_ANSWER_WAIT_MS)
+    expect(waiting()).toBe(true)
   })
 })
