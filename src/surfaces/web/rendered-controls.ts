@@ -2,7 +2,8 @@
  * What the page shows of one surface's controls, for a configured web surface and for a mirrored
  * physical one alike: the newest feedback per control waits here until the next flush, which turns it
  * into one message (keys as their face for the page to paint, drawn here only when the feedback carries
- * a pre-rendered image; other controls as their state) and keeps it for browsers that connect later.
+ * a pre-rendered image or a picture under its label; other controls as their state) and keeps it for
+ * browsers that connect later.
  */
 import type { ControlDescriptor, ControlId, Feedback, SurfaceDescription } from '../types.js'
 import { keyFaceOf } from '../render/key-paint.js'
