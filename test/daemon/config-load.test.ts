@@ -3,8 +3,7 @@
  * result is the loader's own (the config is plain data, whole after the copy), and a reload of a
  * 4,092-binding file leaves the loop free (on the loop, the loader held it for seconds here).
  */
-import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -13,6 +12,7 @@ import { loadConfigOffLoop } from '../../src/daemon/config-load.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { loadConfigText } from '../../src/mappings/load.js'
+import { testDir } from '../helpers/files.js'
 
 const REFERENCE = fileURLToPath(new URL('../../config/reference.yaml', import.meta.url))
 
@@ -28,12 +28,6 @@ function manyBindings(count: number): string {
   return text
 }
 
-async function folder(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-config-load-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  return dir
-}
-
 describe('the reload’s load in a worker thread', () => {
   it('gives what the loader gives on the main thread: the reference file whole', { timeout: 60_000 }, async () => {
     const text = await readFile(REFERENCE, 'utf8')
@@ -43,7 +37,7 @@ describe('the reload’s load in a worker thread', () => {
   })
 
   it('gives every problem of a refused file, placed', { timeout: 60_000 }, async () => {
-    const file = join(await folder(), 'bad.yaml')
+    const file = join(await testDir('config-load'), 'bad.yaml')
     const text = 'version: 1\nsurfaces:\n  desk: { driver: web, rows: 99, columns: 1 }\nbindings:\n  - on: nope/key:0\n'
     await writeFile(file, text)
     const off = await loadConfigOffLoop(file)
@@ -53,7 +47,7 @@ describe('the reload’s load in a worker thread', () => {
   })
 
   it('a daemon’s reload of 4,092 bindings keeps its loop turning', { timeout: 120_000 }, async () => {
-    const file = join(await folder(), 'config.yaml')
+    const file = join(await testDir('config-load'), 'config.yaml')
     await writeFile(file, manyBindings(1))
     const prev = setLogSink(() => undefined)
     const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: 100_000 })

@@ -3,9 +3,7 @@
  * `/metrics` gauges say when a reload was refused and an older mapping runs, and since when the
  * running mapping was loaded; the recent errors mark what has cleared, one line per fault.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { writeFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import { Daemon } from '../../src/daemon/daemon.js'
@@ -17,6 +15,7 @@ import { createLogger, setLogSink } from '../../src/log.js'
 import { until } from '../helpers/until.js'
 import { call } from './helpers.js'
 import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
+import { testConfigFile } from '../helpers/files.js'
 
 const GOOD = simulatedConfig(CUTIN_KEY)
 const BROKEN = GOOD.replace('columns: 2', 'columns: 2, bogus: 1')
@@ -24,14 +23,6 @@ const BROKEN = GOOD.replace('columns: 2', 'columns: 2, bogus: 1')
 afterEach(() => {
   vi.useRealTimers()
 })
-
-async function configFile(text: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-config-state-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(file, text)
-  return file
-}
 
 const quietNotifier = { reloading: () => undefined, ready: () => undefined } as unknown as Notifier
 
@@ -42,7 +33,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe('the reloader’s config state', () => {
   it('is ok from the start, refused from a refused file until a good one, and keeps the time of the last good load', async () => {
-    const file = await configFile(GOOD)
+    const file = await testConfigFile('config-state', GOOD)
     vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2026, 10, 26, 9, 0, 0) })
     const states: ConfigState[] = []
     const errors: { message: string; key: string }[] = []
@@ -79,7 +70,7 @@ describe('the reloader’s config state', () => {
   })
 
   it('counts a reload whose apply fails as refused: the file on disk is not what runs', async () => {
-    const file = await configFile(GOOD)
+    const file = await testConfigFile('config-state', GOOD)
     const reloader = new ConfigReloader({
       file,
       apply: () => Promise.reject(new Error('port 8088 is taken')),
@@ -112,7 +103,7 @@ describe('the metrics of the config state', () => {
 
 describe('the daemon', () => {
   it('says on /api/status and /metrics that a pushed file was refused and an older mapping runs, until a good one', async () => {
-    const file = await configFile(GOOD)
+    const file = await testConfigFile('config-state', GOOD)
     const prev = setLogSink(() => undefined)
     const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
     onTestFinished(async () => {

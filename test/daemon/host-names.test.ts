@@ -4,8 +4,8 @@
  * `file:line:col`), and a refused Host gets an HTML page that names the setting when a browser asks for a
  * page, JSON when a client asks for JSON or calls the API. Real servers on 127.0.0.1 port 0.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { hostname, tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
@@ -21,6 +21,7 @@ import { setLogSink, type LogRecord } from '../../src/log.js'
 import { formatProblem, loadConfigFile } from '../../src/mappings/load.js'
 import { WebSurfaceServer } from '../../src/surfaces/web/server.js'
 import { call, sampleDaemon } from './helpers.js'
+import { testDir } from '../helpers/files.js'
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -42,12 +43,6 @@ async function server(allowedHosts?: string[]): Promise<DaemonServer> {
   })
   onTestFinished(() => s.close())
   return s
-}
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-hosts-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  return dir
 }
 
 describe("the machine's own names", () => {
@@ -125,7 +120,7 @@ describe('a refused Host', () => {
 
 describe('listen.allowed_hosts', () => {
   it('lets a running daemon serve the page and the API under a configured name, and a reload adds one', async () => {
-    const dir = await tempDir()
+    const dir = await testDir('hosts')
     const file = join(dir, 'config.yaml')
     const text = (hosts: string) => `version: 1
 app: { url: http://127.0.0.1:0, simulate: true }
@@ -151,7 +146,7 @@ surfaces:
   })
 
   it('is refused by the loader at file:line:col for a name with a port or scheme, and past its bounds', async () => {
-    const dir = await tempDir()
+    const dir = await testDir('hosts')
     const file = join(dir, 'bad.yaml')
     await writeFile(
       file,

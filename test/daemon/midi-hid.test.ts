@@ -6,9 +6,7 @@
  * real drivers on this machine (no sound devices here) with a MIDI surface: one clear line, no crash.
  */
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFile, writeFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { CommandClient } from '../../src/api/client.js'
 import { Daemon } from '../../src/daemon/daemon.js'
@@ -23,6 +21,7 @@ import { loadMidiProfile } from '../../src/surfaces/midi/profile.js'
 import { MemoryHidTransport } from '../surfaces/helpers/fake-generic-hid.js'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
+import { testConfigFile } from '../helpers/files.js'
 
 const WAIT = { timeout: 5000, interval: 10 }
 const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0'
@@ -48,14 +47,6 @@ bindings:
 ${extra}`
 }
 
-async function writeConfig(text: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-midi-hid-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(file, text)
-  return file
-}
-
 async function simulator(): Promise<SimulatorHandle> {
   const sim = await startSimulator()
   onTestFinished(() => sim.close())
@@ -63,7 +54,7 @@ async function simulator(): Promise<SimulatorHandle> {
 }
 
 async function start(config: string) {
-  const file = await writeConfig(config)
+  const file = await testConfigFile('midi-hid', config)
   const backend = new FakeMidiBackend({ inputs: [PORT], outputs: [PORT] })
   const hid = new MemoryHidTransport([PEDAL])
   const daemon = await Daemon.start({
@@ -201,7 +192,8 @@ describe('the daemon with MIDI and HID surfaces', () => {
     captureLogs()
     const sim = await simulator()
     const example = await readFile(new URL('../../config/examples/xtouch-mini-replay.yaml', import.meta.url), 'utf8')
-    const file = await writeConfig(
+    const file = await testConfigFile(
+      'midi-hid',
       example.replace('url: http://127.0.0.1:9022', `url: ${sim.httpUrl}\n  notifications: ${sim.wsUrl}`),
     )
     const XTOUCH = 'X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0'
@@ -287,7 +279,9 @@ describe('the daemon with MIDI and HID surfaces', () => {
 
   it('with the real drivers on this machine and a MIDI surface: one clear line when there is no MIDI system, and it runs on', async () => {
     const logs = captureLogs()
-    const file = await writeConfig(`version: 1
+    const file = await testConfigFile(
+      'midi-hid',
+      `version: 1
 app: { url: http://127.0.0.1:0, simulate: true }
 listen: { host: 127.0.0.1, port: 0 }
 surfaces:
@@ -297,7 +291,8 @@ bindings:
   - on: pads/note:1:56
     press: { command: schedule, params: { action: cutin, title: 'Lower Third' } }
     feedback: { title: 'Lower Third' }
-`)
+`,
+    )
     const daemon = await Daemon.start({ config: file, watch: false })
     onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
@@ -325,13 +320,16 @@ bindings:
 
   it('with the real drivers and a config without MIDI: the MIDI system is left alone (no line)', async () => {
     const logs = captureLogs()
-    const file = await writeConfig(`version: 1
+    const file = await testConfigFile(
+      'midi-hid',
+      `version: 1
 app: { url: http://127.0.0.1:0, simulate: true }
 listen: { host: 127.0.0.1, port: 0 }
 surfaces:
   console: { driver: web, rows: 1, columns: 2 }
 bindings: []
-`)
+`,
+    )
     const daemon = await Daemon.start({ config: file, watch: false })
     onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
