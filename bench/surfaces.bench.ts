@@ -9,6 +9,10 @@
  *
  * Every row runs twice: with the machine's cores, then in a child pinned to one core (`taskset -c 0`,
  * the bench's own run again with BENCH_ONE_CORE=1), so a cost that only hurts a small box shows.
+ *
+ * The Stream Decks draw and encode their cold keys on key worker threads, as the daemon's do (the
+ * family record hands them the process's pool; here one pool of the same size, the cores available
+ * up to KEY_WORKERS_MAX); the XL cold row also shows the same redraw drawn on the event loop.
  */
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -17,6 +21,7 @@ import { encodeJPEG } from '@elgato-stream-deck/node-lib'
 import { createCanvas } from '@napi-rs/canvas'
 import { KeyRenderer } from '../src/surfaces/render/key-renderer.js'
 import { DeviceBytesCache } from '../src/surfaces/streamdeck/device-bytes.js'
+import { KeyWorkers } from '../src/surfaces/streamdeck/key-workers.js'
 import { StreamDeckDriver } from '../src/surfaces/streamdeck/driver.js'
 import type { StreamDeckSurface } from '../src/surfaces/streamdeck/surface.js'
 import type { Feedback } from '../src/surfaces/types.js'
@@ -52,14 +57,23 @@ const feedbackFor = (i: number): Feedback => ({
   ...(i % 3 === 0 ? { badge: 'pending' as const } : {}),
 })
 
+/** The key workers every bench deck uses (as the daemon's decks use the process's pool). */
+const keyWorkers = new KeyWorkers()
+
 async function openDeck(
   model: DeviceModelId,
   frameMs?: number,
   deviceBytes = new DeviceBytesCache(),
+  workers: KeyWorkers | undefined = keyWorkers,
 ): Promise<{ surface: StreamDeckSurface; hid: FakeHidDevice }> {
   const transport = new MemoryStreamDeckTransport()
   transport.plug(model, `/dev/bench-${model}`, `BENCH-${model}`)
-  const driver = new StreamDeckDriver({ transport, deviceBytes, ...(frameMs !== undefined ? { frameMs } : {}) })
+  const driver = new StreamDeckDriver({
+    transport,
+    deviceBytes,
+    ...(frameMs !== undefined ? { frameMs } : {}),
+    ...(workers ? { workers } : {}),
+  })
   const surface = await driver.open((await driver.detect())[0]!)
   return { surface, hid: transport.lastOpened(`/dev/bench-${model}`)! }
 }
@@ -74,6 +88,7 @@ async function openBareDeck(model: DeviceModelId): Promise<StreamDeck> {
 
 export default async function (): Promise<void> {
   const rows = await measure()
+  await keyWorkers.close()
   if (ONE_CORE) console.log(ROWS_MARK + JSON.stringify(rows))
   else printRows(mergeOneCore(rows))
 }
@@ -218,17 +233,21 @@ async function alternate(
   n: number,
   [a, b]: [(round: number) => Promise<void>, (round: number) => Promise<void>],
 ): Promise<[number, number]> {
-  const ta: number[] = []
-  const tb: number[] = []
+  const [ma, mb] = await alternateAll(n, [a, b])
+  return [ma!, mb!]
+}
+
+/** `alternate` for any number of cases. */
+async function alternateAll(n: number, cases: ((round: number) => Promise<void>)[]): Promise<number[]> {
+  const times = cases.map((): number[] => [])
   for (let round = 0; round < n; round++) {
-    let t = performance.now()
-    await a(round)
-    ta.push(performance.now() - t)
-    t = performance.now()
-    await b(round)
-    tb.push(performance.now() - t)
+    for (const [i, run] of cases.entries()) {
+      const t = performance.now()
+      await run(round)
+      times[i]!.push(performance.now() - t)
+    }
   }
-  return [median(ta), median(tb)]
+  return times.map(median)
 }
 
 /** One 96×96 key encoded by the library's encoder (jpeg-turbo's async compress) and by jpeg-turbo's sync call. */
@@ -268,14 +287,25 @@ async function xlRows(): Promise<Row[]> {
     }
   }
   const { surface } = await openDeck(DeviceModelId.XL, 0)
-  const showPage = async (base: number): Promise<void> => {
-    const before = surface.stats.writes
-    for (let k = 0; k < 32; k++) surface.setFeedback(`key:${k}`, feedbackFor(base + k))
-    await surface.drain()
-    if (surface.stats.writes - before !== 32) throw new Error('XL redraw did not write 32 keys')
-  }
+  const { surface: onLoop } = await openDeck(DeviceModelId.XL, 0, new DeviceBytesCache(), undefined)
+  const pageOn =
+    (deck: StreamDeckSurface) =>
+    async (base: number): Promise<void> => {
+      const before = deck.stats.writes
+      for (let k = 0; k < 32; k++) deck.setFeedback(`key:${k}`, feedbackFor(base + k))
+      await deck.drain()
+      if (deck.stats.writes - before !== 32) throw new Error('XL redraw did not write 32 keys')
+    }
+  const showPage = pageOn(surface)
+  const showPageOnLoop = pageOn(onLoop)
+  // The workers' threads start before the rounds (the daemon's start on its first cold page).
+  await showPage(freshPage())
   // The old and new paths take turns, round by round, so both see the same load on a shared machine.
-  const [oldCold, cold] = await alternate(15, [() => serialPage(freshPage()), () => showPage(freshPage())])
+  const [oldCold = NaN, cold = NaN, coldOnLoop = NaN] = await alternateAll(15, [
+    () => serialPage(freshPage()),
+    () => showPage(freshPage()),
+    () => showPageOnLoop(freshPage()),
+  ])
   const seenPages = [freshPage(), freshPage()]
   for (const p of seenPages) {
     await serialPage(p)
@@ -303,11 +333,12 @@ async function xlRows(): Promise<Row[]> {
   ])
   await bare.close()
   await surface.close()
+  await onLoop.close()
   return [
     [
       'XL full redraw, cold',
       fmt(cold),
-      `${fmt(cold / 32)} per key; before issue 29 (one key after another, fillKeyBuffer) ${fmt(oldCold)}: ${(oldCold / cold).toFixed(1)}× faster`,
+      `${fmt(cold / 32)} per key, ${keyWorkers.size} key worker(s); drawn and encoded on the event loop ${fmt(coldOnLoop)}; before issue 29 (one key after another, fillKeyBuffer) ${fmt(oldCold)}: ${(oldCold / cold).toFixed(1)}× faster`,
     ],
     [
       'XL page switch, seen page',

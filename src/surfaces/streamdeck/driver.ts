@@ -2,8 +2,7 @@
  * The Stream Deck driver: detect (list, never open), open (build the deck with the library's model
  * factory over a transport's `HIDDevice`), and hand back a `StreamDeckSurface`.
  */
-import { MODEL_NAMES, type OpenStreamDeckOptions } from '@elgato-stream-deck/core'
-import { encodeJPEG as libraryEncodeJPEG } from '@elgato-stream-deck/node-lib'
+import { MODEL_NAMES } from '@elgato-stream-deck/core'
 import { createLogger } from '../../log.js'
 import { detectedHid, hidIdentity } from '../usb-hid/identity.js'
 import { KeyRenderer } from '../render/key-renderer.js'
@@ -11,9 +10,10 @@ import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findModel, hex4, isUsbDeckModel, nodeHidTransport, type StreamDeckTransport } from './transport.js'
 import { StreamDeckSurface } from './surface.js'
 import { DeviceBytesCache, sharedDeviceBytes } from './device-bytes.js'
+import { libraryJpeg, type EncodeJPEGHelper } from './jpeg.js'
+import type { KeyWorkers } from './key-workers.js'
 
-/** `(rgba, width, height) => jpeg bytes`, as the library calls it. */
-export type EncodeJPEGHelper = NonNullable<OpenStreamDeckOptions['encodeJPEG']>
+export type { EncodeJPEGHelper } from './jpeg.js'
 
 export interface StreamDeckDriverOptions {
   /** Defaults to node-hid. Tests pass an in-memory transport. */
@@ -31,10 +31,13 @@ export interface StreamDeckDriverOptions {
   deviceBytes?: DeviceBytesCache
   /** How many images of one frame are prepared at once; default the cores available. */
   parallel?: number
+  /**
+   * Worker threads that draw and encode key images off the event loop (`key-workers.ts`); the family
+   * record hands the process's pool. Used only with the library's encoder (a driver given its own
+   * `encodeJPEG` draws and encodes on the loop, as without workers).
+   */
+  workers?: KeyWorkers
 }
-
-/** JPEG quality for key images: high, because keys are small and text must stay crisp. */
-const JPEG_QUALITY = 95
 
 /** Stable identity (the serial number, else `vendor:product@path`): the one rule of every HID driver. */
 export const streamDeckIdentity = hidIdentity
@@ -53,9 +56,7 @@ export class StreamDeckDriver implements SurfaceDriver {
     this.deviceBytes = opts.deviceBytes ?? (opts.encodeJPEG ? new DeviceBytesCache() : sharedDeviceBytes)
     // The library's encoder already takes jpeg-turbo's asynchronous `compress` (libuv's threads) when it
     // loads, so encoding leaves the event loop; the write queue runs a frame's encodes side by side.
-    this.encodeJPEG =
-      opts.encodeJPEG ??
-      ((buffer, width, height) => libraryEncodeJPEG(buffer, width, height, { quality: JPEG_QUALITY }))
+    this.encodeJPEG = opts.encodeJPEG ?? libraryJpeg
   }
 
   async detect(): Promise<DetectedDevice[]> {
@@ -78,6 +79,7 @@ export class StreamDeckDriver implements SurfaceDriver {
         logger: this.log.child(device.id),
         deviceBytes: this.deviceBytes,
         ...(this.opts.parallel !== undefined ? { parallel: this.opts.parallel } : {}),
+        ...(this.opts.workers && !this.opts.encodeJPEG ? { workers: this.opts.workers } : {}),
         ...(this.opts.frameMs !== undefined ? { frameMs: this.opts.frameMs } : {}),
       })
     } catch (err) {

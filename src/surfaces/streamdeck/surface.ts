@@ -35,7 +35,8 @@ import type {
   SurfaceEvent,
   SurfaceEvents,
 } from '../types.js'
-import { DeviceBytesCache, preparedBytes } from './device-bytes.js'
+import { DeviceBytesCache, preparedBytes, type DeviceBytes } from './device-bytes.js'
+import type { KeyTarget, KeyWorkers } from './key-workers.js'
 import { WriteQueue, type WriteJob } from './write-queue.js'
 
 type Writer = (feedback: Feedback) => { hash: string; write: () => Promise<void> } | undefined
@@ -47,6 +48,8 @@ interface ImageWriter {
   slot: string
   /** The library's reports for these pixels (encoded as the model takes them). */
   prepare: (img: RenderedKey) => Promise<PreparedBuffer>
+  /** The same place, for a key worker (which makes the reports with the library's model code itself). */
+  target: KeyTarget
 }
 
 interface LcdSegment {
@@ -65,6 +68,11 @@ export interface StreamDeckSurfaceOptions {
   deviceBytes?: DeviceBytesCache
   /** How many images of one frame are prepared at once; default the cores available. */
   parallel?: number
+  /**
+   * Worker threads that draw and encode an image the cache does not have (`key-workers.ts`), so the
+   * event loop stays free while a page paints; without them (or when they fail) it is done here.
+   */
+  workers?: KeyWorkers
   logger?: Logger
 }
 
@@ -309,13 +317,8 @@ export class StreamDeckSurface implements Surface {
     const key = cache && DeviceBytesCache.key(this.deck.MODEL, w.slot, this.opts.renderer.identity(fb, w.size))
     let entry = key !== undefined ? cache?.get(key) : undefined
     if (!entry) {
-      const img = this.opts.renderer.render(fb, w.size)
-      if (this.shown.get(control) === img.hash) {
-        this.stats.skipped++
-        return undefined
-      }
-      const prepared = await w.prepare(img)
-      entry = { prepared, hash: img.hash, bytes: preparedBytes(prepared) }
+      entry = await this.drawAndEncode(control, w, fb)
+      if (!entry) return undefined
       if (key !== undefined) cache?.set(key, entry)
     } else if (this.shown.get(control) === entry.hash) {
       this.stats.skipped++
@@ -329,11 +332,42 @@ export class StreamDeckSurface implements Surface {
     }
   }
 
+  /**
+   * A face's device bytes, made by a key worker when there are workers (off the loop), else drawn and
+   * encoded here; undefined (counted as skipped) when the control shows those pixels already.
+   */
+  private async drawAndEncode(control: ControlId, w: ImageWriter, fb: Feedback): Promise<DeviceBytes | undefined> {
+    const workers = this.opts.workers
+    let made: { prepared: PreparedBuffer; hash: string } | undefined
+    if (workers?.usable) {
+      try {
+        made = await workers.prepare({ model: this.deck.MODEL, target: w.target, feedback: fb, size: w.size })
+      } catch (err) {
+        this.log.once('key-workers', 'warn', 'key images are drawn on the main thread: the key workers failed', {
+          error: err instanceof Error ? err.message : String(err),
+        })
+      }
+    }
+    if (!made) {
+      const img = this.opts.renderer.render(fb, w.size)
+      if (this.shown.get(control) === img.hash) {
+        this.stats.skipped++
+        return undefined
+      }
+      made = { prepared: await w.prepare(img), hash: img.hash }
+    } else if (this.shown.get(control) === made.hash) {
+      this.stats.skipped++
+      return undefined
+    }
+    return { ...made, bytes: preparedBytes(made.prepared) }
+  }
+
   private keyImageWriter(c: StreamDeckButtonControlDefinitionLcdFeedback): ImageWriter {
     return {
       size: c.pixelSize,
       slot: `key:${c.index}`,
       prepare: (img) => this.deck.prepareFillKeyBuffer(c.index, img.rgba, { format: 'rgba' }),
+      target: { kind: 'key', index: c.index },
     }
   }
 
@@ -341,6 +375,7 @@ export class StreamDeckSurface implements Surface {
     return {
       size: { width: seg.width, height: seg.height },
       slot: `lcd:${seg.lcd.id}@${seg.x}`,
+      target: { kind: 'region', lcd: seg.lcd.id, x: seg.x },
       prepare: (img) =>
         this.deck.prepareFillLcdRegion(seg.lcd.id, seg.x, 0, img.rgba, {
           format: 'rgba',

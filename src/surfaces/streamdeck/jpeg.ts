@@ -1,0 +1,17 @@
+/**
+ * The JPEG encoding of key images, one definition for the driver (on the event loop, through the
+ * library's asynchronous encoder) and the key workers (`key-worker.ts`, synchronous in their own
+ * thread): the same quality and options, so both make the same bytes.
+ */
+import { encodeJPEG as libraryEncodeJPEG } from '@elgato-stream-deck/node-lib'
+import type { OpenStreamDeckOptions } from '@elgato-stream-deck/core'
+
+/** `(rgba, width, height) => jpeg bytes`, as the library calls it. */
+export type EncodeJPEGHelper = NonNullable<OpenStreamDeckOptions['encodeJPEG']>
+
+/** JPEG quality for key images: high, because keys are small and text must stay crisp. */
+export const JPEG_QUALITY = 95
+
+/** The library's encoder at our quality: jpeg-turbo's asynchronous compress when it loads, else jpeg-js. */
+export const libraryJpeg: EncodeJPEGHelper = (buffer, width, height) =>
+  libraryEncodeJPEG(buffer, width, height, { quality: JPEG_QUALITY })

@@ -1,0 +1,119 @@
+/**
+ * A key worker thread (`key-workers.ts` starts them): draws one key face with the key renderer and
+ * turns it into the device's reports with the library's own model code (the model's orientation and
+ * colour order, JPEG at the driver's quality, split into the model's HID reports), so that none of it
+ * runs on the daemon's event loop. It answers the library's prepared buffer and the pixels' hash, as
+ * the surface would have made them itself: the same renderer, the same library, the same encoder.
+ *
+ * The library's model is built here over a device that is never written (`NoDevice`): preparing a
+ * buffer only reads the model's properties; the surface sends the buffer to the real device.
+ */
+import { createRequire } from 'node:module'
+import { parentPort } from 'node:worker_threads'
+import {
+  DEVICE_MODELS2,
+  type ChildHIDDeviceInfo,
+  type DeviceModelId,
+  type HIDDevice,
+  type HIDDeviceEvents,
+  type HIDDeviceInfo,
+  type StreamDeck,
+} from '@elgato-stream-deck/core'
+import { EventEmitter } from 'eventemitter3'
+import { KeyRenderer } from '../render/key-renderer.js'
+import { JPEG_QUALITY, libraryJpeg, type EncodeJPEGHelper } from './jpeg.js'
+import type { KeyJob, KeyAnswer } from './key-workers.js'
+
+/** The model's side of a device: never opened, never written. */
+class NoDevice extends EventEmitter<HIDDeviceEvents> implements HIDDevice {
+  private refuse(): Promise<never> {
+    return Promise.reject(new Error('key worker: this deck only prepares buffers'))
+  }
+  close(): Promise<void> {
+    return Promise.resolve()
+  }
+  sendFeatureReport(): Promise<void> {
+    return this.refuse()
+  }
+  getFeatureReport(): Promise<Uint8Array> {
+    return this.refuse()
+  }
+  sendReports(): Promise<void> {
+    return this.refuse()
+  }
+  getDeviceInfo(): Promise<HIDDeviceInfo> {
+    return this.refuse()
+  }
+  getChildDeviceInfo(): Promise<ChildHIDDeviceInfo | null> {
+    return Promise.resolve(null)
+  }
+}
+
+interface JpegTurbo {
+  compressSync(raw: Buffer, options: { format: number; width: number; height: number; quality: number }): Buffer
+  FORMAT_RGBA: number
+}
+
+/**
+ * The library's encoder, made synchronous where it can be: in this thread blocking is the point, and
+ * jpeg-turbo's `compressSync` with the options the library's `encodeJPEG` gives its asynchronous
+ * `compress` makes the same bytes without a hop to libuv's threads. Where jpeg-turbo does not load
+ * (or the buffer is not RGBA), the library's own encoder, as the driver uses it.
+ */
+function encoder(): EncodeJPEGHelper {
+  let turbo: JpegTurbo | undefined
+  try {
+    // jpeg-turbo is the library's optional dependency: found from where the library finds it.
+    const fromLibrary = createRequire(createRequire(import.meta.url).resolve('@elgato-stream-deck/node-lib'))
+    turbo = fromLibrary('@julusian/jpeg-turbo') as JpegTurbo
+  } catch {
+    turbo = undefined
+  }
+  if (!turbo) return libraryJpeg
+  const sync = turbo
+  return (buffer, width, height) => {
+    if (buffer.length !== width * height * 4) return libraryJpeg(buffer, width, height)
+    const raw = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+    return Promise.resolve(sync.compressSync(raw, { format: sync.FORMAT_RGBA, width, height, quality: JPEG_QUALITY }))
+  }
+}
+
+const encodeJPEG = encoder()
+/**
+ * Its own renderer: a face drawn for one key is often drawn for the same size on another (the reports
+ * differ by key, the pixels do not). Small, since the surface caches the finished bytes.
+ */
+const renderer = new KeyRenderer({ cacheSize: 64, cacheBytes: 1024 * 1024 })
+const decks = new Map<DeviceModelId, Promise<StreamDeck>>()
+
+function deckOf(model: DeviceModelId): Promise<StreamDeck> {
+  let deck = decks.get(model)
+  if (!deck) {
+    deck = Promise.resolve(DEVICE_MODELS2[model].factory(new NoDevice(), { encodeJPEG }))
+    decks.set(model, deck)
+  }
+  return deck
+}
+
+async function answer(job: KeyJob): Promise<KeyAnswer> {
+  try {
+    const img = renderer.render(job.feedback, job.size)
+    const deck = await deckOf(job.model)
+    const { target } = job
+    const prepared =
+      target.kind === 'key'
+        ? await deck.prepareFillKeyBuffer(target.index, img.rgba, { format: 'rgba' })
+        : await deck.prepareFillLcdRegion(target.lcd, target.x, 0, img.rgba, {
+            format: 'rgba',
+            width: img.width,
+            height: img.height,
+          })
+    return { id: job.id, hash: img.hash, prepared }
+  } catch (err) {
+    return { id: job.id, error: err instanceof Error ? err.message : String(err) }
+  }
+}
+
+parentPort?.on('message', (job: KeyJob) => {
+  void answer(job).then((reply) => parentPort?.postMessage(reply))
+})
