@@ -218,7 +218,15 @@ describe('driver families', () => {
 
   it('reads every family and its two places from the tables, a mapping record for each', async () => {
     const families = await familyPlaces()
-    expect(families.map((f) => f.name)).toEqual(['streamdeck', 'streamdeck-net', 'shuttle', 'xkeys', 'midi', 'hid'])
+    expect(families.map((f) => f.name)).toEqual([
+      'streamdeck',
+      'streamdeck-net',
+      'shuttle',
+      'xkeys',
+      'midi',
+      'hid',
+      'browser-deck',
+    ])
     expect(families.find((f) => f.name === 'hid')).toEqual({
       name: 'hid',
       folder: join(src, 'surfaces/report-map/'),

@@ -27,7 +27,7 @@ import { KeyPictures } from '../mappings/pictures.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config, SurfaceConfig } from '../mappings/schema.js'
 import { claimsOfConfig, driverConfigsOf, takesDriverOptions, webSurfaceOptions } from '../mappings/surfaces.js'
-import { configureDrivers, hardwareDrivers, hardwareHotplug } from '../surfaces/drivers.js'
+import { configureDrivers, hardwareDrivers, hardwareHotplug, pageDevicePort } from '../surfaces/drivers.js'
 import type { AccessCheck, HotplugSource } from '../surfaces/hotplug.js'
 import { SurfaceManager } from '../surfaces/manager.js'
 import { KeyRenderer } from '../surfaces/render/key-renderer.js'
@@ -186,7 +186,13 @@ export class Daemon implements DaemonApi {
       onPage: (surface, page, view) => this.recorder?.page(surface, page, view),
       onRequest: (ms: number) => this.metrics.eventToRequest(ms),
     })
-    this.webServer = new WebSurfaceServer({ registry: this.manager, images: this.images, pages: this.engine })
+    this.webServer = new WebSurfaceServer({
+      registry: this.manager,
+      images: this.images,
+      pages: this.engine,
+      // Decks a browser opened through WebHID register over the page's socket (issue 26.2).
+      pageDevices: pageDevicePort(this.drivers),
+    })
     this.door = new InputDoor(this.engine, this.log.child('input'))
     this.waiting = new WaitingSurfaces({
       manager: this.manager,

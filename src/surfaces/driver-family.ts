@@ -14,6 +14,7 @@ import type { LightChooser } from './lights.js'
 import type { KeyRenderer } from './render/key-renderer.js'
 import type { ControlDescriptor, DetectedDevice, SurfaceDescription, SurfaceDriver } from './types.js'
 import type { UdevEntry } from './udev.js'
+import type { PageDevicePort } from './web/page-devices.js'
 
 /** What the program hands every family's driver alike. */
 export interface SharedDriverOptions {
@@ -74,6 +75,8 @@ export interface DriverFamily<Options = unknown, Entry = never> {
   udev?(): readonly UdevEntry[]
   /** Bytes of encoded key images the family keeps cached for the whole process (`/metrics`). */
   cachedImageBytes?(): number
+  /** Where the web page's own devices register (a deck the browser opened through WebHID), for its driver. */
+  pageDevices?(driver: SurfaceDriver): PageDevicePort | undefined
 }
 
 /** `controlsOf` for a family with a model table: a detected device's controls are its model's. */

@@ -9,6 +9,7 @@
  * `configureDrivers`, and builds the manager's hot-plug source with `hardwareHotplug` (USB events and
  * each driver's own, such as MIDI's port rescans).
  */
+import { browserDeckFamily } from './browser-deck/family.js'
 import type { DriverFamily, HardwareDriver, SharedDriverOptions } from './driver-family.js'
 import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
 import type { LightChooser } from './lights.js'
@@ -18,6 +19,7 @@ import { shuttleFamily } from './shuttle/family.js'
 import { streamdeckFamily } from './streamdeck/family.js'
 import { streamdeckNetFamily } from './streamdeck-net/family.js'
 import type { ControlDescriptor, SurfaceDescription, SurfaceDriver } from './types.js'
+import type { PageDevicePort } from './web/page-devices.js'
 import { xkeysFamily } from './xkeys/family.js'
 
 export type { HardwareDriver } from './driver-family.js'
@@ -30,6 +32,7 @@ const FAMILIES = {
   xkeys: xkeysFamily,
   midi: midiFamily,
   hid: reportMapFamily,
+  'browser-deck': browserDeckFamily,
 }
 
 type Families = typeof FAMILIES
@@ -106,6 +109,18 @@ export function hardwareHotplug(
 ): HotplugSource {
   const own = drivers.flatMap((d) => (isDriverName(d.name) ? (DRIVER_FAMILIES[d.name].hotplug?.(d) ?? []) : []))
   return own.length === 0 ? usb : combineHotplugSources(usb, ...own)
+}
+
+/**
+ * Where the web page's own devices register (a deck the browser opened through WebHID): the port of the
+ * first driver whose family has one; undefined when no driver takes such devices (they are refused).
+ */
+export function pageDevicePort(drivers: readonly SurfaceDriver[]): PageDevicePort | undefined {
+  for (const d of drivers) {
+    const port = isDriverName(d.name) ? DRIVER_FAMILIES[d.name].pageDevices?.(d) : undefined
+    if (port) return port
+  }
+  return undefined
 }
 
 /** How the lit controls of an open surface look, where its family says (see `DriverFamily.lights`). */

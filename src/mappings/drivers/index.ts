@@ -6,6 +6,7 @@
  * JSON Schema for editors keeps.
  */
 import { z } from 'zod'
+import { browserDeck } from './browser-deck.js'
 import type { MappingFamily } from './common.js'
 import { midi } from './midi.js'
 import { reportMap } from './report-map.js'
@@ -15,7 +16,7 @@ import { streamdeckNet } from './streamdeck-net.js'
 import { web } from './web.js'
 import { xkeys } from './xkeys.js'
 
-export const MAPPING_FAMILIES = [streamdeck, streamdeckNet, shuttle, xkeys, web, midi, reportMap] as const
+export const MAPPING_FAMILIES = [streamdeck, streamdeckNet, shuttle, xkeys, web, midi, reportMap, browserDeck] as const
 
 type Schemas<T extends readonly MappingFamily[]> = { -readonly [I in keyof T]: T[I]['schema'] }
 

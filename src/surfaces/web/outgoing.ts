@@ -46,12 +46,24 @@ function coalesceKey(message: ServerMessage): string | undefined {
       return `s\0${message.surface}`
     case 'hello':
       return undefined
+    // A browser's own Stream Deck (WebHID): the newest face per key, colour per key, brightness per deck.
+    case 'deck-key':
+    case 'deck-color':
+      return `d\0${message.deck}\0${message.control}`
+    case 'deck-brightness':
+      return `db\0${message.deck}`
+    case 'deck-state':
+      return undefined
   }
 }
 
 function surfaceOf(message: ServerMessage): string | undefined {
   switch (message.type) {
     case 'hello':
+    case 'deck-state':
+    case 'deck-key':
+    case 'deck-color':
+    case 'deck-brightness':
       return undefined
     case 'surface':
       return message.surface.id

@@ -131,6 +131,7 @@ export type ServerMessage =
    * the first the start page; without `page`, the surface has no pages.
    */
   | { type: 'page'; surface: string; page?: string; pages: string[] }
+  | DeckServerMessage
 
 export type ClientMessage =
   | { type: 'down'; surface: string; control: ControlId }
@@ -156,6 +157,15 @@ function isId(value: unknown): value is string {
  * (used as the log-once key, so it must not contain the frame's text).
  */
 export function parseClientMessage(data: string | Uint8Array, isBinary: boolean): ParseResult {
+  const decoded = decodeFrame(data, isBinary)
+  return 'reason' in decoded ? decoded : clientMessageOf(decoded.value)
+}
+
+/** One frame as a JSON object, or why it is not one. */
+function decodeFrame(
+  data: string | Uint8Array,
+  isBinary: boolean,
+): { value: Record<string, unknown> } | { ok: false; reason: string } {
   if (isBinary) return { ok: false, reason: 'binary frame' }
   const text = typeof data === 'string' ? data : utf8.decode(data)
   if (text.length > MAX_CLIENT_MESSAGE_BYTES) return { ok: false, reason: 'too long' }
@@ -166,7 +176,10 @@ export function parseClientMessage(data: string | Uint8Array, isBinary: boolean)
     return { ok: false, reason: 'not JSON' }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not an object' }
-  const m = value as Record<string, unknown>
+  return { value: value as Record<string, unknown> }
+}
+
+function clientMessageOf(m: Record<string, unknown>): ParseResult {
   if (!isId(m.surface)) return { ok: false, reason: 'bad surface' }
   if (!isId(m.control)) return { ok: false, reason: 'bad control' }
   switch (m.type) {
@@ -188,6 +201,83 @@ export function parseClientMessage(data: string | Uint8Array, isBinary: boolean)
     }
     default:
       return { ok: false, reason: 'unknown type' }
+  }
+}
+
+/**
+ * Stream Decks on the browser's machine (WebHID; issue 26.2): the page registers a deck it opened with
+ * `deck-add` (its model id and serial as the library read them; `deck` is the page's own small number
+ * for it), sends its input as `deck-input`, and takes back what the daemon shows on it (`deck-key`, a
+ * face the page paints at the key's size and writes with the library; `deck-color`, `deck-brightness`)
+ * and what became of it (`deck-state`). Additive: a page that never connects a deck sends none of it.
+ * Shapes are checked here; what a registration may claim (known model, how many per page) by the
+ * browser-deck family behind `./page-devices.ts`.
+ */
+export type DeckClientMessage =
+  | { type: 'deck-add'; deck: number; model: string; serial: string }
+  | { type: 'deck-remove'; deck: number }
+  | { type: 'deck-input'; deck: number; control: ControlId; input: 'down' | 'up' }
+  | { type: 'deck-input'; deck: number; control: ControlId; input: 'rotate'; delta: number }
+
+/** What became of a registered deck: a surface's (`open`), registered with no surface claiming it, refused, gone. */
+export type DeckState = 'open' | 'unclaimed' | 'refused' | 'closed'
+
+export type DeckServerMessage =
+  | { type: 'deck-state'; deck: number; state: DeckState; surface?: string; detail?: string }
+  | { type: 'deck-key'; deck: number; control: ControlId; face: KeyFace; image?: string }
+  | { type: 'deck-color'; deck: number; control: ControlId; rgb: [number, number, number] }
+  | { type: 'deck-brightness'; deck: number; percent: number }
+
+/** The page's numbers for its decks run from 0 below this (the family allows fewer at once). */
+export const MAX_DECK_NUMBER = 16
+/** Longest serial number a page may register (real ones are 12 to 14 characters). */
+export const MAX_DECK_SERIAL_LENGTH = 64
+/** Longest model id a page may name (the library's ids are at most 16 characters). */
+export const MAX_DECK_MODEL_LENGTH = 32
+
+export type PageParseResult =
+  | { ok: true; message: ClientMessage; deck?: undefined }
+  | { ok: true; deck: DeckClientMessage; message?: undefined }
+  | { ok: false; reason: string }
+
+/** Checks one frame from a page: a control's input (`parseClientMessage`) or a deck's (`DeckClientMessage`). */
+export function parsePageMessage(data: string | Uint8Array, isBinary: boolean): PageParseResult {
+  const decoded = decodeFrame(data, isBinary)
+  if ('reason' in decoded) return decoded
+  const m = decoded.value
+  if (typeof m.type !== 'string' || !m.type.startsWith('deck-')) return clientMessageOf(m)
+  const deck = deckMessageOf(m)
+  return typeof deck === 'string' ? { ok: false, reason: deck } : { ok: true, deck }
+}
+
+/** A deck message's shape, or a short stable reason (a log-once key). */
+function deckMessageOf(m: Record<string, unknown>): DeckClientMessage | string {
+  const deck = m.deck
+  if (typeof deck !== 'number' || !Number.isInteger(deck) || deck < 0 || deck >= MAX_DECK_NUMBER) return 'bad deck'
+  switch (m.type) {
+    case 'deck-add': {
+      const { model, serial } = m
+      if (typeof model !== 'string' || !/^[a-z0-9-]+$/.test(model) || model.length > MAX_DECK_MODEL_LENGTH)
+        return 'bad deck model'
+      // Printable ASCII only: a serial ends up in logs, the page and the config's claims.
+      if (typeof serial !== 'string' || serial.length > MAX_DECK_SERIAL_LENGTH || !/^[\x20-\x7e]*$/.test(serial))
+        return 'bad deck serial'
+      return { type: 'deck-add', deck, model, serial: serial.trim() }
+    }
+    case 'deck-remove':
+      return { type: 'deck-remove', deck }
+    case 'deck-input': {
+      if (!isId(m.control)) return 'bad control'
+      if (m.input === 'down' || m.input === 'up')
+        return { type: 'deck-input', deck, control: m.control, input: m.input }
+      const delta = m.delta
+      if (m.input !== 'rotate') return 'bad deck input'
+      if (typeof delta !== 'number' || !Number.isInteger(delta) || delta === 0 || Math.abs(delta) > MAX_ROTATE_DELTA)
+        return 'bad delta'
+      return { type: 'deck-input', deck, control: m.control, input: 'rotate', delta }
+    }
+    default:
+      return 'unknown type'
   }
 }
 

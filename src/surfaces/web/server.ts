@@ -30,11 +30,12 @@ import { fallbackFontAt, FallbackFontFiles, MAX_FALLBACK_FONT_BYTES, sendFontFil
 import { OutgoingQueue } from './outgoing.js'
 import { FrameTurns, Inbox } from './inbox.js'
 import { loadClientScript } from './client-script.js'
+import { DECK_SCRIPT_ROUTE, loadDeckScript } from './deck-script.js'
 import { PAGE_CSP, PAGE_CSS, renderPage, type PageSurfaceEntry } from './page.js'
 import {
   KEY_FONT_ROUTE,
   MAX_CLIENT_MESSAGE_BYTES,
-  parseClientMessage,
+  parsePageMessage,
   surfaceView,
   VIEW_PARAM,
   viewerParam,
@@ -47,6 +48,7 @@ import {
 import { RenderedControls } from './rendered-controls.js'
 import type { WebSurface } from './web-surface.js'
 import type { PageInfo, PagePort } from '../page-port.js'
+import type { PageDeviceLink, PageDevicePort } from './page-devices.js'
 import { frameBytes } from '../../wire.js'
 import { controlSends } from '../control-id.js'
 import {
@@ -86,6 +88,8 @@ export interface WebSurfaceServerOptions {
    * no pages (the web surface on its own, `panelbridge surfaces`).
    */
   pages?: PagePort
+  /** Where decks a page opened through WebHID register (`./page-devices.ts`); without it they are refused. */
+  pageDevices?: PageDevicePort
 }
 
 export interface ListenOptions {
@@ -95,6 +99,9 @@ export interface ListenOptions {
 }
 
 const log = createLogger('surfaces/web')
+
+/** The page's deck script (WebHID), fetched only when the page connects a deck (see `./deck-script.ts`). */
+const DECK_SCRIPT = { name: 'deck script', logKey: 'deck-script', type: 'text/javascript; charset=utf-8' }
 
 /** One browser. */
 class Connection {
@@ -106,6 +113,8 @@ class Connection {
   readonly outgoing: OutgoingQueue
   /** What it sent, handled a bounded slice per turn of the loop (see `./inbox.ts`). */
   readonly inbox: Inbox
+  /** This browser as the page-device port knows it (decks it opened through WebHID). */
+  readonly deviceLink: PageDeviceLink
 
   constructor(
     readonly id: number,
@@ -116,6 +125,11 @@ class Connection {
     handle: (conn: Connection, data: RawData, isBinary: boolean) => void,
   ) {
     this.outgoing = new OutgoingQueue(ws)
+    this.deviceLink = {
+      id,
+      send: (message) => this.outgoing.enqueue(message),
+      isOpen: () => ws.readyState === ws.OPEN,
+    }
     this.inbox = new Inbox(turns, ws, (data, isBinary) => handle(this, data, isBinary))
   }
 
@@ -183,6 +197,7 @@ export class WebSurfaceServer {
   private readonly heartbeatMs: number
   private readonly registry: SurfaceRegistry | undefined
   private readonly pages: PagePort | undefined
+  private readonly pageDevices: PageDevicePort | undefined
   private readonly registryListeners: {
     [E in keyof SurfaceRegistryEvents]: (...args: SurfaceRegistryEvents[E]) => void
   }
@@ -198,6 +213,7 @@ export class WebSurfaceServer {
     this.allowedHosts = servedHosts(options.allowedHosts)
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
     this.pages = options.pages
+    this.pageDevices = options.pageDevices
     for (const surface of options.surfaces ?? []) this.addSurface(surface)
     this.registryListeners = {
       added: (description) => this.addMirror(description),
@@ -314,6 +330,9 @@ export class WebSurfaceServer {
         return true
       case '/client.js':
         this.serveScript(res, head)
+        return true
+      case DECK_SCRIPT_ROUTE:
+        this.replyLoaded(res, head, DECK_SCRIPT, loadDeckScript)
         return true
       case KEY_FONT_ROUTE:
         this.serveFont(res, head)
@@ -532,6 +551,7 @@ export class WebSurfaceServer {
       conn.outgoing.dispose()
       for (const { surface } of this.own.values()) surface.forget(viewOf(conn), conn)
       this.releaseRehearsal(conn)
+      this.pageDevices?.drop(conn.deviceLink)
       for (const key of conn.logKeys) log.clear(key)
       if (this.connections.size === 0) for (const { surface } of this.own.values()) surface.setWatched(false)
       if (this.connections.size === 0 && this.heartbeat) {
@@ -562,12 +582,23 @@ export class WebSurfaceServer {
   }
 
   private onMessage(conn: Connection, data: RawData, isBinary: boolean): void {
-    const parsed = parseClientMessage(frameBytes(data), isBinary)
+    const parsed = parsePageMessage(frameBytes(data), isBinary)
     if (!parsed.ok) {
       this.logOnce(conn, `malformed:${parsed.reason}`, 'ignored a malformed message from a browser', {
         reason: parsed.reason,
       })
       return
+    }
+    if (parsed.deck) {
+      // Only a page that may send input registers a deck: never a read-only viewer's socket.
+      if (conn.viewer || !this.pageDevices) {
+        const why = conn.viewer ? 'read-only viewer' : 'no browser decks here'
+        this.logOnce(conn, `refused-deck:${why}`, 'refused a Stream Deck from a browser', { reason: why })
+        if (parsed.deck.type === 'deck-add')
+          conn.deviceLink.send({ type: 'deck-state', deck: parsed.deck.deck, state: 'refused', detail: why })
+        return
+      }
+      return this.pageDevices.handle(conn.deviceLink, parsed.deck)
     }
     const m = parsed.message
     if (conn.viewer) {

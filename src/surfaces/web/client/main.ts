@@ -5,6 +5,7 @@
  * checked on both sides).
  */
 import { VIEW_PARAM, type ClientMessage, type ServerMessage } from '../protocol.js'
+import { BrowserDecks } from './browser-deck.js'
 import { byId } from './dom.js'
 import { trackChrome } from './layout.js'
 import { allSurfacesHref, pageOptions } from './options.js'
@@ -48,6 +49,15 @@ const missing = byId('missing')
 missing.textContent = options.surface === undefined ? '' : `No surface named ${JSON.stringify(options.surface)} (yet).`
 const view = new SurfacesView(byId('surfaces'), byId('surface-list'), send, options, missing)
 trackChrome(byId('surfaces'))
+// A Stream Deck on this computer (WebHID): not for a read-only viewer.
+const decks = options.view
+  ? undefined
+  : new BrowserDecks(document.querySelector<HTMLElement>('header.top') ?? document.body, sendText)
+
+/** Sends a frame as it is, while the socket is open (the decks' messages). */
+function sendText(text: string): void {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(text)
+}
 
 /** Only the shape every message shares is checked here: the server is the page's own origin. */
 function isMessage(value: unknown): value is ServerMessage {
@@ -70,6 +80,7 @@ function connect(): void {
       return
     }
     if (isMessage(m)) view.handle(m)
+    if (isMessage(m)) decks?.handle(m)
   }
   ws.onclose = () => {
     socket = null
