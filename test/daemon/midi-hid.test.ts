@@ -22,6 +22,9 @@ import { MemoryHidTransport } from '../surfaces/helpers/fake-generic-hid.js'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
 import { testConfigFile } from '../helpers/files.js'
+import { simulatedConfig } from '../helpers/config.js'
+
+const writeConfig = (text: string): Promise<string> => testConfigFile('midi-hid', text)
 
 const WAIT = { timeout: 5000, interval: 10 }
 const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0'
@@ -54,7 +57,7 @@ async function simulator(): Promise<SimulatorHandle> {
 }
 
 async function start(config: string) {
-  const file = await testConfigFile('midi-hid', config)
+  const file = await writeConfig(config)
   const backend = new FakeMidiBackend({ inputs: [PORT], outputs: [PORT] })
   const hid = new MemoryHidTransport([PEDAL])
   const daemon = await Daemon.start({
@@ -279,19 +282,15 @@ describe('the daemon with MIDI and HID surfaces', () => {
 
   it('with the real drivers on this machine and a MIDI surface: one clear line when there is no MIDI system, and it runs on', async () => {
     const logs = captureLogs()
-    const file = await testConfigFile(
-      'midi-hid',
-      `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  pads: { driver: midi, input: APC mini, profile: apc-mini-mk2 }
-  console: { driver: web, rows: 1, columns: 2 }
-bindings:
-  - on: pads/note:1:56
+    const file = await writeConfig(
+      simulatedConfig(
+        `  - on: pads/note:1:56
     press: { command: schedule, params: { action: cutin, title: 'Lower Third' } }
     feedback: { title: 'Lower Third' }
 `,
+        2,
+        '  pads: { driver: midi, input: APC mini, profile: apc-mini-mk2 }\n',
+      ),
     )
     const daemon = await Daemon.start({ config: file, watch: false })
     onTestFinished(() => daemon.stop())
@@ -320,16 +319,7 @@ bindings:
 
   it('with the real drivers and a config without MIDI: the MIDI system is left alone (no line)', async () => {
     const logs = captureLogs()
-    const file = await testConfigFile(
-      'midi-hid',
-      `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 2 }
-bindings: []
-`,
-    )
+    const file = await writeConfig(simulatedConfig('[]\n'))
     const daemon = await Daemon.start({ config: file, watch: false })
     onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
