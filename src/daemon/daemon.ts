@@ -120,6 +120,8 @@ export class Daemon implements DaemonApi {
   private readonly state = new AppState()
   private readonly manager: SurfaceManager
   private readonly engine: Engine
+  /** Pictures under keys' labels: a surface that opens has its keys' sizes asked for. */
+  private readonly pictures: KeyPictures
   private readonly renderer = new KeyRenderer()
   private readonly images = new KeyImages(this.renderer)
   private readonly webServer: WebSurfaceServer
@@ -168,6 +170,13 @@ export class Daemon implements DaemonApi {
       observe: (command, outcome, sent) => this.commandSent(outcome, sent),
       onDiverged: (mirror, reason) => this.metrics.mirrorDiverged?.(mirror, reason),
     })
+    // Pictures under labels (`image:`, titles' thumbnails), asked for at the size of the key showing them.
+    this.pictures = new KeyPictures({
+      client: { callByName: (name, params, opts) => this.running.client.callByName(name, params, opts) },
+      state: this.state,
+      keySize: (on) => this.keySize(on),
+      log: this.log.child('pictures'),
+    })
     this.engine = new Engine({
       // The engine reaches the client through this indirection so that an `app.url` change swaps it.
       client: { callByName: (name, params, opts) => this.running.client.callByName(name, params, opts) },
@@ -175,13 +184,7 @@ export class Daemon implements DaemonApi {
       apps: this.router,
       surfaces: this.manager,
       logger: this.log.child('engine'),
-      // Pictures under labels (`image:`, titles' thumbnails), asked for at the size of the key showing them.
-      pictures: new KeyPictures({
-        client: { callByName: (name, params, opts) => this.running.client.callByName(name, params, opts) },
-        state: this.state,
-        keySize: (on) => this.keySize(on),
-        log: this.log.child('pictures'),
-      }),
+      pictures: this.pictures,
       onSend: (_command, outcome, sent) => this.commandSent(outcome, sent),
       onPage: (surface, page, view) => this.recorder?.page(surface, page, view),
       onRequest: (ms: number) => this.metrics.eventToRequest(ms),
@@ -277,6 +280,7 @@ export class Daemon implements DaemonApi {
       this.api.publishSurface(s)
       if (s.state === 'open') {
         metrics.surfaceOpened()
+        this.pictures.refresh()
         this.api.clearError(`surface:${s.name}`)
       }
       if (s.state === 'failed') {

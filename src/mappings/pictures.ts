@@ -83,6 +83,14 @@ export class KeyPictures implements PictureSource {
     this.listeners.push(listener)
   }
 
+  /**
+   * The keys that show a picture look again (a surface opened: the size of its keys is known now, and
+   * a thumbnail not asked at that size yet is asked for).
+   */
+  refresh(): void {
+    if (this.thumbnails) this.listeners.forEach((l) => l())
+  }
+
   stop(): void {
     this.thumbnails?.stop()
   }

@@ -9,6 +9,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import type { CallResult } from '../../src/api/client.js'
 import { CommandError } from '../../src/api/errors.js'
+import { Engine } from '../../src/mappings/engine.js'
+import { loadConfigText } from '../../src/mappings/load.js'
+import { KeyPictures } from '../../src/mappings/pictures.js'
 import type { Binding } from '../../src/mappings/schema.js'
 import type { CommandPort } from '../../src/mappings/sender.js'
 import {
@@ -19,6 +22,7 @@ import {
   type ThumbnailLook,
 } from '../../src/mappings/thumbnails.js'
 import { iconDataUrl } from '../../src/simulator/png.js'
+import { RecordingSurfaces } from './helpers.js'
 
 interface Call {
   params: Record<string, unknown>
@@ -66,7 +70,7 @@ function topLeft(look: ThumbnailLook): number[] | undefined {
 describe('thumbnails', () => {
   let app: FakeApp
   let state: AppState
-  let thumbs: Thumbnails
+  let thumbs: Thumbnails | undefined
   let changes = 0
   let changed: () => void = () => {}
   /** Resolves at the next `changed` (a fetch done and decoded). */
@@ -84,12 +88,13 @@ describe('thumbnails', () => {
   })
 
   afterEach(() => {
-    thumbs.stop()
+    thumbs?.stop()
+    thumbs = undefined
     vi.useRealTimers()
   })
 
   function start(options: Partial<ConstructorParameters<typeof Thumbnails>[0]> = {}): Thumbnails {
-    thumbs = new Thumbnails({
+    return (thumbs = new Thumbnails({
       client: app,
       state,
       changed: () => {
@@ -97,12 +102,11 @@ describe('thumbnails', () => {
         changed()
       },
       ...options,
-    })
-    return thumbs
+    }))
   }
 
   it("asks for every followed title's icon at the key's size, and shows it", async () => {
-    start({ keySize: (on) => (on === 'desk/key:0' ? { width: 96, height: 96 } : undefined) })
+    const thumbs = start({ keySize: (on) => (on === 'desk/key:0' ? { width: 96, height: 96 } : undefined) })
     const done = nextChange()
     thumbs.want([binding('A'), binding('B', 1)])
     await vi.advanceTimersByTimeAsync(0)
@@ -121,7 +125,7 @@ describe('thumbnails', () => {
   })
 
   it("refreshes after the title's data changes, once per debounce period however many changes", async () => {
-    start()
+    const thumbs = start()
     const first = nextChange()
     thumbs.want([binding('A')])
     await vi.advanceTimersByTimeAsync(0)
@@ -152,7 +156,7 @@ describe('thumbnails', () => {
   })
 
   it('waits for input to be quiet, and asks one call at a time', async () => {
-    start({ keySize: (on) => (on === 'desk/key:0' ? { width: 96, height: 96 } : undefined) })
+    const thumbs = start({ keySize: (on) => (on === 'desk/key:0' ? { width: 96, height: 96 } : undefined) })
     thumbs.noteInput()
     thumbs.want([binding('A'), binding('B', 1)])
     await vi.advanceTimersByTimeAsync(INPUT_QUIET_MS - 1)
@@ -172,7 +176,7 @@ describe('thumbnails', () => {
 
   it('asks nothing while the link is down, and everything again at the resync', async () => {
     state.setLink({ status: 'stale', phase: 'connecting', since: Date.now() })
-    start()
+    const thumbs = start()
     thumbs.want([binding('A')])
     await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS * 2)
     expect(app.calls).toHaveLength(0)
@@ -189,7 +193,7 @@ describe('thumbnails', () => {
       state.resetTitles([...app.colors.keys()].map((t) => ({ id: t, name: t.toUpperCase(), play: 'Off' as const })))
     }
     const one = DEFAULT_THUMBNAIL_BOX.width * DEFAULT_THUMBNAIL_BOX.height * 4
-    start({ cacheBytes: 3 * one })
+    const thumbs = start({ cacheBytes: 3 * one })
     const done = nextChange()
     thumbs.want(['A', 'B', 'C', 'D', 'E'].map((t, i) => binding(t, i)))
     await vi.advanceTimersByTimeAsync(0)
@@ -200,7 +204,7 @@ describe('thumbnails', () => {
   })
 
   it('says why a key has no thumbnail: the call failed, or the application sent none or no image', async () => {
-    start()
+    const thumbs = start()
     app.fail = new CommandError('TIMEOUT', 'getTitleControlInfo', 'getTitleControlInfo: no reply within 5000 ms')
     let done = nextChange()
     thumbs.want([binding('A')])
@@ -217,5 +221,25 @@ describe('thumbnails', () => {
     await done
     expect(thumbs.lookOf(binding('A'))).toEqual({ why: 'thumbnail: the application sent none' })
     expect(thumbs.lookOf(binding('B', 1))).toEqual({ why: 'thumbnail: not a PNG, JPEG or SVG image' })
+  })
+  it("asks again at a key's own size once its surface opens", async () => {
+    let open = false
+    const pictures = new KeyPictures({
+      client: app,
+      state,
+      keySize: () => (open ? { width: 96, height: 96 } : undefined),
+    })
+    const surfaces = new RecordingSurfaces()
+    const engine = new Engine({ client: app, state, surfaces, pictures })
+    const yaml =
+      'version: 1\nsurfaces:\n  desk: { driver: web, rows: 1, columns: 1 }\nbindings:\n  - on: desk/key:0\n    feedback: { title: A, thumbnail: true }\n'
+    engine.apply((await loadConfigText(yaml, 'test.yaml')).config!)
+    const width = (): number | undefined => surfaces.of('desk/key:0')?.picture?.width
+    await vi.waitFor(() => expect(width()).toBe(DEFAULT_THUMBNAIL_BOX.width))
+    open = true
+    pictures.refresh()
+    await vi.waitFor(() => expect(width()).toBe(96))
+    expect(app.calls.map((c) => c.params.width)).toEqual([DEFAULT_THUMBNAIL_BOX.width, 96])
+    engine.stop()
   })
 })
