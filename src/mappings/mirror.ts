@@ -158,11 +158,15 @@ export class MirrorPair {
     this.o.changed()
   }
 
-  /** What a key shows: its command split, else the split of the title it follows. */
+  /**
+   * What a key shows: the title it follows apart now (what is true now), else its command that reached
+   * one side only (a backup back from an outage says what it lacks, not why it missed it).
+   */
   divergenceOf(origin: string, title: string | undefined): Divergence | undefined {
+    const apart = title !== undefined ? this.apart.get(title)?.diverged : undefined
+    if (apart) return apart
     const split = this.commandSplit.get(origin)
-    if (split) return { detail: split.detail }
-    return title !== undefined ? this.apart.get(title)?.diverged : undefined
+    return split ? { detail: split.detail } : undefined
   }
 
   /** Whether both links are up (only then can the two be compared, or the backup be brought in step). */
