@@ -55,10 +55,16 @@ export interface Backoff {
   stableMs: number
 }
 
-export const DEFAULT_BACKOFF: Backoff = {
-  initialMs: MANAGER_DEFAULTS.retryInitialMs,
-  maxMs: MANAGER_DEFAULTS.retryMaxMs,
-  stableMs: MANAGER_DEFAULTS.stableMs,
+/**
+ * The surface manager's back-off. A function, not a constant: the manager's module imports the driver
+ * tables (through the udev rules) and so this module, so its defaults are read when used, not at load.
+ */
+export function defaultBackoff(): Backoff {
+  return {
+    initialMs: MANAGER_DEFAULTS.retryInitialMs,
+    maxMs: MANAGER_DEFAULTS.retryMaxMs,
+    stableMs: MANAGER_DEFAULTS.stableMs,
+  }
 }
 
 export interface DeckConnectionOptions {

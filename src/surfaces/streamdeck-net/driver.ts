@@ -16,7 +16,7 @@ import { KeyRenderer } from '../render/key-renderer.js'
 import { DeviceBytesCache } from '../streamdeck/device-bytes.js'
 import { StreamDeckSurface } from '../streamdeck/surface.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
-import { DEFAULT_BACKOFF, DeckConnection, type Backoff, type NetDeck } from './connection.js'
+import { defaultBackoff, DeckConnection, type Backoff, type NetDeck } from './connection.js'
 import { mdnsDiscovery, type Announcement, type DeckDiscovery, type DiscoveryStarter } from './discovery.js'
 import type { EncodeJPEG } from './library.js'
 import { tcpTransport, type NetDeckTransport } from './socket.js'
@@ -172,7 +172,7 @@ export class StreamDeckNetDriver implements SurfaceDriver {
       transport: this.opts.transport ?? tcpTransport,
       encodeJPEG: this.opts.encodeJPEG ?? libraryEncodeJPEG,
       log: this.log.child(address),
-      backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
+      backoff: this.opts.backoff ?? defaultBackoff(),
       via: address,
       onChange: () => {
         answered()
