@@ -188,7 +188,7 @@ export default async function main(): Promise<void> {
       }
       sim.http.reset()
     }
-    report(off, on, sim)
+    report(off, on)
   } finally {
     await client.close()
     await sim.close()
@@ -196,7 +196,7 @@ export default async function main(): Promise<void> {
   }
 }
 
-function report(off: RunResult[], on: RunResult[], _sim: SimulatorHandle): void {
+function report(off: RunResult[], on: RunResult[]): void {
   const total = Math.round(JOG_RATE_PER_S * JOG_SECONDS)
   const cpu = (rs: RunResult[]): number => median(rs.map((r) => r.cpuMs))
   const share = (rs: RunResult[]): number => median(rs.map((r) => r.cpuMs / r.wallMs)) * 100
