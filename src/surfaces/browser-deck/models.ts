@@ -19,14 +19,14 @@ import {
 import { EventEmitter } from 'eventemitter3'
 import { controlId } from '../control-id.js'
 import type { ModelTable } from '../driver-family.js'
-import type { ControlDescriptor, ControlId } from '../types.js'
+import type { ControlDescriptor } from '../types.js'
 
 /** A browser deck's model as the daemon keeps it. */
 export interface BrowserDeckModel {
   id: string
   name: string
   controls: readonly ControlDescriptor[]
-  /** The key index (the library's) of each `key:N`/`button:N`, for the page's writes. */
+  /** The key grid, as a USB deck of the model describes it. */
   grid?: { rows: number; columns: number }
 }
 
@@ -106,12 +106,6 @@ export function browserDeckModel(id: string): Promise<BrowserDeckModel> | undefi
     cache.set(id, found)
   }
   return found
-}
-
-/** The key of a control id the page writes to: `key:3` → 3; undefined for anything else. */
-export function keyIndexOf(control: ControlId): number | undefined {
-  const m = /^key:(\d+)$/.exec(control)
-  return m ? Number(m[1]) : undefined
 }
 
 /** The browser deck model table (its family's `models`). */

@@ -1,0 +1,119 @@
+/**
+ * Only a page that passed the daemon's checks registers a deck (issue 26.2): a real daemon bound beyond
+ * loopback with a token, reached on 127.0.0.1 by a plain WebSocket speaking the page protocol. Without
+ * the token, or from a foreign Origin or Host, the socket is refused before any message; a read-only
+ * viewer's socket is told its deck is refused; the page's own socket (token cookie, its Origin)
+ * registers the deck, which opens as the configured surface and presses through it.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
+import WebSocket from 'ws'
+import { COOKIE_NAME } from '../../../src/daemon/auth.js'
+import { Daemon } from '../../../src/daemon/daemon.js'
+import { setLogSink } from '../../../src/log.js'
+import { BrowserDeckDriver } from '../../../src/surfaces/browser-deck/driver.js'
+import type { DeckServerMessage } from '../../../src/surfaces/web/protocol.js'
+import { until } from '../../helpers/until.js'
+import { FakeHotplug } from '../helpers/fake-hotplug.js'
+
+const previousSink = setLogSink(() => undefined)
+afterAll(() => setLogSink(previousSink))
+
+const TOKEN = 'correct-horse-battery-staple-42'
+
+async function start() {
+  const dir = await mkdtemp(join(tmpdir(), 'pb-deck-socket-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const file = join(dir, 'config.yaml')
+  await writeFile(
+    file,
+    `version: 1
+app: { url: http://127.0.0.1:0, simulate: true }
+listen: { host: 0.0.0.0, port: 0, token: "${TOKEN}" }
+surfaces:
+  laptop: { driver: browser-deck, serial: SER1 }
+bindings:
+  - on: laptop/key:0
+    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
+`,
+  )
+  const driver = new BrowserDeckDriver()
+  const daemon = await Daemon.start({
+    config: file,
+    drivers: [driver],
+    hotplug: new FakeHotplug(),
+    access: () => Promise.resolve('ok'),
+    watch: false,
+  })
+  onTestFinished(() => daemon.stop())
+  const page = new URL(daemon.url)
+  const origin = `http://127.0.0.1:${page.port}`
+  return { daemon, driver, origin, ws: `ws://127.0.0.1:${page.port}${page.pathname}ws` }
+}
+
+/** Opens a socket; resolves with it once open, or with the HTTP status that refused it. */
+function connect(url: string, headers: Record<string, string>): Promise<WebSocket | number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers })
+    ws.once('open', () => {
+      onTestFinished(() => ws.close())
+      resolve(ws)
+    })
+    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+    ws.once('error', reject)
+  })
+}
+
+/** The deck messages a socket receives. */
+function deckMessages(ws: WebSocket): DeckServerMessage[] {
+  const got: DeckServerMessage[] = []
+  ws.on('message', (data: Buffer) => {
+    const m = JSON.parse(data.toString()) as { type: string }
+    if (m.type.startsWith('deck-')) got.push(m as DeckServerMessage)
+  })
+  return got
+}
+
+const REGISTER = JSON.stringify({ type: 'deck-add', deck: 0, model: 'original-mk2', serial: 'SER1' })
+
+describe('a deck registers only over a page socket that passed the checks', () => {
+  it('is refused without the token, from a foreign Origin or Host, and on a viewer’s socket; the page’s own registers', async () => {
+    const { daemon, driver, origin, ws } = await start()
+    const cookie = `${COOKIE_NAME}=${encodeURIComponent(TOKEN)}`
+    expect(await connect(ws, { origin })).toBe(401)
+    expect(await connect(ws, { origin, cookie: `${COOKIE_NAME}=wrong-token-of-some-length` })).toBe(401)
+    expect(await connect(ws, { origin: 'http://evil.example', cookie })).toBe(403)
+    expect(await connect(ws, { origin: 'http://evil.example', host: 'evil.example', cookie })).toBe(403)
+
+    const viewer = await connect(`${ws}?view=1`, { origin, cookie })
+    if (typeof viewer === 'number') throw new Error(`the viewer's socket was refused: ${viewer}`)
+    const toViewer = deckMessages(viewer)
+    viewer.send(REGISTER)
+    await until('the viewer told', () => toViewer.length === 1)
+    expect(toViewer).toEqual([{ type: 'deck-state', deck: 0, state: 'refused', detail: 'read-only viewer' }])
+    expect(driver.hub.list()).toEqual([])
+
+    const own = await connect(ws, { origin, cookie })
+    if (typeof own === 'number') throw new Error(`the page's socket was refused: ${own}`)
+    const toPage = deckMessages(own)
+    own.send(REGISTER)
+    await until('the deck open as laptop', () =>
+      daemon.status().surfaces.some((s) => s.name === 'laptop' && s.state === 'open'),
+    )
+    const states = () => toPage.flatMap((m) => (m.type === 'deck-state' ? [m.state] : []))
+    await until('the page told', () => states().length >= 2)
+    expect(states()).toEqual(['unclaimed', 'open'])
+    own.send(JSON.stringify({ type: 'deck-input', deck: 0, control: 'key:0', input: 'down' }))
+    own.send(JSON.stringify({ type: 'deck-input', deck: 0, control: 'key:0', input: 'up' }))
+    await until('the press sent', () => daemon.status().commands.sent === 1)
+
+    // The socket drops: an unplug.
+    own.close()
+    await until('laptop waiting', () =>
+      daemon.status().surfaces.some((s) => s.name === 'laptop' && s.state === 'waiting'),
+    )
+    expect(driver.hub.list()).toEqual([])
+  })
+})
