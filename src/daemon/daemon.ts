@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { AppState } from '../api/app-state.js'
 import { SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger, type Logger } from '../log.js'
+import { prepareMapping } from '../mappings/compile-slices.js'
 import { Engine } from '../mappings/engine.js'
 import { AppRouter } from '../mappings/app-router.js'
 import { appsOf, defaultAppSection, followedTitlesOf } from '../mappings/apps.js'
@@ -148,6 +149,8 @@ export class Daemon implements DaemonApi {
   private readonly defaultClient = {
     callByName: (...a: Parameters<AppLink['client']['callByName']>) => this.running.client.callByName(...a),
   }
+  /** The link the titles' filter was last set on, and those titles (`setLinkFilter`). */
+  private filterSet: { link: AppLink['link']; key: string } | undefined
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -316,7 +319,7 @@ export class Daemon implements DaemonApi {
     this.routeApps(config)
     await this.applyWebSurfaces(config)
     this.engine.apply(config)
-    this.running.link.setFilter({ titles: this.engine.followedTitles() })
+    this.setLinkFilter()
     const deps = { door: this.door, pageOf: (s: string) => this.engine.pageOf(s), log: this.log.child('record') }
     this.recorder = await startRecording(this.options.record, config, this.options.config, deps)
     await this.waiting.apply(config)
@@ -364,6 +367,7 @@ export class Daemon implements DaemonApi {
     const listen = await this.listener.prepare(config.listen)
     let app: Prepared<AppLink> | undefined
     let extras: Prepared | undefined
+    let mapping: Prepared | undefined
     try {
       const [before, after] = [defaultAppSection(old.config), defaultAppSection(config)]
       if (!sameJson(before, after)) {
@@ -371,21 +375,38 @@ export class Daemon implements DaemonApi {
         app = await prepareAppLink(after, { app: before, link: old }, deps)
       }
       extras = await this.apps.prepare(config)
+      // The engine's new mapping, built a slice a turn beside the running one (compile-slices.ts).
+      mapping = await prepareMapping(this.engine, config, signal ? { signal } : {})
       if (signal?.aborted) throw new Error('the reload timed out before it changed anything')
     } catch (err) {
-      await Promise.allSettled([listen.abort(), app?.abort(), extras?.abort()])
+      await Promise.allSettled([listen.abort(), app?.abort(), extras?.abort(), mapping?.abort()])
       throw err
     }
     // The other applications first: they were made beside the running ones and cannot fail now.
     await extras.commit()
     this.routeApps(config)
-    await this.commitLinks(old, config, listen, app)
+    await this.commitLinks(old, config, listen, app).catch(async (err: unknown) => {
+      await mapping.abort()
+      throw err
+    })
     await this.applyWebSurfaces(config)
     await this.waiting.apply(config)
     await this.applyDriverConfigs(old.config, config)
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
-    this.engine.apply(config)
-    this.running.link.setFilter({ titles: this.engine.followedTitles() })
+    await mapping.commit()
+    this.setLinkFilter()
+  }
+
+  /**
+   * The titles the bindings follow, to the link's filter: only when they changed, or the link is new (a
+   * link's new filter re-reads every title, and the engine redraws every key that follows one).
+   */
+  private setLinkFilter(): void {
+    const titles = this.engine.followedTitles()
+    const key = JSON.stringify([...titles].sort())
+    if (this.filterSet?.link === this.running.link && this.filterSet.key === key) return
+    this.filterSet = { link: this.running.link, key }
+    this.running.link.setFilter({ titles })
   }
 
   /**

@@ -63,6 +63,26 @@ export interface ControlView {
   feedback: Feedback
 }
 
+/**
+ * The steps of `Engine.apply` (`Engine.compiler`), in order: `carry` each control of the running
+ * mapping (so unchanged bindings keep their runtime), `add` each binding (its runtime built beside the
+ * running mapping), `swap` (the whole mapping in force at once; returns the control keys to redraw),
+ * `retire` each binding it replaced, `redraw` each key, then `done`. `abort` instead of `swap` drops
+ * what was built; nothing that runs changes.
+ */
+export interface MappingCompiler {
+  readonly carrySteps: number
+  carry(i: number): void
+  add(binding: Binding): void
+  swap(config: Config): string[]
+  /** How many bindings the swap left to retire. */
+  retireSteps(): number
+  retire(i: number): void
+  redraw(key: string): void
+  done(): void
+  abort(): void
+}
+
 const EMPTY_LOOK: BehaviourLook = { pending: false, failed: false, context: {} }
 /** A `resync` without several applications (the loader refuses it; kept for an engine built without them). */
 const NO_MIRRORS = { ok: false, code: 'NOT_CONNECTED', message: 'no mirrored application' } as const
@@ -154,27 +174,93 @@ export class Engine implements PagePort {
    */
   apply(config: Config): void {
     if (this.stopped) return
+    const compiler = this.compiler()
+    for (let i = 0; i < compiler.carrySteps; i++) compiler.carry(i)
+    for (const binding of config.bindings) compiler.add(binding)
+    const keys = compiler.swap(config)
+    for (let i = 0; i < compiler.retireSteps(); i++) compiler.retire(i)
+    for (const key of keys) compiler.redraw(key)
+    compiler.done()
+  }
+
+  /**
+   * `apply` in steps, for a reload that spreads the work over turns of the loop (`compile-slices.ts`):
+   * the new mapping's runtime is built beside the running one, which takes every input meanwhile, and
+   * put in force by `swap` at once. A compiler whose base was replaced meanwhile (another apply) builds
+   * again at the swap, so it never puts a stale diff in force.
+   */
+  compiler(): MappingCompiler {
+    const base = this.controls
+    const slots = [...base.values()]
     const previous = new Map<string, Bound>()
-    for (const slot of this.controls.values()) {
-      for (const b of [slot.all, ...slot.pages.values()]) if (b) previous.set(b.identity, b)
-    }
     const next = new Map<string, { all?: Bound; pages: Map<string, Bound> }>()
-    for (const binding of config.bindings) {
-      const identity = JSON.stringify(binding)
-      const [surface, control] = splitKey(binding.on)
-      const key = keyOf(surface, control)
-      let bound = previous.get(identity)
-      if (bound) previous.delete(identity)
-      else bound = this.create(binding, identity, key)
-      let slot = next.get(key)
-      if (!slot) next.set(key, (slot = { pages: new Map() }))
-      if (binding.page !== undefined) slot.pages.set(binding.page, bound)
-      else slot.all = bound
+    const created: Bound[] = []
+    let retiring: Bound[] = []
+    const compiler: MappingCompiler = {
+      carrySteps: slots.length,
+      carry: (i) => {
+        const slot = slots[i]!
+        for (const b of [slot.all, ...slot.pages.values()]) if (b) previous.set(b.identity, b)
+      },
+      add: (binding) => {
+        const identity = JSON.stringify(binding)
+        const [surface, control] = splitKey(binding.on)
+        const key = keyOf(surface, control)
+        let bound = previous.get(identity)
+        if (bound) previous.delete(identity)
+        else created.push((bound = this.create(binding, identity, key)))
+        let slot = next.get(key)
+        if (!slot) next.set(key, (slot = { pages: new Map() }))
+        if (binding.page !== undefined) slot.pages.set(binding.page, bound)
+        else slot.all = bound
+      },
+      abort: () => {
+        for (const b of created.splice(0)) b.behaviour?.dispose()
+      },
+      swap: (config) => {
+        if (this.stopped || this.controls !== base) {
+          compiler.abort()
+          if (this.stopped) return []
+          const again = this.compiler()
+          for (let i = 0; i < again.carrySteps; i++) again.carry(i)
+          for (const binding of config.bindings) again.add(binding)
+          const keys = again.swap(config)
+          for (let i = 0; i < again.retireSteps(); i++) again.retire(i)
+          return keys
+        }
+        created.length = 0
+        const swapped = this.swapIn(config, next, previous)
+        retiring = swapped.retiring
+        return swapped.keys
+      },
+      retireSteps: () => retiring.length,
+      retire: (i) => this.retire(retiring[i]!),
+      redraw: (key) => this.redraw(key),
+      done: () => {
+        if (!this.stopped) this.updateStreamingPoll()
+      },
     }
+    return compiler
+  }
+
+  /**
+   * Puts a compiled mapping in force. The bindings it replaced that may be mid-burst are retired at once
+   * (a turn of their control must still reach them); the others are returned to retire after (no input
+   * reaches them any more; one still held is disposed at its up). Also returns the control keys to redraw.
+   */
+  private swapIn(
+    config: Config,
+    next: Map<string, { all?: Bound; pages: Map<string, Bound> }>,
+    previous: Map<string, Bound>,
+  ): { keys: string[]; retiring: Bound[] } {
     this.options.pictures?.apply(config)
     const oldKeys = [...this.controls.keys()]
     this.controls = next
-    for (const b of previous.values()) this.retire(b)
+    const retiring: Bound[] = []
+    for (const b of previous.values()) {
+      if (b.binding.jog || b.binding.rotate || b.binding.shuttle || b.binding.value) this.retire(b)
+      else retiring.push(b)
+    }
 
     // Pages: the current page of a surface survives when it is still listed.
     const seen = new Set<string>()
@@ -184,9 +270,7 @@ export class Engine implements PagePort {
     }
     for (const surface of [...this.pages.keys()]) if (!seen.has(surface)) this.pages.delete(surface)
     this.views.apply(config.listen.pages === 'per-browser', this.pages)
-
-    for (const key of new Set([...oldKeys, ...next.keys()])) this.redraw(key)
-    this.updateStreamingPoll()
+    return { keys: [...new Set([...oldKeys, ...next.keys()])], retiring }
   }
 
   /** One event from a surface (the manager's `input`, under the configured surface name). */
