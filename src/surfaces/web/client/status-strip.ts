@@ -7,6 +7,7 @@
  * those answer 404 and the strip stays hidden.
  */
 import { el } from './dom.js'
+import { readApps, type StripApp } from './strip-apps.js'
 import { readStrip, viewStrip, type StripView } from './strip-state.js'
 
 /** How often the strip asks for the daemon's status, ms. */
@@ -19,13 +20,15 @@ function clock(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString()
 }
 
-function render(root: HTMLElement, view: StripView): void {
+function render(root: HTMLElement, view: StripView, apps: StripApp[] = []): void {
   const state = view.reading
   const link = el('span', `link ${state.link}`, view.linkText)
   const title = [state.since ? `since ${state.since}` : '', view.linkTitle ?? ''].filter(Boolean).join('\n')
   if (title) link.title = title
   const parts: HTMLElement[] = [link]
   if (view.linkDetail !== undefined) parts.push(el('span', 'link-error', view.linkDetail))
+  // Several applications (`apps:`): each other one's link beside the default one's.
+  for (const a of apps) parts.push(Object.assign(el('span', `link ${a.link}`, a.text), { title: a.title }))
   for (const notice of view.notices) parts.push(el('span', 'notice', notice))
   if (view.refusedText !== undefined) {
     const refused = el('span', 'config refused', view.refusedText)
@@ -56,7 +59,7 @@ export function startStatusStrip(root: HTMLElement): void {
       if (status.status === 404) return // no daemon behind this page: stop, stay hidden
       if (status.body !== undefined) {
         view = viewStrip(readStrip(status.body, errors.body), view, Date.now())
-        render(root, view)
+        render(root, view, readApps(status.body))
       } else {
         root.replaceChildren(el('span', 'link stale', `daemon status unavailable (HTTP ${status.status})`))
         root.hidden = false
