@@ -15,7 +15,9 @@ const schema = z
       .min(1)
       .optional()
       .describe('Model id as the Stream Deck library names it: `plus`, `xl`, `mini`, `original-mk2`, ...'),
-    ...claimFields,
+    // By serial or model (or any): a page reports no USB ids, so vendor_id and product_id would match nothing.
+    serial: claimFields.serial,
+    any: claimFields.any,
     ...rehearseField,
     brightness: z.int().min(0).max(100).optional(),
   })
