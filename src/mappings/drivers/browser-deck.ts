@@ -19,7 +19,6 @@ const schema = z
     serial: claimFields.serial,
     any: claimFields.any,
     ...rehearseField,
-    brightness: z.int().min(0).max(100).optional(),
   })
   .describe(
     'A Stream Deck plugged into the machine of a browser showing the daemon page, connected with its ' +
