@@ -59,7 +59,7 @@ describe('replay starts on the recorded page', () => {
     const pages: string[] = []
     const state = new AppState()
     const engine = new Engine({
-      client: { callByName: () => Promise.resolve({}) },
+      client: { callByName: () => Promise.resolve({} as never) },
       state,
       surfaces: { setFeedback: () => {} },
       logger: loggerInto('engine').logger,
