@@ -15,6 +15,7 @@ import type { DetectedDevice, SurfaceDriver, SurfaceEvent } from '../../../src/s
 import { captureLogs } from '../../helpers/logs.js'
 import { MemoryStreamDeckTransport, rawImageEncoder } from './fake-hid.js'
 import { FakeHotplug } from './fake-hotplug.js'
+import { ListDriver } from './surfaces.js'
 
 /** The timers a manager uses, and `performance.now()` it measures backoff and stability with. */
 export const MANAGER_CLOCK: Parameters<typeof vi.useFakeTimers>[0] = {
@@ -78,6 +79,18 @@ export function manage(
     stableMs: 10_000,
     callTimeoutMs: 500,
   })
+}
+
+/** The manager tests' most common start: a ListDriver with `plugged` present, managed (as `manage`) and started. */
+export async function startedList(
+  plugged: readonly string[] = [],
+  opts: Parameters<typeof manage>[1] = {},
+): Promise<Managed & { driver: ListDriver }> {
+  const driver = new ListDriver()
+  for (const id of plugged) driver.plug(id)
+  const rig = manage([driver], opts)
+  await rig.manager.start()
+  return { driver, ...rig }
 }
 
 /** A claim of the ListDriver `list` (or of `driver`). */

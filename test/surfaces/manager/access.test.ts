@@ -13,7 +13,7 @@ import { checkDeviceAccess } from '../../../src/surfaces/hotplug.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { MemoryStreamDeckTransport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { WAIT, deckDriver, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
+import { WAIT, deckDriver, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
@@ -52,10 +52,7 @@ describe('access checks and their episodes', () => {
 
   it('a denied device is reported again after it was accessible in between', async () => {
     let answer: 'denied' | 'ok' = 'denied'
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager, status } = manage([driver], { access: () => Promise.resolve(answer) })
-    await manager.start()
+    const { driver, manager, status } = await startedList(['A'], { access: () => Promise.resolve(answer) })
     answer = 'ok'
     await manager.rescan()
     driver.last('A').hub.emit('error', new Error('EIO'))
@@ -73,10 +70,7 @@ describe('access checks and their episodes', () => {
   })
 
   it('an unplugged denied device is reported again when it comes back denied', async () => {
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager } = manage([driver], { access: () => Promise.resolve('denied') })
-    await manager.start()
+    const { driver, manager } = await startedList(['A'], { access: () => Promise.resolve('denied') })
     driver.unplug('A')
     await manager.rescan()
     driver.plug('A')
@@ -101,10 +95,7 @@ describe('access checks and their episodes', () => {
   })
 
   it('opens a device whose access check fails, and says so once', async () => {
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager } = manage([driver], { access: () => Promise.reject(new Error('EIO on stat')) })
-    await manager.start()
+    const { manager } = await startedList(['A'], { access: () => Promise.reject(new Error('EIO on stat')) })
     await manager.rescan()
     expect(manager.isOpen('A')).toBe(true)
     expect(logs.records.filter((l) => l.message === 'could not check access to the device node')).toEqual([
@@ -118,11 +109,7 @@ describe('access checks and their episodes', () => {
   })
 
   it('says once per device that its access check failed', async () => {
-    const driver = new ListDriver()
-    driver.plug('A')
-    driver.plug('B')
-    const { manager } = manage([driver], { access: () => Promise.reject(new Error('EIO on stat')) })
-    await manager.start()
+    const { manager } = await startedList(['A', 'B'], { access: () => Promise.reject(new Error('EIO on stat')) })
     await manager.rescan()
     const warned = logs.records.filter((l) => l.message === 'could not check access to the device node')
     expect(warned.map((l) => l.fields?.surface)).toEqual(['A', 'B'])

@@ -11,7 +11,7 @@ import { DriverTimeoutError, SurfaceManager, type SurfaceStatus } from '../../..
 import type { DetectedDevice, SurfaceDriver } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { MANAGER_CLOCK, WAIT, deckDriver, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
+import { MANAGER_CLOCK, WAIT, deckDriver, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
@@ -268,9 +268,7 @@ describe('backoff and log episodes', () => {
   })
 
   it('a detection failure is logged again after detection worked in between', async () => {
-    const driver = new ListDriver()
-    const { manager } = manage([driver])
-    await manager.start()
+    const { driver, manager } = await startedList()
     const detect = driver.detect.bind(driver)
     driver.detect = () => Promise.reject(new Error('bus gone'))
     await manager.rescan()
@@ -304,11 +302,7 @@ describe('backoff and log episodes', () => {
 
   it('logs one fault per device, and again after the device opened in between', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    driver.plug('A')
-    driver.plug('B')
-    const { manager } = manage([driver])
-    await manager.start()
+    const { driver, manager } = await startedList(['A', 'B'])
     driver.last('A').hub.emit('error', new Error('EIO A'))
     driver.last('B').hub.emit('error', new Error('EIO B'))
     await vi.advanceTimersByTimeAsync(100) // both reopen
@@ -344,10 +338,7 @@ describe('backoff and log episodes', () => {
 
   it('an unplugged device forgets its backoff while another surface stays open', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    driver.plug('B')
-    const { manager } = manage([driver])
-    await manager.start()
+    const { driver, manager } = await startedList(['B'])
     driver.failOpen = new Error('busy')
     driver.plug('A')
     await manager.rescan()

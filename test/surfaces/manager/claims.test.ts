@@ -20,7 +20,16 @@ import type { DetectedDevice } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages, gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
-import { MANAGER_CLOCK, claim, deckDriver, deckManaged, device, manage, useManagerLogs } from '../helpers/manager.js'
+import {
+  MANAGER_CLOCK,
+  claim,
+  deckDriver,
+  deckManaged,
+  device,
+  manage,
+  startedList,
+  useManagerLogs,
+} from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
@@ -382,10 +391,7 @@ describe('setClaims', () => {
   logs.capture('debug')
 
   it("from 'all' to named claims and back: surfaces reopen under their new names", async () => {
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager, added, removed } = manage([driver])
-    await manager.start()
+    const { manager, added, removed } = await startedList(['A'])
     expect(manager.list()).toEqual([{ id: 'A', driver: 'list', model: 'Model A', controls: [] }])
     await manager.setClaims([claim('desk', { any: true })])
     expect(manager.list().map((d) => `${d.id}=${d.device}`)).toEqual(['desk=A'])
@@ -398,10 +404,7 @@ describe('setClaims', () => {
   })
 
   it("'all' again leaves every surface open untouched", async () => {
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager } = manage([driver])
-    await manager.start()
+    const { driver, manager } = await startedList(['A'])
     await manager.setClaims('all')
     expect(driver.opened).toHaveLength(1)
     expect(driver.last('A').closed).toBe(false)
@@ -449,10 +452,7 @@ describe('setClaims', () => {
   })
 
   it("setClaims('all') keeps the status of a surface that stays open", async () => {
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager } = manage([driver])
-    await manager.start()
+    const { manager } = await startedList(['A'])
     await manager.setClaims('all')
     expect(manager.statuses().map((s) => [s.name, s.state])).toEqual([['A', 'open']])
   })

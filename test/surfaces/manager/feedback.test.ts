@@ -7,8 +7,8 @@
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, vi } from 'vitest'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
-import { WAIT, deckDriver, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
-import { ListDriver, handSurface } from '../helpers/surfaces.js'
+import { WAIT, deckDriver, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
+import { handSurface } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
 
@@ -113,10 +113,7 @@ describe('feedback, brightness and surfaces added by hand', () => {
   })
 
   it('a surface closed from its own side is removed', async () => {
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager, removed } = manage([driver])
-    await manager.start()
+    const { driver, manager, removed } = await startedList(['A'])
     driver.last('A').hub.emit('closed')
     await vi.waitFor(() => expect(removed).toEqual(['A']))
     expect(manager.isOpen('A')).toBe(false)

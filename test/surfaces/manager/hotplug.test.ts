@@ -9,7 +9,7 @@ import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, vi } from 'vitest'
 import { usbHotplugSource, type HotplugChange } from '../../../src/surfaces/hotplug.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { MANAGER_CLOCK, WAIT, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
+import { MANAGER_CLOCK, WAIT, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver, gate } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
@@ -73,9 +73,7 @@ describe('hot-plug and polling', () => {
 
   it('does not poll when hot-plug works', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    const { manager } = manage([driver], { live: true })
-    await manager.start()
+    const { driver } = await startedList([], { live: true })
     await vi.advanceTimersByTimeAsync(500)
     expect(driver.detects).toBe(1)
   })
@@ -100,9 +98,7 @@ describe('hot-plug and polling', () => {
   })
 
   it('logs each hot-plug change at debug level', async () => {
-    const driver = new ListDriver()
-    const { manager, hotplug } = manage([driver])
-    await manager.start()
+    const { hotplug } = await startedList()
     hotplug.fire('detach')
     expect(logs.records.find((l) => l.message === 'usb change')).toMatchObject({
       level: 'debug',
@@ -112,9 +108,7 @@ describe('hot-plug and polling', () => {
 
   it('a new hot-plug change replaces the pending rescans of the last one', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    const { manager, hotplug } = manage([driver])
-    await manager.start()
+    const { driver, hotplug } = await startedList()
     hotplug.fire('attach') // rescans at 0, 20, 60
     await vi.advanceTimersByTimeAsync(10)
     hotplug.fire('attach') // rescans at 10, 30, 70 instead

@@ -13,7 +13,7 @@ import type { Surface } from '../../../src/surfaces/types.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { MANAGER_CLOCK, deckManaged, deckRig, manage, useManagerLogs } from '../helpers/manager.js'
+import { MANAGER_CLOCK, deckManaged, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
 import { ListDriver, gate } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
@@ -138,9 +138,7 @@ describe('start, scans and stop', () => {
 
   it('a second start() does nothing: one detection, one poll', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    const { manager } = manage([driver], { live: false })
-    await manager.start()
+    const { driver, manager } = await startedList([], { live: false })
     await manager.start()
     expect(driver.detects).toBe(1)
     await vi.advanceTimersByTimeAsync(50)
@@ -148,9 +146,7 @@ describe('start, scans and stop', () => {
   })
 
   it('rescans asked for during a scan are served by one more scan', async () => {
-    const driver = new ListDriver()
-    const { manager } = manage([driver])
-    await manager.start()
+    const { driver, manager } = await startedList()
     const slow = gate()
     driver.detectGate = slow.done
     const scans = [manager.rescan(), manager.rescan(), manager.rescan()]
@@ -215,10 +211,7 @@ describe('start, scans and stop', () => {
 
   it('a surface that fails after stop() began gets no failed status and no retry', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager, status } = manage([driver])
-    await manager.start()
+    const { driver, manager, status } = await startedList(['A'])
     driver.last('A').hub.emit('error', new Error('EIO'))
     await manager.stop()
     await vi.advanceTimersByTimeAsync(1000)
@@ -227,9 +220,7 @@ describe('start, scans and stop', () => {
   })
 
   it('rescan() after stop() began resolves at once, without waiting for the scan in progress', async () => {
-    const driver = new ListDriver()
-    const { manager } = manage([driver])
-    await manager.start()
+    const { driver, manager } = await startedList()
     const slow = gate()
     driver.detectGate = slow.done
     const scan = manager.rescan()
@@ -258,10 +249,7 @@ describe('start, scans and stop', () => {
   })
 
   it('logs the unplug of an open surface', async () => {
-    const driver = new ListDriver()
-    driver.plug('A')
-    const { manager } = manage([driver])
-    await manager.start()
+    const { driver, manager } = await startedList(['A'])
     driver.unplug('A')
     await manager.rescan()
     expect(logs.records.find((l) => l.message === 'surface unplugged')?.fields).toEqual({ surface: 'A', device: 'A' })
