@@ -4,7 +4,8 @@
  * boundary; the library encodes and decodes every report). A press on the Studio reaches the
  * application as its command; the application's state comes back as the library's key image writes; the
  * connection dropping shows `waiting` and the deck comes back without a restart, every key repainted and
- * the brightness sent again; a Network Dock's deck unplugged and replugged likewise.
+ * the brightness sent again; a Network Dock's deck unplugged and replugged likewise; a reload connects
+ * to an entry's new address and closes the connection of an entry removed.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -20,21 +21,24 @@ import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
 const WAIT = { timeout: 10_000, interval: 20 }
 const TITLE = 'Lower Third'
 
-function configText(sim: SimulatorHandle): string {
+function configText(sim: SimulatorHandle, studioHost = '10.0.0.5', docked = true): string {
   return `version: 1
 app: { url: ${sim.httpUrl}, notifications: ${sim.wsUrl} }
 listen: { host: 127.0.0.1, port: 0 }
 surfaces:
-  studio: { driver: streamdeck-net, host: 10.0.0.5, serial: STUDIO01, model: studio, brightness: 40 }
-  docked: { driver: streamdeck-net, host: 10.0.0.6, serial: XL0001, brightness: 70 }
-bindings:
+  studio: { driver: streamdeck-net, host: ${studioHost}, serial: STUDIO01, model: studio, brightness: 40 }
+${docked ? '  docked: { driver: streamdeck-net, host: 10.0.0.6, serial: XL0001, brightness: 70 }\n' : ''}bindings:
   - on: studio/key:3
     label: "{{name}}"
     press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
     feedback: { title: "${TITLE}" }
-  - on: docked/key:0
+${
+  docked
+    ? `  - on: docked/key:0
     press: { command: schedule, params: { action: cutout, title: "${TITLE}" } }
 `
+    : ''
+}`
 }
 
 async function start() {
@@ -55,6 +59,8 @@ async function start() {
     transport: network,
     frameMs: 0,
     backoff: { initialMs: 50, maxMs: 200, stableMs: 10_000 },
+    // As the daemon's own drivers are: detection does not wait for a deck's first answer.
+    passive: true,
   })
   const daemon = await Daemon.start({
     config: file,
@@ -66,7 +72,7 @@ async function start() {
   onTestFinished(() => daemon.stop())
   const stateOf = (name: string): string | undefined => daemon.status().surfaces.find((s) => s.name === name)?.state
   await expect.poll(() => [stateOf('studio'), stateOf('docked')], WAIT).toEqual(['open', 'open'])
-  return { sim, daemon, network, studio, dock, xl, stateOf }
+  return { sim, daemon, network, studio, dock, xl, stateOf, file }
 }
 
 /** The images of one key written since `from`. */
@@ -137,5 +143,17 @@ describe('network Stream Decks in the daemon', () => {
     await expect
       .poll(() => sim.http.commands('schedule').map((e) => [e.parameters.action, e.parameters.title]), WAIT)
       .toEqual([['cutout', TITLE]])
+  })
+
+  it('a reload follows the entries: a new address is connected to, an entry removed closes its connection', async () => {
+    const { sim, daemon, network, studio, dock, stateOf, file } = await start()
+    const moved = network.add('10.0.0.15', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    await writeFile(file, configText(sim, '10.0.0.15', false))
+    expect(await daemon.reload()).toBe(true)
+    await expect.poll(() => [studio.current, dock.current], WAIT).toEqual([undefined, undefined])
+    await expect.poll(() => stateOf('studio'), WAIT).toBe('open')
+    expect(stateOf('docked')).toBeUndefined()
+    await expect.poll(() => moved.keysWritten().size, WAIT).toBe(32)
+    expect(moved.brightness).toEqual([40])
   })
 })
