@@ -1,8 +1,9 @@
 /**
- * `panelbridge devices` with network decks in the config: the decks its addresses reach are listed
- * (a dock's deck as the deck it is), with the surface that claims each or the entry to paste; an
- * address nobody answers at is the claim's "no device present" line. The driver runs over the
- * in-memory network (the transport boundary).
+ * `panelbridge devices` and `learn` with network decks in the config: the decks its addresses reach
+ * are listed (a dock's deck as the deck it is), with the surface that claims each or the entry to
+ * paste; an address nobody answers at is the claim's "no device present" line; learn opens them and
+ * prints a press under the configured name. The driver runs over the in-memory network (the transport
+ * boundary).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,12 +11,14 @@ import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { HardwareCommandDeps } from '../../../src/commands/hardware.js'
 import { runDevices } from '../../../src/commands/devices.js'
+import { runLearn } from '../../../src/commands/learn.js'
 import { StreamDeckNetDriver } from '../../../src/surfaces/streamdeck-net/driver.js'
 import { streamdeckNetFamily } from '../../../src/surfaces/streamdeck-net/family.js'
 import { captureLogs } from '../../helpers/logs.js'
+import { until } from '../../helpers/until.js'
 import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
 
-describe('panelbridge devices with network decks', () => {
+describe('panelbridge devices and learn with network decks', () => {
   it('lists the decks the configured addresses reach, claimed or with the entry to paste', async () => {
     captureLogs()
     const network = new FakeNetwork()
@@ -68,5 +71,43 @@ bindings: []
     expect(network.attempts).toEqual(
       expect.arrayContaining(['10.0.0.5:5343', '10.0.0.6:5343', '10.0.0.6:5344', '10.0.0.7:6000']),
     )
+  })
+
+  it('learn opens the decks the configured addresses reach and prints a press under the configured name', async () => {
+    captureLogs()
+    const network = new FakeNetwork()
+    const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const dir = await mkdtemp(join(tmpdir(), 'pb-net-learn-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'config.yaml')
+    await writeFile(file, 'version: 1\nsurfaces:\n  studio: { driver: streamdeck-net, host: 10.0.0.5 }\nbindings: []\n')
+    const out: string[] = []
+    const made = streamdeckNetFamily.create(
+      { transport: network, encodeJPEG: () => Promise.resolve(new Uint8Array(8)) },
+      {},
+    )
+    const stop = new AbortController()
+    const done = runLearn(['--config', file, '--url', 'http://127.0.0.1:1'], {
+      drivers: () => [made],
+      access: () => Promise.resolve('ok'),
+      hotplug: { start: () => Promise.resolve(false), stop: () => undefined },
+      defaultConfig: undefined,
+      out: (line) => void out.push(...line.split('\n')),
+      err: () => undefined,
+      stop: stop.signal,
+    })
+    onTestFinished(async () => {
+      stop.abort()
+      await done
+    })
+    await until('the deck open', () => out.some((l) => l.endsWith('learning as studio')))
+    studio.key(5, true)
+    studio.key(5, false)
+    await until('the press', () => out.some((l) => l.startsWith('studio/key:5 up')))
+    expect(out.filter((l) => l.startsWith('studio/'))).toEqual(['studio/key:5 down', 'studio/key:5 up'])
+    stop.abort()
+    expect(await done).toBe(0)
+    // Learn's stop closes the driver's connections.
+    expect(studio.current).toBeUndefined()
   })
 })
