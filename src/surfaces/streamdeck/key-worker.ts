@@ -21,6 +21,7 @@ import {
 } from '@elgato-stream-deck/core'
 import { EventEmitter } from 'eventemitter3'
 import { KeyRenderer } from '../render/key-renderer.js'
+import { installFastTransform } from './fast-transform.js'
 import { JPEG_QUALITY, libraryJpeg, type EncodeJPEGHelper } from './jpeg.js'
 import type { KeyJob, KeyAnswer } from './key-workers.js'
 
@@ -79,6 +80,8 @@ function encoder(): EncodeJPEGHelper {
 }
 
 const encodeJPEG = encoder()
+// The library's per-pixel conversion, by rows where it is the same bytes (./fast-transform.ts).
+installFastTransform()
 /**
  * Its own renderer: a face drawn for one key is often drawn for the same size on another (the reports
  * differ by key, the pixels do not). Small, since the surface caches the finished bytes.

@@ -343,9 +343,14 @@ export class StreamDeckSurface implements Surface {
       try {
         made = await workers.prepare({ model: this.deck.MODEL, target: w.target, feedback: fb, size: w.size })
       } catch (err) {
-        this.log.once('key-workers', 'warn', 'key images are drawn on the main thread: the key workers failed', {
-          error: err instanceof Error ? err.message : String(err),
-        })
+        this.log.once(
+          'key-workers',
+          'warn',
+          'a key image is drawn on the main thread: the key workers could not make it',
+          {
+            error: err instanceof Error ? err.message : String(err),
+          },
+        )
       }
     }
     if (!made) {

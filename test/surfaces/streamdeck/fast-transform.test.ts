@@ -1,0 +1,85 @@
+/**
+ * The key workers' stand-in for the library's pixel conversion gives the library's bytes, byte for
+ * byte: every case it takes (RGBA to RGBA, flipped either way, rows with padding, an offset, any alpha)
+ * against the library's own `transformImageBuffer`, and the cases it leaves to the library.
+ */
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { fastTransform, type TransformImageBuffer } from '../../../src/surfaces/streamdeck/fast-transform.js'
+
+const require = createRequire(import.meta.url)
+const library = (
+  require(join(dirname(require.resolve('@elgato-stream-deck/core')), 'util.js')) as {
+    transformImageBuffer: TransformImageBuffer
+  }
+).transformImageBuffer
+
+/** Pixels of every byte value, alpha included, `pad` bytes after each row and `offset` before the first. */
+function pixels(width: number, height: number, pad: number, offset: number): Uint8Array {
+  const out = new Uint8Array(offset + (width * 4 + pad) * height)
+  for (let i = 0; i < out.length; i++) out[i] = (i * 151 + 7) % 256
+  return out
+}
+
+describe('fastTransform', () => {
+  it('gives the library bytes for RGBA with flips, padding and offsets', () => {
+    let fellBack = 0
+    const fast = fastTransform((...args) => {
+      fellBack++
+      return library(...args)
+    })
+    for (const [width, height] of [
+      [96, 96],
+      [200, 100],
+      [3, 1],
+    ] as const) {
+      for (const pad of [0, 8]) {
+        for (const offset of [0, 4, 12]) {
+          for (const xFlip of [false, true]) {
+            for (const yFlip of [false, true]) {
+              const src = pixels(width, height, pad, offset)
+              const args = [
+                { format: 'rgba', offset, stride: width * 4 + pad },
+                { colorMode: 'rgba', xFlip, yFlip },
+                0,
+                width,
+                height,
+              ] as const
+              const mine = Buffer.from(fast(src, ...args))
+              expect(
+                mine.equals(Buffer.from(library(src, ...args))),
+                `${width}x${height} pad ${pad} offset ${offset} x ${xFlip} y ${yFlip}`,
+              ).toBe(true)
+            }
+          }
+        }
+      }
+    }
+    expect(fellBack).toBe(0)
+  })
+
+  it('leaves rotation, other colour orders, a header and unaligned pixels to the library, with its bytes', () => {
+    const calls: string[] = []
+    const fast = fastTransform((...args) => {
+      calls.push(`${args[2].colorMode}${args[2].rotate ? ' rotate' : ''} pad ${args[3]}`)
+      return library(...args)
+    })
+    const src = pixels(8, 6, 0, 0)
+    const cases = [
+      [src, { format: 'rgba', offset: 0, stride: 32 }, { colorMode: 'rgba', rotate: true, yFlip: true }, 0],
+      [src, { format: 'rgba', offset: 0, stride: 32 }, { colorMode: 'bgr', xFlip: true, yFlip: true }, 54],
+      [src, { format: 'rgba', offset: 0, stride: 32 }, { colorMode: 'rgba', xFlip: true }, 54],
+      [src.subarray(1, 1 + 8 * 6 * 4 - 4), { format: 'rgba', offset: 0, stride: 28 }, { colorMode: 'rgba' }, 0],
+    ] as const
+    for (const [buf, source, target, pad] of cases) {
+      const width = buf === src ? 8 : 7
+      expect(
+        Buffer.from(fast(buf, source, target, pad, width, 6)).equals(
+          Buffer.from(library(buf, source, target, pad, width, 6)),
+        ),
+      ).toBe(true)
+    }
+    expect(calls).toEqual(['rgba rotate pad 0', 'bgr pad 54', 'rgba pad 54', 'rgba pad 0'])
+  })
+})
