@@ -221,11 +221,11 @@ describe('driver families', () => {
     expect(families.map((f) => f.name)).toEqual([
       'streamdeck',
       'streamdeck-net',
+      'browser-deck',
       'shuttle',
       'xkeys',
       'midi',
       'hid',
-      'browser-deck',
     ])
     expect(families.find((f) => f.name === 'hid')).toEqual({
       name: 'hid',

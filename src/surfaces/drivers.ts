@@ -28,11 +28,11 @@ export type { HardwareDriver } from './driver-family.js'
 const FAMILIES = {
   streamdeck: streamdeckFamily,
   'streamdeck-net': streamdeckNetFamily,
+  'browser-deck': browserDeckFamily,
   shuttle: shuttleFamily,
   xkeys: xkeysFamily,
   midi: midiFamily,
   hid: reportMapFamily,
-  'browser-deck': browserDeckFamily,
 }
 
 type Families = typeof FAMILIES

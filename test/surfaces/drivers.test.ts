@@ -31,7 +31,15 @@ describe('hardwareDrivers', () => {
   it('lists MIDI and generic HID after the others, configured from the mapping file', async () => {
     const backend = new FakeMidiBackend({ inputs: ['X-TOUCH MINI 20:0'], outputs: ['X-TOUCH MINI 20:0'] })
     const list = drivers(backend)
-    expect(list.map((e) => e.driver.name)).toEqual(['streamdeck', 'streamdeck-net', 'shuttle', 'xkeys', 'midi', 'hid'])
+    expect(list.map((e) => e.driver.name)).toEqual([
+      'streamdeck',
+      'streamdeck-net',
+      'browser-deck',
+      'shuttle',
+      'xkeys',
+      'midi',
+      'hid',
+    ])
     const [midi, hid] = [list.find((e) => e.driver.name === 'midi')!, list.find((e) => e.driver.name === 'hid')!]
     // Unconfigured: a MIDI port is generic (controls known once opened), a HID device is nobody's.
     const [port] = await midi.driver.detect()

@@ -16,7 +16,7 @@ import { streamdeckNet } from './streamdeck-net.js'
 import { web } from './web.js'
 import { xkeys } from './xkeys.js'
 
-export const MAPPING_FAMILIES = [streamdeck, streamdeckNet, shuttle, xkeys, web, midi, reportMap, browserDeck] as const
+export const MAPPING_FAMILIES = [streamdeck, streamdeckNet, browserDeck, shuttle, xkeys, web, midi, reportMap] as const
 
 type Schemas<T extends readonly MappingFamily[]> = { -readonly [I in keyof T]: T[I]['schema'] }
 

@@ -66,6 +66,7 @@ export function fakeWebHidScript(serial = FAKE_DECK_SERIAL, firmware = FAKE_DECK
     removeEventListener() {},
   };
   Object.defineProperty(Navigator.prototype, 'hid', { get: () => hid, configurable: true });
+  if (!('HID' in window)) window.HID = class HID extends EventTarget {};
   window.__fakeDeck = { device, reports, features };
 })();`
 }

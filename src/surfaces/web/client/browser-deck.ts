@@ -47,7 +47,8 @@ export class BrowserDecks {
     this.box.id = 'browser-decks'
     this.box.className = 'browser-decks'
     parent.append(this.box)
-    if (!('hid' in navigator) || !window.isSecureContext) {
+    // WebHID's interface: Chrome and Edge define it, in a secure context only.
+    if (!('HID' in window) || !window.isSecureContext) {
       const note = document.createElement('span')
       note.className = 'note'
       note.textContent = window.isSecureContext
