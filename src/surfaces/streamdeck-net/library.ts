@@ -73,13 +73,14 @@ interface LegacyModule {
 }
 
 async function load(): Promise<NetLibrary> {
+  // Deep imports of the library's own files: why the version is pinned exactly in package.json.
   // Why the casts: the library's deep modules are typed against its own core (7.3.2), whose types are
   // not ours (7.6.x); the structural interfaces above are what this folder uses of them, and the deck a
   // factory returns has the whole API the Stream Deck surface calls (both cores have it).
   const cora = (await import('@elgato-stream-deck/tcp/dist/hid-device/cora.js')) as unknown as HidModule
   const legacy = (await import('@elgato-stream-deck/tcp/dist/hid-device/legacy.js')) as unknown as LegacyModule
   // The core the library pins, as its own modules require it (a nested copy beside ours).
-  const requireFromTcp = createRequire(import.meta.resolve('@elgato-stream-deck/tcp'))
+  const requireFromTcp = createRequire(createRequire(import.meta.url).resolve('@elgato-stream-deck/tcp'))
   const core = requireFromTcp('@elgato-stream-deck/core') as { DEVICE_MODELS: readonly NetModel[] }
   return {
     hidDevice: (link) => (link.isCora ? new cora.TcpCoraHidDevice(link) : new legacy.TcpLegacyHidDevice(link)),

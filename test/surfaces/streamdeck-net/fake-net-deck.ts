@@ -17,7 +17,8 @@ interface ModelSpec {
   vendorId: number
 }
 // The core the tcp library pins (its model table: product ids the library recognises).
-const core = createRequire(import.meta.resolve('@elgato-stream-deck/tcp'))('@elgato-stream-deck/core') as {
+const fromTcp = createRequire(createRequire(import.meta.url).resolve('@elgato-stream-deck/tcp'))
+const core = fromTcp('@elgato-stream-deck/core') as {
   DEVICE_MODELS2: Record<string, ModelSpec>
 }
 
