@@ -12,6 +12,7 @@
  *   command go first), with a time-out of its own; the command client has more connections than one.
  * - Kept in an LRU bounded in bytes (THUMBNAIL_CACHE_BYTES); a thumbnail that cannot be had says why.
  */
+import { createHash } from 'node:crypto'
 import type { AppState, TitleChanges } from '../api/app-state.js'
 import { AppError, CommandError } from '../api/errors.js'
 import type { Logger } from '../log.js'
@@ -56,6 +57,8 @@ export class Thumbnails {
   private readonly cache: LruMap<string, KeyPicture>
   /** Why the last call for a title at a size gave no picture, by cache key. */
   private readonly failed = new Map<string, string>()
+  /** The digest of the data URL each kept thumbnail was decoded from: an unchanged one is not decoded again. */
+  private readonly sources = new Map<string, string>()
   /** The title names followed with a thumbnail, and the sizes each is shown at. */
   private wanted = new Map<string, Set<string>>()
   /** Sizes to ask for again. */
@@ -98,6 +101,7 @@ export class Thumbnails {
     this.wanted = next
     // Reasons are kept for the titles followed now (a title list that churns would grow it otherwise).
     if (this.failed.size > MAX_REASONS) this.failed.clear()
+    if (this.sources.size > MAX_REASONS) this.sources.clear()
     if (this.dirty.size > 0) this.schedule(0)
   }
 
@@ -207,11 +211,16 @@ export class Thumbnails {
   private async keep(key: string, image: unknown, box: Box): Promise<void> {
     try {
       if (typeof image !== 'string' || image === '') throw new PictureError('the application sent none')
+      // Most refreshes follow another title's data: this one's icon is then the same text as before.
+      const source = createHash('sha1').update(image).digest('hex')
+      if (this.sources.get(key) === source && this.cache.get(key)) return
       const picture = await decodePicture(dataUrlBytes(image), box)
       this.cache.set(key, picture)
+      this.sources.set(key, source)
       this.failed.delete(key)
     } catch (err) {
       this.cache.delete(key)
+      this.sources.delete(key)
       this.failed.set(key, `thumbnail: ${err instanceof Error ? err.message : String(err)}`)
     }
   }

@@ -242,4 +242,23 @@ describe('thumbnails', () => {
     expect(app.calls.map((c) => c.params.width)).toEqual([DEFAULT_THUMBNAIL_BOX.width, 96])
     engine.stop()
   })
+  it('decodes again only the thumbnails whose icon changed', async () => {
+    const thumbs = start()
+    let done = nextChange()
+    thumbs.want([binding('A'), binding('B', 1)])
+    await vi.advanceTimersByTimeAsync(0)
+    await done
+    const [a, b] = [thumbs.lookOf(binding('A')), thumbs.lookOf(binding('B', 1))]
+    app.colors.set('a', '#00ff00')
+    state.setTitleVariables('a', { Name: 'new' })
+    state.flush()
+    done = nextChange()
+    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS)
+    await done
+    expect(app.calls).toHaveLength(2)
+    expect(thumbs.lookOf(binding('B', 1))).toEqual(b)
+    expect((thumbs.lookOf(binding('B', 1)) as { picture: unknown }).picture).toBe((b as { picture: unknown }).picture)
+    expect((thumbs.lookOf(binding('A')) as { picture: unknown }).picture).not.toBe((a as { picture: unknown }).picture)
+    expect(topLeft(thumbs.lookOf(binding('A')))).toEqual([0, 255, 0])
+  })
 })
