@@ -33,7 +33,9 @@ describe('panelbridge devices', () => {
     )
     expect(await runDevices(['--config', file], h.deps)).toBe(0)
     const text = h.out.join('\n')
-    expect(h.out[0]).toBe(`2 devices found (drivers: streamdeck, streamdeck-net, shuttle, xkeys, midi, hid); claims from ${file}`)
+    expect(h.out[0]).toBe(
+      `2 devices found (drivers: streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid); claims from ${file}`,
+    )
     expect(text).toContain('streamdeck  Stream Deck XL  serial CL-XL-1  /dev/hidraw7')
     expect(text).toContain('controls: 32 keys')
     expect(text).toContain('claimed by: desk')
@@ -91,7 +93,9 @@ describe('panelbridge devices', () => {
     )
     expect(await runDevices(['--config', file], h.deps)).toBe(0)
     const text = h.out.join('\n')
-    expect(h.out[0]).toBe(`3 devices found (drivers: streamdeck, streamdeck-net, shuttle, xkeys, midi, hid); claims from ${file}`)
+    expect(h.out[0]).toBe(
+      `3 devices found (drivers: streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid); claims from ${file}`,
+    )
     expect(h.out).toContain('midi  X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0  ')
     expect(text).toContain('controls: 9 ccs, 24 notes\n  claimed by: desk')
     // A port no surface names: the generic profile, its controls known once open; the entry names its port.
@@ -118,7 +122,7 @@ describe('panelbridge devices', () => {
     })
     expect(await runDevices([], h.deps)).toBe(0)
     expect(h.out[0]).toBe(
-      '1 device found (drivers: streamdeck, streamdeck-net, shuttle, xkeys, midi, hid, osc); no config: pass --config FILE to see the claims',
+      '1 device found (drivers: streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid, osc); no config: pass --config FILE to see the claims',
     )
     expect(h.out).toContain('osc  X-Touch Mini  ')
     expect(h.out).toContain('  controls: known once opened')
