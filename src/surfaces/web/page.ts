@@ -94,6 +94,8 @@ h1 { font-size: 18px; margin: 0 0 8px; }
 h2 { font-size: 16px; margin: 0; }
 #status { margin: 0; color: var(--dim); }
 #status.live { color: #6fcf6f; }
+.browser-decks { display: flex; flex-wrap: wrap; gap: 4px 12px; align-items: baseline; color: var(--dim); font-size: 12px; }
+.browser-decks button { font: inherit; padding: 2px 8px; }
 #missing { color: #ff8a65; }
 .daemon-status { display: flex; flex-wrap: wrap; gap: 12px; align-items: baseline; margin: 0 0 12px; }
 .daemon-status .link.connected { color: #6fcf6f; }
