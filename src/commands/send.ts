@@ -15,6 +15,7 @@ import { getCommandSpec, type ParamSpec } from '../api/commands.js'
 import { isCommandError } from '../api/errors.js'
 import { DEFAULT_HTTP_PORT } from '../api/protocol.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
+import { defaultAppSection } from '../mappings/apps.js'
 import type { Subcommand } from './subcommand.js'
 import { usageMessage } from './args.js'
 
@@ -156,7 +157,8 @@ export async function runSend(argv: readonly string[], deps: SendDeps = DEFAULT_
       deps.err(`panelbridge send: ${line.config} is refused; its app.url cannot be used`)
       return 1
     }
-    url = config.app.url
+    // With apps:, the default application's (issue 27); app: alone, its url as before.
+    url = defaultAppSection(config).url
   }
   const client = new CommandClient({ baseUrl: url, connections: 1 })
   try {

@@ -26,6 +26,7 @@ import type { AppLink } from '../daemon/app-link.js'
 import { startAppLink, stopAppLink } from '../daemon/app-link.js'
 import { PrometheusMetrics } from '../daemon/metrics.js'
 import type { Logger } from '../log.js'
+import { defaultAppSection } from '../mappings/apps.js'
 import { JOG_RESEED_AFTER_MS } from '../mappings/constants.js'
 import { Engine } from '../mappings/engine.js'
 import type { Config } from '../mappings/schema.js'
@@ -118,7 +119,7 @@ export async function replayTrace(o: ReplayOptions): Promise<ReplayedCommand[]> 
   let link: AppLink | undefined
   let engine: Engine | undefined
   try {
-    link = await startAppLink(replayApp(o.config.app, o.against), {
+    link = await startAppLink(replayApp(defaultAppSection(o.config), o.against), {
       state,
       metrics: new PrometheusMetrics(),
       log: o.log,

@@ -14,6 +14,8 @@ import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
+import { until } from '../helpers/until.js'
+import { saveAsEditors } from './helpers.js'
 
 const WAIT = { timeout: 15_000, interval: 20 }
 const TITLE = 'Lower Third'
@@ -90,7 +92,7 @@ async function sim(): Promise<SimulatorHandle> {
   return s
 }
 
-async function startDaemon(text: string): Promise<{ daemon: Daemon; metrics: PrometheusMetrics }> {
+async function startDaemon(text: string): Promise<{ daemon: Daemon; metrics: PrometheusMetrics; file: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-apps-'))
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'config.yaml')
@@ -99,7 +101,7 @@ async function startDaemon(text: string): Promise<{ daemon: Daemon; metrics: Pro
   const metrics = new PrometheusMetrics({ processMetrics: false })
   const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics })
   onTestFinished(() => daemon.stop())
-  return { daemon, metrics }
+  return { daemon, metrics, file }
 }
 
 describe('two independent applications from one file', () => {
@@ -157,6 +159,43 @@ bindings:
     await expect.poll(() => key('key:1'), WAIT).toMatchObject({ badge: 'stale' })
     expect(key('key:0')).not.toHaveProperty('badge')
     expect(daemon.status().app.state).toBe('connected')
+  })
+
+  it('a reload adds an application (its link made beside the running one) and removes it again', async () => {
+    const [a, b] = [await sim(), await sim()]
+    const one = `version: 1
+apps:
+  main: { url: "${a.httpUrl}", notifications: "${a.wsUrl}" }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  console: { driver: web, rows: 1, columns: 4 }
+bindings:
+  - on: console/key:0
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
+`
+    const two =
+      one.replace('\nlisten:', `\n  graphics2: { url: "${b.httpUrl}", notifications: "${b.wsUrl}" }\nlisten:`) +
+      `  - on: console/key:1
+    app: graphics2
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
+    feedback: { title: "${TITLE}" }
+`
+    const { daemon, file } = await startDaemon(one)
+    await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
+    expect(daemon.status().apps?.map((x) => x.name)).toEqual(['main'])
+    await saveAsEditors(file, two)
+    expect(await daemon.reload()).toBe(true)
+    await expect
+      .poll(() => daemon.status().apps?.map((x) => `${x.name} ${x.link.state}`), WAIT)
+      .toEqual(['main connected', 'graphics2 connected'])
+    expect(daemon.inject('console', 'key:1', 'press')).toBeUndefined()
+    await until('the press at graphics2', () => b.http.commands('schedule').length === 1)
+    expect(a.http.commands('schedule')).toHaveLength(0)
+    await saveAsEditors(file, one)
+    expect(await daemon.reload()).toBe(true)
+    expect(daemon.status().apps?.map((x) => x.name)).toEqual(['main'])
+    // Its link is closed: the simulator sees no client any more.
+    await until('graphics2 left alone', () => b.ws.clientCount === 0)
   })
 
   it('app: alone is the application named main: the status lists it, and nothing else changes', async () => {

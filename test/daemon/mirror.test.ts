@@ -22,8 +22,8 @@ const TITLE = 'Lower Third'
 /** The tolerance the tests give (`diverged_after_ms`): short, so the cases stay quick. */
 const TOLERANCE_MS = 400
 
-async function sim(ports: { httpPort?: number; wsPort?: number } = {}): Promise<SimulatorHandle> {
-  const s = await startSimulator(ports)
+async function sim(options: { httpPort?: number; wsPort?: number; profile?: string } = {}): Promise<SimulatorHandle> {
+  const s = await startSimulator(options)
   onTestFinished(() => s.close())
   return s
 }
@@ -194,6 +194,23 @@ describe('a main and its backup', () => {
     // Back on air there: in step again.
     await direct(backup, 'schedule', { action: 'cutin', title: TITLE })
     await expect.poll(() => badgeOf('key:0'), WAIT).toBeUndefined()
+  })
+
+  it('two profiles of the application (main captivate, backup titler-live-2021): a press reaches both logs once, in step', async () => {
+    const main = await sim({ profile: 'captivate' })
+    const backup = await sim({ profile: 'titler-live-2021' })
+    const { daemon, key, badgeOf } = await startDaemon(configOf(main, backup))
+    expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+    await until(
+      'the press at both',
+      () => main.http.commands('schedule').length === 1 && backup.http.commands('schedule').length === 1,
+    )
+    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await until('the backup on air', () => backup.state.titles.some((t) => t.name === TITLE && t.playState !== 'Off'))
+    // Both on air: in step, so no divergence is being timed.
+    expect(badgeOf('key:0')).toBeUndefined()
+    expect(main.http.commands('schedule')).toHaveLength(1)
+    expect(backup.http.commands('schedule')).toHaveLength(1)
   })
 
   it('while the main is away the key follows the backup and says so', async () => {
