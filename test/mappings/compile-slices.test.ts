@@ -177,4 +177,26 @@ describe('a mapping compiled in slices', () => {
     expect(r.surfaces.of('desk/key:0')).toEqual({})
     expect(r.surfaces.of('desk/key:20')?.text).toBe('N20')
   })
+
+  it('a press held across the swap ends on the binding that took its down; the replaced one is retired after', async () => {
+    const r = await rig()
+    const held = (word: string): string =>
+      `version: 1\nsurfaces:\n  desk: { driver: web, rows: 8, columns: 8 }\nbindings:\n` +
+      `  - on: desk/key:1\n    press: { command: schedule, params: { action: cutin, title: "${word} short" } }\n` +
+      `    hold: { after_ms: 30000, command: schedule, params: { action: cutout, title: "${word} long" } }\n`
+    r.engine.apply(await loadOrThrow(held('Old')))
+    r.engine.handle({ type: 'down', surface: 'desk', control: 'key:1', at: performance.now() })
+    const prepared = await prepareMapping(r.engine, await loadOrThrow(held('New')), {
+      sliceMs: 5,
+      now: counterClock(),
+      nextTurn: () => Promise.resolve(),
+    })
+    await prepared.commit()
+    r.engine.handle({ type: 'up', surface: 'desk', control: 'key:1', at: performance.now() })
+    await realTurn()
+    expect(r.sent).toEqual(['Old short'])
+    r.press(1)
+    await realTurn()
+    expect(r.sent).toEqual(['Old short', 'New short'])
+  })
 })
