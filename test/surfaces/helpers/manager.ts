@@ -81,14 +81,19 @@ export function manage(
   })
 }
 
-/** The manager tests' most common start: a ListDriver with `plugged` present, managed (as `manage`) and started. */
+/**
+ * The manager tests' most common start: a ListDriver with `plugged` present (failing every open with
+ * `failOpen` when given), managed (as `manage`) and started.
+ */
 export async function startedList(
   plugged: readonly string[] = [],
-  opts: Parameters<typeof manage>[1] = {},
+  opts: Parameters<typeof manage>[1] & { failOpen?: Error } = {},
 ): Promise<Managed & { driver: ListDriver }> {
   const driver = new ListDriver()
   for (const id of plugged) driver.plug(id)
-  const rig = manage([driver], opts)
+  const { failOpen, ...manageOpts } = opts
+  if (failOpen) driver.failOpen = failOpen
+  const rig = manage([driver], manageOpts)
   await rig.manager.start()
   return { driver, ...rig }
 }

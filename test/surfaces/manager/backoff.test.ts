@@ -11,7 +11,16 @@ import { DriverTimeoutError, SurfaceManager, type SurfaceStatus } from '../../..
 import type { DetectedDevice, SurfaceDriver } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { MANAGER_CLOCK, WAIT, deckDriver, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
+import {
+  MANAGER_CLOCK,
+  WAIT,
+  deckDriver,
+  deckRig,
+  manage,
+  managed,
+  startedList,
+  useManagerLogs,
+} from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
@@ -183,15 +192,12 @@ describe('faults over Stream Decks', () => {
     const transport = new MemoryStreamDeckTransport()
     transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
     const driver = deckDriver(transport)
-    const manager = new SurfaceManager({
+    const { manager } = managed({
       drivers: [driver],
-      hotplug: new FakeHotplug(),
-      access: () => Promise.resolve('ok'),
       retryInitialMs: 100,
       retryMaxMs: 10_000,
       stableMs: 1000,
     })
-    onTestFinished(() => manager.stop())
     const status = statuses(manager)
     await manager.start()
     /** Keeps the device open for `openMs`, then fails it; resolves with the retry delay the manager chose. */
@@ -234,11 +240,7 @@ describe('backoff and log episodes', () => {
 
   it('an unplugged device forgets its backoff: plugged back, it is opened at once and its retry timer does no harm', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    driver.plug('A')
-    driver.failOpen = new Error('busy')
-    const { manager, status } = manage([driver])
-    await manager.start()
+    const { driver, manager, status } = await startedList(['A'], { failOpen: new Error('busy') })
     await vi.advanceTimersByTimeAsync(100) // retry 1 fails: next delay 200
     expect(status.filter((s) => s.state === 'failed').map((s) => s.retryInMs)).toEqual([100, 200])
     driver.unplug('A')
@@ -255,11 +257,7 @@ describe('backoff and log episodes', () => {
 
   it('a retry timer that fires after its device was forgotten does nothing', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    driver.plug('A')
-    driver.failOpen = new Error('busy')
-    const { manager } = manage([driver])
-    await manager.start()
+    const { driver, manager } = await startedList(['A'], { failOpen: new Error('busy') })
     driver.unplug('A')
     await manager.rescan()
     await vi.advanceTimersByTimeAsync(200)
@@ -319,11 +317,7 @@ describe('backoff and log episodes', () => {
 
   it('a retry timer from before an unplug does not cut the new backoff short', async () => {
     vi.useFakeTimers(MANAGER_CLOCK)
-    const driver = new ListDriver()
-    driver.plug('A')
-    driver.failOpen = new Error('busy')
-    const { manager } = manage([driver])
-    await manager.start() // fails at 0: retry timer at 100
+    const { driver, manager } = await startedList(['A'], { failOpen: new Error('busy') }) // fails at 0: retry timer at 100
     await vi.advanceTimersByTimeAsync(10)
     driver.unplug('A')
     await manager.rescan()
@@ -379,14 +373,11 @@ describe('backoff and log episodes', () => {
     const driver = new ListDriver()
     driver.plug('A')
     driver.failOpen = new Error('busy')
-    const manager = new SurfaceManager({
+    const { manager } = managed({
       drivers: [driver],
-      hotplug: new FakeHotplug(),
-      access: () => Promise.resolve('ok'),
       retryInitialMs: 60_000,
       retryMaxMs: 60_000,
     })
-    onTestFinished(() => manager.stop())
     await manager.start()
     driver.failOpen = undefined
     await vi.advanceTimersByTimeAsync(60_000)
