@@ -6,6 +6,7 @@ import type { HIDDevice, HIDEvents } from '@shuttle-lib/core'
 import { EventEmitter } from 'eventemitter3'
 import { shuttleModelById } from '../../../src/surfaces/shuttle/models.js'
 import type { ShuttleListing, ShuttleTransport } from '../../../src/surfaces/shuttle/transport.js'
+import { MemoryTransport } from './memory-transport.js'
 
 export class FakeShuttleHid extends EventEmitter<HIDEvents> implements HIDDevice {
   /** Every `write`, in order (the library writes nothing to these devices; kept to prove it). */
@@ -31,40 +32,23 @@ export class FakeShuttleHid extends EventEmitter<HIDEvents> implements HIDDevice
   }
 }
 
-/** An in-memory transport: devices appear and disappear as tests say, each open makes a fresh device. */
-export class MemoryShuttleTransport implements ShuttleTransport {
-  readonly present = new Map<string, ShuttleListing>()
-  readonly opened: FakeShuttleHid[] = []
-  /** Called for every open, to let a test arm a device or make the open fail. */
-  onOpen: ((dev: FakeShuttleHid, path: string) => void) | undefined
-
+/** An in-memory transport of Contour devices (see MemoryTransport). */
+export class MemoryShuttleTransport
+  extends MemoryTransport<ShuttleListing, FakeShuttleHid>
+  implements ShuttleTransport
+{
   plug(modelId: string, path: string, serialNumber?: string): ShuttleListing {
     const model = shuttleModelById(modelId)
     if (!model) throw new Error(`no Contour model ${modelId}`)
-    const listing: ShuttleListing = {
+    return this.add({
       path,
       model,
       vendorId: model.vendorId,
       productId: model.productId,
       ...(serialNumber ? { serialNumber } : {}),
-    }
-    this.present.set(path, listing)
-    return listing
+    })
   }
-  unplug(path: string): void {
-    this.present.delete(path)
-  }
-  list(): Promise<ShuttleListing[]> {
-    return Promise.resolve([...this.present.values()])
-  }
-  open(path: string): Promise<HIDDevice> {
-    if (!this.present.has(path)) return Promise.reject(new Error(`no device at ${path}`))
-    const dev = new FakeShuttleHid(path)
-    this.opened.push(dev)
-    this.onOpen?.(dev, path)
-    return Promise.resolve(dev)
-  }
-  lastOpened(path: string): FakeShuttleHid | undefined {
-    return this.opened.filter((d) => d.path === path).at(-1)
+  protected makeDevice(listing: ShuttleListing): FakeShuttleHid {
+    return new FakeShuttleHid(listing.path)
   }
 }

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events'
 import type { HIDDevice } from '@xkeys-lib/core'
 import { xkeysModelById } from '../../../src/surfaces/xkeys/models.js'
 import type { XkeysListing, XkeysTransport } from '../../../src/surfaces/xkeys/transport.js'
+import { MemoryTransport } from './memory-transport.js'
 
 /** Length of the replies (X-keys input reports are 32 bytes or more). */
 const REPLY_BYTES = 32
@@ -62,18 +63,16 @@ export class FakeXkeysHid extends EventEmitter implements HIDDevice {
   }
 }
 
-/** An in-memory transport: devices appear and disappear as tests say, each open makes a fresh device. */
-export class MemoryXkeysTransport implements XkeysTransport {
-  readonly present = new Map<string, XkeysListing & { unitId: number }>()
-  readonly opened: FakeXkeysHid[] = []
-  /** Called for every open, to let a test arm a device. */
-  onOpen: ((dev: FakeXkeysHid, path: string) => void) | undefined
-
+/** An in-memory transport of X-keys devices (see MemoryTransport), each with its unit id. */
+export class MemoryXkeysTransport
+  extends MemoryTransport<XkeysListing & { unitId: number }, FakeXkeysHid>
+  implements XkeysTransport
+{
   plug(modelId: string, path: string, opts: { serialNumber?: string; unitId?: number } = {}): XkeysListing {
     const model = xkeysModelById(modelId)
     if (!model) throw new Error(`no X-keys model ${modelId}`)
     const [productId, iface] = model.hidDevices[0]!
-    const listing = {
+    return this.add({
       path,
       model,
       vendorId: model.vendorId,
@@ -81,25 +80,9 @@ export class MemoryXkeysTransport implements XkeysTransport {
       interface: iface,
       unitId: opts.unitId ?? 0,
       ...(opts.serialNumber ? { serialNumber: opts.serialNumber } : {}),
-    }
-    this.present.set(path, listing)
-    return listing
+    })
   }
-  unplug(path: string): void {
-    this.present.delete(path)
-  }
-  list(): Promise<XkeysListing[]> {
-    return Promise.resolve([...this.present.values()])
-  }
-  open(path: string): Promise<HIDDevice> {
-    const l = this.present.get(path)
-    if (!l) return Promise.reject(new Error(`no device at ${path}`))
-    const dev = new FakeXkeysHid(path, l.unitId)
-    this.opened.push(dev)
-    this.onOpen?.(dev, path)
-    return Promise.resolve(dev)
-  }
-  lastOpened(path: string): FakeXkeysHid | undefined {
-    return this.opened.filter((d) => d.path === path).at(-1)
+  protected makeDevice(listing: XkeysListing & { unitId: number }): FakeXkeysHid {
+    return new FakeXkeysHid(listing.path, listing.unitId)
   }
 }
