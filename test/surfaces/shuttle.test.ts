@@ -1,4 +1,4 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { JogCounter } from '../../src/surfaces/usb-hid/jog-counter.js'
 import { ShuttleDriver, shuttleIdentity } from '../../src/surfaces/shuttle/driver.js'
 import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../../src/surfaces/shuttle/models.js'
@@ -6,6 +6,7 @@ import type { ShuttleSurface } from '../../src/surfaces/shuttle/surface.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { checkProperty, fc } from '../fuzz/harness.js'
 import { MemoryShuttleTransport, type FakeShuttleHid } from './helpers/fake-shuttle.js'
+import { openFirstDetected } from './helpers/surfaces.js'
 
 async function openModel(
   model = 'shuttlepro_v2',
@@ -18,12 +19,7 @@ async function openModel(
 }> {
   const transport = new MemoryShuttleTransport()
   transport.plug(model, `/dev/hidraw-${model}`, serial)
-  const driver = new ShuttleDriver({ transport })
-  const [detected] = await driver.detect()
-  const surface = await driver.open(detected!)
-  onTestFinished(() => surface.close())
-  const events: SurfaceEvent[] = []
-  surface.events.on('input', (e) => events.push(e))
+  const { surface, events } = await openFirstDetected(new ShuttleDriver({ transport }))
   return { surface, hid: transport.lastOpened(`/dev/hidraw-${model}`)!, events, transport }
 }
 

@@ -10,6 +10,7 @@ import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from './helpers/fake-shuttle.js'
 import { MemoryXkeysTransport, type FakeXkeysHid } from './helpers/fake-xkeys.js'
 import { captureLogs } from '../helpers/logs.js'
+import { openFirstDetected } from './helpers/surfaces.js'
 
 const WAIT = { timeout: 8000, interval: 5 }
 beforeEach(() => {
@@ -25,12 +26,7 @@ async function openModel(
 ): Promise<{ surface: XkeysSurface; hid: FakeXkeysHid; events: SurfaceEvent[] }> {
   const transport = new MemoryXkeysTransport()
   transport.plug(model, `/dev/hidraw-${model}`, { unitId })
-  const driver = new XkeysDriver({ transport })
-  const [detected] = await driver.detect()
-  const surface = await driver.open(detected!)
-  onTestFinished(() => surface.close())
-  const events: SurfaceEvent[] = []
-  surface.events.on('input', (e) => events.push(e))
+  const { surface, events } = await openFirstDetected(new XkeysDriver({ transport }))
   return { surface, hid: transport.lastOpened(`/dev/hidraw-${model}`)!, events }
 }
 

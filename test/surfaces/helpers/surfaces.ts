@@ -5,7 +5,14 @@
  * over the fake device of its transport (fake-hid, fake-shuttle, fake-xkeys, fake-midi, fake-generic-hid).
  */
 import { EventHub } from '../../../src/events.js'
-import type { DetectedDevice, Surface, SurfaceDriver, SurfaceEvents } from '../../../src/surfaces/types.js'
+import { onTestFinished } from 'vitest'
+import type {
+  DetectedDevice,
+  Surface,
+  SurfaceDriver,
+  SurfaceEvent,
+  SurfaceEvents,
+} from '../../../src/surfaces/types.js'
 
 /** A surface as a driver hands it out: records what the manager does to it, and can fail on demand. */
 export class TestSurface implements Surface {
@@ -78,4 +85,17 @@ export function gate() {
     fail = reject
   })
   return { done, open, fail }
+}
+
+/** Opens the first device `driver` detects, closed when the test finishes, with its input recorded in order. */
+export async function openFirstDetected<S extends Surface>(driver: {
+  detect(): Promise<DetectedDevice[]>
+  open(device: DetectedDevice): Promise<S>
+}): Promise<{ surface: S; events: SurfaceEvent[] }> {
+  const [detected] = await driver.detect()
+  const surface = await driver.open(detected!)
+  onTestFinished(() => surface.close())
+  const events: SurfaceEvent[] = []
+  surface.events.on('input', (e) => events.push(e))
+  return { surface, events }
 }
