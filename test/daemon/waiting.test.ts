@@ -11,11 +11,9 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
-import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
-import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
 import { until } from '../helpers/until.js'
-import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
-import { MemoryStreamDeckTransport, rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
+import { MemoryStreamDeckTransport } from '../surfaces/helpers/fake-hid.js'
+import { deckDaemon } from './deck-daemon.js'
 import { call } from './helpers.js'
 
 const cleanups: (() => Promise<unknown> | void)[] = []
@@ -44,21 +42,7 @@ async function start(text = CONFIG, rehearse = false) {
   const prev = setLogSink((r) => logs.push(r))
   const transport = new MemoryStreamDeckTransport()
   const scans = vi.spyOn(transport, 'list')
-  const hotplug = new FakeHotplug()
-  const driver = new StreamDeckDriver({
-    transport,
-    renderer: new KeyRenderer(),
-    encodeJPEG: rawImageEncoder,
-    frameMs: 0,
-  })
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: [driver],
-    hotplug,
-    access: () => Promise.resolve('ok'),
-    watch: false,
-    rehearse,
-  })
+  const { daemon, hotplug } = await deckDaemon(file, transport, { rehearse })
   cleanups.push(async () => {
     await daemon.stop()
     setLogSink(prev)

@@ -14,14 +14,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { Daemon } from '../../../src/daemon/daemon.js'
 import { setLogSink } from '../../../src/log.js'
-import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
-import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
 import { useChromium } from '../../helpers/browser.js'
 import { until } from '../../helpers/until.js'
-import { MemoryStreamDeckTransport, rawImageEncoder } from '../helpers/fake-hid.js'
-import { FakeHotplug } from '../helpers/fake-hotplug.js'
+import { deckDaemon } from '../../daemon/deck-daemon.js'
 import { decodePng, pixelAt, type Rgb } from './pixels.js'
 
 const previousSink = setLogSink(() => undefined)
@@ -55,21 +51,7 @@ async function start() {
   const dir = await mkdtemp(join(tmpdir(), 'pb-waiting-page-'))
   const file = join(dir, 'config.yaml')
   await writeFile(file, CONFIG)
-  const transport = new MemoryStreamDeckTransport()
-  const hotplug = new FakeHotplug()
-  const driver = new StreamDeckDriver({
-    transport,
-    renderer: new KeyRenderer(),
-    encodeJPEG: rawImageEncoder,
-    frameMs: 0,
-  })
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: [driver],
-    hotplug,
-    access: () => Promise.resolve('ok'),
-    watch: false,
-  })
+  const { daemon, transport, hotplug } = await deckDaemon(file)
   cleanups.push(async () => {
     await daemon.stop()
     await rm(dir, { recursive: true, force: true })
