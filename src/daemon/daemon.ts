@@ -53,6 +53,7 @@ import type {
 import { AppLinkSwapError, prepareAppLink, startAppLink, stopAppLink, type AppLink } from './app-link.js'
 import { AppLinks } from './apps.js'
 import { InputDoor } from './input.js'
+import { applyBrightness, sameButBrightness } from './brightness.js'
 import { Listener, type ServeFn } from './listener.js'
 import { watchMissingTitles } from './missing-titles.js'
 import { PrometheusMetrics } from './metrics.js'
@@ -323,6 +324,7 @@ export class Daemon implements DaemonApi {
     const deps = { door: this.door, pageOf: (s: string) => this.engine.pageOf(s), log: this.log.child('record') }
     this.recorder = await startRecording(this.options.record, config, this.options.config, deps)
     await this.waiting.apply(config)
+    applyBrightness(this.manager, config.surfaces)
     await this.manager.start()
     this.running.link.start()
     this.apps.startLinks()
@@ -360,7 +362,8 @@ export class Daemon implements DaemonApi {
    * the listener's token read and its new server bound, the new application link made (its simulator
    * started). A failure there, or the reload's time-out (`signal`), closes what was prepared and changes
    * nothing. Then the swap, in this order: the application link (the engine keeps its state), the
-   * listener, the web surfaces, the drivers' entries, the claims, the engine's mapping, the link's filter.
+   * listener, the web surfaces, the drivers' entries, the surfaces' brightness, the claims, the engine's
+   * mapping, the link's filter.
    */
   private async applyConfig(config: Config, signal?: AbortSignal): Promise<void> {
     const old = this.running
@@ -392,6 +395,7 @@ export class Daemon implements DaemonApi {
     await this.applyWebSurfaces(config)
     await this.waiting.apply(config)
     await this.applyDriverConfigs(old.config, config)
+    applyBrightness(this.manager, config.surfaces, old.config.surfaces)
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
     await mapping.commit()
     this.setLinkFilter()
@@ -468,14 +472,14 @@ export class Daemon implements DaemonApi {
    * The entries the drivers read (a reload; MIDI's and report-map HID's): the drivers take the new ones,
    * and a surface whose entry changed (profile, ports, relative modes, report map) reopens with it, its
    * feedback re-sent; one whose entry did not change stays open untouched. A changed claim alone is the
-   * manager's (`setClaims`).
+   * manager's (`setClaims`); a changed brightness alone reaches the open surface (`brightness.ts`).
    */
   private async applyDriverConfigs(before: Config, after: Config): Promise<void> {
     configureDrivers(this.drivers, driverConfigsOf(after.surfaces))
     for (const [name, next] of Object.entries(after.surfaces)) {
       if (!takesDriverOptions(next)) continue
       const prev = Object.hasOwn(before.surfaces, name) ? before.surfaces[name] : undefined
-      if (prev?.driver === next.driver && !sameJson(prev, next) && this.manager.isOpen(name)) {
+      if (prev?.driver === next.driver && !sameButBrightness(prev, next) && this.manager.isOpen(name)) {
         this.log.info('surface options changed; reopening it', { surface: name, driver: next.driver })
         await this.manager.removeSurface(name)
       }

@@ -42,6 +42,11 @@ export function claimsOfConfig(surfaces: Readonly<Record<string, SurfaceConfig>>
   return Object.entries(surfaces).flatMap(([name, s]) => claimOf(name, s) ?? [])
 }
 
+/** The brightness a hardware entry asks for (its family's `brightnessOf`); undefined: none. */
+export function brightnessOf(surface: SurfaceConfig): number | undefined {
+  return familyOf(surface).brightnessOf?.(surface)
+}
+
 /** Whether the entry's driver takes options from it (a changed entry then reopens its surface). */
 export function takesDriverOptions(surface: SurfaceConfig): boolean {
   return familyOf(surface).driverOptions !== undefined

@@ -302,6 +302,11 @@ export class SurfaceManager implements SurfaceRegistry {
     }
   }
 
+  /** Forgets a surface's brightness: nothing is sent at its next open (the device keeps its own). */
+  forgetBrightness(surfaceId: string): void {
+    this.brightness.delete(surfaceId)
+  }
+
   list(): SurfaceDescription[] {
     return [...this.entries.values()].map((e) => e.description)
   }

@@ -48,6 +48,11 @@ export interface MappingFamily<S extends SurfaceEntrySchema = SurfaceEntrySchema
    * "APC mini"`): the page's "waiting for ..." and the remote API's reply. Hardware families only.
    */
   deviceName?(entry: SurfaceEntry<S>): Promise<string>
+  /**
+   * The brightness the entry asks for, 0..100 (undefined: none, the device keeps its own). The daemon
+   * sends it when the surface opens and at once when a reload changes it (`daemon/brightness.ts`).
+   */
+  brightnessOf?(entry: SurfaceEntry<S>): number | undefined
 }
 
 /**

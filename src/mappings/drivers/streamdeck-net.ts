@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import {
   DEFAULT_DECK_PORT,
+  DEFAULT_NET_BRIGHTNESS,
   entryAddress,
   parseDeckAddress,
   type NetDeckConfig,
@@ -56,7 +57,9 @@ const schema = z
       .min(0)
       .max(100)
       .optional()
-      .describe('Brightness, 0 to 100, sent every time the deck connects (default 100).'),
+      .describe(
+        'Brightness, 0 to 100, sent every time the deck connects (default 100); a reload that changes it sends it at once.',
+      ),
   })
   .refine((e) => (e.host !== undefined) !== (e.discover === true), {
     message: 'give the deck’s host, or discover: true (not both)',
@@ -103,6 +106,9 @@ export const streamdeckNet: MappingFamily<typeof schema, NetDeckConfig> = {
     ...(entry.serial !== undefined ? { serial: entry.serial } : {}),
     ...(entry.brightness !== undefined ? { brightness: entry.brightness } : {}),
   }),
+  // The deck's own default is what every connect sends without one (`NetDeckSurface`), so a reload that
+  // drops `brightness` sends it at once, as the next connect would.
+  brightnessOf: (entry) => entry.brightness ?? DEFAULT_NET_BRIGHTNESS,
   // A detected network deck's `port` is the address it is reached through.
   entryFor: (device) => {
     const address = parseDeckAddress(device.port ?? '')

@@ -13,7 +13,14 @@ const schema = z
       .describe('Model id as the Stream Deck library names it: `plus`, `xl`, `mini`, ...'),
     ...claimFields,
     ...rehearseField,
-    brightness: z.int().min(0).max(100).optional(),
+    brightness: z
+      .int()
+      .min(0)
+      .max(100)
+      .optional()
+      .describe(
+        'Brightness, 0 to 100, sent when the deck opens and every time it is plugged in again; a reload that changes it sends it at once. Without it, the deck keeps its own.',
+      ),
   })
   .describe('An Elgato Stream Deck.')
 
@@ -22,4 +29,5 @@ export const streamdeck: MappingFamily<typeof schema> = {
   controlsOf: (_name, entry) => modelControls(streamdeckModels, entry.model),
   deviceName: (entry) => modelName(streamdeckModels, entry.model),
   claimOf: (name, entry) => modelClaim(name, entry),
+  brightnessOf: (entry) => entry.brightness,
 }
