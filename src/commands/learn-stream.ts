@@ -3,7 +3,7 @@
  * Events parser, and a check of each event's fields (what arrives is from the network: a stranger may
  * answer at the daemon's address).
  */
-import type { InputEvent, SurfaceStateEvent } from '../daemon/api.js'
+import type { InputEvent, SurfaceStateEvent, UnclaimedDeviceEvent, UnclaimedInputEvent } from '../daemon/api.js'
 import { isControlId, parseControlId } from '../surfaces/control-id.js'
 import { isSurfaceName } from '../surfaces/surface-name.js'
 import { isRecord } from '../wire.js'
@@ -127,6 +127,56 @@ export function parseInputEvent(data: string): InputEvent | undefined {
     ...(type === 'rotate' ? { delta: v.delta as number } : {}),
     ...(type === 'value' ? { value: v.value as number, ...(v.raw !== undefined ? { raw: v.raw } : {}) } : {}),
     ...(v.injected === true ? { injected: true as const } : {}),
+  }
+}
+
+/** Most fields of an unclaimed device's entry taken; a longer one is not an entry of ours. */
+const MAX_ENTRY_FIELDS = 16
+const ENTRY_KEY = /^[a-z][a-z0-9_]{0,31}$/
+
+/** An `unclaimed` event's data (issue 26 item 2), checked; undefined when it is not one. */
+export function parseUnclaimedEvent(data: string): UnclaimedDeviceEvent | undefined {
+  const v = parseJson(data)
+  if (!isRecord(v) || typeof v.driver !== 'string' || typeof v.device !== 'string') return undefined
+  if ((v.state !== 'present' && v.state !== 'gone') || typeof v.presses !== 'boolean') return undefined
+  if (!optionalText(v.model)) return undefined
+  let entry: UnclaimedDeviceEvent['entry']
+  if (v.entry !== undefined) {
+    if (!isRecord(v.entry)) return undefined
+    const fields = Object.entries(v.entry)
+    if (fields.length > MAX_ENTRY_FIELDS) return undefined
+    entry = {}
+    for (const [key, value] of fields) {
+      if (!ENTRY_KEY.test(key)) return undefined
+      if (typeof value === 'string') entry[key] = printable(value)
+      else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) entry[key] = value
+      else return undefined
+    }
+  }
+  return {
+    driver: printable(v.driver, 64),
+    device: printable(v.device),
+    ...(v.model !== undefined ? { model: printable(v.model) } : {}),
+    state: v.state,
+    ...(entry ? { entry } : {}),
+    presses: v.presses,
+  }
+}
+
+/** An `unclaimed-input` event's data, checked; undefined when it is not one. */
+export function parseUnclaimedInputEvent(data: string): UnclaimedInputEvent | undefined {
+  const v = parseJson(data)
+  if (!isRecord(v) || typeof v.driver !== 'string' || typeof v.device !== 'string') return undefined
+  if (typeof v.control !== 'string' || v.control.length > 64 || !isControlId(v.control)) return undefined
+  if (v.type !== 'down' && v.type !== 'up' && v.type !== 'rotate') return undefined
+  if (v.type === 'rotate' && !(typeof v.delta === 'number' && Number.isSafeInteger(v.delta))) return undefined
+  return {
+    driver: printable(v.driver, 64),
+    device: printable(v.device),
+    control: v.control,
+    kind: parseControlId(v.control).kind,
+    type: v.type,
+    ...(v.type === 'rotate' ? { delta: v.delta as number } : {}),
   }
 }
 

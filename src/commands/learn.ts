@@ -12,7 +12,7 @@
  * write a report map (see `learn-raw.ts`).
  */
 import { parseArgs } from 'node:util'
-import type { DaemonStatus } from '../daemon/api.js'
+import type { DaemonStatus, UnclaimedDeviceEvent } from '../daemon/api.js'
 import { readListenToken } from '../daemon/auth.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT, SYSTEM_CONFIG } from '../defaults.js'
 import { reachableHost } from '../listen-address.js'
@@ -37,7 +37,16 @@ import {
 import type { Subcommand } from './subcommand.js'
 import { DEVICE_ARG, learnRaw } from './learn-raw.js'
 import { LearnRecording, type LearnRecordSummary } from './learn-record.js'
-import { messageOf, parseInputEvent, parseSurfaceEvent, printable, readServerSentEvents } from './learn-stream.js'
+import {
+  messageOf,
+  parseInputEvent,
+  parseSurfaceEvent,
+  parseUnclaimedEvent,
+  parseUnclaimedInputEvent,
+  printable,
+  readServerSentEvents,
+  type ServerSentEvent,
+} from './learn-stream.js'
 import { untilStopped, whileListening } from './until-stopped.js'
 import { usageMessage } from './args.js'
 
@@ -66,7 +75,9 @@ mapping file. Ctrl+C stops.
 
 When a panelbridge daemon answers at its address (listen: of the config, or --url), learn follows the
 daemon's event stream and takes no device from it: the daemon goes on acting on every event. Events
-injected through its remote API are marked so. Otherwise learn opens every device it finds.
+injected through its remote API are marked so. A Stream Deck a page of the daemon connected that no
+surfaces: entry claims is shown with the entry to add, and its presses (they reach no binding).
+Otherwise learn opens every device it finds.
 
 A daemon bound beyond loopback wants its token: learn takes it from --token-file, else from the
 ${LEARN_TOKEN_ENV} environment variable, else from the config's listen.token or listen.token_file.
@@ -200,6 +211,21 @@ class LearnPrinter {
     const configured = this.surfaces?.[name]
     if (configured) this.out(`  claimed by surfaces: ${yamlLine({ [name]: configured })}`)
     else if (otherwise !== undefined) this.out(otherwise)
+  }
+
+  /**
+   * A device the daemon sees that no entry claims, learnt as `name`: its line, and the entry to add
+   * (the wording of a device learn opens itself); or that it went.
+   */
+  unclaimed(u: UnclaimedDeviceEvent, name: string): void {
+    const model = u.model !== undefined ? ` (${u.model})` : ''
+    if (u.state === 'gone') {
+      this.out(`${u.driver} ${u.device}${model}: no longer unclaimed (gone, or a surface claims it now)`)
+      return
+    }
+    const presses = u.presses ? `learning as ${name}` : `${name}; its presses are not seen (left to other software)`
+    this.out(`${u.driver} ${u.device}${model}: not claimed by any surface of the daemon: ${presses}`)
+    if (u.entry) this.out(`  not in the config; add under surfaces: ${yamlLine({ [name]: u.entry })}`)
   }
 
   /** An event: its id and detail, and once per control and kind of use, a binding to paste. */
@@ -347,25 +373,11 @@ async function learnThroughDaemon(
         `Ctrl+C stops${from !== undefined ? ` (surface names from ${from})` : ''}`,
     )
     let malformed = 0
+    const unclaimed = new UnclaimedNames()
     try {
       // Node's fetch body is async iterable; the DOM typings in use do not say so.
       for await (const e of readServerSentEvents(res.body as unknown as AsyncIterable<Uint8Array>)) {
-        if (e.event === 'surface') {
-          const s = parseSurfaceEvent(e.data)
-          if (!s) malformed++
-          // Named after the device, as when learn opens it itself; the daemon's name is the learnt one.
-          else if (s.state !== 'open') printer.status({ ...s, name: s.device ?? s.name })
-          else
-            printer.opened(
-              { ...s, name: s.device ?? s.name },
-              s.name,
-              `  claimed by the daemon's surfaces: entry ${s.name}`,
-            )
-        } else if (e.event === 'input') {
-          const input = parseInputEvent(e.data)
-          if (!input) malformed++
-          else printer.input(input.surface, input.control, input.kind, input, input.injected ? ' (remote API)' : '')
-        }
+        if (!printDaemonEvent(e, printer, unclaimed)) malformed++
         if (malformed === 1) {
           malformed++
           deps.err(`panelbridge learn: ignored a malformed event from ${base} (more are ignored silently)`)
@@ -381,6 +393,57 @@ async function learnThroughDaemon(
     return 1
   } finally {
     stop.removeEventListener('abort', onStop)
+  }
+}
+
+/**
+ * One event of the daemon's stream, printed; false when it was malformed. Events of other kinds
+ * (`command`, and any a newer daemon adds) are not learn's.
+ */
+function printDaemonEvent(e: ServerSentEvent, printer: LearnPrinter, unclaimed: UnclaimedNames): boolean {
+  if (e.event === 'surface') {
+    const s = parseSurfaceEvent(e.data)
+    if (!s) return false
+    // Named after the device, as when learn opens it itself; the daemon's name is the learnt one.
+    if (s.state !== 'open') printer.status({ ...s, name: s.device ?? s.name })
+    else
+      printer.opened({ ...s, name: s.device ?? s.name }, s.name, `  claimed by the daemon's surfaces: entry ${s.name}`)
+  } else if (e.event === 'input') {
+    const input = parseInputEvent(e.data)
+    if (!input) return false
+    printer.input(input.surface, input.control, input.kind, input, input.injected ? ' (remote API)' : '')
+  } else if (e.event === 'unclaimed') {
+    // A device the daemon sees and no entry claims (a page's Stream Deck): the entry to paste, as for a device here.
+    const u = parseUnclaimedEvent(e.data)
+    if (!u) return false
+    const name = unclaimed.nameOf(u.driver, u.device)
+    if (name !== undefined) printer.unclaimed(u, name)
+  } else if (e.event === 'unclaimed-input') {
+    const input = parseUnclaimedInputEvent(e.data)
+    if (!input) return false
+    const name = unclaimed.nameOf(input.driver, input.device)
+    if (name !== undefined) printer.input(name, input.control, input.kind, input, ' (not claimed: reaches no binding)')
+  }
+  return true
+}
+
+/** Most unclaimed devices one learn names: a daemon has a few; what is past this is not shown. */
+const MAX_UNCLAIMED_NAMES = 64
+
+/** Names suggested for the daemon's unclaimed devices (`browser-deck1`), as learn names the devices it opens. */
+class UnclaimedNames {
+  private readonly names = new Map<string, string>()
+  private suggested = 0
+
+  nameOf(driver: string, device: string): string | undefined {
+    const key = `${driver}\u0000${device}`
+    let name = this.names.get(key)
+    if (name === undefined && this.names.size < MAX_UNCLAIMED_NAMES) {
+      // A driver name as the daemon sent it may hold anything: only what a surface name may.
+      name = `${driver.replace(/[^A-Za-z0-9_-]/g, '') || 'surface'}${++this.suggested}`
+      this.names.set(key, name)
+    }
+    return name
   }
 }
 

@@ -135,11 +135,42 @@ export interface InputEvent {
  */
 export type CommandEvent = SentCommand
 
+/**
+ * A device the daemon sees that no `surfaces:` entry claims, as `GET /api/events` sends it (`event:
+ * unclaimed`, an extension for `panelbridge learn`; issue 26 item 2): a Stream Deck a page registered
+ * (`driver: browser-deck`). Sent for each at once, when one comes (`present`) and when it goes or is
+ * claimed (`gone`).
+ */
+export interface UnclaimedDeviceEvent {
+  driver: string
+  /** The device identity (serial number, else the page's number for it). */
+  device: string
+  model?: string
+  state: 'present' | 'gone'
+  /** The `surfaces:` entry that would claim it, without a name (`{ driver: browser-deck, model: plus, serial: X }`). */
+  entry?: Record<string, string | number | boolean>
+  /** Its presses come as `event: unclaimed-input` while a reader follows; false: the daemon does not see them. */
+  presses: boolean
+}
+
+/** A control event of an unclaimed device (`event: unclaimed-input`): it reaches no binding. */
+export interface UnclaimedInputEvent {
+  driver: string
+  device: string
+  control: ControlId
+  kind: ControlKind
+  type: 'down' | 'up' | 'rotate'
+  /** `rotate`: signed steps, positive clockwise. */
+  delta?: number
+}
+
 /** What `GET /api/events` streams. */
 export type DaemonEvent =
   | { type: 'surface'; surface: SurfaceStateEvent }
   | { type: 'input'; input: InputEvent }
   | { type: 'command'; command: CommandEvent }
+  | { type: 'unclaimed'; unclaimed: UnclaimedDeviceEvent }
+  | { type: 'unclaimed-input'; input: UnclaimedInputEvent }
 
 export interface DaemonApi {
   status(): DaemonStatus

@@ -31,6 +31,7 @@ import { claimsOfConfig, driverConfigsOf, takesDriverOptions, webSurfaceOptions 
 import { configureDrivers, hardwareDrivers, hardwareHotplug, pageDevicePort } from '../surfaces/drivers.js'
 import type { AccessCheck, HotplugSource } from '../surfaces/hotplug.js'
 import { SurfaceManager } from '../surfaces/manager.js'
+import { UnclaimedDevices } from './unclaimed.js'
 import { KeyRenderer } from '../surfaces/render/key-renderer.js'
 import type { ControlId, SurfaceDriver } from '../surfaces/types.js'
 import { KeyImages } from '../surfaces/web/key-images.js'
@@ -137,6 +138,7 @@ export class Daemon implements DaemonApi {
   private readonly waiting: WaitingSurfaces
   private readonly webSurfaces = new Map<string, { surface: WebSurface; config: SurfaceConfig }>()
   private readonly drivers: SurfaceDriver[]
+  private readonly unclaimed: UnclaimedDevices
   private running!: Running
   private stopping: Promise<void> | undefined
   private readonly detachState: () => void
@@ -217,6 +219,7 @@ export class Daemon implements DaemonApi {
       waiting: this.waiting,
       running: () => ({ config: this.running.config, simulated: this.running.simulator !== undefined }),
       configState: () => this.reloader.status(),
+      unclaimed: () => this.unclaimed.snapshot(),
       apps: () =>
         this.apps.statuses({
           url: this.running.appUrl,
@@ -236,6 +239,13 @@ export class Daemon implements DaemonApi {
       clearError: (key) => this.api.clearError(key),
       onState: (s) => this.metrics.setConfigState(s.state, s.lastGoodLoad),
       log: this.log,
+    })
+    // Devices no entry claims (a page's Stream Deck), for learn through the event stream (issue 26 item 2).
+    this.unclaimed = new UnclaimedDevices({
+      drivers: this.drivers,
+      claims: () => (this.running ? claimsOfConfig(this.running.config.surfaces) : []),
+      publish: (e) => this.api.publishEvent(e),
+      statuses: this.manager.events,
     })
     this.manager.events.on('input', (e) => this.door.enter(e, 'surface'))
     // An unplugged or removed surface ends the presses held on it: nothing fires for them.
@@ -503,6 +513,7 @@ export class Daemon implements DaemonApi {
     this.router.dispose()
     this.detachState()
     this.waiting.close()
+    this.unclaimed.close()
     // The page's server first, so browsers get a clean close; then the listener, surfaces and links.
     await this.webServer.close()
     await Promise.allSettled([

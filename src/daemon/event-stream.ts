@@ -264,5 +264,9 @@ function payloadOf(e: DaemonEvent): unknown {
       return e.input
     case 'command':
       return e.command
+    case 'unclaimed':
+      return e.unclaimed
+    case 'unclaimed-input':
+      return e.input
   }
 }

@@ -23,6 +23,7 @@ import type {
   InjectRehearsal,
   RecentError,
   SurfaceStateEvent,
+  UnclaimedDeviceEvent,
 } from './api.js'
 import type { AppStatus } from './apps.js'
 import type { InputDoor, InputSource } from './input.js'
@@ -50,6 +51,8 @@ export interface ProjectionOptions {
   configState?(): ConfigStateStatus
   /** Every application with its link (issue 27, `apps.ts`). */
   apps?(): AppStatus[]
+  /** The devices no entry claims, for a new reader of the events (`unclaimed.ts`; issue 26 item 2). */
+  unclaimed?(): UnclaimedDeviceEvent[]
 }
 
 export class DaemonProjection implements DaemonApi {
@@ -103,6 +106,12 @@ export class DaemonProjection implements DaemonApi {
   /** A surface's state changed: to whoever follows `watchEvents`. */
   publishSurface(surface: SurfaceStateEvent): void {
     this.watchers.emit('event', { type: 'surface', surface })
+  }
+
+  /** Any other event (an unclaimed device and its presses): to whoever follows `watchEvents`. */
+  publishEvent(event: DaemonEvent): void {
+    if (this.watchers.listenerCount('event') === 0) return
+    this.watchers.emit('event', event)
   }
 
   // ---- DaemonApi ---------------------------------------------------------------------------------
@@ -172,6 +181,7 @@ export class DaemonProjection implements DaemonApi {
     for (const s of this.o.manager.statuses()) {
       if (s.state !== 'closed') listener({ type: 'surface', surface: s })
     }
+    for (const unclaimed of this.o.unclaimed?.() ?? []) listener({ type: 'unclaimed', unclaimed })
     this.watchers.on('event', listener)
     return () => void this.watchers.off('event', listener)
   }

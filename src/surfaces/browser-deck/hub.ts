@@ -44,6 +44,8 @@ export class BrowserDeckHub implements PageDevicePort {
   /** Registrations whose model is being looked up, by link and deck number (they count against the bounds). */
   private readonly pending = new Set<string>()
   private readonly listeners = new Set<(change: HotplugChange) => void>()
+  /** Who takes the input of decks no surface has open (`learn` through the daemon; issue 26 item 2). */
+  private readonly unclaimedInput = new Set<(reg: Registration, message: BrowserDeckInput) => void>()
 
   handle(link: PageDeviceLink, message: DeckClientMessage): void {
     switch (message.type) {
@@ -55,6 +57,7 @@ export class BrowserDeckHub implements PageDevicePort {
       case 'deck-input': {
         const reg = this.find(link, message.deck)
         if (reg?.input) reg.input(message)
+        else if (reg && this.unclaimedInput.size > 0) for (const l of this.unclaimedInput) l(reg, message)
         else log.once(`input:${link.id}:${message.deck}`, 'debug', 'input from a browser deck no surface has open')
       }
     }
@@ -83,6 +86,15 @@ export class BrowserDeckHub implements PageDevicePort {
   /** Tells a registration's page what became of its deck (a closed page is not told). */
   tell(reg: Registration, message: DeckServerMessage): void {
     if (this.decks.get(reg.id) === reg) reg.link.send(message)
+  }
+
+  /**
+   * Follows the input of decks that no surface has open (it reaches no binding): `learn` through the
+   * daemon shows it. Returns how to stop.
+   */
+  watchUnclaimedInput(listener: (reg: Registration, message: BrowserDeckInput) => void): () => void {
+    this.unclaimedInput.add(listener)
+    return () => void this.unclaimedInput.delete(listener)
   }
 
   /** Registrations come and go as hot-plug changes, so the manager scans at once. */

@@ -1,0 +1,113 @@
+/**
+ * The devices the daemon sees that no `surfaces:` entry claims, for `panelbridge learn` through the
+ * daemon (issue 26 item 2): a Stream Deck a page registered (`driver: browser-deck`) exists only inside
+ * the daemon, so learn cannot find it itself. Each goes to the event stream as `event: unclaimed` with
+ * the entry to paste; its presses, which reach no binding, as `event: unclaimed-input` while a reader
+ * follows. The deck is not opened for it: its page goes on showing it unclaimed, and a claim added by a
+ * reload opens it as ever.
+ *
+ * What is claimed is worked out as the surface manager does (`assignClaims` over the config's claims),
+ * again whenever a page registers or removes a deck and whenever a surface's state changes (a reload
+ * that claims a deck opens it).
+ */
+import type { Listenable } from '../events.js'
+import { suggestedEntry } from '../mappings/surfaces.js'
+import { BrowserDeckDriver } from '../surfaces/browser-deck/driver.js'
+import type { Registration } from '../surfaces/browser-deck/hub.js'
+import type { BrowserDeckInput } from '../surfaces/browser-deck/surface.js'
+import { assignClaims, type SurfaceClaim } from '../surfaces/claims.js'
+import { controlSends } from '../surfaces/control-id.js'
+import type { SurfaceManagerEvents } from '../surfaces/manager.js'
+import type { SurfaceDriver } from '../surfaces/types.js'
+import type { DaemonEvent, UnclaimedDeviceEvent } from './api.js'
+
+export interface UnclaimedDevicesOptions {
+  drivers: readonly SurfaceDriver[]
+  /** The claims of the config in force. */
+  claims(): readonly SurfaceClaim[]
+  /** To whoever follows the event stream. */
+  publish(event: DaemonEvent): void
+  /** The surfaces' state changes: a reload that claims a deck opens it (`SurfaceManager.events`). */
+  statuses?: Listenable<SurfaceManagerEvents>
+}
+
+export class UnclaimedDevices {
+  /** The unclaimed devices now, by device identity. */
+  private readonly shown = new Map<string, UnclaimedDeviceEvent>()
+  private readonly stops: (() => void)[] = []
+  private readonly hub
+
+  constructor(private readonly o: UnclaimedDevicesOptions) {
+    this.hub = o.drivers.find((d): d is BrowserDeckDriver => d instanceof BrowserDeckDriver)?.hub
+    if (!this.hub) return
+    const changes = this.hub.hotplug()
+    void changes.start(() => this.refresh())
+    this.stops.push(
+      () => changes.stop(),
+      this.hub.watchUnclaimedInput((reg, m) => this.input(reg, m)),
+    )
+    const statuses = o.statuses
+    if (statuses) {
+      const onStatus = (): void => this.refresh()
+      statuses.on('status', onStatus)
+      this.stops.push(() => void statuses.off('status', onStatus))
+    }
+  }
+
+  /** Every unclaimed device now (`present`), for a new reader of the stream. */
+  snapshot(): UnclaimedDeviceEvent[] {
+    return [...this.shown.values()]
+  }
+
+  /** Works out again which devices are unclaimed; tells the stream what came and what went. */
+  refresh(): void {
+    if (!this.hub) return
+    const found = this.hub.list()
+    const claimed = assignClaims(this.o.claims(), found)
+    const now = new Map<string, UnclaimedDeviceEvent>()
+    for (const d of found) {
+      if (claimed.has(d.id)) continue
+      const entry = suggestedEntry(d) as UnclaimedDeviceEvent['entry']
+      now.set(d.id, {
+        driver: d.driver,
+        device: d.id,
+        ...(d.model !== undefined ? { model: d.model } : {}),
+        state: 'present',
+        ...(entry ? { entry } : {}),
+        presses: true,
+      })
+    }
+    for (const [id, was] of this.shown) {
+      if (now.has(id)) continue
+      this.shown.delete(id)
+      this.o.publish({ type: 'unclaimed', unclaimed: { ...was, state: 'gone' } })
+    }
+    for (const [id, e] of now) {
+      if (this.shown.has(id)) continue
+      this.shown.set(id, e)
+      this.o.publish({ type: 'unclaimed', unclaimed: e })
+    }
+  }
+
+  /** Stops following the registrations. */
+  close(): void {
+    for (const stop of this.stops.splice(0)) stop()
+  }
+
+  /** A press on a deck no surface has open: only a control its model has, and only an event its kind sends. */
+  private input(reg: Registration, m: BrowserDeckInput): void {
+    const c = reg.model.controls.find((x) => x.id === m.control)
+    if (!c || !controlSends(c.kind, m.input) || !this.shown.has(reg.id)) return
+    this.o.publish({
+      type: 'unclaimed-input',
+      input: {
+        driver: 'browser-deck',
+        device: reg.id,
+        control: c.id,
+        kind: c.kind,
+        type: m.input,
+        ...(m.input === 'rotate' ? { delta: m.delta } : {}),
+      },
+    })
+  }
+}

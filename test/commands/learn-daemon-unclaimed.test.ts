@@ -1,0 +1,197 @@
+/**
+ * Issue 26 item 2: a Stream Deck a page registered (`driver: browser-deck`) that no `surfaces:` entry
+ * claims exists only inside the daemon; `panelbridge learn` through the daemon shows it with the entry to
+ * paste (the wording learn uses for a device it opens itself) and its presses, which reach no binding.
+ * A real daemon in-process; the deck is registered over a plain WebSocket speaking the page protocol,
+ * as the page's deck script does.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import WebSocket from 'ws'
+import { parseUnclaimedEvent, parseUnclaimedInputEvent } from '../../src/commands/learn-stream.js'
+import { runLearn } from '../../src/commands/learn.js'
+import type { DaemonEvent } from '../../src/daemon/api.js'
+import { Daemon } from '../../src/daemon/daemon.js'
+import { BrowserDeckDriver } from '../../src/surfaces/browser-deck/driver.js'
+import { captureLogs } from '../helpers/logs.js'
+import { until } from '../helpers/until.js'
+import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
+import { harness, type Harness } from './hardware-helpers.js'
+
+const CONFIG = `version: 1
+app: { url: http://127.0.0.1:0, simulate: true }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  laptop: { driver: browser-deck, serial: SER1 }
+bindings:
+  - on: laptop/key:0
+    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
+`
+
+async function startDaemon(): Promise<{
+  daemon: Daemon
+  driver: BrowserDeckDriver
+  file: string
+  page: WebSocket
+  connect: () => Promise<WebSocket>
+}> {
+  const dir = await mkdtemp(join(tmpdir(), 'pb-learn-unclaimed-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const file = join(dir, 'config.yaml')
+  await writeFile(file, CONFIG)
+  captureLogs()
+  const driver = new BrowserDeckDriver()
+  const daemon = await Daemon.start({
+    config: file,
+    drivers: [driver],
+    hotplug: new FakeHotplug(),
+    access: () => Promise.resolve('ok'),
+    watch: false,
+  })
+  onTestFinished(() => daemon.stop())
+  const url = new URL(daemon.url)
+  const connect = (): Promise<WebSocket> =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${url.port}${url.pathname}ws`, {
+        headers: { origin: `http://127.0.0.1:${url.port}` },
+      })
+      ws.once('open', () => {
+        onTestFinished(() => ws.close())
+        resolve(ws)
+      })
+      ws.once('error', reject)
+    })
+  const page = await connect()
+  return { daemon, driver, file, page, connect }
+}
+
+function learn(h: Harness, args: string[]) {
+  const stop = new AbortController()
+  const done = runLearn(args, { ...h.deps, stop: stop.signal, env: {} })
+  onTestFinished(async () => {
+    stop.abort()
+    await done
+  })
+  return { stop, done }
+}
+
+const send = (ws: WebSocket, m: unknown): void => ws.send(JSON.stringify(m))
+const afterBanner = (out: string[]): string[] => out.slice(out.findIndex((l) => l.startsWith('learning')) + 1)
+
+describe('learn through the daemon: a browser deck that no surface claims', () => {
+  it('is listed with the entry to paste, its presses shown and reaching no binding, and its going said', async () => {
+    const { daemon, driver, file, page } = await startDaemon()
+    send(page, { type: 'deck-add', deck: 0, model: 'original-mk2', serial: 'SER2' })
+    await until('the deck registered', () => driver.hub.list().length === 1)
+
+    const h = harness()
+    const { stop, done } = learn(h, ['--config', file, '--url', daemon.url])
+    await until('the unclaimed deck listed', () => h.out.some((l) => l.includes('learning as browser-deck1')))
+
+    send(page, { type: 'deck-input', deck: 0, control: 'key:3', input: 'down' })
+    send(page, { type: 'deck-input', deck: 0, control: 'key:3', input: 'up' })
+    // A control the model has not is not taken from the page.
+    send(page, { type: 'deck-input', deck: 0, control: 'key:99', input: 'down' })
+    await until('the press shown', () => h.out.some((l) => l.startsWith('browser-deck1/key:3 up')))
+
+    // The claimed deck comes while learn follows: it is a surface of the daemon, not unclaimed.
+    send(page, { type: 'deck-add', deck: 1, model: 'original-mk2', serial: 'SER1' })
+    await until('laptop open', () => h.out.some((l) => l.endsWith('learning as laptop')))
+    send(page, { type: 'deck-remove', deck: 0 })
+    await until('the unclaimed deck gone', () => h.out.some((l) => l.includes('no longer unclaimed')))
+
+    stop.abort()
+    expect(await done).toBe(0)
+    expect(afterBanner(h.out)).toEqual([
+      'browser-deck laptop: waiting — no matching device found yet',
+      'browser-deck SER2 (Stream Deck MK.2): not claimed by any surface of the daemon: learning as browser-deck1',
+      '  not in the config; add under surfaces: { browser-deck1: { driver: browser-deck, model: original-mk2, serial: SER2 } }',
+      'browser-deck1/key:3 down (not claimed: reaches no binding)',
+      '  binding:',
+      '    - on: browser-deck1/key:3',
+      '      label: "{{name}}\\n{{play}}"',
+      "      press: { command: schedule, params: { action: automatic, title: 'Lower Third' } }",
+      "      feedback: { title: 'Lower Third' }",
+      'browser-deck1/key:3 up (not claimed: reaches no binding)',
+      'browser-deck SER1 (Stream Deck MK.2): open: learning as laptop',
+      '  claimed by surfaces: { laptop: { driver: browser-deck, serial: SER1 } }',
+      'browser-deck SER2 (Stream Deck MK.2): no longer unclaimed (gone, or a surface claims it now)',
+    ])
+    expect(h.err).toEqual([])
+    // The unclaimed deck's press reached no binding; nothing was sent.
+    expect(daemon.status().commands.sent).toBe(0)
+  })
+
+  it('streams the deck as event: unclaimed to a new reader, and as gone once a surface claims it', async () => {
+    const { daemon, driver, file, page, connect } = await startDaemon()
+    send(page, { type: 'deck-add', deck: 0, model: 'original-mk2', serial: 'SER1' })
+    await until('laptop open', () => daemon.status().surfaces.some((s) => s.name === 'laptop' && s.state === 'open'))
+    send(page, { type: 'deck-add', deck: 1, model: 'original-mk2', serial: 'SER9' })
+    await until('both registered', () => driver.hub.list().length === 2)
+    const events: DaemonEvent[] = []
+    const unwatch = daemon.watchEvents((e) => events.push(e))
+    onTestFinished(unwatch)
+    expect(events.filter((e) => e.type === 'unclaimed')).toEqual([
+      {
+        type: 'unclaimed',
+        unclaimed: {
+          driver: 'browser-deck',
+          device: 'SER9',
+          model: 'Stream Deck MK.2',
+          state: 'present',
+          entry: { driver: 'browser-deck', model: 'original-mk2', serial: 'SER9' },
+          presses: true,
+        },
+      },
+    ])
+    // A press on the claimed deck is the surface's, not an unclaimed one.
+    send(page, { type: 'deck-input', deck: 0, control: 'key:0', input: 'down' })
+    send(page, { type: 'deck-input', deck: 0, control: 'key:0', input: 'up' })
+    await until('the press sent', () => daemon.status().commands.sent === 1)
+    expect(events.some((e) => e.type === 'unclaimed-input')).toBe(false)
+    // A reload claims it: it goes from the unclaimed and opens as the new surface.
+    await writeFile(
+      file,
+      CONFIG.replace('surfaces:\n', 'surfaces:\n  second: { driver: browser-deck, serial: SER9 }\n'),
+    )
+    expect(await daemon.reload()).toBe(true)
+    await until('second open', () => daemon.status().surfaces.some((s) => s.name === 'second' && s.state === 'open'))
+    await until('gone', () => events.some((e) => e.type === 'unclaimed' && e.unclaimed.state === 'gone'))
+    // The page drops a deck no one claims: it goes too.
+    const other = await connect()
+    send(other, { type: 'deck-add', deck: 0, model: 'mini', serial: 'SER3' })
+    await until('SER3 present', () => events.some((e) => e.type === 'unclaimed' && e.unclaimed.device === 'SER3'))
+    send(other, { type: 'deck-remove', deck: 0 })
+    const states = () =>
+      events.flatMap((e) => (e.type === 'unclaimed' ? [`${e.unclaimed.device} ${e.unclaimed.state}`] : []))
+    await until('SER3 gone', () => states().includes('SER3 gone'))
+    expect(states()).toEqual(['SER9 present', 'SER9 gone', 'SER3 present', 'SER3 gone'])
+  })
+})
+
+describe('the unclaimed events as learn reads them', () => {
+  it('takes a well-formed event and refuses one whose entry or fields are not ours', () => {
+    const good = {
+      driver: 'browser-deck',
+      device: 'S',
+      state: 'present',
+      presses: true,
+      entry: { driver: 'browser-deck', any: true },
+    }
+    expect(parseUnclaimedEvent(JSON.stringify(good))).toEqual(good)
+    expect(parseUnclaimedEvent(JSON.stringify({ ...good, entry: { 'bad key': 'x' } }))).toBeUndefined()
+    expect(parseUnclaimedEvent(JSON.stringify({ ...good, entry: { driver: { nested: 1 } } }))).toBeUndefined()
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, i]))
+    expect(parseUnclaimedEvent(JSON.stringify({ ...good, entry: many }))).toBeUndefined()
+    expect(parseUnclaimedEvent(JSON.stringify({ ...good, state: 'open' }))).toBeUndefined()
+    expect(parseUnclaimedEvent(JSON.stringify({ ...good, entry: { serial: 'a\u001bb' } }))?.entry).toEqual({
+      serial: 'a?b',
+    })
+    const press = { driver: 'browser-deck', device: 'S', control: 'key:3', type: 'down' }
+    expect(parseUnclaimedInputEvent(JSON.stringify(press))).toEqual({ ...press, kind: 'key' })
+    expect(parseUnclaimedInputEvent(JSON.stringify({ ...press, control: 'nope' }))).toBeUndefined()
+    expect(parseUnclaimedInputEvent(JSON.stringify({ ...press, type: 'rotate' }))).toBeUndefined()
+  })
+})
