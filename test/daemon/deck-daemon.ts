@@ -24,3 +24,13 @@ export async function deckDaemon(
   })
   return { daemon, transport, hotplug }
 }
+
+/** The waiting tests' config up to its bindings: an XL `desk` and a mini `spare` that may rehearse, neither plugged in. */
+export const WAITING_CONFIG_HEAD = `version: 1
+app: { url: http://127.0.0.1:0, simulate: true }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  desk: { driver: streamdeck, model: xl }
+  spare: { driver: streamdeck, model: mini, serial: SPARE1, rehearse: true }
+bindings:
+`

@@ -13,7 +13,7 @@ import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
 import { until } from '../helpers/until.js'
 import { MemoryStreamDeckTransport } from '../surfaces/helpers/fake-hid.js'
-import { deckDaemon } from './deck-daemon.js'
+import { deckDaemon, WAITING_CONFIG_HEAD } from './deck-daemon.js'
 import { call } from './helpers.js'
 
 const cleanups: (() => Promise<unknown> | void)[] = []
@@ -21,14 +21,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  desk: { driver: streamdeck, model: xl }
-  spare: { driver: streamdeck, model: mini, serial: SPARE1, rehearse: true }
-bindings:
-  - on: desk/key:0
+const CONFIG = `${WAITING_CONFIG_HEAD}  - on: desk/key:0
     press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
   - on: spare/key:0
     press: { command: schedule, params: { action: cutin, title: "Lower Third" } }

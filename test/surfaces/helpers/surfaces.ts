@@ -6,13 +6,8 @@
  */
 import { EventHub } from '../../../src/events.js'
 import { onTestFinished } from 'vitest'
-import type {
-  DetectedDevice,
-  Surface,
-  SurfaceDriver,
-  SurfaceEvent,
-  SurfaceEvents,
-} from '../../../src/surfaces/types.js'
+import type { DetectedDevice, Surface, SurfaceDriver, SurfaceEvents } from '../../../src/surfaces/types.js'
+import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 
 /** A surface as a driver hands it out: records what the manager does to it, and can fail on demand. */
 export class TestSurface implements Surface {

@@ -17,7 +17,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { setLogSink } from '../../../src/log.js'
 import { useChromium } from '../../helpers/browser.js'
 import { until } from '../../helpers/until.js'
-import { deckDaemon } from '../../daemon/deck-daemon.js'
+import { deckDaemon, WAITING_CONFIG_HEAD } from '../../daemon/deck-daemon.js'
 import { decodePng, pixelAt, type Rgb } from './pixels.js'
 
 const previousSink = setLogSink(() => undefined)
@@ -30,14 +30,7 @@ afterEach(async () => {
 })
 
 const RED = '#d02020'
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  desk: { driver: streamdeck, model: xl }
-  spare: { driver: streamdeck, model: mini, serial: SPARE1, rehearse: true }
-bindings:
-  - on: desk/key:0
+const CONFIG = `${WAITING_CONFIG_HEAD}  - on: desk/key:0
     label: CUT
     color: "${RED}"
     press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
