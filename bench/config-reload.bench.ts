@@ -173,7 +173,7 @@ function rssOf(pid: number): number {
  * measures nothing. From the sources under tsx, or from a build (`BENCH_RELOAD_DIST=dist`) with the V8
  * flags the built CLI's launcher gives `run`.
  */
-function spawnDaemon(config: string): ReturnType<typeof spawn> {
+function spawnDaemon(config: string, runner: string): ReturnType<typeof spawn> {
   const dist = process.env.BENCH_RELOAD_DIST
   const daemon = dist
     ? pathToFileURL(join(dist, 'daemon/daemon.js')).href
@@ -189,7 +189,9 @@ function spawnDaemon(config: string): ReturnType<typeof spawn> {
   const flags = dist ? (/exec node (.*?) "\$0"/.exec(cli[1] ?? '')?.[1] ?? '').split(/\s+/).filter((f) => f) : []
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
   const loader = dist ? [] : ['--import', tsx]
-  return spawn(process.execPath, [...flags, ...loader, '--input-type=module', '-e', code], {
+  // A file, not `-e`: a worker thread inherits the process's flags, and `--input-type` would refuse it.
+  writeFileSync(runner, code)
+  return spawn(process.execPath, [...flags, ...loader, runner], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
 }
@@ -234,7 +236,7 @@ async function ownProcess(big: string): Promise<Row[]> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-bench-reload-own-'))
   const file = join(dir, 'config.yaml')
   await writeFile(file, SMALL)
-  const child = spawnDaemon(file)
+  const child = spawnDaemon(file, join(dir, 'daemon.mjs'))
   const pid = child.pid!
   let out = ''
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()))
