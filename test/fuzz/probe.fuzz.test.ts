@@ -5,14 +5,8 @@
  */
 import { describe } from 'vitest'
 import { CaptureError, CaptureRecorder, parseCapture, redactValue } from '../../src/api/probe-capture.js'
-import {
-  checkAssumptions,
-  classifyNotification,
-  observeFacts,
-  pngSize,
-  type ProbeObservations,
-  type ReplySeen,
-} from '../../src/api/probe-facts.js'
+import { checkAssumptions, classifyNotification, observeFacts, pngSize } from '../../src/api/probe-facts.js'
+import type { ProbeObservations, ReplySeen } from '../../src/api/probe-facts.js'
 import { readReply } from '../../src/api/reply.js'
 import { profileFromCapture } from '../../src/simulator/profile-from-capture.js'
 import { fc, fuzzParser, hostileJsonValue, hostileText, objectWith } from './harness.js'
