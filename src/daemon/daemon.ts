@@ -567,7 +567,10 @@ export class Daemon implements DaemonApi {
 
   /** The router's applications for `config` (the links in place), and the other links' title filter. */
   private routeApps(config: Config): void {
-    this.router.setApps(appsOf(config), this.apps.ports({ client: this.defaultClient, state: this.state }))
+    const ports = this.apps.ports({ client: this.defaultClient, state: this.state })
+    this.router.setApps(appsOf(config), ports)
+    // A thumbnail is asked of the application its key follows (issue 27 over 26.3; thumbnail-apps.ts).
+    this.pictures.setApps(appsOf(config), ports)
     this.apps.setFilter(followedTitlesOf(config))
   }
   /** `GET /api/record`: the recording's lines, while there is one. */

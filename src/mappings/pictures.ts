@@ -11,10 +11,13 @@ import type { AppState } from '../api/app-state.js'
 import type { Logger } from '../log.js'
 import { KeyPicture, type Box } from '../surfaces/render/picture.js'
 import type { Feedback } from '../surfaces/types.js'
+import type { AppPort } from './app-router.js'
+import type { AppsPlan } from './apps.js'
 import { picturesOf, type FilePicture } from './check-image.js'
 import type { Binding, Config } from './schema.js'
 import type { CommandPort } from './sender.js'
-import { Thumbnails, type ThumbnailLook } from './thumbnails.js'
+import { AppThumbnails } from './thumbnail-apps.js'
+import type { ThumbnailLook } from './thumbnails.js'
 
 /** What the engine asks of the pictures (the daemon passes a `KeyPictures`). */
 export interface PictureSource {
@@ -52,16 +55,25 @@ export function withPicture(feedback: Feedback, look: ThumbnailLook): Feedback {
 export class KeyPictures implements PictureSource {
   private files = new Map<string, { picture: KeyPicture } | { problem: string }>()
   private readonly listeners: (() => void)[] = []
-  private thumbnails: Thumbnails | undefined
+  private thumbnails: AppThumbnails | undefined
+  /** The applications (`apps:`), kept for the thumbnails made later (issue 27: a key asks the one it follows). */
+  private apps: { plan: Pick<AppsPlan, 'defaultApp'>; ports: ReadonlyMap<string, AppPort> } | undefined
 
   constructor(private readonly o: KeyPicturesOptions) {}
+
+  /** The applications of the config in force, before its mapping is applied (`thumbnail-apps.ts`). */
+  setApps(plan: Pick<AppsPlan, 'defaultApp'>, ports: ReadonlyMap<string, AppPort>): void {
+    this.apps = { plan, ports }
+    this.thumbnails?.setApps(plan, ports)
+  }
 
   apply(config: Config): void {
     this.files = revive(picturesOf(config))
     const wantsThumbnails = config.bindings.some((b) => b.feedback?.thumbnail === true)
     // Made on the first mapping that asks for a thumbnail: until then nothing listens to the store.
     if (wantsThumbnails && !this.thumbnails) {
-      this.thumbnails = new Thumbnails({ ...this.o, changed: () => this.listeners.forEach((l) => l()) })
+      this.thumbnails = new AppThumbnails({ ...this.o, changed: () => this.listeners.forEach((l) => l()) })
+      if (this.apps) this.thumbnails.setApps(this.apps.plan, this.apps.ports)
     }
     this.thumbnails?.want(config.bindings)
   }
