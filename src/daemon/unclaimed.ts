@@ -4,7 +4,9 @@
  * the daemon, so learn cannot find it itself. Each goes to the event stream as `event: unclaimed` with
  * the entry to paste; its presses, which reach no binding, as `event: unclaimed-input` while a reader
  * follows. The deck is not opened for it: its page goes on showing it unclaimed, and a claim added by a
- * reload opens it as ever.
+ * reload opens it as ever. A device of another driver that the surface manager's scan found and no
+ * entry takes (a second USB deck) is listed too, with `presses: false`: the daemon leaves it to other
+ * software and does not open it (only drivers some entry uses are scanned).
  *
  * What is claimed is worked out as the surface manager does (`assignClaims` over the config's claims),
  * again whenever a page registers or removes a deck and whenever a surface's state changes (a reload
@@ -13,12 +15,12 @@
 import type { Listenable } from '../events.js'
 import { suggestedEntry } from '../mappings/surfaces.js'
 import { BrowserDeckDriver } from '../surfaces/browser-deck/driver.js'
-import type { Registration } from '../surfaces/browser-deck/hub.js'
+import { BROWSER_DECK_DRIVER, type Registration } from '../surfaces/browser-deck/hub.js'
 import type { BrowserDeckInput } from '../surfaces/browser-deck/surface.js'
 import { assignClaims, type SurfaceClaim } from '../surfaces/claims.js'
 import { controlSends } from '../surfaces/control-id.js'
 import type { SurfaceManagerEvents } from '../surfaces/manager.js'
-import type { SurfaceDriver } from '../surfaces/types.js'
+import type { DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
 import type { DaemonEvent, UnclaimedDeviceEvent } from './api.js'
 
 export interface UnclaimedDevicesOptions {
@@ -35,22 +37,29 @@ export class UnclaimedDevices {
   /** The unclaimed devices now, by device identity. */
   private readonly shown = new Map<string, UnclaimedDeviceEvent>()
   private readonly stops: (() => void)[] = []
+  /** The unclaimed devices of the other drivers, as the surface manager's last scan of each found them. */
+  private readonly detected = new Map<string, readonly DetectedDevice[]>()
   private readonly hub
 
   constructor(private readonly o: UnclaimedDevicesOptions) {
     this.hub = o.drivers.find((d): d is BrowserDeckDriver => d instanceof BrowserDeckDriver)?.hub
-    if (!this.hub) return
-    const changes = this.hub.hotplug()
-    void changes.start(() => this.refresh())
-    this.stops.push(
-      () => changes.stop(),
-      this.hub.watchUnclaimedInput((reg, m) => this.input(reg, m)),
-    )
+    if (this.hub) {
+      const changes = this.hub.hotplug()
+      void changes.start(() => this.refresh())
+      this.stops.push(
+        () => changes.stop(),
+        this.hub.watchUnclaimedInput((reg, m) => this.input(reg, m)),
+      )
+    }
     const statuses = o.statuses
     if (statuses) {
       const onStatus = (): void => this.refresh()
-      statuses.on('status', onStatus)
-      this.stops.push(() => void statuses.off('status', onStatus))
+      const onUnclaimed = (driver: string, devices: readonly DetectedDevice[]): void => {
+        this.detected.set(driver, devices)
+        this.refresh()
+      }
+      statuses.on('status', onStatus).on('unclaimed', onUnclaimed)
+      this.stops.push(() => void statuses.off('status', onStatus).off('unclaimed', onUnclaimed))
     }
   }
 
@@ -61,21 +70,16 @@ export class UnclaimedDevices {
 
   /** Works out again which devices are unclaimed; tells the stream what came and what went. */
   refresh(): void {
-    if (!this.hub) return
-    const found = this.hub.list()
-    const claimed = assignClaims(this.o.claims(), found)
+    const claims = this.o.claims()
+    const decks = this.hub?.list() ?? []
+    const claimed = assignClaims(claims, decks)
     const now = new Map<string, UnclaimedDeviceEvent>()
-    for (const d of found) {
-      if (claimed.has(d.id)) continue
-      const entry = suggestedEntry(d) as UnclaimedDeviceEvent['entry']
-      now.set(d.id, {
-        driver: d.driver,
-        device: d.id,
-        ...(d.model !== undefined ? { model: d.model } : {}),
-        state: 'present',
-        ...(entry ? { entry } : {}),
-        presses: true,
-      })
+    for (const d of decks) if (!claimed.has(d.id)) now.set(d.id, eventOf(d, true))
+    // Another driver's devices as its last scan found them, while some entry still has that driver scanned.
+    const scanned = new Set(claims.map((c) => c.driver))
+    for (const [driver, devices] of this.detected) {
+      if (driver === BROWSER_DECK_DRIVER || !scanned.has(driver)) continue
+      for (const d of devices) if (!now.has(d.id)) now.set(d.id, eventOf(d, false))
     }
     for (const [id, was] of this.shown) {
       if (now.has(id)) continue
@@ -101,7 +105,7 @@ export class UnclaimedDevices {
     this.o.publish({
       type: 'unclaimed-input',
       input: {
-        driver: 'browser-deck',
+        driver: BROWSER_DECK_DRIVER,
         device: reg.id,
         control: c.id,
         kind: c.kind,
@@ -109,5 +113,18 @@ export class UnclaimedDevices {
         ...(m.input === 'rotate' ? { delta: m.delta } : {}),
       },
     })
+  }
+}
+
+/** A device as `event: unclaimed` sends it; `presses`: whether its control events are seen. */
+function eventOf(d: DetectedDevice, presses: boolean): UnclaimedDeviceEvent {
+  const entry = suggestedEntry(d) as UnclaimedDeviceEvent['entry']
+  return {
+    driver: d.driver,
+    device: d.id,
+    ...(d.model !== undefined ? { model: d.model } : {}),
+    state: 'present',
+    ...(entry ? { entry } : {}),
+    presses,
   }
 }

@@ -70,6 +70,8 @@ export interface SurfaceManagerEvents extends SurfaceRegistryEvents {
   /** Input from any open surface, under its configured name. */
   input: [event: SurfaceEvent]
   status: [status: SurfaceStatus]
+  /** A scan of `driver` found these devices that no claim takes (changed since its last scan). */
+  unclaimed: [driver: string, devices: readonly DetectedDevice[]]
 }
 
 export interface SurfaceManagerOptions {
@@ -138,6 +140,8 @@ export class SurfaceManager implements SurfaceRegistry {
   private readonly denied = new Set<string>()
   /** The driver that offered each device id the manager tried to open: a scan forgets only its own. */
   private readonly offeredBy = new Map<string, string>()
+  /** The ids of each driver's unclaimed devices at its last scan: `unclaimed` is emitted on a change. */
+  private readonly unclaimedIds = new Map<string, string>()
   private readonly retryTimers = new Map<string, NodeJS.Timeout>()
   private hotplugTimers: NodeJS.Timeout[] = []
   private poll: NodeJS.Timeout | undefined
@@ -404,6 +408,12 @@ export class SurfaceManager implements SurfaceRegistry {
             device: device.id,
           })
         }
+      }
+      const unclaimed = found.filter((d) => !wanted.has(d.id))
+      const ids = unclaimed.map((d) => d.id).join('\u0000')
+      if ((this.unclaimedIds.get(driver.name) ?? '') !== ids) {
+        this.unclaimedIds.set(driver.name, ids)
+        this.hub.emit('unclaimed', driver.name, unclaimed)
       }
     }
     for (const { device, name } of wanted.values()) {

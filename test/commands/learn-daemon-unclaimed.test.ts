@@ -15,6 +15,9 @@ import { runLearn } from '../../src/commands/learn.js'
 import type { DaemonEvent } from '../../src/daemon/api.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { BrowserDeckDriver } from '../../src/surfaces/browser-deck/driver.js'
+import { hardwareDrivers } from '../../src/surfaces/drivers.js'
+import { DeviceModelId } from '@elgato-stream-deck/core'
+import { rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
@@ -168,6 +171,51 @@ describe('learn through the daemon: a browser deck that no surface claims', () =
       events.flatMap((e) => (e.type === 'unclaimed' ? [`${e.unclaimed.device} ${e.unclaimed.state}`] : []))
     await until('SER3 gone', () => states().includes('SER3 gone'))
     expect(states()).toEqual(['SER9 present', 'SER9 gone', 'SER3 present', 'SER3 gone'])
+  })
+})
+
+describe('learn through the daemon: a USB deck the daemon detected that no surface claims', () => {
+  it('is listed with the entry to paste, left unopened to other software', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
+    h.transport.plug(DeviceModelId.XL, '/dev/hidraw5', 'CL-XL-2')
+    const dir = await mkdtemp(join(tmpdir(), 'pb-learn-unclaimed-usb-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'config.yaml')
+    await writeFile(
+      file,
+      `version: 1
+app: { url: http://127.0.0.1:0, simulate: true }
+listen: { host: 127.0.0.1, port: 0 }
+surfaces:
+  replay: { driver: streamdeck, serial: CL-PLUS-1 }
+`,
+    )
+    captureLogs()
+    const daemon = await Daemon.start({
+      config: file,
+      drivers: hardwareDrivers({ streamdeck: { transport: h.transport, encodeJPEG: rawImageEncoder } }).map(
+        (e) => e.driver,
+      ),
+      hotplug: new FakeHotplug(),
+      access: () => Promise.resolve('ok'),
+      watch: false,
+    })
+    onTestFinished(() => daemon.stop())
+    await until('replay open', () => daemon.status().surfaces.some((s) => s.name === 'replay' && s.state === 'open'))
+
+    const { stop, done } = learn(h, ['--config', file, '--url', daemon.url])
+    await until('the unclaimed deck listed', () => h.out.some((l) => l.includes('streamdeck1')))
+    stop.abort()
+    expect(await done).toBe(0)
+    expect(afterBanner(h.out)).toEqual([
+      'streamdeck CL-PLUS-1 (Stream Deck +): open: learning as replay',
+      '  claimed by surfaces: { replay: { driver: streamdeck, serial: CL-PLUS-1 } }',
+      'streamdeck CL-XL-2 (Stream Deck XL): not claimed by any surface of the daemon: streamdeck1; its presses are not seen (left to other software)',
+      '  not in the config; add under surfaces: { streamdeck1: { driver: streamdeck, model: xl, serial: CL-XL-2 } }',
+    ])
+    // Only the claimed deck was opened: the other stays with whatever software has it.
+    expect(h.transport.opened).toEqual([h.transport.lastOpened('/dev/hidraw4')])
   })
 })
 
