@@ -14,11 +14,9 @@
  */
 import type { Listenable } from '../events.js'
 import { suggestedEntry } from '../mappings/surfaces.js'
-import { BrowserDeckDriver } from '../surfaces/browser-deck/driver.js'
-import { BROWSER_DECK_DRIVER, type Registration } from '../surfaces/browser-deck/hub.js'
-import type { BrowserDeckInput } from '../surfaces/browser-deck/surface.js'
 import { assignClaims, type SurfaceClaim } from '../surfaces/claims.js'
-import { controlSends } from '../surfaces/control-id.js'
+import type { UnclaimedInput } from '../surfaces/driver-family.js'
+import { unclaimedDeviceSources } from '../surfaces/drivers.js'
 import type { SurfaceManagerEvents } from '../surfaces/manager.js'
 import type { DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
 import type { DaemonEvent, UnclaimedDeviceEvent } from './api.js'
@@ -39,16 +37,15 @@ export class UnclaimedDevices {
   private readonly stops: (() => void)[] = []
   /** The unclaimed devices of the other drivers, as the surface manager's last scan of each found them. */
   private readonly detected = new Map<string, readonly DetectedDevice[]>()
-  private readonly hub
+  /** The families' sources of devices held inside the daemon (a page's decks), by driver. */
+  private readonly sources
 
   constructor(private readonly o: UnclaimedDevicesOptions) {
-    this.hub = o.drivers.find((d): d is BrowserDeckDriver => d instanceof BrowserDeckDriver)?.hub
-    if (this.hub) {
-      const changes = this.hub.hotplug()
-      void changes.start(() => this.refresh())
+    this.sources = unclaimedDeviceSources(o.drivers)
+    for (const { driver, source } of this.sources) {
       this.stops.push(
-        () => changes.stop(),
-        this.hub.watchUnclaimedInput((reg, m) => this.input(reg, m)),
+        source.watch(() => this.refresh()),
+        source.watchInput((device, input) => this.input(driver, device, input)),
       )
     }
     const statuses = o.statuses
@@ -71,14 +68,17 @@ export class UnclaimedDevices {
   /** Works out again which devices are unclaimed; tells the stream what came and what went. */
   refresh(): void {
     const claims = this.o.claims()
-    const decks = this.hub?.list() ?? []
-    const claimed = assignClaims(claims, decks)
     const now = new Map<string, UnclaimedDeviceEvent>()
-    for (const d of decks) if (!claimed.has(d.id)) now.set(d.id, eventOf(d, true))
+    for (const { source } of this.sources) {
+      const held = source.list()
+      const claimed = assignClaims(claims, held)
+      for (const d of held) if (!claimed.has(d.id)) now.set(d.id, eventOf(d, true))
+    }
     // Another driver's devices as its last scan found them, while some entry still has that driver scanned.
     const scanned = new Set(claims.map((c) => c.driver))
+    const own = new Set(this.sources.map((x) => x.driver))
     for (const [driver, devices] of this.detected) {
-      if (driver === BROWSER_DECK_DRIVER || !scanned.has(driver)) continue
+      if (own.has(driver) || !scanned.has(driver)) continue
       for (const d of devices) if (!now.has(d.id)) now.set(d.id, eventOf(d, false))
     }
     for (const [id, was] of this.shown) {
@@ -98,21 +98,10 @@ export class UnclaimedDevices {
     for (const stop of this.stops.splice(0)) stop()
   }
 
-  /** A press on a deck no surface has open: only a control its model has, and only an event its kind sends. */
-  private input(reg: Registration, m: BrowserDeckInput): void {
-    const c = reg.model.controls.find((x) => x.id === m.control)
-    if (!c || !controlSends(c.kind, m.input) || !this.shown.has(reg.id)) return
-    this.o.publish({
-      type: 'unclaimed-input',
-      input: {
-        driver: BROWSER_DECK_DRIVER,
-        device: reg.id,
-        control: c.id,
-        kind: c.kind,
-        type: m.input,
-        ...(m.input === 'rotate' ? { delta: m.delta } : {}),
-      },
-    })
+  /** A control event of a held device no surface has open: to the stream while it is listed. */
+  private input(driver: string, device: string, input: UnclaimedInput): void {
+    if (!this.shown.has(device)) return
+    this.o.publish({ type: 'unclaimed-input', input: { driver, device, ...input } })
   }
 }
 

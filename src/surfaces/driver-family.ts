@@ -12,7 +12,14 @@
 import type { HotplugSource } from './hotplug.js'
 import type { LightChooser } from './lights.js'
 import type { KeyRenderer } from './render/key-renderer.js'
-import type { ControlDescriptor, DetectedDevice, SurfaceDescription, SurfaceDriver } from './types.js'
+import type {
+  ControlDescriptor,
+  ControlId,
+  ControlKind,
+  DetectedDevice,
+  SurfaceDescription,
+  SurfaceDriver,
+} from './types.js'
 import type { UdevEntry } from './udev.js'
 import type { PageDevicePort } from './web/page-devices.js'
 
@@ -77,6 +84,26 @@ export interface DriverFamily<Options = unknown, Entry = never> {
   cachedImageBytes?(): number
   /** Where the web page's own devices register (a deck the browser opened through WebHID), for its driver. */
   pageDevices?(driver: SurfaceDriver): PageDevicePort | undefined
+  /** Devices the family holds inside the daemon that no claim may take yet (a page's deck), for `learn`. */
+  unclaimedDevices?(driver: SurfaceDriver): UnclaimedDeviceSource | undefined
+}
+
+/** A control event of a device no surface has open, checked against its model (issue 26 item 2). */
+export interface UnclaimedInput {
+  control: ControlId
+  kind: ControlKind
+  type: 'down' | 'up' | 'rotate'
+  delta?: number
+}
+
+/** Devices a family holds inside the daemon (registered by a page), listed and followed for `learn`. */
+export interface UnclaimedDeviceSource {
+  /** Every device it holds now, as detection lists them. */
+  list(): DetectedDevice[]
+  /** Calls `onChange` when one comes or goes; returns how to stop. */
+  watch(onChange: () => void): () => void
+  /** The input of a device no surface has open; returns how to stop. */
+  watchInput(listener: (device: string, input: UnclaimedInput) => void): () => void
 }
 
 /** `controlsOf` for a family with a model table: a detected device's controls are its model's. */

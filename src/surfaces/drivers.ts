@@ -10,7 +10,7 @@
  * each driver's own, such as MIDI's port rescans).
  */
 import { browserDeckFamily } from './browser-deck/family.js'
-import type { DriverFamily, HardwareDriver, SharedDriverOptions } from './driver-family.js'
+import type { DriverFamily, HardwareDriver, SharedDriverOptions, UnclaimedDeviceSource } from './driver-family.js'
 import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
 import type { LightChooser } from './lights.js'
 import { midiFamily } from './midi/family.js'
@@ -121,6 +121,16 @@ export function pageDevicePort(drivers: readonly SurfaceDriver[]): PageDevicePor
     if (port) return port
   }
   return undefined
+}
+
+/** The sources of devices the families hold inside the daemon that no claim takes yet (`learn`; issue 26 item 2). */
+export function unclaimedDeviceSources(
+  drivers: readonly SurfaceDriver[],
+): { driver: string; source: UnclaimedDeviceSource }[] {
+  return drivers.flatMap((d) => {
+    const source = isDriverName(d.name) ? DRIVER_FAMILIES[d.name].unclaimedDevices?.(d) : undefined
+    return source ? [{ driver: d.name, source }] : []
+  })
 }
 
 /** How the lit controls of an open surface look, where its family says (see `DriverFamily.lights`). */

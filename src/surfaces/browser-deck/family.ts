@@ -8,6 +8,7 @@
 import type { DriverFamily } from '../driver-family.js'
 import { BrowserDeckDriver, type BrowserDeckDriverOptions } from './driver.js'
 import { browserDeckModels } from './models.js'
+import { unclaimedDecks } from './unclaimed.js'
 
 export const browserDeckFamily: DriverFamily<BrowserDeckDriverOptions> = {
   create: (options, shared) => {
@@ -22,4 +23,5 @@ export const browserDeckFamily: DriverFamily<BrowserDeckDriverOptions> = {
   models: browserDeckModels,
   hotplug: (driver) => (driver instanceof BrowserDeckDriver ? driver.hub.hotplug() : undefined),
   pageDevices: (driver) => (driver instanceof BrowserDeckDriver ? driver.hub : undefined),
+  unclaimedDevices: (driver) => (driver instanceof BrowserDeckDriver ? unclaimedDecks(driver.hub) : undefined),
 }
