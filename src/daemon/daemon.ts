@@ -548,6 +548,10 @@ export class Daemon implements DaemonApi {
   watchEvents(listener: (event: DaemonEvent) => void): () => void {
     return this.api.watchEvents(listener)
   }
+  /** `GET /api/record`: the recording's lines, while there is one. */
+  watchRecord(follower: RecordFollower): RecordFollowing | undefined {
+    return this.recorder?.follow(follower)
+  }
 
   /** The image size of a control (`surface/control`) of an open surface: a thumbnail is asked at it. */
   private keySize(on: string): { width: number; height: number } | undefined {
@@ -572,10 +576,6 @@ export class Daemon implements DaemonApi {
     // A thumbnail is asked of the application its key follows (issue 27 over 26.3; thumbnail-apps.ts).
     this.pictures.setApps(appsOf(config), ports)
     this.apps.setFilter(followedTitlesOf(config))
-  }
-  /** `GET /api/record`: the recording's lines, while there is one. */
-  watchRecord(follower: RecordFollower): RecordFollowing | undefined {
-    return this.recorder?.follow(follower)
   }
 
   /** One line for systemd's STATUS=. */
