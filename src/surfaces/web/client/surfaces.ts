@@ -94,6 +94,12 @@ export class SurfacesView {
         if (s) showPage(s, m.page, m.pages)
         break
       }
+      case 'deck-key':
+      case 'deck-brightness':
+      case 'deck-color':
+      case 'deck-state':
+        // A browser deck's own messages: the page's deck script (browser-deck.ts) takes them.
+        break
     }
   }
 
