@@ -13,8 +13,8 @@
  * here, turns on the same control summed into one, and go out together when it drains. Only a reader
  * really behind is dropped: more than `maxEventStreamBufferBytes` unread (the socket's buffer and what
  * waits here) when checked after the socket had its chance to drain (a turn of the loop with its I/O),
- * or more than `HARD_LIMIT_FACTOR` times that at any moment. It is sent a last `event: dropped` saying
- * why, then the response ends.
+ * or more than `HARD_LIMIT_FACTOR` (`stream-reader.ts`) times that at any moment. It is sent a last
+ * `event: dropped` saying why, then the response ends.
  *
  * The server has checked Host and token before a request gets here.
  */
@@ -22,17 +22,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../log.js'
 import type { DaemonApi, DaemonEvent, InputEvent } from './api.js'
 import { allow, COMMON_HEADERS, HttpError } from './http.js'
+import { StreamReader } from './stream-reader.js'
 
-/**
- * What waits may pass `maxEventStreamBufferBytes` until the socket had its chance to drain, but never
- * this many times it: the bound on memory while a burst is handled in one run of code.
- */
-export const HARD_LIMIT_FACTOR = 4
-/**
- * How long a dropped reader's socket is given to take its last event, ms, before it is cut. ASSUMED:
- * 2 s; a reader that reads gets it at once, and one that never reads holds only what was already unread.
- */
-export const LAST_EVENT_GRACE_MS = 2000
 /** The last event of a stream dropped for falling behind (README, the remote API). */
 export const DROPPED_EVENT = 'dropped'
 
@@ -106,7 +97,7 @@ export class EventStreams {
   /** Keeps a stream until it closes, with the heartbeat running while any is open. */
   private follow(res: ServerResponse, reader: Reader, stop: () => void): void {
     // The snapshot alone may have overrun a reader that never reads.
-    if (reader.dropped || res.destroyed) return stop()
+    if (reader.finished || res.destroyed) return stop()
     const forget = (): void => {
       if (!this.streams.delete(res)) return
       stop()
@@ -133,39 +124,20 @@ type Waiting = { text: string } | { turn: InputEvent }
 const TURN_SLACK_BYTES = 12
 
 /** One reader of the stream: events straight to its socket, or waiting (turns summed) while it drains. */
-class Reader {
-  private waiting: Waiting[] = []
-  private waitingBytes = 0
+class Reader extends StreamReader<Waiting> {
   /** The waiting turn of each control (`turnKey`), still summing; any other event closes them all. */
   private readonly turns = new Map<string, InputEvent>()
-  private drainAwaited = false
-  private check: NodeJS.Immediate | undefined
-  /** Dropped for falling behind: its last event is sent, nothing more. */
-  dropped = false
-
-  constructor(
-    private readonly res: ServerResponse,
-    private readonly limit: number,
-    private readonly onDropped: () => void,
-  ) {}
 
   send(e: DaemonEvent): void {
-    if (this.dropped || this.res.destroyed) return
-    if (this.waiting.length === 0 && !this.res.writableNeedDrain) {
-      this.res.write(format(e))
-      return
-    }
-    this.queue(e)
-    if (!this.drainAwaited) {
-      this.drainAwaited = true
-      this.res.once('drain', this.flush)
-    }
-    this.checkUnread()
+    this.deliver(
+      () => format(e),
+      () => this.queue(e),
+    )
   }
 
   /** A comment line (the heartbeat): only to a socket that takes it now; one that waits is not idle. */
   comment(text: string): void {
-    if (!this.dropped && !this.res.destroyed && this.waiting.length === 0 && !this.res.writableNeedDrain) {
+    if (!this.finished && !this.res.destroyed && this.waiting.length === 0 && !this.res.writableNeedDrain) {
       this.res.write(text)
     }
   }
@@ -191,57 +163,23 @@ class Reader {
     this.waitingBytes += text.length
   }
 
-  /** The socket drained: everything waiting goes out at once. */
-  private readonly flush = (): void => {
-    this.drainAwaited = false
-    if (this.dropped || this.res.destroyed) return
-    const text = this.waiting.map((w) => ('text' in w ? w.text : format({ type: 'input', input: w.turn }))).join('')
-    this.waiting = []
-    this.waitingBytes = 0
+  protected waitingText(): string {
+    return this.waiting.map((w) => ('text' in w ? w.text : format({ type: 'input', input: w.turn }))).join('')
+  }
+
+  protected override clearWaiting(): void {
+    super.clearWaiting()
     this.turns.clear()
-    if (text !== '') this.res.write(text)
   }
 
-  /**
-   * Over the limit: checked again once the socket has had its chance to drain (two turns of the loop,
-   * so that a poll for I/O comes between), and dropped if still over; far over it, dropped at once.
-   */
-  private checkUnread(): void {
-    const unread = this.unread()
-    if (unread > this.limit * HARD_LIMIT_FACTOR) return this.drop(unread)
-    if (unread <= this.limit || this.check) return
-    this.check = setImmediate(() => {
-      this.check = setImmediate(() => {
-        this.check = undefined
-        const now = this.unread()
-        if (now > this.limit && !this.dropped) this.drop(now)
-      })
-    })
-  }
-
-  private unread(): number {
-    return this.res.writableLength + this.waitingBytes
-  }
-
-  /** Drops the reader: what waits is let go; its last event says why; a socket that never takes it is cut. */
-  private drop(unread: number): void {
-    if (this.dropped) return
-    this.dropped = true
-    if (this.check) clearImmediate(this.check)
-    this.check = undefined
-    this.waiting = []
-    this.waitingBytes = 0
-    this.turns.clear()
-    this.onDropped()
+  protected droppedText(unread: number): string {
     const why = {
       reason: 'behind',
       message: `this reader fell behind: ${unread} bytes unread, over the limit of ${this.limit}; reconnect to follow again`,
       unreadBytes: unread,
       limitBytes: this.limit,
     }
-    const cut = setTimeout(() => this.res.destroy(), LAST_EVENT_GRACE_MS).unref()
-    this.res.once('close', () => clearTimeout(cut))
-    this.res.end(`event: ${DROPPED_EVENT}\ndata: ${JSON.stringify(why)}\n\n`)
+    return `event: ${DROPPED_EVENT}\ndata: ${JSON.stringify(why)}\n\n`
   }
 }
 

@@ -20,8 +20,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../log.js'
 import type { DaemonApi } from './api.js'
-import { HARD_LIMIT_FACTOR, LAST_EVENT_GRACE_MS, type EventStreamLimits } from './event-stream.js'
+import type { EventStreamLimits } from './event-stream.js'
 import { allow, COMMON_HEADERS, HttpError } from './http.js'
+import { StreamReader } from './stream-reader.js'
 
 /** The `kind` of the last line of a reader dropped for falling behind (README, the remote API). */
 export const RECORD_DROPPED_KIND = 'dropped'
@@ -98,34 +99,16 @@ export class RecordStreams {
 }
 
 /** One reader: lines straight to its socket, or waiting while it drains; dropped when really behind. */
-class LineReader {
-  private waiting: string[] = []
-  private waitingBytes = 0
-  private drainAwaited = false
-  private check: NodeJS.Immediate | undefined
-  /** Its last line is sent (dropped, or the recording ended): nothing more. */
-  finished = false
-
-  constructor(
-    private readonly res: ServerResponse,
-    private readonly limit: number,
-    private readonly onDropped: () => void,
-  ) {}
-
+class LineReader extends StreamReader<string> {
   send(line: string): void {
-    if (this.finished || this.res.destroyed) return
     const text = `${line}\n`
-    if (this.waiting.length === 0 && !this.res.writableNeedDrain) {
-      this.res.write(text)
-      return
-    }
-    this.waiting.push(text)
-    this.waitingBytes += text.length
-    if (!this.drainAwaited) {
-      this.drainAwaited = true
-      this.res.once('drain', this.flush)
-    }
-    this.checkUnread()
+    this.deliver(
+      () => text,
+      () => {
+        this.waiting.push(text)
+        this.waitingBytes += text.length
+      },
+    )
   }
 
   /** The recording stopped: what waits goes, then the last line. */
@@ -136,37 +119,11 @@ class LineReader {
     )
   }
 
-  private readonly flush = (): void => {
-    this.drainAwaited = false
-    if (this.finished || this.res.destroyed) return
-    const text = this.waiting.join('')
-    this.waiting = []
-    this.waitingBytes = 0
-    if (text !== '') this.res.write(text)
+  protected waitingText(): string {
+    return this.waiting.join('')
   }
 
-  /** Over the limit: checked again once the socket had its chance to drain; far over it, dropped at once. */
-  private checkUnread(): void {
-    const unread = this.unread()
-    if (unread > this.limit * HARD_LIMIT_FACTOR) return this.drop(unread)
-    if (unread <= this.limit || this.check) return
-    this.check = setImmediate(() => {
-      this.check = setImmediate(() => {
-        this.check = undefined
-        const now = this.unread()
-        if (now > this.limit && !this.finished) this.drop(now)
-      })
-    })
-  }
-
-  private unread(): number {
-    return this.res.writableLength + this.waitingBytes
-  }
-
-  private drop(unread: number): void {
-    if (this.finished) return
-    this.waiting = []
-    this.waitingBytes = 0
+  protected droppedText(unread: number): string {
     const why = {
       kind: RECORD_DROPPED_KIND,
       reason: 'behind',
@@ -174,17 +131,6 @@ class LineReader {
       unreadBytes: unread,
       limitBytes: this.limit,
     }
-    this.finish(`${JSON.stringify(why)}\n`)
-    this.onDropped()
-  }
-
-  /** The last text, then the end; a socket that never takes it is cut after LAST_EVENT_GRACE_MS. */
-  private finish(text: string): void {
-    this.finished = true
-    if (this.check) clearImmediate(this.check)
-    this.check = undefined
-    const cut = setTimeout(() => this.res.destroy(), LAST_EVENT_GRACE_MS).unref()
-    this.res.once('close', () => clearTimeout(cut))
-    this.res.end(text)
+    return `${JSON.stringify(why)}\n`
   }
 }
