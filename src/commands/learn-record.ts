@@ -20,6 +20,7 @@
  */
 import { appendFile, writeFile } from 'node:fs/promises'
 import { performance } from 'node:perf_hooks'
+import { LineBuffer } from '../line-buffer.js'
 import type { DetectedDevice, Surface, SurfaceEvent } from '../surfaces/types.js'
 
 /** The trace format's name and version (the start line's `format` and `version`). */
@@ -89,12 +90,9 @@ export class LearnRecording {
   private readonly t0 = performance.now()
   private readonly fs: LearnRecordFs
   private readonly maxBytes: number
-  private buffer: string[] = []
-  private bufferChars = 0
+  private readonly buffer: LineBuffer
   /** Bytes in the file and in the buffer: what the file's bound counts. */
   private bytes = 0
-  private writing: Promise<void> | undefined
-  private readonly timer: NodeJS.Timeout
   private stopped = false
   private saidDropped = false
   private readonly counts = new Map<string, number>()
@@ -105,8 +103,12 @@ export class LearnRecording {
   private constructor(private readonly o: LearnRecordingOptions) {
     this.fs = o.fs ?? nodeFs
     this.maxBytes = o.maxBytes ?? LEARN_RECORD_MAX_BYTES
-    this.timer = setInterval(() => void this.flush(), LEARN_RECORD_FLUSH_MS)
-    this.timer.unref()
+    this.buffer = new LineBuffer({
+      flushMs: LEARN_RECORD_FLUSH_MS,
+      maxChars: LEARN_RECORD_BUFFER_MAX_CHARS,
+      stopWaitMs: LEARN_RECORD_STOP_WAIT_MS,
+      write: (lines) => this.write(lines),
+    })
   }
 
   /** Creates FILE (an existing one is replaced: one learn session, one trace) with its start line. */
@@ -157,18 +159,7 @@ export class LearnRecording {
   async stop(): Promise<LearnRecordSummary> {
     if (!this.stopped) {
       this.stopped = true
-      clearInterval(this.timer)
-      let bound: NodeJS.Timeout | undefined
-      const timeout = new Promise<void>((resolve) => {
-        bound = setTimeout(resolve, LEARN_RECORD_STOP_WAIT_MS)
-        bound.unref()
-      })
-      const drain = async (): Promise<void> => {
-        await this.writing
-        await this.flush()
-      }
-      await Promise.race([drain(), timeout])
-      clearTimeout(bound)
+      await this.buffer.stop()
     }
     return { file: this.file, reports: new Map(this.counts), dropped: this.dropped }
   }
@@ -182,10 +173,9 @@ export class LearnRecording {
     lines.push(JSON.stringify({ kind: 'report', t, device: device.id, report: hexBytes(report), events }))
     const chars = lines.reduce((n, l) => n + l.length + 1, 0)
     if (this.bytes + chars > this.maxBytes) return this.drop(1, `the file reached its bound of ${this.maxBytes} bytes`)
-    if (this.bufferChars + chars > LEARN_RECORD_BUFFER_MAX_CHARS) return this.drop(1, 'the disk is too slow')
+    if (!this.buffer.fits(chars)) return this.drop(1, 'the disk is too slow')
     this.described.add(device.id)
-    this.buffer.push(...lines)
-    this.bufferChars += chars
+    this.buffer.push(lines, chars)
     // Characters, not bytes: the lines are ASCII but for names, which the bound need not count exactly.
     this.bytes += chars
     this.counts.set(device.id, (this.counts.get(device.id) ?? 0) + 1)
@@ -211,22 +201,13 @@ export class LearnRecording {
     this.o.warn(`learn --record: reports dropped (${why}); ${this.file} goes on with gaps`)
   }
 
-  /** Writes what waits; one write at a time (a flush while one runs joins it). */
-  private flush(): Promise<void> {
-    if (this.writing) return this.writing
-    if (this.buffer.length === 0) return Promise.resolve()
-    const lines = this.buffer
-    this.buffer = []
-    this.bufferChars = 0
-    this.writing = this.fs
-      .appendFile(this.file, `${lines.join('\n')}\n`)
-      .catch((err: unknown) => {
-        const code = (err as NodeJS.ErrnoException).code
-        const reports = lines.filter((l) => l.startsWith('{"kind":"report"')).length
-        this.drop(reports, code === 'ENOSPC' ? 'the disk is full' : `cannot write: ${code ?? String(err)}`)
-      })
-      .finally(() => (this.writing = undefined))
-    return this.writing
+  /** Appends lines that waited; a write that fails drops their reports (counted, told once). */
+  private write(lines: string[]): Promise<void> {
+    return this.fs.appendFile(this.file, `${lines.join('\n')}\n`).catch((err: unknown) => {
+      const code = (err as NodeJS.ErrnoException).code
+      const reports = lines.filter((l) => l.startsWith('{"kind":"report"')).length
+      this.drop(reports, code === 'ENOSPC' ? 'the disk is full' : `cannot write: ${code ?? String(err)}`)
+    })
   }
 }
 

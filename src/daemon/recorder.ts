@@ -31,6 +31,7 @@ import type { Logger } from '../log.js'
 import type { RecordFollower, RecordFollowing } from './api.js'
 import type { Config } from '../mappings/schema.js'
 import type { SentCommand } from '../mappings/sender.js'
+import { LineBuffer } from '../line-buffer.js'
 import { redact, redactText } from '../redact.js'
 import type { SurfaceEvent } from '../surfaces/types.js'
 import type { InputSource } from './input.js'
@@ -93,16 +94,12 @@ export interface RecorderOptions {
 export class Recorder {
   private readonly fs: RecordFs
   private maxBytes: number
-  private readonly bufferMax: number
   private readonly t0 = performance.now()
   private readonly started = new Date().toISOString()
-  private buffer: string[] = []
-  private bufferChars = 0
+  private readonly buffer: LineBuffer
   private fileBytes = 0
-  private writing: Promise<void> | undefined
   private dropped = 0
   private saidDropped = false
-  private readonly timer: NodeJS.Timeout
   private stopped = false
   private readonly stopHooks: (() => void)[] = []
   /** The readers of `GET /api/record`. */
@@ -113,11 +110,13 @@ export class Recorder {
   private constructor(private readonly options: RecorderOptions) {
     this.fs = options.fs ?? nodeRecordFs
     this.maxBytes = Math.max(1, options.maxMb ?? DEFAULT_RECORD_MAX_MB) * 1024 * 1024
-    this.bufferMax = options.bufferMaxChars ?? RECORD_BUFFER_MAX_CHARS
     this.pages = { ...options.pages }
-    this.timer = setInterval(() => void this.flush(), RECORD_FLUSH_MS)
-    // The flush never keeps the process alive on its own.
-    this.timer.unref()
+    this.buffer = new LineBuffer({
+      flushMs: RECORD_FLUSH_MS,
+      maxChars: options.bufferMaxChars ?? RECORD_BUFFER_MAX_CHARS,
+      stopWaitMs: RECORD_STOP_WAIT_MS,
+      write: (lines) => this.write(lines),
+    })
   }
 
   /** Opens FILE for appending (a file that cannot be written refuses the start) and writes the start line. */
@@ -205,34 +204,17 @@ export class Recorder {
    * while one runs joins it (the buffer keeps filling, up to its bound).
    */
   flush(): Promise<void> {
-    if (this.writing) return this.writing
-    if (this.buffer.length === 0) return Promise.resolve()
-    const lines = this.buffer
-    this.buffer = []
-    this.bufferChars = 0
-    this.writing = this.write(lines).finally(() => (this.writing = undefined))
-    return this.writing
+    return this.buffer.flush()
   }
 
   /** Stops: the timer ends, what waits is written (within RECORD_STOP_WAIT_MS), the drops are told. */
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    clearInterval(this.timer)
     for (const hook of this.stopHooks) hook()
     for (const f of this.followers) f.end('the recording stopped')
     this.followers.clear()
-    let bound: NodeJS.Timeout | undefined
-    const timeout = new Promise<void>((resolve) => {
-      bound = setTimeout(resolve, RECORD_STOP_WAIT_MS)
-      bound.unref()
-    })
-    const drain = async (): Promise<void> => {
-      await this.writing
-      await this.flush()
-    }
-    await Promise.race([drain(), timeout])
-    clearTimeout(bound)
+    await this.buffer.stop()
     if (this.dropped > 0)
       this.options.log.warn('recording stopped; lines were dropped', { file: this.file, dropped: this.dropped })
     else this.options.log.info('recording stopped', { file: this.file })
@@ -259,9 +241,8 @@ export class Recorder {
   private put(line: string): void {
     if (this.stopped) return
     for (const f of this.followers) f.line(line)
-    if (this.bufferChars + line.length + 1 > this.bufferMax) return this.drop(1, 'the disk is too slow')
-    this.buffer.push(line)
-    this.bufferChars += line.length + 1
+    if (!this.buffer.fits(line.length + 1)) return this.drop(1, 'the disk is too slow')
+    this.buffer.push([line], line.length + 1)
   }
 
   private drop(lines: number, why: string): void {
