@@ -35,14 +35,24 @@ export interface ClientBundle {
 }
 
 /** {@link bundleClientScript}, with the inputs from esbuild's metafile (for the build's freshness stamp). */
-export async function bundleClientScriptWithInputs(): Promise<ClientBundle> {
+export function bundleClientScriptWithInputs(): Promise<ClientBundle> {
+  return bundleScript(ENTRY, 'client script')
+}
+
+/**
+ * Bundles a browser script from `entry` with the one set of esbuild options (the page script, the deck
+ * script): a strict IIFE for current browsers, its exports in `globalName` when given; `what` names it
+ * in an error.
+ */
+export async function bundleScript(entry: string, what: string, globalName?: string): Promise<ClientBundle> {
   const esbuild = await import('esbuild')
   const result = await esbuild.build({
-    entryPoints: [ENTRY],
+    entryPoints: [entry],
     absWorkingDir: ROOT,
     bundle: true,
     write: false,
     format: 'iife',
+    ...(globalName !== undefined ? { globalName } : {}),
     platform: 'browser',
     target: ['es2022'],
     charset: 'utf8',
@@ -51,7 +61,7 @@ export async function bundleClientScriptWithInputs(): Promise<ClientBundle> {
     metafile: true,
   })
   const file = result.outputFiles[0]
-  if (!file) throw new Error('client script: esbuild produced no output')
+  if (!file) throw new Error(`${what}: esbuild produced no output`)
   const inputs = Object.keys(result.metafile.inputs).map((input) => join(ROOT, input))
   return { code: file.text, inputs }
 }

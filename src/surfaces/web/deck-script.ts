@@ -8,9 +8,8 @@
  * serves that file; run from source, the first request bundles it in memory with esbuild. One classic
  * script defining DECK_SCRIPT_GLOBAL, unminified.
  */
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { clientScriptLoader, type ClientBundle } from './client-script.js'
+import { bundleScript, clientScriptLoader, type ClientBundle } from './client-script.js'
 
 /** The bundle's file name, next to this module once built. */
 export const DECK_BUNDLE_FILE = 'browser-deck.bundle.js'
@@ -24,7 +23,6 @@ export const DECK_SCRIPT_ROUTE = '/browser-deck.js'
 
 const ENTRY = fileURLToPath(new URL('./client/deck/webhid-deck.ts', import.meta.url))
 const BUILT = fileURLToPath(new URL(`./${DECK_BUNDLE_FILE}`, import.meta.url))
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** Bundles the deck script with esbuild: one strict IIFE for current browsers, its exports in a global. */
 export async function bundleDeckScript(): Promise<string> {
@@ -32,25 +30,8 @@ export async function bundleDeckScript(): Promise<string> {
 }
 
 /** {@link bundleDeckScript}, with the files esbuild read (for the build's freshness stamp). */
-export async function bundleDeckScriptWithInputs(): Promise<ClientBundle> {
-  const esbuild = await import('esbuild')
-  const result = await esbuild.build({
-    entryPoints: [ENTRY],
-    absWorkingDir: ROOT,
-    bundle: true,
-    write: false,
-    format: 'iife',
-    globalName: DECK_SCRIPT_GLOBAL,
-    platform: 'browser',
-    target: ['es2022'],
-    charset: 'utf8',
-    legalComments: 'none',
-    logLevel: 'silent',
-    metafile: true,
-  })
-  const file = result.outputFiles[0]
-  if (!file) throw new Error('deck script: esbuild produced no output')
-  return { code: file.text, inputs: Object.keys(result.metafile.inputs).map((input) => join(ROOT, input)) }
+export function bundleDeckScriptWithInputs(): Promise<ClientBundle> {
+  return bundleScript(ENTRY, 'deck script', DECK_SCRIPT_GLOBAL)
 }
 
 /** The deck script the web server serves (read or bundled on the first request, then kept). */
