@@ -70,6 +70,11 @@ export const rehearseField = {
     ),
 }
 
+/** `brightness:` of an entry whose surface sets its own (0 to 100); `description` says when it is sent. */
+export function brightnessField(description: string): { brightness: z.ZodOptional<z.ZodInt> } {
+  return { brightness: z.int().min(0).max(100).optional().describe(description) }
+}
+
 /** The claim keys of a hardware entry that is claimed by its model, serial or ids. */
 export const claimFields = {
   serial: z.string().min(1).optional().describe('Claims the device with this serial number.'),

@@ -13,7 +13,14 @@ import {
   type NetDeckConfig,
 } from '../../surfaces/streamdeck-net/driver.js'
 import { netDeckModels } from '../../surfaces/streamdeck-net/models.js'
-import { modelControls, modelName, rehearseField, type MappingFamily, type SurfaceEntry } from './common.js'
+import {
+  brightnessField,
+  modelControls,
+  modelName,
+  rehearseField,
+  type MappingFamily,
+  type SurfaceEntry,
+} from './common.js'
 
 const schema = z
   .strictObject({
@@ -52,14 +59,9 @@ const schema = z
         'Model id as the Stream Deck library names it (`studio`, or the docked deck’s: `xl`, `plus`, ...): its controls are then known before it connects.',
       ),
     ...rehearseField,
-    brightness: z
-      .int()
-      .min(0)
-      .max(100)
-      .optional()
-      .describe(
-        'Brightness, 0 to 100, sent every time the deck connects (default 100); a reload that changes it sends it at once.',
-      ),
+    ...brightnessField(
+      'Brightness, 0 to 100, sent every time the deck connects (default 100); a reload that changes it sends it at once.',
+    ),
   })
   .refine((e) => (e.host !== undefined) !== (e.discover === true), {
     message: 'give the deck’s host, or discover: true (not both)',

@@ -1,7 +1,15 @@
 /** The Stream Deck family, mapping side (see `common.ts`); the surface side is `src/surfaces/streamdeck/`. */
 import { z } from 'zod'
 import { streamdeckModels } from '../../surfaces/streamdeck/models.js'
-import { claimFields, modelClaim, modelControls, modelName, rehearseField, type MappingFamily } from './common.js'
+import {
+  brightnessField,
+  claimFields,
+  modelClaim,
+  modelControls,
+  modelName,
+  rehearseField,
+  type MappingFamily,
+} from './common.js'
 
 const schema = z
   .strictObject({
@@ -13,14 +21,9 @@ const schema = z
       .describe('Model id as the Stream Deck library names it: `plus`, `xl`, `mini`, ...'),
     ...claimFields,
     ...rehearseField,
-    brightness: z
-      .int()
-      .min(0)
-      .max(100)
-      .optional()
-      .describe(
-        'Brightness, 0 to 100, sent when the deck opens and every time it is plugged in again; a reload that changes it sends it at once. Without it, the deck keeps its own.',
-      ),
+    ...brightnessField(
+      'Brightness, 0 to 100, sent when the deck opens and every time it is plugged in again; a reload that changes it sends it at once. Without it, the deck keeps its own.',
+    ),
   })
   .describe('An Elgato Stream Deck.')
 
