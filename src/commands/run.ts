@@ -12,7 +12,7 @@ import { SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger } from '../log.js'
 import { usageFailure } from './args.js'
 import type { Subcommand } from './subcommand.js'
-import { untilStopped } from './until-stopped.js'
+import { holdSignalsWhileStarting, untilStopped } from './until-stopped.js'
 import { traceTo, traceWanted, TRACE_ENV } from '../daemon/trace.js'
 import { DEFAULT_RECORD_MAX_MB, recordWanted, type RecordWanted } from '../daemon/recorder.js'
 
@@ -78,6 +78,8 @@ Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
       return usageFailure('run', err instanceof Error ? err.message : String(err))
     }
     log.info(`config: ${config} (${why})`, { config })
+    // From here on a signal is never met by Node's default (see holdSignalsWhileStarting).
+    const held = holdSignalsWhileStarting(log)
     let daemon: Daemon
     try {
       daemon = await Daemon.start({
@@ -87,6 +89,7 @@ Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
         ...(trace ? { onCommand: traceTo((text) => void process.stdout.write(text)) } : {}),
       })
     } catch (err) {
+      held.drop()
       if (err instanceof DaemonConfigError) {
         for (const line of err.errors) process.stderr.write(`${line}\n`)
         process.stderr.write(
@@ -97,8 +100,12 @@ Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
       }
       return 1
     }
+    // SIGHUP reloads until the stop begins; from then on it is logged and ignored (until-stopped.ts). Its
+    // listeners are added as it is called, before the held signals are raised again and before the line
+    // that tells a watching process it may signal.
+    const stopped = untilStopped(() => daemon.stop(), { log, onHangup: () => void daemon.reload() })
+    held.release()
     process.stdout.write(`panelbridge running: ${daemon.url}\n`)
-    // SIGHUP reloads until the stop begins; from then on it is logged and ignored (until-stopped.ts).
-    return untilStopped(() => daemon.stop(), { log, onHangup: () => void daemon.reload() })
+    return stopped
   },
 }

@@ -34,6 +34,41 @@ function ignoreLateSignals(signals: readonly NodeJS.Signals[] = LATE_SIGNALS): v
   for (const s of signals) if (!process.listeners(s).includes(ignoreLateSignal)) process.on(s, ignoreLateSignal)
 }
 
+/** What `holdSignalsWhileStarting` gives: hand the held signals on, or let them go. */
+export interface HeldSignals {
+  /** Removes the holding listeners and sends each signal that came meanwhile to the process again, once. */
+  release(): void
+  /** Removes the holding listeners; what came is dropped (the start failed: the process is leaving). */
+  drop(): void
+}
+
+/**
+ * Takes SIGHUP, SIGINT and SIGTERM while a command starts, before `untilStopped` listens. The daemon says
+ * READY=1 to systemd from inside its start, so a `systemctl reload` or stop may come at once; without a
+ * listener, Node's default would end the process by that signal. Call `release` right after
+ * `untilStopped` (whose listeners are added before it first waits): the signals that came are raised
+ * again, in the order SIGHUP, SIGINT, SIGTERM, and meet the one place that decides what a signal does.
+ */
+export function holdSignalsWhileStarting(log?: Logger): HeldSignals {
+  const came = new Set<NodeJS.Signals>()
+  const take = (signal: NodeJS.Signals): void => void came.add(signal)
+  for (const s of LATE_SIGNALS) process.on(s, take)
+  const drop = (): void => {
+    for (const s of LATE_SIGNALS) process.off(s, take)
+  }
+  return {
+    release() {
+      drop()
+      for (const s of LATE_SIGNALS) {
+        if (!came.has(s)) continue
+        log?.info('signal taken while starting: acted on now', { signal: s })
+        process.kill(process.pid, s)
+      }
+    },
+    drop,
+  }
+}
+
 /** What `whileListening` does with the process's signals besides the stop. */
 export interface ListenHooks {
   /** Says what a late signal was ignored (default: nothing said). */
