@@ -118,7 +118,9 @@ describe('panelbridge run with the simulator as its own process', () => {
     const code = daemon.exited
     daemon.child.kill('SIGTERM')
     expect(await code).toBe(0)
-  })
+    // Its own process, a simulator, an outage and reloads from sources (each reload a fresh worker with tsx
+    // loaded): about 16 s on a quiet 2-core machine, so the default 20 s left no room.
+  }, 60_000)
 
   it('SIGTERM during a jog storm exits within the bound with no unhandled rejection; a second SIGTERM changes nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-e2e-'))
