@@ -172,7 +172,7 @@ function netConfig(brightness: number | undefined): string {
 app: { url: http://127.0.0.1:0, simulate: true }
 listen: { host: 127.0.0.1, port: 0 }
 surfaces:
-  studio: { driver: streamdeck-net, host: 10.0.0.5, serial: STUDIO01, model: studio${brightness === undefined ? '' : `, brightness: ${brightness}`} }
+  studio: { driver: streamdeck-net, host: 127.0.0.5, serial: STUDIO01, model: studio${brightness === undefined ? '' : `, brightness: ${brightness}`} }
 bindings:
   - on: studio/key:3
     label: Studio
@@ -184,7 +184,7 @@ async function startNet(text: string) {
   captureLogs()
   const file = await configFile(text)
   const network = new FakeNetwork()
-  const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+  const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
   const driver = new StreamDeckNetDriver({
     transport: network,
     frameMs: 0,

@@ -22,9 +22,9 @@ describe('panelbridge devices and learn with network decks', () => {
   it('lists the decks the configured addresses reach, claimed or with the entry to paste', async () => {
     captureLogs()
     const network = new FakeNetwork()
-    network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-    const dock = network.add('10.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
-    const xl = network.add('10.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
+    network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const dock = network.add('127.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
+    const xl = network.add('127.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
     dock.docked = { deck: xl, port: 5344 }
 
     const dir = await mkdtemp(join(tmpdir(), 'pb-net-devices-'))
@@ -34,9 +34,9 @@ describe('panelbridge devices and learn with network decks', () => {
       file,
       `version: 1
 surfaces:
-  studio: { driver: streamdeck-net, host: 10.0.0.5, serial: STUDIO01 }
-  dockdeck: { driver: streamdeck-net, host: 10.0.0.6, serial: XL0002 }
-  away: { driver: streamdeck-net, host: 10.0.0.7, port: 6000 }
+  studio: { driver: streamdeck-net, host: 127.0.0.5, serial: STUDIO01 }
+  dockdeck: { driver: streamdeck-net, host: 127.0.0.6, serial: XL0002 }
+  away: { driver: streamdeck-net, host: 127.0.0.7, port: 6000 }
 bindings: []
 `,
     )
@@ -63,24 +63,27 @@ bindings: []
         '  controls: 2 encoders, 32 keys',
         '  claimed by: studio',
         'streamdeck-net  Stream Deck XL  serial XL0001',
-        '  claimed by: nothing; to use it, add under surfaces: { streamdeck-net1: { driver: streamdeck-net, host: 10.0.0.6, serial: XL0001, model: xl } }',
-        `surface dockdeck (streamdeck-net): no device present matches { port: tcp://10.0.0.6:5343/, serial: XL0002 }`,
-        `surface away (streamdeck-net): no device present matches { port: tcp://10.0.0.7:6000/ }`,
+        '  claimed by: nothing; to use it, add under surfaces: { streamdeck-net1: { driver: streamdeck-net, host: 127.0.0.6, serial: XL0001, model: xl } }',
+        `surface dockdeck (streamdeck-net): no device present matches { port: tcp://127.0.0.6:5343/, serial: XL0002 }`,
+        `surface away (streamdeck-net): no device present matches { port: tcp://127.0.0.7:6000/ }`,
       ]),
     )
     expect(network.attempts).toEqual(
-      expect.arrayContaining(['10.0.0.5:5343', '10.0.0.6:5343', '10.0.0.6:5344', '10.0.0.7:6000']),
+      expect.arrayContaining(['127.0.0.5:5343', '127.0.0.6:5343', '127.0.0.6:5344', '127.0.0.7:6000']),
     )
   })
 
   it('learn opens the decks the configured addresses reach and prints a press under the configured name', async () => {
     captureLogs()
     const network = new FakeNetwork()
-    const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
     const dir = await mkdtemp(join(tmpdir(), 'pb-net-learn-'))
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const file = join(dir, 'config.yaml')
-    await writeFile(file, 'version: 1\nsurfaces:\n  studio: { driver: streamdeck-net, host: 10.0.0.5 }\nbindings: []\n')
+    await writeFile(
+      file,
+      'version: 1\nsurfaces:\n  studio: { driver: streamdeck-net, host: 127.0.0.5 }\nbindings: []\n',
+    )
     const out: string[] = []
     const made = streamdeckNetFamily.create(
       { transport: network, encodeJPEG: () => Promise.resolve(new Uint8Array(8)) },

@@ -21,13 +21,13 @@ import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
 const WAIT = { timeout: 10_000, interval: 20 }
 const TITLE = 'Lower Third'
 
-function configText(sim: SimulatorHandle, studioHost = '10.0.0.5', docked = true): string {
+function configText(sim: SimulatorHandle, studioHost = '127.0.0.5', docked = true): string {
   return `version: 1
 app: { url: ${sim.httpUrl}, notifications: ${sim.wsUrl} }
 listen: { host: 127.0.0.1, port: 0 }
 surfaces:
   studio: { driver: streamdeck-net, host: ${studioHost}, serial: STUDIO01, model: studio, brightness: 40 }
-${docked ? '  docked: { driver: streamdeck-net, host: 10.0.0.6, serial: XL0001, brightness: 70 }\n' : ''}bindings:
+${docked ? '  docked: { driver: streamdeck-net, host: 127.0.0.6, serial: XL0001, brightness: 70 }\n' : ''}bindings:
   - on: studio/key:3
     label: "{{name}}"
     press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
@@ -51,9 +51,9 @@ async function start() {
   await writeFile(file, configText(sim))
 
   const network = new FakeNetwork()
-  const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-  const dock = network.add('10.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
-  const xl = network.add('10.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
+  const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+  const dock = network.add('127.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
+  const xl = network.add('127.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
   dock.docked = { deck: xl, port: 5344 }
   const driver = new StreamDeckNetDriver({
     transport: network,
@@ -147,8 +147,8 @@ describe('network Stream Decks in the daemon', () => {
 
   it('a reload follows the entries: a new address is connected to, an entry removed closes its connection', async () => {
     const { sim, daemon, network, studio, dock, stateOf, file } = await start()
-    const moved = network.add('10.0.0.15', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-    await writeFile(file, configText(sim, '10.0.0.15', false))
+    const moved = network.add('127.0.0.15', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    await writeFile(file, configText(sim, '127.0.0.15', false))
     expect(await daemon.reload()).toBe(true)
     await expect.poll(() => [studio.current, dock.current], WAIT).toEqual([undefined, undefined])
     await expect.poll(() => stateOf('studio'), WAIT).toBe('open')

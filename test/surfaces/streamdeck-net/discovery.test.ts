@@ -55,8 +55,8 @@ function setup() {
 describe('network deck discovery', () => {
   it('never starts while no entry asks for it', async () => {
     const { network, discovery, driver } = setup()
-    network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-    driver.configure([{ host: '10.0.0.5' }])
+    network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    driver.configure([{ host: '127.0.0.5' }])
     await driver.detect()
     driver.configure([])
     expect(discovery.starts).toBe(0)
@@ -64,19 +64,19 @@ describe('network deck discovery', () => {
 
   it('connects only to the deck announcing the serial an entry names, and follows a new address', async () => {
     const { network, discovery, driver, ids } = setup()
-    network.add('10.0.0.9', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-    network.add('10.0.0.8', 5343, new FakeNetDeck({ model: 'studio', serial: 'SOMEONE' }))
-    const moved = network.add('10.0.0.19', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    network.add('127.0.0.9', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    network.add('127.0.0.8', 5343, new FakeNetDeck({ model: 'studio', serial: 'SOMEONE' }))
+    const moved = network.add('127.0.0.19', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
     driver.configure([{ discover: true, serial: 'STUDIO01' }])
     expect(discovery.starts).toBe(1)
-    discovery.announce({ address: '10.0.0.8', port: 5343, serialNumber: 'SOMEONE', modelName: 'Stream Deck Studio' })
-    discovery.announce({ address: '10.0.0.9', port: 5343, serialNumber: 'STUDIO01', modelName: 'Stream Deck Studio' })
+    discovery.announce({ address: '127.0.0.8', port: 5343, serialNumber: 'SOMEONE', modelName: 'Stream Deck Studio' })
+    discovery.announce({ address: '127.0.0.9', port: 5343, serialNumber: 'STUDIO01', modelName: 'Stream Deck Studio' })
     await expect.poll(ids, WAIT).toEqual([['STUDIO01', discoveredAddress('STUDIO01'), 'studio']])
-    expect(network.attempts).toEqual(['10.0.0.9:5343'])
+    expect(network.attempts).toEqual(['127.0.0.9:5343'])
 
-    discovery.announce({ address: '10.0.0.19', port: 5343, serialNumber: 'STUDIO01', modelName: 'Stream Deck Studio' })
+    discovery.announce({ address: '127.0.0.19', port: 5343, serialNumber: 'STUDIO01', modelName: 'Stream Deck Studio' })
     await expect.poll(() => moved.connections, WAIT).toBe(1)
-    expect(network.attempts).toEqual(['10.0.0.9:5343', '10.0.0.19:5343'])
+    expect(network.attempts).toEqual(['127.0.0.9:5343', '127.0.0.19:5343'])
 
     driver.configure([])
     expect(discovery.stops).toBe(1)
@@ -85,8 +85,8 @@ describe('network deck discovery', () => {
 
   it("finds a dock's deck through the dock's announcement, claimed by the entry that names the dock", async () => {
     const { network, discovery, driver, ids } = setup()
-    const dock = network.add('10.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
-    const xl = network.add('10.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
+    const dock = network.add('127.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
+    const xl = network.add('127.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
     dock.docked = { deck: xl, port: 5344 }
     const entry = streamdeckNet.schema.parse({
       driver: 'streamdeck-net',
@@ -95,7 +95,7 @@ describe('network deck discovery', () => {
       model: 'xl',
     })
     driver.configure([streamdeckNet.driverOptions!(entry)])
-    discovery.announce({ address: '10.0.0.6', port: 5343, serialNumber: 'DOCK01', modelName: 'Network Dock' })
+    discovery.announce({ address: '127.0.0.6', port: 5343, serialNumber: 'DOCK01', modelName: 'Network Dock' })
     await expect.poll(ids, WAIT).toEqual([['XL0001', discoveredAddress('DOCK01'), 'xl']])
     const [found] = await driver.detect()
     expect(claimMatches(streamdeckNet.claimOf('docked', entry)!.match, found!)).toBe(true)
@@ -112,9 +112,9 @@ describe('network deck discovery', () => {
       const r = streamdeckNet.schema.safeParse({ driver: 'streamdeck-net', ...entry })
       return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
     }
-    expect(parse({ host: '10.0.0.5' })).toEqual([])
+    expect(parse({ host: '127.0.0.5' })).toEqual([])
     expect(parse({ discover: true, serial: 'S' })).toEqual([])
-    expect(parse({ host: '10.0.0.5', discover: true, serial: 'S' })).toEqual([
+    expect(parse({ host: '127.0.0.5', discover: true, serial: 'S' })).toEqual([
       'host: give the deck’s host, or discover: true (not both)',
     ])
     expect(parse({})).toEqual(['host: give the deck’s host, or discover: true (not both)'])

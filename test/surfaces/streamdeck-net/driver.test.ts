@@ -39,9 +39,9 @@ describe('the streamdeck-net driver', () => {
   it('finds a Studio by its serial, with its 32 keys and 2 encoders; a press is input, feedback is image writes', async () => {
     captureLogs()
     const network = new FakeNetwork()
-    const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
     const driver = driverOn(network)
-    driver.configure([{ host: '10.0.0.5', brightness: 40 }])
+    driver.configure([{ host: '127.0.0.5', brightness: 40 }])
     const found = await driver.detect()
     expect(found).toEqual([
       {
@@ -50,7 +50,7 @@ describe('the streamdeck-net driver', () => {
         serial: 'STUDIO01',
         model: 'Stream Deck Studio',
         modelId: 'studio',
-        port: deckAddress('10.0.0.5'),
+        port: deckAddress('127.0.0.5'),
       },
     ])
     const surface = await driver.open(found[0]!)
@@ -78,14 +78,14 @@ describe('the streamdeck-net driver', () => {
   it("lists a Network Dock's deck as the deck it is, and follows its unplug and replug", async () => {
     captureLogs()
     const network = new FakeNetwork()
-    const dock = network.add('10.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
-    const xl = network.add('10.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
+    const dock = network.add('127.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
+    const xl = network.add('127.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
     dock.docked = { deck: xl, port: 5344 }
     const driver = driverOn(network)
-    driver.configure([{ host: '10.0.0.6' }])
+    driver.configure([{ host: '127.0.0.6' }])
     await expect
       .poll(async () => (await driver.detect()).map((d) => [d.id, d.modelId, d.port]), WAIT)
-      .toEqual([['XL0001', 'xl', deckAddress('10.0.0.6')]])
+      .toEqual([['XL0001', 'xl', deckAddress('127.0.0.6')]])
 
     const surface = await driver.open((await driver.detect())[0]!)
     const closed = new Promise<void>((resolve) => surface.events.on('closed', resolve))
@@ -101,9 +101,9 @@ describe('the streamdeck-net driver', () => {
   it('a bad packet from the deck is logged once and ends only that connection, which comes back', async () => {
     const logs = captureLogs()
     const network = new FakeNetwork()
-    const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
     const driver = driverOn(network)
-    driver.configure([{ host: '10.0.0.5' }])
+    driver.configure([{ host: '127.0.0.5' }])
     const surface = await driver.open((await driver.detect())[0]!)
     const closed = new Promise<void>((resolve) => surface.events.on('closed', resolve))
     const header = Buffer.alloc(16)
@@ -122,10 +122,10 @@ describe('the streamdeck-net driver', () => {
     onTestFinished(() => void vi.useRealTimers())
     captureLogs()
     const network = new FakeNetwork()
-    const studio = network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
     studio.online = false
     const driver = driverOn(network)
-    driver.configure([{ host: '10.0.0.5' }])
+    driver.configure([{ host: '127.0.0.5' }])
     await vi.advanceTimersByTimeAsync(0)
     expect(network.attempts).toHaveLength(1)
     // The back-off: 20, 40, 80, then at most 100 ms between attempts.
@@ -159,7 +159,7 @@ describe('the streamdeck-net driver', () => {
     const network = new FakeNetwork()
     const settled = async (driver: StreamDeckNetDriver): Promise<() => boolean> => {
       onTestFinished(() => driver.closeAll())
-      driver.configure([{ host: '10.0.0.99' }])
+      driver.configure([{ host: '127.0.0.99' }])
       let done = false
       void driver.detect().then(() => (done = true))
       await vi.advanceTimersByTimeAsync(0)

@@ -26,10 +26,10 @@ describe('the tcp library loads lazily', () => {
     expect(tcpModulesLoaded()).toEqual([])
 
     const network = new FakeNetwork()
-    network.add('10.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
     const driver = new StreamDeckNetDriver({ transport: network })
     onTestFinished(() => driver.closeAll())
-    driver.configure([{ host: '10.0.0.5' }])
+    driver.configure([{ host: '127.0.0.5' }])
     expect(await driver.detect()).toHaveLength(1)
     expect(tcpModulesLoaded().length).toBeGreaterThan(0)
   })

@@ -40,7 +40,7 @@ class TestSocket extends EventEmitter implements NetDeckSocket {
 function setup() {
   const socket = new TestSocket()
   const { logger, records } = loggerInto('net')
-  const link = new DeckLink(socket, '10.0.0.5', 5343, logger)
+  const link = new DeckLink(socket, '127.0.0.5', 5343, logger)
   const cora: CoraMessage[] = []
   const legacy: Buffer[] = []
   let ready = 0
