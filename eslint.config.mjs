@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    // test/interop/newblue-captivate: NewBlue's module, vendored unmodified (its own style, plain JS).
+    // vendor/newblue-captivate: NewBlue's module, vendored unmodified (its own style, plain JS).
     ignores: [
       'dist/**',
       'node_modules/**',
@@ -13,7 +13,7 @@ export default tseslint.config(
       'test-output/**',
       'build/**',
       '**/*.mjs',
-      'test/interop/newblue-captivate/**',
+      'vendor/newblue-captivate/**',
     ],
   },
   js.configs.recommended,

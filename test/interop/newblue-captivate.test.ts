@@ -1,6 +1,6 @@
 /**
  * NewBlue's own Companion module for Captivate (S1, `jacouby/companion-module-newblue-captivate` at
- * d064e20, vendored unmodified in `newblue-captivate/`) against the simulator, with a minimal stand-in
+ * d064e20, vendored unmodified in `vendor/newblue-captivate/`) against the simulator, with a minimal stand-in
  * for Companion's host (`companion-host.ts`), in every profile whose facts claim the automation
  * registry: it connects, lists the titles, decodes their 72×72 thumbnails, builds its actions,
  * feedbacks and presets from the registry, follows a play change made over HTTP through
