@@ -42,8 +42,17 @@ describe('the reference file', () => {
 })
 
 /**
+ * A file of test/fixtures/mappings/problems/, as written: whole files, so that each problem's `line:col` is where
+ * an editor shows it (the longer ones begin with HEAD's lines, their bindings under the desk and console surfaces).
+ * Prettier leaves that folder alone: reformatting would move the positions the rows pin.
+ */
+function problemFile(name: string): string {
+  return readFileSync(new URL(`../fixtures/mappings/problems/${name}`, import.meta.url), 'utf8')
+}
+
+/**
  * Files with problems, one row a file: every problem it must give, in order, each at its node (`file:line:col`).
- * A row's `text` is a whole file, or `HEAD +` its bindings under the desk and console surfaces.
+ * A row's `text` is a one-line file, or one of the problem files.
  */
 const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
   {
@@ -68,15 +77,7 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
   },
   {
     name: 'schema errors: unknown keys with a suggestion, wrong types, missing keys, bad values',
-    text: `version: 1
-app:
-  url: ftp://x
-  simulte: true
-listen: { port: 99999 }
-surfaces:
-  pad: { driver: pedalboard }
-  grid: { driver: web, rows: 2 }
-`,
+    text: problemFile('schema-errors.yaml'),
     problems: [
       'c.yaml:3:8: app.url: must be an http:// URL',
       'c.yaml:4:3: app: unknown key simulte (did you mean simulate?)',
@@ -87,14 +88,7 @@ surfaces:
   },
   {
     name: 'schema errors in bindings: an unknown key with a suggestion, a wrong type, a bad colour',
-    text:
-      HEAD +
-      `  - on: console/key:0
-    press: { command: schedule, parms: { action: automatic } }
-  - on: console/key:1
-    label: 3
-    feedback: { title: "X", colors: { Running: red } }
-`,
+    text: problemFile('binding-schema-errors.yaml'),
     problems: [
       'c.yaml:9:33: bindings[0].press: unknown key parms (did you mean params?)',
       'c.yaml:11:12: bindings[1].label: expected string, got number 3',
@@ -103,16 +97,7 @@ surfaces:
   },
   {
     name: 'an unknown surface, a control the surface lacks, a non-canonical id',
-    text:
-      HEAD +
-      `  - on: consol/key:0
-    press: { page: titles }
-  - on: desk/key:15
-    label: x
-  - on: console/key:03
-  - on: console/fader:1
-    value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
-`,
+    text: problemFile('unknown-surface-and-control.yaml'),
     problems: [
       'c.yaml:8:9: on: consol is not a configured surface (did you mean console?)',
       'c.yaml:10:9: on: desk has no control key:15',
@@ -122,15 +107,7 @@ surfaces:
   },
   {
     name: 'a behaviour the control cannot do',
-    text:
-      HEAD +
-      `  - on: console/jog
-    press: { command: replay_play_pause }
-  - on: console/key:0
-    jog: { scrub: {} }
-  - on: console/shuttle
-    rotate: { command: replay_play_pause }
-`,
+    text: problemFile('behaviour-the-control-cannot-do.yaml'),
     problems: [
       'c.yaml:9:12: press: console/jog is a jog wheel, which sends no down events',
       'c.yaml:11:10: jog: console/key:0 is a key, which sends no rotate events',
@@ -139,18 +116,7 @@ surfaces:
   },
   {
     name: 'duplicates: two bindings for the same control and page',
-    text:
-      HEAD +
-      `  - on: console/key:0
-    label: a
-  - on: desk/key:0
-    page: titles
-  - on: desk/key:0
-  - on: console/key:0
-    label: b
-  - on: desk/key:0
-    page: titles
-`,
+    text: problemFile('duplicate-bindings.yaml'),
     problems: [
       'c.yaml:13:9: on: console/key:0 is already bound at line 8',
       'c.yaml:15:9: on: desk/key:0 on page titles is already bound at line 10',
@@ -158,15 +124,7 @@ surfaces:
   },
   {
     name: 'an undeclared page, in page: and in a page action',
-    text:
-      HEAD +
-      `  - on: desk/key:1
-    page: tiltes
-  - on: desk/key:2
-    press: { page: replay }
-  - on: console/key:0
-    page: titles
-`,
+    text: problemFile('undeclared-page.yaml'),
     problems: [
       'c.yaml:9:11: page: tiltes is not a page of desk: one of titles, cameras',
       'c.yaml:11:20: page: replay is not a page of desk',
@@ -175,17 +133,7 @@ surfaces:
   },
   {
     name: 'missing or ill-typed parameters of a known command, every one',
-    text:
-      HEAD +
-      `  - on: console/key:0
-    press:
-      - { command: schedule, params: { action: fly, title: 3 } }
-      - { command: switchVideoIn, params: { video: "Camera 1" } }
-  - on: console/fader:0
-    value: { command: replay_set_replay_speed, param: sped, range: [0, 1] }
-  - on: console/key:1
-    press: { command: switchVideoIn, params: { channel: "{{value}}", video: "Cam {{step}}", colour: 1 } }
-`,
+    text: problemFile('command-parameters.yaml'),
     problems: [
       expect.stringMatching(
         /^c\.yaml:10:48: bindings\[0\]\.press\[0\]: schedule: parameter action must be one of animateIn, .*, got "fly"$/,
@@ -198,18 +146,7 @@ surfaces:
   },
   {
     name: 'hold on a press that needs confirmation, and an unknown template',
-    text:
-      HEAD +
-      `  - on: console/key:0
-    press: { command: stopStreaming }
-    hold: { command: startStreaming }
-  - on: console/key:1
-    confirm_ms: 0
-    press: { command: stopStreaming }
-    hold: { command: startStreaming }
-  - on: console/key:2
-    label: "{{nmae}} {{var.}}"
-`,
+    text: problemFile('hold-and-template.yaml'),
     problems: [
       'c.yaml:10:11: hold: the press needs a hold to confirm already; set confirm_ms: 0 on this binding to use hold',
       'c.yaml:16:12: label: unknown template {{nmae}}: use one of {{name}}, {{play}}, {{step}}, {{value}}, {{delta}}, {{speed}}, {{position}} or {{var.NAME}}',
@@ -218,14 +155,7 @@ surfaces:
   },
   {
     name: 'one device claimed by two surfaces, an unknown model, pages of an unknown surface',
-    text: `version: 1
-surfaces:
-  a: { driver: streamdeck, serial: X1 }
-  b: { driver: streamdeck, serial: X1 }
-  c: { driver: streamdeck, model: plux }
-pages:
-  d: [one]
-`,
+    text: problemFile('claims-models-pages.yaml'),
     problems: [
       'c.yaml:4:6: surfaces.b: claims streamdeck serial X1, already claimed by a',
       'c.yaml:5:35: surfaces.c: unknown Stream Deck model "plux": one of original, originalv2, original-mk2, original-mk2-scissor, mini, xl, pedal, plus, neo, studio, 6-module, 15-module, 32-module, galleon-k100, plus-xl',
@@ -234,25 +164,7 @@ pages:
   },
   {
     name: 'a Contour Shuttle: its buttons, jog and ring pass; a button the model lacks and an unknown model are refused',
-    text: `version: 1
-surfaces:
-  xp: { driver: shuttle, model: shuttlexpress }
-  pro: { driver: shuttle, model: shuttlepro_v2, any: true }
-  odd: { driver: shuttle, model: shuttlepro_v3 }
-bindings:
-  - on: xp/button:4
-    press: { command: replay_play_pause }
-  - on: xp/jog
-    jog: { scrub: { step_frames: 1 } }
-  - on: xp/shuttle
-    shuttle: { speeds: [0, 0.1, 0.25, 0.5, 1, 2, 4, 8] }
-  - on: pro/button:14
-    press: { command: replay_play_pause }
-  - on: xp/button:5
-    press: { command: replay_play_pause }
-  - on: pro/button:15
-    press: { command: replay_play_pause }
-`,
+    text: problemFile('shuttle.yaml'),
     problems: [
       'c.yaml:5:34: surfaces.odd: unknown Contour Shuttle model "shuttlepro_v3": one of shuttlepro_v1, shuttlexpress, shuttlepro_v2',
       'c.yaml:15:9: on: xp has no control button:5',
@@ -261,25 +173,7 @@ bindings:
   },
   {
     name: 'X-keys: keys row-major within the model, its jog and ring; key:24 and a jog on an XK-24 are refused',
-    text: `version: 1
-surfaces:
-  pad: { driver: xkeys, model: XK24 }
-  js: { driver: xkeys, model: XK68JOGSHUTTLE }
-  odd: { driver: xkeys, model: XK25 }
-bindings:
-  - on: pad/key:23
-    press: { command: replay_play_pause }
-  - on: pad/button:0
-    press: { command: replay_play_pause }
-  - on: js/jog
-    jog: { scrub: { step_frames: 1 } }
-  - on: js/shuttle
-    shuttle: { speeds: [0, 0.1, 0.25, 0.5, 1, 2, 4, 8] }
-  - on: pad/key:24
-    press: { command: replay_play_pause }
-  - on: pad/jog
-    jog: { scrub: { step_frames: 1 } }
-`,
+    text: problemFile('xkeys.yaml'),
     problems: [
       expect.stringMatching(/^c\.yaml:5:32: surfaces\.odd: unknown X-keys model "XK25": one of XK24, XK24RGB, /),
       'c.yaml:15:9: on: pad has no control key:24',
@@ -288,22 +182,7 @@ bindings:
   },
   {
     name: 'X-keys joystick: its axes on a joystick model; joystick:x on an XK-24 and a press on an axis are refused',
-    text: `version: 1
-surfaces:
-  pad: { driver: xkeys, model: XK24 }
-  stick: { driver: xkeys, model: XK12JOYSTICK }
-bindings:
-  - on: stick/joystick:x
-    value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
-  - on: stick/joystick:z
-    jog: { scrub: { step_frames: 1 } }
-  - on: stick/key:11
-    press: { command: replay_play_pause }
-  - on: pad/joystick:x
-    value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
-  - on: stick/joystick:y
-    press: { command: replay_play_pause }
-`,
+    text: problemFile('xkeys-joystick.yaml'),
     problems: [
       'c.yaml:12:9: on: pad has no control joystick:x',
       'c.yaml:15:12: press: stick/joystick:y is a joystick axis, which sends no down events',
