@@ -5,37 +5,34 @@
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, vi } from 'vitest'
-import { helpText } from '../../src/cli.js'
 import { DEVICES_DETECT_TIMEOUT_MS, devicesCommand, runDevices } from '../../src/commands/devices.js'
-import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { UDEV_FILES } from '../../src/surfaces/udev.js'
-import { harness } from './hardware-helpers.js'
+import { expectRegistered, harness, type Harness } from './hardware-helpers.js'
+
+/** The built-in drivers, as the first line of the listing names them. */
+const DRIVERS = 'streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid'
+
+/** `devices --config` over a config with these lines under `surfaces:`; it exits 0. The file and the output's text. */
+async function listWith(h: Harness, surfaces: string[]): Promise<{ file: string; text: string }> {
+  const file = h.config(['version: 1', 'surfaces:', ...surfaces].join('\n'))
+  expect(await runDevices(['--config', file], h.deps)).toBe(0)
+  return { file, text: h.out.join('\n') }
+}
 
 describe('panelbridge devices', () => {
-  it('is registered and listed in --help', () => {
-    expect(SUBCOMMANDS.devices).toBe(devicesCommand)
-    expect(helpText()).toContain('devices [--config FILE]')
-  })
+  it('is registered and listed in --help', () => expectRegistered('devices', devicesCommand, 'devices [--config FILE]'))
 
   it('lists each device with model, serial, path, controls, its claim and access, and opens none', async () => {
     const h = harness()
     h.transport.plug(DeviceModelId.XL, '/dev/hidraw7', 'CL-XL-1')
     h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw8')
     h.access.set('/dev/hidraw8', 'denied')
-    const file = h.config(
-      [
-        'version: 1',
-        'surfaces:',
-        '  desk: { driver: streamdeck, serial: CL-XL-1 }',
-        '  spare: { driver: streamdeck, model: mini }',
-        '  console: { driver: web, rows: 1, columns: 2 }',
-      ].join('\n'),
-    )
-    expect(await runDevices(['--config', file], h.deps)).toBe(0)
-    const text = h.out.join('\n')
-    expect(h.out[0]).toBe(
-      `2 devices found (drivers: streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid); claims from ${file}`,
-    )
+    const { file, text } = await listWith(h, [
+      '  desk: { driver: streamdeck, serial: CL-XL-1 }',
+      '  spare: { driver: streamdeck, model: mini }',
+      '  console: { driver: web, rows: 1, columns: 2 }',
+    ])
+    expect(h.out[0]).toBe(`2 devices found (drivers: ${DRIVERS}); claims from ${file}`)
     expect(text).toContain('streamdeck  Stream Deck XL  serial CL-XL-1  /dev/hidraw7')
     expect(text).toContain('controls: 32 keys')
     expect(text).toContain('claimed by: desk')
@@ -57,16 +54,11 @@ describe('panelbridge devices', () => {
     h.transport.plug(DeviceModelId.XL, '/dev/hidraw1', 'A')
     h.transport.plug(DeviceModelId.XL, '/dev/hidraw2', 'B')
     h.transport.plug(DeviceModelId.MINI, '/dev/hidraw3', 'C')
-    const file = h.config(
-      [
-        'version: 1',
-        'surfaces:',
-        '  first: { driver: streamdeck, any: true }',
-        '  big: { driver: streamdeck, model: xl }',
-        '  exact: { driver: streamdeck, serial: A }',
-      ].join('\n'),
-    )
-    expect(await runDevices(['--config', file], h.deps)).toBe(0)
+    await listWith(h, [
+      '  first: { driver: streamdeck, any: true }',
+      '  big: { driver: streamdeck, model: xl }',
+      '  exact: { driver: streamdeck, serial: A }',
+    ])
     const claims = h.out.filter((l) => l.includes('claimed by:')).map((l) => l.trim())
     expect(claims).toEqual(['claimed by: exact', 'claimed by: big', 'claimed by: first'])
   })
@@ -79,23 +71,15 @@ describe('panelbridge devices', () => {
       { path: '/dev/hidraw4', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' },
       { path: '/dev/hidraw5', vendorId: 0x046d, productId: 0xc52b, product: 'Receiver' },
     ]
-    const file = h.config(
-      [
-        'version: 1',
-        'surfaces:',
-        '  desk: { driver: midi, input: x-touch mini, profile: behringer-x-touch-mini }',
-        '  pedal:',
-        '    driver: hid',
-        '    vendor_id: 0x05f3',
-        '    product_id: 0x00ff',
-        "    map: { fields: [{ control: 'button:0', byte: 0, bit: 0 }, { control: 'button:1', byte: 0, bit: 1 }] }",
-      ].join('\n'),
-    )
-    expect(await runDevices(['--config', file], h.deps)).toBe(0)
-    const text = h.out.join('\n')
-    expect(h.out[0]).toBe(
-      `3 devices found (drivers: streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid); claims from ${file}`,
-    )
+    const { file, text } = await listWith(h, [
+      '  desk: { driver: midi, input: x-touch mini, profile: behringer-x-touch-mini }',
+      '  pedal:',
+      '    driver: hid',
+      '    vendor_id: 0x05f3',
+      '    product_id: 0x00ff',
+      "    map: { fields: [{ control: 'button:0', byte: 0, bit: 0 }, { control: 'button:1', byte: 0, bit: 1 }] }",
+    ])
+    expect(h.out[0]).toBe(`3 devices found (drivers: ${DRIVERS}); claims from ${file}`)
     expect(h.out).toContain('midi  X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0  ')
     expect(text).toContain('controls: 9 ccs, 24 notes\n  claimed by: desk')
     // A port no surface names: the generic profile, its controls known once open; the entry names its port.
@@ -121,9 +105,7 @@ describe('panelbridge devices', () => {
       controlsOf: () => Promise.resolve(undefined),
     })
     expect(await runDevices([], h.deps)).toBe(0)
-    expect(h.out[0]).toBe(
-      '1 device found (drivers: streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid, osc); no config: pass --config FILE to see the claims',
-    )
+    expect(h.out[0]).toBe(`1 device found (drivers: ${DRIVERS}, osc); no config: pass --config FILE to see the claims`)
     expect(h.out).toContain('osc  X-Touch Mini  ')
     expect(h.out).toContain('  controls: known once opened')
     expect(h.out).toContain('  access: not checked (no device node)')

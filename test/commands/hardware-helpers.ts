@@ -1,11 +1,15 @@
 /**
  * Seams for `devices` and `learn` tests: an in-memory Stream Deck transport, MIDI system and generic HID
- * transport behind the real drivers.
+ * transport behind the real drivers; the check that a subcommand is registered.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { expect } from 'vitest'
+import { helpText } from '../../src/cli.js'
 import type { HardwareCommandDeps } from '../../src/commands/hardware.js'
+import { SUBCOMMANDS } from '../../src/commands/index.js'
+import type { Subcommand } from '../../src/commands/subcommand.js'
 import { hardwareDrivers, type HardwareDriver } from '../../src/surfaces/drivers.js'
 import type { DeviceAccess } from '../../src/surfaces/hotplug.js'
 import { MemoryHidTransport } from '../surfaces/helpers/fake-generic-hid.js'
@@ -68,4 +72,10 @@ export function harness(): Harness {
       return file
     },
   }
+}
+
+/** The subcommand `name` is `command` in the CLI's list, and `--help` shows `usage`. */
+export function expectRegistered(name: string, command: Subcommand, usage: string): void {
+  expect(SUBCOMMANDS[name]).toBe(command)
+  expect(helpText()).toContain(usage)
 }

@@ -8,12 +8,10 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { helpText } from '../../src/cli.js'
-import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { learnCommand, runLearn } from '../../src/commands/learn.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { encoderRotateReport, gen2KeyReport } from '../surfaces/helpers/fake-hid.js'
-import { harness } from './hardware-helpers.js'
+import { expectRegistered, harness } from './hardware-helpers.js'
 import { until } from '../helpers/until.js'
 
 /** A local HTTP server answering every request with `status` and `body`, closed when the test finishes. */
@@ -43,10 +41,8 @@ async function nobody(): Promise<string> {
 const CONFIG = ['version: 1', 'surfaces:', '  replay: { driver: streamdeck, model: plus }'].join('\n')
 
 describe('panelbridge learn', () => {
-  it('is registered and listed in --help', () => {
-    expect(SUBCOMMANDS.learn).toBe(learnCommand)
-    expect(helpText()).toContain('learn [--config FILE] [--url URL]')
-  })
+  it('is registered and listed in --help', () =>
+    expectRegistered('learn', learnCommand, 'learn [--config FILE] [--url URL]'))
 
   it('prints canonical ids under the configured name, the claiming entry, and one pasteable binding per control', async () => {
     const h = harness()

@@ -271,14 +271,10 @@ describe('the layer state (getValueForKey)', () => {
     await arrive(() => server.signal('_cmp_v1_handleFeedbackChangeEvent', ['a', 'b', {}, {}]))
     await advance(LINK_CHANGE_DEBOUNCE_MS)
     expect(store.title('{C}')?.play).toBe('Running')
-    expect(server.calls.map((c) => c.command ?? c.method)).toEqual([
-      'notifyClientConnected',
-      'subscribe',
-      'getTitleControlInfo',
-      'getValueForKey',
-      'getTitleControlInfo',
-      'getValueForKey',
-    ])
+    // The first read at connect, then the re-read the signal asked for: each the title list, then the layer state.
+    const read = ['getTitleControlInfo', 'getValueForKey']
+    const calls = server.calls.map((c) => c.command ?? c.method)
+    expect(calls).toEqual(['notifyClientConnected', 'subscribe', ...read, ...read])
   })
 
   it('a title that stays on air never shows Off between the title list and the layer state', async () => {

@@ -44,12 +44,8 @@ describe('OutgoingQueue', () => {
     queue.enqueue(image('key:0', 'c'))
     expect(socket.sent).toEqual([])
     await vi.advanceTimersByTimeAsync(0)
-    expect(socket.sent.map((m) => (m.type === 'key' ? `${m.control}=${m.label}` : m.type))).toEqual([
-      'hello',
-      'surface',
-      'key:1=b',
-      'key:0=c',
-    ])
+    const sent = socket.sent.map((m) => (m.type === 'key' ? `${m.control}=${m.label}` : m.type))
+    expect(sent).toEqual(['hello', 'surface', 'key:1=b', 'key:0=c'])
   })
 
   it('holds everything while the socket is backed up, then sends only the newest of each key', async () => {
