@@ -69,6 +69,11 @@ async function openDeck(
   return { surface, hid: transport.lastOpened(listing.path)!, renderer, cache }
 }
 
+/** A deck that paints through `workers` and one of the same model that paints on its own loop. */
+async function twoDecks(model: DeviceModelId, workers = pool()) {
+  return { workers, off: await openDeck(model, workers), here: await openDeck(model) }
+}
+
 async function showPage(surface: StreamDeckSurface, page: number, keys = 32): Promise<void> {
   for (let k = 0; k < keys; k++) surface.setFeedback(`key:${k}`, face(page * keys + k))
   await surface.drain()
@@ -92,9 +97,7 @@ describe('key workers', () => {
     'make the same reports as the loop for a whole XL page, and the loop draws none of it',
     { timeout: SLOW },
     async () => {
-      const workers = pool()
-      const off = await openDeck(DeviceModelId.XL, workers)
-      const here = await openDeck(DeviceModelId.XL)
+      const { workers, off, here } = await twoDecks(DeviceModelId.XL)
       await showPage(off.surface, 0)
       await showPage(here.surface, 0)
       expect(off.surface.stats.writes).toBe(32)
@@ -113,9 +116,7 @@ describe('key workers', () => {
     'worker-made, fresh and cached bytes decode to the same image (real JPEG encoder and decoder)',
     { timeout: SLOW },
     async () => {
-      const workers = pool()
-      const off = await openDeck(DeviceModelId.XL, workers)
-      const here = await openDeck(DeviceModelId.XL)
+      const { workers, off, here } = await twoDecks(DeviceModelId.XL)
       for (const fb of [face(3), face(1), face(3)]) {
         off.surface.setFeedback('key:5', fb)
         await off.surface.drain()
@@ -137,9 +138,7 @@ describe('key workers', () => {
   )
 
   it("make the Stream Deck +'s strip segments as the loop does", { timeout: SLOW }, async () => {
-    const workers = pool()
-    const off = await openDeck(DeviceModelId.PLUS, workers)
-    const here = await openDeck(DeviceModelId.PLUS)
+    const { workers, off, here } = await twoDecks(DeviceModelId.PLUS)
     for (const deck of [off, here]) {
       for (let s = 0; s < 4; s++) deck.surface.setFeedback(`lcd:${s}`, face(s))
       await deck.surface.drain()
@@ -153,8 +152,7 @@ describe('key workers', () => {
 
   it('a pool whose worker fails leaves the keys drawn on the loop, the same images', { timeout: SLOW }, async () => {
     const workers = pool({ start: () => new Worker('throw new Error("no canvas here")', { eval: true }) })
-    const off = await openDeck(DeviceModelId.XL, workers)
-    const here = await openDeck(DeviceModelId.XL)
+    const { off, here } = await twoDecks(DeviceModelId.XL, workers)
     await showPage(off.surface, 1, 8)
     await showPage(here.surface, 1, 8)
     expect(workers.usable).toBe(false)
