@@ -64,7 +64,8 @@ async function openDeck(
   model: DeviceModelId,
   frameMs?: number,
   deviceBytes = new DeviceBytesCache(),
-  workers: KeyWorkers | undefined = keyWorkers,
+  /** The key workers to draw and encode on; `null` draws and encodes on the event loop (no pool). */
+  workers: KeyWorkers | null = keyWorkers,
 ): Promise<{ surface: StreamDeckSurface; hid: FakeHidDevice }> {
   const transport = new MemoryStreamDeckTransport()
   transport.plug(model, `/dev/bench-${model}`, `BENCH-${model}`)
@@ -287,7 +288,7 @@ async function xlRows(): Promise<Row[]> {
     }
   }
   const { surface } = await openDeck(DeviceModelId.XL, 0)
-  const { surface: onLoop } = await openDeck(DeviceModelId.XL, 0, new DeviceBytesCache(), undefined)
+  const { surface: onLoop } = await openDeck(DeviceModelId.XL, 0, new DeviceBytesCache(), null)
   const pageOn =
     (deck: StreamDeckSurface) =>
     async (base: number): Promise<void> => {
