@@ -6,10 +6,18 @@
  * (`--no-opt`, see bench/daemon.bench.ts), the largest part of a cold key's cost, more than drawing it.
  *
  * For the case the JPEG models take (RGBA in, RGBA out, flipped on either axis, not rotated), the same
- * bytes come from copying whole rows as 32-bit pixels (reversed for a horizontal flip) and setting
- * alpha to 255; every other case goes to the library's own function. `installFastTransform` replaces
- * the library's export in this thread only after checking that both give equal bytes on probe images
- * for every case it takes, so a library whose conversion changed keeps its own.
+ * colour bytes come from copying whole rows as 32-bit pixels (reversed for a horizontal flip; the 180°
+ * turn of an unpadded image, the XL's keys, is one reverse of the whole image); every other case goes
+ * to the library's own function. `installFastTransform` replaces the library's export in this thread
+ * only after checking that both give equal colour bytes on probe images for every case it takes, so a
+ * library whose conversion changed keeps its own.
+ *
+ * The alpha byte is left as the source's, where the library writes 255: every 'rgba' conversion of
+ * `@elgato-stream-deck/core` goes straight into its JPEG encoder (services/imagePacker/jpeg.js,
+ * lcdSegmentDisplay/generic.js and neo.js), and both encoders ignore the fourth byte (jpeg-turbo's
+ * FORMAT_RGBA, jpeg-js reads r, g, b and skips it), so the JPEG is the same bytes. Setting it cost a
+ * loop over every pixel, 0.7 ms a key under the daemon's V8 flags (`--no-opt`), the largest single cost
+ * of a worker's key. The key renderer's pixels are opaque anyway (its background is painted first).
  */
 import { createRequire } from 'node:module'
 import { endianness } from 'node:os'
@@ -45,30 +53,48 @@ export function fastTransform(original: TransformImageBuffer): TransformImageBuf
     if (!takes) return original(imageBuffer, source, target, destPadding, width, height)
     const out = new Uint8Array(width * height * 4)
     const dst = new Uint32Array(out.buffer)
+    if (target.xFlip && target.yFlip && source.stride === width * 4) {
+      // Turned 180°, no padding: the pixels in reverse order, one native call.
+      dst.set(new Uint32Array(imageBuffer.buffer, base, width * height))
+      dst.reverse()
+      return out
+    }
     for (let y = 0; y < height; y++) {
       const y2 = target.yFlip ? height - y - 1 : y
       const row = new Uint32Array(imageBuffer.buffer, base + y2 * source.stride, width)
       dst.set(row, y * width)
       if (target.xFlip) dst.subarray(y * width, (y + 1) * width).reverse()
     }
-    // Alpha 255, as the library writes it (the byte at +3 is the high byte of a little-endian pixel).
-    for (let i = 0; i < dst.length; i++) dst[i] = dst[i]! | 0xff000000
     return out
   }
 }
 
-/** Whether `a` and `b` give the same bytes on probe images, for every case the fast path takes. */
+/** Whether two RGBA images have the same colour bytes (every pixel's first three; the alpha byte aside). */
+export function sameColours(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length || a.length % 4 !== 0) return false
+  for (let i = 0; i < a.length; i += 4) {
+    if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) return false
+  }
+  return true
+}
+
+/**
+ * Whether `a` and `b` give the same colour bytes on probe images (rows padded or not, with an offset or
+ * not), for every case the fast path takes. Colour bytes only: the fast path leaves alpha as the
+ * source's, which the JPEG encoders after it never read (see above).
+ */
 function agree(a: TransformImageBuffer, b: TransformImageBuffer): boolean {
   const [w, h] = [7, 5]
-  const padded = 3 * 4
-  const stride = w * 4 + padded
-  const pixels = new Uint8Array(stride * h + 8)
-  for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 37 + 11) % 256
-  for (const xFlip of [false, true]) {
-    for (const yFlip of [false, true]) {
-      for (const offset of [0, 8]) {
-        const args = [{ format: 'rgba', offset, stride }, { colorMode: 'rgba', xFlip, yFlip }, 0, w, h] as const
-        if (!Buffer.from(a(pixels, ...args)).equals(Buffer.from(b(pixels, ...args)))) return false
+  for (const padded of [0, 3 * 4]) {
+    const stride = w * 4 + padded
+    const pixels = new Uint8Array(stride * h + 8)
+    for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 37 + 11) % 256
+    for (const xFlip of [false, true]) {
+      for (const yFlip of [false, true]) {
+        for (const offset of [0, 8]) {
+          const args = [{ format: 'rgba', offset, stride }, { colorMode: 'rgba', xFlip, yFlip }, 0, w, h] as const
+          if (!sameColours(a(pixels, ...args), b(pixels, ...args))) return false
+        }
       }
     }
   }

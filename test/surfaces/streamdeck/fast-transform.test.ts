@@ -1,12 +1,17 @@
 /**
- * The key workers' stand-in for the library's pixel conversion gives the library's bytes, byte for
- * byte: every case it takes (RGBA to RGBA, flipped either way, rows with padding, an offset, any alpha)
- * against the library's own `transformImageBuffer`, and the cases it leaves to the library.
+ * The key workers' stand-in for the library's pixel conversion gives the library's colour bytes, byte
+ * for byte: every case it takes (RGBA to RGBA, flipped either way, rows with padding, an offset, any
+ * alpha) against the library's own `transformImageBuffer`, and the cases it leaves to the library. The
+ * alpha byte stays the source's (the library writes 255; its JPEG encoders never read it).
  */
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { fastTransform, type TransformImageBuffer } from '../../../src/surfaces/streamdeck/fast-transform.js'
+import {
+  fastTransform,
+  sameColours,
+  type TransformImageBuffer,
+} from '../../../src/surfaces/streamdeck/fast-transform.js'
 
 const require = createRequire(import.meta.url)
 const library = (
@@ -23,7 +28,7 @@ function pixels(width: number, height: number, pad: number, offset: number): Uin
 }
 
 describe('fastTransform', () => {
-  it('gives the library bytes for RGBA with flips, padding and offsets', () => {
+  it('gives the library colour bytes for RGBA with flips, padding and offsets', () => {
     let fellBack = 0
     const fast = fastTransform((...args) => {
       fellBack++
@@ -46,9 +51,9 @@ describe('fastTransform', () => {
                 width,
                 height,
               ] as const
-              const mine = Buffer.from(fast(src, ...args))
+              const mine = fast(src, ...args)
               expect(
-                mine.equals(Buffer.from(library(src, ...args))),
+                sameColours(mine, library(src, ...args)),
                 `${width}x${height} pad ${pad} offset ${offset} x ${xFlip} y ${yFlip}`,
               ).toBe(true)
             }
@@ -81,5 +86,34 @@ describe('fastTransform', () => {
       ).toBe(true)
     }
     expect(calls).toEqual(['rgba rotate pad 0', 'bgr pad 54', 'rgba pad 54', 'rgba pad 0'])
+  })
+})
+
+describe('fastTransform alpha', () => {
+  it("keeps the source's alpha byte where the library writes 255, and moves it with its pixel", () => {
+    const fast = fastTransform(library)
+    // 3×2 pixels: colour n*10+{1,2,3}, alpha n (pixel n = 0..5), unpadded: the 180° turn in one reverse.
+    const src = new Uint8Array(6 * 4)
+    for (let n = 0; n < 6; n++) src.set([n * 10 + 1, n * 10 + 2, n * 10 + 3, n], n * 4)
+    const args = [
+      { format: 'rgba', offset: 0, stride: 12 },
+      { colorMode: 'rgba', xFlip: true, yFlip: true },
+      0,
+      3,
+      2,
+    ] as const
+    const mine = fast(src, ...args)
+    const theirs = library(src, ...args)
+    expect(sameColours(mine, theirs)).toBe(true)
+    expect([...mine.filter((_, i) => i % 4 === 3)]).toEqual([5, 4, 3, 2, 1, 0])
+    expect([...theirs.filter((_, i) => i % 4 === 3)]).toEqual([255, 255, 255, 255, 255, 255])
+    expect([...mine.subarray(0, 4)]).toEqual([51, 52, 53, 5])
+  })
+
+  it('sameColours tells a colour byte apart and ignores the alpha byte', () => {
+    const a = new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])
+    expect(sameColours(a, new Uint8Array([1, 2, 3, 99, 5, 6, 7, 0]))).toBe(true)
+    expect(sameColours(a, new Uint8Array([1, 2, 3, 4, 5, 6, 9, 8]))).toBe(false)
+    expect(sameColours(a, a.subarray(0, 4))).toBe(false)
   })
 })

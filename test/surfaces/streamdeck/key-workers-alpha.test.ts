@@ -1,0 +1,108 @@
+/**
+ * Issue 29: the key workers' pixel conversion leaves the alpha byte as the source's (`fast-transform.ts`),
+ * where the library writes 255, because its JPEG encoders never read it. Faces whose own pixels carry
+ * alpha below 255 (a binding's image, a picture, both half transparent) make the very same reports on a
+ * worker as the library's own path on the loop (its own `transformImageBuffer`), for XL keys and the
+ * Stream Deck +'s strip segments; and the renderer's pixels are opaque whatever the face's.
+ * Over the real library with the in-memory HID device (the only fake).
+ */
+import { DeviceModelId } from '@elgato-stream-deck/core'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
+import { DeviceBytesCache } from '../../../src/surfaces/streamdeck/device-bytes.js'
+import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
+import { KeyWorkers } from '../../../src/surfaces/streamdeck/key-workers.js'
+import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
+import type { Feedback } from '../../../src/surfaces/types.js'
+import { MemoryStreamDeckTransport, type FakeHidDevice } from '../helpers/fake-hid.js'
+
+/** Worker threads start under tsx here (a few seconds on a loaded machine). */
+const SLOW = 60_000
+
+/** A gradient whose alpha runs from 0 to 255 across it (and 0 in a corner block). */
+function translucent(width: number, height: number): { width: number; height: number; rgba: Uint8Array } {
+  const rgba = new Uint8Array(width * height * 4)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const alpha = x < 4 && y < 4 ? 0 : Math.round((255 * x) / (width - 1))
+      rgba.set([(x * 9) % 256, (y * 5) % 256, 200, alpha], (y * width + x) * 4)
+    }
+  }
+  return { width, height, rgba }
+}
+
+const faces: Feedback[] = [
+  { color: '#0050ff', image: translucent(40, 40) },
+  { color: '#c00000', image: translucent(96, 96), detail: 'over', badge: 'pending' },
+  { color: '#00a000', text: 'Title', picture: { ...translucent(64, 36), hash: 'translucent-64x36' } },
+  { color: '#ffb000', image: translucent(200, 100), badge: 'stale', value: 0.5 },
+  { color: '#202020', picture: { ...translucent(30, 30), hash: 'translucent-30x30' } },
+]
+
+async function openDeck(
+  model: DeviceModelId,
+  workers?: KeyWorkers,
+): Promise<{ surface: StreamDeckSurface; hid: FakeHidDevice; renderer: KeyRenderer }> {
+  const transport = new MemoryStreamDeckTransport()
+  const listing = transport.plug(model, `/dev/hidraw-${model}`, `SN-${model}`)
+  const renderer = new KeyRenderer()
+  const driver = new StreamDeckDriver({
+    transport,
+    renderer,
+    frameMs: 0,
+    deviceBytes: new DeviceBytesCache(),
+    ...(workers ? { workers } : {}),
+  })
+  const surface = await driver.open((await driver.detect())[0]!)
+  onTestFinished(() => surface.close())
+  return { surface, hid: transport.lastOpened(listing.path)!, renderer }
+}
+
+/** Every write's reports, one buffer a write, sorted (the writes of one frame go out as each is ready). */
+const writes = (hid: FakeHidDevice): Buffer[] =>
+  hid.reports.map((reports) => Buffer.concat(reports)).sort((a, b) => Buffer.compare(a, b))
+
+async function sameReports(model: DeviceModelId, controls: string[]): Promise<void> {
+  const workers = new KeyWorkers({ size: 2 })
+  onTestFinished(() => workers.close())
+  const off = await openDeck(model, workers)
+  const here = await openDeck(model)
+  for (const deck of [off, here]) {
+    controls.forEach((control, i) => deck.surface.setFeedback(control, faces[i % faces.length]!))
+    await deck.surface.drain()
+  }
+  expect(workers.stats.made).toBe(controls.length)
+  expect(here.renderer.stats.hits + here.renderer.stats.misses).toBe(controls.length)
+  const [a, b] = [writes(off.hid), writes(here.hid)]
+  expect(a).toHaveLength(controls.length)
+  for (let i = 0; i < controls.length; i++) expect(a[i]!.equals(b[i]!), `write ${i}`).toBe(true)
+}
+
+describe('key workers and faces with alpha below 255', () => {
+  it('the renderer paints them opaque: every alpha byte is 255', () => {
+    const renderer = new KeyRenderer()
+    for (const fb of faces) {
+      for (const size of [
+        { width: 96, height: 96 },
+        { width: 200, height: 100 },
+      ]) {
+        const { rgba } = renderer.render(fb, size)
+        expect(
+          rgba.every((v, i) => i % 4 !== 3 || v === 255),
+          JSON.stringify(size),
+        ).toBe(true)
+      }
+    }
+  })
+
+  it('XL keys: a worker makes the library path’s reports, byte for byte', { timeout: SLOW }, async () => {
+    await sameReports(
+      DeviceModelId.XL,
+      Array.from({ length: 10 }, (_, k) => `key:${k}`),
+    )
+  })
+
+  it('Stream Deck + strip segments: a worker makes the library path’s reports', { timeout: SLOW }, async () => {
+    await sameReports(DeviceModelId.PLUS, ['lcd:0', 'lcd:1', 'lcd:2', 'lcd:3'])
+  })
+})
