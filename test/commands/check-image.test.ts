@@ -8,8 +8,8 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCheck } from '../../src/commands/check.js'
 import { EXIT_FAILURE, EXIT_OK } from '../../src/commands/subcommand.js'
+import { checkText, type CheckRun } from './check-helpers.js'
 
 const require = createRequire(import.meta.url)
 const { createCanvas } = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
@@ -22,16 +22,11 @@ beforeAll(async () => {
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
-async function check(image: string): Promise<{ code: number; out: string; path: string }> {
-  const path = join(dir, 'c.yaml')
-  await writeFile(
-    path,
+const check = (image: string): Promise<CheckRun> =>
+  checkText(
+    dir,
     `version: 1\nsurfaces:\n  console: { driver: web, rows: 1, columns: 2 }\nbindings:\n  - on: console/key:0\n    image: ${image}\n`,
   )
-  let out = ''
-  const code = await runCheck({ files: [path], format: 'text' }, (t) => void (out += t))
-  return { code, out, path }
-}
 
 describe('check and image:', () => {
   it('refuses a missing file at its image: value', async () => {

@@ -9,9 +9,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readListenToken, ServerAuth } from '../../src/daemon/auth.js'
 import { applyListenRules, MAX_TOKEN_FILE_BYTES } from '../../src/daemon/listen-rules.js'
-import { runCheck } from '../../src/commands/check.js'
 import { EXIT_FAILURE, EXIT_OK } from '../../src/commands/subcommand.js'
 import { createLogger } from '../../src/log.js'
+import { checkText, type CheckRun } from './check-helpers.js'
 
 const TOKEN = 'a-token-of-at-least-16-chars'
 let dir: string
@@ -23,13 +23,8 @@ beforeAll(async () => {
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
-async function check(listen: string): Promise<{ code: number; out: string; path: string }> {
-  const path = join(dir, 'c.yaml')
-  await writeFile(path, `version: 1\nlisten:\n${listen}surfaces:\n  console: { driver: web, rows: 1, columns: 2 }\n`)
-  let out = ''
-  const code = await runCheck({ files: [path], format: 'text' }, (t) => void (out += t))
-  return { code, out, path }
-}
+const check = (listen: string): Promise<CheckRun> =>
+  checkText(dir, `version: 1\nlisten:\n${listen}surfaces:\n  console: { driver: web, rows: 1, columns: 2 }\n`)
 
 describe('check applies the listen rules at their keys', () => {
   it('a host beyond loopback without a token, at host', async () => {
