@@ -99,10 +99,17 @@ export async function consoleHarness(
   return h
 }
 
-export async function engineHarness(
-  yaml: string,
-  opts: { link?: boolean; animationMs?: number } = {},
-): Promise<EngineHarness> {
+/** One application as the engine tests meet it: a simulator on port 0, its command client, app state and link. */
+export interface AppSide {
+  sim: SimulatorHandle
+  client: CommandClient
+  state: AppState
+  /** Not started: the caller starts it once its engine is there. */
+  link: NotificationLink
+}
+
+/** A simulator (titles animating for `animationMs`, 40 unless told) and the client, state and quick link onto it. */
+export async function appSide(opts: { animationMs?: number } = {}): Promise<AppSide> {
   const sim = await startSimulator({ animationMs: opts.animationMs ?? 40 })
   const client = new CommandClient({ baseUrl: sim.httpUrl, timeoutMs: 4000 })
   const state = new AppState()
@@ -111,6 +118,14 @@ export async function engineHarness(
     state,
     timing: { backoffInitialMs: 20, backoffMaxMs: 80, resyncDebounceMs: 10 },
   })
+  return { sim, client, state, link }
+}
+
+export async function engineHarness(
+  yaml: string,
+  opts: { link?: boolean; animationMs?: number } = {},
+): Promise<EngineHarness> {
+  const { sim, client, state, link } = await appSide(opts)
   const surfaces = new RecordingSurfaces()
   const engine = new Engine({ client, state, surfaces })
   engine.apply(await loadOrThrow(yaml))

@@ -7,16 +7,15 @@
  */
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
-import { CommandClient } from '../../src/api/client.js'
 import { NotificationLink } from '../../src/api/notifications.js'
 import { createLogger } from '../../src/log.js'
 import { AppRouter, type AppPort } from '../../src/mappings/app-router.js'
 import { appsOf } from '../../src/mappings/apps.js'
 import { Engine } from '../../src/mappings/engine.js'
 import { KeyPictures } from '../../src/mappings/pictures.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import type { SimulatorHandle } from '../../src/simulator/index.js'
 import { parseColor } from '../../src/surfaces/render/key-renderer.js'
-import { loadOrThrow, RecordingSurfaces } from './helpers.js'
+import { appSide, loadOrThrow, RecordingSurfaces } from './helpers.js'
 
 const TITLE = 'Lower Third'
 /** The simulator's Lower Third icon colour (its seed), and the one graphics2's is given here. */
@@ -46,15 +45,8 @@ interface Side {
 }
 
 async function side(color?: string): Promise<Side> {
-  const sim = await startSimulator({ animationMs: 40 })
+  const { sim, client, state, link } = await appSide()
   if (color !== undefined) sim.state.titles.find((t) => t.name === TITLE)!.color = color
-  const client = new CommandClient({ baseUrl: sim.httpUrl, timeoutMs: 4000 })
-  const state = new AppState()
-  const link = new NotificationLink({
-    url: sim.wsUrl,
-    state,
-    timing: { backoffInitialMs: 20, backoffMaxMs: 80, resyncDebounceMs: 10 },
-  })
   onTestFinished(async () => {
     link.stop()
     await client.close()

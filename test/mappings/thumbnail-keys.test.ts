@@ -6,19 +6,15 @@
  */
 import { createRequire } from 'node:module'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { AppState } from '../../src/api/app-state.js'
-import { CommandClient } from '../../src/api/client.js'
-import { NotificationLink } from '../../src/api/notifications.js'
 import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import { Engine } from '../../src/mappings/engine.js'
 import { KeyPictures } from '../../src/mappings/pictures.js'
-import { startSimulator } from '../../src/simulator/index.js'
 import { KeyRenderer, parseColor, type RenderedKey } from '../../src/surfaces/render/key-renderer.js'
 import { PICTURE_VEIL } from '../../src/surfaces/render/picture-paint.js'
 import type { Feedback } from '../../src/surfaces/types.js'
 import { KeyImages } from '../../src/surfaces/web/key-images.js'
 import { RenderedControls } from '../../src/surfaces/web/rendered-controls.js'
-import { loadOrThrow, RecordingSurfaces, WAIT } from './helpers.js'
+import { appSide, loadOrThrow, RecordingSurfaces, WAIT } from './helpers.js'
 
 const require = createRequire(import.meta.url)
 const { loadImage, createCanvas } = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
@@ -40,14 +36,7 @@ function near(actual: Rgb, expected: Rgb, tolerance = 6): boolean {
 const VEIL_ALPHA = Number(/([0-9.]+)\)$/.exec(PICTURE_VEIL)![1])
 
 async function world() {
-  const sim = await startSimulator({ animationMs: 40 })
-  const client = new CommandClient({ baseUrl: sim.httpUrl, timeoutMs: 4000 })
-  const state = new AppState()
-  const link = new NotificationLink({
-    url: sim.wsUrl,
-    state,
-    timing: { backoffInitialMs: 20, backoffMaxMs: 80, resyncDebounceMs: 10 },
-  })
+  const { sim, client, state, link } = await appSide()
   const surfaces = new RecordingSurfaces()
   const pictures = new KeyPictures({ client, state })
   const engine = new Engine({ client, state, surfaces, pictures })
