@@ -4,6 +4,7 @@
  * otherwise, and what it announced recorded in order. `manage` runs it over ListDrivers (the manager's
  * own edges), `deckManaged` over the real Stream Deck driver and library on in-memory HID devices.
  */
+import { DeviceModelId } from '@elgato-stream-deck/core'
 import { afterEach, beforeEach, onTestFinished, vi } from 'vitest'
 import type { LogLevel, LogRecord } from '../../../src/log.js'
 import type { SurfaceClaim } from '../../../src/surfaces/claims.js'
@@ -167,4 +168,12 @@ export function useManagerLogs() {
       return current.filter((l) => l.message.startsWith(prefix))
     },
   }
+}
+
+/** `deckRig()` with a Stream Deck MK.2 (serial AAA) at /dev/hidraw1, started: the deck open as surface `AAA`. */
+export async function startedDeckRig() {
+  const rig = deckRig()
+  rig.transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
+  await rig.manager.start()
+  return rig
 }

@@ -184,21 +184,14 @@ describe('claims over Stream Decks', () => {
   })
 
   it('matches by vendor and product id, and by model id or display name', () => {
-    const device = {
-      driver: 'streamdeck',
-      id: 'S',
-      model: 'Stream Deck +',
-      modelId: 'plus',
-      vendorId: 0x0fd9,
-      productId: 0x84,
-    }
-    expect(claimMatches({ vendorId: 0x0fd9, productId: 0x84 }, device)).toBe(true)
-    expect(claimMatches({ vendorId: 0x0fd9, productId: 0x85 }, device)).toBe(false)
-    expect(claimMatches({ model: 'PLUS' }, device)).toBe(true)
-    expect(claimMatches({ model: 'stream deck +' }, device)).toBe(true)
-    expect(claimMatches({ model: 'xl' }, device)).toBe(false)
-    expect(claimMatches({ serial: 'S' }, device)).toBe(false) // no serial listed
-    expect(claimMatches({}, device)).toBe(false)
+    const plus = device({ id: 'S', model: 'Stream Deck +', modelId: 'plus', vendorId: 0x0fd9, productId: 0x84 })
+    expect(claimMatches({ vendorId: 0x0fd9, productId: 0x84 }, plus)).toBe(true)
+    expect(claimMatches({ vendorId: 0x0fd9, productId: 0x85 }, plus)).toBe(false)
+    expect(claimMatches({ model: 'PLUS' }, plus)).toBe(true)
+    expect(claimMatches({ model: 'stream deck +' }, plus)).toBe(true)
+    expect(claimMatches({ model: 'xl' }, plus)).toBe(false)
+    expect(claimMatches({ serial: 'S' }, plus)).toBe(false) // no serial listed
+    expect(claimMatches({}, plus)).toBe(false)
   })
 
   it('setClaims closes only the surfaces whose claim changed, and opens what the new claims take', async () => {
@@ -215,19 +208,11 @@ describe('claims over Stream Decks', () => {
     await manager.setClaims([desk({ serial: 'A' }, 'one'), desk({ serial: 'C' }, 'three')])
     expect(a.closed).toBe(false)
     expect(transport.lastOpened('/dev/b')!.closed).toBe(true)
-    expect(
-      manager
-        .list()
-        .map((d) => `${d.id}=${d.device}`)
-        .sort(),
-    ).toEqual(['one=A', 'three=C'])
+    const open = manager.list().map((d) => `${d.id}=${d.device}`)
+    expect(open.sort()).toEqual(['one=A', 'three=C'])
     expect(seen.removed).toEqual(['two'])
-    expect(
-      manager
-        .statuses()
-        .map((s) => s.name)
-        .sort(),
-    ).toEqual(['one', 'three'])
+    const named = manager.statuses().map((s) => s.name)
+    expect(named.sort()).toEqual(['one', 'three'])
   })
 })
 

@@ -7,7 +7,7 @@
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, vi } from 'vitest'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
-import { WAIT, deckDriver, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
+import { WAIT, deckDriver, deckRig, manage, startedDeckRig, startedList, useManagerLogs } from '../helpers/manager.js'
 import { handSurface } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
@@ -16,9 +16,7 @@ describe('feedback over Stream Decks', () => {
   logs.capture()
 
   it('re-applies the last feedback when a device comes back after an unplug', async () => {
-    const { transport, hotplug, manager } = deckRig()
-    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
-    await manager.start()
+    const { transport, hotplug, manager } = await startedDeckRig()
     manager.setFeedback('AAA', 'key:2', { color: '#ff0000' })
     manager.setBrightness('AAA', 55)
     transport.unplug('/dev/hidraw1')

@@ -13,7 +13,15 @@ import type { Surface } from '../../../src/surfaces/types.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { MANAGER_CLOCK, deckManaged, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
+import {
+  MANAGER_CLOCK,
+  deckManaged,
+  deckRig,
+  manage,
+  startedDeckRig,
+  startedList,
+  useManagerLogs,
+} from '../helpers/manager.js'
 import { ListDriver, gate } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()
@@ -26,21 +34,15 @@ describe('start and stop over Stream Decks', () => {
     transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
     transport.plug(DeviceModelId.XL, '/dev/hidraw2') // no serial: vendor:product@path
     await manager.start()
-    expect(
-      manager
-        .list()
-        .map((d) => d.id)
-        .sort(),
-    ).toEqual(['0fd9:006c@/dev/hidraw2', 'AAA'])
+    const ids = manager.list().map((d) => d.id)
+    expect(ids.sort()).toEqual(['0fd9:006c@/dev/hidraw2', 'AAA'])
     expect(events.added.sort()).toEqual(['0fd9:006c@/dev/hidraw2', 'AAA'])
     transport.lastOpened('/dev/hidraw1')!.input(gen2KeyReport([4], 15))
     expect(events.input.map((e) => `${e.surface} ${e.type} ${e.control}`)).toEqual(['AAA down key:4'])
   })
 
   it("stop() blanks and closes every surface, stops hot-plug, keeps others' listeners, and is idempotent", async () => {
-    const { transport, hotplug, manager, events } = deckRig()
-    transport.plug(DeviceModelId.ORIGINALMK2, '/dev/hidraw1', 'AAA')
-    await manager.start()
+    const { transport, hotplug, manager, events } = await startedDeckRig()
     const hid = transport.lastOpened('/dev/hidraw1')!
     await Promise.all([manager.stop(), manager.stop()])
     await manager.stop()
