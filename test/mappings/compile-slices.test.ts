@@ -10,11 +10,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { setImmediate as realTurn } from 'node:timers/promises'
 import { AppState } from '../../src/api/app-state.js'
-import type { CallResult } from '../../src/api/client.js'
 import { CompileAborted, inSlices, prepareMapping } from '../../src/mappings/compile-slices.js'
 import { Engine } from '../../src/mappings/engine.js'
-import type { CommandPort } from '../../src/mappings/sender.js'
-import { loadOrThrow, RecordingSurfaces } from './helpers.js'
+import { answeringPort, loadOrThrow, RecordingSurfaces } from './helpers.js'
 
 /** An 8×8 web surface with a key per binding, keys `from` to `to`, each sending `schedule` of "<word> <n>". */
 function deskYaml(word: string, from: number, to: number): string {
@@ -29,13 +27,7 @@ function deskYaml(word: string, from: number, to: number): string {
 /** The engine over the old mapping (keys 0-31, "Old"), and the titles of the commands it sends. */
 async function rig(): Promise<{ engine: Engine; surfaces: RecordingSurfaces; sent: string[]; press(n: number): void }> {
   const sent: string[] = []
-  const client: CommandPort = {
-    callByName: (name, params) => {
-      sent.push(String(params?.title))
-      const result: CallResult = { command: name as never, requestId: '1', reply: {}, raw: {}, latencyMs: 1 }
-      return Promise.resolve(result)
-    },
-  }
+  const client = answeringPort((_name, params) => sent.push(String(params?.title)))
   const surfaces = new RecordingSurfaces()
   const engine = new Engine({ client, state: new AppState(), surfaces })
   onTestFinished(() => engine.stop())

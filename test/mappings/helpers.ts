@@ -5,10 +5,11 @@
  */
 import { expect, onTestFinished, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
-import { CommandClient } from '../../src/api/client.js'
+import { CommandClient, type CallResult } from '../../src/api/client.js'
 import { NotificationLink } from '../../src/api/notifications.js'
 import { Engine, type FeedbackSink } from '../../src/mappings/engine.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
+import type { CommandPort } from '../../src/mappings/sender.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import type { ControlId, Feedback, SurfaceEvent } from '../../src/surfaces/types.js'
 
@@ -160,6 +161,20 @@ export async function engineHarness(
       link.stop()
       await client.close()
       await sim.close()
+    },
+  }
+}
+
+/**
+ * A command port that answers every call at once with an empty reply, telling `seen` each call's name and
+ * parameters first: for engine tests that count what was sent without an application.
+ */
+export function answeringPort(seen: (name: string, params?: Record<string, unknown>) => void): CommandPort {
+  return {
+    callByName: (name, params) => {
+      seen(name, params)
+      const result: CallResult = { command: name as never, requestId: '1', reply: {}, raw: {}, latencyMs: 1 }
+      return Promise.resolve(result)
     },
   }
 }

@@ -128,16 +128,22 @@ describe('image: read by the loader', () => {
   )
 })
 
+/** An engine with key pictures, its application nowhere (port 9): the image keys need none. Stopped at the test's end. */
+function pictureEngine(): { engine: Engine; surfaces: RecordingSurfaces } {
+  const surfaces = new RecordingSurfaces()
+  const client = new CommandClient({ baseUrl: 'http://127.0.0.1:9' })
+  onTestFinished(() => client.close())
+  const state = new AppState()
+  const engine = new Engine({ client, state, surfaces, pictures: new KeyPictures({ client, state }) })
+  onTestFinished(() => engine.stop())
+  return { engine, surfaces }
+}
+
 describe('a key whose image cannot be had', () => {
   it('shows its text, as the same key without image, and says why in its detail', async () => {
     const file = await folder('icons/none.png')
     const { config } = await loadConfigText(configText('icons/none.png'), file, { imageProblems: 'warning' })
-    const surfaces = new RecordingSurfaces()
-    const client = new CommandClient({ baseUrl: 'http://127.0.0.1:9' })
-    onTestFinished(() => client.close())
-    const state = new AppState()
-    const engine = new Engine({ client, state, surfaces, pictures: new KeyPictures({ client, state }) })
-    onTestFinished(() => engine.stop())
+    const { engine, surfaces } = pictureEngine()
     engine.apply(config!)
     const missing = surfaces.of('desk/key:0')!
     const textOnly = surfaces.of('desk/key:1')!
@@ -154,12 +160,7 @@ describe('a key whose image cannot be had', () => {
 
   it('shows the picture once the file is there, after a reload', async () => {
     const file = await folder('icons/none.png')
-    const surfaces = new RecordingSurfaces()
-    const client = new CommandClient({ baseUrl: 'http://127.0.0.1:9' })
-    onTestFinished(() => client.close())
-    const state = new AppState()
-    const engine = new Engine({ client, state, surfaces, pictures: new KeyPictures({ client, state }) })
-    onTestFinished(() => engine.stop())
+    const { engine, surfaces } = pictureEngine()
     engine.apply((await loadConfigFile(file, { imageProblems: 'warning' })).config!)
     expect(surfaces.of('desk/key:0')!.detail).toBe('image: file not found')
     await writeFile(join(file, '..', 'icons', 'none.png'), png('#00ff00'))

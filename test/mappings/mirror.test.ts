@@ -118,18 +118,21 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve()
 }
 
+async function pressAndSettle(engine: Engine, control: string): Promise<void> {
+  press(engine, control)
+  await settle()
+}
+
 describe('a main and its mirror: the objections', () => {
   it('a toggle runs once, in the daemon: both applications get the same resolved command, even when the backup says otherwise', async () => {
     const { engine, main, backup } = await rig()
     // The backup has the title on air already: its own flip would be a cutout; the main's state decides.
     backup.play('Paused')
-    press(engine, 'key:0')
-    await settle()
+    await pressAndSettle(engine, 'key:0')
     expect(main.named('schedule')).toEqual([{ name: 'schedule', params: { action: 'cutin', title: TITLE } }])
     expect(backup.named('schedule')).toEqual(main.named('schedule'))
     main.play('Paused')
-    press(engine, 'key:0')
-    await settle()
+    await pressAndSettle(engine, 'key:0')
     expect(main.named('schedule').map((c) => c.params.action)).toEqual(['cutin', 'cutout'])
     expect(backup.named('schedule')).toEqual(main.named('schedule'))
   })
@@ -181,13 +184,11 @@ describe('a main and its mirror: the objections', () => {
   it('a command that reached one side only marks its key diverged (which side, why) until one reaches both', async () => {
     const { engine, main, backup, surfaces } = await rig()
     backup.fail = 'title not found'
-    press(engine, 'key:0')
-    await settle()
+    await pressAndSettle(engine, 'key:0')
     expect(surfaces.of('console/key:0')).toMatchObject({ badge: 'diverged', detail: 'backup: title not found' })
     backup.fail = undefined
     main.fail = undefined
-    press(engine, 'key:0')
-    await settle()
+    await pressAndSettle(engine, 'key:0')
     expect(surfaces.of('console/key:0')?.badge).toBeUndefined()
     expect(main.named('schedule')).toHaveLength(2)
     expect(backup.named('schedule')).toHaveLength(2)
@@ -196,13 +197,11 @@ describe('a main and its mirror: the objections', () => {
   it("resync sends the main's play state to the backup: one schedule per differing title, none to the main", async () => {
     const { engine, main, backup } = await rig()
     main.play('Paused')
-    press(engine, 'key:2')
-    await settle()
+    await pressAndSettle(engine, 'key:2')
     expect(backup.named('schedule')).toEqual([{ name: 'schedule', params: { action: 'cutin', title: TITLE } }])
     expect(main.named('schedule')).toEqual([])
     backup.play('Paused')
-    press(engine, 'key:2')
-    await settle()
+    await pressAndSettle(engine, 'key:2')
     expect(backup.named('schedule')).toHaveLength(1)
   })
 })

@@ -9,14 +9,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
-import type { CallResult } from '../../src/api/client.js'
 import { DEFAULT_API_LEASE_MS, InputDoor, MAX_API_LEASE_MS, MIN_API_LEASE_MS } from '../../src/daemon/input.js'
 import { Routes } from '../../src/daemon/routes.js'
 import { Engine } from '../../src/mappings/engine.js'
-import type { CommandPort } from '../../src/mappings/sender.js'
 import { WebSurface } from '../../src/surfaces/web/web-surface.js'
 import { loggerInto, messages } from '../helpers/logs.js'
-import { CONSOLE, loadOrThrow, RecordingSurfaces } from './helpers.js'
+import { answeringPort, CONSOLE, loadOrThrow, RecordingSurfaces } from './helpers.js'
 
 /** A key with a short press and a hold, and a key with a plain press (fires on the down). */
 const BINDINGS = `bindings:
@@ -41,13 +39,7 @@ let rig: Rig | undefined
 async function makeRig(): Promise<Rig> {
   const config = await loadOrThrow(CONSOLE + BINDINGS)
   const actions: string[] = []
-  const client: CommandPort = {
-    callByName: (name, params) => {
-      actions.push(String(params?.action))
-      const result: CallResult = { command: name as never, requestId: '1', reply: {}, raw: {}, latencyMs: 1 }
-      return Promise.resolve(result)
-    },
-  }
+  const client = answeringPort((_name, params) => actions.push(String(params?.action)))
   const engine = new Engine({ client, state: new AppState(), surfaces: new RecordingSurfaces() })
   engine.apply(config)
   const { logger, records } = loggerInto('input')
