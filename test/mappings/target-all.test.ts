@@ -42,23 +42,21 @@ describe('the loader', () => {
 
   it('refuses it in a sequence, a hold, a toggle side and a step as well', async () => {
     const p = await problems(
-      [
-        '  - on: console/key:0',
-        '    press:',
-        '      - { command: schedule, params: { action: animateIn, title: Score Bug } }',
-        '      - { command: schedule, params: { action: animateOut } }',
-        '    hold: { command: schedule, params: { action: cutout } }',
-        '    confirm_ms: 0',
-        '  - on: console/key:1',
-        '    toggle:',
-        '      on: { command: schedule, params: { action: animateIn, id: "{00000000-0000-0000-0000-000000000001}" } }',
-        '      off: { command: schedule, params: { action: animateOut } }',
-        '  - on: console/key:2',
-        '    steps:',
-        '      - { command: schedule, params: { action: animateIn, title: A } }',
-        '      - { command: schedule, params: { action: animateOut } }',
-        '',
-      ].join('\n'),
+      `  - on: console/key:0
+    press:
+      - { command: schedule, params: { action: animateIn, title: Score Bug } }
+      - { command: schedule, params: { action: animateOut } }
+    hold: { command: schedule, params: { action: cutout } }
+    confirm_ms: 0
+  - on: console/key:1
+    toggle:
+      on: { command: schedule, params: { action: animateIn, id: "{00000000-0000-0000-0000-000000000001}" } }
+      off: { command: schedule, params: { action: animateOut } }
+  - on: console/key:2
+    steps:
+      - { command: schedule, params: { action: animateIn, title: A } }
+      - { command: schedule, params: { action: animateOut } }
+`,
     )
     expect(p.map((l) => l.replace(/ acts on.*/, ''))).toEqual([
       'c.yaml:8:20: bindings[0].press[1]: schedule without id or title',
@@ -93,13 +91,11 @@ describe('the loader', () => {
 
   it('reads all: on a fader (value) and a rotary (rotate) too; the fader’s own parameter is a target', async () => {
     const p = await problems(
-      [
-        '  - on: console/fader:0',
-        '    value: { command: schedule, param: time, range: [0, 10], params: { action: update } }',
-        '  - on: console/encoder:0',
-        '    rotate: { command: schedule, params: { action: update, time: "{{delta}}" }, all: true }',
-        '',
-      ].join('\n'),
+      `  - on: console/fader:0
+    value: { command: schedule, param: time, range: [0, 10], params: { action: update } }
+  - on: console/encoder:0
+    rotate: { command: schedule, params: { action: update, time: "{{delta}}" }, all: true }
+`,
     )
     expect(p).toEqual([expect.stringMatching(/^c\.yaml:6:23: bindings\[0\]\.value: schedule without id or title/)])
   })

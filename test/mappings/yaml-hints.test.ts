@@ -7,11 +7,14 @@
 import { describe, expect, it } from 'vitest'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 
-const GOOD = `version: 1
+/** A 2×4 web surface `desk`, up to the `bindings:` key. */
+const DESK = `version: 1
 surfaces:
   desk: { driver: web, rows: 2, columns: 4 }
 bindings:
-  - on: desk/key:0
+`
+
+const GOOD = `${DESK}  - on: desk/key:0
     label: Lower Third
     press: { command: schedule, params: { title: Lower Third, action: animateIn } }
 `
@@ -144,11 +147,7 @@ surfaces:
 
   it('a problem in a merged value is placed where the base wrote it', async () => {
     expect(
-      await problems(`version: 1
-surfaces:
-  desk: { driver: web, rows: 2, columns: 4 }
-bindings:
-  - on: desk/key:0
+      await problems(`${DESK}  - on: desk/key:0
     feedback: &lower { title: Lower Third, colors: { Running: red } }
   - on: desk/key:1
     feedback: { <<: *lower, title: Upper Third }
