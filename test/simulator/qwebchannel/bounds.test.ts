@@ -9,6 +9,7 @@ import WebSocket from 'ws'
 import { QWC_MESSAGE } from '../../../src/api/protocol.js'
 import { QWebChannelServer, type QWebChannelServerOptions } from '../../../src/simulator/qwebchannel-server.js'
 import { startSimulator } from '../../../src/simulator/index.js'
+import { openJsonSocket } from '../../helpers/json-socket.js'
 import { untilFound } from '../../helpers/until.js'
 
 afterEach(() => {
@@ -35,14 +36,8 @@ interface Peer {
 }
 
 async function peer(url: string, headers: Record<string, string> = {}): Promise<Peer> {
-  const ws = new WebSocket(url, { headers })
+  const { ws, messages: frames } = await openJsonSocket<Record<string, unknown>>(url, headers)
   onTestFinished(() => ws.terminate())
-  const frames: Record<string, unknown>[] = []
-  ws.on('message', (d: Buffer) => frames.push(JSON.parse(d.toString()) as Record<string, unknown>))
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve())
-    ws.once('error', reject)
-  })
   return {
     ws,
     frames,

@@ -9,14 +9,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { useChromium } from '../../helpers/browser.js'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
-import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
-import { FakeRegistry, physicalDeck, recordInput, freshPage } from './helpers.js'
+import { FakeRegistry, physicalDeck, recordInput, freshPage, webServerForTest, type WebServerRig } from './helpers.js'
 import { decodePng, keyDifference, near, pixelAt, whitePixels, type Rgb } from './pixels.js'
 
 const SCREENSHOT = 'test-output/web-surface.png'
@@ -35,8 +34,7 @@ afterAll(() => setLogSink(previousSink))
 describe('web surface in headless Chromium', () => {
   let desk: WebSurface
   let registry: FakeRegistry
-  let server: WebSurfaceServer
-  let url: string
+  let web: WebServerRig
   let input: SurfaceEvent[]
   /** Messages of any alert/confirm a page opened: an escaping bug would show here. */
   const dialogs: string[] = []
@@ -47,15 +45,10 @@ describe('web surface in headless Chromium', () => {
     registry = new FakeRegistry()
     registry.add(physicalDeck(MIRROR_ID))
     registry.feedback(MIRROR_ID, 'key:0', { color: '#00ff00', text: 'Cam 1' })
-    server = new WebSurfaceServer({ surfaces: [desk], registry, images })
-    url = await server.listen({ port: 0 })
+    // Registered first, so it is closed last: after the browsers a test opened are closed.
+    web = await webServerForTest({ surfaces: [desk], registry, images }, () => desk.close())
     records.length = 0
     dialogs.length = 0
-    // Registered first, so it runs last: after the browsers a test opened are closed.
-    onTestFinished(async () => {
-      await server.close()
-      await desk.close()
-    })
   })
 
   /** Opens the page in a fresh context and waits until its WebSocket is live. */
@@ -65,7 +58,7 @@ describe('web surface in headless Chromium', () => {
       dialogs.push(dialog.message())
       void dialog.dismiss()
     })
-    await page.goto(url)
+    await page.goto(web.url)
     await page.waitForSelector('#status.live')
     await page.waitForSelector(selector('desk', 'key:0'))
     return page
@@ -207,7 +200,7 @@ describe('web surface in headless Chromium', () => {
 
   it('ignores malformed WebSocket messages and keeps working', async () => {
     const page = await open()
-    const wsUrl = url.replace('http:', 'ws:') + 'ws'
+    const wsUrl = web.url.replace('http:', 'ws:') + 'ws'
     await page.evaluate(async (target) => {
       const ws = new WebSocket(target)
       await new Promise((resolve) => ws.addEventListener('open', resolve))
@@ -282,7 +275,7 @@ describe('web surface in headless Chromium', () => {
 
   it("paints keys at the screen's pixel ratio: sharp on a HiDPI screen, laid out as at 1×", async () => {
     const page = await freshPage(requireBrowser(), { viewport: { width: 1280, height: 720 }, deviceScaleFactor: 2 })
-    await page.goto(url)
+    await page.goto(web.url)
     await page.waitForSelector('#status.live')
     desk.setFeedback('key:4', { color: '#ff0000', text: 'LIVE' })
     await shown(page, 'desk', 'key:4', 'LIVE')
@@ -336,7 +329,7 @@ describe('web surface in headless Chromium', () => {
   it('shows hostile names as text, never as markup', async () => {
     const name = '<img src=x onerror=alert(1)>'
     const hostile = new WebSurface({ id: name, rows: 1, columns: 1, images })
-    server.addSurface(hostile)
+    web.server.addSurface(hostile)
     const page = await open()
     const heading = page.locator('section h2').filter({ hasText: 'onerror' })
     expect(await heading.textContent()).toBe(name)
@@ -349,24 +342,18 @@ describe('web surface in headless Chromium', () => {
 
 describe('the shuttle ring and faders in headless Chromium', () => {
   let console_: WebSurface
-  let server: WebSurfaceServer
-  let url: string
+  let web: WebServerRig
   let input: SurfaceEvent[]
 
   beforeEach(async () => {
     console_ = new WebSurface({ id: 'console', rows: 1, columns: 2, jog: true, shuttle: true, faders: 2, images })
     input = recordInput(console_)
-    server = new WebSurfaceServer({ surfaces: [console_], images })
-    url = await server.listen({ port: 0 })
-    onTestFinished(async () => {
-      await server.close()
-      await console_.close()
-    })
+    web = await webServerForTest({ surfaces: [console_], images }, () => console_.close())
   })
 
   async function open(): Promise<Page> {
     const page = await freshPage(requireBrowser(), { viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 })
-    await page.goto(url)
+    await page.goto(web.url)
     await page.waitForSelector('#status.live')
     await page.waitForSelector(selector('console', 'fader:1'))
     return page
@@ -513,7 +500,7 @@ describe('the shuttle ring and faders in headless Chromium', () => {
       hasTouch: true,
     })
     const context = page.context()
-    await page.goto(url)
+    await page.goto(web.url)
     await page.waitForSelector('#status.live')
     const cdp = await context.newCDPSession(page)
     const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', x = 0, y = 0) =>

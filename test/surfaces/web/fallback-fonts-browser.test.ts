@@ -5,11 +5,11 @@
  * comes.
  */
 import type { Page } from 'playwright-core'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { useChromium } from '../../helpers/browser.js'
 import { FALLBACK_FONTS } from '../../../src/surfaces/render/key-paint.js'
-import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
+import { freshPage, webServerForTest, type WebServerRig } from './helpers.js'
 import { decodePng, near, pixelAt, whitePixels, type Rgb } from './pixels.js'
 
 const requireBrowser = useChromium("the fallback fonts' browser test")
@@ -19,28 +19,21 @@ const emoji = FALLBACK_FONTS.find((f) => f.id === 'emoji')!
 
 describe('the page draws every script, and an unknown fader as unknown', () => {
   let desk: WebSurface
-  let server: WebSurfaceServer
-  let url: string
+  let web: WebServerRig
   let page: Page
   /** The paths the page asked the server for. */
   let requested: string[]
 
   beforeEach(async () => {
     desk = new WebSurface({ id: 'desk', rows: 1, columns: 3, faders: 1 })
-    server = new WebSurfaceServer({ surfaces: [desk] })
-    url = await server.listen({ port: 0 })
-    const context = await requireBrowser().newContext({ viewport: { width: 900, height: 600 }, deviceScaleFactor: 1 })
-    page = await context.newPage()
+    // Closed after the page's context, which freshPage registers later.
+    web = await webServerForTest({ surfaces: [desk] }, () => desk.close())
+    page = await freshPage(requireBrowser(), { viewport: { width: 900, height: 600 }, deviceScaleFactor: 1 })
     requested = []
     page.on('request', (r) => requested.push(new URL(r.url()).pathname))
-    await page.goto(url)
+    await page.goto(web.url)
     await page.waitForSelector('#status.live')
     await page.waitForSelector(selector('key:0'))
-  })
-  afterEach(async () => {
-    await page.context().close()
-    await server.close()
-    await desk.close()
   })
 
   async function painted(control: string, label: string): Promise<void> {

@@ -1,4 +1,7 @@
-/** Test seams for the web surface: an in-memory SurfaceRegistry and a recording WebSocket client. */
+/**
+ * Test seams for the web surface: an in-memory SurfaceRegistry, a recording WebSocket client, and a web surface
+ * server on port 0 closed with what it serves.
+ */
 import { EventHub } from '../../../src/events.js'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { onTestFinished, vi } from 'vitest'
@@ -12,11 +15,13 @@ import type {
   SurfaceRegistry,
   SurfaceRegistryEvents,
 } from '../../../src/surfaces/types.js'
+import { WebSurfaceServer, type WebSurfaceServerOptions } from '../../../src/surfaces/web/server.js'
 import type { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { MidiDriver } from '../../../src/surfaces/midi/driver.js'
 import { ShuttleDriver } from '../../../src/surfaces/shuttle/driver.js'
 import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'
+import { openJsonSocket } from '../../helpers/json-socket.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../helpers/fake-midi.js'
 import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
@@ -86,13 +91,7 @@ export interface Client {
 export async function connect(pageUrl: string, headers: Record<string, string> = {}): Promise<Client> {
   const url = new URL('ws', pageUrl)
   url.protocol = 'ws:'
-  const ws = new WebSocket(url, { headers })
-  const messages: ServerMessage[] = []
-  ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as ServerMessage))
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve())
-    ws.once('error', reject)
-  })
+  const { ws, messages } = await openJsonSocket<ServerMessage>(url, headers)
   return {
     ws,
     messages,
@@ -192,4 +191,45 @@ export async function hardwareMirrors(): Promise<HardwareMirrors> {
     midi,
     panel: () => xkeys.lastOpened('/dev/hidraw-xkeys')!,
   }
+}
+
+/** A web surface server listening on port 0 and its page's URL; `close` closes it, then what it was started with. */
+export interface WebServerRig {
+  server: WebSurfaceServer
+  url: string
+  close(): Promise<void>
+}
+
+/**
+ * Starts a WebSurfaceServer on port 0. Its `close` closes the server and then, in order, each of `after` (the
+ * surfaces it serves, the manager behind it): the test's own things, which the server leaves open.
+ */
+export async function startWebServer(
+  options: WebSurfaceServerOptions,
+  ...after: (() => Promise<void>)[]
+): Promise<WebServerRig> {
+  const server = new WebSurfaceServer(options)
+  const close = async (): Promise<void> => {
+    await server.close()
+    for (const done of after) await done()
+  }
+  try {
+    return { server, url: await server.listen({ port: 0 }), close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}
+
+/**
+ * As `startWebServer`, closed when the test finishes. Called before the test opens browsers or clients (in its
+ * `beforeEach`), it is closed after them: `onTestFinished` runs the last registered first.
+ */
+export async function webServerForTest(
+  options: WebSurfaceServerOptions,
+  ...after: (() => Promise<void>)[]
+): Promise<WebServerRig> {
+  const rig = await startWebServer(options, ...after)
+  onTestFinished(() => rig.close())
+  return rig
 }

@@ -5,7 +5,7 @@
  * surface like any other: its input reaches the manager's input stream.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
@@ -13,11 +13,17 @@ import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
-import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { decodeGen2KeyImages, MemoryStreamDeckTransport, rawImageEncoder, rotate180 } from '../helpers/fake-hid.js'
 import { XKEYS_BLUE, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
-import { connect, hardwareMirrors, HARDWARE, type Client, type HardwareMirrors } from './helpers.js'
+import {
+  connectForTest,
+  hardwareMirrors,
+  HARDWARE,
+  webServerForTest,
+  type Client,
+  type HardwareMirrors,
+} from './helpers.js'
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -30,8 +36,6 @@ describe('web surface with a real SurfaceManager', () => {
   let transport: MemoryStreamDeckTransport
   let hotplug: FakeHotplug
   let manager: SurfaceManager
-  let desk: WebSurface
-  let server: WebSurfaceServer
   let client: Client
   let managerInput: SurfaceEvent[]
 
@@ -48,16 +52,12 @@ describe('web surface with a real SurfaceManager', () => {
     managerInput = []
     manager.events.on('input', (e) => managerInput.push(e))
     await manager.start()
-    desk = new WebSurface({ id: 'desk', rows: 1, columns: 2, images: new KeyImages(renderer) })
+    const desk = new WebSurface({ id: 'desk', rows: 1, columns: 2, images: new KeyImages(renderer) })
     manager.addSurface(desk)
-    server = new WebSurfaceServer({ surfaces: [desk], registry: manager, images: new KeyImages(renderer) })
-    client = await connect(await server.listen({ port: 0 }))
+    const images = new KeyImages(renderer)
+    const web = await webServerForTest({ surfaces: [desk], registry: manager, images }, () => manager.stop())
+    client = await connectForTest(web.url)
     await client.waitFor('surface', (m) => m.surface.id === SERIAL)
-  })
-  afterEach(async () => {
-    await client.close()
-    await server.close()
-    await manager.stop()
   })
 
   it('lists the web surface as interactive and the Stream Deck as a read-only mirror', () => {
@@ -118,19 +118,15 @@ describe('web surface with a real SurfaceManager', () => {
 
 describe('Contour Shuttle, X-keys and MIDI mirrored from a real SurfaceManager', () => {
   let hw: HardwareMirrors
-  let server: WebSurfaceServer
   let client: Client
 
   beforeEach(async () => {
     hw = await hardwareMirrors()
-    server = new WebSurfaceServer({ registry: hw.manager, images: new KeyImages(renderer) })
-    client = await connect(await server.listen({ port: 0 }))
+    const web = await webServerForTest({ registry: hw.manager, images: new KeyImages(renderer) }, () =>
+      hw.manager.stop(),
+    )
+    client = await connectForTest(web.url)
     for (const name of Object.values(HARDWARE)) await client.waitFor('surface', (m) => m.surface.id === name)
-  })
-  afterEach(async () => {
-    await client.close()
-    await server.close()
-    await hw.manager.stop()
   })
 
   const viewOf = (name: string) =>

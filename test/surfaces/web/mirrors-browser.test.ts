@@ -10,14 +10,20 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink } from '../../../src/log.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
-import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { useChromium } from '../../helpers/browser.js'
-import { HARDWARE, hardwareMirrors, type HardwareMirrors, freshPage } from './helpers.js'
+import {
+  HARDWARE,
+  hardwareMirrors,
+  type HardwareMirrors,
+  freshPage,
+  webServerForTest,
+  type WebServerRig,
+} from './helpers.js'
 import { decodePng, near, pixelAt, rgbOf, type Rgb } from './pixels.js'
 
 const SCREENSHOT = 'test-output/web-mirrors.png'
@@ -35,23 +41,18 @@ const selector = (surface: string, control: string): string => `[data-surface="$
 
 describe('hardware mirrors in headless Chromium', () => {
   let hw: HardwareMirrors
-  let server: WebSurfaceServer
-  let url: string
+  let web: WebServerRig
 
   beforeEach(async () => {
     hw = await hardwareMirrors()
-    server = new WebSurfaceServer({ registry: hw.manager, images: new KeyImages(new KeyRenderer()) })
-    url = await server.listen({ port: 0 })
-    // Registered first, so it runs last: after the browsers a test opened are closed.
-    onTestFinished(async () => {
-      await server.close()
-      await hw.manager.stop()
-    })
+    const images = new KeyImages(new KeyRenderer())
+    // Registered first, so it is closed last: after the browsers a test opened are closed.
+    web = await webServerForTest({ registry: hw.manager, images }, () => hw.manager.stop())
   })
 
   async function open(): Promise<Page> {
     const page = await freshPage(requireBrowser(), { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
-    await page.goto(url)
+    await page.goto(web.url)
     await page.waitForSelector('#status.live')
     for (const name of Object.values(HARDWARE)) await page.waitForSelector(`section[data-surface="${name}"]`)
     return page

@@ -10,10 +10,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { JOG_STEPS_PER_TURN } from '../../../src/surfaces/web/client/angle.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
-import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { useChromium } from '../../helpers/browser.js'
-import { recordInput, freshPage } from './helpers.js'
+import { recordInput, freshPage, startWebServer, type WebServerRig } from './helpers.js'
 
 const selector = (surface: string, control: string): string => `[data-surface="${surface}"][data-control="${control}"]`
 export const PHONE = { width: 390, height: 844 }
@@ -25,8 +24,7 @@ const requireBrowser = useChromium("the web surface's tablet test")
 
 let grid8: WebSurface
 let desk: WebSurface
-let server: WebSurfaceServer
-let url: string
+let web: WebServerRig
 let input: SurfaceEvent[]
 
 beforeAll(async () => {
@@ -34,8 +32,11 @@ beforeAll(async () => {
   desk = new WebSurface({ id: 'desk', rows: 2, columns: 3, encoders: 1, jog: true })
   input = recordInput(grid8)
   desk.events.on('input', (e) => input.push(e))
-  server = new WebSurfaceServer({ surfaces: [grid8, desk] })
-  url = await server.listen({ port: 0 })
+  web = await startWebServer(
+    { surfaces: [grid8, desk] },
+    () => grid8.close(),
+    () => desk.close(),
+  )
 })
 // Each test starts with no input and no log of its own (the browsers of the last one closed before this runs).
 beforeEach(() => {
@@ -43,15 +44,13 @@ beforeEach(() => {
   records.length = 0
 })
 afterAll(async () => {
-  await server.close()
-  await grid8.close()
-  await desk.close()
+  await web.close()
   setLogSink(previousSink)
 })
 
 async function open(query = '', viewport = TABLET): Promise<Page> {
   const page = await freshPage(requireBrowser(), { viewport, deviceScaleFactor: 1 })
-  await page.goto(url + query)
+  await page.goto(web.url + query)
   await page.waitForSelector('#status.live')
   await page.waitForSelector('section.surface', { state: 'attached' })
   return page
@@ -182,7 +181,7 @@ describe('the jog turns by angle', () => {
   it('a finger dragged round it turns it too', async () => {
     const page = await freshPage(requireBrowser(), { viewport: PHONE, hasTouch: true, isMobile: true })
     const context = page.context()
-    await page.goto(url + '?surface=grid8')
+    await page.goto(web.url + '?surface=grid8')
     await page.waitForSelector('#status.live')
     await page.locator(ring).scrollIntoViewIfNeeded()
     const b = await box(page, ring)
