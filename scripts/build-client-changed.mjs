@@ -8,11 +8,10 @@
  */
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildIfChanged } from './client-stamp.mjs'
+import { buildIfChanged, PAGE_BUNDLE_STAMP } from './client-stamp.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-/** Beside the bundle (it lists the bundle among its outputs, so a renamed bundle still counts). */
-const stamp = join(root, 'dist', 'surfaces', 'web', 'page-bundle.stamp.json')
+const stamp = join(root, PAGE_BUNDLE_STAMP)
 
 const outcome = await buildIfChanged({
   root,

@@ -14,6 +14,12 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
 
+/**
+ * The page bundle's stamp, relative to the package root: beside the bundle (it lists the bundle among
+ * its outputs, so a renamed bundle still counts). Read by build-client-changed.mjs and start.mjs.
+ */
+export const PAGE_BUNDLE_STAMP = join('dist', 'surfaces', 'web', 'page-bundle.stamp.json')
+
 /** The stamp's format; a stamp of another version is stale. */
 const STAMP_VERSION = 1
 /** A stamp is a few kilobytes; anything larger is not ours and counts as stale (read bounded). */
