@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { FAMILY_NAMES } from './helpers/driver-families.js'
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src')
 
@@ -218,15 +219,7 @@ describe('driver families', () => {
 
   it('reads every family and its two places from the tables, a mapping record for each', async () => {
     const families = await familyPlaces()
-    expect(families.map((f) => f.name)).toEqual([
-      'streamdeck',
-      'streamdeck-net',
-      'browser-deck',
-      'shuttle',
-      'xkeys',
-      'midi',
-      'hid',
-    ])
+    expect(families.map((f) => f.name)).toEqual(FAMILY_NAMES)
     expect(families.find((f) => f.name === 'hid')).toEqual({
       name: 'hid',
       folder: join(src, 'surfaces/report-map/'),

@@ -12,6 +12,7 @@ import { MemoryHidTransport } from './helpers/fake-generic-hid.js'
 import { MemoryStreamDeckTransport } from './helpers/fake-hid.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { FakeMidiBackend } from './helpers/fake-midi.js'
+import { FAMILY_NAMES } from '../helpers/driver-families.js'
 
 const PEDAL: HidListing = { path: '/dev/hidraw7', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' }
 const pedalMap = reportMapSchema.parse({ fields: [{ control: 'button:0', byte: 0, bit: 0 }] })
@@ -31,15 +32,7 @@ describe('hardwareDrivers', () => {
   it('lists MIDI and generic HID after the others, configured from the mapping file', async () => {
     const backend = new FakeMidiBackend({ inputs: ['X-TOUCH MINI 20:0'], outputs: ['X-TOUCH MINI 20:0'] })
     const list = drivers(backend)
-    expect(list.map((e) => e.driver.name)).toEqual([
-      'streamdeck',
-      'streamdeck-net',
-      'browser-deck',
-      'shuttle',
-      'xkeys',
-      'midi',
-      'hid',
-    ])
+    expect(list.map((e) => e.driver.name)).toEqual(FAMILY_NAMES)
     const [midi, hid] = [list.find((e) => e.driver.name === 'midi')!, list.find((e) => e.driver.name === 'hid')!]
     // Unconfigured: a MIDI port is generic (controls known once opened), a HID device is nobody's.
     const [port] = await midi.driver.detect()
