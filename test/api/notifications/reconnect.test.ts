@@ -9,7 +9,7 @@ import { LINK_BACKOFF_INITIAL_MS, NotificationLink } from '../../../src/api/noti
 import { QWebChannelClient } from '../../../src/api/qwebchannel.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { closedPort, nextPhase } from '../../helpers/link.js'
-import { ALL_CLOCKS, WAIT, linkTo, next, plainScheduler, trackClients } from './harness.js'
+import { ALL_CLOCKS, WAIT, connectedLink, linkTo, next, plainScheduler, trackClients } from './harness.js'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -72,16 +72,21 @@ describe('reconnect back-off', () => {
   })
 })
 
+/**
+ * A link connected (on the fake clock) to a scheduler that never answers a ping, with the liveness time-out
+ * `livenessTimeoutMs`, and a spy on the client's pings (none sent yet: the first is due a third of it on).
+ */
+async function silentScheduler(livenessTimeoutMs: number) {
+  const server = await plainScheduler({ pongs: false })
+  const { store, link } = await connectedLink(server, { timing: { livenessTimeoutMs } })
+  const pings = vi.spyOn(QWebChannelClient.prototype, 'ping')
+  return { server, store, link, pings }
+}
+
 describe('liveness', () => {
   it('pings every third of the time-out and drops a socket silent for longer than the time-out, not at it', async () => {
     const records = captureLogs()
-    const server = await plainScheduler({ pongs: false })
-    vi.useFakeTimers(ALL_CLOCKS)
-    const pings = vi.spyOn(QWebChannelClient.prototype, 'ping')
-    const { store, link } = linkTo(server, { timing: { livenessTimeoutMs: 3000 } })
-    const connected = nextPhase(link, 'connected')
-    link.start()
-    await connected
+    const { server, store, link, pings } = await silentScheduler(3000)
     // Checked every 1000 ms: at 3000 ms the socket has been silent for exactly the time-out, still alive.
     vi.advanceTimersByTime(3999)
     expect(pings).toHaveBeenCalledTimes(3)
@@ -95,13 +100,7 @@ describe('liveness', () => {
   })
 
   it('checks at most every 10 ms, however short the time-out', async () => {
-    const server = await plainScheduler({ pongs: false })
-    vi.useFakeTimers(ALL_CLOCKS)
-    const pings = vi.spyOn(QWebChannelClient.prototype, 'ping')
-    const { link } = linkTo(server, { timing: { livenessTimeoutMs: 12 } })
-    const connected = nextPhase(link, 'connected')
-    link.start()
-    await connected
+    const { link, pings } = await silentScheduler(12)
     vi.advanceTimersByTime(19)
     expect(pings).toHaveBeenCalledTimes(1)
     expect(link.state).toBe('connected')

@@ -18,6 +18,13 @@ afterEach(() => {
 
 const NOTIFY = signalIndex('onNotify')
 
+/** An addTitle notification on one socket (the scheduler's onNotify signal frame), ahead of what follows on it. */
+function sendAddTitle(ws: WebSocket): void {
+  ws.send(
+    JSON.stringify({ type: QWC_MESSAGE.signal, object: 'scheduler', signal: NOTIFY, args: ['{"control":"addTitle"}'] }),
+  )
+}
+
 describe('resynchronisation', () => {
   it('debounces a burst of addTitle into one snapshot, LINK_RESYNC_DEBOUNCE_MS after the first', async () => {
     const server = await plainScheduler()
@@ -58,14 +65,7 @@ describe('resynchronisation', () => {
       // Each of these answers is preceded by an addTitle on the same socket.
       answer: (command, ws) => {
         if (command === 'notifyClientConnected' || command === 'getTitleControlInfo') {
-          ws.send(
-            JSON.stringify({
-              type: QWC_MESSAGE.signal,
-              object: 'scheduler',
-              signal: NOTIFY,
-              args: ['{"control":"addTitle"}'],
-            }),
-          )
+          sendAddTitle(ws)
         }
         return undefined
       },
@@ -91,14 +91,7 @@ describe('resynchronisation', () => {
       after: (command, ws) => {
         if (command !== 'getTitleControlInfo' || server.count(command) > 1) return
         server.titles.push({ id: 'B', name: 'Beta', status: 'Off', variables: [] })
-        ws.send(
-          JSON.stringify({
-            type: QWC_MESSAGE.signal,
-            object: 'scheduler',
-            signal: NOTIFY,
-            args: ['{"control":"addTitle"}'],
-          }),
-        )
+        sendAddTitle(ws)
       },
     })
     const { store, link } = linkTo(server, { timing: { resyncDebounceMs: 10 } })
@@ -109,20 +102,11 @@ describe('resynchronisation', () => {
 
   it('an addTitle during a later resynchronisation on an open link, before its reply, asks for one more', async () => {
     // The snapshot under way was taken before the title was added, so it cannot cover it.
-    const signal = (ws: WebSocket): void =>
-      ws.send(
-        JSON.stringify({
-          type: QWC_MESSAGE.signal,
-          object: 'scheduler',
-          signal: NOTIFY,
-          args: ['{"control":"addTitle"}'],
-        }),
-      )
     const server = await plainScheduler({
       answer: (command, ws) => {
         if (command !== 'getTitleControlInfo' || server.count(command) !== 2) return undefined
         server.titles.push({ id: 'C', name: 'Gamma', status: 'Off', variables: [] })
-        signal(ws)
+        sendAddTitle(ws)
         return undefined // the snapshot as it was when asked for: without Gamma
       },
     })

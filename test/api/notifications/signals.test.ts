@@ -32,6 +32,24 @@ const SIGNAL_ARGS: Record<(typeof LINK_CHANGE_SIGNALS)[number], unknown[]> = {
   messageIn: ['other-client', 'companion-module', '{"reload":true}'],
 }
 
+/**
+ * Title {A} goes Running in the application, then `send` makes a signal arrive: the link reads the titles
+ * once more exactly LINK_CHANGE_DEBOUNCE_MS later (not a millisecond before), and the store follows.
+ */
+async function expectRereadAfterDebounce(
+  server: Scheduler,
+  { store, arrive, advance }: Awaited<ReturnType<typeof connectedLink>>,
+  send: () => void,
+): Promise<void> {
+  server.titles[0]!.status = 'Running'
+  await arrive(send)
+  await advance(LINK_CHANGE_DEBOUNCE_MS - 1)
+  expect(server.reads()).toHaveLength(1)
+  await advance(1)
+  expect(server.reads()).toHaveLength(2)
+  expect(store.title('{A}')?.play).toBe('Running')
+}
+
 describe('which signals the link connects', () => {
   it('connects onNotify and each change signal the init reply lists, and no other', async () => {
     const server = await scheduler()
@@ -60,17 +78,11 @@ describe('a change re-reads the titles', () => {
     '%s re-reads LINK_CHANGE_DEBOUNCE_MS after it, and the store follows',
     async (signal) => {
       const server = await scheduler()
-      const { store, arrive, advance } = await connectedLink(server)
+      const rig = await connectedLink(server)
       const plays: PlayState[] = []
-      store.on('title', (e) => e.changes.play && plays.push(e.changes.play))
-      expect(store.title('{A}')?.play).toBe('Off')
-      server.titles[0]!.status = 'Running'
-      await arrive(() => server.signal(signal, SIGNAL_ARGS[signal]))
-      await advance(LINK_CHANGE_DEBOUNCE_MS - 1)
-      expect(server.reads()).toHaveLength(1)
-      await advance(1)
-      expect(server.reads()).toHaveLength(2)
-      expect(store.title('{A}')?.play).toBe('Running')
+      rig.store.on('title', (e) => e.changes.play && plays.push(e.changes.play))
+      expect(rig.store.title('{A}')?.play).toBe('Off')
+      await expectRereadAfterDebounce(server, rig, () => server.signal(signal, SIGNAL_ARGS[signal]))
     },
   )
 
@@ -95,14 +107,8 @@ describe('a change re-reads the titles', () => {
     ['a play notification with a state nobody listed', { id: '{A}', play: 'Cued' }],
   ])('an onNotify of a form the link does not read (%s) re-reads', async (_what, payload) => {
     const server = await scheduler()
-    const { store, arrive, advance } = await connectedLink(server)
-    server.titles[0]!.status = 'Running'
-    await arrive(() => server.signal('onNotify', [typeof payload === 'string' ? payload : JSON.stringify(payload)]))
-    await advance(LINK_CHANGE_DEBOUNCE_MS - 1)
-    expect(server.reads()).toHaveLength(1)
-    await advance(1)
-    expect(server.reads()).toHaveLength(2)
-    expect(store.title('{A}')?.play).toBe('Running')
+    const text = typeof payload === 'string' ? payload : JSON.stringify(payload)
+    await expectRereadAfterDebounce(server, await connectedLink(server), () => server.signal('onNotify', [text]))
   })
 
   it('the five known shapes keep their own handling: a play or data notification reads nothing', async () => {

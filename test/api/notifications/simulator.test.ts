@@ -91,6 +91,24 @@ async function command(sim: SimulatorHandle, name: string, params: Record<string
   return res.json()
 }
 
+/**
+ * A scheduler of the test's own on loopback (onNotify, notifyClientConnected, and `scheduleCommand` as
+ * given: for replies the simulator does not make) and a link to it with FAST timing, not started; both
+ * stopped when the test ends, the link first.
+ */
+async function ownScheduler(scheduleCommand: (command: unknown) => string, filter?: NotificationFilter) {
+  const server = new QWebChannelServer({
+    port: 0,
+    objects: { scheduler: { signals: ['onNotify'], methods: { notifyClientConnected: () => '{}', scheduleCommand } } },
+  })
+  await server.start()
+  onTestFinished(() => server.stop())
+  const store = new AppState()
+  const link = new NotificationLink({ url: server.url, state: store, timing: FAST, ...(filter ? { filter } : {}) })
+  onTestFinished(() => link.stop())
+  return { server, store, link }
+}
+
 describe('NotificationLink against the simulator', () => {
   it('handshakes: init, onNotify, notifyClientConnected, subscribe, resynchronise', async () => {
     const { sim, store, link } = await setup({ defaultSender: false })
@@ -263,29 +281,12 @@ describe('NotificationLink against the simulator', () => {
   it('applies a notification that follows the snapshot reply on top of the snapshot', async () => {
     // A scheduler whose getTitleControlInfo reply is followed at once by a play notification: both
     // frames usually reach the client in one read, so the snapshot must be applied in frame order.
-    let server: QWebChannelServer | undefined = undefined
     const snapshot = { result: { titles: [{ id: '{x}', name: 'X', status: 'Off', variables: [] }] } }
-    server = new QWebChannelServer({
-      port: 0,
-      objects: {
-        scheduler: {
-          signals: ['onNotify'],
-          methods: {
-            notifyClientConnected: () => '{}',
-            scheduleCommand: (command: unknown) => {
-              if (command !== 'getTitleControlInfo') return '{}'
-              setImmediate(() => server?.emitSignal('scheduler', 'onNotify', ['{"id":"{x}","play":"Running"}']))
-              return JSON.stringify(snapshot)
-            },
-          },
-        },
-      },
+    const { server, store, link } = await ownScheduler((command) => {
+      if (command !== 'getTitleControlInfo') return '{}'
+      setImmediate(() => server.emitSignal('scheduler', 'onNotify', ['{"id":"{x}","play":"Running"}']))
+      return JSON.stringify(snapshot)
     })
-    await server.start()
-    onTestFinished(() => server?.stop())
-    const store = new AppState()
-    const link = new NotificationLink({ url: server.url, state: store, timing: FAST })
-    onTestFinished(() => link.stop())
     const seen = new Promise<void>((r) => link.once('notification', () => r()))
     const connected = nextPhase(link, 'connected')
     link.start()
@@ -349,24 +350,10 @@ describe('NotificationLink against the simulator', () => {
       },
     }
     snapshot.result.titles.push(title('{none}', ''), title('{absent}'))
-    const server = new QWebChannelServer({
-      port: 0,
-      objects: {
-        scheduler: {
-          signals: ['onNotify'],
-          methods: {
-            notifyClientConnected: () => '{}',
-            scheduleCommand: (command: unknown) =>
-              command === 'getTitleControlInfo' ? JSON.stringify(snapshot) : '{}',
-          },
-        },
-      },
-    })
-    await server.start()
-    onTestFinished(() => server.stop())
-    const store = new AppState()
-    const link = new NotificationLink({ url: server.url, state: store, timing: FAST, filter: { inputs: ['Newsroom'] } })
-    onTestFinished(() => link.stop())
+    const { server, store, link } = await ownScheduler(
+      (command) => (command === 'getTitleControlInfo' ? JSON.stringify(snapshot) : '{}'),
+      { inputs: ['Newsroom'] },
+    )
     const connected = nextPhase(link, 'connected')
     link.start()
     await connected
