@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { LruMap } from '../src/lru.js'
 import { Logger } from '../src/log.js'
+import { expectMapping } from './helpers/table.js'
 import { ICON_CACHE_ENTRIES, iconCacheStats, iconDataUrl } from '../src/simulator/png.js'
 
 const weighed = (maxEntries: number, maxWeight: number) =>
@@ -57,15 +58,14 @@ describe('LruMap', () => {
 describe('its users', () => {
   it("the logger's once keys: a key seen again is the most recently seen; past the bound the least recent goes", () => {
     const log = new Logger('lru-test', { onceMaxKeys: 2, sink: () => undefined })
-    expect(log.once('a', 'info', 'a')).toBe(true)
-    expect(log.once('b', 'info', 'b')).toBe(true)
-    expect(log.once('a', 'info', 'a')).toBe(false) // a is now the most recent
-    expect(log.once('c', 'info', 'c')).toBe(true) // b goes
+    // Whether log.once logs each key, asked in turn (true: logged now, a key it did not remember).
+    const once = (key: string): boolean => log.once(key, 'info', key)
+    expectMapping(once, { a: true, b: true })
+    expectMapping(once, { a: false, c: true }) // a is now the most recent, so b goes when c comes
     expect(log.onceKeyCount).toBe(2)
-    expect(log.once('a', 'info', 'a')).toBe(false)
-    expect(log.once('b', 'info', 'b')).toBe(true)
+    expectMapping(once, { a: false, b: true })
     log.clear('b')
-    expect(log.once('b', 'info', 'b')).toBe(true)
+    expectMapping(once, { b: true })
   })
 
   it("the simulator's icon cache: one drawing per size and colour, at most ICON_CACHE_ENTRIES kept", () => {

@@ -5,17 +5,22 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { AppState, type AppStateEvents } from '../../src/api/app-state.js'
 import { NotificationLink } from '../../src/api/notifications.js'
+import type { PlayState } from '../../src/api/protocol.js'
 import { QWebChannelClient } from '../../src/api/qwebchannel.js'
 import { startSimulator } from '../../src/simulator/index.js'
 
 const WAIT = { timeout: 5000, interval: 5 }
+
+/** A store holding these titles, each given as id, name and play state. */
+function storeOf(...titles: [id: string, name: string, play: PlayState][]): AppState {
+  const store = new AppState()
+  store.resetTitles(titles.map(([id, name, play]) => ({ id, name, play })))
+  return store
+}
+
 describe('titles by name', () => {
   it('finds a title by name or id, and a rename moves the index and reaches readers as a change with name', () => {
-    const store = new AppState()
-    store.resetTitles([
-      { id: '{a}', name: 'Lower Third', play: 'Off' },
-      { id: '{b}', name: 'Score Bug', play: 'Paused' },
-    ])
+    const store = storeOf(['{a}', 'Lower Third', 'Off'], ['{b}', 'Score Bug', 'Paused'])
     expect(store.titleByName('Score Bug')?.id).toBe('{b}')
     expect(store.findTitle('{a}')?.name).toBe('Lower Third')
     expect(store.findTitle('Lower Third')?.id).toBe('{a}')
@@ -31,11 +36,7 @@ describe('titles by name', () => {
   })
 
   it('keeps the first of two titles of one name, and the other when the first is renamed away', () => {
-    const store = new AppState()
-    store.resetTitles([
-      { id: '{1}', name: 'Twin', play: 'Off' },
-      { id: '{2}', name: 'Twin', play: 'Off' },
-    ])
+    const store = storeOf(['{1}', 'Twin', 'Off'], ['{2}', 'Twin', 'Off'])
     expect(store.titleByName('Twin')?.id).toBe('{1}')
     store.setTitleName('{1}', 'Solo')
     expect(store.titleByName('Twin')?.id).toBe('{2}')

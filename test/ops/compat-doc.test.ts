@@ -13,15 +13,11 @@ import {
   withCompatProfiles,
 } from '../../scripts/generate-compat-doc.js'
 import { loadProfiles, PROFILE_FACT_NAMES } from '../../src/simulator/profile.js'
+import { expectCurrent, expectStaleReplaced, generatedSection } from './generated-section.js'
 
-const doc = readFileSync(COMPAT_DOC, 'utf8')
+const section = generatedSection(readFileSync(COMPAT_DOC, 'utf8'), COMPAT_BEGIN, COMPAT_END, withCompatProfiles)
 
 describe('docs/application-compatibility.md', () => {
-  it('carries the profile tables generated from config/app-profiles (run npm run compat-doc when this fails)', () => {
-    expect(doc).toContain(COMPAT_BEGIN)
-    expect(withCompatProfiles(doc)).toBe(doc)
-  })
-
   it('names every shipped profile and every fact, each fact of each profile with its source', () => {
     const text = compatProfiles()
     for (const [name, profile] of loadProfiles()) {
@@ -33,10 +29,11 @@ describe('docs/application-compatibility.md', () => {
     }
   })
 
+  it('carries the profile tables generated from config/app-profiles (run npm run compat-doc when this fails)', () => {
+    expectCurrent(section)
+  })
+
   it('a stale table is noticed: the generator replaces what stands between the markers', () => {
-    const stale = doc.replace('| `socket_reply` |', '| `socket_answer` |')
-    expect(stale).not.toBe(doc)
-    expect(withCompatProfiles(stale)).toBe(doc)
-    expect(() => withCompatProfiles(doc.replace(COMPAT_END, ''))).toThrow(/markers/)
+    expectStaleReplaced(section, '| `socket_reply` |', '| `socket_answer` |')
   })
 })

@@ -13,15 +13,16 @@ import {
   configReference,
   withConfigReference,
 } from '../../scripts/generate-config-reference.js'
+import { expectCurrent, expectStaleReplaced, generatedSection } from './generated-section.js'
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url))
 const CI_RUN = fileURLToPath(new URL('../../.ci/run', import.meta.url))
 const readme = readFileSync(README, 'utf8')
+const reference = generatedSection(readme, REFERENCE_BEGIN, REFERENCE_END, withConfigReference)
 
 describe('README.md', () => {
   it('carries the configuration reference generated from the schema (run npm run config-reference when this fails)', () => {
-    expect(readme).toContain(REFERENCE_BEGIN)
-    expect(withConfigReference(readme)).toBe(readme)
+    expectCurrent(reference)
   })
 
   it('the reference lists every section, nested keys, defaults and descriptions', () => {
@@ -40,10 +41,7 @@ describe('README.md', () => {
   })
 
   it('a stale reference is noticed: the generator replaces what stands between the markers', () => {
-    const stale = readme.replace('| `app.url` |', '| `app.address` |')
-    expect(stale).not.toBe(readme)
-    expect(withConfigReference(stale)).toBe(readme)
-    expect(() => withConfigReference(readme.replace(REFERENCE_END, ''))).toThrow(/markers/)
+    expectStaleReplaced(reference, '| `app.url` |', '| `app.address` |')
   })
 
   it('gives the test command where .ci/run reads it, and the run command', () => {

@@ -34,6 +34,15 @@ function json(res: ServerResponse, body: unknown, status = 200): void {
   res.end(JSON.stringify(body))
 }
 
+/** A handler that answers `status` with `body` as `type`; with 'stall', the body is sent but never ended. */
+function answer(status: number, type: string, body: string, end: 'end' | 'stall' = 'end'): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': type })
+    if (end === 'end') res.end(body)
+    else res.write(body)
+  }
+}
+
 /** A success envelope for the request's command and requestId, with `fields`. */
 function ok(url: URL, fields: Record<string, unknown> = {}): unknown {
   const command = url.pathname.split('/').pop()
@@ -96,10 +105,7 @@ describe('client error codes', () => {
   })
 
   it('TIMEOUT when the headers come but the body stalls', async () => {
-    const client = await setup((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.write('{"result":')
-    })
+    const client = await setup(answer(200, 'application/json', '{"result":', 'stall'))
     expect((await commandFailure(client.call('closeDesigner', undefined, { timeoutMs: 100 }))).code).toBe('TIMEOUT')
   })
 
@@ -122,10 +128,7 @@ describe('client error codes', () => {
   })
 
   it('HTTP_STATUS on a 500, with the status', async () => {
-    const client = await setup((_req, res) => {
-      res.writeHead(500, { 'content-type': 'text/plain' })
-      res.end('internal error')
-    })
+    const client = await setup(answer(500, 'text/plain', 'internal error'))
     const err = await commandFailure(client.call('closeDesigner'))
     expect(err.code).toBe('HTTP_STATUS')
     expect((err as HttpStatusError).status).toBe(500)
@@ -140,10 +143,7 @@ describe('client error codes', () => {
   })
 
   it('BAD_JSON when the body is not JSON', async () => {
-    const client = await setup((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end('<newblue_ext command="closeDesigner" success="1"/>')
-    })
+    const client = await setup(answer(200, 'application/json', '<newblue_ext command="closeDesigner" success="1"/>'))
     expect((await commandFailure(client.call('closeDesigner'))).code).toBe('BAD_JSON')
   })
 

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../../src/api/qwebchannel.js'
 import { QWebChannelServer, type QwcPublishedObject } from '../../../src/simulator/qwebchannel-server.js'
 import { captureLogs } from '../../helpers/logs.js'
+import { rawSocket } from '../../helpers/raw-socket.js'
 import { QWC_MESSAGE } from '../../../src/api/protocol.js'
 
 const calls: unknown[][] = []
@@ -71,10 +72,7 @@ async function rawServer(answer: (msg: Record<string, unknown>, ws: WebSocket) =
 
 const initData = {
   scheduler: {
-    methods: [
-      ['deleteLater', 2],
-      ['scheduleCommand', 41],
-    ],
+    methods: Object.entries({ deleteLater: 2, scheduleCommand: 41 }),
     signals: [['onNotify', 7]],
     properties: [],
     enums: {},
@@ -304,13 +302,7 @@ describe('QWebChannel client', () => {
 describe('QWebChannel server core', () => {
   it('answers a method call by name as well as by index', async () => {
     const server = await startServer()
-    const ws = new WebSocket(server.url)
-    onTestFinished(() => ws.terminate())
-    await new Promise((r) => ws.once('open', r))
-    const replies: Record<string, unknown>[] = []
-    ws.on('message', (raw: WebSocket.RawData) =>
-      replies.push(JSON.parse((raw as Buffer).toString()) as Record<string, unknown>),
-    )
+    const { ws, frames: replies } = await rawSocket(server.url)
     const index = server.layout('scheduler')!.methods.find(([n]) => n === 'record')![1]
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: 'record', args: ['byName'], id: 1 }))
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: index, args: ['byIndex'], id: 2 }))

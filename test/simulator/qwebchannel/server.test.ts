@@ -7,6 +7,7 @@ import WebSocket from 'ws'
 import { QWebChannelClient, QWebChannelError } from '../../../src/api/qwebchannel.js'
 import { SIM_CLIENT_INFO } from '../../../src/simulator/scheduler.js'
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
+import { rawSocket } from '../../helpers/raw-socket.js'
 import { simulatorForTest } from '../helpers.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
@@ -66,11 +67,7 @@ describe('simulator QWebChannel server', () => {
 
   it('the default profile answers scheduleCommand over the socket with a flat JSON string, nothing else', async () => {
     const s = await sim()
-    const ws = new WebSocket(s.wsUrl)
-    onTestFinished(() => ws.terminate())
-    await new Promise((r) => ws.once('open', r))
-    const frames: Record<string, unknown>[] = []
-    ws.on('message', (raw: Buffer) => frames.push(JSON.parse(raw.toString()) as Record<string, unknown>))
+    const { ws, frames } = await rawSocket(s.wsUrl)
     ws.send(JSON.stringify({ type: 3, id: 1 }))
     await expect.poll(() => frames.length, WAIT).toBe(1)
     const methods = (frames[0]!.data as { scheduler: { methods: [string, number][] } }).scheduler.methods
@@ -155,16 +152,12 @@ describe('simulator QWebChannel server', () => {
 
   it('answers scheduleCommand called by name (Qt 5.15 style)', async () => {
     const s = await sim()
-    const ws = new WebSocket(s.wsUrl)
-    onTestFinished(() => ws.terminate())
-    await new Promise((r) => ws.once('open', r))
-    const reply = new Promise<Record<string, unknown>>((r) =>
-      ws.once('message', (raw: Buffer) => r(JSON.parse(raw.toString()) as Record<string, unknown>)),
-    )
+    const { ws, frames } = await rawSocket(s.wsUrl)
     ws.send(
       JSON.stringify({ type: 6, object: 'scheduler', method: 'scheduleCommand', args: ['getTime', {}, {}], id: 7 }),
     )
-    const msg = await reply
+    await expect.poll(() => frames.length, WAIT).toBe(1)
+    const msg = frames[0]!
     expect(msg).toMatchObject({ type: 10, id: 7 })
     expect(JSON.parse(msg.data as string)).toMatchObject({ command: 'getTime' })
   })
