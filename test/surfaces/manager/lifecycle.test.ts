@@ -13,15 +13,8 @@ import type { Surface } from '../../../src/surfaces/types.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import {
-  MANAGER_CLOCK,
-  deckManaged,
-  deckRig,
-  manage,
-  startedDeckRig,
-  startedList,
-  useManagerLogs,
-} from '../helpers/manager.js'
+import { MANAGER_CLOCK, deckManaged, deckRig, manage, startedList, useManagerLogs } from '../helpers/manager.js'
+import { startedDeckRig } from '../helpers/manager.js'
 import { ListDriver, gate } from '../helpers/surfaces.js'
 
 const logs = useManagerLogs()

@@ -16,14 +16,8 @@ import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
 import { useChromium } from '../../helpers/browser.js'
-import {
-  HARDWARE,
-  hardwareMirrors,
-  type HardwareMirrors,
-  freshPage,
-  webServerForTest,
-  type WebServerRig,
-} from './helpers.js'
+import { HARDWARE, hardwareMirrors, freshPage, webServerForTest } from './helpers.js'
+import type { HardwareMirrors, WebServerRig } from './helpers.js'
 import { decodePng, near, pixelAt, rgbOf, type Rgb } from './pixels.js'
 
 const SCREENSHOT = 'test-output/web-mirrors.png'
