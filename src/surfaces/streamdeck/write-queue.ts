@@ -12,6 +12,11 @@
  * `parallel` at once; each write is sent as soon as its prepare is done, one write at a time. A flush
  * ends only when all its writes are sent, and each slot is in a flush once, so a later face for a key
  * is never overwritten by an earlier one.
+ *
+ * Writes that are ready at once (a page seen before: cached bytes only) would otherwise go out as one
+ * chain of promise callbacks, holding the event loop for the whole page while input waits; once the
+ * writes of one loop turn have run `sliceMs`, the next waits for a turn of the loop (setImmediate), so
+ * a jog's deltas are read between writes.
  */
 import { availableParallelism } from 'node:os'
 
@@ -29,9 +34,17 @@ export interface WriteQueueOptions {
   parallel?: number
   /** Called once with the first write that fails; the queue stops and drops what is pending. */
   onError: (err: unknown) => void
+  /** How long writes may hold the event loop before they give it a turn; default WRITE_SLICE_MS. */
+  sliceMs?: number
 }
 
 export const DEFAULT_FRAME_MS = 1000 / 60
+/**
+ * ASSUMED (issue 29: a jog within 2 ms of its lag with no paging): 0.5 ms of writes, then a turn of the
+ * loop. A seen XL page is ~1.8 ms of writes here, so it gives input three or four turns; each costs a
+ * few µs.
+ */
+export const WRITE_SLICE_MS = 0.5
 
 export class WriteQueue {
   private readonly pending = new Map<string, WriteJob | PreparedJob>()
@@ -42,11 +55,15 @@ export class WriteQueue {
   private running: Promise<void> | undefined
   private lastFlush = -Infinity
   private stopped = false
+  private readonly sliceMs: number
+  /** When writes started holding the loop in this turn of it; undefined once the loop has turned. */
+  private sliceStart: number | undefined
 
   constructor(opts: WriteQueueOptions) {
     this.frameMs = Math.max(0, opts.frameMs ?? DEFAULT_FRAME_MS)
     this.parallel = Math.max(1, Math.floor(opts.parallel ?? availableParallelism()))
     this.onError = opts.onError
+    this.sliceMs = Math.max(0, opts.sliceMs ?? WRITE_SLICE_MS)
   }
 
   /** Queues `job` for `slot`, replacing a job still pending for the same slot. */
@@ -87,6 +104,22 @@ export class WriteQueue {
     }, wait)
   }
 
+  /**
+   * Before a write: a turn of the event loop when the writes of this turn have held it `sliceMs`. The
+   * loop's turn is noticed by an immediate set when the slice starts (it runs before one set later).
+   */
+  private async turn(): Promise<void> {
+    if (this.sliceStart === undefined) return this.startSlice()
+    if (performance.now() - this.sliceStart < this.sliceMs) return
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    this.startSlice()
+  }
+
+  private startSlice(): void {
+    this.sliceStart = performance.now()
+    setImmediate(() => (this.sliceStart = undefined))
+  }
+
   private async flush(): Promise<void> {
     this.lastFlush = performance.now()
     const jobs = [...this.pending.values()]
@@ -99,7 +132,7 @@ export class WriteQueue {
         const job = jobs[next++]!
         const write = typeof job === 'function' ? job : await job.prepare()
         if (!write || this.stopped) continue
-        const sent = writes.then(() => (this.stopped ? undefined : write()))
+        const sent = writes.then(() => this.turn()).then(() => (this.stopped ? undefined : write()))
         writes = sent
         // A plain job is its own write: wait for it, so plain jobs stay one after another as before.
         if (typeof job === 'function') await sent

@@ -1,0 +1,58 @@
+/**
+ * Issue 29: writes that are ready at once (a page seen before) give the event loop a turn once they
+ * have held it `sliceMs`, so input is read between them rather than after the whole page; writes that
+ * fit in the slice go out together. Real timers: the turns are the loop's own.
+ */
+import { describe, expect, it } from 'vitest'
+import { WriteQueue } from '../../../src/surfaces/streamdeck/write-queue.js'
+
+/** Holds the loop for `ms` (a write that takes time on the loop, as a HID write does). */
+function spin(ms: number): void {
+  const end = performance.now() + ms
+  while (performance.now() < end) {
+    // busy
+  }
+}
+
+/** Puts `count` slots whose prepares are ready at once; each write records the loop turn it ran in. */
+async function turnsOfWrites(sliceMs: number, count: number, writeMs: number): Promise<number[]> {
+  let turn = 0
+  let flushing = true
+  const count_ = (): void => {
+    turn++
+    if (flushing) setImmediate(count_)
+  }
+  setImmediate(count_)
+  const seen: number[] = []
+  const errors: unknown[] = []
+  const queue = new WriteQueue({ frameMs: 0, parallel: 4, sliceMs, onError: (err) => errors.push(err) })
+  for (let i = 0; i < count; i++) {
+    queue.put(`key:${i}`, {
+      prepare: () =>
+        Promise.resolve(() => {
+          seen.push(turn)
+          spin(writeMs)
+          return Promise.resolve()
+        }),
+    })
+  }
+  await queue.idle()
+  flushing = false
+  expect(errors).toEqual([])
+  expect(seen).toHaveLength(count)
+  return seen
+}
+
+describe('write queue slices', () => {
+  it('writes longer than the slice each get a turn of the loop before them', async () => {
+    const turns = await turnsOfWrites(0.5, 12, 0.8)
+    for (let i = 1; i < turns.length; i++) expect(turns[i]!, `write ${i}`).toBeGreaterThan(turns[i - 1]!)
+  })
+
+  it('writes within the slice go out in one turn; with no slice a whole page does', async () => {
+    const quick = await turnsOfWrites(1000, 12, 0.01)
+    expect(new Set(quick).size).toBe(1)
+    const unsliced = await turnsOfWrites(Infinity, 12, 0.8)
+    expect(new Set(unsliced).size).toBe(1)
+  })
+})
