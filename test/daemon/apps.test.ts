@@ -4,17 +4,14 @@
  * following its own (two simulators on port 0); `/api/status` lists each with its link, `/metrics`
  * counts by application.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
+import { appsHead, configFile, ownSimulator } from './apps-rig.js'
 import { saveAsEditors } from './helpers.js'
 
 const WAIT = { timeout: 15_000, interval: 20 }
@@ -25,16 +22,19 @@ async function errorsOf(text: string): Promise<string[]> {
   return r.problems.filter((p) => p.severity === 'error').map(formatProblem)
 }
 
-const TWO = (extra = '') => `version: 1
-apps:
-  main: { url: "http://127.0.0.1:9022" }
-  graphics2: { url: "http://127.0.0.1:9122" }
-surfaces:
+/** A file's lines after its applications: a 1×4 web console, key:0 taking TITLE to air on the default one; `more` after. */
+const consoleKey0 = (more = '') => `surfaces:
   console: { driver: web, rows: 1, columns: 4 }
 bindings:
   - on: console/key:0
     press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
-${extra}`
+${more}`
+
+const TWO = (extra = '') => `version: 1
+apps:
+  main: { url: "http://127.0.0.1:9022" }
+  graphics2: { url: "http://127.0.0.1:9122" }
+${consoleKey0(extra)}`
 
 describe('check: the applications a file names', () => {
   it('loads apps: with bindings, feedback and commands naming them', async () => {
@@ -85,18 +85,8 @@ bindings:
   })
 })
 
-/** A simulator of our own (its log read, its state changed behind the daemon's back), closed at the end. */
-async function sim(): Promise<SimulatorHandle> {
-  const s = await startSimulator()
-  onTestFinished(() => s.close())
-  return s
-}
-
 async function startDaemon(text: string): Promise<{ daemon: Daemon; metrics: PrometheusMetrics; file: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-apps-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(file, text)
+  const file = await configFile('pb-apps-', text)
   captureLogs()
   const metrics = new PrometheusMetrics({ processMetrics: false })
   const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics })
@@ -106,23 +96,16 @@ async function startDaemon(text: string): Promise<{ daemon: Daemon; metrics: Pro
 
 describe('two independent applications from one file', () => {
   it('each key sends to and follows its own; status lists both with their links; metrics count by application', async () => {
-    const [a, b] = [await sim(), await sim()]
-    const { daemon, metrics } = await startDaemon(`version: 1
-apps:
-  main: { url: "${a.httpUrl}", notifications: "${a.wsUrl}" }
-  graphics2: { url: "${b.httpUrl}", notifications: "${b.wsUrl}" }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4 }
-bindings:
-  - on: console/key:0
-    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
-    feedback: { title: "${TITLE}" }
+    const [a, b] = [await ownSimulator(), await ownSimulator()]
+    const { daemon, metrics } = await startDaemon(
+      appsHead({ main: a, graphics2: b }) +
+        consoleKey0(`    feedback: { title: "${TITLE}" }
   - on: console/key:1
     app: graphics2
     press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
     feedback: { title: "${TITLE}" }
-`)
+`),
+    )
     await expect.poll(() => daemon.status().apps?.map((x) => x.link.state), WAIT).toEqual(['connected', 'connected'])
     const status = daemon.status()
     expect(status.app.state).toBe('connected')
@@ -162,17 +145,8 @@ bindings:
   })
 
   it('a reload adds an application (its link made beside the running one) and removes it again', async () => {
-    const [a, b] = [await sim(), await sim()]
-    const one = `version: 1
-apps:
-  main: { url: "${a.httpUrl}", notifications: "${a.wsUrl}" }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4 }
-bindings:
-  - on: console/key:0
-    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
-`
+    const [a, b] = [await ownSimulator(), await ownSimulator()]
+    const one = appsHead({ main: a }) + consoleKey0()
     const two =
       one.replace('\nlisten:', `\n  graphics2: { url: "${b.httpUrl}", notifications: "${b.wsUrl}" }\nlisten:`) +
       `  - on: console/key:1
@@ -199,16 +173,11 @@ bindings:
   })
 
   it('app: alone is the application named main: the status lists it, and nothing else changes', async () => {
-    const a = await sim()
+    const a = await ownSimulator()
     const { daemon } = await startDaemon(`version: 1
 app: { url: "${a.httpUrl}", notifications: "${a.wsUrl}" }
 listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4 }
-bindings:
-  - on: console/key:0
-    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
-`)
+${consoleKey0()}`)
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     expect(daemon.status().apps).toEqual([
       { name: 'main', url: a.httpUrl, simulated: false, default: true, link: daemon.status().apps![0]!.link },

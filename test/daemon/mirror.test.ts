@@ -5,36 +5,23 @@
  * command reaches the backup, and a resync brings it back in step; a title taken off air on the backup
  * alone shows `diverged` within the tolerance, logged once and counted.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { readReply } from '../../src/api/reply.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import type { SimulatorHandle } from '../../src/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
+import { appsHead, configFile, direct, ownSimulator, readyToScrub } from './apps-rig.js'
 
 const WAIT = { timeout: 20_000, interval: 20 }
 const TITLE = 'Lower Third'
 /** The tolerance the tests give (`diverged_after_ms`): short, so the cases stay quick. */
 const TOLERANCE_MS = 400
 
-async function sim(options: { httpPort?: number; wsPort?: number; profile?: string } = {}): Promise<SimulatorHandle> {
-  const s = await startSimulator(options)
-  onTestFinished(() => s.close())
-  return s
-}
-
 function configOf(main: SimulatorHandle, backup: SimulatorHandle, extra = ''): string {
-  return `version: 1
-apps:
-  main: { url: "${main.httpUrl}", notifications: "${main.wsUrl}" }
-  backup: { url: "${backup.httpUrl}", notifications: "${backup.wsUrl}", mirror_of: main, diverged_after_ms: ${TOLERANCE_MS}, timeout_ms: 5000 }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
+  const backupMore = `, mirror_of: main, diverged_after_ms: ${TOLERANCE_MS}, timeout_ms: 5000`
+  return `${appsHead({ main, backup: [backup, backupMore] })}surfaces:
   console: { driver: web, rows: 1, columns: 4, jog: true }
 bindings:
   - on: console/key:0
@@ -50,10 +37,7 @@ ${extra}`
 }
 
 async function startDaemon(text: string) {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-mirror-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(file, text)
+  const file = await configFile('pb-mirror-', text)
   const logs = captureLogs()
   const metrics = new PrometheusMetrics({ processMetrics: false })
   const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics })
@@ -64,21 +48,9 @@ async function startDaemon(text: string) {
   return { daemon, metrics, logs, key, badgeOf }
 }
 
-/** A command sent straight to a simulator, behind the daemon's back. */
-async function direct(
-  s: SimulatorHandle,
-  command: string,
-  params: Record<string, string> = {},
-): Promise<Readonly<Record<string, unknown>>> {
-  const res = await fetch(`${s.httpUrl}/api/command/${command}?${new URLSearchParams(params).toString()}`)
-  const read = readReply(await res.text())
-  if (read.error !== undefined) throw new Error(`${command}: ${read.error}`)
-  return read.fields
-}
-
 describe('a main and its backup', () => {
   it('a press reaches both logs once; the key follows the main', async () => {
-    const [main, backup] = [await sim(), await sim()]
+    const [main, backup] = [await ownSimulator(), await ownSimulator()]
     const { daemon, key } = await startDaemon(configOf(main, backup))
     expect(daemon.status().apps).toEqual([
       expect.objectContaining({ name: 'main', default: true }),
@@ -104,13 +76,8 @@ describe('a main and its backup', () => {
   })
 
   it("a backup 2 s slow does not delay the main's jog: the main's final position arrives while the backup's first is still held", async () => {
-    const [main, backup] = [await sim(), await sim()]
-    for (const s of [main, backup]) {
-      await direct(s, 'replay_arm_inputs', { inputs: 'Camera 1' })
-      await direct(s, 'replay_enable')
-      await direct(s, 'replay_enable_scrubbing', { enable: 'true' })
-      await direct(s, 'replay_set_scrub_position', { position: '5' })
-    }
+    const [main, backup] = [await ownSimulator(), await ownSimulator()]
+    for (const s of [main, backup]) await readyToScrub(s)
     const fps = Number((await direct(main, 'replay_get_play_info')).frameRate)
     expect(fps).toBeGreaterThan(0)
     for (const c of ['replay_get_play_info', 'replay_get_settings', 'replay_set_scrub_position']) {
@@ -144,8 +111,8 @@ describe('a main and its backup', () => {
   })
 
   it('the backup killed and restarted: presses reach the main only, the key shows diverged, no late command, resync brings it back', async () => {
-    const main = await sim()
-    let backup = await sim()
+    const main = await ownSimulator()
+    let backup = await ownSimulator()
     const ports = { httpPort: backup.httpPort, wsPort: backup.wsPort }
     const { daemon, key, logs, badgeOf } = await startDaemon(configOf(main, backup))
     await backup.close()
@@ -158,7 +125,7 @@ describe('a main and its backup', () => {
     expect(key('key:0')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
     expect(logs.filter((l) => l.message.startsWith('diverged: console/key:0'))).toHaveLength(1)
 
-    backup = await sim(ports)
+    backup = await ownSimulator(ports)
     await expect.poll(() => daemon.status().apps?.[1]?.link.state, WAIT).toBe('connected')
     // Back, and not replayed what it missed: still apart, still shown so.
     await direct(backup, 'getTitlesPlayStatus')
@@ -176,7 +143,7 @@ describe('a main and its backup', () => {
   })
 
   it('a title taken off air on the backup alone shows diverged once the tolerance has passed; logged once, counted', async () => {
-    const [main, backup] = [await sim(), await sim()]
+    const [main, backup] = [await ownSimulator(), await ownSimulator()]
     const { daemon, key, logs, metrics, badgeOf } = await startDaemon(configOf(main, backup))
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
     await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
@@ -197,8 +164,8 @@ describe('a main and its backup', () => {
   })
 
   it('two profiles of the application (main captivate, backup titler-live-2021): a press reaches both logs once, in step', async () => {
-    const main = await sim({ profile: 'captivate' })
-    const backup = await sim({ profile: 'titler-live-2021' })
+    const main = await ownSimulator({ profile: 'captivate' })
+    const backup = await ownSimulator({ profile: 'titler-live-2021' })
     const { daemon, key, badgeOf } = await startDaemon(configOf(main, backup))
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
     await until(
@@ -214,7 +181,7 @@ describe('a main and its backup', () => {
   })
 
   it('while the main is away the key follows the backup and says so', async () => {
-    const [main, backup] = [await sim(), await sim()]
+    const [main, backup] = [await ownSimulator(), await ownSimulator()]
     const { daemon, key } = await startDaemon(configOf(main, backup))
     await main.close()
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('stale')

@@ -13,7 +13,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { readReply } from '../../src/api/reply.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import type { ControlState } from '../../src/daemon/api.js'
 import { DEFAULT_CONFIRM_MS, DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
@@ -21,6 +20,7 @@ import { TAP_HINT_MS } from '../../src/mappings/behaviours/press.js'
 import { getProfile, profileNames, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
+import { direct, readyToScrub } from './apps-rig.js'
 import { E2E_TITLE, e2eConfig, saveAsEditors } from './helpers.js'
 
 const WAIT = { timeout: 10_000, interval: 10 }
@@ -37,17 +37,6 @@ afterEach(() => {
 
 function configText(sim: SimulatorHandle, extra = ''): string {
   return e2eConfig({ http: sim.httpUrl, ws: sim.wsUrl }, extra, { stopKey: true })
-}
-
-/**
- * A command sent straight to the simulator over HTTP (another operator, or the test's set-up), its
- * reply read by the one reply reader; the application's error fails the test.
- */
-async function direct(sim: SimulatorHandle, name: string, params: Record<string, string> = {}) {
-  const res = await fetch(`${sim.httpUrl}/api/command/${name}?${new URLSearchParams(params).toString()}`)
-  const read = readReply(await res.text())
-  if (read.error !== undefined) throw new Error(`${name}: ${read.error}`)
-  return read.fields
 }
 
 function titleId(sim: SimulatorHandle, name: string): string | undefined {
@@ -175,10 +164,7 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
 
   it('jog: with one scrub in flight at a time, the final position is the start plus the sum of the deltas × the step', async () => {
     const { sim, daemon } = await bench(name)
-    await direct(sim, 'replay_arm_inputs', { inputs: 'Camera 1' })
-    await direct(sim, 'replay_enable')
-    await direct(sim, 'replay_enable_scrubbing', { enable: 'true' })
-    await direct(sim, 'replay_set_scrub_position', { position: '5' })
+    await readyToScrub(sim)
     // Values may come as text (profile fact `values: strings`).
     const fps = Number((await direct(sim, 'replay_get_play_info')).frameRate)
     expect(fps).toBeGreaterThan(0)
