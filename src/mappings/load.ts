@@ -15,7 +15,7 @@
  * suggestion, counts), and no input makes the loader throw: the fuzz suite holds it to that.
  */
 import { readFile } from 'node:fs/promises'
-import { LineCounter, type Document } from 'yaml'
+import { LineCounter } from 'yaml'
 import { z } from 'zod'
 import { validateClaims } from '../surfaces/claims.js'
 import { jsonDepthExceeds } from '../wire.js'
@@ -25,7 +25,7 @@ import { attachPictures, checkImages } from './check-image.js'
 import { checkApps } from './check-apps.js'
 import { PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { migrate } from './migrate.js'
-import { Problems, rangeStart, type ConfigProblem, type Path, type Severity } from './problems.js'
+import { Problems, type ConfigProblem, type Located, type Severity } from './problems.js'
 import { reportIssues, type IssueContext } from './schema-issues.js'
 import {
   CONFIG_LIMITS,
@@ -36,6 +36,7 @@ import {
   type Config,
 } from './schema.js'
 import { claimsOfConfig, defaultSurfaceCatalogue, type SurfaceCatalogue } from './surfaces.js'
+import { readPlainData } from './yaml-data.js'
 import { MAX_CONFIG_DEPTH, parseYaml, syntaxProblems, tooDeepOffset } from './yaml-read.js'
 
 export { ConfigError, formatProblem, MAX_PROBLEMS, type ConfigProblem, type Severity } from './problems.js'
@@ -62,17 +63,26 @@ export interface LoadOptions {
   imageProblems?: Severity
 }
 
-/** A file read as data: its document, its problems so far and its (migrated) data. */
+/** A file read as data: its problems so far (they know where its nodes stand) and its (migrated) data. */
 interface Read {
-  doc: Document
-  lines: LineCounter
   problems: Problems
   raw: unknown
+}
+
+/** The file's YAML document and line table, for the positions of its problems. */
+function locate(text: string): Located {
+  const lines = new LineCounter()
+  const read = parseYaml(text, lines)
+  return { doc: 'doc' in read ? read.doc : undefined, lines }
 }
 
 /**
  * Parses the text and reads it as data, bounded (size, aliases, depth), migrated to this version.
  * The problems alone when the file cannot be read that far.
+ *
+ * A plainly written file is read as data alone (`yaml-data.ts`: a fraction of the memory and time of
+ * the document), and its document is read only if a problem needs a position; anything else is read
+ * through its document, as it always was.
  */
 function readData(text: string, file: string): Read | { problems: ConfigProblem[] } {
   const lines = new LineCounter()
@@ -81,6 +91,12 @@ function readData(text: string, file: string): Read | { problems: ConfigProblem[
     problems.at(0, 'error', `the file is larger than ${MAX_CONFIG_BYTES} bytes`)
     return { problems: problems.finish() }
   }
+  const plain = readPlainData(text)
+  if (plain)
+    return migrated(
+      Problems.later(file, () => locate(text)),
+      plain.data,
+    )
   const read = parseYaml(text, lines)
   if ('tooDeepAt' in read) {
     const problems = new Problems(file, undefined, lines)
@@ -105,13 +121,17 @@ function readData(text: string, file: string): Read | { problems: ConfigProblem[
     problems.at(tooDeepOffset(doc) ?? 0, 'error', `values are nested deeper than ${MAX_CONFIG_DEPTH} levels`)
     return { problems: problems.finish() }
   }
-  if (raw === null || raw === undefined) raw = {}
-  const migrated = migrate(raw)
-  if ('problem' in migrated) {
-    problems.add(['version'], 'error', migrated.problem, migrated.atKey ? 'version' : undefined)
+  return migrated(problems, raw)
+}
+
+/** The data migrated to this version (an empty file is an empty mapping), or the problem why not. */
+function migrated(problems: Problems, raw: unknown): Read | { problems: ConfigProblem[] } {
+  const migration = migrate(raw ?? {})
+  if ('problem' in migration) {
+    problems.add(['version'], 'error', migration.problem, migration.atKey ? 'version' : undefined)
     return { problems: problems.finish() }
   }
-  return { doc, lines, problems, raw: migrated.value }
+  return { problems, raw: migration.value }
 }
 
 /** Each `surfaces:` entry on its own (one bad entry hides nothing of the others), then their claims. */
@@ -194,7 +214,7 @@ function checkBindings(ctx: IssueContext & BindingContext, rawBindings: readonly
 export async function loadConfigText(text: string, file: string, options: LoadOptions = {}): Promise<LoadResult> {
   const read = readData(text, file)
   if (!('raw' in read)) return read
-  const { doc, lines, problems, raw } = read
+  const { problems, raw } = read
   const ctx: IssueContext = { problems, root: raw }
 
   // The top level with surfaces and bindings as opaque lists; then each surface and binding alone, so one
@@ -222,7 +242,7 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
     : Array.isArray(rawObject.bindings)
       ? rawObject.bindings
       : []
-  const lineOf = (index: number): number => lines.linePos(problemsOffset(doc, ['bindings', index])).line
+  const lineOf = (index: number): number => problems.lineOf(['bindings', index])
   const bindings = checkBindings({ ...ctx, surfaces, rawSurfaces, pages, taken: new Map(), lineOf }, rawBindings)
   checkApps(problems, rawObject, topResult.success ? topResult.data : undefined, bindings)
 
@@ -237,11 +257,6 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
   }
   attachPictures(config, pictures)
   return { config, problems: all }
-}
-
-function problemsOffset(doc: Document, path: Path): number {
-  const node = doc.getIn(path, true)
-  return rangeStart(node) ?? 0
 }
 
 /** Reads and loads a mapping file; a file that cannot be read is one problem at 1:1. */

@@ -74,14 +74,46 @@ export function rangeStart(node: unknown): number | undefined {
 }
 
 /** Where problems go, each at the node its path names. */
+/** Where a file's problems stand: its document (undefined before it could be read) and its line table. */
+export interface Located {
+  doc: Document | undefined
+  lines: LineCounter
+}
+
 export class Problems {
   readonly list: ConfigProblem[] = []
   private dropped = 0
+  private located: Located | (() => Located)
+  constructor(file: string, doc: Document | undefined, lines: LineCounter)
+  constructor(file: string, locate: () => Located)
   constructor(
     private readonly file: string,
-    private readonly doc: Document | undefined,
-    private readonly lines: LineCounter,
-  ) {}
+    where: Document | undefined | (() => Located),
+    lines?: LineCounter,
+  ) {
+    this.located = typeof where === 'function' ? where : { doc: where, lines: lines! }
+  }
+
+  /**
+   * The problems of a file read without its document (`yaml-data.ts`): `locate` reads the document
+   * when a problem first needs a position, so a file with no problem never has one built.
+   */
+  static later(file: string, locate: () => Located): Problems {
+    return new Problems(file, locate)
+  }
+
+  private get doc(): Document | undefined {
+    return this.where().doc
+  }
+
+  private get lines(): LineCounter {
+    return this.where().lines
+  }
+
+  private where(): Located {
+    if (typeof this.located === 'function') this.located = this.located()
+    return this.located
+  }
 
   get errors(): number {
     return this.list.filter((p) => p.severity === 'error').length + this.dropped
@@ -114,6 +146,12 @@ export class Problems {
       })
     }
     return out
+  }
+
+  /** The line the node of `path` starts on (as written: a merge key's base is not followed); 1 when none. */
+  lineOf(path: Path): number {
+    const node = this.doc?.getIn(path, true)
+    return this.lines.linePos(rangeStart(node) ?? 0).line
   }
 
   /** The offset of the deepest node on `path` that exists (a missing key points at its map). */
