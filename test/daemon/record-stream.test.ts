@@ -16,21 +16,17 @@ import { RECORD_DROPPED_KIND, RECORD_END_KIND } from '../../src/daemon/record-st
 import { startDaemonServer, type DaemonServer, type DaemonServerLimits } from '../../src/daemon/server.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { loggerInto } from '../helpers/logs.js'
+import { pagedConsoleHead } from '../helpers/paged-console.js'
 import { until } from '../helpers/until.js'
 import { call, FakeDaemon, fileLogs, TOKEN } from './helpers.js'
 
 const records = fileLogs()
 const AUTH = { authorization: `Bearer ${TOKEN}` }
 
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0, token: "${TOKEN}" }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4, jog: true }
-pages:
-  console: [main, replay]
-bindings:
-  - on: console/key:0
+const CONFIG = `${pagedConsoleHead({
+  listen: `{ host: 127.0.0.1, port: 0, token: "${TOKEN}" }`,
+  console: '{ driver: web, rows: 1, columns: 4, jog: true }',
+})}  - on: console/key:0
     press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
   - on: console/key:2
     press: { page: next }

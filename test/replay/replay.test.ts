@@ -17,20 +17,17 @@ import { byBinding, compareCommands, runsOf, SCRUB_COMMAND, type ComparedCommand
 import { replayTrace } from '../../src/replay/drive.js'
 import { readTrace } from '../../src/replay/trace.js'
 import { loggerInto } from '../helpers/logs.js'
+import { pagedConsoleHead } from '../helpers/paged-console.js'
 import { until } from '../helpers/until.js'
 
 const HOLD_CUTOUT = { action: 'cutout', title: 'Score Bug' }
 
 function storyConfig(key0Title = 'Lower Third'): string {
-  return `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 4, jog: true }
-pages:
-  console: [main, replay]
-bindings:
-  - on: console/key:0
+  const head = pagedConsoleHead({
+    listen: '{ host: 127.0.0.1, port: 0 }',
+    console: '{ driver: web, rows: 1, columns: 4, jog: true }',
+  })
+  return `${head}  - on: console/key:0
     press: { command: schedule, params: { action: cutin, title: "${key0Title}" } }
   - on: console/key:1
     press: { command: schedule, params: { action: automatic, title: "Score Bug" } }

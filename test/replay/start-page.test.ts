@@ -11,15 +11,9 @@ import type { Config } from '../../src/mappings/schema.js'
 import { replayTrace } from '../../src/replay/drive.js'
 import type { TraceInput } from '../../src/replay/trace.js'
 import { loggerInto, messages } from '../helpers/logs.js'
+import { pagedConsoleHead } from '../helpers/paged-console.js'
 
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-surfaces:
-  console: { driver: web, rows: 1, columns: 2 }
-pages:
-  console: [main, replay]
-bindings:
-  - on: console/key:0
+const CONFIG = `${pagedConsoleHead({ console: '{ driver: web, rows: 1, columns: 2 }' })}  - on: console/key:0
     page: main
     press: { command: switchVideoIn, params: { channel: 0, video: "Camera 1" } }
   - on: console/key:0
