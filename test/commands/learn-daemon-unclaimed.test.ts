@@ -5,83 +5,33 @@
  * A real daemon in-process; the deck is registered over a plain WebSocket speaking the page protocol,
  * as the page's deck script does.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { writeFile } from 'node:fs/promises'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import WebSocket from 'ws'
 import { parseUnclaimedEvent, parseUnclaimedInputEvent } from '../../src/commands/learn-stream.js'
-import { runLearn } from '../../src/commands/learn.js'
 import type { DaemonEvent } from '../../src/daemon/api.js'
-import { Daemon } from '../../src/daemon/daemon.js'
-import { BrowserDeckDriver } from '../../src/surfaces/browser-deck/driver.js'
-import { hardwareDrivers } from '../../src/surfaces/drivers.js'
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
+import { testConfigFile } from '../helpers/files.js'
+import { simulatedDaemonConfig, surfaceState } from '../helpers/in-process-daemon.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
-import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
-import { harness, type Harness } from './hardware-helpers.js'
+import {
+  browserDeckDaemon,
+  laptopDeckConfig,
+  pageSocket,
+  sendJson as send,
+} from '../surfaces/browser-deck/daemon-rig.js'
+import { harness } from './hardware-helpers.js'
+import { harnessDaemon, learn, learnedUpTo } from './learn-helpers.js'
 
-const CONFIG = `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  laptop: { driver: browser-deck, serial: SER1 }
-bindings:
-  - on: laptop/key:0
-    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
-`
+const CONFIG = laptopDeckConfig()
 
-async function startDaemon(): Promise<{
-  daemon: Daemon
-  driver: BrowserDeckDriver
-  file: string
-  page: WebSocket
-  connect: () => Promise<WebSocket>
-}> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-learn-unclaimed-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(file, CONFIG)
+async function startDaemon() {
+  const file = await testConfigFile('learn-unclaimed', CONFIG)
   captureLogs()
-  const driver = new BrowserDeckDriver()
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: [driver],
-    hotplug: new FakeHotplug(),
-    access: () => Promise.resolve('ok'),
-    watch: false,
-  })
-  onTestFinished(() => daemon.stop())
-  const url = new URL(daemon.url)
-  const connect = (): Promise<WebSocket> =>
-    new Promise<WebSocket>((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${url.port}${url.pathname}ws`, {
-        headers: { origin: `http://127.0.0.1:${url.port}` },
-      })
-      ws.once('open', () => {
-        onTestFinished(() => ws.close())
-        resolve(ws)
-      })
-      ws.once('error', reject)
-    })
-  const page = await connect()
-  return { daemon, driver, file, page, connect }
+  const { daemon, driver } = await browserDeckDaemon(file)
+  const page = await pageSocket(daemon)
+  return { daemon, driver, file, page, connect: () => pageSocket(daemon) }
 }
-
-function learn(h: Harness, args: string[]) {
-  const stop = new AbortController()
-  const done = runLearn(args, { ...h.deps, stop: stop.signal, env: {} })
-  onTestFinished(async () => {
-    stop.abort()
-    await done
-  })
-  return { stop, done }
-}
-
-const send = (ws: WebSocket, m: unknown): void => ws.send(JSON.stringify(m))
-const afterBanner = (out: string[]): string[] => out.slice(out.findIndex((l) => l.startsWith('learning')) + 1)
 
 describe('learn through the daemon: a browser deck that no surface claims', () => {
   it('is listed with the entry to paste, its presses shown and reaching no binding, and its going said', async () => {
@@ -90,7 +40,7 @@ describe('learn through the daemon: a browser deck that no surface claims', () =
     await until('the deck registered', () => driver.hub.list().length === 1)
 
     const h = harness()
-    const { stop, done } = learn(h, ['--config', file, '--url', daemon.url])
+    const learner = learn(h, ['--config', file, '--url', daemon.url])
     await until('the unclaimed deck listed', () => h.out.some((l) => l.includes('learning as browser-deck1')))
 
     send(page, { type: 'deck-input', deck: 0, control: 'key:3', input: 'down' })
@@ -103,11 +53,9 @@ describe('learn through the daemon: a browser deck that no surface claims', () =
     send(page, { type: 'deck-add', deck: 1, model: 'original-mk2', serial: 'SER1' })
     await until('laptop open', () => h.out.some((l) => l.endsWith('learning as laptop')))
     send(page, { type: 'deck-remove', deck: 0 })
-    await until('the unclaimed deck gone', () => h.out.some((l) => l.includes('no longer unclaimed')))
 
-    stop.abort()
-    expect(await done).toBe(0)
-    expect(afterBanner(h.out)).toEqual([
+    // The unclaimed deck gone: learn says so.
+    expect(await learnedUpTo(h, learner, 'no longer unclaimed')).toEqual([
       'browser-deck laptop: waiting — no matching device found yet',
       'browser-deck SER2 (Stream Deck MK.2): not claimed by any surface of the daemon: learning as browser-deck1',
       '  not in the config; add under surfaces: { browser-deck1: { driver: browser-deck, model: original-mk2, serial: SER2 } }',
@@ -179,36 +127,16 @@ describe('learn through the daemon: a USB deck the daemon detected that no surfa
     const h = harness()
     h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
     h.transport.plug(DeviceModelId.XL, '/dev/hidraw5', 'CL-XL-2')
-    const dir = await mkdtemp(join(tmpdir(), 'pb-learn-unclaimed-usb-'))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
-    const file = join(dir, 'config.yaml')
-    await writeFile(
-      file,
-      `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  replay: { driver: streamdeck, serial: CL-PLUS-1 }
-`,
+    const file = await testConfigFile(
+      'learn-unclaimed-usb',
+      simulatedDaemonConfig('  replay: { driver: streamdeck, serial: CL-PLUS-1 }\n'),
     )
     captureLogs()
-    const daemon = await Daemon.start({
-      config: file,
-      drivers: hardwareDrivers({ streamdeck: { transport: h.transport, encodeJPEG: rawImageEncoder } }).map(
-        (e) => e.driver,
-      ),
-      hotplug: new FakeHotplug(),
-      access: () => Promise.resolve('ok'),
-      watch: false,
-    })
-    onTestFinished(() => daemon.stop())
-    await until('replay open', () => daemon.status().surfaces.some((s) => s.name === 'replay' && s.state === 'open'))
+    const daemon = await harnessDaemon(h, file)
+    await until('replay open', () => surfaceState(daemon, 'replay') === 'open')
 
-    const { stop, done } = learn(h, ['--config', file, '--url', daemon.url])
-    await until('the unclaimed deck listed', () => h.out.some((l) => l.includes('streamdeck1')))
-    stop.abort()
-    expect(await done).toBe(0)
-    expect(afterBanner(h.out)).toEqual([
+    const learner = learn(h, ['--config', file, '--url', daemon.url])
+    expect(await learnedUpTo(h, learner, 'streamdeck1')).toEqual([
       'streamdeck CL-PLUS-1 (Stream Deck +): open: learning as replay',
       '  claimed by surfaces: { replay: { driver: streamdeck, serial: CL-PLUS-1 } }',
       'streamdeck CL-XL-2 (Stream Deck XL): not claimed by any surface of the daemon: streamdeck1; its presses are not seen (left to other software)',

@@ -4,68 +4,38 @@
  * 0, its HTTP server on port 0) holds an in-memory Stream Deck; learn shares the very same transport,
  * so any device learn opened would show in it.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runLearn } from '../../src/commands/learn.js'
-import { Daemon } from '../../src/daemon/daemon.js'
+import type { Daemon } from '../../src/daemon/daemon.js'
 import type { LogRecord } from '../../src/log.js'
+import { testConfigFile } from '../helpers/files.js'
+import { cutinBindings, simulatedDaemonConfig } from '../helpers/in-process-daemon.js'
 import { captureLogs } from '../helpers/logs.js'
-import { hardwareDrivers } from '../../src/surfaces/drivers.js'
 import { call } from '../daemon/helpers.js'
-import { encoderRotateReport, gen2KeyReport, rawImageEncoder } from '../surfaces/helpers/fake-hid.js'
+import { encoderRotateReport, gen2KeyReport } from '../surfaces/helpers/fake-hid.js'
+import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { harness, type Harness } from './hardware-helpers.js'
+import { afterBanner, harnessDaemon, learn, learnedUpTo } from './learn-helpers.js'
 import { until } from '../helpers/until.js'
 
 const TOKEN = 'learn-test-token-0123456789'
-const config = (listen = '{ host: 127.0.0.1, port: 0 }'): string => `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: ${listen}
-surfaces:
-  replay: { driver: streamdeck, model: plus }
-bindings:
-  - on: replay/key:3
-    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
-`
+const config = (listen?: string): string =>
+  simulatedDaemonConfig('  replay: { driver: streamdeck, model: plus }\n', cutinBindings('replay/key:3'), listen)
 
 /** A daemon holding the harness's in-memory Stream Deck +, started from `text`. */
 async function startDaemon(h: Harness, text: string): Promise<{ daemon: Daemon; file: string; logs: LogRecord[] }> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-learn-daemon-'))
-  const file = join(dir, 'config.yaml')
-  await writeFile(file, text)
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const file = await testConfigFile('learn-daemon', text)
   const logs = captureLogs()
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: hardwareDrivers({ streamdeck: { transport: h.transport, encodeJPEG: rawImageEncoder } }).map(
-      (e) => e.driver,
-    ),
-    hotplug: { start: () => Promise.resolve(false), stop: () => undefined },
-    access: () => Promise.resolve('ok'),
-    watch: false,
-  })
-  // Finished in reverse: the daemon stops, then the sink comes back, then the folder goes.
-  onTestFinished(() => daemon.stop())
+  // No hot-plug: the daemon finds the harness's devices by polling. Finished in reverse: the daemon stops,
+  // then the sink comes back, then the folder goes.
+  const daemon = await harnessDaemon(h, file, new FakeHotplug(false))
   await expect.poll(() => daemon.status().surfaces.find((s) => s.name === 'replay')?.state).toBe('open')
   return { daemon, file, logs }
 }
 
-/** Runs learn until `stop` aborts; resolves with its exit code. */
-function learn(h: Harness, args: string[], env: Record<string, string> = {}) {
-  const stop = new AbortController()
-  const done = runLearn(args, { ...h.deps, stop: stop.signal, env })
-  onTestFinished(async () => {
-    stop.abort()
-    await done
-  })
-  return { stop, done }
-}
-
-/** What learn printed after its banner: the lines that must not depend on where the events come from. */
+/** The line learn prints last for a key's snippet. */
 const FEEDBACK = "      feedback: { title: 'Lower Third' }"
-const afterBanner = (out: string[]): string[] => out.slice(out.findIndex((l) => l.startsWith('learning')) + 1)
 
 describe('panelbridge learn with a daemon running', () => {
   it('prints ids, the claim and snippets from the daemon’s devices, takes none, and the daemon still acts', async () => {
@@ -75,7 +45,7 @@ describe('panelbridge learn with a daemon running', () => {
     expect(h.transport.opened).toHaveLength(1)
     const device = h.transport.lastOpened('/dev/hidraw4')!
 
-    const { stop, done } = learn(h, ['--config', file, '--url', daemon.url])
+    const learner = learn(h, ['--config', file, '--url', daemon.url])
     await until('the daemon’s surface', () => h.out.some((l) => l.endsWith('learning as replay')))
     expect(h.out[0]).toBe(
       `learning through the panelbridge daemon at ${daemon.url.replace(/\/$/, '')}, which keeps its devices: ` +
@@ -95,11 +65,8 @@ describe('panelbridge learn with a daemon running', () => {
     // An event injected through the remote API is marked so.
     const press = await call(daemon.url, 'POST', '/api/surfaces/replay/controls/key%3A3/press')
     expect(press.status).toBe(200)
-    await until('the injected up', () => h.out.includes('replay/key:3 up (remote API)'))
 
-    stop.abort()
-    expect(await done).toBe(0)
-    expect(afterBanner(h.out)).toEqual([
+    expect(await learnedUpTo(h, learner, 'replay/key:3 up (remote API)')).toEqual([
       'streamdeck CL-PLUS-1 (Stream Deck +): open: learning as replay',
       '  claimed by surfaces: { replay: { driver: streamdeck, model: plus } }',
       'replay/key:3 down',
@@ -132,26 +99,25 @@ describe('panelbridge learn with a daemon running', () => {
       device.input(encoderRotateReport([-1]))
       device.input(gen2KeyReport([0], 8))
     }
+    /** Learn over `h` with the daemon's config, through `url`, until both snippets are printed: what it printed after its banner. */
+    const linesOf = async (h: Harness, url: string, opened: string): Promise<string[]> => {
+      const learner = learn(h, ['--config', file, '--url', url])
+      await until(opened, () => h.out.some((l) => l.endsWith('learning as replay')))
+      events(h.transport.lastOpened('/dev/hidraw4')!)
+      await until('the last snippet', () => h.out.filter((l) => l === FEEDBACK).length === 2)
+      const lines = afterBanner(h.out)
+      learner.stop.abort()
+      expect(await learner.done).toBe(0)
+      return lines
+    }
     const through = harness()
     through.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
     const { daemon, file } = await startDaemon(through, config())
-    const viaDaemon = learn(through, ['--config', file, '--url', daemon.url])
-    await until('the daemon’s surface', () => through.out.some((l) => l.endsWith('learning as replay')))
-    events(through.transport.lastOpened('/dev/hidraw4')!)
-    await until('the last snippet', () => through.out.filter((l) => l === FEEDBACK).length === 2)
-    const throughLines = afterBanner(through.out)
-    viaDaemon.stop.abort()
-    expect(await viaDaemon.done).toBe(0)
+    const throughLines = await linesOf(through, daemon.url, 'the daemon’s surface')
 
     const alone = harness()
     alone.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')
-    const itself = learn(alone, ['--config', file, '--url', 'http://127.0.0.1:1'])
-    await until('the device open', () => alone.out.some((l) => l.endsWith('learning as replay')))
-    events(alone.transport.lastOpened('/dev/hidraw4')!)
-    await until('the last snippet', () => alone.out.filter((l) => l === FEEDBACK).length === 2)
-    const aloneLines = afterBanner(alone.out)
-    itself.stop.abort()
-    expect(await itself.done).toBe(0)
+    const aloneLines = await linesOf(alone, 'http://127.0.0.1:1', 'the device open')
 
     expect(throughLines).toEqual(aloneLines)
     expect(aloneLines).toContain('replay/encoder:0 rotate -1')

@@ -32,6 +32,11 @@ function learn(h: Harness, args: string[]) {
   return { stop, done }
 }
 
+/** A HID device's input reports, one after another. */
+function feed(device: { report(bytes: number[]): void }, ...reports: number[][]): void {
+  for (const r of reports) device.report(r)
+}
+
 /** The snippets printed, pasted under `bindings:` of `config`: the loader's problems. */
 async function pasted(h: Harness, config: string) {
   const snippet = h.out.filter((l) => l.startsWith('    ')).map((l) => l.slice(2))
@@ -107,9 +112,7 @@ describe('learn with the generic HID driver', () => {
     expect(transport.opened.map((o) => o.path)).toEqual([PEDAL.path])
 
     const pedal = transport.current(PEDAL.path)!
-    pedal.report([0b10, 0])
-    pedal.report([0b00, 0])
-    pedal.report([0b00, 255])
+    feed(pedal, [0b10, 0], [0b00, 0], [0b00, 255])
     await until('the fader', () => h.out.some((l) => l.startsWith('pedal/fader:0')))
     expect(h.out.filter((l) => l.startsWith('pedal/'))).toEqual([
       'pedal/button:1 down',
@@ -141,11 +144,10 @@ describe('learn --raw', () => {
     await until('the pedal open', () => h.out.some((l) => l.startsWith('reading raw reports of 05f3:00ff')))
     expect(transport.opened.map((o) => o.path)).toEqual([PEDAL.path])
     const pedal = transport.current(PEDAL.path)!
-    pedal.report([0x00, 0x00, 0x00, 0x00])
-    pedal.report([0x00, 0x00, 0x00, 0x00])
-    pedal.report([0x00, 0x00, 0x00, 0x04])
-    pedal.report([0x00, 0x00, 0x00, 0x04])
-    pedal.report([0x03, 0x00, 0x80, 0x00])
+    // Identical reports in a row: the second of each pair shows nothing.
+    feed(pedal, [0x00, 0x00, 0x00, 0x00], [0x00, 0x00, 0x00, 0x00])
+    feed(pedal, [0x00, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x04])
+    feed(pedal, [0x03, 0x00, 0x80, 0x00])
     await until('the last change', () => h.out.some((l) => l.includes('byte 2')))
     expect(h.out.filter((l) => l.startsWith('05f3:00ff '))).toEqual([
       '05f3:00ff first report, 4 bytes: 00 00 00 00',
@@ -163,10 +165,7 @@ describe('learn --raw', () => {
     learn(h, ['--raw', '--device', '0x05F3:0x00FF', '--report-ids'])
     await until('the pedal open', () => transport.opened.length === 1)
     const pedal = transport.current(PEDAL.path)!
-    pedal.report([1, 0x00, 0x10])
-    pedal.report([2, 0x7f])
-    pedal.report([1, 0x00, 0x30])
-    pedal.report([2, 0x7f])
+    feed(pedal, [1, 0x00, 0x10], [2, 0x7f], [1, 0x00, 0x30], [2, 0x7f])
     await until('the change', () => h.out.some((l) => l.includes('byte 1')))
     expect(h.out.filter((l) => l.startsWith('05f3:00ff '))).toEqual([
       '05f3:00ff report 1: first report, 2 bytes: 00 10',

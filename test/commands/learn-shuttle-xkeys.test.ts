@@ -4,30 +4,12 @@
  * claiming `surfaces:` entry (or one to add, with an X-keys unit id), and a binding that loads as pasted.
  * The real drivers and device libraries over in-memory HID devices.
  */
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { runLearn } from '../../src/commands/learn.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { until } from '../helpers/until.js'
 import { hidHarness } from './hid-harness.js'
-
-/** A URL where nothing listens (a port just freed), so learn takes the devices itself. */
-async function nobody(): Promise<string> {
-  const server = createServer()
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  await new Promise((r) => server.close(r))
-  return url
-}
-
-/** An XK-24 report: unit id, then the key bits by the panel's own key number (1..24, down the columns). */
-function xk24Report(unitId: number, pressed: number[]): number[] {
-  const r = new Array<number>(32).fill(0)
-  r[0] = unitId
-  for (const n of pressed) r[2 + Math.floor((n - 1) / 6)]! |= 1 << ((n - 1) % 6)
-  return r
-}
+import { nobody, xk24Report } from './learn-helpers.js'
 
 const SURFACES = [
   'version: 1',

@@ -3,13 +3,12 @@
  * exported from the start, so the permission-denied and failed alerts of ops/prometheus need no
  * absent-series rule and a surface that stays failed keeps its alert firing.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics, SURFACE_STATES } from '../../src/daemon/metrics.js'
 import { setLogSink } from '../../src/log.js'
+import { simulatedConfig } from '../helpers/config.js'
+import { testConfigFile } from '../helpers/files.js'
 import { call } from './helpers.js'
 
 /** `state → value` of every panelbridge_surfaces sample. */
@@ -34,19 +33,7 @@ describe('panelbridge_surfaces{state}', () => {
   })
 
   it('says on a live daemon’s /metrics that its web surface is open', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'pb-surface-states-'))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
-    const file = join(dir, 'config.yaml')
-    await writeFile(
-      file,
-      `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 127.0.0.1, port: 0 }
-surfaces:
-  console: { driver: web, rows: 1, columns: 2 }
-bindings: []
-`,
-    )
+    const file = await testConfigFile('surface-states', simulatedConfig('[]'))
     const prev = setLogSink(() => undefined)
     const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
     onTestFinished(async () => {

@@ -6,20 +6,20 @@
  * it to the open deck at once, without reopening it; an entry without one sends none.
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { writeFile } from 'node:fs/promises'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { DaemonEvent } from '../../src/daemon/api.js'
-import { Daemon } from '../../src/daemon/daemon.js'
+import type { Daemon } from '../../src/daemon/daemon.js'
 import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
-import { StreamDeckNetDriver } from '../../src/surfaces/streamdeck-net/driver.js'
+import { testConfigFile } from '../helpers/files.js'
+import { surfaceState, testDaemon } from '../helpers/in-process-daemon.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'
 import { MemoryStreamDeckTransport, rawImageEncoder, type FakeHidDevice } from './helpers/fake-hid.js'
-import { FakeNetDeck, FakeNetwork } from './streamdeck-net/fake-net-deck.js'
+import { addStudio, netDeckDaemon } from './streamdeck-net/daemon-rig.js'
+import { FakeNetwork } from './streamdeck-net/fake-net-deck.js'
 
 const DESK = '/dev/hidraw-desk'
 const PLAIN = '/dev/hidraw-plain'
@@ -48,13 +48,7 @@ const brightnessOf = (dev: FakeHidDevice | undefined): number[] =>
   (dev?.features ?? []).filter((f) => f[0] === 0x03 && f[1] === 0x08).map((f) => f[2]!)
 
 /** Writes `text` to a config file of its own; removed when the test ends. */
-async function configFile(text: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-brightness-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(file, text)
-  return file
-}
+const configFile = (text: string): Promise<string> => testConfigFile('brightness', text)
 
 /** How many times each surface was announced open, from the daemon's event stream. */
 function countOpens(daemon: Daemon): Map<string, number> {
@@ -80,16 +74,9 @@ async function startUsb(text: string) {
     encodeJPEG: rawImageEncoder,
     frameMs: 0,
   })
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: [driver],
-    hotplug,
-    access: () => Promise.resolve('ok'),
-    watch: false,
-  })
-  onTestFinished(() => daemon.stop())
+  const daemon = await testDaemon(file, [driver], hotplug)
   const opens = countOpens(daemon)
-  const stateOf = (name: string): string | undefined => daemon.status().surfaces.find((s) => s.name === name)?.state
+  const stateOf = (name: string): string | undefined => surfaceState(daemon, name)
   const painted = (path: string): boolean => (transport.lastOpened(path)?.reports.length ?? 0) > 0
   // Both open and drawn: a brightness, written before the frame's key images, would be there by now.
   await until('both decks open and painted', () => stateOf('desk') === 'open' && painted(DESK) && painted(PLAIN))
@@ -184,23 +171,10 @@ async function startNet(text: string) {
   captureLogs()
   const file = await configFile(text)
   const network = new FakeNetwork()
-  const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-  const driver = new StreamDeckNetDriver({
-    transport: network,
-    frameMs: 0,
-    backoff: { initialMs: 50, maxMs: 200, stableMs: 10_000 },
-    passive: true,
-  })
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: [driver],
-    hotplug: new FakeHotplug(true),
-    access: () => Promise.resolve('ok'),
-    watch: false,
-  })
-  onTestFinished(() => daemon.stop())
+  const studio = addStudio(network)
+  const daemon = await netDeckDaemon(file, network)
   const opens = countOpens(daemon)
-  const stateOf = (name: string): string | undefined => daemon.status().surfaces.find((s) => s.name === name)?.state
+  const stateOf = (name: string): string | undefined => surfaceState(daemon, name)
   await until('the studio open and painted', () => stateOf('studio') === 'open' && studio.keysWritten().size === 32)
   return { daemon, studio, file, opens, stateOf }
 }

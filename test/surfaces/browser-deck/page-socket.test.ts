@@ -5,18 +5,14 @@
  * viewer's socket is told its deck is refused; the page's own socket (token cookie, its Origin)
  * registers the deck, which opens as the configured surface and presses through it.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
-import WebSocket from 'ws'
+import { afterAll, describe, expect, it } from 'vitest'
+import type WebSocket from 'ws'
 import { COOKIE_NAME } from '../../../src/daemon/auth.js'
-import { Daemon } from '../../../src/daemon/daemon.js'
 import { setLogSink } from '../../../src/log.js'
-import { BrowserDeckDriver } from '../../../src/surfaces/browser-deck/driver.js'
 import type { DeckServerMessage } from '../../../src/surfaces/web/protocol.js'
+import { testConfigFile } from '../../helpers/files.js'
 import { until } from '../../helpers/until.js'
-import { FakeHotplug } from '../helpers/fake-hotplug.js'
+import { browserDeckDaemon, connectSocket as connect, laptopDeckConfig, pageSocketOf } from './daemon-rig.js'
 
 const previousSink = setLogSink(() => undefined)
 afterAll(() => setLogSink(previousSink))
@@ -24,46 +20,9 @@ afterAll(() => setLogSink(previousSink))
 const TOKEN = 'correct-horse-battery-staple-42'
 
 async function start() {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-deck-socket-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(
-    file,
-    `version: 1
-app: { url: http://127.0.0.1:0, simulate: true }
-listen: { host: 0.0.0.0, port: 0, token: "${TOKEN}" }
-surfaces:
-  laptop: { driver: browser-deck, serial: SER1 }
-bindings:
-  - on: laptop/key:0
-    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
-`,
-  )
-  const driver = new BrowserDeckDriver()
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: [driver],
-    hotplug: new FakeHotplug(),
-    access: () => Promise.resolve('ok'),
-    watch: false,
-  })
-  onTestFinished(() => daemon.stop())
-  const page = new URL(daemon.url)
-  const origin = `http://127.0.0.1:${page.port}`
-  return { daemon, driver, origin, ws: `ws://127.0.0.1:${page.port}${page.pathname}ws` }
-}
-
-/** Opens a socket; resolves with it once open, or with the HTTP status that refused it. */
-function connect(url: string, headers: Record<string, string>): Promise<WebSocket | number> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers })
-    ws.once('open', () => {
-      onTestFinished(() => ws.close())
-      resolve(ws)
-    })
-    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
-    ws.once('error', reject)
-  })
+  const file = await testConfigFile('deck-socket', laptopDeckConfig(`{ host: 0.0.0.0, port: 0, token: "${TOKEN}" }`))
+  const { daemon, driver } = await browserDeckDaemon(file)
+  return { daemon, driver, ...pageSocketOf(daemon) }
 }
 
 /** The deck messages a socket receives. */

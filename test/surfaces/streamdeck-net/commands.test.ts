@@ -5,33 +5,31 @@
  * prints a press under the configured name. The driver runs over the in-memory network (the transport
  * boundary).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { HardwareCommandDeps } from '../../../src/commands/hardware.js'
 import { runDevices } from '../../../src/commands/devices.js'
 import { runLearn } from '../../../src/commands/learn.js'
 import { StreamDeckNetDriver } from '../../../src/surfaces/streamdeck-net/driver.js'
 import { streamdeckNetFamily } from '../../../src/surfaces/streamdeck-net/family.js'
+import { testConfigFile } from '../../helpers/files.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { until } from '../../helpers/until.js'
-import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
+import { addDockedXl, addStudio } from './daemon-rig.js'
+import { FakeNetwork } from './fake-net-deck.js'
+
+/** The network deck family over `network`, as `devices` and `learn` take it (its images are not looked at). */
+const netFamily = (network: FakeNetwork) =>
+  streamdeckNetFamily.create({ transport: network, encodeJPEG: () => Promise.resolve(new Uint8Array(8)) }, {})
 
 describe('panelbridge devices and learn with network decks', () => {
   it('lists the decks the configured addresses reach, claimed or with the entry to paste', async () => {
     captureLogs()
     const network = new FakeNetwork()
-    network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-    const dock = network.add('127.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
-    const xl = network.add('127.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
-    dock.docked = { deck: xl, port: 5344 }
+    addStudio(network)
+    addDockedXl(network)
 
-    const dir = await mkdtemp(join(tmpdir(), 'pb-net-devices-'))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
-    const file = join(dir, 'config.yaml')
-    await writeFile(
-      file,
+    const file = await testConfigFile(
+      'net-devices',
       `version: 1
 surfaces:
   studio: { driver: streamdeck-net, host: 127.0.0.5, serial: STUDIO01 }
@@ -42,10 +40,7 @@ bindings: []
     )
     const out: string[] = []
     const err: string[] = []
-    const made = streamdeckNetFamily.create(
-      { transport: network, encodeJPEG: () => Promise.resolve(new Uint8Array(8)) },
-      {},
-    )
+    const made = netFamily(network)
     onTestFinished(() => (made.driver as StreamDeckNetDriver).closeAll())
     const deps: HardwareCommandDeps = {
       drivers: () => [made],
@@ -76,19 +71,13 @@ bindings: []
   it('learn opens the decks the configured addresses reach and prints a press under the configured name', async () => {
     captureLogs()
     const network = new FakeNetwork()
-    const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-    const dir = await mkdtemp(join(tmpdir(), 'pb-net-learn-'))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
-    const file = join(dir, 'config.yaml')
-    await writeFile(
-      file,
+    const studio = addStudio(network)
+    const file = await testConfigFile(
+      'net-learn',
       'version: 1\nsurfaces:\n  studio: { driver: streamdeck-net, host: 127.0.0.5 }\nbindings: []\n',
     )
     const out: string[] = []
-    const made = streamdeckNetFamily.create(
-      { transport: network, encodeJPEG: () => Promise.resolve(new Uint8Array(8)) },
-      {},
-    )
+    const made = netFamily(network)
     const stop = new AbortController()
     const done = runLearn(['--config', file, '--url', 'http://127.0.0.1:1'], {
       drivers: () => [made],

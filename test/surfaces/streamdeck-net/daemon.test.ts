@@ -7,16 +7,14 @@
  * the brightness sent again; a Network Dock's deck unplugged and replugged likewise; a reload connects
  * to an entry's new address and closes the connection of an entry removed.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { writeFile } from 'node:fs/promises'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { Daemon } from '../../../src/daemon/daemon.js'
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
-import { StreamDeckNetDriver } from '../../../src/surfaces/streamdeck-net/driver.js'
+import { testConfigFile } from '../../helpers/files.js'
+import { surfaceState } from '../../helpers/in-process-daemon.js'
 import { captureLogs } from '../../helpers/logs.js'
-import { FakeHotplug } from '../helpers/fake-hotplug.js'
-import { FakeNetDeck, FakeNetwork } from './fake-net-deck.js'
+import { addDockedXl, addStudio, netDeckDaemon } from './daemon-rig.js'
+import { FakeNetwork, type FakeNetDeck } from './fake-net-deck.js'
 
 const WAIT = { timeout: 10_000, interval: 20 }
 const TITLE = 'Lower Third'
@@ -45,32 +43,12 @@ async function start() {
   captureLogs()
   const sim = await startSimulator()
   onTestFinished(() => sim.close())
-  const dir = await mkdtemp(join(tmpdir(), 'pb-net-deck-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(file, configText(sim))
-
+  const file = await testConfigFile('net-deck', configText(sim))
   const network = new FakeNetwork()
-  const studio = network.add('127.0.0.5', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
-  const dock = network.add('127.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
-  const xl = network.add('127.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
-  dock.docked = { deck: xl, port: 5344 }
-  const driver = new StreamDeckNetDriver({
-    transport: network,
-    frameMs: 0,
-    backoff: { initialMs: 50, maxMs: 200, stableMs: 10_000 },
-    // As the daemon's own drivers are: detection does not wait for a deck's first answer.
-    passive: true,
-  })
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: [driver],
-    hotplug: new FakeHotplug(true),
-    access: () => Promise.resolve('ok'),
-    watch: false,
-  })
-  onTestFinished(() => daemon.stop())
-  const stateOf = (name: string): string | undefined => daemon.status().surfaces.find((s) => s.name === name)?.state
+  const studio = addStudio(network)
+  const { dock, xl } = addDockedXl(network)
+  const daemon = await netDeckDaemon(file, network)
+  const stateOf = (name: string): string | undefined => surfaceState(daemon, name)
   await expect.poll(() => [stateOf('studio'), stateOf('docked')], WAIT).toEqual(['open', 'open'])
   return { sim, daemon, network, studio, dock, xl, stateOf, file }
 }
@@ -147,7 +125,7 @@ describe('network Stream Decks in the daemon', () => {
 
   it('a reload follows the entries: a new address is connected to, an entry removed closes its connection', async () => {
     const { sim, daemon, network, studio, dock, stateOf, file } = await start()
-    const moved = network.add('127.0.0.15', 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+    const moved = addStudio(network, '127.0.0.15')
     await writeFile(file, configText(sim, '127.0.0.15', false))
     expect(await daemon.reload()).toBe(true)
     await expect.poll(() => [studio.current, dock.current], WAIT).toEqual([undefined, undefined])

@@ -10,19 +10,16 @@
  * Never skipped: without Chromium at /usr/bin/chromium every test here fails with a message that
  * says how to install it.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
-import { Daemon } from '../../../src/daemon/daemon.js'
 import { setLogSink } from '../../../src/log.js'
 import { startSimulator } from '../../../src/simulator/index.js'
-import { BrowserDeckDriver } from '../../../src/surfaces/browser-deck/driver.js'
 import { useChromium } from '../../helpers/browser.js'
+import { testConfigFile } from '../../helpers/files.js'
+import { surfaceState as stateOf } from '../../helpers/in-process-daemon.js'
 import { until } from '../../helpers/until.js'
 import { FAKE_DECK_SERIAL, fakeWebHidScript, type RecordedReport } from '../browser-deck/fake-webhid.js'
-import { FakeHotplug } from '../helpers/fake-hotplug.js'
+import { browserDeckDaemon } from '../browser-deck/daemon-rig.js'
 
 const previousSink = setLogSink(() => undefined)
 afterAll(() => setLogSink(previousSink))
@@ -31,11 +28,8 @@ const requireBrowser = useChromium('the browser deck test')
 async function start() {
   const sim = await startSimulator()
   onTestFinished(() => sim.close())
-  const dir = await mkdtemp(join(tmpdir(), 'pb-browser-deck-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const file = join(dir, 'config.yaml')
-  await writeFile(
-    file,
+  const file = await testConfigFile(
+    'browser-deck',
     `version: 1
 app: { url: "${sim.httpUrl}", notifications: "${sim.wsUrl}" }
 listen: { host: 127.0.0.1, port: 0 }
@@ -49,15 +43,7 @@ bindings:
     feedback: { title: "Lower Third" }
 `,
   )
-  const driver = new BrowserDeckDriver()
-  const daemon = await Daemon.start({
-    config: file,
-    drivers: [driver],
-    hotplug: new FakeHotplug(),
-    access: () => Promise.resolve('ok'),
-    watch: false,
-  })
-  onTestFinished(() => daemon.stop())
+  const { daemon, driver } = await browserDeckDaemon(file)
   await until('the application link', () => daemon.status().app.state === 'connected')
   return { daemon, sim, driver }
 }
@@ -71,8 +57,6 @@ async function open(url: string): Promise<Page> {
   await page.waitForSelector('#status.live')
   return page
 }
-
-const stateOf = (daemon: Daemon, name: string) => daemon.status().surfaces.find((s) => s.name === name)?.state
 
 /** The image reports the page wrote to the fake deck for one key (gen2: report 2, command 0x07, key index). */
 async function imageReports(page: Page, key: number): Promise<RecordedReport[]> {

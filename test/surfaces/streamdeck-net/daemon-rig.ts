@@ -1,0 +1,33 @@
+/**
+ * Network Stream Decks for the tests: the decks an in-memory network answers with at the addresses the tests'
+ * configs name, and a daemon in this process over them with the network driver as the daemon makes its own
+ * (passive), frames drawn at once and quick reconnects. The one rig of the daemon, brightness and command tests.
+ */
+import type { Daemon } from '../../../src/daemon/daemon.js'
+import { StreamDeckNetDriver } from '../../../src/surfaces/streamdeck-net/driver.js'
+import { testDaemon } from '../../helpers/in-process-daemon.js'
+import { FakeNetDeck, type FakeNetwork } from './fake-net-deck.js'
+
+/** A Stream Deck Studio (serial STUDIO01) answering at `host`, port 5343. */
+export const addStudio = (network: FakeNetwork, host = '127.0.0.5'): FakeNetDeck =>
+  network.add(host, 5343, new FakeNetDeck({ model: 'studio', serial: 'STUDIO01' }))
+
+/** A Network Dock (DOCK01) at 127.0.0.6:5343 with an XL (XL0001) docked, which answers at the dock's port 5344. */
+export function addDockedXl(network: FakeNetwork): { dock: FakeNetDeck; xl: FakeNetDeck } {
+  const dock = network.add('127.0.0.6', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK01' }))
+  const xl = network.add('127.0.0.6', 5344, new FakeNetDeck({ model: 'xl', serial: 'XL0001', child: true }))
+  dock.docked = { deck: xl, port: 5344 }
+  return { dock, xl }
+}
+
+/** The daemon over `file` with a network driver over `network`. */
+export function netDeckDaemon(file: string, network: FakeNetwork): Promise<Daemon> {
+  const driver = new StreamDeckNetDriver({
+    transport: network,
+    frameMs: 0,
+    backoff: { initialMs: 50, maxMs: 200, stableMs: 10_000 },
+    // As the daemon's own drivers are: detection does not wait for a deck's first answer.
+    passive: true,
+  })
+  return testDaemon(file, [driver])
+}
