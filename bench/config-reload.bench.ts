@@ -144,10 +144,12 @@ export default async function bench(): Promise<void> {
   print([baseline, before, reload, ...own])
   const stall = median(reload.maxMs)
   const peak = Math.max(...reload.peakMb)
+  // This process carries tsx in both threads (the worker registers its loader): its memory is not judged;
+  // the daemon's own process below is.
   console.log(
     `verdict: reload loop stall (median of max) ${stall.toFixed(0)} ms (target < ${TARGET_STALL_MS}): ` +
-      `${stall < TARGET_STALL_MS ? 'PASS' : 'FAIL'}; RSS peak ${peak.toFixed(0)} MB (target < ${TARGET_RSS_MB}): ` +
-      `${peak < TARGET_RSS_MB ? 'PASS' : 'FAIL'}`,
+      `${stall < TARGET_STALL_MS ? 'PASS' : 'FAIL'}; RSS peak ${peak.toFixed(0)} MB (tsx in both threads: ` +
+      `the target is the own process's, below)`,
   )
   const [ownIdle, ownReload] = own
   console.log(
