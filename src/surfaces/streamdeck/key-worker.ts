@@ -117,6 +117,24 @@ async function answer(job: KeyJob): Promise<KeyAnswer> {
   }
 }
 
+/**
+ * The reports' own buffers, to move to the loop's thread rather than copy (the loop then makes no copy
+ * of its own when it reads the answer). Only buffers a report has to itself (the library makes each
+ * report a new Uint8Array), each once; anything else is copied as before.
+ */
+function movable(reply: KeyAnswer): ArrayBuffer[] {
+  if (!('prepared' in reply)) return []
+  const reports = (reply.prepared as unknown as { do_not_touch?: unknown }).do_not_touch
+  if (!Array.isArray(reports)) return []
+  const out = new Set<ArrayBuffer>()
+  for (const r of reports as unknown[]) {
+    if (!(r instanceof Uint8Array) || !(r.buffer instanceof ArrayBuffer)) continue
+    if (r.byteOffset === 0 && r.byteLength === r.buffer.byteLength && !out.has(r.buffer)) out.add(r.buffer)
+    else return []
+  }
+  return [...out]
+}
+
 parentPort?.on('message', (job: KeyJob) => {
-  void answer(job).then((reply) => parentPort?.postMessage(reply))
+  void answer(job).then((reply) => parentPort?.postMessage(reply, movable(reply)))
 })

@@ -13,6 +13,7 @@
  *   info bar) is the single segment `lcd:0`. A tap or long press on a segment is `down` then `up`; a swipe
  *   is a press of the segment where it started.
  */
+import { availableParallelism } from 'node:os'
 import type {
   StreamDeck,
   StreamDeckButtonControlDefinition,
@@ -66,7 +67,10 @@ export interface StreamDeckSurfaceOptions {
   frameMs?: number
   /** Device bytes of faces already encoded; without it every image is drawn and encoded when written. */
   deviceBytes?: DeviceBytesCache
-  /** How many images of one frame are prepared at once; default the cores available. */
+  /**
+   * How many images of one frame are prepared at once; default the cores available, or KEY_JOBS_AHEAD
+   * per key worker while the workers are usable.
+   */
   parallel?: number
   /**
    * Worker threads that draw and encode an image the cache does not have (`key-workers.ts`), so the
@@ -75,6 +79,14 @@ export interface StreamDeckSurfaceOptions {
   workers?: KeyWorkers
   logger?: Logger
 }
+
+/**
+ * ASSUMED (issue 29, measured on 2 cores): two images asked of each key worker at once, so a worker has
+ * the next key queued when it answers one instead of waiting for the loop to hear it and ask again; the
+ * answers of one frame then wake the loop fewer times (its CPU for a cold XL page 5.6 -> 4.8 ms).
+ */
+export const KEY_JOBS_AHEAD = 2
+const defaultParallel = availableParallelism()
 
 /** Write counters, for tests and the bench. */
 export interface WriteStats {
@@ -117,7 +129,7 @@ export class StreamDeckSurface implements Surface {
     this.log = opts.logger ?? createLogger('streamdeck').child(id)
     this.queue = new WriteQueue({
       ...(opts.frameMs !== undefined ? { frameMs: opts.frameMs } : {}),
-      ...(opts.parallel !== undefined ? { parallel: opts.parallel } : {}),
+      parallel: opts.parallel ?? (() => (opts.workers?.usable ? opts.workers.size * KEY_JOBS_AHEAD : defaultParallel)),
       onError: (err) => this.fail(err),
     })
     const controls: ControlDescriptor[] = []

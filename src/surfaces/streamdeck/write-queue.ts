@@ -30,8 +30,11 @@ export interface PreparedJob {
 export interface WriteQueueOptions {
   /** Minimum time between the starts of two flushes. 0 flushes as soon as the event loop turns. */
   frameMs?: number
-  /** How many prepares of a flush run at once; default the cores available (os.availableParallelism()). */
-  parallel?: number
+  /**
+   * How many prepares of a flush run at once; default the cores available (os.availableParallelism()).
+   * A function is asked at each flush (the surface's answer depends on whether its key workers are usable).
+   */
+  parallel?: number | (() => number)
   /** Called once with the first write that fails; the queue stops and drops what is pending. */
   onError: (err: unknown) => void
   /** How long writes may hold the event loop before they give it a turn; default WRITE_SLICE_MS. */
@@ -49,7 +52,7 @@ export const WRITE_SLICE_MS = 0.5
 export class WriteQueue {
   private readonly pending = new Map<string, WriteJob | PreparedJob>()
   private readonly frameMs: number
-  private readonly parallel: number
+  private readonly parallel: () => number
   private readonly onError: (err: unknown) => void
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
@@ -61,7 +64,8 @@ export class WriteQueue {
 
   constructor(opts: WriteQueueOptions) {
     this.frameMs = Math.max(0, opts.frameMs ?? DEFAULT_FRAME_MS)
-    this.parallel = Math.max(1, Math.floor(opts.parallel ?? availableParallelism()))
+    const parallel = opts.parallel ?? availableParallelism()
+    this.parallel = typeof parallel === 'function' ? parallel : () => parallel
     this.onError = opts.onError
     this.sliceMs = Math.max(0, opts.sliceMs ?? WRITE_SLICE_MS)
   }
@@ -139,7 +143,8 @@ export class WriteQueue {
       }
     }
     try {
-      await Promise.all(Array.from({ length: Math.min(this.parallel, jobs.length) }, worker))
+      const parallel = Math.max(1, Math.floor(this.parallel()) || 1)
+      await Promise.all(Array.from({ length: Math.min(parallel, jobs.length) }, worker))
       await writes
     } catch (err) {
       if (this.stopped) return

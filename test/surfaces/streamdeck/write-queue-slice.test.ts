@@ -56,3 +56,31 @@ describe('write queue slices', () => {
     expect(new Set(unsliced).size).toBe(1)
   })
 })
+
+describe('write queue parallel prepares', () => {
+  it('asks a parallel function at each flush (a surface whose key workers stopped prepares fewer at once)', async () => {
+    let allowed = 4
+    let preparing = 0
+    const most: number[] = []
+    const queue = new WriteQueue({ frameMs: 0, parallel: () => allowed, onError: () => undefined })
+    const page = async (): Promise<void> => {
+      let max = 0
+      for (let i = 0; i < 8; i++) {
+        queue.put(`key:${i}`, {
+          prepare: async () => {
+            max = Math.max(max, ++preparing)
+            await new Promise((resolve) => setImmediate(resolve))
+            preparing--
+            return undefined
+          },
+        })
+      }
+      await queue.idle()
+      most.push(max)
+    }
+    await page()
+    allowed = 1
+    await page()
+    expect(most).toEqual([4, 1])
+  })
+})
