@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../../src/api/qwebchannel.js'
 import { QWebChannelServer, type QwcPublishedObject } from '../../../src/simulator/qwebchannel-server.js'
 import { captureLogs } from '../../helpers/logs.js'
-import { rawSocket } from '../../helpers/raw-socket.js'
+import { openJsonSocket } from '../../helpers/json-socket.js'
 import { QWC_MESSAGE } from '../../../src/api/protocol.js'
 
 const calls: unknown[][] = []
@@ -302,7 +302,8 @@ describe('QWebChannel client', () => {
 describe('QWebChannel server core', () => {
   it('answers a method call by name as well as by index', async () => {
     const server = await startServer()
-    const { ws, frames: replies } = await rawSocket(server.url)
+    const { ws, messages: replies } = await openJsonSocket<Record<string, unknown>>(server.url)
+    onTestFinished(() => ws.terminate())
     const index = server.layout('scheduler')!.methods.find(([n]) => n === 'record')![1]
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: 'record', args: ['byName'], id: 1 }))
     ws.send(JSON.stringify({ type: 6, object: 'scheduler', method: index, args: ['byIndex'], id: 2 }))

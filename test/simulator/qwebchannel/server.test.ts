@@ -7,7 +7,7 @@ import WebSocket from 'ws'
 import { QWebChannelClient, QWebChannelError } from '../../../src/api/qwebchannel.js'
 import { SIM_CLIENT_INFO } from '../../../src/simulator/scheduler.js'
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
-import { rawSocket } from '../../helpers/raw-socket.js'
+import { openJsonSocket } from '../../helpers/json-socket.js'
 import { simulatorForTest } from '../helpers.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
@@ -67,7 +67,8 @@ describe('simulator QWebChannel server', () => {
 
   it('the default profile answers scheduleCommand over the socket with a flat JSON string, nothing else', async () => {
     const s = await sim()
-    const { ws, frames } = await rawSocket(s.wsUrl)
+    const { ws, messages: frames } = await openJsonSocket<Record<string, unknown>>(s.wsUrl)
+    onTestFinished(() => ws.terminate())
     ws.send(JSON.stringify({ type: 3, id: 1 }))
     await expect.poll(() => frames.length, WAIT).toBe(1)
     const methods = (frames[0]!.data as { scheduler: { methods: [string, number][] } }).scheduler.methods
@@ -152,7 +153,8 @@ describe('simulator QWebChannel server', () => {
 
   it('answers scheduleCommand called by name (Qt 5.15 style)', async () => {
     const s = await sim()
-    const { ws, frames } = await rawSocket(s.wsUrl)
+    const { ws, messages: frames } = await openJsonSocket<Record<string, unknown>>(s.wsUrl)
+    onTestFinished(() => ws.terminate())
     ws.send(
       JSON.stringify({ type: 6, object: 'scheduler', method: 'scheduleCommand', args: ['getTime', {}, {}], id: 7 }),
     )
