@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { QWebChannelClient } from '../../src/api/qwebchannel.js'
 import { helpText } from '../../src/cli.js'
 import { SUBCOMMANDS } from '../../src/commands/index.js'
@@ -119,6 +119,13 @@ beforeAll(() => {
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
+
+/** A simulator for this test only: closed when the test ends, passed or failed. */
+async function simulator(options?: Parameters<typeof startSimulator>[0]): Promise<SimulatorHandle> {
+  const sim = await startSimulator(options)
+  onTestFinished(() => sim.close())
+  return sim
+}
 
 describe('panelbridge probe', () => {
   it('is registered: main dispatches it and --help lists it', () => {
@@ -322,19 +329,15 @@ describe('a capture as a profile file', () => {
     expect(loaded.sources).toEqual(profile.sources)
     expect(loaded.clientInfo).toEqual(profile.clientInfo)
 
-    const sim = await startSimulator({ profile: loaded })
-    try {
-      const client = new QWebChannelClient({ url: sim.wsUrl })
-      await client.connect()
-      const reply = await new Promise<unknown>((resolve, reject) => {
-        client.invoke('scheduler', 'scheduleCommand', ['getOutputDevice', {}, {}], { onReply: resolve }).catch(reject)
-      })
-      client.close()
-      // wrapped-object, as the capture said: the reply carries `result` (parsed or not, an object).
-      expect(reply).toMatchObject({ result: { command: 'getOutputDevice' } })
-    } finally {
-      await sim.close()
-    }
+    const sim = await simulator({ profile: loaded })
+    const client = new QWebChannelClient({ url: sim.wsUrl })
+    await client.connect()
+    const reply = await new Promise<unknown>((resolve, reject) => {
+      client.invoke('scheduler', 'scheduleCommand', ['getOutputDevice', {}, {}], { onReply: resolve }).catch(reject)
+    })
+    client.close()
+    // wrapped-object, as the capture said: the reply carries `result` (parsed or not, an object).
+    expect(reply).toMatchObject({ result: { command: 'getOutputDevice' } })
   })
 
   it('refuses a file that is not a capture, naming it', () => {
@@ -347,76 +350,60 @@ describe('a capture as a profile file', () => {
 
 describe('the read-only check itself', () => {
   it('catches a changing command sent over the socket (the log sees the socket)', async () => {
-    const sim = await startSimulator()
-    try {
-      const client = new QWebChannelClient({ url: sim.wsUrl })
-      await client.connect()
-      await client.invoke('scheduler', 'scheduleCommand', ['schedule', { action: 'cutin', title: 'Lower Third' }, {}])
-      client.close()
-      expect(offenders(sim.http.log).map((e) => `${e.transport} ${e.name}`)).toEqual(['qwebchannel schedule'])
-    } finally {
-      await sim.close()
-    }
+    const sim = await simulator()
+    const client = new QWebChannelClient({ url: sim.wsUrl })
+    await client.connect()
+    await client.invoke('scheduler', 'scheduleCommand', ['schedule', { action: 'cutin', title: 'Lower Third' }, {}])
+    client.close()
+    expect(offenders(sim.http.log).map((e) => `${e.transport} ${e.name}`)).toEqual(['qwebchannel schedule'])
   })
 })
 
 describe('the listen window', () => {
   it('ends by itself after --listen-s, and says what it could not see with nothing happening', async () => {
-    const sim = await startSimulator()
-    try {
-      const started = Date.now()
-      const run = await probe(['--url', sim.httpUrl, '--notifications', sim.wsUrl, '--listen-s', '0.4'])
-      expect(Date.now() - started).toBeGreaterThanOrEqual(400)
-      expect(run.code).toBe(0)
-      expect(run.out).toContain('listened: no signal arrived')
-      expect(run.out.find((l) => l.startsWith('play_notification'))).toMatch(
-        /^play_notification unchecked: nothing to see: play a title/,
-      )
-      expect(run.out.find((l) => l.startsWith('broadcast-notifications'))).toContain('unchecked')
-      // It read the titles while it listened (at least once more than before).
-      const reads = sim.http.log.filter((e) => e.transport === 'qwebchannel' && e.name === 'getTitleControlInfo')
-      expect(reads.length).toBeGreaterThanOrEqual(3)
-    } finally {
-      await sim.close()
-    }
+    const sim = await simulator()
+    const started = Date.now()
+    const run = await probe(['--url', sim.httpUrl, '--notifications', sim.wsUrl, '--listen-s', '0.4'])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400)
+    expect(run.code).toBe(0)
+    expect(run.out).toContain('listened: no signal arrived')
+    expect(run.out.find((l) => l.startsWith('play_notification'))).toMatch(
+      /^play_notification unchecked: nothing to see: play a title/,
+    )
+    expect(run.out.find((l) => l.startsWith('broadcast-notifications'))).toContain('unchecked')
+    // It read the titles while it listened (at least once more than before).
+    const reads = sim.http.log.filter((e) => e.transport === 'qwebchannel' && e.name === 'getTitleControlInfo')
+    expect(reads.length).toBeGreaterThanOrEqual(3)
   })
 })
 
 describe('probe with one transport down', () => {
   it('exits 0 on HTTP alone: the socket facts are unchecked, saying why', async () => {
-    const sim = await startSimulator()
-    try {
-      const ws = await closedPort()
-      const run = await probe(['--url', sim.httpUrl, '--notifications', `ws://127.0.0.1:${ws}`, '--listen-s', '0'])
-      expect(run.code).toBe(0)
-      const v = verdicts(run.out)
-      expect(v.get('http_reply')).toBe('ok')
-      expect(v.get('socket_reply')).toBe('unchecked')
-      expect(run.out.find((l) => l.startsWith('socket_reply'))).toContain('socket was not reached')
-      expect(run.out.some((l) => l.startsWith('socket ') && l.includes('not reached'))).toBe(true)
-    } finally {
-      await sim.close()
-    }
+    const sim = await simulator()
+    const ws = await closedPort()
+    const run = await probe(['--url', sim.httpUrl, '--notifications', `ws://127.0.0.1:${ws}`, '--listen-s', '0'])
+    expect(run.code).toBe(0)
+    const v = verdicts(run.out)
+    expect(v.get('http_reply')).toBe('ok')
+    expect(v.get('socket_reply')).toBe('unchecked')
+    expect(run.out.find((l) => l.startsWith('socket_reply'))).toContain('socket was not reached')
+    expect(run.out.some((l) => l.startsWith('socket ') && l.includes('not reached'))).toBe(true)
   })
 
   it('exits 1 when the capture cannot be written', async () => {
-    const sim = await startSimulator()
-    try {
-      const run = await probe([
-        '--url',
-        sim.httpUrl,
-        '--notifications',
-        sim.wsUrl,
-        '--listen-s',
-        '0',
-        '--out',
-        join(dir, 'no-such-folder', 'capture.json'),
-      ])
-      expect(run.code).toBe(1)
-      expect(run.err.join('\n')).toContain('cannot write')
-    } finally {
-      await sim.close()
-    }
+    const sim = await simulator()
+    const run = await probe([
+      '--url',
+      sim.httpUrl,
+      '--notifications',
+      sim.wsUrl,
+      '--listen-s',
+      '0',
+      '--out',
+      join(dir, 'no-such-folder', 'capture.json'),
+    ])
+    expect(run.code).toBe(1)
+    expect(run.err.join('\n')).toContain('cannot write')
   })
 })
 
@@ -425,16 +412,12 @@ describe.each(['flat-string', 'wrapped-string', 'flat-object', 'wrapped-object']
   (shape) => {
     it('is reported as such', async () => {
       const base = getProfile('captivate')
-      const sim = await startSimulator({ profile: { ...base, facts: { ...base.facts, socket_reply: shape } } })
-      try {
-        const run = await probe(['--url', sim.httpUrl, '--notifications', sim.wsUrl, '--listen-s', '0'])
-        const line = run.out.find((l) => l.startsWith('socket_reply '))
-        expect(line).toMatch(
-          shape === 'flat-string' ? /^socket_reply ok: flat-string/ : new RegExp(`^socket_reply differs: ${shape} `),
-        )
-      } finally {
-        await sim.close()
-      }
+      const sim = await simulator({ profile: { ...base, facts: { ...base.facts, socket_reply: shape } } })
+      const run = await probe(['--url', sim.httpUrl, '--notifications', sim.wsUrl, '--listen-s', '0'])
+      const line = run.out.find((l) => l.startsWith('socket_reply '))
+      expect(line).toMatch(
+        shape === 'flat-string' ? /^socket_reply ok: flat-string/ : new RegExp(`^socket_reply differs: ${shape} `),
+      )
     })
   },
 )

@@ -85,11 +85,10 @@ describe('sd_notify', () => {
 
   it('sends nothing without NOTIFY_SOCKET', () => {
     const calls: string[][] = []
-    const n = createNotifier({
-      env: { WATCHDOG_USEC: '1000' },
-      log: createLogger('t'),
-      run: (a) => (calls.push([...a]), Promise.resolve()),
-    })
+    // A notifier for `env` whose systemd-notify runs land in `calls`.
+    const notifier = (env: NodeJS.ProcessEnv) =>
+      createNotifier({ env, log: createLogger('t'), run: (a) => (calls.push([...a]), Promise.resolve()) })
+    const n = notifier({ WATCHDOG_USEC: '1000' })
     n.ready('x')
     n.status('y')
     n.reloading()
@@ -97,11 +96,7 @@ describe('sd_notify', () => {
     n.stopping()
     n.close()
     expect(calls).toEqual([])
-    const m = createNotifier({
-      env: { NOTIFY_SOCKET: '/x' },
-      log: createLogger('t'),
-      run: (a) => (calls.push([...a]), Promise.resolve()),
-    })
+    const m = notifier({ NOTIFY_SOCKET: '/x' })
     m.status('same')
     m.status('same')
     expect(calls).toEqual([['--no-block', `--pid=${process.pid}`, 'STATUS=same']])

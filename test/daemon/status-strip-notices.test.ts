@@ -59,6 +59,17 @@ async function poll(page: Page, ms = STATUS_POLL_MS): Promise<void> {
   await page.clock.fastForward(ms)
 }
 
+/**
+ * The daemon's one error is cleared at `at`: after the page's next poll the strip shows a notice;
+ * returns the strip's text then.
+ */
+async function clearedError(page: Page, daemon: ConfigDaemon, at: string): Promise<string> {
+  daemon.errors = [{ ...daemon.errors[0]!, cleared: at }]
+  await poll(page)
+  await page.waitForSelector('#daemon-status .notice')
+  return strip(page)
+}
+
 describe('the status strip', () => {
   it('says "application not reachable", not socket closed (1006), then "reconnected" for a while', async () => {
     const daemon = new ConfigDaemon()
@@ -73,10 +84,7 @@ describe('the status strip', () => {
     expect(await page.locator('#daemon-status .link').getAttribute('title')).toContain('socket closed (1006)')
 
     daemon.link = { state: 'connected', since: '2026-11-26T09:00:00.000Z' }
-    daemon.errors = [{ ...daemon.errors[0]!, cleared: '2026-11-26T09:00:00.000Z' }]
-    await poll(page)
-    await page.waitForSelector('#daemon-status .notice')
-    const back = await strip(page)
+    const back = await clearedError(page, daemon, '2026-11-26T09:00:00.000Z')
     expect(back).toContain('application: connected')
     expect(back).toContain('reconnected')
     // The cleared error is gone from the strip.
@@ -103,10 +111,7 @@ describe('the status strip', () => {
     expect(await strip(page)).toContain('config refused: an older mapping runs')
 
     daemon.config = { state: 'ok', lastGoodLoad: '2026-11-26T09:01:00.000Z' }
-    daemon.errors = [{ ...daemon.errors[0]!, cleared: '2026-11-26T09:01:00.000Z' }]
-    await poll(page)
-    await page.waitForSelector('#daemon-status .notice')
-    const text = await strip(page)
+    const text = await clearedError(page, daemon, '2026-11-26T09:01:00.000Z')
     expect(text).toContain('config reloaded')
     expect(text).not.toContain('refused')
   }, 30_000)

@@ -133,18 +133,20 @@ describe('schedule play states (decisions: Title play state)', () => {
     expect('result' in r && r.result.error).toBeFalsy()
   }
   const current = (): string => state.titleById(LOWER_THIRD)!.playState
+  /** Moves the clock by `ms`; the title's play state is then `expected`. */
+  const after = (ms: number, expected: string): void => {
+    vi.advanceTimersByTime(ms)
+    expect(current()).toBe(expected)
+  }
 
   it('animateIn: Running, then Paused after the animation; animateOut: Running, then Off', () => {
     play('animateIn')
     expect(current()).toBe('Running')
-    vi.advanceTimersByTime(ANIMATION_MS - 1)
-    expect(current()).toBe('Running')
-    vi.advanceTimersByTime(1)
-    expect(current()).toBe('Paused')
+    after(ANIMATION_MS - 1, 'Running')
+    after(1, 'Paused')
     play('animateOut')
     expect(current()).toBe('Running')
-    vi.advanceTimersByTime(ANIMATION_MS)
-    expect(current()).toBe('Off')
+    after(ANIMATION_MS, 'Off')
     expect(plays).toEqual(['Running', 'Paused', 'Running', 'Off'])
   })
 
@@ -158,29 +160,23 @@ describe('schedule play states (decisions: Title play state)', () => {
 
   it('automatic toggles in and out; action names are case-insensitive', () => {
     play('AUTOMATIC')
-    vi.advanceTimersByTime(ANIMATION_MS)
-    expect(current()).toBe('Paused')
+    after(ANIMATION_MS, 'Paused')
     play('automatic')
-    vi.advanceTimersByTime(ANIMATION_MS)
-    expect(current()).toBe('Off')
+    after(ANIMATION_MS, 'Off')
   })
 
   it('alert: in, hold for one animation length, out', () => {
     play('alert')
-    vi.advanceTimersByTime(ANIMATION_MS)
-    expect(current()).toBe('Paused')
-    vi.advanceTimersByTime(ANIMATION_MS)
-    expect(current()).toBe('Running')
-    vi.advanceTimersByTime(ANIMATION_MS)
-    expect(current()).toBe('Off')
+    after(ANIMATION_MS, 'Paused')
+    after(ANIMATION_MS, 'Running')
+    after(ANIMATION_MS, 'Off')
     expect(plays).toEqual(['Running', 'Paused', 'Running', 'Off'])
   })
 
   it('a cutout during the in-animation wins over the pending Paused', () => {
     play('animateIn')
     play('cutout')
-    vi.advanceTimersByTime(ANIMATION_MS * 3)
-    expect(current()).toBe('Off')
+    after(ANIMATION_MS * 3, 'Off')
   })
 
   it('update, still and render change variables, never the play state', () => {
