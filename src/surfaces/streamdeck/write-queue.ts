@@ -54,13 +54,16 @@ export class WriteQueue {
   private readonly frameMs: number
   private readonly parallel: () => number
   private readonly onError: (err: unknown) => void
-  private timer: NodeJS.Timeout | undefined
+  /** The next flush, waiting for its frame: how to cancel it, and a promise settled when it starts (or is cancelled). */
+  private timer: { cancel: () => void; fired: Promise<void>; fire: () => void } | undefined
   private running: Promise<void> | undefined
   private lastFlush = -Infinity
   private stopped = false
   private readonly sliceMs: number
   /** When writes started holding the loop in this turn of it; undefined once the loop has turned. */
   private sliceStart: number | undefined
+  /** The immediate that notices the loop's turn (cleared when a flush ends: no timer left behind). */
+  private sliceEnd: NodeJS.Immediate | undefined
 
   constructor(opts: WriteQueueOptions) {
     this.frameMs = Math.max(0, opts.frameMs ?? DEFAULT_FRAME_MS)
@@ -83,7 +86,7 @@ export class WriteQueue {
   async idle(): Promise<void> {
     while (this.running || (this.timer && !this.stopped)) {
       if (this.running) await this.running
-      else await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, this.frameMs)))
+      else if (this.timer) await this.timer.fired
     }
   }
 
@@ -91,21 +94,35 @@ export class WriteQueue {
   async stop(): Promise<void> {
     this.stopped = true
     this.pending.clear()
-    if (this.timer) clearTimeout(this.timer)
+    const timer = this.timer
     this.timer = undefined
+    timer?.cancel()
+    timer?.fire()
     if (this.running) await this.running
   }
 
   private schedule(): void {
     if (this.timer || this.running || this.stopped || this.pending.size === 0) return
     const wait = Math.max(0, this.lastFlush + this.frameMs - performance.now())
-    this.timer = setTimeout(() => {
+    let fire = (): void => undefined
+    const fired = new Promise<void>((resolve) => (fire = resolve))
+    const start = (): void => {
       this.timer = undefined
       this.running = this.flush().finally(() => {
         this.running = undefined
         this.schedule()
       })
-    }, wait)
+      fire()
+    }
+    // A flush due now waits one turn of the loop, not a timer: setTimeout's shortest wait is 1 ms, which
+    // was most of a seen page's time (and a millisecond of every cold one's).
+    if (wait > 0) {
+      const handle = setTimeout(start, wait)
+      this.timer = { cancel: () => clearTimeout(handle), fired, fire }
+    } else {
+      const handle = setImmediate(start)
+      this.timer = { cancel: () => clearImmediate(handle), fired, fire }
+    }
   }
 
   /**
@@ -121,7 +138,13 @@ export class WriteQueue {
 
   private startSlice(): void {
     this.sliceStart = performance.now()
-    setImmediate(() => (this.sliceStart = undefined))
+    this.sliceEnd = setImmediate(() => this.endSlice())
+  }
+
+  private endSlice(): void {
+    if (this.sliceEnd) clearImmediate(this.sliceEnd)
+    this.sliceEnd = undefined
+    this.sliceStart = undefined
   }
 
   private async flush(): Promise<void> {
@@ -153,6 +176,8 @@ export class WriteQueue {
       // Let the other workers' writes settle (each checks `stopped`) before reporting.
       await writes.catch(() => undefined)
       this.onError(err)
+    } finally {
+      this.endSlice()
     }
   }
 }

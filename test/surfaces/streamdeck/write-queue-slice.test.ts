@@ -84,3 +84,26 @@ describe('write queue parallel prepares', () => {
     expect(most).toEqual([4, 1])
   })
 })
+
+describe('write queue flush due at once', () => {
+  it('starts on the next turn of the loop, before a timer of the shortest wait, and idle() hears it end', async () => {
+    const order: string[] = []
+    const queue = new WriteQueue({ frameMs: 0, onError: () => undefined })
+    // From a timer callback, the loop's check phase (setImmediate) comes before its next timers phase:
+    // the timer set first still fires after the flush (a flush on setTimeout(0) would come after it).
+    await new Promise<void>((resolve) =>
+      setTimeout(() => {
+        setTimeout(() => {
+          order.push('timer')
+          resolve()
+        }, 0)
+        queue.put('key:0', () => {
+          order.push('written')
+          return Promise.resolve()
+        })
+      }, 0),
+    )
+    await queue.idle()
+    expect(order).toEqual(['written', 'timer'])
+  })
+})

@@ -8,9 +8,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_FRAME_MS, WriteQueue } from '../../../src/surfaces/streamdeck/write-queue.js'
 import { gate } from '../helpers/surfaces.js'
 
-// The queue measures frames with performance.now(): fake it along with the timers.
+// The queue measures frames with performance.now(): fake it along with the timers (a flush due at once
+// waits for setImmediate, not a timer).
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] })
 })
 afterEach(() => {
   vi.useRealTimers()
@@ -199,19 +200,18 @@ describe('WriteQueue edges', () => {
     await queue.idle()
   })
 
-  it('idle() resolves once the pending write is done, polling at frame pace rather than every millisecond', async () => {
+  it('idle() resolves once the pending write is done, when it is done (it waits for the flush, never polls)', async () => {
     const { queue, put, written } = await afterFirstPut(100)
     await vi.advanceTimersByTimeAsync(90)
     put('b') // due at t = 100
     let idleAt: number | undefined
     void queue.idle().then(() => (idleAt = performance.now()))
-    await vi.advanceTimersByTimeAsync(10)
-    expect(written).toEqual(['a', 'b'])
-    // Why this is pinned: idle() sleeps a whole frame between looks, so it notices at t = 190, not at 101.
-    await vi.advanceTimersByTimeAsync(89)
+    await vi.advanceTimersByTimeAsync(9)
     expect(idleAt).toBeUndefined()
     await vi.advanceTimersByTimeAsync(1)
-    expect(idleAt).toBe(190)
+    expect(written).toEqual(['a', 'b'])
+    // Why this is pinned: idle() waits for the flush it finds scheduled, so it notices at t = 100, not a frame later.
+    expect(idleAt).toBe(100)
   })
 
   it('idle() waits for a write in flight', async () => {
