@@ -11,14 +11,16 @@
  * - reload: `Daemon.reload()` of the file (read without blocking, parsed and checked in a worker thread,
  *   the bindings rebuilt a slice a turn, then applied), alternating with a small file so each is a change.
  *
- * Then the daemon in a process of its own (`Daemon.start` as `panelbridge run` makes it: from the
- * sources under tsx, or from a build, `BENCH_RELOAD_DIST=dist`, with the V8 flags of the built CLI's
- * launcher), reloaded by SIGHUP alternately with the big file and the small one:
+ * Then the daemon in a process of its own (`bench/own-daemon.ts`: `Daemon.start` as `panelbridge run`
+ * makes it, from the sources under tsx, or from a build, `BENCH_DIST=dist` (or `BENCH_RELOAD_DIST`),
+ * with the V8 flags of the built CLI's launcher), reloaded by SIGHUP alternately with the big file and
+ * the small one:
  * - own process idle: the same wait with nothing reloading (the baseline);
  * - own process reload: the big file's reload.
  * Its figures: the longest answer to `GET /api/status` asked every 10 ms (what a client sees of the
  * loop; a request's own cost is in the baseline), its 99th percentile, and its resident memory (VmRSS
- * sampled every 10 ms, worker threads included, peak and after).
+ * sampled every 10 ms, worker threads included, peak and after); and on a line of its own, the
+ * daemon's own loop stall (its `monitorEventLoopDelay`, max and p99) against the idle runs'.
  *
  * Targets: a reload's longest stall under TARGET_STALL_MS, resident memory under TARGET_RSS_MB.
  * The engine's part of a reload (building 4,092 bindings' runtime, retiring the old ones, redrawing)
@@ -27,22 +29,19 @@
  * In this process the resident memory carries tsx's own, in both threads (the worker registers tsx's
  * loader first); the own-process rows are the daemon's.
  */
-import { spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Daemon } from '../src/daemon/daemon.js'
 import { setLogSink } from '../src/log.js'
 import { loadConfigFile } from '../src/mappings/load.js'
+import { rssOf, startOwnDaemon, underProbe, type LoopFigures, type OwnDaemon } from './own-daemon.js'
+import { RSS_TARGET_MB as TARGET_RSS_MB, STALL_TARGET_MS as TARGET_STALL_MS } from './own-daemon.js'
 import { median } from './stats.js'
 
 const RUNS = process.env.BENCH_QUICK === '1' ? 2 : 5
-export const TARGET_STALL_MS = 50
-export const TARGET_RSS_MB = 120
 const BINDINGS = 4092
 
 /** A valid file of `count` bindings: one 8×8 web surface over 64 pages. */
@@ -141,7 +140,7 @@ export default async function bench(): Promise<void> {
     await rm(dir, { recursive: true, force: true })
   }
   const own = await ownProcess(big)
-  print([baseline, before, reload, ...own])
+  print([baseline, before, reload, ...own.rows])
   const stall = median(reload.maxMs)
   const peak = Math.max(...reload.peakMb)
   // This process carries tsx in both threads (the worker registers its loader): its memory is not judged;
@@ -151,128 +150,98 @@ export default async function bench(): Promise<void> {
       `${stall < TARGET_STALL_MS ? 'PASS' : 'FAIL'}; RSS peak ${peak.toFixed(0)} MB (tsx in both threads: ` +
       `the target is the own process's, below)`,
   )
-  const [ownIdle, ownReload] = own
+  const [ownIdle, ownReload] = own.rows
   console.log(
-    `own process: reload's longest status answer (median) ${median(ownReload!.maxMs).toFixed(0)} ms against ` +
-      `${median(ownIdle!.maxMs).toFixed(0)} ms idle; RSS peak ${Math.max(...ownReload!.peakMb).toFixed(0)} MB ` +
-      `(target < ${TARGET_RSS_MB}): ${Math.max(...ownReload!.peakMb) < TARGET_RSS_MB ? 'PASS' : 'FAIL'}`,
+    `own process: reload's longest status answer (median) ${median(ownReload.maxMs).toFixed(0)} ms against ` +
+      `${median(ownIdle.maxMs).toFixed(0)} ms idle; RSS peak ${Math.max(...ownReload.peakMb).toFixed(0)} MB ` +
+      `(target < ${TARGET_RSS_MB}): ${Math.max(...ownReload.peakMb) < TARGET_RSS_MB ? 'PASS' : 'FAIL'}`,
+  )
+  const loopOf = (runs: LoopFigures[]): [number, number] => [
+    median(runs.map((r) => r.stallMaxMs)),
+    median(runs.map((r) => r.stallP99Ms)),
+  ]
+  const [idleMax, idleP99] = loopOf(own.loops[0])
+  const [reloadMax, reloadP99] = loopOf(own.loops[1])
+  console.log(
+    `own process: the daemon's own loop during the reload (median of runs) max ${reloadMax.toFixed(0)} ms, ` +
+      `p99 ${reloadP99.toFixed(0)} ms against ${idleMax.toFixed(0)} / ${idleP99.toFixed(0)} ms idle ` +
+      `(target < ${TARGET_STALL_MS}): ${reloadMax < TARGET_STALL_MS ? 'PASS' : 'FAIL'}`,
   )
 }
 
-/** A process's resident memory, MB (0 once it is gone). */
-function rssOf(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-  } catch {
-    return 0
-  }
-}
-
 /**
- * The daemon in a process of its own, as `panelbridge run` makes it (`Daemon.start`), reloading on
- * SIGHUP and saying RELOADED when a reload is done. Its reload time-out is lifted: on a busy machine a
- * reload of the big file from the sources takes longer than RELOAD_TIMEOUT_MS, and a timed-out reload
- * measures nothing. From the sources under tsx, or from a build (`BENCH_RELOAD_DIST=dist`) with the V8
- * flags the built CLI's launcher gives `run`.
+ * Polls `GET /api/status` every 10 ms while `work` runs, under the daemon's own loop monitor and a
+ * 10 ms sampler of its RSS (`bench/own-daemon.ts`).
  */
-function spawnDaemon(config: string, runner: string): ReturnType<typeof spawn> {
-  const dist = process.env.BENCH_RELOAD_DIST
-  const daemon = dist
-    ? pathToFileURL(join(dist, 'daemon/daemon.js')).href
-    : new URL('../src/daemon/daemon.ts', import.meta.url).href
-  const code = [
-    `const { Daemon } = await import(${JSON.stringify(daemon)})`,
-    `const daemon = await Daemon.start({ config: ${JSON.stringify(config)}, drivers: [], watch: false, reloadTimeoutMs: 600000 })`,
-    `console.log('panelbridge running: ' + daemon.url)`,
-    `process.on('SIGHUP', () => void daemon.reload().then((ok) => console.log(ok ? 'RELOADED' : 'REFUSED')))`,
-    `process.on('SIGTERM', () => void daemon.stop().then(() => process.exit(0)))`,
-  ].join('\n')
-  const cli = readFileSync(fileURLToPath(new URL('../src/cli.ts', import.meta.url)), 'utf8').split('\n', 3)
-  const flags = dist ? (/exec node (.*?) "\$0"/.exec(cli[1] ?? '')?.[1] ?? '').split(/\s+/).filter((f) => f) : []
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-  const loader = dist ? [] : ['--import', tsx]
-  // A file, not `-e`: a worker thread inherits the process's flags, and `--input-type` would refuse it.
-  writeFileSync(runner, code)
-  return spawn(process.execPath, [...flags, ...loader, runner], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-}
-
-/** Polls `GET /api/status` every 10 ms and samples the daemon's RSS while `work` runs. */
-async function watchProcess(row: Row, pid: number, base: string, work: () => Promise<unknown>): Promise<void> {
+async function watchProcess(
+  row: Row,
+  loops: LoopFigures[],
+  own: OwnDaemon,
+  work: () => Promise<unknown>,
+): Promise<void> {
   const answers: number[] = []
-  let peak = rssOf(pid)
   let running = true
-  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 10)
-  const poll = (async () => {
+  const poll = async (): Promise<void> => {
     while (running) {
       const t = performance.now()
       // A kept-alive connection the server closed as idle resets; the next request opens a new one.
-      const ok = await fetch(`${base}api/status`).then(
+      const ok = await fetch(`${own.base}api/status`).then(
         (r) => r.arrayBuffer().then(() => true),
         () => false,
       )
       if (ok) answers.push(performance.now() - t)
-      peak = Math.max(peak, rssOf(pid))
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
-  })()
-  const t0 = performance.now()
-  try {
-    await work()
-  } finally {
-    running = false
-    await poll
-    clearInterval(sampler)
   }
-  row.wallMs.push(performance.now() - t0)
+  let wallMs = 0
+  const [, loop] = await underProbe(own.probe(), async () => {
+    const polling = poll()
+    const t0 = performance.now()
+    try {
+      await work()
+    } finally {
+      running = false
+      await polling
+    }
+    wallMs = performance.now() - t0
+  })
+  row.wallMs.push(wallMs)
   answers.sort((a, b) => a - b)
   row.maxMs.push(answers.at(-1) ?? 0)
   row.p99Ms.push(answers[Math.min(answers.length - 1, Math.floor(answers.length * 0.99))] ?? 0)
-  row.peakMb.push(Math.max(peak, rssOf(pid)))
-  row.afterMb.push(rssOf(pid))
+  row.peakMb.push(loop.rssPeakMb)
+  row.afterMb.push(rssOf(own.pid))
+  loops.push(loop)
+}
+
+interface OwnRows {
+  rows: [Row, Row]
+  /** The daemon's own loop (its `monitorEventLoopDelay`) in each run: idle, reload. */
+  loops: [LoopFigures[], LoopFigures[]]
 }
 
 /** The daemon in its own process, reloaded by SIGHUP (see the head of this file). */
-async function ownProcess(big: string): Promise<Row[]> {
+async function ownProcess(big: string): Promise<OwnRows> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-bench-reload-own-'))
   const file = join(dir, 'config.yaml')
   await writeFile(file, SMALL)
-  const child = spawnDaemon(file, join(dir, 'daemon.mjs'))
-  const pid = child.pid!
-  let out = ''
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()))
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()))
-  const waitFor = async (done: () => boolean): Promise<void> => {
-    const end = Date.now() + 300_000
-    while (!done()) {
-      if (Date.now() > end || child.exitCode !== null)
-        throw new Error(`the daemon did not get there:\n${out.slice(-2000)}`)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  }
-  const reloaded = (): number => out.split('RELOADED').length - 1
-  const [idle, reload] = [newRow('own process idle'), newRow('own process reload')]
+  const own = await startOwnDaemon(file, dir)
+  const result: OwnRows = { rows: [newRow('own process idle'), newRow('own process reload')], loops: [[], []] }
+  const [idle, reload] = result.rows
   try {
-    await waitFor(() => /panelbridge running: (http:\S+)/.test(out))
-    const base = /panelbridge running: (http:\S+)/.exec(out)![1]!
     const sighup = async (text: string): Promise<void> => {
-      const n = reloaded()
       writeFileSync(file, text)
-      process.kill(pid, 'SIGHUP')
-      await waitFor(() => reloaded() > n || out.includes('REFUSED'))
-      if (out.includes('REFUSED')) throw new Error(`the reload was refused:\n${out.slice(-2000)}`)
+      await own.reload()
     }
     for (let i = 0; i < RUNS; i++) {
-      await watchProcess(reload, pid, base, () => sighup(big))
+      await watchProcess(reload, result.loops[1], own, () => sighup(big))
       await sighup(SMALL)
       const idleMs = reload.wallMs.at(-1)!
-      await watchProcess(idle, pid, base, () => new Promise((resolve) => setTimeout(resolve, idleMs)))
+      await watchProcess(idle, result.loops[0], own, () => new Promise((resolve) => setTimeout(resolve, idleMs)))
     }
   } finally {
-    child.kill('SIGTERM')
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)))
+    await own.stop()
     await rm(dir, { recursive: true, force: true })
   }
-  return [idle, reload]
+  return result
 }
