@@ -332,3 +332,43 @@ export async function underProbe<T>(probe: DaemonProbe, work: () => Promise<T>):
   await new Promise((resolve) => setTimeout(resolve, 20))
   return [result, await probe.end()]
 }
+
+/**
+ * Rounds of every case (`BENCH_QUICK=1`: one): on a shared machine one spike of another process can
+ * decide a single run's longest stall, so a row gives the median of its rounds.
+ */
+export const ROUNDS = process.env.BENCH_QUICK === '1' ? 1 : 3
+
+/**
+ * One row from its rounds: the median of each figure, but the highest RSS peak (a peak of any round is
+ * one the daemon reached) and every failed probe.
+ */
+export function mergeRounds<F extends CaseFigures>(runs: readonly F[]): F {
+  const mid = (values: (number | undefined)[]): number | undefined => {
+    const seen = values.filter((v): v is number => v !== undefined)
+    return seen.length > 0 ? median(seen) : undefined
+  }
+  const merged: Record<string, unknown> = { ...runs[0] }
+  for (const [key, value] of Object.entries(runs[0] ?? {}))
+    if (typeof value === 'number') merged[key] = mid(runs.map((r) => (r as Record<string, unknown>)[key] as number))
+  const turns = (pick: (t: Turns) => number): number => median(runs.map((r) => pick(r.turns)))
+  return {
+    ...(merged as F),
+    rssPeakMb: Math.max(...runs.map((r) => r.rssPeakMb)),
+    failedProbes: runs.reduce((sum, r) => sum + r.failedProbes, 0),
+    turns: { events: turns((t) => t.events), total: turns((t) => t.total), spanMs: turns((t) => t.spanMs) },
+  }
+}
+
+/**
+ * Runs every case ROUNDS times, the cases in turn within a round (so a baseline runs beside its attack
+ * under the same load of the machine), and gives each case's merged row, in the cases' order.
+ */
+export async function inRounds<K, F extends CaseFigures>(
+  keys: readonly K[],
+  once: (key: K) => Promise<F>,
+): Promise<Map<K, F>> {
+  const runs = new Map<K, F[]>(keys.map((k) => [k, []]))
+  for (let round = 0; round < ROUNDS; round++) for (const key of keys) runs.get(key)!.push(await once(key))
+  return new Map(keys.map((k) => [k, mergeRounds(runs.get(k)!)]))
+}

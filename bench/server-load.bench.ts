@@ -34,7 +34,7 @@ import { setLogSink } from '../src/log.js'
 import { WebSurfaceServer } from '../src/surfaces/web/server.js'
 import { WebSurface } from '../src/surfaces/web/web-surface.js'
 import { sampleDaemon } from '../test/daemon/helpers.js'
-import { clientCase, inProcessProbe, ownKind, startOwnDaemon, verdict } from './own-daemon.js'
+import { clientCase, inProcessProbe, inRounds, ownKind, ROUNDS, startOwnDaemon, verdict } from './own-daemon.js'
 import { RSS_TARGET_MB, STALL_TARGET_MS, type CaseFigures, type DaemonProbe } from './own-daemon.js'
 
 export const AUTH_CLIENTS = 16
@@ -123,14 +123,13 @@ const CASES: [string, string][] = [
 
 const NAME_WIDTH = Math.max(...CASES.map(([name]) => name.length))
 
-/** Every case against one daemon; prints its rows and returns the attacks' figures by mode. */
+/** Every case against one daemon, ROUNDS rounds; prints its rows and returns them by mode. */
 async function cases(probe: DaemonProbe, judgeMemory: boolean): Promise<Map<string, Figures>> {
-  const figures = new Map<string, Figures>()
-  for (const [name, mode] of CASES) {
-    const f = await clientCase<{ probes: number[]; answers: number }>(probe, CLIENTS, mode, CASE_SECONDS)
-    figures.set(mode, f)
-    console.log(row(name, f, judgeMemory))
-  }
+  const figures = await inRounds(
+    CASES.map(([, mode]) => mode),
+    (mode) => clientCase<{ probes: number[]; answers: number }>(probe, CLIENTS, mode, CASE_SECONDS),
+  )
+  for (const [name, mode] of CASES) console.log(row(name, figures.get(mode)!, judgeMemory))
   return figures
 }
 
@@ -171,7 +170,7 @@ async function ownProcess(): Promise<void> {
 export default async function run(): Promise<void> {
   const previous = setLogSink(() => undefined)
   console.log(
-    `targets: stall < ${STALL_TARGET_MS} ms, RSS < ${RSS_TARGET_MB} MB (own process), every status probe answered; ${CASE_SECONDS} s a case\n`,
+    `targets: stall < ${STALL_TARGET_MS} ms, RSS < ${RSS_TARGET_MB} MB (own process), every status probe answered; ${CASE_SECONDS} s a case, ${ROUNDS} rounds (the median of each figure; RSS peak: the highest; failed probes: all)\n`,
   )
   console.log('case'.padEnd(NAME_WIDTH) + ' stall max  stall p99  RSS MB ⁽²⁾  probe med/max  failed  answers')
   try {

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Daemon } from '../src/daemon/daemon.js'
 import { setLogSink } from '../src/log.js'
-import { clientCase, inProcessProbe, ownKind, startOwnDaemon, verdict } from './own-daemon.js'
+import { clientCase, inProcessProbe, inRounds, ownKind, ROUNDS, startOwnDaemon, verdict } from './own-daemon.js'
 import { RSS_TARGET_MB, STALL_TARGET_MS, type CaseFigures, type DaemonProbe } from './own-daemon.js'
 
 export const FLOOD_FRAMES = 100_000
@@ -93,21 +93,19 @@ async function runCase(probe: DaemonProbe, mode: 'flood' | 'browser'): Promise<F
   return { ...f, ...(whole ? { handledMs: f.turns.spanMs } : {}) }
 }
 
-/** Both cases against one daemon, rows named after `where`. */
+/** Both cases against one daemon, ROUNDS rounds, rows named after `where`. */
 async function cases(where: string, probe: DaemonProbe): Promise<[string, Figures][]> {
+  const rows = await inRounds(['browser', 'flood'] as const, (mode) => runCase(probe, mode))
   return [
-    [`${where}: baseline, a browser turning the wheel (a frame every 16 ms)`, await runCase(probe, 'browser')],
-    [
-      `${where}: ${FLOOD_FRAMES.toLocaleString('en')} rotate frames at once on one page socket`,
-      await runCase(probe, 'flood'),
-    ],
+    [`${where}: baseline, a browser turning the wheel (a frame every 16 ms)`, rows.get('browser')!],
+    [`${where}: ${FLOOD_FRAMES.toLocaleString('en')} rotate frames at once on one page socket`, rows.get('flood')!],
   ]
 }
 
 function print(rows: [string, Figures][]): void {
   const w = Math.max(...rows.map(([n]) => n.length))
   console.log(
-    `${CASE_SECONDS} s a case; target: stall < ${STALL_TARGET_MS} ms, RSS < ${RSS_TARGET_MB} MB (own process)`,
+    `${CASE_SECONDS} s a case, ${ROUNDS} rounds (the median of each figure; RSS peak: the highest; failed probes: all); target: stall < ${STALL_TARGET_MS} ms, RSS < ${RSS_TARGET_MB} MB (own process)`,
   )
   console.log(
     `${'case'.padEnd(w)} | stall max | stall p99 | RSS start/peak MB | status median/max ms | turns: events, total, whole after | verdict`,
