@@ -11,10 +11,11 @@
  *   answers one JSON line (the loop's max and p99, and the rotate turns the daemon was handed meanwhile),
  *   so a stall is the daemon's loop, not only what a client sees. SIGHUP reloads it (RELOADED when done).
  * - `rssOf(pid)`: a process's VmRSS, worker threads included.
- * - `inProcessProbe` / `ownProcessProbe`: one shape for "measure the daemon's loop and memory while this
- *   runs", whichever process the daemon is in, so an attack is written once and run against both.
+ * - `inProcessProbe` / `OwnDaemon.probe()`: one shape for "measure the daemon's loop and memory while
+ *   this runs", whichever process the daemon is in, so an attack is written once and run against both.
  * - `clientCase`: one case, the attacking clients as a `node -e` script in a child process (their work
- *   is not in the measured loop), under a probe.
+ *   is not in the measured loop), under a probe; `inRounds`: every case ROUNDS times, merged by median.
+ * - STALL_TARGET_MS, RSS_TARGET_MB: issue 24's targets, and `verdict` against them.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -33,19 +34,28 @@ const MB = 2 ** 20
 export const STALL_TARGET_MS = 50
 export const RSS_TARGET_MB = 120
 
-/** How the own-process daemon runs, for the tables: built (the judged figures) or from the sources. */
-export function ownKind(): string {
+/**
+ * Whether the own process's memory is judged against RSS_TARGET_MB: only when it runs from a build
+ * (`BENCH_DIST`); from the sources it carries tsx's loader and the compiled sources, as this process does.
+ */
+export function memoryJudged(): boolean {
   return benchDist() !== undefined
-    ? 'built, launcher flags'
-    : 'from the sources under tsx: BENCH_DIST=dist for the judged figures'
 }
 
-/** `what`'s figures against the targets, for a verdict line. */
+/** How the own-process daemon runs, for the tables: built (the judged figures) or from the sources. */
+export function ownKind(): string {
+  return memoryJudged()
+    ? 'built, launcher flags'
+    : 'from the sources under tsx, its memory not judged: BENCH_DIST=dist for that'
+}
+
+/** `what`'s figures against the targets (the memory one when `memoryJudged()`), for a verdict line. */
 export function verdict(what: string, f: LoopFigures): string {
-  const ok = f.stallMaxMs < STALL_TARGET_MS && f.rssPeakMb < RSS_TARGET_MB
+  const judged = memoryJudged()
+  const ok = f.stallMaxMs < STALL_TARGET_MS && (!judged || f.rssPeakMb < RSS_TARGET_MB)
   return (
     `${what} loop stall max ${f.stallMaxMs.toFixed(1)} ms, p99 ${f.stallP99Ms.toFixed(1)} ms, ` +
-    `RSS peak ${f.rssPeakMb.toFixed(0)} MB: ${ok ? 'PASS' : 'FAIL'}`
+    `RSS peak ${f.rssPeakMb.toFixed(0)} MB${judged ? '' : ' (not judged)'}: ${ok ? 'PASS' : 'FAIL'}`
   )
 }
 

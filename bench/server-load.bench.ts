@@ -34,8 +34,8 @@ import { setLogSink } from '../src/log.js'
 import { WebSurfaceServer } from '../src/surfaces/web/server.js'
 import { WebSurface } from '../src/surfaces/web/web-surface.js'
 import { sampleDaemon } from '../test/daemon/helpers.js'
-import { clientCase, inProcessProbe, inRounds, ownKind, ROUNDS, startOwnDaemon, verdict } from './own-daemon.js'
-import { RSS_TARGET_MB, STALL_TARGET_MS, type CaseFigures, type DaemonProbe } from './own-daemon.js'
+import { clientCase, inProcessProbe, inRounds, memoryJudged, ownKind, ROUNDS, startOwnDaemon } from './own-daemon.js'
+import { RSS_TARGET_MB, STALL_TARGET_MS, verdict, type CaseFigures, type DaemonProbe } from './own-daemon.js'
 
 export const AUTH_CLIENTS = 16
 export const FONT_REQUESTS = 600
@@ -98,7 +98,7 @@ setTimeout(probe, 100)
 
 type Figures = CaseFigures & { answers: number }
 
-/** One row; `judgeMemory`: the memory target applies (the own process's rows). */
+/** One row; `judgeMemory`: the memory target applies (the own process's rows, built). */
 function row(name: string, f: Figures, judgeMemory: boolean): string {
   const memory = !judgeMemory || f.rssPeakMb < RSS_TARGET_MB
   const pass = f.stallMaxMs < STALL_TARGET_MS && memory && f.failedProbes === 0
@@ -156,7 +156,7 @@ async function ownProcess(): Promise<void> {
   const own = await startOwnDaemon(file, dir)
   try {
     console.log(`own process (the daemon, ${ownKind()})`)
-    const figures = await cases(own.probe(), true)
+    const figures = await cases(own.probe(), memoryJudged())
     console.log(
       `\nverdict (own process; stall < ${STALL_TARGET_MS} ms, RSS < ${RSS_TARGET_MB} MB): ` +
         `${verdict('auth', figures.get('auth-bad')!)}; ${verdict('font', figures.get('font-unread')!)}`,
