@@ -11,14 +11,13 @@
  * TypeScript sources (tests, `npm run bench`), from `config-worker.ts` with tsx's loader registered in
  * the worker first (a worker does not inherit the loader of the thread that starts it).
  */
-import { constants, type Stats } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import { deserialize } from 'node:v8'
 import { Worker } from 'node:worker_threads'
+import { readRegularFile } from '../read-regular.js'
 import { MAX_CONFIG_BYTES, type ConfigProblem, type LoadResult } from '../mappings/load.js'
 import type { Binding } from '../mappings/schema.js'
 import type { ConfigAnswer, ConfigJob } from './config-worker.js'
@@ -48,44 +47,16 @@ function fileProblem(file: string, message: string): LoadResult {
   return { problems: [problem] }
 }
 
-/** What a path that is not a regular file is, in words. */
-function kindOf(st: Stats): string {
-  if (st.isFIFO()) return 'a named pipe'
-  if (st.isDirectory()) return 'a folder'
-  if (st.isSocket()) return 'a socket'
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device'
-  return 'not a regular file'
-}
-
 /**
- * The file's text, or why it cannot be used. Opened with O_NONBLOCK so that a named pipe put in the
- * config's place never blocks the open (nor the thread pool); anything but a regular file is refused
- * from `fstat` before a byte is read; at most MAX_CONFIG_BYTES are read.
+ * The file's text, or why it cannot be used: read without blocking on what is at the path, refused
+ * unless it is a regular file, at most MAX_CONFIG_BYTES (`read-regular.ts`).
  */
 export async function readConfigText(file: string): Promise<{ text: string } | { problem: string }> {
-  let handle
-  try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
-  } catch (err) {
-    return { problem: `cannot read the file: ${err instanceof Error ? err.message : String(err)}` }
-  }
-  try {
-    const st = await handle.stat()
-    if (!st.isFile()) return { problem: `cannot read the file: it is ${kindOf(st)}, not a regular file` }
-    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1)
-    let length = 0
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
-      if (bytesRead === 0) break
-      length += bytesRead
-      if (length > MAX_CONFIG_BYTES) return { problem: `the file is larger than ${MAX_CONFIG_BYTES} bytes` }
-    }
-    return { text: buffer.subarray(0, length).toString('utf8') }
-  } catch (err) {
-    return { problem: `cannot read the file: ${err instanceof Error ? err.message : String(err)}` }
-  } finally {
-    await handle.close()
-  }
+  const read = await readRegularFile(file, MAX_CONFIG_BYTES)
+  if ('bytes' in read) return { text: read.bytes.toString('utf8') }
+  if ('notRegular' in read) return { problem: `cannot read the file: it is ${read.notRegular}, not a regular file` }
+  if ('tooLarge' in read) return { problem: `the file is larger than ${MAX_CONFIG_BYTES} bytes` }
+  return { problem: `cannot read the file: ${read.error.message}` }
 }
 
 /** The worker for this build: the compiled file, or the TypeScript source under tsx. */

@@ -6,7 +6,7 @@
  * each problem at its key); the server's own guard (`ServerAuth`) states the last rule through
  * `hostRuleProblem`, so each rule is written once.
  */
-import { open } from 'node:fs/promises'
+import { readRegularFile } from '../read-regular.js'
 import { isLoopbackAddress } from '../http-guard.js'
 
 /** Shortest token accepted from `listen.token_file` (the schema asks the same of `listen.token`). */
@@ -43,22 +43,15 @@ export function hostRuleProblem(host: string, token: string | undefined): string
 
 /** The token in `file` (trimmed; a trailing newline is usual), or why it cannot be used. Never its contents. */
 async function readTokenFile(file: string): Promise<{ token: string } | { problem: string }> {
-  let text: string
-  try {
-    const handle = await open(file, 'r')
-    try {
-      const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1)
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
-      if (bytesRead > MAX_TOKEN_FILE_BYTES)
-        return { problem: `listen.token_file ${file}: larger than ${MAX_TOKEN_FILE_BYTES} bytes, not a token file` }
-      text = buffer.subarray(0, bytesRead).toString('utf8')
-    } finally {
-      await handle.close()
-    }
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable'
-    return { problem: `listen.token_file ${file}: cannot read it (${code})` }
-  }
+  // Never blocking on what is at the path: a named pipe there would hold a reload (and a thread of the pool).
+  const read = await readRegularFile(file, MAX_TOKEN_FILE_BYTES)
+  if ('notRegular' in read)
+    return { problem: `listen.token_file ${file}: it is ${read.notRegular}, not a regular file` }
+  if ('tooLarge' in read)
+    return { problem: `listen.token_file ${file}: larger than ${MAX_TOKEN_FILE_BYTES} bytes, not a token file` }
+  if ('error' in read)
+    return { problem: `listen.token_file ${file}: cannot read it (${read.error.code ?? 'unreadable'})` }
+  const text = read.bytes.toString('utf8')
   const token = text.trim()
   if (token.length < MIN_TOKEN_LENGTH)
     return { problem: `listen.token_file ${file}: the token must be at least ${MIN_TOKEN_LENGTH} characters` }

@@ -11,8 +11,6 @@
  * `check` refuses a missing file or one that is not an image (an error at the `image:` value); the
  * daemon (`imageProblems: 'warning'`) starts anyway, warns, and the key shows its text and says why.
  */
-import { constants } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import {
   decodePicture,
@@ -21,6 +19,7 @@ import {
   PictureError,
   PICTURE_STORE_SIDE,
 } from '../surfaces/render/picture.js'
+import { readRegularFile } from '../read-regular.js'
 import type { Problems, Severity } from './problems.js'
 import type { Config } from './schema.js'
 
@@ -51,29 +50,12 @@ export function attachPictures(config: Config, pictures: ConfigPictures): void {
 
 /** A file's bytes, at most MAX_PICTURE_BYTES, never blocking on a FIFO or device in its place. */
 async function readPictureFile(path: string): Promise<Uint8Array> {
-  let handle
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    throw new PictureError(code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? String(err)})`)
-  }
-  try {
-    const st = await handle.stat()
-    if (!st.isFile()) throw new PictureError('not a regular file')
-    if (st.size > MAX_PICTURE_BYTES) throw new PictureError(`larger than ${MAX_PICTURE_BYTES} bytes`)
-    const buffer = Buffer.alloc(MAX_PICTURE_BYTES + 1)
-    let length = 0
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
-      if (bytesRead === 0) break
-      length += bytesRead
-      if (length > MAX_PICTURE_BYTES) throw new PictureError(`larger than ${MAX_PICTURE_BYTES} bytes`)
-    }
-    return buffer.subarray(0, length)
-  } finally {
-    await handle.close()
-  }
+  const read = await readRegularFile(path, MAX_PICTURE_BYTES)
+  if ('bytes' in read) return read.bytes
+  if ('notRegular' in read) throw new PictureError('not a regular file')
+  if ('tooLarge' in read) throw new PictureError(`larger than ${MAX_PICTURE_BYTES} bytes`)
+  const { code } = read.error
+  throw new PictureError(code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? read.error.message})`)
 }
 
 /** One picture file read and decoded, or why not; `spent` counts the budget used. */

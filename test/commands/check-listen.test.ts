@@ -3,6 +3,7 @@
  * token, `token` beside `token_file`, a token file that cannot be read) are applied by one function,
  * which the daemon's token reading and `check` both call; `check` reports them at their key.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -55,6 +56,14 @@ describe('check applies the listen rules at their keys', () => {
     expect((await check(`  token_file: ${join(dir, 'huge')}\n`)).out).toContain(
       `larger than ${MAX_TOKEN_FILE_BYTES} bytes, not a token file`,
     )
+  })
+
+  it('a named pipe as the token file is refused at token_file, without waiting for a writer', async () => {
+    const pipe = join(dir, 'token-pipe')
+    execFileSync('mkfifo', [pipe])
+    const r = await check(`  token_file: ${pipe}\n`)
+    expect(r.out).toContain(`${r.path}:3:3: listen.token_file ${pipe}: it is a named pipe, not a regular file\n`)
+    expect(r.code).toBe(EXIT_FAILURE)
   })
 
   it('passes a bind beyond loopback with a readable token file; the token never reaches the output', async () => {

@@ -133,6 +133,23 @@ describe('a reload that fails changes nothing', () => {
     expect(configError(daemon)).toMatch(/token_file .*cannot read it \(ENOENT\)/)
   })
 
+  it(
+    'a named pipe as the token file: refused without waiting on it, and a good file afterwards loads',
+    { timeout: 60_000 },
+    async () => {
+      const { daemon, file } = await start(config())
+      const pipe = join(await folder(), 'token-pipe')
+      execFileSync('mkfifo', [pipe])
+      await writeFile(file, config({ listen: `{ host: 127.0.0.1, port: 0, token_file: ${pipe} }`, extra: ADDED }))
+      expect(await daemon.reload()).toBe(false)
+      expect(configError(daemon)).toMatch(/token_file .*it is a named pipe, not a regular file/)
+      expect(daemon.controlState('console', 'key:1')).not.toHaveProperty('label')
+      await writeFile(file, config({ extra: ADDED }))
+      expect(await daemon.reload()).toBe(true)
+      expect(daemon.controlState('console', 'key:1')).toMatchObject({ label: 'Added' })
+    },
+  )
+
   it('a simulator on a port in use: refused, and the link keeps working', { timeout: 60_000 }, async () => {
     const { daemon, file } = await start(config())
     const port = await takenPort()
