@@ -17,8 +17,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import { deserialize } from 'node:v8'
 import { Worker } from 'node:worker_threads'
-import { readRegularFile } from '../read-regular.js'
-import { MAX_CONFIG_BYTES, type ConfigProblem, type LoadResult } from '../mappings/load.js'
+import { fileProblem, readConfigText, type LoadResult } from '../mappings/load.js'
 import type { Binding } from '../mappings/schema.js'
 import type { ConfigAnswer, ConfigJob } from './config-worker.js'
 
@@ -39,24 +38,6 @@ export const CONFIG_WORKER_YOUNG_MB = 4
 /** Why a reload's load stopped early: the reload timed out, or the daemon is stopping. */
 export class ConfigLoadAborted extends Error {
   override readonly name = 'ConfigLoadAborted'
-}
-
-/** One problem at 1:1, as the loader reports a file it cannot read. */
-function fileProblem(file: string, message: string): LoadResult {
-  const problem: ConfigProblem = { file, line: 1, col: 1, severity: 'error', message }
-  return { problems: [problem] }
-}
-
-/**
- * The file's text, or why it cannot be used: read without blocking on what is at the path, refused
- * unless it is a regular file, at most MAX_CONFIG_BYTES (`read-regular.ts`).
- */
-export async function readConfigText(file: string): Promise<{ text: string } | { problem: string }> {
-  const read = await readRegularFile(file, MAX_CONFIG_BYTES)
-  if ('bytes' in read) return { text: read.bytes.toString('utf8') }
-  if ('notRegular' in read) return { problem: `cannot read the file: it is ${read.notRegular}, not a regular file` }
-  if ('tooLarge' in read) return { problem: `the file is larger than ${MAX_CONFIG_BYTES} bytes` }
-  return { problem: `cannot read the file: ${read.error.message}` }
 }
 
 /** The worker for this build: the compiled file, or the TypeScript source under tsx. */

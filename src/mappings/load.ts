@@ -14,10 +14,10 @@
  * Everything read is bounded (file size, alias expansion, nesting while parsing, name lengths before a
  * suggestion, counts), and no input makes the loader throw: the fuzz suite holds it to that.
  */
-import { readFile } from 'node:fs/promises'
 import { LineCounter } from 'yaml'
 import { z } from 'zod'
 import { validateClaims } from '../surfaces/claims.js'
+import { readRegularFile } from '../read-regular.js'
 import { jsonDepthExceeds } from '../wire.js'
 import { checkLabelGlyphs } from './check-glyphs.js'
 import { checkBinding, type BindingContext, type SurfaceInfo } from './check-binding.js'
@@ -92,11 +92,7 @@ function readData(text: string, file: string): Read | { problems: ConfigProblem[
     return { problems: problems.finish() }
   }
   const plain = readPlainData(text)
-  if (plain)
-    return migrated(
-      Problems.later(file, () => locate(text)),
-      plain.data,
-    )
+  if (plain) return migrated(new Problems(file, () => locate(text)), plain.data)
   const read = parseYaml(text, lines)
   if ('tooDeepAt' in read) {
     const problems = new Problems(file, undefined, lines)
@@ -259,22 +255,27 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
   return { config, problems: all }
 }
 
+/**
+ * The file's text, or why it cannot be used: read without blocking on what is at the path (a named
+ * pipe in the config's place), refused unless it is a regular file, at most MAX_CONFIG_BYTES
+ * (`read-regular.ts`). `run`, `check` and a reload's read all come through here.
+ */
+export async function readConfigText(file: string): Promise<{ text: string } | { problem: string }> {
+  const read = await readRegularFile(file, MAX_CONFIG_BYTES)
+  if ('bytes' in read) return { text: read.bytes.toString('utf8') }
+  if ('notRegular' in read) return { problem: `cannot read the file: it is ${read.notRegular}, not a regular file` }
+  if ('tooLarge' in read) return { problem: `the file is larger than ${MAX_CONFIG_BYTES} bytes` }
+  return { problem: `cannot read the file: ${read.error.message}` }
+}
+
+/** One problem at 1:1, as the loader reports a file it cannot read. */
+export function fileProblem(file: string, message: string): LoadResult {
+  return { problems: [{ file, line: 1, col: 1, severity: 'error', message }] }
+}
+
 /** Reads and loads a mapping file; a file that cannot be read is one problem at 1:1. */
 export async function loadConfigFile(file: string, options: LoadOptions = {}): Promise<LoadResult> {
-  let text: string
-  try {
-    const bytes = await readFile(file)
-    if (bytes.length > MAX_CONFIG_BYTES) {
-      return {
-        problems: [
-          { file, line: 1, col: 1, severity: 'error', message: `the file is larger than ${MAX_CONFIG_BYTES} bytes` },
-        ],
-      }
-    }
-    text = bytes.toString('utf8')
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err)
-    return { problems: [{ file, line: 1, col: 1, severity: 'error', message: `cannot read the file: ${message}` }] }
-  }
-  return loadConfigText(text, file, options)
+  const read = await readConfigText(file)
+  if ('problem' in read) return fileProblem(file, read.problem)
+  return loadConfigText(read.text, file, options)
 }

@@ -1,9 +1,12 @@
 /**
  * The loader reports every problem at once, each as `file:line:col: message` at the exact node.
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { formatProblem, loadConfigText, MAX_CONFIG_BYTES } from '../../src/mappings/load.js'
+import { formatProblem, loadConfigFile, loadConfigText, MAX_CONFIG_BYTES } from '../../src/mappings/load.js'
+import { testDir } from '../helpers/files.js'
 import { configSchemaText } from '../../src/mappings/schema-file.js'
 
 const HEAD = `version: 1
@@ -218,5 +221,20 @@ describe('problems, each at its node', () => {
     const r = await problems(bomb.join('\n'))
     expect(r).toHaveLength(1)
     expect(r[0]).toMatch(/^c\.yaml:1:1: the file cannot be read as data: /)
+  })
+})
+
+describe('the file at the config path (run, check and a reload read it alike)', () => {
+  it('a named pipe or a folder is refused without waiting on it; a missing file says so', async () => {
+    const dir = await testDir('load-path')
+    const pipe = join(dir, 'pipe.yaml')
+    execFileSync('mkfifo', [pipe])
+    const messages = async (file: string): Promise<string[]> => (await loadConfigFile(file)).problems.map(formatProblem)
+    expect(await messages(pipe)).toEqual([`${pipe}:1:1: cannot read the file: it is a named pipe, not a regular file`])
+    expect(await messages(dir)).toEqual([`${dir}:1:1: cannot read the file: it is a folder, not a regular file`])
+    const missing = join(dir, 'absent.yaml')
+    expect(await messages(missing)).toEqual([
+      `${missing}:1:1: cannot read the file: ENOENT: no such file or directory, open '${missing}'`,
+    ])
   })
 })
