@@ -73,13 +73,17 @@ export function rangeStart(node: unknown): number | undefined {
   return isNode(node) && (node as Node).range ? (node as Node).range![0] : undefined
 }
 
-/** Where problems go, each at the node its path names. */
 /** Where a file's problems stand: its document (undefined before it could be read) and its line table. */
 export interface Located {
   doc: Document | undefined
   lines: LineCounter
 }
 
+/**
+ * Where problems go, each at the node its path names. Made with the file's document and line table,
+ * or with `locate`, which reads them when a problem first needs a position: a file read without its
+ * document (`yaml-data.ts`) has one built only if it has a problem.
+ */
 export class Problems {
   readonly list: ConfigProblem[] = []
   private dropped = 0
@@ -92,14 +96,6 @@ export class Problems {
     lines?: LineCounter,
   ) {
     this.located = typeof where === 'function' ? where : { doc: where, lines: lines! }
-  }
-
-  /**
-   * The problems of a file read without its document (`yaml-data.ts`): `locate` reads the document
-   * when a problem first needs a position, so a file with no problem never has one built.
-   */
-  static later(file: string, locate: () => Located): Problems {
-    return new Problems(file, locate)
   }
 
   private get doc(): Document | undefined {

@@ -7,7 +7,7 @@
  * worker went from 65 to 130 MB) and took 2.3 s under the daemon's V8 flags. A file with no problem
  * never needs a position. So the loader first reads the text as plain data with js-yaml (no syntax
  * tree, no positions: ~5 MB and 0.36 s for the same file) and checks that; only when a problem is
- * found does it build the document, for the problems' positions (`Problems.located`).
+ * found does it build the document, for the problems' positions (a `Problems` given a `locate` function).
  *
  * The data must be what the document would have given, to the letter. js-yaml is run with a schema
  * made of the `yaml` library's own core scalar tags (their tests and their resolvers, in the
@@ -150,7 +150,15 @@ class NodeWatch {
     const c = this.text[at]
     const flow = c === '[' || c === '{'
     const checked = state.kind === 'scalar' ? c !== '|' && c !== '>' : flow
-    if (checked && this.text.slice(at, state.position).trimEnd().includes('\n')) this.multiLine = true
+    if (checked && this.spansLines(at, state.position)) this.multiLine = true
+  }
+
+  /** Whether the node's text from `at` to `end` (trailing blanks aside) holds a line break; no copy made. */
+  private spansLines(at: number, end: number): boolean {
+    let last = end
+    while (last > at && /\s/.test(this.text[last - 1]!)) last--
+    const nl = this.text.indexOf('\n', at)
+    return nl !== -1 && nl < last
   }
 
   /** Whether the parse met nothing this read leaves to the document. */
