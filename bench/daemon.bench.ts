@@ -45,6 +45,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
 import { parseDocument } from 'yaml'
+import { launcherFlags } from './own-daemon.js'
 import { median } from './stats.js'
 
 // The built program, as an installed service runs it (no TypeScript loader in the start time).
@@ -76,27 +77,12 @@ function cpuSeconds(pid: number): number {
 const rssSplit = (pid: number): string =>
   `${statusMb(pid, 'VmRSS').toFixed(1)} (${statusMb(pid, 'RssAnon').toFixed(1)} + ${statusMb(pid, 'RssFile').toFixed(1)})`
 
-/**
- * The node flags the built CLI's launcher gives `run` (and the other long-running commands), as the
- * installed command runs: its line `//bin/true; case "$1" in run|sim|...) exec node FLAGS "$0" "$@";; esac`.
- */
-function launcherFlags(): string[] {
-  // A comparison run may try other flags: BENCH_NODE_FLAGS="--max-semi-space-size=1 --optimize-for-size".
-  if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((x) => x)
-  const launcher = readFileSync(CLI, 'utf8').split('\n', 3)
-  for (const line of launcher) {
-    const m = /^\/\/bin\/true; case "\$1" in ([\w|-]+)\) exec node (.*?) "\$0" "\$@";; esac$/.exec(line)
-    if (m?.[1]!.split('|').includes('run')) return m[2]!.split(/\s+/).filter((x) => x !== '')
-  }
-  throw new Error(`dist/cli.js: no launcher line giving run its flags in ${JSON.stringify(launcher)}`)
-}
-
 async function startUntil(
   args: string[],
   re: RegExp,
 ): Promise<{ child: ChildProcess; ms: number; match: RegExpExecArray; output: string[] }> {
   const t0 = performance.now()
-  const child = spawn(process.execPath, [...launcherFlags(), CLI, ...args], {
+  const child = spawn(process.execPath, [...launcherFlags(CLI), CLI, ...args], {
     stdio: ['ignore', 'pipe', 'ignore'],
     env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'warn' },
   })
@@ -258,7 +244,7 @@ export default async function main(): Promise<void> {
     )
     const sorted = [...jogMs].sort((a, b) => a - b)
     console.log(
-      `jog turn through the remote API, round trip (ms): median ${f(median(jogMs))}, p99 ${f(sorted[Math.floor(sorted.length * 0.99)] ?? NaN)} (node flags: ${launcherFlags().join(' ')})`,
+      `jog turn through the remote API, round trip (ms): median ${f(median(jogMs))}, p99 ${f(sorted[Math.floor(sorted.length * 0.99)] ?? NaN)} (node flags: ${launcherFlags(CLI).join(' ')})`,
     )
     console.log(`resident memory, MB (anonymous + file-backed): simulator alone idle ${simIdle}`)
     console.log(

@@ -64,10 +64,20 @@ export function benchDist(): string | undefined {
   return process.env.BENCH_DIST || process.env.BENCH_RELOAD_DIST || undefined
 }
 
-/** The V8 flags the built CLI's launcher (the second line of src/cli.ts) gives `run`. */
-export function launcherFlags(): string[] {
-  const cli = readFileSync(fileURLToPath(new URL('../src/cli.ts', import.meta.url)), 'utf8').split('\n', 3)
-  return (/exec node (.*?) "\$0"/.exec(cli[1] ?? '')?.[1] ?? '').split(/\s+/).filter((f) => f)
+/**
+ * The node flags the CLI's launcher gives `run` (and the other long-running commands), as the installed
+ * command runs: its line `//bin/true; case "$1" in run|sim|...) exec node FLAGS "$0" "$@";; esac`, read
+ * from `cli` (src/cli.ts, or a build's cli.js: the same lines). A comparison run may try other flags:
+ * BENCH_NODE_FLAGS="--max-semi-space-size=1 --optimize-for-size".
+ */
+export function launcherFlags(cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))): string[] {
+  if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((x) => x)
+  const launcher = readFileSync(cli, 'utf8').split('\n', 3)
+  for (const line of launcher) {
+    const m = /^\/\/bin\/true; case "\$1" in ([\w|-]+)\) exec node (.*?) "\$0" "\$@";; esac$/.exec(line)
+    if (m?.[1]!.split('|').includes('run')) return m[2]!.split(/\s+/).filter((x) => x !== '')
+  }
+  throw new Error(`${cli}: no launcher line giving run its flags in ${JSON.stringify(launcher)}`)
 }
 
 /** A process's resident memory, MB (0 once it is gone). */
