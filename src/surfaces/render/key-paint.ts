@@ -157,9 +157,11 @@ export interface KeyPaintContext {
 }
 
 const DEFAULT_BACKGROUND: Rgb = [0, 0, 0]
-const MIN_FONT_PX = 7
+/** The smallest label size: below it a label is cut with `…` rather than shrunk further. */
+export const MIN_FONT_PX = 7
 const MAX_FONT_FRACTION = 0.3
-const LINE_HEIGHT = 1.15
+/** A line's height, in font sizes. */
+export const LINE_HEIGHT = 1.15
 const PADDING_FRACTION = 0.06
 const BADGE_FRACTION = 0.25
 const FAILED_BAR_FRACTION = 0.04
@@ -390,9 +392,53 @@ function maxRefWidth(maxW: number, px: number): number {
   return (maxW * FIT_MARGIN * REF_PX) / px
 }
 
-function wrapAll(ctx: KeyPaintContext, text: string, maxW: number, px: number, broken = { count: 0 }): string[] {
+/** Wraps a label (paragraphs split at `\n`) to lines no wider than `maxW` pixels at `px`. */
+export function wrapAll(ctx: KeyPaintContext, text: string, maxW: number, px: number, broken = { count: 0 }): string[] {
   const max = maxRefWidth(maxW, px)
   return text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, max, broken)))
+}
+
+function fitsHeight(lines: string[], px: number, maxH: number): boolean {
+  return lines.length * px * LINE_HEIGHT <= maxH
+}
+
+/**
+ * The label's size and lines: the largest size from `largest` down to MIN_FONT_PX whose wrapped lines fit
+ * `maxH` without breaking a word ("Replay" shrinks rather than becoming "Repl" / "ay"); only when none
+ * does, the largest that fits with words broken (or MIN_FONT_PX, whose lines the caller cuts).
+ *
+ * The first search halves its range rather than trying every size: "fits unbroken" holds at every size
+ * below one where it holds. A smaller size allows a wider line in reference units (`maxRefWidth`
+ * decreases with the size, in floating point too), so no word that fitted breaks, and greedy wrapping
+ * into wider lines makes no more lines (each line starts no earlier than before; its width, summed from
+ * there, is no larger, as rounding is monotone); fewer lines of a smaller size are no taller. Same
+ * result as the size-by-size scan (tested against it), in about 5 wraps instead of up to 22 for an XL key.
+ */
+export function fitLabel(
+  ctx: KeyPaintContext,
+  text: string,
+  maxW: number,
+  maxH: number,
+  largest: number,
+): { px: number; lines: string[] } {
+  let found: { px: number; lines: string[] } | undefined
+  // Invariant: every size up to `low` fits unbroken (or low is below the range), none from `high` up does.
+  let low = MIN_FONT_PX - 1
+  let high = largest + 1
+  while (high - low > 1) {
+    const px = (low + high) >> 1
+    const broken = { count: 0 }
+    const lines = wrapAll(ctx, text, maxW, px, broken)
+    if (broken.count === 0 && fitsHeight(lines, px, maxH)) {
+      low = px
+      found = { px, lines }
+    } else high = px
+  }
+  if (found) return found
+  let px = largest
+  let lines = wrapAll(ctx, text, maxW, px)
+  while (!fitsHeight(lines, px, maxH) && px > MIN_FONT_PX) lines = wrapAll(ctx, text, maxW, --px)
+  return { px, lines }
 }
 
 /** Draws the label in the band from `pad` down to `bottom`, at the largest size that fits. */
@@ -407,24 +453,11 @@ function drawText(
 ): void {
   const maxW = width - 2 * pad
   const maxH = bottom - pad
-  const normalised = text.replace(/\r\n?/g, '\n')
-  const fits = (lines: string[], px: number): boolean => lines.length * px * LINE_HEIGHT <= maxH
-  // The largest size whose wrapped lines fit without breaking a word ("Replay" shrinks rather than
-  // becoming "Repl" / "ay"); only when none does, the largest that fits with words broken.
   const largest = Math.max(MIN_FONT_PX, Math.floor(height * MAX_FONT_FRACTION))
-  let px = largest
-  let lines: string[] = []
-  for (; px >= MIN_FONT_PX; px--) {
-    const broken = { count: 0 }
-    lines = wrapAll(ctx, normalised, maxW, px, broken)
-    if (broken.count === 0 && fits(lines, px)) break
-  }
-  if (px < MIN_FONT_PX) {
-    px = largest
-    lines = wrapAll(ctx, normalised, maxW, px)
-    while (!fits(lines, px) && px > MIN_FONT_PX) lines = wrapAll(ctx, normalised, maxW, --px)
-  }
-  if (!fits(lines, px)) {
+  const fitted = fitLabel(ctx, text.replace(/\r\n?/g, '\n'), maxW, maxH, largest)
+  const { px } = fitted
+  let { lines } = fitted
+  if (!fitsHeight(lines, px, maxH)) {
     // Nothing fits even at the smallest size: keep the lines that fit and mark the cut with an ellipsis.
     const room = Math.max(1, Math.floor(maxH / (px * LINE_HEIGHT)))
     lines = lines.slice(0, room)
