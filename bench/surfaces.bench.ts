@@ -7,8 +7,11 @@
  * one after another through the library's fillKeyBuffer / fillLcdRegion, nothing cached); for the jog,
  * the same jog with no paging.
  *
- * Every row runs twice: with the machine's cores, then in a child pinned to one core (`taskset -c 0`,
- * the bench's own run again with BENCH_ONE_CORE=1), so a cost that only hurts a small box shows.
+ * Every row runs twice: with the machine's cores, then in a child pinned to one core (`taskset -c 0`),
+ * so a cost that only hurts a small box shows. Both runs are children started with the daemon's own V8
+ * flags (its launcher line in `src/cli.ts`, as `own-daemon.ts` reads it): the daemon draws its keys
+ * under them (no optimising compiler, a 1 MB young generation), and without them V8's optimising
+ * compiler alone took ~4 ms of CPU a cold XL page on its own threads, a cost the daemon never pays.
  *
  * The Stream Decks draw and encode their cold keys on key worker threads, as the daemon's do (the
  * family record hands them the process's pool; here one pool of the same size, the cores available
@@ -30,11 +33,12 @@ import {
   MemoryStreamDeckTransport,
   type FakeHidDevice,
 } from '../test/surfaces/helpers/fake-hid.js'
+import { launcherFlags } from './own-daemon.js'
 import { median, percentile } from './stats.js'
 
 type Row = [string, string, string]
-/** Set in the pinned child: print the rows as JSON for the parent to merge. */
-const ONE_CORE = process.env['BENCH_ONE_CORE'] === '1'
+/** Set in the children that measure (`all` cores or `one`): print the rows as JSON for the parent to merge. */
+const CHILD = process.env['BENCH_SURFACES_RUN']
 const ROWS_MARK = 'BENCH_ROWS_JSON '
 
 const fmt = (ms: number): string => (ms < 0.01 ? `${(ms * 1000).toFixed(2)} µs` : `${ms.toFixed(3)} ms`)
@@ -68,6 +72,8 @@ async function openDeck(
   workers: KeyWorkers | null = keyWorkers,
 ): Promise<{ surface: StreamDeckSurface; hid: FakeHidDevice }> {
   const transport = new MemoryStreamDeckTransport()
+  // A device keeps nothing it is sent (see FakeHidDevice.record): no copy of every page in the bench's heap.
+  transport.onOpen = (dev) => (dev.record = false)
   transport.plug(model, `/dev/bench-${model}`, `BENCH-${model}`)
   const driver = new StreamDeckDriver({
     transport,
@@ -82,35 +88,52 @@ async function openDeck(
 /** The library's deck alone over an in-memory device, with the driver's encoder: the path before issue 29. */
 async function openBareDeck(model: DeviceModelId): Promise<StreamDeck> {
   const transport = new MemoryStreamDeckTransport()
+  transport.onOpen = (dev) => (dev.record = false)
   transport.plug(model, `/dev/bare-${model}`)
   const hid = await transport.open(`/dev/bare-${model}`)
   return DEVICE_MODELS2[model].factory(hid, { encodeJPEG: (b, w, h) => encodeJPEG(b, w, h, { quality: 95 }) })
 }
 
 export default async function (): Promise<void> {
-  const rows = await measure()
-  await keyWorkers.close()
-  if (ONE_CORE) console.log(ROWS_MARK + JSON.stringify(rows))
-  else printRows(mergeOneCore(rows))
+  if (CHILD) {
+    const rows = await measure()
+    await keyWorkers.close()
+    console.log(ROWS_MARK + JSON.stringify(rows))
+    return
+  }
+  const flags = launcherFlags()
+  console.log(`(each run in a child under the daemon's V8 flags: ${flags.join(' ')})`)
+  const all = measureInChild('all', flags)
+  if (!all) return
+  const one = measureInChild('one', flags)
+  printRows(
+    all.map(([a, b, c]) => {
+      const pinned = one?.find((r) => r[0] === a)
+      return [a, `${b} | ${pinned?.[1] ?? 'n/a'}`, pinned ? `${c} ‖ 1 core: ${pinned[2]}` : c]
+    }),
+  )
 }
 
-/** Runs this bench again pinned to core 0 and puts its figures beside this run's. */
-function mergeOneCore(rows: Row[]): Row[] {
-  const child = spawnSync('taskset', ['-c', '0', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    env: { ...process.env, BENCH_ONE_CORE: '1' },
+/**
+ * This bench's rows measured in a child under `flags`, with every core or pinned to core 0; undefined
+ * (said why) when the child fails. The child runs this file alone through the runner.
+ */
+function measureInChild(run: 'all' | 'one', flags: string[]): Row[] | undefined {
+  const node = [process.execPath, ...flags, ...process.execArgv, process.argv[1]!, 'surfaces.bench']
+  const [command, ...args] = run === 'one' ? ['taskset', '-c', '0', ...node] : node
+  const child = spawnSync(command!, args, {
+    env: { ...process.env, BENCH_SURFACES_RUN: run },
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   })
   const line = (child.stdout ?? '').split('\n').find((l) => l.startsWith(ROWS_MARK))
   if (child.status !== 0 || !line) {
-    console.log(`(one-core run failed: ${child.error?.message ?? child.stderr?.slice(-500) ?? child.status})`)
-    return rows.map(([a, b, c]) => [a, `${b} | n/a`, c])
+    console.log(
+      `(${run === 'one' ? 'one-core' : 'all-core'} run failed: ${child.error?.message ?? child.stderr?.slice(-500) ?? child.status})`,
+    )
+    return undefined
   }
-  const pinned = new Map((JSON.parse(line.slice(ROWS_MARK.length)) as Row[]).map((r) => [r[0], r]))
-  return rows.map(([a, b, c]) => {
-    const one = pinned.get(a)
-    return [a, `${b} | ${one?.[1] ?? 'n/a'}`, one ? `${c} ‖ 1 core: ${one[2]}` : c]
-  })
+  return JSON.parse(line.slice(ROWS_MARK.length)) as Row[]
 }
 
 function printRows(rows: Row[]): void {
