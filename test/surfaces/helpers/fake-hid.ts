@@ -15,8 +15,16 @@ import { EventEmitter } from 'eventemitter3'
 import type { StreamDeckListing, StreamDeckTransport } from '../../../src/surfaces/streamdeck/transport.js'
 
 export class FakeHidDevice extends EventEmitter<HIDDeviceEvents> implements HIDDevice {
-  /** Every `sendReports` call, in order. */
+  /** Every `sendReports` call, in order (while `record` is on). */
   readonly reports: Uint8Array[][] = []
+  /**
+   * Whether `sendReports` keeps a copy of what it is sent (the tests read `reports`). The benches turn
+   * it off: a device keeps nothing, and thousands of kept pages would make the process's garbage
+   * collector, not the code measured, the cost. `sent` counts either way.
+   */
+  record = true
+  /** `sendReports` calls and the bytes they carried. */
+  readonly sent = { calls: 0, bytes: 0 }
   readonly features: Uint8Array[] = []
   closed = false
   /** When set, the next writes reject with it (a device that fails mid-write). */
@@ -38,7 +46,9 @@ export class FakeHidDevice extends EventEmitter<HIDDeviceEvents> implements HIDD
   }
   async sendReports(buffers: Uint8Array[]): Promise<void> {
     if (this.failWith) throw this.failWith
-    this.reports.push(buffers.map((b) => Uint8Array.from(b)))
+    this.sent.calls++
+    for (const b of buffers) this.sent.bytes += b.byteLength
+    if (this.record) this.reports.push(buffers.map((b) => Uint8Array.from(b)))
   }
   async getDeviceInfo(): Promise<HIDDeviceInfo> {
     return this.info
