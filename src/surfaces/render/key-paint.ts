@@ -346,18 +346,34 @@ export function forgetTextWidths(): void {
   widthCache.clear()
 }
 
+/** A paragraph's words (split at white space) and their widths at the reference size. */
+interface Words {
+  words: string[]
+  widths: number[]
+}
+
+function wordsOf(ctx: KeyPaintContext, paragraph: string): Words {
+  const words = paragraph.split(/\s+/).filter((w) => w !== '')
+  return { words, widths: words.map((w) => refWidth(ctx, w)) }
+}
+
 /**
  * Wraps one paragraph to lines no wider than `max` (in reference-size units); long words break between
  * characters, and `broken.count` says how many did.
  */
 function wrap(ctx: KeyPaintContext, paragraph: string, max: number, broken: { count: number }): string[] {
-  const words = paragraph.split(/\s+/).filter((w) => w !== '')
+  return wrapWords(ctx, wordsOf(ctx, paragraph), max, broken)
+}
+
+/** `wrap` of a paragraph already split into words and measured. */
+function wrapWords(ctx: KeyPaintContext, { words, widths }: Words, max: number, broken: { count: number }): string[] {
   const space = refWidth(ctx, ' ')
   const lines: string[] = []
   let line = ''
   let width = 0
-  for (const word of words) {
-    const ww = refWidth(ctx, word)
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!
+    const ww = widths[i]!
     if (line !== '' && width + space + ww <= max) {
       line += ' ' + word
       width += space + ww
@@ -388,14 +404,30 @@ function wrap(ctx: KeyPaintContext, paragraph: string, max: number, broken: { co
 }
 
 /** A line's widest allowed width at `px`, in reference-size units (what `refWidth` measures). */
-function maxRefWidth(maxW: number, px: number): number {
+export function maxRefWidth(maxW: number, px: number): number {
   return (maxW * FIT_MARGIN * REF_PX) / px
+}
+
+/** A label's paragraphs (split at `\n`), each split into words and measured; undefined for a blank one. */
+type Label = (Words | undefined)[]
+
+function labelOf(ctx: KeyPaintContext, text: string): Label {
+  return text.split('\n').map((p) => (p.trim() === '' ? undefined : wordsOf(ctx, p)))
+}
+
+function wrapLabel(ctx: KeyPaintContext, label: Label, maxW: number, px: number, broken = { count: 0 }): string[] {
+  const max = maxRefWidth(maxW, px)
+  const lines: string[] = []
+  for (const paragraph of label) {
+    if (paragraph) lines.push(...wrapWords(ctx, paragraph, max, broken))
+    else lines.push('')
+  }
+  return lines
 }
 
 /** Wraps a label (paragraphs split at `\n`) to lines no wider than `maxW` pixels at `px`. */
 export function wrapAll(ctx: KeyPaintContext, text: string, maxW: number, px: number, broken = { count: 0 }): string[] {
-  const max = maxRefWidth(maxW, px)
-  return text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(ctx, p, max, broken)))
+  return wrapLabel(ctx, labelOf(ctx, text), maxW, px, broken)
 }
 
 function fitsHeight(lines: string[], px: number, maxH: number): boolean {
@@ -421,6 +453,8 @@ export function fitLabel(
   maxH: number,
   largest: number,
 ): { px: number; lines: string[] } {
+  // Split and measured once: each size tried only wraps.
+  const label = labelOf(ctx, text)
   let found: { px: number; lines: string[] } | undefined
   // Invariant: every size up to `low` fits unbroken (or low is below the range), none from `high` up does.
   let low = MIN_FONT_PX - 1
@@ -428,7 +462,7 @@ export function fitLabel(
   while (high - low > 1) {
     const px = (low + high) >> 1
     const broken = { count: 0 }
-    const lines = wrapAll(ctx, text, maxW, px, broken)
+    const lines = wrapLabel(ctx, label, maxW, px, broken)
     if (broken.count === 0 && fitsHeight(lines, px, maxH)) {
       low = px
       found = { px, lines }
@@ -436,8 +470,8 @@ export function fitLabel(
   }
   if (found) return found
   let px = largest
-  let lines = wrapAll(ctx, text, maxW, px)
-  while (!fitsHeight(lines, px, maxH) && px > MIN_FONT_PX) lines = wrapAll(ctx, text, maxW, --px)
+  let lines = wrapLabel(ctx, label, maxW, px)
+  while (!fitsHeight(lines, px, maxH) && px > MIN_FONT_PX) lines = wrapLabel(ctx, label, maxW, --px)
   return { px, lines }
 }
 

@@ -4,6 +4,10 @@
  * below as the reference): the same size and the same lines for every label, key size and padding,
  * over text measured by the shipped font in Skia and by a made-up font whose widths are not additive
  * (pairs kern, as real fonts' do), so that no shortcut through sums of word widths could pass.
+ *
+ * The label is also split into words and measured once for all the sizes tried (no longer once per
+ * size): `wrapAll` is held to the wrapping it replaced (kept below too), which split and measured as
+ * it went.
  */
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
@@ -13,6 +17,7 @@ import {
   forgetTextWidths,
   KEY_FONT_FAMILY,
   LINE_HEIGHT,
+  maxRefWidth,
   MIN_FONT_PX,
   wrapAll,
   type KeyPaintContext,
@@ -44,6 +49,56 @@ function scanned(
     while (!fits(lines, px) && px > MIN_FONT_PX) lines = wrapAll(ctx, text, maxW, --px)
   }
   return { px, lines }
+}
+
+/** The wrapping `wrapAll` replaced, line for line: split and measured as it goes (the made-up font ignores the size). */
+function wrappedAsBefore(
+  ctx: KeyPaintContext,
+  text: string,
+  maxW: number,
+  px: number,
+): { lines: string[]; broken: number } {
+  const width = (s: string): number => ctx.measureText(s).width
+  const max = maxRefWidth(maxW, px)
+  const broken = { count: 0 }
+  const wrap = (paragraph: string): string[] => {
+    const words = paragraph.split(/\s+/).filter((w) => w !== '')
+    const space = width(' ')
+    const lines: string[] = []
+    let line = ''
+    let w = 0
+    for (const word of words) {
+      const ww = width(word)
+      if (line !== '' && w + space + ww <= max) {
+        line += ' ' + word
+        w += space + ww
+        continue
+      }
+      if (line !== '') lines.push(line)
+      line = ''
+      w = 0
+      if (ww <= max) {
+        line = word
+        w = ww
+        continue
+      }
+      broken.count++
+      for (const ch of word) {
+        const cw = width(ch)
+        if (line !== '' && w + cw > max) {
+          lines.push(line)
+          line = ''
+          w = 0
+        }
+        line += ch
+        w += cw
+      }
+    }
+    if (line !== '') lines.push(line)
+    return lines
+  }
+  const lines = text.split('\n').flatMap((p) => (p.trim() === '' ? [''] : wrap(p)))
+  return { lines, broken: broken.count }
 }
 
 /** A context that only measures: each character its own width, and every adjacent pair kerned. */
@@ -132,5 +187,27 @@ describe('fitLabel: the size by halving, as the size-by-size scan', () => {
       fc.property(label, box, (text, b) => void sameAsScan(ctx, text, b)),
       { numRuns: 400 },
     )
+  })
+
+  it('wraps a label as the wrapping before it, which split and measured as it went', () => {
+    const ctx = madeUpFont()
+    let brokenSeen = 0
+    fc.assert(
+      fc.property(
+        label,
+        fc.integer({ min: 8, max: 230 }),
+        fc.integer({ min: MIN_FONT_PX, max: 72 }),
+        (text, maxW, px) => {
+          const broken = { count: 0 }
+          const lines = wrapAll(ctx, text, maxW, px, broken)
+          const before = wrappedAsBefore(ctx, text, maxW, px)
+          expect({ lines, broken: broken.count }).toEqual(before)
+          brokenSeen += before.broken > 0 ? 1 : 0
+        },
+      ),
+      { numRuns: 3000 },
+    )
+    // Words broken between characters are among the runs.
+    expect(brokenSeen).toBeGreaterThan(100)
   })
 })
