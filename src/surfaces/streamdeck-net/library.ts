@@ -11,6 +11,7 @@
  */
 import { createRequire } from 'node:module'
 import type { StreamDeck } from '@elgato-stream-deck/core'
+import { installFastTransform } from '../streamdeck/fast-transform.js'
 import type { DeckLink } from './link.js'
 
 /** A child deck as the dock reports it. */
@@ -80,8 +81,12 @@ async function load(): Promise<NetLibrary> {
   const cora = (await import('@elgato-stream-deck/tcp/dist/hid-device/cora.js')) as unknown as HidModule
   const legacy = (await import('@elgato-stream-deck/tcp/dist/hid-device/legacy.js')) as unknown as LegacyModule
   // The core the library pins, as its own modules require it (a nested copy beside ours).
-  const requireFromTcp = createRequire(createRequire(import.meta.url).resolve('@elgato-stream-deck/tcp'))
+  const tcp = createRequire(import.meta.url).resolve('@elgato-stream-deck/tcp')
+  const requireFromTcp = createRequire(tcp)
   const core = requireFromTcp('@elgato-stream-deck/core') as { DEVICE_MODELS: readonly NetModel[] }
+  // Network decks draw and encode on the loop: that core's pixel conversion by rows where it gives the
+  // same bytes (../streamdeck/fast-transform.ts).
+  installFastTransform(tcp)
   return {
     hidDevice: (link) => (link.isCora ? new cora.TcpCoraHidDevice(link) : new legacy.TcpLegacyHidDevice(link)),
     models: core.DEVICE_MODELS,

@@ -10,6 +10,7 @@ import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findModel, hex4, isUsbDeckModel, nodeHidTransport, type StreamDeckTransport } from './transport.js'
 import { StreamDeckSurface } from './surface.js'
 import { DeviceBytesCache, sharedDeviceBytes } from './device-bytes.js'
+import { installFastTransform } from './fast-transform.js'
 import { libraryJpeg, type EncodeJPEGHelper } from './jpeg.js'
 import type { KeyWorkers } from './key-workers.js'
 
@@ -73,6 +74,9 @@ export class StreamDeckDriver implements SurfaceDriver {
       const info = await hid.getDeviceInfo()
       const model = findModel(info.vendorId, info.productId)
       if (!model) throw new Error(`streamdeck: ${hex4(info.vendorId)}:${hex4(info.productId)} is not a known model`)
+      // The library's pixel conversion by rows where it gives the same bytes (./fast-transform.ts), for
+      // what this thread still converts: keys the workers cannot make, and models not drawn by them.
+      installFastTransform()
       const deck = await model.spec.factory(hid, { encodeJPEG: this.encodeJPEG })
       return new StreamDeckSurface(deck, device.id, {
         renderer: this.renderer,

@@ -1,5 +1,7 @@
 /**
- * A faster stand-in for the library's pixel conversion, for the key workers only (issue 29). Before
+ * A faster stand-in for the library's pixel conversion (issue 29), in the key workers and in the loop's
+ * thread (the driver installs it there: what the loop still converts itself, the Neo's LCD and any key
+ * the workers cannot make, would otherwise hold the loop 5–15 ms an image under `--no-opt`). Before
  * a key image is encoded, `@elgato-stream-deck/core` turns the pixels to the model's orientation and
  * colour order with `transformImageBuffer`, a loop of DataView reads and writes per pixel: measured
  * here at 2.5–4 ms a 96×96 key with V8's optimizing compiler and 15 ms under the daemon's V8 flags
@@ -101,23 +103,56 @@ function agree(a: TransformImageBuffer, b: TransformImageBuffer): boolean {
   return true
 }
 
+interface Installed {
+  /** The library's module whose export is replaced. */
+  util: { transformImageBuffer?: TransformImageBuffer }
+  original: TransformImageBuffer
+  fast: TransformImageBuffer
+}
+/** By the library's `util.js` path: the network decks' library has its own copy of the core. */
+const installed = new Map<string, Installed>()
+
+/** The `util.js` of the `@elgato-stream-deck/core` that a module at `from` requires. */
+function utilPath(from: string): string {
+  const require = createRequire(from)
+  return join(dirname(require.resolve('@elgato-stream-deck/core')), 'util.js')
+}
+
 /**
  * Puts the fast conversion in place of the library's in this thread, when both agree on the probes;
  * says whether it did. The library reads its export at each call (`(0, util_js_1.transformImageBuffer)`).
+ * `from` is a module whose `@elgato-stream-deck/core` to patch (by default ours). Idempotent: the probes
+ * run once a thread and copy of the core.
  */
-export function installFastTransform(): boolean {
+export function installFastTransform(from: string = import.meta.url): boolean {
   try {
-    const require = createRequire(import.meta.url)
-    const util = require(join(dirname(require.resolve('@elgato-stream-deck/core')), 'util.js')) as {
-      transformImageBuffer?: TransformImageBuffer
+    const path = utilPath(from)
+    const done = installed.get(path)
+    if (done) {
+      done.util.transformImageBuffer = done.fast
+      return true
     }
+    const util = createRequire(import.meta.url)(path) as Installed['util']
     const original = util.transformImageBuffer
     if (typeof original !== 'function') return false
     const fast = fastTransform(original)
     if (!agree(original, fast)) return false
     util.transformImageBuffer = fast
+    installed.set(path, { util, original, fast })
     return true
   } catch {
     return false
   }
+}
+
+/**
+ * Puts the library's own conversion back in this thread (until the next `installFastTransform`): the
+ * path before issue 29 in the bench, and the library's own bytes the tests compare with. Says whether
+ * the fast one was in place.
+ */
+export function uninstallFastTransform(from: string = import.meta.url): boolean {
+  const done = installed.get(utilPath(from))
+  if (!done || done.util.transformImageBuffer !== done.fast) return false
+  done.util.transformImageBuffer = done.original
+  return true
 }

@@ -2,23 +2,30 @@
  * The key workers' stand-in for the library's pixel conversion gives the library's colour bytes, byte
  * for byte: every case it takes (RGBA to RGBA, flipped either way, rows with padding, an offset, any
  * alpha) against the library's own `transformImageBuffer`, and the cases it leaves to the library. The
- * alpha byte stays the source's (the library writes 255; its JPEG encoders never read it).
+ * alpha byte stays the source's (the library writes 255; its JPEG encoders never read it). Installed in
+ * the library's place once per thread and copy of the core, and taken out again.
  */
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   fastTransform,
+  installFastTransform,
   sameColours,
+  uninstallFastTransform,
   type TransformImageBuffer,
 } from '../../../src/surfaces/streamdeck/fast-transform.js'
 
 const require = createRequire(import.meta.url)
-const library = (
-  require(join(dirname(require.resolve('@elgato-stream-deck/core')), 'util.js')) as {
+/** The library's module as its own files require it (and a copy's, from the network decks' library). */
+const utilOf = (from: NodeJS.Require): { transformImageBuffer: TransformImageBuffer } =>
+  from(join(dirname(from.resolve('@elgato-stream-deck/core')), 'util.js')) as {
     transformImageBuffer: TransformImageBuffer
   }
-).transformImageBuffer
+const util = utilOf(require)
+const library = util.transformImageBuffer
+const tcp = require.resolve('@elgato-stream-deck/tcp')
+const nestedUtil = utilOf(createRequire(tcp))
 
 /** Pixels of every byte value, alpha included, `pad` bytes after each row and `offset` before the first. */
 function pixels(width: number, height: number, pad: number, offset: number): Uint8Array {
@@ -115,5 +122,47 @@ describe('fastTransform alpha', () => {
     expect(sameColours(a, new Uint8Array([1, 2, 3, 99, 5, 6, 7, 0]))).toBe(true)
     expect(sameColours(a, new Uint8Array([1, 2, 3, 4, 5, 6, 9, 8]))).toBe(false)
     expect(sameColours(a, a.subarray(0, 4))).toBe(false)
+  })
+})
+
+describe('installFastTransform', () => {
+  /** RGBA turned 180° with alpha 7: the library writes 255, the fast conversion keeps 7. */
+  const alphaAfter = (convert: TransformImageBuffer): number =>
+    convert(
+      new Uint8Array(16).fill(7),
+      { format: 'rgba', offset: 0, stride: 8 },
+      { colorMode: 'rgba', xFlip: true, yFlip: true },
+      0,
+      2,
+      2,
+    )[3]!
+
+  it('puts the fast conversion in the library’s place, once, and takes it out again', () => {
+    expect(util.transformImageBuffer).toBe(library)
+    expect(installFastTransform()).toBe(true)
+    const fast = util.transformImageBuffer
+    expect(fast).not.toBe(library)
+    expect(alphaAfter(fast)).toBe(7)
+    // Idempotent: the same conversion, not one wrapped around the other.
+    expect(installFastTransform()).toBe(true)
+    expect(util.transformImageBuffer).toBe(fast)
+    expect(uninstallFastTransform()).toBe(true)
+    expect(util.transformImageBuffer).toBe(library)
+    expect(alphaAfter(util.transformImageBuffer)).toBe(255)
+    expect(uninstallFastTransform()).toBe(false)
+    expect(installFastTransform()).toBe(true)
+    expect(util.transformImageBuffer).toBe(fast)
+    uninstallFastTransform()
+  })
+
+  it('patches the copy of the core a module requires: the network decks’ library has its own', () => {
+    expect(nestedUtil).not.toBe(util)
+    const nested = nestedUtil.transformImageBuffer
+    expect(installFastTransform(tcp)).toBe(true)
+    expect(nestedUtil.transformImageBuffer).not.toBe(nested)
+    expect(alphaAfter(nestedUtil.transformImageBuffer)).toBe(7)
+    expect(util.transformImageBuffer).toBe(library)
+    expect(uninstallFastTransform(tcp)).toBe(true)
+    expect(nestedUtil.transformImageBuffer).toBe(nested)
   })
 })

@@ -3,7 +3,8 @@
  * where the library writes 255, because its JPEG encoders never read it. Faces whose own pixels carry
  * alpha below 255 (a binding's image, a picture, both half transparent) make the very same reports on a
  * worker as the library's own path on the loop (its own `transformImageBuffer`), for XL keys and the
- * Stream Deck +'s strip segments; and the renderer's pixels are opaque whatever the face's.
+ * Stream Deck +'s strip segments, and so does the loop's own path with the fast conversion the driver
+ * installs in the loop's thread; and the renderer's pixels are opaque whatever the face's.
  * Over the real library with the in-memory HID device (the only fake).
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
@@ -11,6 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { DeviceBytesCache } from '../../../src/surfaces/streamdeck/device-bytes.js'
 import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
+import { installFastTransform, uninstallFastTransform } from '../../../src/surfaces/streamdeck/fast-transform.js'
 import { KeyWorkers } from '../../../src/surfaces/streamdeck/key-workers.js'
 import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
 import type { Feedback } from '../../../src/surfaces/types.js'
@@ -62,20 +64,35 @@ async function openDeck(
 const writes = (hid: FakeHidDevice): Buffer[] =>
   hid.reports.map((reports) => Buffer.concat(reports)).sort((a, b) => Buffer.compare(a, b))
 
+/**
+ * The same faces through a worker, through the loop with the driver's fast conversion (it installs it in
+ * this thread too), and through the loop with the library's own: the same reports from all three.
+ */
 async function sameReports(model: DeviceModelId, controls: string[]): Promise<void> {
   const workers = new KeyWorkers({ size: 2 })
   onTestFinished(() => workers.close())
+  onTestFinished(() => void installFastTransform())
   const off = await openDeck(model, workers)
-  const here = await openDeck(model)
-  for (const deck of [off, here]) {
+  const fast = await openDeck(model)
+  const library = await openDeck(model)
+  const paint = async (deck: typeof off): Promise<void> => {
     controls.forEach((control, i) => deck.surface.setFeedback(control, faces[i % faces.length]!))
     await deck.surface.drain()
   }
+  await paint(off)
+  await paint(fast)
+  // The driver put the fast conversion in place on this thread: taken out, the library's own converts.
+  expect(uninstallFastTransform()).toBe(true)
+  await paint(library)
   expect(workers.stats.made).toBe(controls.length)
-  expect(here.renderer.stats.hits + here.renderer.stats.misses).toBe(controls.length)
-  const [a, b] = [writes(off.hid), writes(here.hid)]
+  for (const here of [fast, library])
+    expect(here.renderer.stats.hits + here.renderer.stats.misses).toBe(controls.length)
+  const [a, b, c] = [writes(off.hid), writes(fast.hid), writes(library.hid)]
   expect(a).toHaveLength(controls.length)
-  for (let i = 0; i < controls.length; i++) expect(a[i]!.equals(b[i]!), `write ${i}`).toBe(true)
+  for (let i = 0; i < controls.length; i++) {
+    expect(a[i]!.equals(c[i]!), `write ${i}, worker and library`).toBe(true)
+    expect(b[i]!.equals(c[i]!), `write ${i}, loop and library`).toBe(true)
+  }
 }
 
 describe('key workers and faces with alpha below 255', () => {
