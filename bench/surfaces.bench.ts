@@ -192,6 +192,7 @@ async function measure(): Promise<Row[]> {
   rows.push(...(await xlRows()))
   rows.push(...(await jogRows()))
   rows.push(await lcdStripRow())
+  rows.push(await neoLcdRow())
   rows.push(await encodeRow())
 
   // 200 feedback updates/s over 15 keys for 5 s, at the default 60 fps pacing: first evenly spread, then the
@@ -298,6 +299,45 @@ async function alternateAll(n: number, cases: ((round: number) => Promise<void>)
     }
   }
   return times.map(median)
+}
+
+/**
+ * A Stream Deck Neo's LCD (248×58), drawn and written on the loop (the library has no way to prepare it
+ * elsewhere): the update and the loop's longest hold, against the same with the library's own pixel
+ * conversion (before the driver installed the fast one in the loop's thread).
+ */
+async function neoLcdRow(): Promise<Row> {
+  const { surface } = await openDeck(DeviceModelId.NEO, 0)
+  const update = async (): Promise<void> => {
+    surface.setFeedback('lcd:0', feedbackFor(freshPage()))
+    await surface.drain()
+  }
+  await update()
+  const held = { now: [] as number[], before: [] as number[] }
+  // The loop's longest hold: the widest gap between turns, seen by an immediate set again each turn.
+  const timed = (into: number[]) => async (): Promise<void> => {
+    let last = performance.now()
+    let widest = 0
+    let ticking = true
+    const tick = (): void => {
+      const now = performance.now()
+      widest = Math.max(widest, now - last)
+      last = now
+      if (ticking) setImmediate(tick)
+    }
+    setImmediate(tick)
+    await update()
+    ticking = false
+    await new Promise((resolve) => setImmediate(resolve))
+    into.push(widest)
+  }
+  const [before, now] = await alternate(15, [asBefore(timed(held.before)), timed(held.now)])
+  await surface.close()
+  return [
+    'Stream Deck Neo LCD update, on the loop',
+    fmt(now),
+    `248×58, the loop held at most ${fmt(median(held.now))} (median of rounds); with the library's own pixel conversion ${fmt(before)}, held ${fmt(median(held.before))}`,
+  ]
 }
 
 /** One 96×96 key encoded by the library's encoder (jpeg-turbo's async compress) and by jpeg-turbo's sync call. */
