@@ -130,12 +130,16 @@ interface ParserState {
  * - anchors: the document counts what aliases expand to (MAX_CONFIG_ALIASES); any anchor gives up;
  * - a quoted or plain scalar or a flow collection written over several lines: js-yaml takes lines
  *   indented less than YAML allows (`a: "x` / `"q": 1` is one string to it and an error to the
- *   document), so any such node gives up. Block collections and block scalars (`|`, `>`) are read alike.
+ *   document), so any such node gives up. Block collections and block scalars (`|`, `>`) are read alike;
+ * - a comment not after white space, touching a flow collection or a quoted scalar (`[a]#`, `[#`):
+ *   js-yaml reads a comment, the document an error.
  */
 class NodeWatch {
   private readonly starts: number[] = []
   private state: ParserState | undefined
   private multiLine = false
+  /** A comment that touches a flow collection or quoted scalar (`commentTouches`). */
+  private tightComment = false
   constructor(private readonly text: string) {}
 
   event(event: string, state: ParserState): void {
@@ -145,12 +149,29 @@ class NodeWatch {
       return
     }
     const start = this.starts.pop() ?? 0
-    if (this.multiLine) return
+    if (this.multiLine || this.tightComment) return
     const at = this.contentStart(start, state.position)
     const c = this.text[at]
     const flow = c === '[' || c === '{'
     const checked = state.kind === 'scalar' ? c !== '|' && c !== '>' : flow
     if (checked && this.spansLines(at, state.position)) this.multiLine = true
+    if ((flow || c === '"' || c === "'") && this.commentTouches(at, state.position, flow)) this.tightComment = true
+  }
+
+  /**
+   * Whether a `#` touches a flow collection or a quoted scalar: right after its end (`[a]#`, `"a"#`), or
+   * inside a collection right after `[`, `{` or `,`. The document refuses such a comment (it must follow
+   * white space); js-yaml takes it as one. Inside a quoted string (`["a,#b"]`) it is no comment, and
+   * giving up there too only costs the document's read.
+   */
+  private commentTouches(at: number, end: number, flow: boolean): boolean {
+    if (this.text[end] === '#') return true
+    if (!flow) return false
+    for (let i = this.text.indexOf('#', at); i !== -1 && i < end; i = this.text.indexOf('#', i + 1)) {
+      const before = this.text[i - 1]
+      if (before === '[' || before === '{' || before === ',') return true
+    }
+    return false
   }
 
   /** Whether the node's text from `at` to `end` (trailing blanks aside) holds a line break; no copy made. */
@@ -163,7 +184,12 @@ class NodeWatch {
 
   /** Whether the parse met nothing this read leaves to the document. */
   plain(): boolean {
-    return this.state !== undefined && !this.multiLine && Object.keys(this.state.anchorMap).length === 0
+    return (
+      this.state !== undefined &&
+      !this.multiLine &&
+      !this.tightComment &&
+      Object.keys(this.state.anchorMap).length === 0
+    )
   }
 
   /** Where a node's own text starts: past the spaces, line breaks and comments before it. */

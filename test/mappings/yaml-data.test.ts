@@ -70,8 +70,22 @@ describe('the plain read of a mapping file', () => {
     ['nesting past the limit', `${'['.repeat(40)}1${']'.repeat(40)}\n`],
     ['a tab in the indentation', 'a:\n\tb: 1\n'],
     ['an empty file', ''],
+    // A comment must follow white space: js-yaml reads these as comments, the document as errors.
+    ['a comment touching a flow sequence', 'a:\n  flow: []#]\n'],
+    ['a comment touching a flow mapping', 'a: {b: 1}#c\n'],
+    ['a comment right after a flow comma', 'a: [b,#c]\n'],
+    ['a comment touching a quoted scalar', 'a: "x"#c\n'],
+    // No comment, but the read does not look inside quotes: the document decides, as it can.
+    ['a `,#` inside a quoted scalar of a flow collection', 'c: {d: "x,#y"}\n'],
   ])('gives up on %s (the document decides)', (_name, text) => {
     expect(readPlainData(text)).toBeUndefined()
+  })
+
+  it('still takes a # inside quotes or after white space (colours, comments)', () => {
+    const text = 'a: "#c00000"\nb: ["#fff", \'#000\'] # two\ne: "x" # note\nf: [g, "h"] # after\n'
+    const plain = readPlainData(text)
+    expect(plain).toBeDefined()
+    expect(plain!.data).toStrictEqual(documentData(text))
   })
 
   it('resolves plain scalars as the document does (YAML 1.2 core), quoted ones as strings', () => {
