@@ -8,8 +8,10 @@
  * The library's model is built here over a device that is never written (`NoDevice`): preparing a
  * buffer only reads the model's properties; the surface sends the buffer to the real device.
  */
+import { readlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { parentPort } from 'node:worker_threads'
+import { getPriority, setPriority } from 'node:os'
+import { isMainThread, parentPort } from 'node:worker_threads'
 import {
   DEVICE_MODELS2,
   type ChildHIDDeviceInfo,
@@ -23,7 +25,7 @@ import { EventEmitter } from 'eventemitter3'
 import { KeyRenderer } from '../render/key-renderer.js'
 import { installFastTransform } from './fast-transform.js'
 import { JPEG_QUALITY, libraryJpeg, type EncodeJPEGHelper } from './jpeg.js'
-import type { KeyJob, KeyAnswer } from './key-workers.js'
+import { KEY_WORKER_NICENESS, type KeyJob, type KeyAnswer } from './key-workers.js'
 
 /** The model's side of a device: never opened, never written. */
 class NoDevice extends EventEmitter<HIDDeviceEvents> implements HIDDevice {
@@ -78,6 +80,18 @@ function encoder(): EncodeJPEGHelper {
     return Promise.resolve(sync.compressSync(raw, { format: sync.FORMAT_RGBA, width, height, quality: JPEG_QUALITY }))
   }
 }
+
+/** Lowers this thread's priority by KEY_WORKER_NICENESS (Linux takes a thread's id where setpriority wants a process's). */
+function niceThisThread(): void {
+  if (isMainThread) return
+  try {
+    const tid = Number(/\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1])
+    if (tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + KEY_WORKER_NICENESS))
+  } catch {
+    // Not Linux, or not allowed: the worker runs at the loop's priority, as before.
+  }
+}
+niceThisThread()
 
 const encodeJPEG = encoder()
 // The library's per-pixel conversion, by rows where it is the same bytes (./fast-transform.ts).

@@ -28,6 +28,13 @@ import type { Feedback } from '../types.js'
 export const KEY_WORKERS_MAX = 4
 /** ASSUMED: 30 s with nothing to draw ends the threads (their memory back); the next cold page starts them again. */
 export const KEY_WORKERS_IDLE_MS = 30_000
+/**
+ * ASSUMED (issue 29: the jog never waits for paint): key workers run 10 steps nicer than the thread that
+ * starts them (`key-worker.ts` lowers its own priority). Where the loop and a worker painting a cold
+ * page share a core (one core, the smallest box), the kernel's scheduler then hands the loop the core as
+ * soon as it has input to read; where cores are free it changes nothing.
+ */
+export const KEY_WORKER_NICENESS = 10
 /** ASSUMED: a worker holds a few faces' pixels and a 1 MiB cache; 64 MB of heap is far above that. */
 const KEY_WORKER_HEAP_MB = 64
 

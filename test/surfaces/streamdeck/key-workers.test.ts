@@ -5,6 +5,8 @@
  * renderer draws nothing while the workers paint; a pool that fails leaves the keys drawn on the loop.
  * Over the real library with the in-memory HID device (the only fake).
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { getPriority } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { Jimp } from 'jimp'
@@ -12,7 +14,11 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { DeviceBytesCache } from '../../../src/surfaces/streamdeck/device-bytes.js'
 import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
-import { KeyWorkers, type KeyWorkersOptions } from '../../../src/surfaces/streamdeck/key-workers.js'
+import {
+  KEY_WORKER_NICENESS,
+  KeyWorkers,
+  type KeyWorkersOptions,
+} from '../../../src/surfaces/streamdeck/key-workers.js'
 import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
 import type { Feedback } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, type FakeHidDevice } from '../helpers/fake-hid.js'
@@ -165,6 +171,25 @@ describe('key workers', () => {
     await showPage(off.surface, 2, 8)
     expect(drawn(off.renderer)).toBe(16)
     expect(workers.running).toBe(0)
+  })
+
+  it('run nicer than the loop’s thread, so that input on a shared core goes first', { timeout: SLOW }, async () => {
+    /** Every thread of this process's niceness (field 19 of its stat). */
+    const niceness = (): number[] =>
+      readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+      })
+    const loop = getPriority()
+    const before = niceness().filter((n) => n !== loop)
+    const workers = pool({ size: 1 })
+    const { surface } = await openDeck(DeviceModelId.XL, workers)
+    await showPage(surface, 5, 2)
+    expect(workers.stats.made).toBe(2)
+    const after = niceness()
+    expect(getPriority()).toBe(loop)
+    expect(after.filter((n) => n !== loop).length - before.length).toBe(1)
+    expect(after).toContain(Math.min(19, loop + KEY_WORKER_NICENESS))
   })
 
   it('end their threads when idle and start them again for the next cold page', { timeout: SLOW }, async () => {
