@@ -52,8 +52,13 @@ import { usageMessage } from './args.js'
 
 const log = createLogger('learn')
 
-/** How long `learn` waits for a daemon's `/api/status` before taking the devices itself, ms. */
-export const LEARN_DAEMON_PROBE_MS = 700
+/**
+ * ASSUMED: how long `learn` waits for a daemon's `/api/status` before taking the devices itself, ms. It
+ * only waits when something accepts the connection and does not answer (with no daemon, loopback refuses
+ * at once), and a daemon taken for none makes `learn` fight it for the devices: 3 s, for a daemon busy on
+ * a loaded box (700 ms was seen to run out under the test suite's load).
+ */
+export const LEARN_DAEMON_PROBE_MS = 3_000
 /** How long `learn` waits for the daemon's event stream to answer, ms. */
 export const LEARN_STREAM_CONNECT_MS = 5_000
 /** The environment variable `learn` takes a daemon's token from. */
