@@ -27,12 +27,19 @@ export interface DeviceBytes {
   bytes: number
 }
 
+/**
+ * A prepared buffer's reports, where the library keeps them (`do_not_touch`: Uint8Arrays, or base64
+ * strings when jsonSafe); an empty list when it keeps them otherwise. The one place that reads the field.
+ */
+export function preparedReports(prepared: PreparedBuffer): readonly unknown[] {
+  const inner = (prepared as unknown as { do_not_touch?: unknown }).do_not_touch
+  return Array.isArray(inner) ? (inner as unknown[]) : []
+}
+
 /** Total bytes of a prepared buffer's reports (the library keeps them as Uint8Arrays unless jsonSafe). */
 export function preparedBytes(prepared: PreparedBuffer): number {
-  const inner = (prepared as unknown as { do_not_touch?: unknown }).do_not_touch
-  if (!Array.isArray(inner)) return 0
   let total = 0
-  for (const b of inner as unknown[]) total += b instanceof Uint8Array ? b.byteLength : String(b).length
+  for (const b of preparedReports(prepared)) total += b instanceof Uint8Array ? b.byteLength : String(b).length
   return total
 }
 

@@ -23,6 +23,7 @@ import {
 } from '@elgato-stream-deck/core'
 import { EventEmitter } from 'eventemitter3'
 import { KeyRenderer } from '../render/key-renderer.js'
+import { preparedReports } from './device-bytes.js'
 import { installFastTransform } from './fast-transform.js'
 import { JPEG_QUALITY, libraryJpeg, type EncodeJPEGHelper } from './jpeg.js'
 import { KEY_WORKER_NICENESS, type KeyJob, type KeyAnswer } from './key-workers.js'
@@ -138,10 +139,8 @@ async function answer(job: KeyJob): Promise<KeyAnswer> {
  */
 function movable(reply: KeyAnswer): ArrayBuffer[] {
   if (!('prepared' in reply)) return []
-  const reports = (reply.prepared as unknown as { do_not_touch?: unknown }).do_not_touch
-  if (!Array.isArray(reports)) return []
   const out = new Set<ArrayBuffer>()
-  for (const r of reports as unknown[]) {
+  for (const r of preparedReports(reply.prepared)) {
     if (!(r instanceof Uint8Array) || !(r.buffer instanceof ArrayBuffer)) continue
     if (r.byteOffset === 0 && r.byteLength === r.buffer.byteLength && !out.has(r.buffer)) out.add(r.buffer)
     else return []

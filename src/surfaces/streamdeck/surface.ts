@@ -13,7 +13,6 @@
  *   info bar) is the single segment `lcd:0`. A tap or long press on a segment is `down` then `up`; a swipe
  *   is a press of the segment where it started.
  */
-import { availableParallelism } from 'node:os'
 import type {
   StreamDeck,
   StreamDeckButtonControlDefinition,
@@ -86,7 +85,6 @@ export interface StreamDeckSurfaceOptions {
  * answers of one frame then wake the loop fewer times (its CPU for a cold XL page 5.6 -> 4.8 ms).
  */
 export const KEY_JOBS_AHEAD = 2
-const defaultParallel = availableParallelism()
 
 /** Write counters, for tests and the bench. */
 export interface WriteStats {
@@ -129,7 +127,8 @@ export class StreamDeckSurface implements Surface {
     this.log = opts.logger ?? createLogger('streamdeck').child(id)
     this.queue = new WriteQueue({
       ...(opts.frameMs !== undefined ? { frameMs: opts.frameMs } : {}),
-      parallel: opts.parallel ?? (() => (opts.workers?.usable ? opts.workers.size * KEY_JOBS_AHEAD : defaultParallel)),
+      // Without usable workers, the queue's own default (the cores available).
+      parallel: opts.parallel ?? (() => (opts.workers?.usable ? opts.workers.size * KEY_JOBS_AHEAD : undefined)),
       onError: (err) => this.fail(err),
     })
     const controls: ControlDescriptor[] = []

@@ -32,9 +32,10 @@ export interface WriteQueueOptions {
   frameMs?: number
   /**
    * How many prepares of a flush run at once; default the cores available (os.availableParallelism()).
-   * A function is asked at each flush (the surface's answer depends on whether its key workers are usable).
+   * A function is asked at each flush (the surface's answer depends on whether its key workers are
+   * usable); undefined from it is the default.
    */
-  parallel?: number | (() => number)
+  parallel?: number | (() => number | undefined)
   /** Called once with the first write that fails; the queue stops and drops what is pending. */
   onError: (err: unknown) => void
   /** How long writes may hold the event loop before they give it a turn; default WRITE_SLICE_MS. */
@@ -67,8 +68,9 @@ export class WriteQueue {
 
   constructor(opts: WriteQueueOptions) {
     this.frameMs = Math.max(0, opts.frameMs ?? DEFAULT_FRAME_MS)
-    const parallel = opts.parallel ?? availableParallelism()
-    this.parallel = typeof parallel === 'function' ? parallel : () => parallel
+    const cores = availableParallelism()
+    const parallel = opts.parallel
+    this.parallel = typeof parallel === 'function' ? () => parallel() ?? cores : () => parallel ?? cores
     this.onError = opts.onError
     this.sliceMs = Math.max(0, opts.sliceMs ?? WRITE_SLICE_MS)
   }
