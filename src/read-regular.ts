@@ -43,10 +43,16 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<R
     const st = await handle.stat()
     if (!st.isFile()) return { notRegular: kindOf(st) }
     if (st.size > maxBytes) return { tooLarge: true }
-    // One more byte than allowed: a file that grew after its stat is still caught.
-    const buffer = Buffer.alloc(maxBytes + 1)
+    // Room for the size its stat gave and one byte more, so that the end is seen; a file that grew since
+    // (or a file whose stat says 0, as /proc's) gets room for one more byte than allowed, and is caught.
+    let buffer = Buffer.allocUnsafe(st.size + 1)
     let length = 0
     for (;;) {
+      if (length === buffer.length) {
+        const room = Buffer.allocUnsafe(maxBytes + 1)
+        buffer.copy(room, 0, 0, length)
+        buffer = room
+      }
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
       if (bytesRead === 0) break
       length += bytesRead
