@@ -323,16 +323,49 @@ function drawStaleCover(ctx: KeyPaintContext, background: Rgb, width: number, he
  * outline font scale linearly; hinting and kerning differ by a fraction of a pixel, covered by
  * `FIT_MARGIN`. One process (or page) measures with one font, so the cache is keyed by text alone.
  */
-const REF_PX = 64
+/** The reference size every width is measured at (one font unit of the shipped font is 1/32 px there). */
+export const REF_PX = 64
 const FIT_MARGIN = 0.96
 const MAX_WIDTH_CACHE = 20_000
 const widthCache = new Map<string, number>()
+
+/**
+ * A text's width at the reference size worked out without the context, or undefined to measure it. It
+ * may measure pieces of one or two characters through `width` (cached like any text; `known` says which
+ * are) and whole texts through `measure` (not cached). The daemon gives its Skia contexts one
+ * (`./skia-widths.ts`); the page measures everything.
+ */
+export type TextWidthModel = (
+  text: string,
+  width: (piece: string) => number,
+  known: (piece: string) => boolean,
+  measure: (text: string) => number,
+) => number | undefined
+
+const widthModels = new WeakMap<object, TextWidthModel>()
+
+/** Lets `refWidth` work out the widths of texts painted on `ctx` with `model` (it must answer exactly what the context measures). */
+export function useTextWidthModel(ctx: KeyPaintContext, model: TextWidthModel): void {
+  widthModels.set(ctx, model)
+}
+
+function measureRef(ctx: KeyPaintContext, s: string): number {
+  ctx.font = `${REF_PX}px ${KEY_FONT_STACK}`
+  return ctx.measureText(s).width
+}
+
 function refWidth(ctx: KeyPaintContext, s: string): number {
   let w = widthCache.get(s)
   if (w === undefined) {
+    const model = widthModels.get(ctx)
+    w =
+      model?.(
+        s,
+        (piece) => refWidth(ctx, piece),
+        (piece) => widthCache.has(piece),
+        (text) => measureRef(ctx, text),
+      ) ?? measureRef(ctx, s)
     if (widthCache.size >= MAX_WIDTH_CACHE) widthCache.clear()
-    ctx.font = `${REF_PX}px ${KEY_FONT_STACK}`
-    w = ctx.measureText(s).width
     widthCache.set(s, w)
   }
   return w
