@@ -2,8 +2,8 @@
  * A key worker thread (`key-workers.ts` starts them): draws one key face with the key renderer and
  * turns it into the device's reports with the library's own model code (the model's orientation and
  * colour order, JPEG at the driver's quality, split into the model's HID reports), so that none of it
- * runs on the daemon's event loop. It answers the library's prepared buffer and the pixels' hash, as
- * the surface would have made them itself: the same renderer, the same library, the same encoder.
+ * runs on the daemon's event loop. It answers the library's prepared buffer, as the surface would have
+ * made it itself (the same renderer, the same library, the same encoder), and a digest of its reports.
  *
  * The library's model is built here over a device that is never written (`NoDevice`): preparing a
  * buffer only reads the model's properties; the surface sends the buffer to the real device.
@@ -22,8 +22,8 @@ import {
   type StreamDeck,
 } from '@elgato-stream-deck/core'
 import { EventEmitter } from 'eventemitter3'
-import { KeyRenderer } from '../render/key-renderer.js'
-import { preparedReports } from './device-bytes.js'
+import { KeyRenderer, pixelHash } from '../render/key-renderer.js'
+import { preparedDigest, preparedReports } from './device-bytes.js'
 import { installFastTransform } from './fast-transform.js'
 import { JPEG_QUALITY, libraryJpeg, type EncodeJPEGHelper } from './jpeg.js'
 import { KEY_WORKER_NICENESS, type KeyJob, type KeyAnswer } from './key-workers.js'
@@ -99,9 +99,11 @@ const encodeJPEG = encoder()
 installFastTransform()
 /**
  * Its own renderer: a face drawn for one key is often drawn for the same size on another (the reports
- * differ by key, the pixels do not). Small, since the surface caches the finished bytes.
+ * differ by key, the pixels do not). Small, since the surface caches the finished bytes. It hashes no
+ * pixels: what this thread makes is identified by its reports (`preparedDigest`), a fifth of the bytes
+ * for a JPEG key.
  */
-const renderer = new KeyRenderer({ cacheSize: 64, cacheBytes: 1024 * 1024 })
+const renderer = new KeyRenderer({ cacheSize: 64, cacheBytes: 1024 * 1024, hashPixels: false })
 const decks = new Map<DeviceModelId, Promise<StreamDeck>>()
 
 function deckOf(model: DeviceModelId): Promise<StreamDeck> {
@@ -126,7 +128,7 @@ async function answer(job: KeyJob): Promise<KeyAnswer> {
             width: img.width,
             height: img.height,
           })
-    return { id: job.id, hash: img.hash, prepared }
+    return { id: job.id, hash: preparedDigest(prepared) ?? pixelHash(img.width, img.height, img.rgba), prepared }
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err) }
   }

@@ -5,8 +5,7 @@
  * the cores while the loop stays free for input (a jog's deltas are not held behind a paint).
  *
  * The surface asks `prepare()` on a device bytes cache miss and sends what comes back as it would its
- * own prepared buffer; what the worker answers is the same bytes and the same pixels' hash the surface
- * would have made (tested). When the pool cannot help (a request that does not clone, a worker that
+ * own prepared buffer; what the worker answers is the same bytes the surface would have made (tested). When the pool cannot help (a request that does not clone, a worker that
  * fails to start or dies), `prepare()` rejects and the surface draws and encodes on the loop as before;
  * a worker failure ends the pool's use for the rest of the process (the surface logs it once).
  *
@@ -54,11 +53,16 @@ export interface KeyJob extends KeyRequest {
   id: number
 }
 
-/** A worker's answer: the library's prepared reports and the rendered pixels' hash, or why not. */
+/** A worker's answer: the library's prepared reports and what identifies them (`KeyMade`), or why not. */
 export type KeyAnswer = { id: number; hash: string; prepared: PreparedBuffer } | { id: number; error: string }
 
 /** What `prepare()` resolves with. */
 export interface KeyMade {
+  /**
+   * What the surface records as shown: a digest of the reports (`preparedDigest`), where the loop's own
+   * path records the pixels' hash. Either way equal values mean the control needs no write; after a
+   * switch between the two paths a control showing the same image is written once more, no worse.
+   */
   hash: string
   prepared: PreparedBuffer
 }
@@ -125,7 +129,7 @@ export class KeyWorkers {
     return this.threads.length
   }
 
-  /** The reports and pixels' hash of `request`, made on a worker thread. */
+  /** The reports of `request` and their digest, made on a worker thread. */
   prepare(request: KeyRequest): Promise<KeyMade> {
     if (!this.usable) return Promise.reject(this.failure ?? new Error('key workers: closed'))
     clearTimeout(this.idleTimer)

@@ -201,7 +201,9 @@ describe('faces drawn with worked-out widths', () => {
       for (const size of sizes) {
         const canvas = createCanvas(size.width, size.height)
         paintFace(canvas.getContext('2d'), keyFaceOf(fb), undefined, size.width, size.height)
-        expect(Buffer.compare(Buffer.from(canvas.data()), Buffer.from(drawn[i]!)), `${fb.text} at ${size.width}`).toBe(0)
+        expect(Buffer.compare(Buffer.from(canvas.data()), Buffer.from(drawn[i]!)), `${fb.text} at ${size.width}`).toBe(
+          0,
+        )
         i++
       }
     }

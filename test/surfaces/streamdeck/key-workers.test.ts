@@ -204,6 +204,25 @@ describe('key workers', () => {
     expect(drawn(renderer)).toBe(0)
   })
 
+  it(
+    'a control already showing what a worker made is not written again, even for a face written otherwise',
+    { timeout: SLOW },
+    async () => {
+      const { workers, off } = await twoDecks(DeviceModelId.XL)
+      // '#f00' and '#ff0000' are two faces to the renderer's cache (two identities), one image to the device.
+      off.surface.setFeedback('key:2', { color: '#ff0000', text: 'Same' })
+      await off.surface.drain()
+      off.surface.setFeedback('key:2', { color: '#f00', text: 'Same' })
+      await off.surface.drain()
+      expect(workers.stats.made).toBe(2)
+      expect(off.surface.stats).toMatchObject({ writes: 1, skipped: 1 })
+      // A different image on the same key is written.
+      off.surface.setFeedback('key:2', { color: '#f00', text: 'Other' })
+      await off.surface.drain()
+      expect(off.surface.stats).toMatchObject({ writes: 2, skipped: 1 })
+    },
+  )
+
   it('a face that does not clone is drawn on the loop; the pool stays in use', { timeout: SLOW }, async () => {
     const workers = pool()
     const { surface, renderer } = await openDeck(DeviceModelId.XL, workers)
