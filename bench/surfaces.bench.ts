@@ -42,7 +42,7 @@ type Row = [string, string, string]
 const CHILD = process.env['BENCH_SURFACES_RUN']
 const ROWS_MARK = 'BENCH_ROWS_JSON '
 
-const fmt = (ms: number): string => (ms < 0.01 ? `${(ms * 1000).toFixed(2)} µs` : `${ms.toFixed(3)} ms`)
+const fmt = (ms: number): string => (Math.abs(ms) < 0.01 ? `${(ms * 1000).toFixed(2)} µs` : `${ms.toFixed(3)} ms`)
 
 function timeEach(n: number, fn: (i: number) => void): number[] {
   const out: number[] = []
