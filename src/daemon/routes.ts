@@ -17,6 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { ControlIdError, parseControlId, type ParsedControlId } from '../surfaces/control-id.js'
+import { isSurfaceName } from '../surfaces/surface-name.js'
 import { MAX_ROTATE_DELTA } from '../surfaces/web/protocol.js'
 import type { DaemonApi, InjectKind, InjectRefusal } from './api.js'
 import { MAX_API_LEASE_MS, MIN_API_LEASE_MS } from './input.js'
@@ -42,8 +43,6 @@ export interface MetricsSource {
 }
 
 const INJECT_KINDS: readonly InjectKind[] = ['press', 'down', 'up', 'rotate', 'value']
-/** `{surface}` as the config spells names; anything else cannot be configured. */
-const SURFACE_NAME = /^[A-Za-z0-9_-]+$/
 /** A decimal number as a person writes it (no hex, no blanks, no `Infinity`). */
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
 const INTEGER = /^[+-]?\d+$/
@@ -108,7 +107,8 @@ export class Routes {
     allowMethod(method, action === undefined ? ['GET', 'HEAD'] : ['POST'])
     const surface = decodeSegment(segments[1]!)
     const control = decodeSegment(segments[3]!)
-    if (!SURFACE_NAME.test(surface)) {
+    // A name the config could not give a surface (the one rule, `surface-name.ts`) names none.
+    if (!isSurfaceName(surface)) {
       throw new HttpError(404, 'UNKNOWN_SURFACE', `no surface named ${JSON.stringify(surface)}`)
     }
     const parsed = parseControl(control)

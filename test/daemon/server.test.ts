@@ -395,6 +395,8 @@ describe('remote API: 404', () => {
       ['GET', '/api/surfaces/nope/controls/key:0', 'UNKNOWN_SURFACE'],
       ['POST', '/api/surfaces/nope/controls/key:0/press', 'UNKNOWN_SURFACE'],
       ['GET', '/api/surfaces/no%20such/controls/key:0', 'UNKNOWN_SURFACE'],
+      // Longer than any surface name the config accepts (128 characters).
+      ['GET', `/api/surfaces/${'s'.repeat(129)}/controls/key:0`, 'UNKNOWN_SURFACE'],
       ['GET', `${CONTROL}/key:9`, 'UNKNOWN_CONTROL'],
       ['POST', `${CONTROL}/encoder:0/rotate?delta=1`, 'UNKNOWN_CONTROL'],
       ['POST', `${CONTROL}/key:0/tap`, 'NOT_FOUND'],
