@@ -8,6 +8,26 @@
 import { parseColor } from './render/key-paint.js'
 import type { ControlDescriptor, Feedback } from './types.js'
 
+/**
+ * ASSUMED (issue 22: a stale key is never shown in its last on-air colour): what a backlight or LED is
+ * given for a feedback. A stale one (`badge: 'stale'`: the application is gone, so the state it showed
+ * is unknown) is dark: a light has no picture to dim and hatch as a key's, and its last colour (a red
+ * tally, a lit "on air") would say what is no longer known. Its value (a ring, a meter) is kept: that is
+ * the control's own position. The manager gives it to every control that has a light and no image,
+ * and the web mirror draws its lights from it, so the page shows what the panel shows.
+ */
+export function lightFeedback(feedback: Feedback): Feedback {
+  if (feedback.badge !== 'stale') return feedback
+  const { color: _color, ...rest } = feedback
+  return { ...rest, led: 'off' }
+}
+
+/** Whether a control shows feedback by a light only (a backlight or LED, no image): `lightFeedback` is its. */
+export function lightOnly(control: ControlDescriptor): boolean {
+  const { image, rgb, led } = control.capabilities
+  return image === undefined && (rgb === true || led === true)
+}
+
 /** A lit light: its colour and whether it blinks. */
 export interface Light {
   /** `#rrggbb`, never black (a black light is a dark one). */

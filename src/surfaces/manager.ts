@@ -21,6 +21,7 @@ import { EventHub, type Listenable } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
 import { SurfaceClaimError, assignClaims, validateClaims, type ClaimedDevice, type SurfaceClaim } from './claims.js'
 import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSource } from './hotplug.js'
+import { lightFeedback, lightOnly } from './lights.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from './udev.js'
 import type {
   ControlId,
@@ -112,6 +113,8 @@ interface Entry {
   /** Whether `added` was announced: `removed` is announced only for a surface that was. */
   announced: boolean
   unlisten: () => void
+  /** Its controls that show feedback by a light only: they are given `lightFeedback` of it. */
+  lights: ReadonlySet<ControlId>
 }
 
 interface Backoff {
@@ -285,7 +288,7 @@ export class SurfaceManager implements SurfaceRegistry {
     const entry = this.entries.get(surfaceId)
     if (entry) {
       try {
-        entry.surface.setFeedback(control, feedback)
+        entry.surface.setFeedback(control, shownBy(entry, control, feedback))
       } catch (err) {
         this.onSurfaceError(surfaceId, err)
         return
@@ -508,6 +511,7 @@ export class SurfaceManager implements SurfaceRegistry {
       driver,
       openedAt: performance.now(),
       announced: false,
+      lights: new Set(d.controls.filter(lightOnly).map((c) => c.id)),
       unlisten: () => {
         surface.events.off('input', onInput)
         surface.events.off('error', onError)
@@ -521,7 +525,8 @@ export class SurfaceManager implements SurfaceRegistry {
       // A device that comes back gets its surface's brightness and feedback at once.
       const b = this.brightness.get(name)
       if (b !== undefined) surface.setBrightness(b)
-      for (const [control, fb] of this.feedback.get(name) ?? []) surface.setFeedback(control, fb)
+      for (const [control, fb] of this.feedback.get(name) ?? [])
+        surface.setFeedback(control, shownBy(entry, control, fb))
     } catch (err) {
       this.onSurfaceError(name, err)
       return
@@ -643,4 +648,9 @@ export class SurfaceManager implements SurfaceRegistry {
   private spawn(what: string, task: () => Promise<void>): void {
     task().catch((err: unknown) => this.log.error(`surface manager: ${what} failed`, { error: err }))
   }
+}
+
+/** What a surface's control is given of a feedback: a light's own (`lightFeedback`), else the feedback. */
+function shownBy(entry: Entry, control: ControlId, feedback: Feedback): Feedback {
+  return entry.lights.has(control) ? lightFeedback(feedback) : feedback
 }

@@ -3,11 +3,12 @@
  * the page shows what the panel shows rather than what the engine asked for. Each family says how its
  * lights look where they differ from the common rules (`../lights.ts`), through its record in the
  * driver table (`DriverFamily.lights`); the rest light by the common rules: an RGB light shows its
- * colour unless `led` is off, a one-colour LED lights by `led` or a bright enough colour.
+ * colour unless `led` is off, a one-colour LED lights by `led` or a bright enough colour. A stale
+ * feedback is dark (`lightFeedback`).
  * Server-side only.
  */
 import { familyLights } from '../drivers.js'
-import { oneColourLed, rgbLight, type LightRule } from '../lights.js'
+import { lightFeedback, oneColourLed, rgbLight, type LightRule } from '../lights.js'
 import type { SurfaceDescription } from '../types.js'
 import { widgetOf } from './protocol.js'
 
@@ -23,7 +24,9 @@ export function lightRules(
   for (const c of description.controls) {
     const { rgb, led } = c.capabilities
     if (widgetOf(c) !== 'pad' || (!rgb && !led)) continue
-    rules.set(c.id, family?.(c) ?? (rgb ? rgbLight : oneColourLed))
+    const rule = family?.(c) ?? (rgb ? rgbLight : oneColourLed)
+    // Given what the panel's light is given (a stale feedback is dark), as the manager gives it.
+    rules.set(c.id, (fb) => rule(lightFeedback(fb)))
   }
   return rules
 }
