@@ -73,6 +73,11 @@ export interface DeckConnectionOptions {
   log: Logger
   backoff: Backoff
   onChange: () => void
+  /**
+   * Told when a dock (or a Studio's child port) has said what is plugged into it and it is nothing (or
+   * it could not say): there is no deck to wait for there, where a deck coming up is told by `onChange`.
+   */
+  onEmpty?: () => void
   /** The configured address (`deckAddress`; for a dock's child: the dock's). */
   via: string
   /** For a dock's child: its serial as the dock reported it. */
@@ -193,7 +198,16 @@ export class DeckConnection {
       this.child.start()
     }
     hid.onChildInfoChange = follow
-    hid.getChildDeviceInfo().then(follow, (err: unknown) => this.o.log.debug('no child deck info', { error: err }))
+    hid.getChildDeviceInfo().then(
+      (info) => {
+        follow(info)
+        if (!info) this.o.onEmpty?.()
+      },
+      (err: unknown) => {
+        this.o.log.debug('no child deck info', { error: err })
+        this.o.onEmpty?.()
+      },
+    )
   }
 
   private closeChild(): void {

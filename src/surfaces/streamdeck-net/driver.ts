@@ -164,7 +164,7 @@ export class StreamDeckNetDriver implements SurfaceDriver {
     this.discover(entries.filter((e) => e.host === undefined && e.discover === true).map(entryAddress))
   }
 
-  /** Keeps `address` connected to `host:port`; resolves when a deck first comes up there. */
+  /** Keeps `address` connected to `host:port`; resolves when a deck first comes up there, or a dock there is empty. */
   private connect(address: string, host: string, port: number): Promise<void> {
     let answered: () => void = () => undefined
     const first = new Promise<void>((resolve) => (answered = resolve))
@@ -178,6 +178,8 @@ export class StreamDeckNetDriver implements SurfaceDriver {
         answered()
         this.listener?.('attach')
       },
+      // A dock with nothing plugged in has answered too: no deck is coming to wait for.
+      onEmpty: answered,
     })
     this.connections.set(address, connection)
     connection.start()

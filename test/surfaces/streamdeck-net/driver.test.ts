@@ -152,6 +152,23 @@ describe('the streamdeck-net driver', () => {
     expect(network.attempts).toHaveLength(attempts)
   })
 
+  it('does not wait out the first answer for a Network Dock with nothing plugged in: it has answered', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
+    onTestFinished(() => void vi.useRealTimers())
+    captureLogs()
+    const network = new FakeNetwork()
+    network.add('127.0.0.7', 5343, new FakeNetDeck({ model: 'network-dock', serial: 'DOCK02' }))
+    const driver = new StreamDeckNetDriver({ transport: network })
+    onTestFinished(() => driver.closeAll())
+    driver.configure([{ host: '127.0.0.7' }])
+    let found: unknown
+    void driver.detect().then((list) => (found = list))
+    // Turns of the loop only: the clock the first-answer wait runs on does not move.
+    for (let turn = 0; turn < 200 && found === undefined; turn++) await new Promise((r) => setImmediate(r))
+    expect(found).toEqual([])
+    expect(network.attempts.length).toBeGreaterThan(0)
+  })
+
   it("the daemon's (passive) driver never waits for a deck's first answer; devices and learn wait a bounded while", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
     onTestFinished(() => void vi.useRealTimers())
