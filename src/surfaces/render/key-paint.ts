@@ -322,8 +322,8 @@ function drawStaleCover(ctx: KeyPaintContext, background: Rgb, width: number, he
  * measuring every candidate line at every size made long labels cost 15-25 ms. Glyph advances of an
  * outline font scale linearly; hinting and kerning differ by a fraction of a pixel, covered by
  * `FIT_MARGIN`. One process (or page) measures with one font, so the cache is keyed by text alone.
+ * `REF_PX` is the reference size (one font unit of the shipped font is 1/32 px there).
  */
-/** The reference size every width is measured at (one font unit of the shipped font is 1/32 px there). */
 export const REF_PX = 64
 const FIT_MARGIN = 0.96
 const MAX_WIDTH_CACHE = 20_000
