@@ -52,13 +52,16 @@ describe('a stop that ends by a signal', () => {
     let gone = false
     void d.exited.then(() => (gone = true))
     const stopAt = performance.now()
+    // The stop and the first late signals pending together: the process is held (SIGSTOP) while they are
+    // sent, so a busy machine that delays this test between two kills cannot let the whole stop end before
+    // the late ones are sent (CI saw that once). Pending signals are delivered lowest number first (SIGHUP
+    // 1, SIGINT 2, SIGTERM 15): the SIGHUP may be taken as a reload, the SIGINT stops, and the SIGTERM
+    // finds the process stopping.
+    d.child.kill('SIGSTOP')
     d.child.kill('SIGTERM')
-    // Late signals right behind it, before this test yields. Pending signals are delivered lowest number
-    // first (SIGHUP 1, SIGINT 2, SIGTERM 15), so a SIGHUP sent now may still be taken as a reload before the
-    // stop; of the two stop signals, whichever comes second finds the process stopping, however quickly its
-    // stop then ends (a fast stop can end before the loop's next SIGHUP).
     d.child.kill('SIGHUP')
     d.child.kill('SIGINT')
+    d.child.kill('SIGCONT')
     // systemctl reload racing the stop: SIGHUPs until the process is gone, and a last SIGINT and SIGTERM.
     let sent = 1
     while (!gone && performance.now() - stopAt < STOP_BOUND_MS + 2000) {
