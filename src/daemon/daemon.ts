@@ -372,8 +372,8 @@ export class Daemon implements DaemonApi {
    * the listener's token read and its new server bound, the new application link made (its simulator
    * started). A failure there, or the reload's time-out (`signal`), closes what was prepared and changes
    * nothing. Then the swap, in this order: the application link (the engine keeps its state), the
-   * listener, the web surfaces, the drivers' entries, the surfaces' brightness, the claims, the engine's
-   * mapping, the link's filter.
+   * listener, the other applications' links, the web surfaces, the drivers' entries, the surfaces'
+   * brightness, the claims, the engine's mapping, the link's filter.
    */
   private async applyConfig(config: Config, signal?: AbortSignal): Promise<void> {
     const old = this.running
@@ -395,13 +395,15 @@ export class Daemon implements DaemonApi {
       await Promise.allSettled([listen.abort(), app?.abort(), extras?.abort(), mapping?.abort()])
       throw err
     }
-    // The other applications first: they were made beside the running ones and cannot fail now.
-    await extras.commit()
-    this.routeApps(config)
     await this.commitLinks(old, config, listen, app).catch(async (err: unknown) => {
-      await mapping.abort()
+      // Nothing else swapped yet: the other applications' new links are closed, and they run on as they were.
+      await Promise.allSettled([mapping.abort(), extras.abort()])
       throw err
     })
+    // The other applications after the default one's link: they were made beside the running ones and cannot
+    // fail now, and a swap that failed above has left them as they were.
+    await extras.commit()
+    this.routeApps(config)
     await this.applyWebSurfaces(config)
     await this.waiting.apply(config)
     await this.applyDriverConfigs(old.config, config)

@@ -4,6 +4,7 @@
  * following its own (two simulators on port 0); `/api/status` lists each with its link, `/metrics`
  * counts by application.
  */
+import { createServer } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
@@ -183,5 +184,53 @@ ${consoleKey0()}`)
       { name: 'main', url: a.httpUrl, simulated: false, default: true, link: daemon.status().apps![0]!.link },
     ])
     expect(daemon.status().apps![0]!.link.state).toBe('connected')
+  })
+
+  it('a reload whose default link swap fails leaves the other applications as they were (all or nothing)', async () => {
+    /** A port held by this test, or released at once (`free`). */
+    const port = async (free = false): Promise<number> => {
+      const server = createServer()
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const { port: p } = server.address() as { port: number }
+      if (free) await new Promise<void>((resolve) => server.close(() => resolve()))
+      else onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())))
+      return p
+    }
+    const [http, ws, taken] = [await port(true), await port(true), await port()]
+    const [b, c] = [await ownSimulator(), await ownSimulator()]
+    const file = (notifications: number, graphics2: typeof b, more = ''): string =>
+      `version: 1
+apps:
+  main: { url: "http://127.0.0.1:${http}", notifications: "ws://127.0.0.1:${notifications}", simulate: true }
+  graphics2: { url: "${graphics2.httpUrl}", notifications: "${graphics2.wsUrl}" }
+listen: { host: 127.0.0.1, port: 0 }
+${consoleKey0(more)}`
+    const { daemon, file: path } = await startDaemon(file(ws, b))
+    await expect
+      .poll(() => daemon.status().apps?.map((x) => `${x.name} ${x.link.state}`), WAIT)
+      .toEqual(['main connected', 'graphics2 connected'])
+    // main's simulator on its own HTTP port (so swapped in place at the commit) with its notifications on a
+    // port this test holds: the swap fails there, after everything was prepared; graphics2 moves to c.
+    await saveAsEditors(
+      path,
+      file(
+        taken,
+        c,
+        `  - on: console/key:1
+    app: graphics2
+    label: Added
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
+`,
+      ),
+    )
+    expect(await daemon.reload()).toBe(false)
+    expect(daemon.status().apps?.find((x) => x.name === 'graphics2')?.url).toBe(b.httpUrl)
+    expect(c.ws.clientCount).toBe(0)
+    await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
+    await expect.poll(() => b.ws.clientCount, WAIT).toBeGreaterThan(0)
+    // The old mapping runs on: key:1 has no binding, so no label.
+    const key1 = daemon.controlState('console', 'key:1')
+    expect(key1).toHaveProperty('surface', 'console')
+    expect(key1).not.toHaveProperty('label')
   })
 })
