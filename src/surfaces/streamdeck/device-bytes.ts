@@ -19,7 +19,7 @@ import { LruMap } from '../../lru.js'
  */
 export const DEVICE_BYTES_CACHE_BYTES = 4 * 1024 * 1024
 
-/** One cached write: the library's prepared reports and the rendered pixels' hash they show. */
+/** One cached write: the library's prepared reports and what the surface records them as showing. */
 export interface DeviceBytes {
   prepared: PreparedBuffer
   /** What the surface records as shown, exactly as for a fresh write (see `KeyMade`'s hash). */

@@ -5,8 +5,9 @@
  * the cores while the loop stays free for input (a jog's deltas are not held behind a paint).
  *
  * The surface asks `prepare()` on a device bytes cache miss and sends what comes back as it would its
- * own prepared buffer; what the worker answers is the same bytes the surface would have made (tested). When the pool cannot help (a request that does not clone, a worker that
- * fails to start or dies), `prepare()` rejects and the surface draws and encodes on the loop as before;
+ * own prepared buffer; what the worker answers is the same bytes the surface would have made (tested).
+ * When the pool cannot help (a request that does not clone, a worker that fails to start or dies),
+ * `prepare()` rejects and the surface draws and encodes on the loop as before;
  * a worker failure ends the pool's use for the rest of the process (the surface logs it once).
  *
  * Threads start on the first request, never at import: a daemon with no LCD deck never starts one.

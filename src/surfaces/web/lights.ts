@@ -8,7 +8,7 @@
  * Server-side only.
  */
 import { familyLights } from '../drivers.js'
-import { lightFeedback, oneColourLed, rgbLight, type LightRule } from '../lights.js'
+import { lightFeedback, lightOnly, oneColourLed, rgbLight, type LightRule } from '../lights.js'
 import type { SurfaceDescription } from '../types.js'
 import { widgetOf } from './protocol.js'
 
@@ -22,9 +22,8 @@ export function lightRules(
   const rules = new Map<string, LightRule>()
   const family = familyLights(description)
   for (const c of description.controls) {
-    const { rgb, led } = c.capabilities
-    if (widgetOf(c) !== 'pad' || (!rgb && !led)) continue
-    const rule = family?.(c) ?? (rgb ? rgbLight : oneColourLed)
+    if (!lightOnly(c) || widgetOf(c) !== 'pad') continue
+    const rule = family?.(c) ?? (c.capabilities.rgb ? rgbLight : oneColourLed)
     // Given what the panel's light is given (a stale feedback is dark), as the manager gives it.
     rules.set(c.id, (fb) => rule(lightFeedback(fb)))
   }
