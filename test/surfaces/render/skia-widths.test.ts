@@ -124,7 +124,7 @@ describe('widths worked out from characters and pairs', () => {
   })
 
   it('a new word with many unknown pieces is measured whole and learns one piece; a known one costs nothing', () => {
-    const { modelled, measured } = skiaAtReference()
+    const { skia, modelled, measured } = skiaAtReference()
     const first = modelled('Replay')
     expect(first.worked).toBe(false)
     // The word itself and one piece (R, e, p, l, a, y and five pairs were unknown).
@@ -138,7 +138,7 @@ describe('widths worked out from characters and pairs', () => {
     // Past the self-check (8 texts measured by Skia as well), a known word measures nothing at all.
     for (let i = 0; i < 10; i++) modelled('Replay')
     measured.length = 0
-    expect(modelled('Replay')).toEqual({ width: createCanvasWidth('Replay'), worked: true })
+    expect(modelled('Replay')).toEqual({ width: skia('Replay'), worked: true })
     expect(measured).toEqual([])
   })
 
@@ -158,12 +158,6 @@ describe('widths worked out from characters and pairs', () => {
     expect(skiaTextWidths('GOGO', width, (p) => pieces.has(p), real)).toBeUndefined()
   })
 })
-
-function createCanvasWidth(text: string): number {
-  const ctx = createCanvas(8, 8).getContext('2d')
-  ctx.font = `${REF_PX}px ${KEY_FONT_STACK}`
-  return ctx.measureText(text).width
-}
 
 describe('faces drawn with worked-out widths', () => {
   it('are the pixels of the same faces on a canvas that measures every word with Skia', () => {
