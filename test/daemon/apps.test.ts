@@ -4,7 +4,6 @@
  * following its own (two simulators on port 0); `/api/status` lists each with its link, `/metrics`
  * counts by application.
  */
-import { createServer } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
@@ -13,7 +12,7 @@ import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
 import { appsHead, configFile, ownSimulator } from './apps-rig.js'
-import { saveAsEditors } from './helpers.js'
+import { freePort, saveAsEditors, takenPort } from './helpers.js'
 
 const WAIT = { timeout: 15_000, interval: 20 }
 const TITLE = 'Lower Third'
@@ -187,16 +186,7 @@ ${consoleKey0()}`)
   })
 
   it('a reload whose default link swap fails leaves the other applications as they were (all or nothing)', async () => {
-    /** A port held by this test, or released at once (`free`). */
-    const port = async (free = false): Promise<number> => {
-      const server = createServer()
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-      const { port: p } = server.address() as { port: number }
-      if (free) await new Promise<void>((resolve) => server.close(() => resolve()))
-      else onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())))
-      return p
-    }
-    const [http, ws, taken] = [await port(true), await port(true), await port()]
+    const [http, ws, taken] = [await freePort(), await freePort(), await takenPort()]
     const [b, c] = [await ownSimulator(), await ownSimulator()]
     const file = (notifications: number, graphics2: typeof b, more = ''): string =>
       `version: 1

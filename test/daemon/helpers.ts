@@ -6,7 +6,8 @@
  */
 import { rename, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
-import { afterAll, beforeEach } from 'vitest'
+import { createServer } from 'node:net'
+import { afterAll, beforeEach, onTestFinished } from 'vitest'
 import type {
   ControlState,
   DaemonApi,
@@ -219,3 +220,21 @@ export async function saveAsEditors(file: string, text: string): Promise<void> {
   await writeFile(`${file}.tmp`, text)
   await rename(`${file}.tmp`, file)
 }
+
+/** A port bound on 127.0.0.1 now: held until the test ends, or released at once (`free`). */
+async function boundPort(free: boolean): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const close = (): Promise<void> => new Promise<void>((resolve) => server.close(() => resolve()))
+  if (free) await close()
+  else onTestFinished(close)
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+/** A port another program holds (until the test ends). */
+export const takenPort = (): Promise<number> => boundPort(false)
+
+/** A port free now (bound, then released). */
+export const freePort = (): Promise<number> => boundPort(true)

@@ -9,7 +9,6 @@
  */
 import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -20,7 +19,7 @@ import { setLogSink, type LogRecord } from '../../src/log.js'
 import type { LoadResult } from '../../src/mappings/load.js'
 import { createLogger } from '../../src/log.js'
 import { until } from '../helpers/until.js'
-import { call, saveAsEditors } from './helpers.js'
+import { call, freePort, saveAsEditors, takenPort } from './helpers.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -64,26 +63,6 @@ async function start(text: string, o: { file?: string; watch?: boolean } = {}) {
   })
   await until('the link up', () => daemon.status().app.state === 'connected')
   return { daemon, file, logs }
-}
-
-/** A port another program holds. */
-async function takenPort(): Promise<number> {
-  const server: Server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  const address = server.address()
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
-
-/** A port free now (bound, then released). */
-async function freePort(): Promise<number> {
-  const server: Server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
 }
 
 function labelOf(daemon: Daemon, control: string): string | undefined {
