@@ -303,9 +303,19 @@ export class Recorder {
   }
 }
 
+/**
+ * The folder a relative `record.file` of the config is taken from: the service's state folder
+ * (`$STATE_DIRECTORY`, which systemd sets for `StateDirectory=`; the first when it names several), else
+ * the config file's folder.
+ */
+export function recordFolder(configFile: string, env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.STATE_DIRECTORY?.split(':')[0]
+  return state ? resolve(state) : dirname(configFile)
+}
+
 /** What `run --record` or the config's `record:` asks for. */
 export interface RecordWanted {
-  /** The trace file (a relative one is taken from the current folder). */
+  /** The trace file (`--record`'s, a relative one taken from the current folder). */
   file: string
   maxMb?: number
 }
@@ -320,7 +330,7 @@ export interface RecordingDeps {
 
 /**
  * The recording the daemon starts with: `wanted` (`run --record`) over the config's `record:` (its file
- * relative to the config's folder), or none. Its input observer is on the door; `stop()` takes it off.
+ * relative to `recordFolder`), or none. Its input observer is on the door; `stop()` takes it off.
  */
 export async function startRecording(
   wanted: RecordWanted | undefined,
@@ -329,7 +339,7 @@ export async function startRecording(
   deps: RecordingDeps,
 ): Promise<Recorder | undefined> {
   const fromConfig = config.record
-    ? { file: resolve(dirname(configFile), config.record.file), maxMb: config.record.max_mb }
+    ? { file: resolve(recordFolder(configFile), config.record.file), maxMb: config.record.max_mb }
     : undefined
   const pick = wanted ? { ...wanted, file: resolve(wanted.file) } : fromConfig
   if (!pick) return undefined

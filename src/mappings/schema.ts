@@ -405,7 +405,11 @@ export const recordSection = z
       .string()
       .min(1)
       .max(4096)
-      .describe('The trace file (JSON lines), relative to the config file’s folder; `run --record FILE` overrides it.'),
+      .describe(
+        'The trace file (JSON lines). A relative path is taken from the service’s state folder ' +
+          '(`$STATE_DIRECTORY`: /var/lib/panelbridge under the packaged unit), else from the config file’s ' +
+          'folder. `run --record FILE` overrides it.',
+      ),
     max_mb: z
       .int()
       .min(1)
