@@ -320,46 +320,52 @@ export interface RecordWanted {
   maxMb?: number
 }
 
-/** What the recording hangs on in the daemon. */
-export interface RecordingDeps {
-  door: { observe(observer: (e: SurfaceEvent, source: InputSource) => void): () => void }
-  pageOf(surface: string): string | undefined
-  log: Logger
-  fs?: RecordFs
+/** The file to record into and its rotation size: what `run --record` or the config's `record:` asks for. */
+export interface RecordTarget {
+  /** Absolute. */
+  file: string
+  maxMb?: number
 }
 
 /**
- * The recording the daemon starts with: `wanted` (`run --record`) over the config's `record:` (its file
- * relative to `recordFolder`), or none. Its input observer is on the door; `stop()` takes it off.
+ * What to record into: `wanted` (`run --record`, relative to the current folder) over the config's
+ * `record:` (relative to `recordFolder`), or nothing.
  */
-export async function startRecording(
+export function recordTarget(
   wanted: RecordWanted | undefined,
   config: Config,
   configFile: string,
-  deps: RecordingDeps,
-): Promise<Recorder | undefined> {
-  const fromConfig = config.record
-    ? { file: resolve(recordFolder(configFile), config.record.file), maxMb: config.record.max_mb }
-    : undefined
-  const pick = wanted ? { ...wanted, file: resolve(wanted.file) } : fromConfig
-  if (!pick) return undefined
-  const pages: Record<string, string> = {}
-  for (const surface of Object.keys(config.pages)) {
-    const page = deps.pageOf(surface)
-    if (page !== undefined) pages[surface] = page
-  }
-  const recorder = await Recorder.open({
-    file: pick.file,
-    ...(pick.maxMb !== undefined ? { maxMb: pick.maxMb } : {}),
-    config: configFile,
-    pages,
-    log: deps.log,
-    ...(deps.fs ? { fs: deps.fs } : {}),
-  })
-  const detach = deps.door.observe((e, source) => recorder.input(e, source))
-  recorder.onStop(detach)
-  deps.log.info('recording the control input', { file: pick.file, max_mb: pick.maxMb ?? DEFAULT_RECORD_MAX_MB })
-  return recorder
+  env: NodeJS.ProcessEnv = process.env,
+): RecordTarget | undefined {
+  if (wanted) return { ...wanted, file: resolve(wanted.file) }
+  if (!config.record) return undefined
+  const file = resolve(recordFolder(configFile, env), config.record.file)
+  return config.record.max_mb !== undefined ? { file, maxMb: config.record.max_mb } : { file }
+}
+
+/**
+ * Why a record file could not be opened or written, in words with the system's code (`permission denied
+ * (EACCES)`); a failure without a code by its message.
+ */
+export function fileTrouble(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  const words = code === undefined ? undefined : FILE_TROUBLES[code]
+  if (words !== undefined) return `${words} (${code})`
+  if (code !== undefined) return code
+  return err instanceof Error ? err.message : String(err)
+}
+
+const FILE_TROUBLES: Readonly<Record<string, string>> = {
+  ENOENT: 'its folder does not exist',
+  ENOTDIR: 'a part of its path is not a folder',
+  EISDIR: 'it is a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EIO: 'the disk reported an input/output error',
+  EFBIG: 'the file is too large',
 }
 
 /** `--record FILE [--record-max-mb N]` as a RecordWanted; throws a usage error's text when they are wrong. */

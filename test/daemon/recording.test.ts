@@ -1,20 +1,28 @@
 /**
  * A recording never takes the desk down: a relative `record.file` lives in the service's state folder
- * (`$STATE_DIRECTORY`, systemd's StateDirectory=), else beside the config file. Real daemons against
- * the simulator, real files in a temporary folder.
+ * (`$STATE_DIRECTORY`, systemd's StateDirectory=), else beside the config file; a record file that
+ * cannot be opened is a warning (logged once, in `/api/status`, `/metrics` and the page's status strip)
+ * and the daemon runs on, presses sent. Real daemons against the simulator, real files in a temporary
+ * folder.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { Daemon } from '../../src/daemon/daemon.js'
+import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js'
+import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import type { SentCommand } from '../../src/mappings/sender.js'
+import { readStrip, viewStrip } from '../../src/surfaces/web/client/strip-state.js'
+import { loggerInto, messages } from '../helpers/logs.js'
 import { pagedConsoleHead } from '../helpers/paged-console.js'
 import { until } from '../helpers/until.js'
 
 /** One web console whose key:0 sends a command; `record` is the `record:` line's value, when any. */
 function configText(record?: string): string {
-  const head = pagedConsoleHead({ console: '{ driver: web, rows: 1, columns: 2 }' })
+  const head = pagedConsoleHead({
+    listen: '{ host: 127.0.0.1, port: 0 }',
+    console: '{ driver: web, rows: 1, columns: 2 }',
+  })
   const bindings = `  - on: console/key:0
     press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
 `
@@ -28,12 +36,31 @@ async function tempDir(prefix: string): Promise<string> {
 }
 
 /** A daemon on `config`, its commands collected; stopped when the test ends. */
-async function startDaemon(config: string): Promise<{ daemon: Daemon; sent: SentCommand[] }> {
+async function startDaemon(config: string, more: Partial<DaemonOptions> = {}) {
   const sent: SentCommand[] = []
-  const daemon = await Daemon.start({ config, drivers: [], watch: false, onCommand: (c) => void sent.push(c) })
+  const daemon = await Daemon.start({
+    config,
+    drivers: [],
+    watch: false,
+    onCommand: (c) => void sent.push(c),
+    ...more,
+  })
   onTestFinished(() => daemon.stop())
   await until('the application link', () => daemon.status().app.state === 'connected')
   return { daemon, sent }
+}
+
+/** The lines of `panelbridge_recording` in the metrics' text, by state. */
+async function recordingGauge(metrics: PrometheusMetrics): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const m of (await metrics.text()).matchAll(/^panelbridge_recording\{state="(\w+)"\} (\d+)$/gm))
+    out[m[1]!] = Number(m[2])
+  return out
+}
+
+/** What the page's status strip shows of the daemon now (the page's own reading of the two replies). */
+function stripOf(daemon: Daemon) {
+  return viewStrip(readStrip(daemon.status(), { errors: daemon.recentErrors() }), undefined, Date.now())
 }
 
 /** The `kind` of each line of a trace file. */
@@ -68,5 +95,46 @@ describe('where a relative record file lives', () => {
     const beside = await startDaemon(config)
     await beside.daemon.stop()
     expect(await kinds(join(configDir, 'show.jsonl'))).toEqual(['start'])
+  })
+})
+
+describe('a record file that cannot be opened', () => {
+  it('is a warning, logged once, in /api/status, /metrics and on the strip; the daemon starts and sends presses', async () => {
+    const dir = await tempDir('pb-rec-open-')
+    const config = join(dir, 'show.yaml')
+    await writeFile(config, configText('{ file: no-such-folder/show.jsonl }'))
+    const file = join(dir, 'no-such-folder', 'show.jsonl')
+    const metrics = new PrometheusMetrics({ processMetrics: false })
+    const { logger, records } = loggerInto('daemon')
+    const { daemon, sent } = await startDaemon(config, { metrics, logger })
+
+    const error = `not recording: cannot open ${file}: its folder does not exist (ENOENT)`
+    expect(daemon.status().recording).toEqual({ state: 'failed', file, error })
+    expect(await recordingGauge(metrics)).toEqual({ off: 0, recording: 0, failed: 1 })
+    const strip = stripOf(daemon)
+    expect(strip.recordingText).toBe(error)
+    expect(strip.reading.recordingFailed?.file).toBe(file)
+    expect(messages(records, 'warn').filter((m) => m.includes('not recording'))).toEqual([
+      `${error}; the daemon runs on without a recording`,
+    ])
+
+    expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+    await until('the command', () => sent.length === 1)
+    expect(sent[0]).toMatchObject({ command: 'schedule', outcome: 'ok' })
+    expect(daemon.status().recording?.state).toBe('failed')
+  })
+
+  it('a file that opens: state recording, the gauge at recording, nothing on the strip', async () => {
+    const dir = await tempDir('pb-rec-ok-')
+    const config = join(dir, 'show.yaml')
+    await writeFile(config, configText('{ file: show.jsonl }'))
+    const metrics = new PrometheusMetrics({ processMetrics: false })
+    const { daemon } = await startDaemon(config, { metrics })
+    expect(daemon.status().recording).toEqual({ state: 'recording', file: join(dir, 'show.jsonl') })
+    expect(await recordingGauge(metrics)).toEqual({ off: 0, recording: 1, failed: 0 })
+    expect(stripOf(daemon).recordingText).toBeUndefined()
+    await writeFile(config, configText())
+    const off = await startDaemon(config, { metrics: new PrometheusMetrics({ processMetrics: false }) })
+    expect(off.daemon.status().recording).toEqual({ state: 'off' })
   })
 })

@@ -1,0 +1,114 @@
+/**
+ * The daemon's recording (`run --record`, the config's `record:`; the trace itself is `recorder.ts`'s) and
+ * its state, for `/api/status` (`recording`), `/metrics` (`panelbridge_recording{state}`) and the page's
+ * status strip.
+ *
+ * A recording never takes the desk down. A record file that cannot be opened (its folder missing, no
+ * permission, a read-only file system) is a warning: logged once until it changes, the state `failed`
+ * with why, and the daemon runs on without recording. Presses never wait for the recording, whatever
+ * its state.
+ */
+import type { Logger } from '../log.js'
+import type { RecordingStatus } from './api.js'
+import type { Config } from '../mappings/schema.js'
+import type { SurfaceEvent } from '../surfaces/types.js'
+import type { InputSource } from './input.js'
+import {
+  DEFAULT_RECORD_MAX_MB,
+  fileTrouble,
+  Recorder,
+  recordTarget,
+  type RecordFs,
+  type RecordTarget,
+  type RecordWanted,
+} from './recorder.js'
+
+export interface RecordingOptions {
+  door: { observe(observer: (e: SurfaceEvent, source: InputSource) => void): () => void }
+  pageOf(surface: string): string | undefined
+  log: Logger
+  fs?: RecordFs
+  /** The state changed (and once at construction): for the metrics. */
+  onState?(status: RecordingStatus): void
+}
+
+export class Recording {
+  private recorder: Recorder | undefined
+  private current: RecordingStatus = { state: 'off' }
+  /** The last warning logged: the same one is not logged again until another state came between. */
+  private warned: string | undefined
+
+  constructor(private readonly o: RecordingOptions) {
+    o.onState?.(this.current)
+  }
+
+  /** The recorder writing now, if any. */
+  get active(): Recorder | undefined {
+    return this.recorder
+  }
+
+  status(): RecordingStatus {
+    return { ...this.current }
+  }
+
+  /** Starts recording what `wanted` (`run --record`) or the config's `record:` asks for; never throws. */
+  async start(wanted: RecordWanted | undefined, config: Config, configFile: string): Promise<void> {
+    const target = recordTarget(wanted, config, configFile)
+    if (target) await this.open(target, config, configFile)
+  }
+
+  /** Stops the recording (the daemon's stop). */
+  async stop(): Promise<void> {
+    const recorder = this.recorder
+    this.recorder = undefined
+    await recorder?.stop()
+  }
+
+  /** Opens `target`; a file that cannot be opened leaves the state `failed` with why. */
+  private async open(target: RecordTarget, config: Config, configFile: string): Promise<void> {
+    const pages: Record<string, string> = {}
+    for (const surface of Object.keys(config.pages)) {
+      const page = this.o.pageOf(surface)
+      if (page !== undefined) pages[surface] = page
+    }
+    let recorder: Recorder
+    try {
+      recorder = await Recorder.open({
+        file: target.file,
+        ...(target.maxMb !== undefined ? { maxMb: target.maxMb } : {}),
+        config: configFile,
+        pages,
+        log: this.o.log,
+        ...(this.o.fs ? { fs: this.o.fs } : {}),
+      })
+    } catch (err) {
+      this.failed(target.file, `not recording: cannot open ${target.file}: ${fileTrouble(err)}`)
+      return
+    }
+    const detach = this.o.door.observe((e, source) => recorder.input(e, source))
+    recorder.onStop(detach)
+    this.recorder = recorder
+    this.warned = undefined
+    this.setState({ state: 'recording', file: target.file })
+    this.o.log.info('recording the control input', {
+      file: target.file,
+      max_mb: target.maxMb ?? DEFAULT_RECORD_MAX_MB,
+    })
+  }
+
+  /**
+   * The recording cannot go on (or start): `error` is the sentence the status strip shows. Logged once
+   * until it changes; the daemon runs on without a recording.
+   */
+  private failed(file: string, error: string): void {
+    this.setState({ state: 'failed', file, error })
+    if (this.warned === error) return
+    this.warned = error
+    this.o.log.warn(`${error}; the daemon runs on without a recording`, { file })
+  }
+
+  private setState(next: RecordingStatus): void {
+    this.current = next
+    this.o.onState?.(this.status())
+  }
+}
