@@ -4,9 +4,9 @@
  * status strip.
  *
  * A recording never takes the desk down. A record file that cannot be opened (its folder missing, no
- * permission, a read-only file system) is a warning: logged once until it changes, the state `failed`
- * with why, and the daemon runs on without recording. Presses never wait for the recording, whatever
- * its state.
+ * permission, a read-only file system), or a write that fails mid-show (a full disk, an I/O error), is a
+ * warning: logged once until it changes, the state `failed` with why, and the daemon runs on without
+ * recording (what was written stays). Presses never wait for the recording, whatever its state.
  */
 import type { Logger } from '../log.js'
 import type { RecordingStatus } from './api.js'
@@ -71,7 +71,13 @@ export class Recording {
       const page = this.o.pageOf(surface)
       if (page !== undefined) pages[surface] = page
     }
-    let recorder: Recorder
+    let recorder: Recorder | undefined
+    // A write that fails stops that recorder; the state says so while it is the one in use.
+    const onFail = (error: string): void => {
+      if (recorder === undefined || this.recorder !== recorder) return
+      this.recorder = undefined
+      this.failed(target.file, error)
+    }
     try {
       recorder = await Recorder.open({
         file: target.file,
@@ -79,6 +85,7 @@ export class Recording {
         config: configFile,
         pages,
         log: this.o.log,
+        onFail,
         ...(this.o.fs ? { fs: this.o.fs } : {}),
       })
     } catch (err) {

@@ -2,18 +2,19 @@
  * A recording never takes the desk down: a relative `record.file` lives in the service's state folder
  * (`$STATE_DIRECTORY`, systemd's StateDirectory=), else beside the config file; a record file that
  * cannot be opened is a warning (logged once, in `/api/status`, `/metrics` and the page's status strip)
- * and the daemon runs on, presses sent. Real daemons against the simulator, real files in a temporary
- * folder.
+ * and the daemon runs on, presses sent; so is a disk that fills mid-show (a real ENOSPC, from /dev/full).
+ * Real daemons against the simulator, real files in a temporary folder.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import type { SentCommand } from '../../src/mappings/sender.js'
 import { readStrip, viewStrip } from '../../src/surfaces/web/client/strip-state.js'
-import { loggerInto, messages } from '../helpers/logs.js'
+import { captureLogs, loggerInto, messages } from '../helpers/logs.js'
 import { pagedConsoleHead } from '../helpers/paged-console.js'
 import { until } from '../helpers/until.js'
 
@@ -72,6 +73,8 @@ async function kinds(file: string): Promise<string[]> {
     .map((l) => String((JSON.parse(l) as { kind: unknown }).kind))
 }
 
+// The daemons' own lines stay out of the test's output.
+beforeEach(() => void captureLogs())
 afterEach(() => {
   vi.unstubAllEnvs()
 })
@@ -136,5 +139,46 @@ describe('a record file that cannot be opened', () => {
     await writeFile(config, configText())
     const off = await startDaemon(config, { metrics: new PrometheusMetrics({ processMetrics: false }) })
     expect(off.daemon.status().recording).toEqual({ state: 'off' })
+  })
+})
+
+describe('a disk that fills mid-show', () => {
+  it('stops the recording with the warning shown; every press is sent; the daemon runs on', async () => {
+    const dir = await tempDir('pb-rec-full-')
+    const config = join(dir, 'show.yaml')
+    const kept = join(dir, 'kept.jsonl')
+    const file = join(dir, 'show.jsonl')
+    // The record file is a link: to a real file first, then to /dev/full, whose every write fails with ENOSPC.
+    await symlink(kept, file)
+    await writeFile(config, configText('{ file: show.jsonl }'))
+    const metrics = new PrometheusMetrics({ processMetrics: false })
+    const { logger, records } = loggerInto('daemon')
+    const { daemon, sent } = await startDaemon(config, { metrics, logger })
+    expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+    await until('the command', () => sent.length === 1)
+    await until('the command written', () => readFileSync(kept, 'utf8').includes('"kind":"command"'))
+
+    await symlink('/dev/full', `${file}.new`)
+    await rename(`${file}.new`, file)
+    // Presses while the disk fills and after: each sends its command (one at a time, as a hand presses).
+    const press = async (): Promise<void> => {
+      const before = sent.length
+      expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+      await until('the command', () => sent.length === before + 1)
+    }
+    await press()
+    await until('the recording to stop', () => daemon.status().recording?.state === 'failed')
+    for (let i = 0; i < 3; i++) await press()
+    expect(sent.map((c) => c.outcome)).toEqual(Array<string>(5).fill('ok'))
+
+    const error = `recording stopped: cannot write ${file}: the disk is full (ENOSPC)`
+    expect(daemon.status().recording).toEqual({ state: 'failed', file, error })
+    expect(await recordingGauge(metrics)).toEqual({ off: 0, recording: 0, failed: 1 })
+    expect(stripOf(daemon).recordingText).toBe(error)
+    expect(messages(records, 'warn').filter((m) => m.includes('recording'))).toEqual([
+      `${error}; the daemon runs on without a recording`,
+    ])
+    // What was written before the disk filled stays.
+    expect(await kinds(kept)).toEqual(['start', 'input', 'input', 'command'])
   })
 })
