@@ -380,7 +380,7 @@ export class Daemon implements DaemonApi {
    * started). A failure there, or the reload's time-out (`signal`), closes what was prepared and changes
    * nothing. Then the swap, in this order: the application link (the engine keeps its state), the
    * listener, the other applications' links, the web surfaces, the drivers' entries, the surfaces'
-   * brightness, the claims, the engine's mapping, the link's filter.
+   * brightness, the claims, the engine's mapping, the link's filter, the recording (`record:`).
    */
   private async applyConfig(config: Config, signal?: AbortSignal): Promise<void> {
     const old = this.running
@@ -418,6 +418,8 @@ export class Daemon implements DaemonApi {
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
     await mapping.commit()
     this.setLinkFilter()
+    // Last: the recording's start line names the new mapping's pages. It never fails the reload.
+    await this.recording.apply(this.options.record, config, this.options.config)
   }
 
   /**

@@ -34,6 +34,8 @@ export interface RecordingOptions {
 
 export class Recording {
   private recorder: Recorder | undefined
+  /** What was asked for last (recording or failed). */
+  private target: RecordTarget | undefined
   private current: RecordingStatus = { state: 'off' }
   /** The last warning logged: the same one is not logged again until another state came between. */
   private warned: string | undefined
@@ -54,7 +56,35 @@ export class Recording {
   /** Starts recording what `wanted` (`run --record`) or the config's `record:` asks for; never throws. */
   async start(wanted: RecordWanted | undefined, config: Config, configFile: string): Promise<void> {
     const target = recordTarget(wanted, config, configFile)
+    this.target = target
     if (target) await this.open(target, config, configFile)
+  }
+
+  /**
+   * A reload: the recording follows the new config's `record:` (`run --record`, when given, stays as it
+   * is). The same file and size, recording: it runs on. `record:` gained: the recording starts; lost: it
+   * stops; another file: the new one is opened before the old one stops (no input falls between), and
+   * the old one stops even when the new one cannot be opened; the size alone: the file's recording starts
+   * again (a start line of its own, the file continued). A recording that had failed is tried again.
+   * Never throws.
+   */
+  async apply(wanted: RecordWanted | undefined, config: Config, configFile: string): Promise<void> {
+    const target = recordTarget(wanted, config, configFile)
+    const before = this.target
+    if (this.recorder && target && before && sameTarget(target, before)) return
+    this.target = target
+    const old = this.recorder
+    this.recorder = undefined
+    if (!target) {
+      this.setState({ state: 'off' })
+      this.warned = undefined
+      await old?.stop()
+      return
+    }
+    // The same file is never written by two recorders at once.
+    if (old && before?.file === target.file) await old.stop()
+    await this.open(target, config, configFile)
+    await old?.stop()
   }
 
   /** Stops the recording (the daemon's stop). */
@@ -118,4 +148,8 @@ export class Recording {
     this.current = next
     this.o.onState?.(this.status())
   }
+}
+
+function sameTarget(a: RecordTarget, b: RecordTarget): boolean {
+  return a.file === b.file && (a.maxMb ?? DEFAULT_RECORD_MAX_MB) === (b.maxMb ?? DEFAULT_RECORD_MAX_MB)
 }

@@ -420,7 +420,8 @@ export const recordSection = z
   .optional()
   .describe(
     'Record every control input, command sent and page change, one JSON line each, for `panelbridge replay` ' +
-      '(read at start; a reload does not start or stop a recording).',
+      '(a reload starts, stops or moves the recording; a file that cannot be opened or written is a warning, ' +
+      'and the daemon runs on without recording).',
   )
 
 export const configSchema = z

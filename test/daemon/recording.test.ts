@@ -3,10 +3,11 @@
  * (`$STATE_DIRECTORY`, systemd's StateDirectory=), else beside the config file; a record file that
  * cannot be opened is a warning (logged once, in `/api/status`, `/metrics` and the page's status strip)
  * and the daemon runs on, presses sent; so is a disk that fills mid-show (a real ENOSPC, from /dev/full).
- * Real daemons against the simulator, real files in a temporary folder.
+ * A reload (the daemon's own, the file read in its worker) starts, stops or moves the recording, and
+ * tries a failed one again. Real daemons against the simulator, real files in a temporary folder.
  */
 import { readFileSync } from 'node:fs'
-import { mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
@@ -180,5 +181,84 @@ describe('a disk that fills mid-show', () => {
     ])
     // What was written before the disk filled stays.
     expect(await kinds(kept)).toEqual(['start', 'input', 'input', 'command'])
+  })
+})
+
+/** The reloads' bound here, and the tests' (a reload's worker starts slowly on a loaded machine). */
+const RELOAD_BOUND_MS = 60_000
+
+describe('a reload', { timeout: 4 * RELOAD_BOUND_MS }, () => {
+  /** A daemon on `show.yaml` in a folder of its own, with a press that waits for its command. */
+  async function rig(record?: string) {
+    const dir = await tempDir('pb-rec-reload-')
+    const config = join(dir, 'show.yaml')
+    await writeFile(config, configText(record))
+    const metrics = new PrometheusMetrics({ processMetrics: false })
+    // A reload reads the file in a worker that loads the sources through tsx: slow on a busy machine.
+    const { daemon, sent } = await startDaemon(config, { metrics, reloadTimeoutMs: RELOAD_BOUND_MS })
+    const press = async (): Promise<void> => {
+      const before = sent.length
+      expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+      await until('the command', () => sent.length === before + 1)
+    }
+    const reload = async (next?: string): Promise<void> => {
+      await writeFile(config, configText(next))
+      expect(await daemon.reload()).toBe(true)
+    }
+    return { dir, daemon, metrics, press, reload }
+  }
+
+  it('starts a recording when record: comes into the config', async () => {
+    const { dir, daemon, metrics, press, reload } = await rig()
+    await press()
+    expect(daemon.status().recording).toEqual({ state: 'off' })
+    await reload('{ file: show.jsonl }')
+    expect(daemon.status().recording).toEqual({ state: 'recording', file: join(dir, 'show.jsonl') })
+    expect(await recordingGauge(metrics)).toEqual({ off: 0, recording: 1, failed: 0 })
+    await press()
+    await daemon.stop()
+    expect(await kinds(join(dir, 'show.jsonl'))).toEqual(['start', 'input', 'input', 'command'])
+  })
+
+  it('stops the recording when record: leaves the config', async () => {
+    const { dir, daemon, metrics, press, reload } = await rig('{ file: show.jsonl }')
+    await press()
+    await reload()
+    expect(daemon.status().recording).toEqual({ state: 'off' })
+    expect(await recordingGauge(metrics)).toEqual({ off: 1, recording: 0, failed: 0 })
+    // Written at the stop, and nothing after.
+    const stopped = await kinds(join(dir, 'show.jsonl'))
+    expect(stopped).toEqual(['start', 'input', 'input', 'command'])
+    await press()
+    await daemon.stop()
+    expect(await kinds(join(dir, 'show.jsonl'))).toEqual(stopped)
+  })
+
+  it('moves the recording to another file: the old one ends, the new one starts on the pages now', async () => {
+    const { dir, daemon, press, reload } = await rig('{ file: first.jsonl }')
+    await press()
+    await reload('{ file: second.jsonl }')
+    expect(daemon.status().recording).toEqual({ state: 'recording', file: join(dir, 'second.jsonl') })
+    expect(await kinds(join(dir, 'first.jsonl'))).toEqual(['start', 'input', 'input', 'command'])
+    await press()
+    await daemon.stop()
+    expect(await kinds(join(dir, 'second.jsonl'))).toEqual(['start', 'input', 'input', 'command'])
+    const start = JSON.parse((await readFile(join(dir, 'second.jsonl'), 'utf8')).split('\n')[0]!) as unknown
+    expect(start).toMatchObject({ kind: 'start', pages: { console: 'main' } })
+  })
+
+  it('keeps a recording whose record: did not change, and tries a failed one again', async () => {
+    const { dir, daemon, press, reload } = await rig('{ file: rec/show.jsonl }')
+    const file = join(dir, 'rec', 'show.jsonl')
+    expect(daemon.status().recording).toMatchObject({ state: 'failed', file })
+    await mkdir(join(dir, 'rec'))
+    await reload('{ file: rec/show.jsonl }')
+    expect(daemon.status().recording).toEqual({ state: 'recording', file })
+    await press()
+    await reload('{ file: rec/show.jsonl }')
+    await press()
+    await daemon.stop()
+    // One recording throughout: one start line.
+    expect(await kinds(file)).toEqual(['start', 'input', 'input', 'command', 'input', 'input', 'command'])
   })
 })
