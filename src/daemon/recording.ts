@@ -39,6 +39,8 @@ export class Recording {
   private current: RecordingStatus = { state: 'off' }
   /** The last warning logged: the same one is not logged again until another state came between. */
   private warned: string | undefined
+  /** The daemon stops: a recorder opened from now on (a reload's, late) is stopped at once. */
+  private closed = false
 
   constructor(private readonly o: RecordingOptions) {
     o.onState?.(this.current)
@@ -89,6 +91,7 @@ export class Recording {
 
   /** Stops the recording (the daemon's stop). */
   async stop(): Promise<void> {
+    this.closed = true
     const recorder = this.recorder
     this.recorder = undefined
     await recorder?.stop()
@@ -122,6 +125,7 @@ export class Recording {
       this.failed(target.file, `not recording: cannot open ${target.file}: ${fileTrouble(err)}`)
       return
     }
+    if (this.closed) return recorder.stop()
     const detach = this.o.door.observe((e, source) => recorder.input(e, source))
     recorder.onStop(detach)
     this.recorder = recorder

@@ -13,6 +13,9 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
+import type { RecordFs } from '../../src/daemon/recorder.js'
+import { Recording } from '../../src/daemon/recording.js'
+import { configSchema } from '../../src/mappings/schema.js'
 import type { SentCommand } from '../../src/mappings/sender.js'
 import { readStrip, viewStrip } from '../../src/surfaces/web/client/strip-state.js'
 import { captureLogs, loggerInto, messages } from '../helpers/logs.js'
@@ -260,5 +263,32 @@ describe('a reload', { timeout: 4 * RELOAD_BOUND_MS }, () => {
     await daemon.stop()
     // One recording throughout: one start line.
     expect(await kinds(file)).toEqual(['start', 'input', 'input', 'command', 'input', 'input', 'command'])
+  })
+})
+
+describe('the daemon stopping while a reload opens a record file', () => {
+  it('stops the recorder that opens late: its observer comes off the door, and it is not the one in use', async () => {
+    let opened: () => void = () => undefined
+    const fs: RecordFs = {
+      // The open's first write waits until the test lets it end; later writes go nowhere.
+      appendFile: (_path, data) => (data === '' ? new Promise<void>((r) => (opened = r)) : Promise.resolve()),
+      rename: () => Promise.resolve(),
+      size: () => Promise.resolve(0),
+    }
+    let observers = 0
+    const door = {
+      observe: () => {
+        observers++
+        return () => void observers--
+      },
+    }
+    const recording = new Recording({ door, pageOf: () => undefined, log: loggerInto('record').logger, fs })
+    const config = configSchema.parse({ version: 1, record: { file: '/rec/show.jsonl' } })
+    const applying = recording.apply(undefined, config, '/etc/show.yaml')
+    await recording.stop()
+    opened()
+    await applying
+    expect(observers).toBe(0)
+    expect(recording.active).toBeUndefined()
   })
 })
