@@ -1,8 +1,9 @@
 /**
  * `panelbridge check FILE...`: every problem of each mapping file on stdout as `file:line:col: message`,
  * then a summary line per file; `--format json` prints one JSON document instead (for CI). Besides the
- * loader's checks: the rules of `listen:` that `run` applies (`applyListenRules`), and with `--app URL`
- * the titles and inputs the file names, looked up in the running application (`check-app.ts`).
+ * loader's checks: the rules of `listen:` that `run` applies (`applyListenRules`), a warning when an
+ * absolute `record.file` is where the packaged service may not write (`service-sandbox.ts`), and with
+ * `--app URL` the titles and inputs the file names, looked up in the running application (`check-app.ts`).
  *
  * Exit codes: 0 every file loads (warnings allowed), 1 a file is refused, 2 bad command line, 3 the
  * application of `--app` could not be reached (the files were checked without it).
@@ -12,6 +13,7 @@ import { parseArgs } from 'node:util'
 import { LineCounter, parseDocument } from 'yaml'
 import { DEFAULT_TIMEOUT_MS } from '../api/client.js'
 import { applyListenRules } from '../daemon/listen-rules.js'
+import { serviceRecordProblem } from '../daemon/service-sandbox.js'
 import { formatProblem, loadConfigFile, MAX_CONFIG_BYTES, type ConfigProblem } from '../mappings/load.js'
 import { pathText, Problems } from '../mappings/problems.js'
 import type { Config } from '../mappings/schema.js'
@@ -107,12 +109,17 @@ async function locator(file: string): Promise<Problems> {
   return new Problems(file, undefined, lines)
 }
 
-/** The problems of a loaded file beyond the loader's: `listen:`'s rules, and the names `--app` lacks. */
+/**
+ * The problems of a loaded file beyond the loader's: `listen:`'s rules, a record file the packaged
+ * service may not write, and the names `--app` lacks.
+ */
 async function moreProblems(file: string, config: Config, uses: readonly NameUse[], app?: AppOutcome) {
   const placed = await locator(file)
   const listen = await applyListenRules(config.listen)
   // At the key of `listen:` the rule is about (a host left to its default is loopback: never a problem).
   for (const p of listen.problems) placed.add(['listen'], 'error', p.message, p.key)
+  const record = config.record && serviceRecordProblem(config.record.file)
+  if (record) placed.add(['record'], 'warning', record, 'file')
   if (app && 'names' in app)
     for (const p of appProblems(uses, app.names)) placed.add(p.path, 'error', `${pathText(p.path)}: ${p.message}`)
   return placed.finish()

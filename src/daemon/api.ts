@@ -33,6 +33,21 @@ export interface DaemonStatus {
    * alone names it (`main`), then the others of `apps:`. `app` above stays the default one's.
    */
   apps?: AppStatus[]
+  /**
+   * The recording (`run --record`, `record:`; an extension): `failed` when the file asked for could not
+   * be opened or written, and the daemon runs on without it. Always set by the daemon.
+   */
+  recording?: RecordingStatus
+}
+
+/** `GET /api/status`'s `recording`. */
+export interface RecordingStatus {
+  /** `off`: none asked for; `recording`; `failed`: asked for, but the file could not be opened or written. */
+  state: 'off' | 'recording' | 'failed'
+  /** The file asked for (absolute), unless `off`. */
+  file?: string
+  /** While `failed`: a sentence saying so (`not recording: cannot open FILE: permission denied (EACCES)`). */
+  error?: string
 }
 
 /** `GET /api/status`'s `configState`: the file on disk against the mapping that runs. */
@@ -237,6 +252,8 @@ export interface DaemonMetrics {
   setLinkUp(up: boolean): void
   /** The config file on disk runs (`ok`) or was refused (`refused`); the mapping that runs was loaded at `lastGoodLoadMs` (epoch ms). */
   setConfigState(state: 'ok' | 'refused', lastGoodLoadMs: number): void
+  /** The recording's state (`off`, `recording`, `failed`). Optional: a daemon that cannot record needs none. */
+  setRecording?(state: RecordingStatus['state']): void
   /** Issue 27, by application (optional: a daemon of one application needs none): its link up or not. */
   setAppLinkUp?(app: string, up: boolean): void
   /** A command sent to an application, `ok` or its error code. */

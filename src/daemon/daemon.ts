@@ -61,7 +61,8 @@ import { PrometheusMetrics } from './metrics.js'
 import type { Prepared } from './prepared.js'
 import { DaemonProjection } from './projection.js'
 import { ConfigReloader } from './reload.js'
-import { startRecording, type Recorder, type RecordWanted } from './recorder.js'
+import type { RecordWanted } from './recorder.js'
+import { Recording } from './recording.js'
 import { createNotifier, type Notifier } from './sd-notify.js'
 import { startDaemonServer } from './server.js'
 import { WaitingSurfaces } from './waiting.js'
@@ -143,8 +144,8 @@ export class Daemon implements DaemonApi {
   private stopping: Promise<void> | undefined
   private readonly detachState: () => void
   private readonly metrics: NonNullable<DaemonOptions['metrics']>
-  /** `run --record` / `record:`: every input, command and page change to a trace file. */
-  private recorder: Recorder | undefined
+  /** `run --record` / `record:`: every input, command and page change to a trace file, and its state. */
+  private readonly recording: Recording
   /** The applications beside the default one (`apps:`), and the engine's way to all of them (issue 27). */
   private readonly apps: AppLinks
   private readonly router: AppRouter
@@ -192,7 +193,7 @@ export class Daemon implements DaemonApi {
       logger: this.log.child('engine'),
       pictures: this.pictures,
       onSend: (_command, outcome, sent) => this.commandSent(outcome, sent),
-      onPage: (surface, page, view) => this.recorder?.page(surface, page, view),
+      onPage: (surface, page, view) => this.recording.active?.page(surface, page, view),
       onRequest: (ms: number) => this.metrics.eventToRequest(ms),
     })
     this.webServer = new WebSurfaceServer({
@@ -203,6 +204,12 @@ export class Daemon implements DaemonApi {
       pageDevices: pageDevicePort(this.drivers),
     })
     this.door = new InputDoor(this.engine, this.log.child('input'))
+    this.recording = new Recording({
+      door: this.door,
+      pageOf: (s) => this.engine.pageOf(s),
+      log: this.log.child('record'),
+      onState: (s) => this.metrics.setRecording?.(s.state),
+    })
     this.waiting = new WaitingSurfaces({
       manager: this.manager,
       web: this.webServer,
@@ -219,6 +226,7 @@ export class Daemon implements DaemonApi {
       waiting: this.waiting,
       running: () => ({ config: this.running.config, simulated: this.running.simulator !== undefined }),
       configState: () => this.reloader.status(),
+      recording: () => this.recording.status(),
       unclaimed: () => this.unclaimed.snapshot(),
       apps: () =>
         this.apps.statuses({
@@ -331,8 +339,7 @@ export class Daemon implements DaemonApi {
     await this.applyWebSurfaces(config)
     this.engine.apply(config)
     this.setLinkFilter()
-    const deps = { door: this.door, pageOf: (s: string) => this.engine.pageOf(s), log: this.log.child('record') }
-    this.recorder = await startRecording(this.options.record, config, this.options.config, deps)
+    await this.recording.start(this.options.record, config, this.options.config)
     await this.waiting.apply(config)
     applyBrightness(this.manager, config.surfaces)
     await this.manager.start()
@@ -373,7 +380,7 @@ export class Daemon implements DaemonApi {
    * started). A failure there, or the reload's time-out (`signal`), closes what was prepared and changes
    * nothing. Then the swap, in this order: the application link (the engine keeps its state), the
    * listener, the other applications' links, the web surfaces, the drivers' entries, the surfaces'
-   * brightness, the claims, the engine's mapping, the link's filter.
+   * brightness, the claims, the engine's mapping, the link's filter, the recording (`record:`).
    */
   private async applyConfig(config: Config, signal?: AbortSignal): Promise<void> {
     const old = this.running
@@ -411,6 +418,8 @@ export class Daemon implements DaemonApi {
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
     await mapping.commit()
     this.setLinkFilter()
+    // Last: the recording's start line names the new mapping's pages. It never fails the reload.
+    await this.recording.apply(this.options.record, config, this.options.config)
   }
 
   /**
@@ -525,7 +534,7 @@ export class Daemon implements DaemonApi {
       this.apps.stop(),
     ])
     this.state.dispose()
-    await this.recorder?.stop()
+    await this.recording.stop()
   }
 
   // ---- DaemonApi: the projection's --------------------------------------------------------------
@@ -552,7 +561,7 @@ export class Daemon implements DaemonApi {
   }
   /** `GET /api/record`: the recording's lines, while there is one. */
   watchRecord(follower: RecordFollower): RecordFollowing | undefined {
-    return this.recorder?.follow(follower)
+    return this.recording.active?.follow(follower)
   }
 
   /** The image size of a control (`surface/control`) of an open surface: a thumbnail is asked at it. */
@@ -567,7 +576,7 @@ export class Daemon implements DaemonApi {
     this.api.countSend(outcome)
     this.api.publishCommand(sent)
     this.options.onCommand?.(sent)
-    this.recorder?.command(sent)
+    this.recording.active?.command(sent)
     this.metrics.appCommand?.(sent.app ?? appsOf(this.running.config).defaultApp, outcome)
   }
 

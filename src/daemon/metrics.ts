@@ -31,6 +31,9 @@ export const METRIC_PREFIX = 'panelbridge_'
  */
 export const SURFACE_STATES = ['open', 'closed', 'failed', 'permission-denied', 'waiting'] as const
 
+/** Every state of the recording (`panelbridge_recording{state}` exports each). */
+export const RECORDING_STATES = ['off', 'recording', 'failed'] as const
+
 /** Buckets, seconds, for the in-process latencies (event → request, notification → feedback). */
 const LOCAL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
 /** Buckets, seconds, for a command's round trip to the application. */
@@ -75,6 +78,7 @@ export class PrometheusMetrics implements DaemonMetrics {
   private readonly linkUp: Gauge
   private readonly configLoaded: Gauge<'state'>
   private readonly configLastGoodLoad: Gauge
+  private readonly recording: Gauge<'state'>
   /** Issue 27: series of their own with an `app` label (the unlabelled ones above keep their meaning). */
   private readonly byApp: AppMetrics
 
@@ -156,6 +160,16 @@ export class PrometheusMetrics implements DaemonMetrics {
       help: 'When the mapping that runs was loaded (at start or its last good reload), Unix time in seconds.',
       registers,
     })
+    // Every state always present, one at 1: an alert on `state="failed"` needs no absent-series rule.
+    this.recording = new Gauge({
+      name: `${p}recording`,
+      help:
+        'The recording of the control input: 1 on state="recording", on state="failed" (the record file ' +
+        'could not be opened or written; the daemon runs on without it), or on state="off" (none asked for).',
+      labelNames: ['state'],
+      registers,
+    })
+    this.setRecording('off')
     new Gauge({
       name: `${p}key_image_cache_bytes`,
       help: 'Bytes of encoded key images cached (a page seen before is written from them).',
@@ -217,6 +231,10 @@ export class PrometheusMetrics implements DaemonMetrics {
     this.configLoaded.set({ state: 'ok' }, state === 'ok' ? 1 : 0)
     this.configLoaded.set({ state: 'refused' }, state === 'refused' ? 1 : 0)
     this.configLastGoodLoad.set(lastGoodLoadMs / 1000)
+  }
+
+  setRecording(state: 'off' | 'recording' | 'failed'): void {
+    for (const s of RECORDING_STATES) this.recording.set({ state: s }, s === state ? 1 : 0)
   }
 
   setAppLinkUp(app: string, up: boolean): void {

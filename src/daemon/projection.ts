@@ -22,6 +22,7 @@ import type {
   InjectRefusal,
   InjectRehearsal,
   RecentError,
+  RecordingStatus,
   SurfaceStateEvent,
   UnclaimedDeviceEvent,
 } from './api.js'
@@ -49,6 +50,8 @@ export interface ProjectionOptions {
   running(): { config: Config; simulated: boolean }
   /** Whether the file on disk runs, and when the running mapping was loaded (`ConfigReloader.status`). */
   configState?(): ConfigStateStatus
+  /** The recording's state (`/api/status`'s `recording`). */
+  recording?(): RecordingStatus
   /** Every application with its link (issue 27, `apps.ts`). */
   apps?(): AppStatus[]
   /** The devices no entry claims, for a new reader of the events (`unclaimed.ts`; issue 26 item 2). */
@@ -132,6 +135,7 @@ export class DaemonProjection implements DaemonApi {
       commands: { ...this.counts },
       ...(this.o.configState ? { configState: this.o.configState() } : {}),
       ...(this.o.apps ? { apps: this.o.apps() } : {}),
+      ...(this.o.recording ? { recording: this.o.recording() } : {}),
     }
   }
 

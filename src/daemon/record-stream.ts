@@ -4,7 +4,8 @@
  * every `/api` route). `application/x-ndjson`: first a start line of the recording's format (`continued:
  * true`, the pages as they are now, so that what a reader keeps replays alone), then every line the
  * recording makes from then on, the same text as the file's. When the recording stops or the server
- * closes, a last line `{"kind":"end","reason":"stopped","message":...}` says which. A daemon that is not recording answers 409 `NOT_RECORDING`;
+ * closes, a last line `{"kind":"end","reason":"stopped","message":...}` says which. A daemon that is not
+ * recording answers 409 `NOT_RECORDING` (with why, when the recording asked for failed);
  * one that cannot record (another `DaemonApi`) 404.
  *
  * The input path never waits for a reader. A line goes straight to the socket until the socket stops
@@ -62,10 +63,14 @@ export class RecordStreams {
     // Followed before the headers: whether the daemon records decides the answer. No line comes in between.
     const following = watch({ line: (text) => reader.send(text), end: (why) => reader.end(why) })
     if (!following) {
+      // A recording asked for that failed says why (`recording stopped: cannot write FILE: the disk is full`).
+      const recording = api.status().recording
       throw new HttpError(
         409,
         'NOT_RECORDING',
-        'this daemon is not recording; start it with run --record FILE, or record: in the config',
+        recording?.state === 'failed' && recording.error
+          ? recording.error
+          : 'this daemon is not recording; start it with run --record FILE, or record: in the config',
       )
     }
     res.writeHead(200, {

@@ -16,8 +16,9 @@
  *
  * The input path never waits for the disk: a line is put in a bounded buffer (RECORD_BUFFER_MAX_CHARS)
  * and written by a flush at least every RECORD_FLUSH_MS and at stop. When the buffer is full (a slow
- * disk) or a write fails (a full disk), lines are dropped and a warning says so once; the stop says how
- * many. The file is rotated by size: FILE becomes FILE.1 (FILE.1 becomes FILE.2, ... up to RECORD_KEEP)
+ * disk), lines are dropped and a warning says so once; the stop says how many. A write that fails (a
+ * full disk, an I/O error) stops the recording there (`onFail`: the daemon says so and runs on); what
+ * was written stays. The file is rotated by size: FILE becomes FILE.1 (FILE.1 becomes FILE.2, ... up to RECORD_KEEP)
  * and the new FILE opens with a start line of its own (`continued: true`), so each file replays alone.
  *
  * Readers of `GET /api/record` follow the same lines (`follow`), handed each line as it is made, before
@@ -89,6 +90,8 @@ export interface RecorderOptions {
   fs?: RecordFs
   /** Bound of the buffer, characters (default RECORD_BUFFER_MAX_CHARS). */
   bufferMaxChars?: number
+  /** A write failed and the recording stopped: `error` says why, as a sentence. Called once. */
+  onFail?(error: string): void
 }
 
 export class Recorder {
@@ -101,6 +104,8 @@ export class Recorder {
   private dropped = 0
   private saidDropped = false
   private stopped = false
+  /** Why a write failed (the recording stopped then). */
+  private failure: string | undefined
   private readonly stopHooks: (() => void)[] = []
   /** The readers of `GET /api/record`. */
   private readonly followers = new Set<RecordFollower>()
@@ -119,7 +124,7 @@ export class Recorder {
     })
   }
 
-  /** Opens FILE for appending (a file that cannot be written refuses the start) and writes the start line. */
+  /** Opens FILE for appending (throws when it cannot be) and puts the start line in the buffer. */
   static async open(options: RecorderOptions): Promise<Recorder> {
     const fs = options.fs ?? nodeRecordFs
     await fs.appendFile(options.file, '')
@@ -210,14 +215,39 @@ export class Recorder {
   /** Stops: the timer ends, what waits is written (within RECORD_STOP_WAIT_MS), the drops are told. */
   async stop(): Promise<void> {
     if (this.stopped) return
-    this.stopped = true
-    for (const hook of this.stopHooks) hook()
-    for (const f of this.followers) f.end('the recording stopped')
-    this.followers.clear()
+    this.halt('the recording stopped')
     await this.buffer.stop()
     if (this.dropped > 0)
       this.options.log.warn('recording stopped; lines were dropped', { file: this.file, dropped: this.dropped })
     else this.options.log.info('recording stopped', { file: this.file })
+  }
+
+  /** Why a write failed, once one did: the recording stopped then. */
+  get failed(): string | undefined {
+    return this.failure
+  }
+
+  /** No line is taken from now on: the observers come off, the readers are ended with `why`. */
+  private halt(why: string): void {
+    this.stopped = true
+    for (const hook of this.stopHooks) hook()
+    for (const f of this.followers) f.end(why)
+    this.followers.clear()
+  }
+
+  /**
+   * A write failed (a full disk, an I/O error): the recording stops here. What waits is not written, no
+   * line is taken from now on, and `onFail` says why, once.
+   */
+  private fail(err: unknown): void {
+    if (this.failure !== undefined) return
+    this.failure = `recording stopped: cannot write ${this.file}: ${fileTrouble(err)}`
+    if (!this.stopped) {
+      this.halt(this.failure)
+      // The timer ends; the lines still waiting reach `append`, which counts them dropped.
+      void this.buffer.stop()
+    }
+    this.options.onFail?.(this.failure)
   }
 
   private now(): number {
@@ -275,12 +305,16 @@ export class Recorder {
 
   private async append(text: string, bytes: number, lines: number): Promise<void> {
     if (lines === 0) return
+    if (this.failure !== undefined) {
+      this.dropped += lines
+      return
+    }
     try {
       await this.fs.appendFile(this.file, text)
       this.fileBytes += bytes
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code
-      this.drop(lines, code === 'ENOSPC' ? 'the disk is full' : `cannot write: ${code ?? String(err)}`)
+      this.dropped += lines
+      this.fail(err)
     }
   }
 
@@ -303,53 +337,69 @@ export class Recorder {
   }
 }
 
+/**
+ * The folder a relative `record.file` of the config is taken from: the service's state folder
+ * (`$STATE_DIRECTORY`, which systemd sets for `StateDirectory=`; the first when it names several), else
+ * the config file's folder.
+ */
+export function recordFolder(configFile: string, env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.STATE_DIRECTORY?.split(':')[0]
+  return state ? resolve(state) : dirname(configFile)
+}
+
 /** What `run --record` or the config's `record:` asks for. */
 export interface RecordWanted {
-  /** The trace file (a relative one is taken from the current folder). */
+  /** The trace file (`--record`'s, a relative one taken from the current folder). */
   file: string
   maxMb?: number
 }
 
-/** What the recording hangs on in the daemon. */
-export interface RecordingDeps {
-  door: { observe(observer: (e: SurfaceEvent, source: InputSource) => void): () => void }
-  pageOf(surface: string): string | undefined
-  log: Logger
-  fs?: RecordFs
+/** The file to record into and its rotation size: what `run --record` or the config's `record:` asks for. */
+export interface RecordTarget {
+  /** Absolute. */
+  file: string
+  maxMb?: number
 }
 
 /**
- * The recording the daemon starts with: `wanted` (`run --record`) over the config's `record:` (its file
- * relative to the config's folder), or none. Its input observer is on the door; `stop()` takes it off.
+ * What to record into: `wanted` (`run --record`, relative to the current folder) over the config's
+ * `record:` (relative to `recordFolder`), or nothing.
  */
-export async function startRecording(
+export function recordTarget(
   wanted: RecordWanted | undefined,
   config: Config,
   configFile: string,
-  deps: RecordingDeps,
-): Promise<Recorder | undefined> {
-  const fromConfig = config.record
-    ? { file: resolve(dirname(configFile), config.record.file), maxMb: config.record.max_mb }
-    : undefined
-  const pick = wanted ? { ...wanted, file: resolve(wanted.file) } : fromConfig
-  if (!pick) return undefined
-  const pages: Record<string, string> = {}
-  for (const surface of Object.keys(config.pages)) {
-    const page = deps.pageOf(surface)
-    if (page !== undefined) pages[surface] = page
-  }
-  const recorder = await Recorder.open({
-    file: pick.file,
-    ...(pick.maxMb !== undefined ? { maxMb: pick.maxMb } : {}),
-    config: configFile,
-    pages,
-    log: deps.log,
-    ...(deps.fs ? { fs: deps.fs } : {}),
-  })
-  const detach = deps.door.observe((e, source) => recorder.input(e, source))
-  recorder.onStop(detach)
-  deps.log.info('recording the control input', { file: pick.file, max_mb: pick.maxMb ?? DEFAULT_RECORD_MAX_MB })
-  return recorder
+  env: NodeJS.ProcessEnv = process.env,
+): RecordTarget | undefined {
+  if (wanted) return { ...wanted, file: resolve(wanted.file) }
+  if (!config.record) return undefined
+  const file = resolve(recordFolder(configFile, env), config.record.file)
+  return config.record.max_mb !== undefined ? { file, maxMb: config.record.max_mb } : { file }
+}
+
+/**
+ * Why a record file could not be opened or written, in words with the system's code (`permission denied
+ * (EACCES)`); a failure without a code by its message.
+ */
+export function fileTrouble(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  const words = code === undefined ? undefined : FILE_TROUBLES[code]
+  if (words !== undefined) return `${words} (${code})`
+  if (code !== undefined) return code
+  return err instanceof Error ? err.message : String(err)
+}
+
+const FILE_TROUBLES: Readonly<Record<string, string>> = {
+  ENOENT: 'its folder does not exist',
+  ENOTDIR: 'a part of its path is not a folder',
+  EISDIR: 'it is a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EIO: 'the disk reported an input/output error',
+  EFBIG: 'the file is too large',
 }
 
 /** `--record FILE [--record-max-mb N]` as a RecordWanted; throws a usage error's text when they are wrong. */

@@ -405,7 +405,11 @@ export const recordSection = z
       .string()
       .min(1)
       .max(4096)
-      .describe('The trace file (JSON lines), relative to the config file’s folder; `run --record FILE` overrides it.'),
+      .describe(
+        'The trace file (JSON lines). A relative path is taken from the service’s state folder ' +
+          '(`$STATE_DIRECTORY`: /var/lib/panelbridge under the packaged unit), else from the config file’s ' +
+          'folder. `run --record FILE` overrides it.',
+      ),
     max_mb: z
       .int()
       .min(1)
@@ -416,7 +420,8 @@ export const recordSection = z
   .optional()
   .describe(
     'Record every control input, command sent and page change, one JSON line each, for `panelbridge replay` ' +
-      '(read at start; a reload does not start or stop a recording).',
+      '(a reload starts, stops or moves the recording; a file that cannot be opened or written is a warning, ' +
+      'and the daemon runs on without recording).',
   )
 
 export const configSchema = z

@@ -71,14 +71,15 @@ function open(base: string, paused = false): Promise<Stream> {
   })
 }
 
-async function daemonIn(dir: string, record: boolean): Promise<Daemon> {
+async function daemonIn(dir: string, record: boolean | string): Promise<Daemon> {
   const config = join(dir, 'show.yaml')
   await writeFile(config, CONFIG)
+  const file = typeof record === 'string' ? record : join(dir, 'show.jsonl')
   const daemon = await Daemon.start({
     config,
     drivers: [],
     watch: false,
-    ...(record ? { record: { file: join(dir, 'show.jsonl') } } : {}),
+    ...(record !== false ? { record: { file } } : {}),
   })
   onTestFinished(() => daemon.stop())
   await until('the application link', () => daemon.status().app.state === 'connected')
@@ -136,6 +137,17 @@ describe('GET /api/record', () => {
       error: {
         code: 'NOT_RECORDING',
         message: 'this daemon is not recording; start it with run --record FILE, or record: in the config',
+      },
+    })
+    // A recording asked for that could not be opened: the refusal says why.
+    const dir = await mkdtemp(join(tmpdir(), 'pb-record-stream-'))
+    const failed = await daemonIn(dir, join(dir, 'missing', 'show.jsonl'))
+    const why = await call(failed.url, 'GET', '/api/record', AUTH)
+    expect(why.status).toBe(409)
+    expect(why.json).toEqual({
+      error: {
+        code: 'NOT_RECORDING',
+        message: `not recording: cannot open ${join(dir, 'missing', 'show.jsonl')}: its folder does not exist (ENOENT)`,
       },
     })
     const server = await startDaemonServer({ api: new FakeDaemon(), port: 0 })

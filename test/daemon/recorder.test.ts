@@ -1,8 +1,9 @@
 /**
  * The recorder (`run --record`, issue 28 item 1) against an in-memory file system at the transport
  * boundary, on fake timers: lines wait in memory and are written at least every RECORD_FLUSH_MS and at
- * stop; the file rotates by size; a slow disk (a write that never ends) or a full one (ENOSPC) drops
- * lines and says so once; the input path never waits; secrets never reach the file.
+ * stop; the file rotates by size; a slow disk (a write that never ends) drops lines and says so once;
+ * a full one (ENOSPC) or an I/O error stops the recording, said once; the input path never waits;
+ * secrets never reach the file.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
@@ -16,16 +17,17 @@ import {
 import type { SentCommand } from '../../src/mappings/sender.js'
 import { loggerInto, messages } from '../helpers/logs.js'
 
-/** Files in memory; `mode` makes the disk slow (writes never end) or full (writes fail with ENOSPC). */
+/** Files in memory; `mode` makes the disk slow (writes never end), full (ENOSPC) or failing (EIO). */
 class MemoryFs implements RecordFs {
   readonly files = new Map<string, string>()
   writes = 0
-  mode: 'ok' | 'slow' | 'full' = 'ok'
+  mode: 'ok' | 'slow' | 'full' | 'eio' = 'ok'
   appendFile(path: string, data: string): Promise<void> {
     this.writes++
     if (this.mode === 'slow') return new Promise(() => {})
     if (this.mode === 'full')
       return Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }))
+    if (this.mode === 'eio') return Promise.reject(Object.assign(new Error('i/o error'), { code: 'EIO' }))
     this.files.set(path, (this.files.get(path) ?? '') + data)
     return Promise.resolve()
   }
@@ -149,28 +151,58 @@ describe('the recorder', () => {
     expect(recorder.droppedLines).toBe(0)
   })
 
-  it('a full disk drops lines and says so once', async () => {
+  it('a write that fails stops the recording: said once, nothing taken or written after, what was written kept', async () => {
     const fs = new MemoryFs()
-    const { recorder, records } = await open(fs)
+    const { logger, records } = loggerInto('record')
+    const failures: string[] = []
+    const recorder = await Recorder.open({
+      file: '/rec/show.jsonl',
+      config: '/etc/show.yaml',
+      log: logger,
+      fs,
+      onFail: (error) => void failures.push(error),
+    })
+    const ended: string[] = []
+    recorder.follow({ line: () => undefined, end: (why) => void ended.push(why) })
+    recorder.page('deck', 'main')
     await vi.advanceTimersByTimeAsync(RECORD_FLUSH_MS)
     fs.mode = 'full'
-    for (let round = 0; round < 3; round++) {
-      recorder.input({ type: 'down', surface: 'deck', control: 'key:1', at: 0 }, 'surface')
-      recorder.input({ type: 'up', surface: 'deck', control: 'key:1', at: 0 }, 'surface')
-      await vi.advanceTimersByTimeAsync(RECORD_FLUSH_MS)
-    }
-    expect(recorder.droppedLines).toBe(6)
-    const warned = messages(records, 'warn').filter((m) => m.includes('dropped'))
-    expect(warned).toEqual(['recording: lines dropped (the disk is full); the recording goes on with gaps'])
-    // Space again: the recording goes on.
+    recorder.input({ type: 'down', surface: 'deck', control: 'key:1', at: 0 }, 'surface')
+    recorder.input({ type: 'up', surface: 'deck', control: 'key:1', at: 0 }, 'surface')
+    await vi.advanceTimersByTimeAsync(RECORD_FLUSH_MS)
+    const error = 'recording stopped: cannot write /rec/show.jsonl: the disk is full (ENOSPC)'
+    expect(failures).toEqual([error])
+    expect(recorder.failed).toBe(error)
+    expect(ended).toEqual([error])
+    expect(recorder.droppedLines).toBe(2)
+    // Space again: the recording stays stopped; nothing more is taken or tried.
     fs.mode = 'ok'
-    recorder.page('deck', 'main')
+    const writes = fs.writes
+    recorder.input({ type: 'down', surface: 'deck', control: 'key:2', at: 0 }, 'surface')
+    await vi.advanceTimersByTimeAsync(RECORD_FLUSH_MS * 3)
     await recorder.stop()
+    expect(fs.writes).toBe(writes)
     expect(fs.lines('/rec/show.jsonl').map((l) => l.kind)).toEqual(['start', 'page'])
-    expect(messages(records, 'warn')).toContain('recording stopped; lines were dropped')
-    expect(records.find((r) => r.message === 'recording stopped; lines were dropped')?.fields).toMatchObject({
-      dropped: 6,
+    expect(failures).toHaveLength(1)
+    expect(messages(records, 'warn')).toEqual([])
+  })
+
+  it('says an I/O error in words with its code', async () => {
+    const fs = new MemoryFs()
+    const failures: string[] = []
+    const recorder = await Recorder.open({
+      file: '/rec/show.jsonl',
+      config: '/etc/show.yaml',
+      log: loggerInto('record').logger,
+      fs,
+      onFail: (error) => void failures.push(error),
     })
+    fs.mode = 'eio'
+    await vi.advanceTimersByTimeAsync(RECORD_FLUSH_MS)
+    expect(failures).toEqual([
+      'recording stopped: cannot write /rec/show.jsonl: the disk reported an input/output error (EIO)',
+    ])
+    await recorder.stop()
   })
 
   it('a slow disk: the buffer is bounded, lines beyond it are dropped (said once), and the stop does not hang', async () => {

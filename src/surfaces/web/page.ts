@@ -99,7 +99,8 @@ h2 { font-size: 16px; margin: 0; }
 #missing { color: #ff8a65; }
 .daemon-status { display: flex; flex-wrap: wrap; gap: 12px; align-items: baseline; margin: 0 0 12px; }
 .daemon-status .link.connected { color: #6fcf6f; }
-.daemon-status .link.stale, .daemon-status .link-error, .daemon-status .config.refused { color: #ff8a65; }
+.daemon-status .link.stale, .daemon-status .link-error, .daemon-status .config.refused,
+.daemon-status .recording.failed { color: #ff8a65; }
 .daemon-status .notice { color: #6fcf6f; }
 .daemon-status .simulated { padding: 0 8px; border-radius: 4px; background: #b8860b; color: #000; font-weight: bold; }
 .daemon-status .errors { list-style: none; margin: 0; padding: 0; color: var(--dim); font-size: 12px; }

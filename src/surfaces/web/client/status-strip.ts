@@ -1,7 +1,8 @@
 /**
  * The daemon's status strip: the application link (and `reconnected` when it came back), the config
- * (`config reloaded`, or `refused` while an older mapping runs), SIMULATED when the built-in simulator stands
- * in for the application, and the latest errors that have not cleared; what it says is
+ * (`config reloaded`, or `refused` while an older mapping runs), why a recording asked for is not made,
+ * SIMULATED when the built-in simulator stands in for the application, and the latest errors that have
+ * not cleared; what it says is
  * `strip-state.ts`'s. It polls the daemon's `/api/status` and `/api/errors` (same origin, so the token
  * cookie rides along). When the page is served without the daemon (the web surface on its own server),
  * those answer 404 and the strip stays hidden.
@@ -34,6 +35,11 @@ function render(root: HTMLElement, view: StripView, apps: StripApp[] = []): void
     const refused = el('span', 'config refused', view.refusedText)
     if (state.config?.lastGoodLoad) refused.title = `running the mapping loaded ${clock(state.config.lastGoodLoad)}`
     parts.push(refused)
+  }
+  if (view.recordingText !== undefined) {
+    const failed = el('span', 'recording failed', view.recordingText)
+    if (state.recordingFailed?.file) failed.title = state.recordingFailed.file
+    parts.push(failed)
   }
   if (state.simulated) parts.push(el('span', 'simulated', 'SIMULATED'))
   if (view.errors.length > 0) {

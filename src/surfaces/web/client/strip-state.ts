@@ -8,6 +8,7 @@
  *   tooltip;
  * - `config reloaded` for a while after a good reload, and `config refused: an older mapping runs`
  *   while the file on disk is refused (`configState`);
+ * - why the daemon is not recording, while a recording it was asked for failed (`recording`);
  * - the latest errors that have not cleared (an error the daemon marks `cleared` is dropped).
  *
  * The replies are read as untrusted JSON: only the fields shown are taken, each checked for its type.
@@ -25,6 +26,8 @@ export interface StripReading {
   error: string
   simulated: boolean
   config?: { state: 'ok' | 'refused'; lastGoodLoad: string; error: string }
+  /** A recording asked for that failed: the daemon's sentence, and the file. */
+  recordingFailed?: { error: string; file: string }
   errors: { time: string; message: string }[]
 }
 
@@ -38,6 +41,8 @@ export interface StripView {
   linkTitle?: string
   /** `config refused: an older mapping runs`, while it is so. */
   refusedText?: string
+  /** `recording stopped: …` or `not recording: …`, while a recording asked for has failed. */
+  recordingText?: string
   /** For a while after the event: `reconnected`, `config reloaded`. */
   notices: string[]
   errors: { time: string; message: string }[]
@@ -70,6 +75,9 @@ export function readStrip(status: unknown, errors: unknown): StripReading {
       .slice(0, STRIP_MAX_ERRORS)
       .map((e) => ({ time: text(record(e).time), message: inWords(text(record(e).message)) })),
   }
+  const rec = record(s.recording)
+  if (rec.state === 'failed')
+    reading.recordingFailed = { error: text(rec.error) || 'not recording', file: text(rec.file) }
   if (cfg.state === 'ok' || cfg.state === 'refused') {
     reading.config = { state: cfg.state, lastGoodLoad: text(cfg.lastGoodLoad), error: text(cfg.error) }
   }
@@ -121,6 +129,7 @@ export function viewStrip(reading: StripReading, before: StripView | undefined, 
     view.linkTitle = reading.error
   }
   if (reading.link === 'connected' && now < reconnectedUntil) view.notices.push('reconnected')
+  if (reading.recordingFailed) view.recordingText = reading.recordingFailed.error
   if (reading.config?.state === 'refused') view.refusedText = 'config refused: an older mapping runs'
   else if (now < reloadedUntil) view.notices.push('config reloaded')
   return view
