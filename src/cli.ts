@@ -27,9 +27,13 @@ import { PANELBRIDGE_VERSION } from './version.js'
 
 export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE }
 
+/** The widest line of a help text, in columns: every `--help` keeps to it (a test holds them to it). */
+export const HELP_WIDTH = 100
+
 export const HELP = `panelbridge — bridges hardware control panels to a live-graphics application
 
 Usage:
+  panelbridge COMMAND [options]   run one of the commands below
   panelbridge COMMAND --help      the options of one command (e.g. panelbridge sim --help)
   panelbridge --help              show this help
   panelbridge --version           show panelbridge's version
@@ -44,13 +48,26 @@ Examples:
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
 `
 
-/** The help, with every subcommand of src/commands listed first. */
+/** `text` broken at spaces into lines of at most `width` columns, each after `indent`. */
+export function wrapText(text: string, indent: string, width = HELP_WIDTH): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
+      lines.push(`${indent}${line}`)
+      line = word
+    } else line = line === '' ? word : `${line} ${word}`
+  }
+  if (line !== '') lines.push(`${indent}${line}`)
+  return lines
+}
+
+/** The help, with a `Commands:` section: each subcommand of src/commands, its usage, then what it does. */
 export function helpText(): string {
   const subs = Object.values(SUBCOMMANDS)
   if (subs.length === 0) return HELP
-  const width = Math.max(...subs.map((c) => c.usage.length)) + 2
-  const lines = subs.map((c) => `  panelbridge ${c.usage.padEnd(width)}${c.summary}`).join('\n')
-  return HELP.replace('Usage:\n', `Usage:\n${lines}\n`)
+  const lines = subs.flatMap((c) => [`  panelbridge ${c.usage}`, ...wrapText(c.summary, '      ')])
+  return HELP.replace('\nExamples:\n', `\nCommands:\n${lines.join('\n')}\n\nExamples:\n`)
 }
 
 type TopLevel = { kind: 'help' } | { kind: 'version' } | { kind: 'error'; message: string }

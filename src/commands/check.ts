@@ -221,7 +221,7 @@ export async function runCheck(
 }
 
 export const checkCommand: Subcommand = {
-  usage: 'check [--app URL] [--format json] FILE...',
+  usage: 'check [--app URL] [--format text|json] FILE...',
   summary: 'check mapping files: every problem as file:line:col (exit 1 on errors)',
   help: `panelbridge check — check mapping files without running anything
 
@@ -237,7 +237,7 @@ Options:
   --app URL       also look up the titles, video inputs and replay inputs the files name in the
                   application at URL (e.g. http://127.0.0.1:9022), each one it lacks an error with
                   the nearest name it has. Read-only: it only lists titles and inputs. A file
-                  refused by its other errors has no names to read: a line says it was not looked up
+                  refused for its other errors has no names to read: a line says so
   --format FMT    text (default), or json: one JSON document for CI, {ok, files: [{path, ok,
                   problems: [{file, line, col, severity, message}]}], app: {url, reachable}}
 

@@ -116,12 +116,13 @@ export const commandsCommand: Subcommand = {
   help: `panelbridge commands — the command catalogue, for writing bindings
 
 Usage:
-  panelbridge commands          every command by group, with its parameters and marks
-  panelbridge commands NAME     one command: each parameter's type, whether it is required, notes,
-                                and a binding to paste
+  panelbridge commands [NAME]
 
-Marks: "hold to confirm" (a press waits for a hold before it is sent: destructive on air), and "every
-target" (left without its target, the command acts on everything, e.g. every title).
+Without NAME, every command by group, with its parameters and marks; with NAME, one command: each
+parameter's type, whether it is required, notes, and a binding to paste.
+
+Marks: "hold to confirm" (a press waits for a hold before it is sent: destructive on air), and
+"every target" (left without its target, the command acts on everything, e.g. every title).
 The same list is docs/commands.md.
 
 Examples:

@@ -37,7 +37,10 @@ function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([call, late]).finally(() => clearTimeout(timer))
 }
 
-const HELP = `Usage: panelbridge devices [--config FILE]
+const HELP = `panelbridge devices — the control surfaces this machine has, without opening them
+
+Usage:
+  panelbridge devices [--config FILE]
 
 Lists every control surface the drivers detect, without opening any (an X-keys panel is opened
 briefly to read its unit id): driver, model, serial or device path, X-keys unit id, its controls,
@@ -52,7 +55,8 @@ Examples:
   panelbridge devices
   sudo -u panelbridge panelbridge devices --config /etc/panelbridge/config.yaml
 
-Exit codes: 0 listed (also when none is found), 1 the config is refused or a driver failed, 2 bad command line.
+Exit codes: 0 listed (also when none is found), 1 the config is refused or a driver failed,
+2 bad command line.
 `
 
 /** `devices` with its seams: the subcommand runs this with the defaults. */

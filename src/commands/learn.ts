@@ -64,6 +64,9 @@ export const LEARN_STREAM_CONNECT_MS = 5_000
 /** The environment variable `learn` takes a daemon's token from. */
 export const LEARN_TOKEN_ENV = 'PANELBRIDGE_TOKEN'
 
+/** learn's usage, in its help and in the general help's list. */
+const LEARN_USAGE = 'learn [--config FILE] [--url URL] [--token-file FILE] [--record FILE] [--raw]'
+
 export interface LearnDeps extends HardwareCommandDeps {
   /** Stops learning (default: SIGINT or SIGTERM). */
   stop?: AbortSignal
@@ -71,24 +74,28 @@ export interface LearnDeps extends HardwareCommandDeps {
   env?: Readonly<Record<string, string | undefined>>
 }
 
-const HELP = `Usage: panelbridge learn [--config FILE] [--url URL] [--token-file FILE] [--record FILE]
-       panelbridge learn --raw [--config FILE] [--device VID:PID[:USAGE_PAGE]] [--report-ids]
+const HELP = `panelbridge learn — each control's id as it is pressed, turned or moved, with a binding to paste
+
+Usage:
+  panelbridge ${LEARN_USAGE}
+  panelbridge learn --raw [--config FILE] [--device VID:PID[:USAGE_PAGE]] [--report-ids]
 
 Prints each press, turn or move as its canonical control id (desk/key:3 down), the surfaces: entry
 that claims the device (or one to add), and, once per control, a binding ready to paste into the
 mapping file. Ctrl+C stops.
 
-When a panelbridge daemon answers at its address (listen: of the config, or --url), learn follows the
-daemon's event stream and takes no device from it: the daemon goes on acting on every event. Events
-injected through its remote API are marked so. A Stream Deck a page of the daemon connected that no
-surfaces: entry claims is shown with the entry to add, and its presses (they reach no binding).
-Otherwise learn opens every device it finds.
+When a panelbridge daemon answers at its address (listen: of the config, or --url), learn follows
+the daemon's event stream and takes no device from it: the daemon goes on acting on every event.
+Events injected through its remote API are marked so. A Stream Deck a page of the daemon connected
+that no surfaces: entry claims is shown with the entry to add, and its presses (they reach no
+binding). Otherwise learn opens every device it finds.
 
 A daemon bound beyond loopback wants its token: learn takes it from --token-file, else from the
 ${LEARN_TOKEN_ENV} environment variable, else from the config's listen.token or listen.token_file.
 
---raw reads generic HID devices (a pedal, a game controller, a button box) and prints which bytes and
-bits change from one input report to the next, to write the report map of a driver: hid surface:
+--raw reads generic HID devices (a pedal, a game controller, a button box) and prints which bytes
+and bits change from one input report to the next, to write the report map of a surface with
+driver: hid, e.g.:
   report 1: byte 3 0x00→0x04 (bit 2 set)
 It reads the config's hid surfaces, or the device --device names (hex ids, as panelbridge devices
 and lsusb show them). Byte numbers count as the map's byte: does.
@@ -100,7 +107,8 @@ each with the events it made, as JSON lines: a trace to attach to a bug report, 
 Options:
   --config FILE      the mapping file whose surfaces: name the devices
                      (default: ${SYSTEM_CONFIG} when it exists)
-  --url URL          the daemon's address (default: the config's listen:, else http://${DEFAULT_LISTEN_HOST}:${DEFAULT_PANELBRIDGE_PORT})
+  --url URL          the daemon's address
+                     (default: the config's listen:, else http://${DEFAULT_LISTEN_HOST}:${DEFAULT_PANELBRIDGE_PORT})
   --token-file FILE  the daemon's token, for a daemon bound beyond loopback
   --record FILE      write the HID panels' raw input reports and their events to FILE (replaced)
   --raw              show the changing bytes of generic HID devices' input reports
@@ -114,8 +122,8 @@ Examples:
   panelbridge learn --raw --device 05f3:00ff
   panelbridge learn --record shuttle-trace.jsonl
 
-Exit codes: 0 stopped, 1 could not learn (the daemon refused or went away, the config is refused, no
-such HID device), 2 bad command line.
+Exit codes: 0 stopped, 1 could not learn (the daemon refused or went away, the config is refused,
+no such HID device), 2 bad command line.
 `
 
 interface LearnOptions {
@@ -581,7 +589,7 @@ function recordSummary(
 }
 
 export const learnCommand: Subcommand = {
-  usage: 'learn [--config FILE] [--url URL] [--raw]',
+  usage: LEARN_USAGE,
   summary: 'print each control event as its id, the surface that claims it, and a binding to paste',
   help: HELP,
   run: (argv) => runLearn(argv),

@@ -36,7 +36,10 @@ const DEFAULT_DEPS: SendDeps = {
   err: (line) => void process.stderr.write(`${line}\n`),
 }
 
-const HELP = `Usage: panelbridge send COMMAND [key=value ...] [options]
+const HELP = `panelbridge send — one command to the application, its reply printed as JSON
+
+Usage:
+  panelbridge send COMMAND [key=value ...] [--all] [--yes] [--url URL | --config FILE] [--unlisted]
 
 Sends one command to the application and prints its reply (the result object) as JSON.
 Values are typed by the command catalogue: numbers as numeric text, booleans as true or false,
@@ -224,7 +227,7 @@ export async function runSend(argv: readonly string[], deps: SendDeps = DEFAULT_
 }
 
 export const sendCommand: Subcommand = {
-  usage: 'send COMMAND [key=value ...]',
+  usage: 'send COMMAND [key=value ...] [--all] [--yes]',
   summary: 'send one command to the application and print its reply as JSON',
   help: HELP,
   run: (argv) => runSend(argv),

@@ -212,6 +212,6 @@ describe('the command line', () => {
   it('check --help lists its options and the exit code of an unreachable application', () => {
     for (const text of ['--app URL', '--format', 'FILE...', '3 the application of --app could not be reached'])
       expect(checkCommand.help).toContain(text)
-    expect(checkCommand.usage).toBe('check [--app URL] [--format json] FILE...')
+    expect(checkCommand.usage).toBe('check [--app URL] [--format text|json] FILE...')
   })
 })
