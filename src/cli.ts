@@ -22,13 +22,11 @@ import { DEFAULT_HTTP_PORT } from './api/protocol.js'
 import { parseCheckArgs, type CheckCommandLine } from './commands/check.js'
 import { SUBCOMMANDS } from './commands/index.js'
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './commands/subcommand.js'
+import { wrapText } from './commands/args.js'
 import { parseSurfacesArgs, type SurfacesCommandLine } from './commands/surfaces.js'
 import { PANELBRIDGE_VERSION } from './version.js'
 
 export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE }
-
-/** The widest line of a help text, in columns: every `--help` keeps to it (a test holds them to it). */
-export const HELP_WIDTH = 100
 
 export const HELP = `panelbridge — bridges hardware control panels to a live-graphics application
 
@@ -47,20 +45,6 @@ Examples:
 
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
 `
-
-/** `text` broken at spaces into lines of at most `width` columns, each after `indent`. */
-export function wrapText(text: string, indent: string, width = HELP_WIDTH): string[] {
-  const lines: string[] = []
-  let line = ''
-  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
-    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
-      lines.push(`${indent}${line}`)
-      line = word
-    } else line = line === '' ? word : `${line} ${word}`
-  }
-  if (line !== '') lines.push(`${indent}${line}`)
-  return lines
-}
 
 /** The help, with a `Commands:` section: each subcommand of src/commands, its usage, then what it does. */
 export function helpText(): string {
