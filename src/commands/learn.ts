@@ -301,7 +301,7 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
     return 1
   }
   if (probe) return whileListening(deps.stop, (stop) => learnThroughDaemon(base, token, probe, read, deps, stop))
-  return learnFromDevices(read, deps, values.record)
+  return learnFromDevices(read, deps, base, values.record)
 }
 
 /**
@@ -385,6 +385,7 @@ async function learnThroughDaemon(
       `learning through the panelbridge daemon at ${base}, which keeps its devices: press, turn or move a control; ` +
         `Ctrl+C stops${from !== undefined ? ` (surface names from ${from})` : ''}`,
     )
+    deps.out(`  (its devices' events, and those of its web page: press a key on ${base}/ to learn it too)`)
     let malformed = 0
     const unclaimed = new UnclaimedNames()
     try {
@@ -486,9 +487,11 @@ function streamRefusal(res: Response, base: string, token: { token?: string; not
  * Opens every device the drivers find (claims from the config, names suggested for the rest); with
  * `record`, their raw reports go to that file (`learn-record.ts`).
  */
-async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: string): Promise<number> {
+async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, base: string, record?: string): Promise<number> {
   /** Every device detection listed, by identity: what claims and snippets are made from. */
   const detected = new Map<string, DetectedDevice>()
+  /** The drivers whose last detection failed, with why (the manager logs it too, once). */
+  const failed = new Map<string, string>()
   let trace: LearnRecording | undefined
   if (record !== undefined) {
     try {
@@ -501,9 +504,15 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: st
   const recording = (driver: SurfaceDriver): SurfaceDriver => ({
     name: driver.name,
     async detect() {
-      const list = await driver.detect()
-      for (const d of list) detected.set(d.id, d)
-      return list
+      try {
+        const list = await driver.detect()
+        failed.delete(driver.name)
+        for (const d of list) detected.set(d.id, d)
+        return list
+      } catch (err) {
+        failed.set(driver.name, messageOf(err))
+        throw err
+      }
     },
     async open(device) {
       const surface = await driver.open(device)
@@ -558,6 +567,8 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: st
     deps.out(
       `learning: press, turn or move a control; Ctrl+C stops${read.file !== undefined ? ` (surface names from ${read.file})` : ''}`,
     )
+    deps.out(`listening to the devices of: ${drivers.map((d) => d.name).join(', ')}`)
+    deps.out(`  (no panelbridge daemon answers at ${base}: learn opens the devices itself)`)
     if (trace) deps.out(`recording the HID panels' raw input reports to ${trace.file}`)
     const close = async (): Promise<void> => {
       await manager.stop()
@@ -569,8 +580,21 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: st
       await close()
       throw err
     }
+    if (detected.size === 0) sayNothingFound(failed, base, deps)
     return untilStopped(close, { log, stop })
   })
+}
+
+/**
+ * Said once the first scan found no device, so that learn never waits silently: what it waits for, and
+ * the ways to give it something to learn (plug a panel in, fix a driver, use a daemon's page).
+ */
+function sayNothingFound(failed: ReadonlyMap<string, string>, base: string, deps: Pick<LearnDeps, 'out'>): void {
+  deps.out('nothing to listen to yet: no control surface found; learn waits, and takes a panel as it is plugged in.')
+  for (const [driver, why] of failed) deps.out(`  ${driver}: detection failed: ${printable(why).slice(0, 200)}`)
+  deps.out('  panelbridge devices lists what this machine has, with any permission problem to fix.')
+  deps.out("  Or use the keys of the daemon's web page: start the daemon (sudo systemctl start panelbridge,")
+  deps.out(`  or panelbridge run), open ${base}/ and run learn again: it follows the daemon.`)
 }
 
 /** What `learn --record` wrote, said at the stop. */
