@@ -99,11 +99,13 @@ export function commandDetailText(c: CommandFacts): string {
   if (c.confirm) {
     out.push(
       `hold to confirm: a press is sent only after a ${DEFAULT_CONFIRM_MS / 1000} s hold (the binding's confirm_ms changes it; 0 turns it off)`,
+      'panelbridge send sends it only with --yes',
     )
   }
   if (c.allWhenEmpty.length > 0) {
     out.push(
       `acts on every target when ${c.allWhenEmpty.join(' and ')} are all left out: check refuses that unless the action says all: true`,
+      'panelbridge send refuses it too, unless --all',
     )
   }
   out.push('example:', `  ${examplePress(c)}`)
