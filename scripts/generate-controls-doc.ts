@@ -66,24 +66,11 @@ export async function controlsMarkdown(): Promise<string> {
     'each control as it is pressed. A generic MIDI device (no profile) names its controls by channel',
     'and number: `note:CH:N`, `cc:CH:N`, `pitchbend:CH`, `program:CH`.',
   ]
-  const heads: [string, (m: ModelControls) => boolean][] = [
-    ['Stream Deck', (m) => m.drivers.includes('streamdeck')],
-    ['Contour Shuttle', (m) => m.drivers.includes('shuttle')],
-    ['X-keys', (m) => m.drivers.includes('xkeys')],
-    ['MIDI profiles', (m) => m.key === 'profile'],
-  ]
-  const listed = new Set<ModelControls>()
-  for (const [head, belongs] of heads) {
-    const members = models.filter((m) => belongs(m) && !listed.has(m))
-    if (members.length === 0) continue
-    out.push('', `## ${head}`)
-    for (const m of members) {
-      listed.add(m)
-      out.push(...modelSection(m))
-    }
+  // One section per family, in the order of the families' table (src/surfaces/drivers.ts).
+  for (const family of new Set(models.map((m) => m.family))) {
+    out.push('', `## ${family}`)
+    for (const m of models.filter((x) => x.family === family)) out.push(...modelSection(m))
   }
-  const rest = models.filter((m) => !listed.has(m))
-  if (rest.length > 0) out.push('', '## Other models', ...rest.flatMap(modelSection))
   return `${out.join('\n')}\n`
 }
 

@@ -1,57 +1,61 @@
 /**
- * The control ids of every model panelbridge knows without a device: the model tables of the driver
- * families (`DRIVER_FAMILIES[...].models`: Stream Deck, its network dock and the page's WebHID deck,
- * Contour Shuttle, X-keys) and the shipped MIDI profiles (`config/midi-profiles`). Read from there, never
- * copied: `panelbridge devices --model NAME` prints one model's table, and
+ * The control ids of every model panelbridge knows without a device: each driver family's model table
+ * (`DRIVER_FAMILIES[...].models`: Stream Deck, its network dock and the page's WebHID deck, Contour
+ * Shuttle, X-keys) and its other tables (`profiles`: MIDI's shipped device profiles). Read from there,
+ * never copied: `panelbridge devices --model NAME` prints one model's table, and
  * `scripts/generate-controls-doc.ts` writes them all to docs/controls.md.
  */
 import { DRIVER_FAMILIES } from '../surfaces/drivers.js'
-import { loadMidiProfile, shippedProfileIds } from '../surfaces/midi/profile.js'
 import type { ControlDescriptor } from '../surfaces/types.js'
 import { nearest } from '../mappings/suggest.js'
 
-/** One model and its controls, as the family (or the MIDI profile) gives them. */
+/** One model and its controls, as its family gives them. */
 export interface ModelControls {
-  /** The id a config names it by (`xl`, `shuttlepro_v2`, `XK24`; a MIDI profile's id). */
+  /** The id a `surfaces:` entry names it by (`xl`, `shuttlepro_v2`, `XK24`; a MIDI profile's id). */
   id: string
   /** Its display name (`Stream Deck XL`). */
   name: string
-  /** The drivers (`driver:` of a surface) that take it, with the key a config names the model by. */
+  /** The family's own name for its tables (`Stream Deck`, `X-keys`, `MIDI profiles`), for headings. */
+  family: string
+  /** The drivers (`driver:` of a surface) that take it. */
   drivers: string[]
-  /** `model` for a family's model, `profile` for a MIDI profile. */
-  key: 'model' | 'profile'
+  /** The key of the entry that names it: `model`, or a family's own (`profile`). */
+  key: string
   controls: readonly ControlDescriptor[]
 }
 
 /**
- * Every model of every family's table, then every shipped MIDI profile with controls (the generic
- * profile lists none: a generic device's ids are its notes and CCs, `note:CH:N`, `cc:CH:N`). A model
+ * Every model of every family's table, then every family's other tables (MIDI's profiles). A model
  * that several families share with the same controls (a Stream Deck over USB, on a network dock, in a
- * browser) is listed once, with all its drivers.
+ * browser) is listed once, with all its drivers, under the first family's name.
  */
-export async function allModelControls(profileDir?: string): Promise<ModelControls[]> {
+export async function allModelControls(): Promise<ModelControls[]> {
   const out: ModelControls[] = []
+  const add = (m: Omit<ModelControls, 'drivers'>, driver: string): void => {
+    const same = out.find((x) => x.id === m.id && x.key === m.key && sameControls(x.controls, m.controls))
+    if (same) same.drivers.push(driver)
+    else out.push({ ...m, drivers: [driver] })
+  }
   for (const [driver, family] of Object.entries(DRIVER_FAMILIES)) {
     const table = family.models
     if (table === undefined) continue
     for (const id of table.ids) {
       const controls = await table.controlsOf(id)
-      if (controls === undefined) continue
-      const same = out.find((m) => m.id === id && JSON.stringify(m.controls) === JSON.stringify(controls))
-      if (same) {
-        same.drivers.push(driver)
-        continue
-      }
-      out.push({ id, name: (await table.nameOf(id)) ?? id, drivers: [driver], key: 'model', controls })
+      const name = (await table.nameOf(id)) ?? id
+      if (controls !== undefined) add({ id, name, family: table.label, key: 'model', controls }, driver)
     }
   }
-  for (const id of await shippedProfileIds(profileDir)) {
-    const profile = await loadMidiProfile(id, profileDir)
-    const controls = profile.descriptors()
-    if (controls.length > 0) out.push({ id, name: profile.data.name, drivers: ['midi'], key: 'profile', controls })
+  for (const [driver, family] of Object.entries(DRIVER_FAMILIES)) {
+    const profiles = family.profiles
+    if (profiles === undefined) continue
+    for (const p of await profiles.list())
+      add({ ...p, family: `${profiles.label} profiles`, key: profiles.key }, driver)
   }
   return out
 }
+
+const sameControls = (a: readonly ControlDescriptor[], b: readonly ControlDescriptor[]): boolean =>
+  JSON.stringify(a) === JSON.stringify(b)
 
 /** A name as compared: lower case, without spaces, dashes, dots or underscores (`Stream Deck XL` = `streamdeckxl`). */
 const folded = (name: string): string => name.toLowerCase().replace(/[\s\-_.+()]/g, '')
