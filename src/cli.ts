@@ -22,6 +22,7 @@ import { DEFAULT_HTTP_PORT } from './api/protocol.js'
 import { parseCheckArgs, type CheckCommandLine } from './commands/check.js'
 import { SUBCOMMANDS } from './commands/index.js'
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './commands/subcommand.js'
+import { wrapText } from './commands/args.js'
 import { parseSurfacesArgs, type SurfacesCommandLine } from './commands/surfaces.js'
 import { PANELBRIDGE_VERSION } from './version.js'
 
@@ -30,6 +31,7 @@ export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE }
 export const HELP = `panelbridge — bridges hardware control panels to a live-graphics application
 
 Usage:
+  panelbridge COMMAND [options]   run one of the commands below
   panelbridge COMMAND --help      the options of one command (e.g. panelbridge sim --help)
   panelbridge --help              show this help
   panelbridge --version           show panelbridge's version
@@ -44,13 +46,12 @@ Examples:
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
 `
 
-/** The help, with every subcommand of src/commands listed first. */
+/** The help, with a `Commands:` section: each subcommand of src/commands, its usage, then what it does. */
 export function helpText(): string {
   const subs = Object.values(SUBCOMMANDS)
   if (subs.length === 0) return HELP
-  const width = Math.max(...subs.map((c) => c.usage.length)) + 2
-  const lines = subs.map((c) => `  panelbridge ${c.usage.padEnd(width)}${c.summary}`).join('\n')
-  return HELP.replace('Usage:\n', `Usage:\n${lines}\n`)
+  const lines = subs.flatMap((c) => [`  panelbridge ${c.usage}`, ...wrapText(c.summary, '      ')])
+  return HELP.replace('\nExamples:\n', `\nCommands:\n${lines.join('\n')}\n\nExamples:\n`)
 }
 
 type TopLevel = { kind: 'help' } | { kind: 'version' } | { kind: 'error'; message: string }

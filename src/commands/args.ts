@@ -45,3 +45,20 @@ export function usageFailure(command: string, message: string): number {
   process.stderr.write(`panelbridge: ${usageText(command, message)}\nRun 'panelbridge ${command} --help' for usage.\n`)
   return EXIT_USAGE
 }
+
+/** The widest line of a help text, in columns: every `--help` keeps to it (a test holds them to it). */
+export const HELP_WIDTH = 100
+
+/** `text` broken at spaces into lines of at most `width` columns, each after `indent`. */
+export function wrapText(text: string, indent: string, width = HELP_WIDTH): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
+      lines.push(`${indent}${line}`)
+      line = word
+    } else line = line === '' ? word : `${line} ${word}`
+  }
+  if (line !== '') lines.push(`${indent}${line}`)
+  return lines
+}

@@ -171,8 +171,16 @@ async function askApp(files: readonly Loaded[], url: string): Promise<AppOutcome
   }
 }
 
+/** Why `--app` looked no name up in a file the loader refused: there is no loaded file to take names from. */
+const NOT_LOOKED_UP = 'the file is refused before its names can be read; fix the errors above and check again'
+
+/** The files whose names `--app` did not look up (the application answered; the loader refused them). */
+function notLookedUp(loaded: readonly Loaded[], app: AppOutcome | undefined): string[] {
+  return app && 'names' in app ? loaded.filter((l) => !l.config).map((l) => l.file) : []
+}
+
 /** The JSON document of `--format json`. */
-function jsonReport(reports: readonly FileReport[], app: AppOutcome | undefined): string {
+function jsonReport(reports: readonly FileReport[], app: AppOutcome | undefined, skipped: readonly string[]): string {
   const doc = {
     ok: reports.every((r) => r.ok) && !(app && 'unreachable' in app),
     files: reports.map((r) => ({ path: r.path, ok: r.ok, problems: r.problems })),
@@ -180,7 +188,12 @@ function jsonReport(reports: readonly FileReport[], app: AppOutcome | undefined)
       ? {
           app:
             'names' in app
-              ? { url: app.url, reachable: true, notes: app.names.notes }
+              ? {
+                  url: app.url,
+                  reachable: true,
+                  notes: app.names.notes,
+                  notLookedUp: skipped.map((path) => ({ path, reason: NOT_LOOKED_UP })),
+                }
               : { url: app.url, reachable: false, error: app.unreachable },
         }
       : {}),
@@ -202,10 +215,12 @@ export async function runCheck(
   const app = cmd.app === undefined ? undefined : await askApp(loaded, cmd.app)
   const reports: FileReport[] = []
   for (const l of loaded) reports.push(await report(l, app))
-  if (cmd.format === 'json') out(jsonReport(reports, app))
+  const skipped = notLookedUp(loaded, app)
+  if (cmd.format === 'json') out(jsonReport(reports, app, skipped))
   else {
     for (const r of reports) out(`${r.problems.map((p) => `${formatProblem(p)}\n`).join('')}${r.path}: ${r.summary}\n`)
     if (app && 'names' in app) for (const note of app.names.notes) out(`check --app: ${note}\n`)
+    for (const file of skipped) out(`check --app: ${file}: names not looked up: ${NOT_LOOKED_UP}\n`)
   }
   if (app && 'unreachable' in app) err(`panelbridge: check --app: ${app.unreachable}\n`)
   if (reports.some((r) => !r.ok)) return EXIT_FAILURE
@@ -213,7 +228,7 @@ export async function runCheck(
 }
 
 export const checkCommand: Subcommand = {
-  usage: 'check [--app URL] [--format json] FILE...',
+  usage: 'check [--app URL] [--format text|json] FILE...',
   summary: 'check mapping files: every problem as file:line:col (exit 1 on errors)',
   help: `panelbridge check — check mapping files without running anything
 
@@ -228,7 +243,8 @@ token_file but not both, a token_file that can be read).
 Options:
   --app URL       also look up the titles, video inputs and replay inputs the files name in the
                   application at URL (e.g. http://127.0.0.1:9022), each one it lacks an error with
-                  the nearest name it has. Read-only: it only lists titles and inputs.
+                  the nearest name it has. Read-only: it only lists titles and inputs. A file
+                  refused for its other errors has no names to read: a line says so
   --format FMT    text (default), or json: one JSON document for CI, {ok, files: [{path, ok,
                   problems: [{file, line, col, severity, message}]}], app: {url, reachable}}
 

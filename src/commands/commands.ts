@@ -99,11 +99,13 @@ export function commandDetailText(c: CommandFacts): string {
   if (c.confirm) {
     out.push(
       `hold to confirm: a press is sent only after a ${DEFAULT_CONFIRM_MS / 1000} s hold (the binding's confirm_ms changes it; 0 turns it off)`,
+      'panelbridge send sends it only with --yes',
     )
   }
   if (c.allWhenEmpty.length > 0) {
     out.push(
       `acts on every target when ${c.allWhenEmpty.join(' and ')} are all left out: check refuses that unless the action says all: true`,
+      'panelbridge send refuses it too, unless --all',
     )
   }
   out.push('example:', `  ${examplePress(c)}`)
@@ -116,12 +118,13 @@ export const commandsCommand: Subcommand = {
   help: `panelbridge commands — the command catalogue, for writing bindings
 
 Usage:
-  panelbridge commands          every command by group, with its parameters and marks
-  panelbridge commands NAME     one command: each parameter's type, whether it is required, notes,
-                                and a binding to paste
+  panelbridge commands [NAME]
 
-Marks: "hold to confirm" (a press waits for a hold before it is sent: destructive on air), and "every
-target" (left without its target, the command acts on everything, e.g. every title).
+Without NAME, every command by group, with its parameters and marks; with NAME, one command: each
+parameter's type, whether it is required, notes, and a binding to paste.
+
+Marks: "hold to confirm" (a press waits for a hold before it is sent: destructive on air), and
+"every target" (left without its target, the command acts on everything, e.g. every title).
 The same list is docs/commands.md.
 
 Examples:

@@ -24,7 +24,9 @@ import {
   type HardwareCommandDeps,
 } from './hardware.js'
 import type { Subcommand } from './subcommand.js'
-import { usageMessage } from './args.js'
+import { usageMessage, wrapText } from './args.js'
+import { allModelControls, findModels, modelControlsText } from './controls.js'
+import { printable } from './learn-stream.js'
 
 /** A driver's detection that takes longer is reported as failed (one hung device must not hang the listing). */
 export const DEVICES_DETECT_TIMEOUT_MS = MANAGER_DEFAULTS.callTimeoutMs
@@ -37,22 +39,33 @@ function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([call, late]).finally(() => clearTimeout(timer))
 }
 
-const HELP = `Usage: panelbridge devices [--config FILE]
+const HELP = `panelbridge devices — the control surfaces this machine has, without opening them
+
+Usage:
+  panelbridge devices [--config FILE | --model NAME]
 
 Lists every control surface the drivers detect, without opening any (an X-keys panel is opened
 briefly to read its unit id): driver, model, serial or device path, X-keys unit id, its controls,
 which configured surface claims it, and whether this user may open it (else the udev rule file to
 install). Nothing is taken from a running daemon.
 
+--model NAME prints a model's control ids instead, with no device needed: where each key sits, the
+panel's own name for it (an X-keys key number), what it shows. NAME is a model as a config names it
+(xl, shuttlepro_v2, XK24), its display name (Stream Deck XL), or a MIDI profile (apc-mini-mk2). The
+same tables, for every model, are docs/controls.md.
+
 Options:
   --config FILE   the mapping file whose surfaces: claim the devices
                   (default: ${SYSTEM_CONFIG} when it exists)
+  --model NAME    the control ids of one model (no device needed)
 
 Examples:
   panelbridge devices
+  panelbridge devices --model shuttlepro_v2
   sudo -u panelbridge panelbridge devices --config /etc/panelbridge/config.yaml
 
-Exit codes: 0 listed (also when none is found), 1 the config is refused or a driver failed, 2 bad command line.
+Exit codes: 0 listed (also when none is found), 1 the config is refused or a driver failed,
+2 bad command line (a model --model does not know).
 `
 
 /** `devices` with its seams: the subcommand runs this with the defaults. */
@@ -61,14 +74,22 @@ export async function runDevices(
   deps: HardwareCommandDeps = DEFAULT_HARDWARE_DEPS,
 ): Promise<number> {
   let file: string | undefined
+  let model: string | undefined
   try {
-    const { values } = parseArgs({ args: [...argv], options: { config: { type: 'string' } }, strict: true })
+    const { values } = parseArgs({
+      args: [...argv],
+      options: { config: { type: 'string' }, model: { type: 'string' } },
+      strict: true,
+    })
     file = values.config
+    model = values.model
+    if (model !== undefined && file !== undefined) throw new Error('--model goes without --config')
   } catch (err) {
     deps.err(`panelbridge devices: ${usageMessage('devices', err)}`)
     deps.err(`Run 'panelbridge devices --help' for usage.`)
     return 2
   }
+  if (model !== undefined) return printModel(model, deps)
   const read = await readClaims(file, deps)
   if (!read) return 1
   let failed = false
@@ -124,6 +145,23 @@ export async function runDevices(
   return failed ? 1 : 0
 }
 
+/** `devices --model NAME`: the model's control ids, or why none (exit 2, with the nearest name). */
+async function printModel(name: string, deps: Pick<HardwareCommandDeps, 'out' | 'err'>): Promise<number> {
+  const models = await allModelControls()
+  const match = findModels(models, name)
+  if (match.found.length === 0) {
+    const near = 'nearest' in match && match.nearest !== undefined ? ` (did you mean '${match.nearest}'?)` : ''
+    deps.err(`panelbridge devices: no model or MIDI profile is named '${printable(name)}'${near}`)
+    for (const line of wrapText(`Models: ${[...new Set(models.map((m) => m.id))].join(', ')}`, '')) deps.err(line)
+    return 2
+  }
+  match.found.forEach((m, i) => {
+    if (i > 0) deps.out('')
+    for (const line of modelControlsText(m)) deps.out(line)
+  })
+  return 0
+}
+
 async function accessLine(device: DetectedDevice, access: AccessCheck): Promise<string> {
   if (device.path === undefined) return 'not checked (no device node)'
   let result: Awaited<ReturnType<AccessCheck>>
@@ -141,7 +179,7 @@ async function accessLine(device: DetectedDevice, access: AccessCheck): Promise<
 }
 
 export const devicesCommand: Subcommand = {
-  usage: 'devices [--config FILE]',
+  usage: 'devices [--config FILE | --model NAME]',
   summary: 'list the control surfaces found: model, serial, controls, claims, permission problems',
   help: HELP,
   run: (argv) => runDevices(argv),

@@ -64,6 +64,9 @@ export const LEARN_STREAM_CONNECT_MS = 5_000
 /** The environment variable `learn` takes a daemon's token from. */
 export const LEARN_TOKEN_ENV = 'PANELBRIDGE_TOKEN'
 
+/** learn's usage, in its help and in the general help's list. */
+const LEARN_USAGE = 'learn [--config FILE] [--url URL] [--token-file FILE] [--record FILE] [--raw]'
+
 export interface LearnDeps extends HardwareCommandDeps {
   /** Stops learning (default: SIGINT or SIGTERM). */
   stop?: AbortSignal
@@ -71,24 +74,28 @@ export interface LearnDeps extends HardwareCommandDeps {
   env?: Readonly<Record<string, string | undefined>>
 }
 
-const HELP = `Usage: panelbridge learn [--config FILE] [--url URL] [--token-file FILE] [--record FILE]
-       panelbridge learn --raw [--config FILE] [--device VID:PID[:USAGE_PAGE]] [--report-ids]
+const HELP = `panelbridge learn — each control's id as it is pressed, turned or moved, with a binding to paste
+
+Usage:
+  panelbridge ${LEARN_USAGE}
+  panelbridge learn --raw [--config FILE] [--device VID:PID[:USAGE_PAGE]] [--report-ids]
 
 Prints each press, turn or move as its canonical control id (desk/key:3 down), the surfaces: entry
 that claims the device (or one to add), and, once per control, a binding ready to paste into the
 mapping file. Ctrl+C stops.
 
-When a panelbridge daemon answers at its address (listen: of the config, or --url), learn follows the
-daemon's event stream and takes no device from it: the daemon goes on acting on every event. Events
-injected through its remote API are marked so. A Stream Deck a page of the daemon connected that no
-surfaces: entry claims is shown with the entry to add, and its presses (they reach no binding).
-Otherwise learn opens every device it finds.
+When a panelbridge daemon answers at its address (listen: of the config, or --url), learn follows
+the daemon's event stream and takes no device from it: the daemon goes on acting on every event.
+Events injected through its remote API are marked so. A Stream Deck a page of the daemon connected
+that no surfaces: entry claims is shown with the entry to add, and its presses (they reach no
+binding). Otherwise learn opens every device it finds.
 
 A daemon bound beyond loopback wants its token: learn takes it from --token-file, else from the
 ${LEARN_TOKEN_ENV} environment variable, else from the config's listen.token or listen.token_file.
 
---raw reads generic HID devices (a pedal, a game controller, a button box) and prints which bytes and
-bits change from one input report to the next, to write the report map of a driver: hid surface:
+--raw reads generic HID devices (a pedal, a game controller, a button box) and prints which bytes
+and bits change from one input report to the next, to write the report map of a surface with
+driver: hid, e.g.:
   report 1: byte 3 0x00→0x04 (bit 2 set)
 It reads the config's hid surfaces, or the device --device names (hex ids, as panelbridge devices
 and lsusb show them). Byte numbers count as the map's byte: does.
@@ -100,7 +107,8 @@ each with the events it made, as JSON lines: a trace to attach to a bug report, 
 Options:
   --config FILE      the mapping file whose surfaces: name the devices
                      (default: ${SYSTEM_CONFIG} when it exists)
-  --url URL          the daemon's address (default: the config's listen:, else http://${DEFAULT_LISTEN_HOST}:${DEFAULT_PANELBRIDGE_PORT})
+  --url URL          the daemon's address
+                     (default: the config's listen:, else http://${DEFAULT_LISTEN_HOST}:${DEFAULT_PANELBRIDGE_PORT})
   --token-file FILE  the daemon's token, for a daemon bound beyond loopback
   --record FILE      write the HID panels' raw input reports and their events to FILE (replaced)
   --raw              show the changing bytes of generic HID devices' input reports
@@ -114,8 +122,8 @@ Examples:
   panelbridge learn --raw --device 05f3:00ff
   panelbridge learn --record shuttle-trace.jsonl
 
-Exit codes: 0 stopped, 1 could not learn (the daemon refused or went away, the config is refused, no
-such HID device), 2 bad command line.
+Exit codes: 0 stopped, 1 could not learn (the daemon refused or went away, the config is refused,
+no such HID device), 2 bad command line.
 `
 
 interface LearnOptions {
@@ -293,7 +301,7 @@ export async function runLearn(argv: readonly string[], deps: LearnDeps = DEFAUL
     return 1
   }
   if (probe) return whileListening(deps.stop, (stop) => learnThroughDaemon(base, token, probe, read, deps, stop))
-  return learnFromDevices(read, deps, values.record)
+  return learnFromDevices(read, deps, base, values.record)
 }
 
 /**
@@ -377,6 +385,7 @@ async function learnThroughDaemon(
       `learning through the panelbridge daemon at ${base}, which keeps its devices: press, turn or move a control; ` +
         `Ctrl+C stops${from !== undefined ? ` (surface names from ${from})` : ''}`,
     )
+    deps.out(`  (its devices' events, and those of its web page: press a key on ${base}/ to learn it too)`)
     let malformed = 0
     const unclaimed = new UnclaimedNames()
     try {
@@ -478,9 +487,11 @@ function streamRefusal(res: Response, base: string, token: { token?: string; not
  * Opens every device the drivers find (claims from the config, names suggested for the rest); with
  * `record`, their raw reports go to that file (`learn-record.ts`).
  */
-async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: string): Promise<number> {
+async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, base: string, record?: string): Promise<number> {
   /** Every device detection listed, by identity: what claims and snippets are made from. */
   const detected = new Map<string, DetectedDevice>()
+  /** The drivers whose last detection failed, with why (the manager logs it too, once). */
+  const failed = new Map<string, string>()
   let trace: LearnRecording | undefined
   if (record !== undefined) {
     try {
@@ -493,9 +504,15 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: st
   const recording = (driver: SurfaceDriver): SurfaceDriver => ({
     name: driver.name,
     async detect() {
-      const list = await driver.detect()
-      for (const d of list) detected.set(d.id, d)
-      return list
+      try {
+        const list = await driver.detect()
+        failed.delete(driver.name)
+        for (const d of list) detected.set(d.id, d)
+        return list
+      } catch (err) {
+        failed.set(driver.name, messageOf(err))
+        throw err
+      }
     },
     async open(device) {
       const surface = await driver.open(device)
@@ -550,6 +567,8 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: st
     deps.out(
       `learning: press, turn or move a control; Ctrl+C stops${read.file !== undefined ? ` (surface names from ${read.file})` : ''}`,
     )
+    deps.out(`listening to the devices of: ${drivers.map((d) => d.name).join(', ')}`)
+    deps.out(`  (no panelbridge daemon answers at ${base}: learn opens the devices itself)`)
     if (trace) deps.out(`recording the HID panels' raw input reports to ${trace.file}`)
     const close = async (): Promise<void> => {
       await manager.stop()
@@ -561,8 +580,21 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, record?: st
       await close()
       throw err
     }
+    if (detected.size === 0) sayNothingFound(failed, base, deps)
     return untilStopped(close, { log, stop })
   })
+}
+
+/**
+ * Said once the first scan found no device, so that learn never waits silently: what it waits for, and
+ * the ways to give it something to learn (plug a panel in, fix a driver, use a daemon's page).
+ */
+function sayNothingFound(failed: ReadonlyMap<string, string>, base: string, deps: Pick<LearnDeps, 'out'>): void {
+  deps.out('nothing to listen to yet: no control surface found; learn waits, and takes a panel as it is plugged in.')
+  for (const [driver, why] of failed) deps.out(`  ${driver}: detection failed: ${printable(why).slice(0, 200)}`)
+  deps.out('  panelbridge devices lists what this machine has, with any permission problem to fix.')
+  deps.out("  Or use the keys of the daemon's web page: start the daemon (sudo systemctl start panelbridge,")
+  deps.out(`  or panelbridge run), open ${base}/ and run learn again: it follows the daemon.`)
 }
 
 /** What `learn --record` wrote, said at the stop. */
@@ -581,7 +613,7 @@ function recordSummary(
 }
 
 export const learnCommand: Subcommand = {
-  usage: 'learn [--config FILE] [--url URL] [--raw]',
+  usage: LEARN_USAGE,
   summary: 'print each control event as its id, the surface that claims it, and a binding to paste',
   help: HELP,
   run: (argv) => runLearn(argv),

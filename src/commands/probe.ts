@@ -32,32 +32,39 @@ export interface ProbeDeps {
   signal?: AbortSignal
 }
 
-const HELP = `Usage: panelbridge probe [options]
+const PROBE_USAGE = 'probe [--url URL] [--notifications URL] [--listen-s N] [--out FILE]'
 
-Reads how your application answers, changing nothing, and prints a compatibility report: each fact
-of the application profiles as ok (as the default profile '${DEFAULT_PROFILE}'), differs (with what was
-seen) or unchecked (with why), then panelbridge's other assumptions.
+const HELP = `panelbridge probe — how the application answers, against what panelbridge expects
 
-It connects to the HTTP command interface and to the QWebChannel socket, runs only commands that read
-(getTitleControlInfo, getAllVideoIns, getOutputDevice, replay_get_play_info, replay_get_settings,
-replay_is_trial_mode, getSubscriptions; on the socket also notifyClientConnected, the layer state and
-the automation registry), then listens to every signal. It does not subscribe: it sees the
-notifications that other clients' subscriptions (and the default sender) carry.
-While it listens, play a title, change a variable or add a title in the application.
+Usage:
+  panelbridge ${PROBE_USAGE}
+
+Reads how your application answers, changing nothing, and prints a compatibility report: each
+fact of the application profiles as ok (as the default profile '${DEFAULT_PROFILE}'), differs (with what
+was seen) or unchecked (with why), then panelbridge's other assumptions.
+
+It connects to the HTTP command interface and to the QWebChannel socket, runs only commands that
+read (getTitleControlInfo, getAllVideoIns, getOutputDevice, replay_get_play_info,
+replay_get_settings, replay_is_trial_mode, getSubscriptions; on the socket also
+notifyClientConnected, the layer state and the automation registry), then listens to every signal.
+It does not subscribe: it sees the notifications that other clients' subscriptions (and the
+default sender) carry. While it listens, play a title, change a variable or add a title in the
+application.
 
 Options:
   --url URL             the application's command interface (default ${PROBE_DEFAULT_URL})
   --notifications URL   its QWebChannel socket (default ws://<host of --url>:${DEFAULT_WS_PORT})
-  --listen-s N          seconds to listen to the signals (default ${PROBE_DEFAULT_LISTEN_S}; 0 to ${PROBE_MAX_LISTEN_S})
-  --out FILE            write a capture (JSON: every request, reply and frame with times; stream keys
-                        and tokens redacted) to attach to a bug report
+  --listen-s N          seconds to listen to the signals
+                        (default ${PROBE_DEFAULT_LISTEN_S}; 0 to ${PROBE_MAX_LISTEN_S})
+  --out FILE            write a capture (JSON: every request, reply and frame with times; stream
+                        keys and tokens redacted) to attach to a bug report
 
 Examples:
   panelbridge probe
   panelbridge probe --url http://10.0.0.5:9022 --listen-s 60 --out probe-capture.json
 
-Exit codes: 0 the application answered (whatever differs), 1 neither transport could be reached (or the
-capture could not be written), 2 bad command line.
+Exit codes: 0 the application answered (whatever differs), 1 neither transport could be reached
+(or the capture could not be written), 2 bad command line.
 `
 
 class UsageError extends Error {}
@@ -202,7 +209,7 @@ export async function runProbeCommand(argv: readonly string[], deps: ProbeDeps):
 }
 
 export const probeCommand: Subcommand = {
-  usage: 'probe [--url URL] [--notifications URL] [--listen-s N] [--out FILE]',
+  usage: PROBE_USAGE,
   summary: 'read how the application answers (changing nothing) and report what differs from what panelbridge expects',
   help: HELP,
   run: async (argv) => {

@@ -90,22 +90,24 @@ export const replayCommand: Subcommand = {
 Usage:
   panelbridge replay FILE [--config FILE] [--speed 1|2|max] [--against sim|URL --yes] [--compare]
 
-FILE is a trace written by \`panelbridge run --record FILE\` (one JSON line per input, command and page
-change). The inputs go into the real engine with their recorded spacing; the commands they produce go
-to the built-in simulator (a fresh one on free ports) and are printed one a line.
+FILE is a trace written by \`panelbridge run --record FILE\` (one JSON line per input, command and
+page change). The inputs go into the real engine with their recorded spacing; the commands they
+produce go to the built-in simulator (a fresh one on free ports) and are printed one a line.
 
 Options:
-  --config FILE   the mapping to replay with (default: the one the trace names, when it exists, else
-                  the daemon's default); replay last week's trace with this week's mapping to review it
+  --config FILE   the mapping to replay with (default: the one the trace names, when it exists,
+                  else the daemon's default); replay last week's trace with this week's mapping
+                  to review it
   --speed S       1 (as recorded, the default), 2 (twice as fast: holds shorter than twice their
                   time become presses) or max (no idle time: only held presses and the jog's rests
                   keep their time)
   --against T     sim (the default) or the application's URL: that acts on a real application, and
                   is refused without --yes
   --yes           replay into a real application (--against URL)
-  --compare       set the commands produced against the recorded ones, binding by binding, and print
-                  every difference (changed: before → after, gone, new); the jog's positions count by
-                  the last of each run, the streaming poll not at all. Exit 1 when they differ
+  --compare       set the commands produced against the recorded ones, binding by binding, and
+                  print every difference (changed: before → after, gone, new); the jog's
+                  positions count by the last of each run, the streaming poll not at all.
+                  Exit 1 when they differ
 
 Examples:
   panelbridge replay show.jsonl --speed max

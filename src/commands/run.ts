@@ -20,22 +20,25 @@ const log = createLogger('run')
 
 export const runCommand: Subcommand = {
   usage: 'run [--config FILE] [--rehearse] [--trace] [--record FILE [--record-max-mb N]]',
-  summary: 'run the daemon (default config: /etc/panelbridge/config.yaml, else the bundled simulator demo)',
-  help: `panelbridge run — the daemon: surfaces, bindings, the application link, the web page and remote API
+  summary: 'run the daemon (default config: /etc/panelbridge/config.yaml, else the simulator demo)',
+  help: `panelbridge run — the daemon: surfaces, bindings, the application link, the page, the remote API
 
 Usage:
   panelbridge run [--config FILE] [--rehearse] [--trace] [--record FILE [--record-max-mb N]]
 
 Options:
-  --config FILE   the mapping file (default: ${SYSTEM_CONFIG} when it exists, else the bundled
-                  config/default.yaml: the built-in simulator and a web console at http://127.0.0.1:8088/)
+  --config FILE   the mapping file (default: ${SYSTEM_CONFIG} when it exists, else the
+                  bundled config/default.yaml: the built-in simulator and a web console at
+                  http://127.0.0.1:8088/)
   --rehearse      configured hardware that is not plugged in takes presses from the page and the
                   remote API, to rehearse a show (as rehearse: true on every such surface)
-  --trace         print each command sent and its outcome on one line (stdout), for commissioning:
-                  control, command, parameters (secrets as ***), outcome, ms; also ${TRACE_ENV}=1
+  --trace         print each command sent and its outcome on one line (stdout), for
+                  commissioning: control, command, parameters (secrets as ***), outcome, ms;
+                  also ${TRACE_ENV}=1
   --record FILE   write every control input, command sent and page change to FILE, one JSON line
                   each, for panelbridge replay (overrides the config's record:)
-  --record-max-mb N  rotate the recording past N MB (default ${DEFAULT_RECORD_MAX_MB}; FILE.1 .. FILE.3 kept)
+  --record-max-mb N
+                  rotate the recording past N MB (default ${DEFAULT_RECORD_MAX_MB}; FILE.1 .. FILE.3 kept)
 
 Signals: SIGHUP reloads the config (so does saving the file); SIGINT and SIGTERM stop.
 

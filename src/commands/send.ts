@@ -7,6 +7,9 @@
  * `panelbridge check` use) lists every problem before anything is sent. A command the catalogue lacks is
  * refused unless `--unlisted` (then `true`/`false`, numbers and JSON objects or arrays keep their type,
  * the rest is text).
+ *
+ * The mapping file's safety rules hold here too (`checkSafety`): a command that acts on everything when
+ * its target is left out needs `--all`, a hold-to-confirm command `--yes`.
  */
 import { parseArgs } from 'node:util'
 import { CommandClient } from '../api/client.js'
@@ -16,6 +19,8 @@ import { isCommandError } from '../api/errors.js'
 import { DEFAULT_HTTP_PORT } from '../api/protocol.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import { defaultAppSection } from '../mappings/apps.js'
+import { CONFIRM_COMMANDS } from '../mappings/constants.js'
+import { targetAllFinding } from '../mappings/target-all.js'
 import type { Subcommand } from './subcommand.js'
 import { usageMessage } from './args.js'
 
@@ -31,7 +36,10 @@ const DEFAULT_DEPS: SendDeps = {
   err: (line) => void process.stderr.write(`${line}\n`),
 }
 
-const HELP = `Usage: panelbridge send COMMAND [key=value ...] [options]
+const HELP = `panelbridge send — one command to the application, its reply printed as JSON
+
+Usage:
+  panelbridge send COMMAND [key=value ...] [--all] [--yes] [--url URL | --config FILE] [--unlisted]
 
 Sends one command to the application and prints its reply (the result object) as JSON.
 Values are typed by the command catalogue: numbers as numeric text, booleans as true or false,
@@ -40,17 +48,24 @@ string lists as a,b,c, objects as JSON.
 Options:
   --url URL       the application's command interface (default ${SEND_DEFAULT_URL})
   --config FILE   take the address from the mapping file's app.url
-  --unlisted      send a command the catalogue lacks (values: true/false, numbers and JSON keep their type)
+  --unlisted      send a command the catalogue lacks (values: true/false, numbers and JSON keep
+                  their type)
+  --all           send a command that acts on everything when its target is left out, on purpose
+                  (schedule without id or title: every title); refused without it, as in a binding
+  --yes           send a command a binding sends only after a hold to confirm (destructive on air:
+                  stopStreaming, closeProject, clearPlaylist, deleteTitle, replay_disarm_inputs)
 
 Examples:
   panelbridge send getAllVideoIns
   panelbridge send schedule action=animateIn 'title=Lower Third'
   panelbridge send switchVideoIn channel=0 'video=Camera 2' --url http://10.0.0.5:9022
   panelbridge send replay_arm_inputs 'inputs=Camera 1,Camera 2'
+  panelbridge send schedule action=animateOut --all
   panelbridge send getPlayStatus 'title=Lower Third' --config /etc/panelbridge/config.yaml
 
 Exit codes: 0 the application answered, 1 it answered with an error or could not be reached,
-2 bad command line (unknown command or parameter, a value of the wrong type).
+2 bad command line (unknown command or parameter, a value of the wrong type, a command that
+needs --all or --yes without it: nothing is sent).
 `
 
 class UsageError extends Error {}
@@ -98,12 +113,47 @@ interface SendLine {
   unlisted: boolean
 }
 
+/**
+ * The mapping file's safety rules, for one command line: a command that acts on everything without its
+ * target needs `--all` (the binding's `all: true`, by the same rule: `targetAllFinding`), and a command
+ * a binding sends only after a hold to confirm needs `--yes`. Throws the reason.
+ */
+function checkSafety(command: string, params: Record<string, unknown>, all: boolean, yes: boolean): void {
+  const finding = targetAllFinding(command, params, all)
+  switch (finding.kind) {
+    case 'all-not-everything':
+      throw new UsageError(`--all: ${command} does not act on everything; remove --all`)
+    case 'all-with-target':
+      throw new UsageError(
+        `--all sends ${command} to everything, without ${finding.named.join(' or ')}: ` +
+          `remove ${finding.named.join(' and ')}, or --all to name one`,
+      )
+    case 'needs-all':
+      throw new UsageError(
+        `${command} without ${finding.targets.join(' or ')} acts on everything: ` +
+          `name its ${finding.targets.at(-1)!}, or add --all to mean everything`,
+      )
+    case 'ok':
+      break
+  }
+  if (CONFIRM_COMMANDS.has(command) && !yes)
+    throw new UsageError(
+      `${command} is destructive on air (a binding sends it only after a hold to confirm): add --yes to send it`,
+    )
+}
+
 function readLine(argv: readonly string[]): SendLine {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { url: { type: 'string' }, config: { type: 'string' }, unlisted: { type: 'boolean' } },
+    options: {
+      url: { type: 'string' },
+      config: { type: 'string' },
+      unlisted: { type: 'boolean' },
+      all: { type: 'boolean' },
+      yes: { type: 'boolean' },
+    },
   })
   const [command, ...pairs] = positionals
   if (command === undefined) throw new UsageError('send needs the command to send')
@@ -136,6 +186,7 @@ function readLine(argv: readonly string[]): SendLine {
         problems.map((p) => `${command}: ${p.message}${p.kind === 'type' ? ` (got ${p.given})` : ''}`).join('\n'),
       )
   }
+  checkSafety(command, params, values.all === true, values.yes === true)
   return { command, params, url: values.url, config: values.config, unlisted: unlisted && spec === undefined }
 }
 
@@ -176,7 +227,7 @@ export async function runSend(argv: readonly string[], deps: SendDeps = DEFAULT_
 }
 
 export const sendCommand: Subcommand = {
-  usage: 'send COMMAND [key=value ...]',
+  usage: 'send COMMAND [key=value ...] [--all] [--yes]',
   summary: 'send one command to the application and print its reply as JSON',
   help: HELP,
   run: (argv) => runSend(argv),

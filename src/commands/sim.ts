@@ -195,7 +195,7 @@ async function profileOfCapture(file: string, writeTo: string | undefined): Prom
 export const simCommand: Subcommand = {
   usage: 'sim [options]',
   summary: 'run the application simulator (HTTP command interface and QWebChannel WebSocket)',
-  help: `panelbridge sim — the application simulator: the HTTP command interface and the QWebChannel WebSocket
+  help: `panelbridge sim — the application simulator: its HTTP command interface and QWebChannel socket
 
 Usage:
   panelbridge sim [options]
@@ -208,7 +208,8 @@ Options:
   --data-dir DIR      folder for title, layer-list and project files
                       (default: a new temporary folder, removed on exit)
   --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
-  --log-commands FILE append one JSON line per received command (time, name, parameters, transport)
+  --log-commands FILE append one JSON line per received command (time, name, parameters,
+                      transport)
   --profile NAME      the variant of the application to play (config/app-profiles/NAME.yaml;
                       default: the current Captivate, marked in --list-profiles)
   --list-profiles     list the application profiles (name and summary) and exit
@@ -225,7 +226,8 @@ Examples:
   panelbridge sim --replay-capture probe-capture.json
   curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
 
-Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line (an unknown profile too).
+Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line (an unknown profile
+too).
 `,
   run: runSim,
 }

@@ -249,11 +249,13 @@ async function runSurfaces(argv: readonly string[]): Promise<number> {
 export const surfacesCommand: Subcommand = {
   usage: 'surfaces [--port N] [--host ADDR] [--no-hardware]',
   summary: 'the control surfaces on their own: each device opened, its input printed and echoed, all on the web page',
-  help: `panelbridge surfaces — the control surfaces on their own, before any mapping exists: every device
-opened, its state and input printed, input echoed on the keys, and all of them on the web page
+  help: `panelbridge surfaces — the control surfaces on their own, before any mapping exists
 
 Usage:
   panelbridge surfaces [--port N] [--host ADDR] [--no-hardware]
+
+Every device opened, its state and input printed, input echoed on the keys, and all of them on the
+web page.
 
 Options:
   --port N            web page port (default ${DEFAULT_PANELBRIDGE_PORT}; 0 picks a free port)

@@ -56,6 +56,16 @@ export interface ModelTable {
   nameOf(id: string): Promise<string | undefined>
 }
 
+/** Control tables a family knows without a device besides its models: MIDI's shipped device profiles. */
+export interface ProfileTable {
+  /** How headings name them: `MIDI` (`MIDI profiles`). */
+  readonly label: string
+  /** The key of a `surfaces:` entry that names one (`profile`). */
+  readonly key: string
+  /** Every one that lists controls: its id (as the entry names it), display name and controls. */
+  list(): Promise<readonly { id: string; name: string; controls: readonly ControlDescriptor[] }[]>
+}
+
 /**
  * One driver family. `Options` are the seams of its driver (tests pass in-memory transports); `Entry` is
  * what its driver takes from each of the family's `surfaces:` entries of the mapping file, for the
@@ -66,6 +76,8 @@ export interface DriverFamily<Options = unknown, Entry = never> {
   create(options: Options | undefined, shared: SharedDriverOptions): HardwareDriver
   /** The family's model table, where it has one. */
   readonly models?: ModelTable
+  /** Its other control tables known without a device (`devices --model`, docs/controls.md). */
+  readonly profiles?: ProfileTable
   /**
    * Hands a driver of this family the family's entries of the mapping file (at start and on every
    * reload). A driver of another class under the same name (a test's fake) is left alone.

@@ -110,6 +110,33 @@ describe('check --app', () => {
     expect(sim.http.log.slice(before).map((e) => e.name)).toEqual(['getTitleControlInfo'])
   })
 
+  it('says in one line that a refused file’s names were not looked up, and why; the other files’ names are', async () => {
+    const refused = await file('refused.yaml', `${MISSPELT}  - on: console/key:9\n`)
+    const good = await file('good3.yaml', GOOD)
+    const r = await check([refused, good], { app: sim.httpUrl })
+    const lines = r.out.split('\n')
+    expect(r.out).toContain(`${refused}:15:9: on: console has no control key:9`)
+    expect(lines).toContain(`${good}: ok: 2 bindings on 1 surface, names found at ${sim.httpUrl}`)
+    expect(lines.filter((l) => l.startsWith('check --app:'))).toEqual([
+      `check --app: ${refused}: names not looked up: the file is refused before its names can be read; ` +
+        'fix the errors above and check again',
+    ])
+    expect(r.code).toBe(EXIT_FAILURE)
+
+    const json = JSON.parse((await check([refused, good], { app: sim.httpUrl, format: 'json' })).out) as {
+      app: { notLookedUp: { path: string; reason: string }[] }
+    }
+    expect(json.app.notLookedUp).toEqual([{ path: refused, reason: expect.stringContaining('the file is refused') }])
+  })
+
+  it('looks the names up in a file whose only other errors are listen:’s (it loads)', async () => {
+    const path = await file('listen.yaml', MISSPELT.replace('version: 1\n', 'version: 1\nlisten: { host: 0.0.0.0 }\n'))
+    const r = await check([path], { app: sim.httpUrl })
+    expect(r.out).toContain("the application has no title 'Lower Thrid'")
+    expect(r.out).toMatch(/listen/)
+    expect(r.out).not.toContain('names not looked up')
+  })
+
   it('an application that does not answer is its own exit code, with the reason, and the files are still checked', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`
     const r = await check([await file('good2.yaml', GOOD)], { app: url })
@@ -156,7 +183,7 @@ describe('several files and --format json', () => {
       severity: 'error',
       message: "bindings[0].feedback.title: the application has no title 'Lower Thrid' (did you mean 'Lower Third'?)",
     })
-    expect(doc.app).toEqual({ url: sim.httpUrl, reachable: true, notes: [] })
+    expect(doc.app).toEqual({ url: sim.httpUrl, reachable: true, notes: [], notLookedUp: [] })
     expect(r.code).toBe(EXIT_FAILURE)
   })
 })
@@ -185,6 +212,6 @@ describe('the command line', () => {
   it('check --help lists its options and the exit code of an unreachable application', () => {
     for (const text of ['--app URL', '--format', 'FILE...', '3 the application of --app could not be reached'])
       expect(checkCommand.help).toContain(text)
-    expect(checkCommand.usage).toBe('check [--app URL] [--format json] FILE...')
+    expect(checkCommand.usage).toBe('check [--app URL] [--format text|json] FILE...')
   })
 })

@@ -26,6 +26,42 @@ function optionsInHelp(name: string, help: string): string[] {
 
 const NOT_AN_OPTION = '--zz-not-an-option'
 
+/** The widest line a help may have, in columns (characters: the helps are one column a character). */
+const HELP_WIDTH = 100
+
+/** The lines under `Usage:`, up to the first blank line. */
+function usageLines(help: string): string[] {
+  const lines = help.split('\n')
+  const from = lines.indexOf('Usage:') + 1
+  const to = lines.indexOf('', from)
+  return from === 0 ? [] : lines.slice(from, to === -1 ? undefined : to)
+}
+
+/**
+ * The format every help shares: `panelbridge[ COMMAND] — what it is`, a blank line, `Usage:` with
+ * `  panelbridge ...` lines; then `Options:` where there are options, `Examples:` and `Exit codes:`,
+ * in that order, each after a blank line; no line wider than HELP_WIDTH; one newline at the end.
+ */
+function expectCommonFormat(help: string, name: string | undefined): void {
+  const lines = help.split('\n')
+  const title = name === undefined ? 'panelbridge — ' : `panelbridge ${name} — `
+  expect(lines[0]!.startsWith(title), lines[0]).toBe(true)
+  expect(lines.slice(1, 3)).toEqual(['', 'Usage:'])
+  const usage = usageLines(help)
+  expect(usage.length).toBeGreaterThan(0)
+  for (const line of usage) expect(line).toMatch(/^ {2}panelbridge /)
+  const headings = lines.filter((l) => /^[A-Z][a-z ]+:/.test(l) && !l.startsWith(' ')).map((l) => l.split(':')[0])
+  const order = ['Usage', 'Options', 'Commands', 'Examples', 'Exit codes'].filter((h) => headings.includes(h))
+  expect(order).toEqual(expect.arrayContaining(['Usage', 'Examples', 'Exit codes']))
+  expect(order.map((h) => lines.findIndex((l) => l.startsWith(`${h}:`)))).toEqual(
+    order.map((h) => lines.findIndex((l) => l.startsWith(`${h}:`))).sort((a, b) => a - b),
+  )
+  for (const h of order.slice(1)) expect(lines[lines.findIndex((l) => l.startsWith(`${h}:`)) - 1]).toBe('')
+  const wide = lines.filter((l) => [...l].length > HELP_WIDTH)
+  expect(wide, `${name ?? 'panelbridge'} --help`).toEqual([])
+  expect(help.endsWith('\n') && !help.endsWith('\n\n')).toBe(true)
+}
+
 describe('panelbridge --version', () => {
   it("prints panelbridge's version from package.json and exits 0", async () => {
     const { code, out, err } = await cli(['--version'])
@@ -43,6 +79,23 @@ describe('panelbridge --version', () => {
   })
 })
 
+describe('panelbridge --help', () => {
+  it(`is in the common format, its lines at most ${HELP_WIDTH} columns, every command listed with its usage`, async () => {
+    const { code, out } = await cli(['--help'])
+    expect(code).toBe(EXIT_OK)
+    expectCommonFormat(out, undefined)
+    for (const [name, sub] of Object.entries(SUBCOMMANDS)) {
+      expect(out).toContain(`\n  panelbridge ${sub.usage}\n`)
+      expect(sub.usage.startsWith(`${name} `) || sub.usage === name).toBe(true)
+    }
+  })
+
+  it('shows learn --record in learn’s usage', () => {
+    expect(SUBCOMMANDS.learn!.usage).toContain('[--record FILE]')
+    expect(helpText()).toContain('--record FILE')
+  })
+})
+
 describe('every registered subcommand', () => {
   const names = Object.keys(SUBCOMMANDS)
 
@@ -57,10 +110,20 @@ describe('every registered subcommand', () => {
         const { code, out } = await cli([name, flag])
         expect(code).toBe(EXIT_OK)
         expect(out).toBe(SUBCOMMANDS[name]!.help)
-        // Two layouts are in use: a title line then `Usage:` and the usage lines, or `Usage:` first.
-        expect(out).toMatch(new RegExp(`(^|\\n)Usage:\\s+panelbridge ${name}\\b`))
+        expect(out).toMatch(new RegExp(`\\nUsage:\\n {2}panelbridge ${name}\\b`))
         expect(out).not.toBe(helpText())
       }
+    })
+
+    it(`${name} --help is in the common format, its lines at most ${HELP_WIDTH} columns`, async () => {
+      const { out } = await cli([name, '--help'])
+      expectCommonFormat(out, name)
+      // The usage the general help lists is the one the command's own help gives.
+      const usage = `  panelbridge ${SUBCOMMANDS[name]!.usage}`
+      expect(
+        usageLines(out).some((l) => l.startsWith(usage)),
+        `${usageLines(out).join('\n')}\n${usage}`,
+      ).toBe(true)
     })
 
     it(`${name} refuses an unknown option in our words, with exit 2`, async () => {

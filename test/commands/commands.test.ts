@@ -43,10 +43,12 @@ describe('panelbridge commands', () => {
     expect(out).toMatch(/^ {2}action +required animateIn \| animateOut \|/m)
     expect(out).toMatch(/^ {2}channel +optional number \(-1 = all channels\)$/m)
     expect(out).toContain('acts on every target when id and title are all left out')
+    expect(out).toContain('panelbridge send refuses it too, unless --all')
     // The example names a title: the usual intent, and what check asks of a schedule binding.
     expect(out).toContain("press: { command: schedule, params: { action: animateIn, title: '...' } }")
     const stop = commandDetailText(commandFacts('stopStreaming')!)
     expect(stop).toContain('hold to confirm: a press is sent only after a 1.5 s hold')
+    expect(stop).toContain('panelbridge send sends it only with --yes')
     expect(stop).toContain('parameters: none')
   })
 

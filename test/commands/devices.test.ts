@@ -20,7 +20,8 @@ async function listWith(h: Harness, surfaces: string[]): Promise<{ file: string;
 }
 
 describe('panelbridge devices', () => {
-  it('is registered and listed in --help', () => expectRegistered('devices', devicesCommand, 'devices [--config FILE]'))
+  it('is registered and listed in --help', () =>
+    expectRegistered('devices', devicesCommand, 'devices [--config FILE | --model NAME]'))
 
   it('lists each device with model, serial, path, controls, its claim and access, and opens none', async () => {
     const h = harness()

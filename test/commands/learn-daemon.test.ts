@@ -51,6 +51,9 @@ describe('panelbridge learn with a daemon running', () => {
       `learning through the panelbridge daemon at ${daemon.url.replace(/\/$/, '')}, which keeps its devices: ` +
         `press, turn or move a control; Ctrl+C stops (surface names from ${file})`,
     )
+    expect(h.out[1]).toBe(
+      `  (its devices' events, and those of its web page: press a key on ${daemon.url.replace(/\/$/, '')}/ to learn it too)`,
+    )
     device.input(gen2KeyReport([3], 8))
     device.input(gen2KeyReport([], 8))
     device.input(encoderRotateReport([2]))

@@ -32,8 +32,16 @@ export function learn(h: Harness, args: string[], env: Record<string, string> = 
   return { stop, done }
 }
 
-/** What learn printed after its banner: the lines that must not depend on where the events come from. */
-export const afterBanner = (out: string[]): string[] => out.slice(out.findIndex((l) => l.startsWith('learning')) + 1)
+/**
+ * What learn printed after its banner (the `learning` line and the lines that say what it listens to):
+ * the lines that must not depend on where the events come from.
+ */
+export function afterBanner(out: string[]): string[] {
+  let from = out.findIndex((l) => l.startsWith('learning')) + 1
+  while (from < out.length && /^(listening to |\s+\((no panelbridge daemon|its devices' events))/.test(out[from]!))
+    from++
+  return out.slice(from)
+}
 
 /**
  * Once learn has printed a line with `text` in it, stops the learner, which must end with exit 0; then what

@@ -24,4 +24,8 @@ it('keeps learning until SIGINT, then exits 0', { timeout: PROCESS_MS + 15_000 }
   learn.child.kill('SIGINT')
   expect(await learn.exited).toBe(0)
   expect(learn.out()).toMatch(/"signal":"SIGINT".*"msg":"stopping"|"msg":"stopping".*"signal":"SIGINT"/)
+  // Nothing here to learn from: it says so, rather than waiting silently.
+  expect(learn.out()).toContain('nothing to listen to yet: no control surface found')
+  // No line from the ALSA library (RtMidi reaching for a sequencer a box without sound devices lacks).
+  expect(learn.out()).not.toMatch(/ALSA lib|MidiInAlsa/)
 })

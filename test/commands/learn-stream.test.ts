@@ -17,6 +17,7 @@ import {
 } from '../../src/commands/learn-stream.js'
 import { fc, fuzzParser, hostileJsonValue } from '../fuzz/harness.js'
 import { harness } from './hardware-helpers.js'
+import { afterBanner } from './learn-helpers.js'
 
 /** The parts as a body arriving in chunks, one at a time. */
 async function* chunks(parts: (string | Uint8Array)[]): AsyncGenerator<Uint8Array> {
@@ -153,7 +154,7 @@ describe('learn against a server that answers like a daemon', () => {
       ].join(''),
     )
     expect(await runLearn(['--url', url], { ...h.deps, env: {} })).toBe(1)
-    expect(h.out.slice(1)).toEqual([
+    expect(afterBanner(h.out)).toEqual([
       'midi APC?]0;pwned? (APC): open: learning as desk',
       "  claimed by the daemon's surfaces: entry desk",
       'desk/cc:1:7 rotate -3',

@@ -99,6 +99,47 @@ describe('panelbridge learn', () => {
     expect(await done).toBe(0)
   })
 
+  it('says what it listens to, and when the first scan finds nothing, that it waits and how to give it something', async () => {
+    const h = harness()
+    h.extra.push({
+      driver: {
+        name: 'broken',
+        detect: () => Promise.reject(new Error('libusb-1.0.so.0: cannot open shared object file')),
+        open: () => Promise.reject(new Error('no device')),
+      },
+      controlsOf: () => Promise.resolve(undefined),
+    })
+    const url = await nobody()
+    const stop = new AbortController()
+    const done = runLearn(['--url', url], { ...h.deps, stop: stop.signal })
+    await until('the nothing-found lines', () => h.out.some((l) => l.includes('run learn again')))
+    expect(h.out[0]).toBe('learning: press, turn or move a control; Ctrl+C stops')
+    expect(h.out[1]).toMatch(/^listening to the devices of: streamdeck, .*midi, hid, broken$/)
+    expect(h.out[2]).toBe(`  (no panelbridge daemon answers at ${url}: learn opens the devices itself)`)
+    expect(h.out.slice(3)).toEqual([
+      'nothing to listen to yet: no control surface found; learn waits, and takes a panel as it is plugged in.',
+      '  broken: detection failed: libusb-1.0.so.0: cannot open shared object file',
+      '  panelbridge devices lists what this machine has, with any permission problem to fix.',
+      "  Or use the keys of the daemon's web page: start the daemon (sudo systemctl start panelbridge,",
+      `  or panelbridge run), open ${url}/ and run learn again: it follows the daemon.`,
+    ])
+    // A panel plugged in afterwards is taken as ever.
+    h.transport.plug(DeviceModelId.XL, '/dev/hidraw5', 'CL-XL-9')
+    stop.abort()
+    expect(await done).toBe(0)
+  })
+
+  it('does not say it found nothing when a device is there', async () => {
+    const h = harness()
+    h.transport.plug(DeviceModelId.XL, '/dev/hidraw5', 'CL-XL-9')
+    const stop = new AbortController()
+    const done = runLearn(['--url', await nobody()], { ...h.deps, stop: stop.signal })
+    await until('the device open', () => h.out.some((l) => l.includes('learning as streamdeck1')))
+    stop.abort()
+    expect(await done).toBe(0)
+    expect(h.out.join('\n')).not.toContain('nothing to listen to')
+  })
+
   it('takes no device when a daemon answers at the address but offers no event stream, and says so', async () => {
     const h = harness()
     h.transport.plug(DeviceModelId.PLUS, '/dev/hidraw4', 'CL-PLUS-1')

@@ -87,6 +87,61 @@ describe('panelbridge send', () => {
     expect(sim.http.log.slice(before).map((e) => e.name)).toEqual(['getAllVideoIns'])
   })
 
+  /** Each title's play state, as getTitleControlInfo answers it. */
+  async function playStates(): Promise<string[]> {
+    out = ''
+    expect(await send('getTitleControlInfo')).toBe(0)
+    const reply = JSON.parse(out) as { titles: { status: string }[] }
+    out = ''
+    return reply.titles.map((t) => t.status)
+  }
+
+  it('refuses a command that acts on every title without naming one, with the reason and exit 2; --all sends it', async () => {
+    const titles = (await playStates()).length
+    expect(titles).toBeGreaterThan(1)
+    const before = sent('schedule').length
+    for (const argv of [
+      ['schedule', 'action=cutin'],
+      ['schedule', 'action=animateOut'],
+      ['schedule', 'action=cutin', 'title='],
+    ]) {
+      err = []
+      expect(await send(...argv)).toBe(2)
+      expect(err.join('\n')).toContain(
+        'schedule without id or title acts on everything: name its title, or add --all to mean everything',
+      )
+    }
+    expect(sent('schedule').length).toBe(before)
+    const off = Array<string>(titles).fill('Off')
+    expect(await playStates()).toEqual(off)
+
+    expect(await send('schedule', 'action=cutin', '--all')).toBe(0)
+    expect(sent('schedule').at(-1)).not.toHaveProperty('title')
+    expect(sent('schedule').at(-1)).toMatchObject({ action: 'cutin' })
+    // Every title on air (a cut, so held still: the application's Paused), none left off.
+    expect(await playStates()).toEqual(Array<string>(titles).fill('Paused'))
+    expect(await send('schedule', 'action=cutout', '--all')).toBe(0)
+    expect(await playStates()).toEqual(off)
+  })
+
+  it('refuses --all beside a target, and on a command that does not act on everything (the file’s rule)', async () => {
+    expect(await send('schedule', 'action=cutin', 'title=Lower Third', '--all')).toBe(2)
+    expect(err.join('\n')).toContain('--all sends schedule to everything, without title')
+    err = []
+    expect(await send('getAllVideoIns', '--all')).toBe(2)
+    expect(err.join('\n')).toContain('--all: getAllVideoIns does not act on everything; remove --all')
+  })
+
+  it('asks --yes for a command a binding sends only after a hold to confirm', async () => {
+    const before = sent('clearPlaylist').length
+    expect(await send('clearPlaylist')).toBe(2)
+    expect(err.join('\n')).toContain('clearPlaylist is destructive on air')
+    expect(err.join('\n')).toContain('add --yes')
+    expect(sent('clearPlaylist').length).toBe(before)
+    expect(await send('clearPlaylist', '--yes')).toBe(0)
+    expect(sent('clearPlaylist').length).toBe(before + 1)
+  })
+
   it('sends a command the catalogue lacks only with --unlisted', async () => {
     expect(await send('someNewCommand', 'level=3', 'on=true', 'name=x')).toBe(2)
     expect(await send('someNewCommand', 'level=3', 'on=true', 'name=x', '--unlisted')).toBe(1)

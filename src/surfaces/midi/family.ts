@@ -6,6 +6,7 @@
 import type { DriverFamily } from '../driver-family.js'
 import { ledStateOf, lit, colorOf, WHITE_LIGHT, type LightRule } from '../lights.js'
 import { MidiDriver, type MidiDriverOptions, type MidiSurfaceConfig } from './driver.js'
+import { loadMidiProfile, shippedProfileIds } from './profile.js'
 
 /** A MIDI RGB pad: its colour in every state (the idle colour when off), white when lit without one. */
 const rgbPad: LightRule = (fb) => {
@@ -25,4 +26,18 @@ export const midiFamily: DriverFamily<MidiDriverOptions, MidiSurfaceConfig> = {
   hotplug: (driver) => (driver instanceof MidiDriver ? driver.hotplug : undefined),
   // A one-colour LED lights by the common rule; an RGB pad shows the profile's palette colour even when off.
   lights: () => (control) => (control.capabilities.rgb ? rgbPad : undefined),
+  // The shipped profiles that list controls (the generic one lists none: its ids are the notes and CCs sent).
+  profiles: {
+    label: 'MIDI',
+    key: 'profile',
+    async list() {
+      const out = []
+      for (const id of await shippedProfileIds()) {
+        const profile = await loadMidiProfile(id)
+        const controls = profile.descriptors()
+        if (controls.length > 0) out.push({ id, name: profile.data.name, controls })
+      }
+      return out
+    },
+  },
 }

@@ -14,10 +14,12 @@ type NativeInput = InstanceType<MidiModule['Input']>
 type NativeOutput = InstanceType<MidiModule['Output']>
 
 /**
- * The ALSA sequencer device. Why it is checked: RtMidi prints its own lines to stderr each time it
- * fails to reach the sequencer, so after a first failure the native side is tried again only once this
- * node appears or becomes accessible (a sound device appeared, a permission was fixed), never on every
- * rescan.
+ * The ALSA sequencer device. Why it is checked: RtMidi prints its own lines to stderr (through the ALSA
+ * library: `ALSA lib seq_hw.c:...`, `MidiInAlsa::initialize: ...`) each time it fails to reach the
+ * sequencer, so the native side is not tried while this node is missing (a box without sound devices:
+ * RtMidi's ALSA backend can reach no sequencer then), and after a failure it is tried again only once
+ * the node appears or becomes accessible (a sound device appeared, a permission was fixed), never on
+ * every rescan.
  */
 export const ALSA_SEQUENCER_PATH = '/dev/snd/seq'
 
@@ -78,10 +80,14 @@ export class JulusianMidiBackend implements MidiBackend {
       this.log.once('permission', 'warn', MIDI_PERMISSION_MESSAGE, { path: ALSA_SEQUENCER_PATH })
       return noPorts()
     }
-    if (this.failed) {
-      if (seq === 'missing') this.awaitingSequencer = true
-      if (seq === 'missing' || !this.awaitingSequencer) return noPorts()
+    if (seq === 'missing') {
+      // Why not try: with no sequencer RtMidi can only fail, and the ALSA library says so on stderr.
+      this.failed = true
+      this.awaitingSequencer = true
+      this.log.once('unavailable', 'warn', MIDI_UNAVAILABLE_MESSAGE, { path: ALSA_SEQUENCER_PATH })
+      return noPorts()
     }
+    if (this.failed && !this.awaitingSequencer) return noPorts()
     try {
       const mod = (this.module ??= await this.load())
       const list = { inputs: mod.Input.getPortNames(), outputs: mod.Output.getPortNames() }
