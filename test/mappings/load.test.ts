@@ -139,7 +139,7 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
     text: problemFile('command-parameters.yaml'),
     problems: [
       expect.stringMatching(
-        /^c\.yaml:10:48: bindings\[0\]\.press\[0\]: schedule: parameter action must be one of animateIn, .*, got "fly"$/,
+        /^c\.yaml:10:48: bindings\[0\]\.press\[0\]: schedule: parameter action must be one of animateIn, .*, got "fly" \(`panelbridge commands schedule` says what each does\)$/,
       ),
       'c.yaml:10:60: bindings[0].press[0]: schedule: parameter title must be a string, got 3',
       'c.yaml:11:20: bindings[0].press[1]: switchVideoIn: missing required parameter channel',
