@@ -67,7 +67,7 @@ describe('shipped configs', () => {
       return computeFeedback({ binding: b, label, look: { pending: false, failed: false, context: {} }, state })
     }
 
-    for (const file of files) {
+    for (const file of [...files, 'reference.yaml']) {
       it(`${file}: the same colour and words animating and holding, never 'Paused'`, async () => {
         const { config } = await loadConfigFile(`${configDir}${file}`)
         const following = config!.bindings.filter((b) => b.feedback?.title !== undefined)
