@@ -37,7 +37,8 @@ type Schema = Record<string, unknown> & {
 interface Row {
   key: string
   type: string
-  required: boolean
+  /** `yes`, `one of a, b` (a key that, with others, is one form's: one of them is needed), or empty. */
+  required: string
   default: string
   description: string
 }
@@ -93,7 +94,7 @@ function variantName(s: Schema): string | undefined {
   return undefined
 }
 
-function walk(s: Schema, key: string, rows: Row[], seen: Set<string>, required = false, note = ''): void {
+function walk(s: Schema, key: string, rows: Row[], seen: Set<string>, required = '', note = ''): void {
   if (key !== '' && !seen.has(key + note)) {
     seen.add(key + note)
     rows.push({
@@ -111,23 +112,42 @@ function walk(s: Schema, key: string, rows: Row[], seen: Set<string>, required =
   if (s.type === 'object') {
     if (s.properties) walkProperties(s, key, rows, seen, note)
     else if (s.additionalProperties && typeof s.additionalProperties === 'object')
-      walk(s.additionalProperties, `${key}.<name>`, rows, seen, false, note)
+      walk(s.additionalProperties, `${key}.<name>`, rows, seen, '', note)
   } else if (s.type === 'array' && s.items) {
     walkItems(s.items, `${key}[]`, rows, seen, note)
   }
 }
 
+/** The forms of a union that are mappings told apart by no `driver`-like constant. */
+function plainForms(vs: readonly Schema[]): Schema[] {
+  return vs.filter((v) => v.type === 'object' && v.properties && variantName(v) === undefined)
+}
+
+/**
+ * The keys that make each such form what it is (required in it, not in every form) and the words for
+ * them: `one of command, wait_ms, page` where a mapping is one form or another. Empty with one form.
+ */
+function alternatives(forms: readonly Schema[]): { keys: Set<string>; words: string } {
+  const keys = new Set(
+    forms.flatMap((v) => (v.required ?? []).filter((k) => !forms.every((o) => o.required?.includes(k)))),
+  )
+  if (forms.length < 2 || keys.size < 2) return { keys: new Set(), words: '' }
+  return { keys, words: `one of ${[...keys].map(code).join(', ')}` }
+}
+
 /**
  * The keys of each form of a union. A form that is a list of another form (`press: action or list of
- * actions`) adds nothing: its entries have the keys already listed.
+ * actions`) adds nothing: its entries have the keys already listed. Where the forms are mappings told
+ * apart by their keys alone, those keys are not each required: one of them is.
  */
 function walkVariants(s: Schema, key: string, rows: Row[], seen: Set<string>, note: string): void {
   const vs = variants(s) ?? []
   const same = (a: Schema, b: Schema): boolean => JSON.stringify(a) === JSON.stringify(b)
+  const oneOf = alternatives(plainForms(vs))
   for (const v of vs) {
     if (v.type === 'array' && v.items && vs.some((o) => o !== v && same(o, v.items!))) continue
     if (variants(v)) walkVariants(v, key, rows, seen, note)
-    else if (v.type === 'object' && v.properties) walkProperties(v, key, rows, seen, variantName(v) ?? note)
+    else if (v.type === 'object' && v.properties) walkProperties(v, key, rows, seen, variantName(v) ?? note, oneOf)
     else if (v.type === 'array' && v.items) walkItems(v.items, `${key}[]`, rows, seen, note)
   }
 }
@@ -137,9 +157,17 @@ function walkItems(items: Schema, key: string, rows: Row[], seen: Set<string>, n
   else if (items.type === 'object' && items.properties) walkProperties(items, key, rows, seen, note)
 }
 
-function walkProperties(s: Schema, key: string, rows: Row[], seen: Set<string>, note: string): void {
+function walkProperties(
+  s: Schema,
+  key: string,
+  rows: Row[],
+  seen: Set<string>,
+  note: string,
+  oneOf: { keys: Set<string>; words: string } = alternatives([]),
+): void {
   for (const [name, p] of Object.entries(s.properties ?? {})) {
-    walk(p, key === '' ? name : `${key}.${name}`, rows, seen, s.required?.includes(name) ?? false, note)
+    const required = !s.required?.includes(name) ? '' : oneOf.keys.has(name) ? oneOf.words : 'yes'
+    walk(p, key === '' ? name : `${key}.${name}`, rows, seen, required, note)
   }
 }
 
@@ -152,7 +180,7 @@ export function configReference(): string {
     '| --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${code(r.key)} | ${cell(r.type)} | ${r.required ? 'yes' : ''} | ${r.default ? cell(code(r.default)) : ''} | ${cell(r.description)} |`,
+        `| ${code(r.key)} | ${cell(r.type)} | ${r.required} | ${r.default ? cell(code(r.default)) : ''} | ${cell(r.description)} |`,
     ),
   ]
   return [

@@ -252,9 +252,28 @@ const SUBSCRIPTION = {
   events: opt('string'),
 }
 
-const ASSUMED_REPLY = 'reply fields beyond the envelope: not shown in the contract; assumed shape (decisions.md)'
-const ASSUMED_POSITION = 'param name `position` (seconds in the buffer) assumed (decisions.md)'
-const ASSUMED_SPEED = 'param name `speed` assumed (decisions.md): 1 normal, 0.5 half, negative reverse'
+const ASSUMED_REPLY = "reply fields beyond the envelope: not in the application's documentation; assumed shape"
+const ASSUMED_POSITION = 'param name `position` (seconds in the buffer) assumed'
+const ASSUMED_SPEED = 'param name `speed` assumed: 1 normal, 0.5 half, negative reverse'
+
+/**
+ * What each `schedule` action does, for whoever meets the list (`panelbridge commands schedule`, the
+ * command reference, `check`'s message for an action it does not know). The names are the
+ * application's (protocol notes 4.1), which say what `update`, `still` and `automatic` do; the play
+ * actions follow decisions.md (Title play state); `alert` is the simulator's model (in, hold, out).
+ */
+export const SCHEDULE_ACTION_WORDS: Readonly<Record<(typeof SCHEDULE_ACTIONS)[number], string>> = {
+  animateIn: 'plays the in-animation, then the title holds on air',
+  animateOut: 'plays the out-animation, then the title is off',
+  alert: 'plays the title as an alert: in, a moment on air, out again',
+  cutin: 'on air at once, no animation',
+  cutout: 'off at once, no animation',
+  render: 'renders the title with the variables given (not documented further)',
+  update: "sets the variables given, with the title's update animation",
+  still: 'sets the variables given at once, no animation',
+  automatic: "in when the title is off, out when it is on air (a 'go' key)",
+}
+const SCHEDULE_ACTION_NOTE = SCHEDULE_ACTIONS.map((a) => `${a}: ${SCHEDULE_ACTION_WORDS[a]}`).join('; ')
 
 // ---------------------------------------------------------------------------------------------------
 // The catalogue
@@ -274,7 +293,7 @@ export const COMMANDS = defineCatalogue({
     source: 'contract',
     summary: 'Copies a title.',
     params: { ...TITLE_SELECT, ...NEW_TITLE },
-    reply: { id: f('string'), title: f('string', { formEncoded: true, note: 'echoed as `New+Title` (notes 5.2)' }) },
+    reply: { id: f('string'), title: f('string', { formEncoded: true, note: 'echoed form-encoded, as `New+Title`' }) },
   },
   getTimelineDuration: {
     group: 'title',
@@ -434,7 +453,7 @@ export const COMMANDS = defineCatalogue({
   setStreamHostServers: {
     group: 'output',
     source: 'contract',
-    summary: "Sets the stream container format. The contract's own sample answers `unknown command`.",
+    summary: "Sets the stream container format. The application's documentation shows it answering `unknown command`.",
     params: { containerFormat: opt('string') },
     reply: {},
   },
@@ -463,7 +482,7 @@ export const COMMANDS = defineCatalogue({
     source: 'contract',
     summary: 'Arms a list of inputs and starts the replay buffer.',
     params: {
-      inputs: req('string[]', { assumed: true, note: 'name `inputs`, comma-separated in a GET (decisions.md)' }),
+      inputs: req('string[]', { assumed: true, note: 'name `inputs`, comma-separated in a GET' }),
     },
     reply: {},
     assumed: true,
@@ -480,7 +499,7 @@ export const COMMANDS = defineCatalogue({
     source: 'contract',
     summary: 'Removes inputs from the armed list; none left disables replay.',
     params: {
-      inputs: req('string[]', { assumed: true, note: 'name `inputs`, comma-separated in a GET (decisions.md)' }),
+      inputs: req('string[]', { assumed: true, note: 'name `inputs`, comma-separated in a GET' }),
     },
     reply: {},
     assumed: true,
@@ -489,7 +508,12 @@ export const COMMANDS = defineCatalogue({
     group: 'replay',
     source: 'contract',
     summary: 'Starts instant replay when inputs are armed.',
-    params: { speed: opt('number', { assumed: true, note: ASSUMED_SPEED + '; likely a docs artefact (notes 3.3)' }) },
+    params: {
+      speed: opt('number', {
+        assumed: true,
+        note: ASSUMED_SPEED + "; the application's documentation shows this parameter, likely by mistake",
+      }),
+    },
     reply: {},
     assumed: true,
   },
@@ -498,7 +522,7 @@ export const COMMANDS = defineCatalogue({
     source: 'contract',
     summary: 'Scrubbing on (leaves recording mode, enters replay mode) or off.',
     params: {
-      enable: req('boolean', { encoding: 'word', assumed: true, note: 'name `enable`, `true`/`false` (decisions.md)' }),
+      enable: req('boolean', { encoding: 'word', assumed: true, note: 'name `enable`, `true`/`false`' }),
     },
     reply: {},
     assumed: true,
@@ -602,7 +626,7 @@ export const COMMANDS = defineCatalogue({
     group: 'replay',
     source: 'contract',
     summary: 'Sets replay settings (structure of replay_get_settings).',
-    params: { settings: req('object', { assumed: true, note: 'name `settings`, JSON text in a GET (decisions.md)' }) },
+    params: { settings: req('object', { assumed: true, note: 'name `settings`, JSON text in a GET' }) },
     reply: {},
     assumed: true,
   },
@@ -637,17 +661,17 @@ export const COMMANDS = defineCatalogue({
       saveProject: opt('boolean', {
         encoding: 'flag',
         assumed: true,
-        note: '`saveProject=1` saves first (notes 3.2, XML form)',
+        note: '`saveProject=1` saves first (the name of the XML form)',
       }),
       closeProject: opt('boolean', {
         encoding: 'flag',
         assumed: true,
-        note: '`closeProject=1` confirms (notes 3.2, XML form)',
+        note: '`closeProject=1` confirms (the name of the XML form)',
       }),
     },
     reply: { filePath: f('string') },
     assumed: true,
-    note: 'flag names from the XML form; the HTTP names are not shown (decisions.md)',
+    note: "flag names from the XML form; the application's documentation does not give the HTTP names",
   },
   getCurrentProject: {
     group: 'project',
@@ -687,9 +711,9 @@ export const COMMANDS = defineCatalogue({
     source: 'contract',
     summary: 'Loads a project, replacing the current one.',
     params: {
-      file: req('string', { assumed: true, note: 'name `file` (notes 3.2, XML form)' }),
-      autoCache: opt('boolean', { encoding: 'flag', assumed: true, note: '`autoCache=1` enables (decisions.md)' }),
-      videoSource: opt('string', { assumed: true, note: 'name `videoSource` (decisions.md)' }),
+      file: req('string', { assumed: true, note: 'name `file` (the name of the XML form)' }),
+      autoCache: opt('boolean', { encoding: 'flag', assumed: true, note: '`autoCache=1` enables' }),
+      videoSource: opt('string', { assumed: true, note: 'name `videoSource`' }),
     },
     reply: {},
     // Why: the contract shows this reply as a bare `{}`.
@@ -717,9 +741,9 @@ export const COMMANDS = defineCatalogue({
     source: 'contract',
     summary: 'Sets the project video format.',
     params: {
-      width: req('number', { assumed: true, note: 'name `width` (decisions.md)' }),
-      height: req('number', { assumed: true, note: 'name `height` (decisions.md)' }),
-      frameRate: req('number', { assumed: true, note: 'name `frameRate` (decisions.md)' }),
+      width: req('number', { assumed: true, note: 'name `width`' }),
+      height: req('number', { assumed: true, note: 'name `height`' }),
+      frameRate: req('number', { assumed: true, note: 'name `frameRate`' }),
     },
     reply: VIDEO_FORMAT,
     assumed: true,
@@ -754,9 +778,9 @@ export const COMMANDS = defineCatalogue({
   schedule: {
     group: 'playout',
     source: 'notes',
-    summary: 'Plays, stops or updates titles (notes 4.1).',
+    summary: 'Plays, stops or updates titles.',
     params: {
-      action: oneOf(SCHEDULE_ACTIONS, true),
+      action: { ...oneOf(SCHEDULE_ACTIONS, true), note: SCHEDULE_ACTION_NOTE },
       ...TITLE_SELECT,
       channel: opt('number', { note: '-1 = all channels' }),
       queue: opt('string'),
@@ -778,7 +802,7 @@ export const COMMANDS = defineCatalogue({
   getTitleControlInfo: {
     group: 'playout',
     source: 'notes',
-    summary: 'Titles with their status and variables (notes 4.2).',
+    summary: 'Titles with their status and variables.',
     params: { icon: opt('boolean', { encoding: 'flag' }), width: opt('number'), height: opt('number') },
     reply: {
       titles: arrayOf({
@@ -793,7 +817,7 @@ export const COMMANDS = defineCatalogue({
   readTitle: {
     group: 'playout',
     source: 'notes',
-    summary: 'Title records with their inputs, running state and variables (notes 4.2).',
+    summary: 'Title records with their inputs, running state and variables.',
     params: { channel: opt('number', { note: '-1 = all channels' }), input: opt('string'), title: opt('string') },
     reply: {
       titles: maybeArrayOf(
@@ -816,30 +840,30 @@ export const COMMANDS = defineCatalogue({
   getPlayStatus: {
     group: 'playout',
     source: 'notes',
-    summary: "A title's play state (notes 4.2).",
+    summary: "A title's play state.",
     params: { ...TITLE_SELECT, channel: opt('number') },
     reply: {
       id: maybe('string', { assumed: true }),
       play: maybe('string', { assumed: true, note: 'Off / Running / Paused' }),
     },
     assumed: true,
-    note: 'reply field names assumed (notes 4.2 names the command only)',
+    note: "reply field names assumed (the application's documentation names the command only)",
   },
   getTitlesPlayStatus: {
     group: 'playout',
     source: 'notes',
-    summary: 'Play states of all titles (notes 4.2).',
+    summary: 'Play states of all titles.',
     params: { channel: opt('number') },
     reply: {
       titles: maybeArrayOf({ id: maybe('string'), name: maybe('string'), play: maybe('string') }, { assumed: true }),
     },
     assumed: true,
-    note: 'reply shape assumed (notes 4.2 names the command only)',
+    note: "reply shape assumed (the application's documentation names the command only)",
   },
   getInputsPlayStatus: {
     group: 'playout',
     source: 'notes',
-    summary: 'Play state per input (notes 4.2).',
+    summary: 'Play state per input.',
     params: { channel: opt('number', { note: '-1 = all channels' }) },
     reply: { inputs: f('array', { note: 'item properties: not shown' }) },
   },

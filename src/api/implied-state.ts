@@ -6,7 +6,7 @@
  * mapping layer's sender calls down into it, nothing here calls up.
  */
 import type { AppState } from './app-state.js'
-import { APP_ERRORS } from './protocol.js'
+import { isRefusal } from './protocol.js'
 import { booleanOf, finiteNumberOf, numberOf } from '../coerce.js'
 
 /** How a command ended: its raw reply, or the application's error text when it gave one. */
@@ -22,7 +22,7 @@ export function applyImpliedState(
   if (!outcome.ok) {
     // A scrub or play/pause acts only in replay mode: `bad request` says it is not (decisions: Errors).
     if (
-      outcome.appMessage === APP_ERRORS.badRequest &&
+      isRefusal(outcome.appMessage) &&
       (command === 'replay_set_scrub_position' || command === 'replay_play_pause') &&
       state.replay.state === 'replay'
     ) {

@@ -110,3 +110,16 @@ export const APP_ERRORS = {
   /** ASSUMED text for a command sent in a state where it cannot act (decisions: Errors). */
   badRequest: 'bad request',
 } as const
+
+/**
+ * A refusal with its reason, as the simulator answers one: `bad request: <reason>` (the reasons are
+ * src/simulator/refusals.ts's, ASSUMED).
+ */
+export function refusalText(reason: string): string {
+  return `${APP_ERRORS.badRequest}: ${reason}`
+}
+
+/** Whether an application error is a refusal in the current state: `bad request`, bare or with its reason. */
+export function isRefusal(appMessage: string | undefined): boolean {
+  return appMessage === APP_ERRORS.badRequest || (appMessage?.startsWith(`${APP_ERRORS.badRequest}: `) ?? false)
+}

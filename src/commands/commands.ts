@@ -82,7 +82,7 @@ export function examplePress(c: CommandFacts): string {
 export function commandDetailText(c: CommandFacts): string {
   const out = [
     `${c.name}: ${c.summary}`,
-    `group: ${c.group} (${c.source === 'contract' ? 'the contract' : 'the protocol notes'})`,
+    `group: ${c.group} (${c.source === 'contract' ? "in the application's command reference" : "not in the application's command reference: seen in its own clients"})`,
   ]
   if (c.params.length === 0) out.push('parameters: none')
   else {

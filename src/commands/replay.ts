@@ -14,7 +14,7 @@ import { createLogger } from '../log.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { SentCommand } from '../mappings/sender.js'
 import { redactText } from '../redact.js'
-import { compareCommands, formatDifference, runsOf } from '../replay/compare.js'
+import { compareRuns, formatDifference, paramsText, runsOf } from '../replay/compare.js'
 import { replayTrace, type ReplayedCommand, type ReplaySpeed } from '../replay/drive.js'
 import { readTrace } from '../replay/trace.js'
 import { usageFailure, UsageError } from './args.js'
@@ -77,7 +77,7 @@ function parse(argv: readonly string[]): ReplayArgs {
 
 /** One command produced, as `run --trace` prints one. */
 function line(c: SentCommand): string {
-  let params = redactText(JSON.stringify(c.params))
+  let params = redactText(paramsText(c.params))
   if (params.length > PRINT_MAX_PARAMS_CHARS) params = `${params.slice(0, PRINT_MAX_PARAMS_CHARS)}…`
   return `${JSON.stringify(c.origin)} ${c.command} ${params} ${c.outcome} ${c.durationMs} ms\n`
 }
@@ -105,9 +105,10 @@ Options:
                   is refused without --yes
   --yes           replay into a real application (--against URL)
   --compare       set the commands produced against the recorded ones, binding by binding, and
-                  print every difference (changed: before → after, gone, new); the jog's
-                  positions count by the last of each run, the streaming poll not at all.
-                  Exit 1 when they differ
+                  print every difference (changed: before → after, gone, new, order; outcome:
+                  the same command went through on one side and failed on the other) and how
+                  many of each side were compared; the jog's positions count by the last of
+                  each run, the streaming poll not at all. Exit 1 when they differ
 
 Examples:
   panelbridge replay show.jsonl --speed max
@@ -175,12 +176,14 @@ async function replay(args: ReplayArgs): Promise<number> {
   if (!args.compare) return EXIT_OK
   const runs = runsOf(trace.inputs, trace.commands)
   const recorded = trace.commands.map((c, i) => ({ ...c, run: runs[i]! }))
-  const differences = compareCommands(recorded, produced)
+  const { differences, compared } = compareRuns(recorded, produced)
+  // Both sides counted by the same rules: what was set against each other, not every line sent.
+  const counted = `${compared.recorded} recorded and ${compared.replayed} replayed commands compared (streaming polls left out, each run of jog positions counted by its last)`
   if (differences.length === 0) {
-    process.stdout.write(`same commands: ${trace.commands.length} recorded, ${produced.length} replayed\n`)
+    process.stdout.write(`same commands: ${counted}\n`)
     return EXIT_OK
   }
-  process.stdout.write(`${differences.length} difference${differences.length === 1 ? '' : 's'}:\n`)
+  process.stdout.write(`${differences.length} difference${differences.length === 1 ? '' : 's'} in ${counted}:\n`)
   for (const d of differences) process.stdout.write(`${redactText(formatDifference(d))}\n`)
   return EXIT_FAILURE
 }

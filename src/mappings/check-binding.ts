@@ -9,6 +9,7 @@ import { ControlIdError, controlSends, parseControlAddress } from '../surfaces/c
 import type { ControlDescriptor, ControlKind, SurfaceEvent } from '../surfaces/types.js'
 import { CONFIRM_COMMANDS, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { checkCommand } from './check-command.js'
+import { controlRangeHint } from './control-range.js'
 import type { Path, Problems } from './problems.js'
 import { suggest } from './suggest.js'
 import { checkTargetAll } from './target-all.js'
@@ -111,7 +112,11 @@ function checkControl(ctx: BindingContext, b: Binding, at: (...p: Path) => Path)
   // the binding is still checked.
   const control = surface?.controls?.get(address.control)
   if (surface?.controls && !control) {
-    problems.add(at('on'), 'error', `on: ${address.surface} has no control ${address.control}`)
+    problems.add(
+      at('on'),
+      'error',
+      `on: ${address.surface} has no control ${address.control} (${controlRangeHint(surface.controls.keys(), address.control)})`,
+    )
     return undefined
   }
   const kind = control?.kind ?? address.parsed.kind

@@ -56,6 +56,14 @@ function parameterSuggestions(spec: CommandSpec, unknown: Iterable<string>): Map
   return out
 }
 
+/** Where the catalogue says what each of a parameter's values does (schedule's actions): how to read it. */
+function valuesExplained(command: string, spec: CommandSpec, param: string | undefined): string {
+  const p = param === undefined ? undefined : spec.params[param]
+  return p?.values !== undefined && p.note !== undefined
+    ? ` (\`panelbridge commands ${command}\` says what each does)`
+    : ''
+}
+
 /**
  * Checks a command and its parameters against the catalogue (templates are checked when filled in).
  * `path` is the action's node; `extraParam` the parameter a value binding fills in.
@@ -95,7 +103,7 @@ export function checkCommand(problems: Problems, path: Path, use: CommandUse, ex
     const message =
       p.kind === 'unknown-parameter'
         ? `unknown parameter ${nameText(p.param!)}${hint(p.param!)}`
-        : `${p.message}${p.kind === 'type' ? `, got ${p.given}` : ''}`
+        : `${p.message}${p.kind === 'type' ? `, got ${p.given}${valuesExplained(command, spec, p.param)}` : ''}`
     problems.add(at, 'error', `${pathText(path)}: ${command}: ${message}`)
   }
   for (const k of templated) {

@@ -90,7 +90,9 @@ export function computeFeedback({ binding, label, look, state }: FeedbackInput):
   // A fader or knob knows its value only once it moved: until then it is not at its bottom.
   const valueUnknown = binding.value !== undefined && look.value === undefined
   if (label) {
-    const ctx: TemplateContext = { ...titleContext(title), ...look.context }
+    // A title the application does not have (or not yet: the link is down) keeps its name on the key.
+    const named = title ?? (fb?.title !== undefined ? { name: fb.title } : undefined)
+    const ctx: TemplateContext = { ...(title ? titleContext(title) : named), ...look.context }
     const words = title ? binding.labels?.[title.play] : undefined
     if (words !== undefined) ctx.play = words
     out.text = renderTemplate(label, ctx, valueUnknown ? { value: UNKNOWN_VALUE_TEXT } : undefined)

@@ -101,7 +101,7 @@ function readData(text: string, file: string): Read | { problems: ConfigProblem[
   }
   const { doc } = read
   const problems = new Problems(file, doc, lines)
-  for (const e of syntaxProblems(text, doc.errors)) problems.at(e.offset, 'error', e.message)
+  for (const e of syntaxProblems(text, doc, lines)) problems.at(e.offset, 'error', e.message)
   for (const w of doc.warnings) problems.at(w.pos[0], 'warning', w.message.split('\n')[0]!)
   if (doc.errors.length > 0) return { problems: problems.finish() }
 

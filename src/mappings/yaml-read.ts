@@ -11,19 +11,22 @@
  * line" for the same place). Only the first real cause is reported, in words that say what to do for
  * the common ones: a tab in the indentation, a key indented differently from its neighbours, a dash
  * without its space, a value with `: ` in it (quote it). Duplicate keys are each their own mistake
- * and are all reported.
+ * and are all reported, each with its name and where the key it repeats was written.
  */
 import {
   Composer,
   isCollection,
   isPair,
+  isScalar,
   Lexer,
   Parser,
+  visit,
   YAMLParseError,
   type CST,
   type Document,
   type LineCounter,
 } from 'yaml'
+import { nameText } from './problems.js'
 
 /** The deepest nesting of any value in the file. */
 export const MAX_CONFIG_DEPTH = 32
@@ -183,15 +186,52 @@ function explain(text: string, e: YAMLParseError): SyntaxProblem {
   return plain
 }
 
+/** A repeated key: its name, and where the first key equal to it in its mapping was written. */
+interface Duplicate {
+  name: string
+  first: number
+}
+
 /**
- * The syntax errors worth reporting: every duplicate key, and of the rest only the first (the others
- * follow from it), explained.
+ * Every repeated scalar key of the document by its offset (where the yaml library reports it), with
+ * the first key equal to it (the library's own rule: equal values, so `1` and `1.0` are one key).
  */
-export function syntaxProblems(text: string, errors: readonly YAMLParseError[]): SyntaxProblem[] {
-  const sorted = [...errors].sort((a, b) => a.pos[0] - b.pos[0])
-  const out: SyntaxProblem[] = sorted
-    .filter((e) => e.code === 'DUPLICATE_KEY')
-    .map((e) => ({ offset: e.pos[0], message: e.message.split('\n')[0]! }))
+function duplicateKeys(doc: Document): Map<number, Duplicate> {
+  const out = new Map<number, Duplicate>()
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Map<unknown, number>()
+      for (const { key } of map.items) {
+        if (!isScalar(key) || !key.range) continue
+        const first = seen.get(key.value)
+        if (first === undefined) seen.set(key.value, key.range[0])
+        else out.set(key.range[0], { name: String(key.value), first })
+      }
+    },
+  })
+  return out
+}
+
+/** A duplicate key's problem: its name and the line:col of its first, or the library's words. */
+function duplicateProblem(e: YAMLParseError, found: Map<number, Duplicate>, lines: LineCounter): SyntaxProblem {
+  const d = found.get(e.pos[0])
+  if (d === undefined) return { offset: e.pos[0], message: e.message.split('\n')[0]! }
+  const { line, col } = lines.linePos(d.first)
+  return {
+    offset: e.pos[0],
+    message: `duplicate key '${nameText(d.name)}': first written at ${line}:${col}; a mapping holds each key once`,
+  }
+}
+
+/**
+ * The syntax errors worth reporting: every duplicate key (named, with where its first was written), and
+ * of the rest only the first (the others follow from it), explained.
+ */
+export function syntaxProblems(text: string, doc: Document, lines: LineCounter): SyntaxProblem[] {
+  const sorted = [...doc.errors].sort((a, b) => a.pos[0] - b.pos[0])
+  const duplicates = sorted.filter((e) => e.code === 'DUPLICATE_KEY')
+  const found = duplicates.length > 0 ? duplicateKeys(doc) : new Map<number, Duplicate>()
+  const out: SyntaxProblem[] = duplicates.map((e) => duplicateProblem(e, found, lines))
   const first = sorted.find((e) => e.code !== 'DUPLICATE_KEY')
   if (first !== undefined) out.push(explain(text, first))
   return out

@@ -10,8 +10,13 @@
  *   `replay_get_settings` at once; their replies come back in either order): consecutive reads of one
  *   control are compared in name order;
  * - the streaming poll (`streaming poll`), which follows the clock, not the input;
- * - outcomes and durations (a replay against the simulator answers what the application answered
- *   otherwise): a command is its name and its parameters.
+ * - durations, and which error a failed command got (a replay against the simulator words its refusals
+ *   otherwise than the application did): a command is its name and its parameters. Whether it failed
+ *   does count: a command that went through when recorded and failed when replayed (or the other way
+ *   round) is an `outcome` difference.
+ *
+ * Both sides are counted the same way, after these rules: `compared` says how many commands of each
+ * were set against each other.
  *
  * The order across bindings counts for the commands that act (neither reads nor scrub positions).
  */
@@ -26,13 +31,20 @@ export interface ComparedCommand {
    * came back. Scrub positions collapse within a run only (undefined: all in one run).
    */
   run?: number
+  /** `ok`, or the error code it failed with; absent: not known (not compared). */
+  outcome?: string
+  /** A failure's text, where the run kept it (a replay does; a recording does not). */
+  message?: string
 }
 
 export interface Difference {
   /** The binding's control, `surface/control`. */
   binding: string
-  /** `changed`: sends something else; `gone`: no longer sent; `new`: sent now only; `order`: both sent, in another order. */
-  kind: 'changed' | 'gone' | 'new' | 'order'
+  /**
+   * `changed`: sends something else; `gone`: no longer sent; `new`: sent now only; `order`: both sent, in
+   * another order; `outcome`: the same command went through on one side and failed on the other.
+   */
+  kind: 'changed' | 'gone' | 'new' | 'order' | 'outcome'
   before?: ComparedCommand
   after?: ComparedCommand
 }
@@ -112,14 +124,55 @@ function acting(commands: readonly ComparedCommand[]): ComparedCommand[] {
   return commands.filter((c) => c.origin !== POLL_ORIGIN && c.command !== SCRUB_COMMAND && !isRead(c))
 }
 
+/** What `compareCommands` found, and how many commands of each side it compared. */
+export interface Comparison {
+  differences: Difference[]
+  /** The commands set against each other, each side counted by the same rules (the header's). */
+  compared: { recorded: number; replayed: number }
+}
+
+function count(lists: Map<string, ComparedCommand[]>): number {
+  let n = 0
+  for (const list of lists.values()) n += list.length
+  return n
+}
+
+/** Whether a command went through: undefined when its outcome is not known. */
+function wentThrough(c: ComparedCommand): boolean | undefined {
+  return c.outcome === undefined ? undefined : c.outcome === 'ok'
+}
+
+/** Whether one side went through and the other failed (both known). */
+function outcomeChanged(x: ComparedCommand, y: ComparedCommand): boolean {
+  const a = wentThrough(x)
+  const b = wentThrough(y)
+  return a !== undefined && b !== undefined && a !== b
+}
+
 /** The differences between what was recorded (`before`) and what the replay sent (`after`). */
 export function compareCommands(before: readonly ComparedCommand[], after: readonly ComparedCommand[]): Difference[] {
+  return compareRuns(before, after).differences
+}
+
+/** The differences, and how many commands of each side were compared. */
+export function compareRuns(before: readonly ComparedCommand[], after: readonly ComparedCommand[]): Comparison {
   const a = byBinding(before)
   const b = byBinding(after)
+  const compared = { recorded: count(a), replayed: count(b) }
   const out: Difference[] = []
   const bindings = [...new Set([...a.keys(), ...b.keys()])].sort()
   for (const binding of bindings) out.push(...diffBinding(binding, a.get(binding) ?? [], b.get(binding) ?? []))
-  if (out.length > 0) return out
+  return { differences: [...out, ...orderDifference(out, before, after)], compared }
+}
+
+/** Where every binding sent the same commands, the first acting command sent out of order, if any. */
+function orderDifference(
+  found: readonly Difference[],
+  before: readonly ComparedCommand[],
+  after: readonly ComparedCommand[],
+): Difference[] {
+  const out: Difference[] = []
+  if (found.some((d) => d.kind !== 'outcome')) return out
   // Every binding sent the same: the order across them must hold too.
   const x = acting(before)
   const y = acting(after)
@@ -152,8 +205,9 @@ function diffBinding(binding: string, x: ComparedCommand[], y: ComparedCommand[]
   for (const step of steps) {
     if (step === '=') {
       settle()
-      i++
-      j++
+      const before = x[i++]!
+      const after = y[j++]!
+      if (outcomeChanged(before, after)) out.push({ binding, kind: 'outcome', before, after })
     } else if (step === '-') gone.push(x[i++]!)
     else added.push(y[j++]!)
   }
@@ -204,12 +258,42 @@ function positional(x: string[], y: string[]): Step[] {
   return steps
 }
 
+/** Parameters named so are positions in seconds, shown to the millisecond. */
+const SECONDS_PARAMS: ReadonlySet<string> = new Set(['position'])
+
+/**
+ * Parameters as JSON for a person: positions rounded to milliseconds (`0.167`, not
+ * `0.16683350016683351`). Only what is printed is rounded; the comparison uses the values as sent.
+ */
+export function paramsText(params: Record<string, unknown>): string {
+  return JSON.stringify(params, (key, value: unknown) =>
+    SECONDS_PARAMS.has(key) && typeof value === 'number' ? Math.round(value * 1000) / 1000 : value,
+  )
+}
+
+/** A command's outcome for a person: `ok`, or its error code and text. */
+function outcomeText(c: ComparedCommand): string {
+  if (c.outcome === undefined) return 'not known'
+  return c.message !== undefined && c.outcome !== 'ok' ? `${c.outcome} (${c.message})` : c.outcome
+}
+
 /** A difference as one line: `deck/key:3: changed: schedule {"title":"A"} → schedule {"title":"B"}`. */
 export function formatDifference(d: Difference): string {
-  const show = (c: ComparedCommand | undefined): string => (c ? `${c.command} ${JSON.stringify(c.params)}` : '—')
+  const show = (c: ComparedCommand | undefined): string => {
+    if (!c) return '—'
+    const text = `${c.command} ${paramsText(c.params)}`
+    // Two values that differ below a millisecond are shown whole rather than as the same text.
+    const other = c === d.before ? d.after : d.before
+    return other && text === `${other.command} ${paramsText(other.params)}` && commandKey(c) !== commandKey(other)
+      ? `${c.command} ${JSON.stringify(c.params)}`
+      : text
+  }
+  const outcomes = (): string => `recorded ${outcomeText(d.before!)}, replayed ${outcomeText(d.after!)}`
   switch (d.kind) {
     case 'changed':
-      return `${d.binding}: changed: ${show(d.before)} → ${show(d.after)}`
+      return `${d.binding}: changed: ${show(d.before)} → ${show(d.after)}${d.before && d.after && outcomeChanged(d.before, d.after) ? ` (and its outcome: ${outcomes()})` : ''}`
+    case 'outcome':
+      return `${d.binding}: outcome changed, ${wentThrough(d.before!) ? 'ok → error' : 'error → ok'}: ${show(d.before)}: ${outcomes()}`
     case 'gone':
       return `${d.binding}: gone: ${show(d.before)}`
     case 'new':

@@ -7,6 +7,7 @@ import { lstatSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSy
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
 import { APP_ERRORS, FILE_EXTENSIONS, PLAY_STATES } from '../api/protocol.js'
 import type { VideoFormat } from './seed.js'
+import { refused, REFUSALS } from './refusals.js'
 import { HandlerError, type SimTitle, type SimVariable } from './types.js'
 import { isRecord } from '../wire.js'
 import { readZipEntry, writeZip } from './zip.js'
@@ -61,7 +62,7 @@ export function resolveFile(dataDir: string, file: string, extensions: readonly 
     realRoot = realpathSync(root)
     realParent = realpathSync(dirname(path))
   } catch {
-    throw new HandlerError(APP_ERRORS.badRequest) // the folder does not exist: the command cannot act
+    throw refused(REFUSALS.noSuchFolder) // the command cannot act
   }
   if (!isInside(realRoot, realParent)) throw new HandlerError(FILE_OUTSIDE_DATA_DIR)
   let isLink = false
@@ -122,7 +123,7 @@ function write(path: string, data: Buffer | string): void {
   try {
     writeFileSync(path, data)
   } catch {
-    throw new HandlerError(APP_ERRORS.badRequest) // missing folder or unwritable path: the command cannot act
+    throw refused(REFUSALS.cannotWrite) // missing folder or unwritable path: the command cannot act
   }
 }
 
@@ -132,7 +133,7 @@ function readJson(path: string): unknown {
     if (statSync(path).size > MAX_FILE_BYTES) throw new Error('file too large')
     bytes = readFileSync(path)
   } catch {
-    throw new HandlerError(APP_ERRORS.badRequest) // missing or unreadable file
+    throw refused(REFUSALS.cannotRead)
   }
   try {
     if (extname(path).toLowerCase() === FILE_EXTENSIONS.package) {
@@ -142,14 +143,14 @@ function readJson(path: string): unknown {
     }
     return JSON.parse(bytes.toString('utf8')) as unknown
   } catch {
-    throw new HandlerError(APP_ERRORS.badRequest) // not one of our files
+    throw refused(REFUSALS.notOurFile)
   }
 }
 
 const VARIABLE_TYPES = new Set(['text', 'image', 'color', 'visible'])
 
 function checkTitle(v: unknown): StoredTitle {
-  if (!isRecord(v)) throw new HandlerError(APP_ERRORS.badRequest)
+  if (!isRecord(v)) throw refused(REFUSALS.notOurFile)
   const ok =
     typeof v.id === 'string' &&
     typeof v.name === 'string' &&
@@ -163,7 +164,7 @@ function checkTitle(v: unknown): StoredTitle {
         typeof x.value === 'string' &&
         VARIABLE_TYPES.has(x.type as string),
     )
-  if (!ok) throw new HandlerError(APP_ERRORS.badRequest)
+  if (!ok) throw refused(REFUSALS.notOurFile)
   const variables = v.variables as SimVariable[]
   const inputs = v.inputs as string[]
   checkCount(variables.length, MAX_VARIABLES_PER_TITLE, 'variables on a title')
@@ -186,8 +187,7 @@ function checkTitle(v: unknown): StoredTitle {
 
 function readKind(path: string, kind: Kind): Record<string, unknown> {
   const data = readJson(path)
-  if (!isRecord(data) || data.format !== FILE_FORMAT || data.kind !== kind)
-    throw new HandlerError(APP_ERRORS.badRequest)
+  if (!isRecord(data) || data.format !== FILE_FORMAT || data.kind !== kind) throw refused(REFUSALS.notOurFile)
   return data
 }
 
@@ -206,7 +206,7 @@ export function writeLayerListFile(path: string, channel: number, titles: SimTit
 
 export function readLayerListFile(path: string): StoredTitle[] {
   const data = readKind(path, 'layerList')
-  if (!Array.isArray(data.titles)) throw new HandlerError(APP_ERRORS.badRequest)
+  if (!Array.isArray(data.titles)) throw refused(REFUSALS.notOurFile)
   return data.titles.map(checkTitle)
 }
 
@@ -229,7 +229,7 @@ export function writeProjectFile(path: string, project: ProjectData): void {
 export function readProjectFile(path: string): ProjectData {
   const data = readKind(path, 'project')
   const vf = data.videoFormat
-  if (!Array.isArray(data.titles) || !isRecord(vf)) throw new HandlerError(APP_ERRORS.badRequest)
+  if (!Array.isArray(data.titles) || !isRecord(vf)) throw refused(REFUSALS.notOurFile)
   const videoFormat: VideoFormat = {
     width: Number(vf.width),
     height: Number(vf.height),
@@ -237,7 +237,7 @@ export function readProjectFile(path: string): ProjectData {
     interlaced: vf.interlaced === true,
   }
   if (![videoFormat.width, videoFormat.height, videoFormat.frameRate].every((n) => Number.isFinite(n) && n > 0)) {
-    throw new HandlerError(APP_ERRORS.badRequest)
+    throw refused(REFUSALS.notOurFile)
   }
   return { videoFormat, titles: data.titles.map(checkTitle) }
 }
@@ -252,7 +252,7 @@ export function writeThumbnail(dataDir: string, projectPath: string): void {
   try {
     ensureDir(dirname(path))
   } catch {
-    throw new HandlerError(APP_ERRORS.badRequest)
+    throw refused(REFUSALS.cannotWrite)
   }
   write(path, THUMBNAIL_JPEG)
 }

@@ -5,10 +5,12 @@
  *   recording | replay ─enter playback─▶ playback ─exit playback─▶ (back where it came from)
  *   any state ─disarm the last input─▶ disabled
  *
- * A command that cannot act in the current state throws 'bad request'; a bad value 'invalid params'.
+ * A command that cannot act in the current state is refused with the reason (REFUSALS, ASSUMED); a
+ * bad value is 'invalid params'.
  * Every time is in seconds inside the buffer [0, bufferLength] (default 20 s).
  */
 import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS, type ReplayState } from '../api/protocol.js'
+import { refused, REFUSALS } from './refusals.js'
 import { HandlerError } from './types.js'
 
 export interface ReplaySettings {
@@ -23,9 +25,6 @@ export interface ReplaySettings {
 
 const ENABLED: readonly ReplayState[] = ['recording', 'replay', 'playback']
 
-function badRequest(): HandlerError {
-  return new HandlerError(APP_ERRORS.badRequest)
-}
 function invalidParams(): HandlerError {
   return new HandlerError(APP_ERRORS.invalidParams)
 }
@@ -65,7 +64,7 @@ export class ReplayModel {
 
   disarm(inputs: string[]): void {
     if (inputs.length === 0) throw invalidParams()
-    if (this.state === 'disabled') throw badRequest()
+    if (this.state === 'disabled') throw refused(REFUSALS.replayNotArmed)
     if (!inputs.some((i) => this.armed.includes(i))) throw invalidParams()
     this.armed = this.armed.filter((i) => !inputs.includes(i))
     if (this.armed.length === 0) {
@@ -74,9 +73,9 @@ export class ReplayModel {
     }
   }
 
-  /** armed → recording. Already enabled: nothing to do. Nothing armed: bad request. */
+  /** armed → recording. Already enabled: nothing to do. Nothing armed: refused. */
   enable(speed?: number): void {
-    if (this.state === 'disabled') throw badRequest()
+    if (this.state === 'disabled') throw refused(REFUSALS.replayNotArmed)
     if (speed !== undefined) this.setSpeed(speed)
     if (this.state === 'armed') this.state = 'recording'
   }
@@ -84,46 +83,51 @@ export class ReplayModel {
   enableScrubbing(on: boolean): void {
     if (on) {
       if (this.state === 'recording') this.state = 'replay'
-      else if (this.state !== 'replay') throw badRequest()
+      else if (this.state !== 'replay') throw this.notRecording()
     } else {
       if (this.state === 'replay') {
         this.state = 'recording'
         this.playing = false
-      } else if (this.state !== 'recording') throw badRequest()
+      } else if (this.state !== 'recording') throw this.notRecording()
     }
   }
 
   enterPlayback(): void {
-    if (this.state !== 'recording' && this.state !== 'replay') throw badRequest()
+    if (this.state !== 'recording' && this.state !== 'replay') throw this.notRecording()
     this.beforePlayback = this.state
     this.state = 'playback'
   }
 
   exitPlayback(): void {
-    if (this.state !== 'playback') throw badRequest()
+    if (this.state !== 'playback') throw refused(REFUSALS.notInPlayback)
     this.state = this.beforePlayback
   }
 
   playPause(): void {
-    if (this.state !== 'replay') throw badRequest()
+    if (this.state !== 'replay') throw refused(REFUSALS.notInReplayMode)
     this.playing = !this.playing
   }
 
   setInPoint(position: number): void {
-    if (!this.enabled) throw badRequest()
+    if (!this.enabled) throw refused(REFUSALS.replayNotEnabled)
     this.inPoint = this.clamp(position)
     if (this.outPoint < this.inPoint) this.outPoint = this.inPoint
   }
 
   setOutPoint(position: number): void {
-    if (!this.enabled) throw badRequest()
+    if (!this.enabled) throw refused(REFUSALS.replayNotEnabled)
     this.outPoint = this.clamp(position)
     if (this.inPoint > this.outPoint) this.inPoint = this.outPoint
   }
 
   setScrubPosition(position: number): void {
-    if (this.state !== 'replay') throw badRequest()
+    if (this.state !== 'replay') throw refused(REFUSALS.notInReplayMode)
     this.scrubPosition = this.clamp(position)
+  }
+
+  /** The refusal of a move that needs replay recording or in replay mode, in the state it is in. */
+  private notRecording(): HandlerError {
+    return refused(this.state === 'playback' ? REFUSALS.inPlayback : REFUSALS.replayNotEnabled)
   }
 
   setSpeed(speed: number): void {

@@ -121,7 +121,7 @@ describe('command catalogue', () => {
     for (const name of ['getTimelineDuration', 'getStreamHostServer', 'getCurrentProject', 'getVideoInIcon']) {
       const spec = specs[name]!
       expect(spec.assumed, name).toBe(true)
-      expect(spec.note, name).toMatch(/not shown/)
+      expect(spec.note, name).toMatch(/not in the application's documentation; assumed shape/)
       for (const field of Object.values(spec.reply)) expect(field.optional, name).toBe(true)
     }
     expect(COMMANDS.replay_get_inputs.reply.inputs.assumed).toBe(true)

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import { applyImpliedState } from '../../src/api/implied-state.js'
-import { APP_ERRORS } from '../../src/api/protocol.js'
+import { APP_ERRORS, refusalText } from '../../src/api/protocol.js'
 
 const ok = { ok: true, reply: {} } as const
 
@@ -44,6 +44,18 @@ describe('applyImpliedState', () => {
       { position: 1 },
       { ok: false, appMessage: APP_ERRORS.badRequest },
     )
+    expect(state.replay.state).toBeUndefined()
+  })
+
+  it('reads a refusal with its reason as the same refusal; another error is not one', () => {
+    const state = new AppState()
+    const scrub = (outcome: Parameters<typeof applyImpliedState>[3]): void =>
+      applyImpliedState(state, 'replay_set_scrub_position', { position: 1 }, outcome)
+    scrub(ok)
+    scrub({ ok: false, appMessage: 'bad requests: not a refusal' })
+    scrub({ ok: false, appMessage: APP_ERRORS.invalidParams })
+    expect(state.replay.state).toBe('replay')
+    scrub({ ok: false, appMessage: refusalText('instant replay is not in replay mode') })
     expect(state.replay.state).toBeUndefined()
   })
 })

@@ -156,7 +156,7 @@ describe('several files and --format json', () => {
     const r = await check([good, bad])
     expect(r.out).toBe(
       `${good}: ok: 2 bindings on 1 surface\n` +
-        `${bad}:5:9: on: console has no control key:9\n${bad}: refused: 1 error, 0 warnings\n`,
+        `${bad}:5:9: on: console has no control key:9 (it has key:0–key:7)\n${bad}: refused: 1 error, 0 warnings\n`,
     )
     expect(r.code).toBe(EXIT_FAILURE)
     expect((await check([good, good])).code).toBe(EXIT_OK)

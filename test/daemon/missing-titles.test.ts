@@ -1,7 +1,9 @@
 /**
- * Issue 22 item 1, the daemon's part: each binding following a title the application does not have is
- * logged once at link-up and once after every resynchronisation, with the nearest name. Against the
- * simulator through the real notification link and store.
+ * Issue 22 item 1 and issue 40 item 5, the daemon's part: each binding following a title the
+ * application does not have is logged once, with the nearest name, until that changes (the title comes,
+ * or the binding follows another one): not at every read of the title list, which the application's
+ * change signals cause at every play change. Against the simulator through the real notification link
+ * and store.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
@@ -48,7 +50,7 @@ describe('missing titles in the daemon log', () => {
     expect(missingTitleLine(state, { on: 'console/key:4', feedback: { title: '{1}' } }, titles)).toBeUndefined()
   })
 
-  it('logs once per binding at link-up and again after a resynchronisation, not between', async () => {
+  it('logs once per binding while the title stays missing, through play changes and resynchronisations', async () => {
     const logs = capture()
     const sim: SimulatorHandle = await startSimulator()
     stops.push(() => sim.close())
@@ -56,12 +58,20 @@ describe('missing titles in the daemon log', () => {
     const link = new NotificationLink({
       url: sim.wsUrl,
       state,
-      timing: { backoffInitialMs: 20, backoffMaxMs: 80, resyncDebounceMs: 10 },
+      timing: { backoffInitialMs: 20, backoffMaxMs: 80, resyncDebounceMs: 10, changeDebounceMs: 10 },
     })
-    const detach = watchMissingTitles({ state, bindings: () => BINDINGS, log: createLogger('daemon') })
+    let bindings = BINDINGS
+    const detach = watchMissingTitles({ state, bindings: () => bindings, log: createLogger('daemon') })
     stops.push(() => detach())
     stops.push(() => link.stop())
     const missing = (): string[] => logs.filter((r) => r.message.includes('follows title')).map((r) => r.message)
+    let reads = 0
+    link.on('resynchronised', () => reads++)
+    /** Waits for the link's next read of the whole title list. */
+    const nextRead = async (): Promise<void> => {
+      const before = reads
+      await expect.poll(() => reads, WAIT).toBeGreaterThan(before)
+    }
 
     link.start()
     await expect
@@ -75,13 +85,45 @@ describe('missing titles in the daemon log', () => {
       fields: { control: 'console/key:0', title: 'Lower Thrid' },
     })
 
-    // A play-state change is no resynchronisation: nothing more is logged.
-    sim.state.dispatch('schedule', { action: 'cutin', title: 'Lower Third' })
-    await expect.poll(() => state.titleByName('Lower Third')?.play, WAIT).toBe('Paused')
+    // A play change: the application's change signals make the link read the whole list again (the
+    // path that logged the same lines on every change); nothing more is logged.
+    for (const action of ['cutin', 'cutout', 'cutin']) {
+      const read = nextRead()
+      sim.state.dispatch('schedule', { action, title: 'Lower Third' })
+      await read
+    }
+    expect(state.titleByName('Lower Third')?.play).toBe('Paused')
     expect(missing()).toHaveLength(2)
 
-    // The application restarts: the link resynchronises and the two lines come once more.
+    // The application restarts: the link resynchronises, and the titles are as missing as before.
+    const read = nextRead()
     await sim.restart()
-    await expect.poll(() => missing().length, WAIT).toBe(4)
+    await read
+    expect(missing()).toHaveLength(2)
+
+    // A reload makes key:0 follow another missing title: that one is logged, once.
+    bindings = [{ on: 'console/key:0', feedback: { title: 'Upper Third' } }, BINDINGS[2]!]
+    const again = nextRead()
+    // (After the restart nothing is on air.)
+    sim.state.dispatch('schedule', { action: 'cutin', title: 'Lower Third' })
+    await again
+    expect(missing().slice(2)).toEqual([
+      "console/key:0: follows title 'Upper Third', which the application does not have (did you mean 'Lower Third'?)",
+    ])
+  })
+
+  it('logs a title again when it went missing after it was found', () => {
+    const logs = capture()
+    const state = new AppState()
+    const detach = watchMissingTitles({ state, bindings: () => [BINDINGS[1]!], log: createLogger('daemon') })
+    stops.push(() => detach())
+    const missing = (): number => logs.filter((r) => r.message.includes('follows title')).length
+    state.resetTitles([])
+    state.resetTitles([])
+    expect(missing()).toBe(1)
+    state.resetTitles([{ id: '{1}', name: 'Lower Third', play: 'Off' }])
+    expect(missing()).toBe(1)
+    state.resetTitles([])
+    expect(missing()).toBe(2)
   })
 })

@@ -1,7 +1,7 @@
 /**
  * The daemon with the bundled default config, as a newcomer runs it (the simulator on free ports), seen
- * in a real browser: a click on a title key plays the title and the key turns amber once it holds on
- * screen. The screenshot it takes is the README's (test-output/web-surface.png; copied to docs/). On a
+ * in a real browser: a click on a title key plays the title and the key turns red and says ON AIR once
+ * it holds on screen (Paused, on air). The screenshot it takes is the README's (test-output/web-surface.png; copied to docs/). On a
  * 390×844 phone and a 1024×768 tablet the page needs no sideways scroll and shows the console's keys in
  * their rows, the tablet its jog too.
  */
@@ -37,7 +37,7 @@ afterAll(async () => {
 })
 
 describe('the default config in a browser', () => {
-  it('plays a title from a click; the key turns amber; SIMULATED shows in the status strip', async () => {
+  it('plays a title from a click; the key turns red and says ON AIR; SIMULATED shows in the status strip', async () => {
     await expect.poll(() => daemon.status().app.state, { timeout: 10_000 }).toBe('connected')
     const page = await requireBrowser().newPage({ viewport: { width: 520, height: 620 } })
     await page.goto(daemon.url)
@@ -46,7 +46,7 @@ describe('the default config in a browser', () => {
     await page.click(key)
     await expect
       .poll(() => daemon.controlState('console', 'key:0'), { timeout: 10_000 })
-      .toMatchObject({ label: 'Lower Third\nPaused', color: '#d08000' })
+      .toMatchObject({ label: 'Lower Third\nON AIR', color: '#c00000' })
     await expect.poll(async () => (await page.textContent('body')) ?? '', { timeout: 5000 }).toContain('SIMULATED')
     await page.mouse.move(0, 0) // off the key: a hovered key shows its hotkey
     mkdirSync(new URL('.', SCREENSHOT), { recursive: true })

@@ -1,8 +1,16 @@
-/** The shipped configs pass `panelbridge check`: the default one and every example. */
+/**
+ * The shipped configs pass `panelbridge check`: the default one and every example; and a title on air
+ * (Running while it animates, Paused while it holds on screen: both on air) shows as on air on each.
+ */
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { AppState } from '../../src/api/app-state.js'
 import { EXIT_FAILURE, EXIT_OK, main } from '../../src/cli.js'
+import { computeFeedback } from '../../src/mappings/feedback.js'
+import { loadConfigFile } from '../../src/mappings/load.js'
+import type { Binding } from '../../src/mappings/schema.js'
+import { parseTemplate } from '../../src/mappings/template.js'
 
 const configDir = fileURLToPath(new URL('../../config/', import.meta.url))
 const files = ['default.yaml', ...readdirSync(`${configDir}examples`).map((f) => `examples/${f}`)]
@@ -47,5 +55,30 @@ describe('shipped configs', () => {
     expect(code).toBe(EXIT_FAILURE)
     expect(out.split('\n').filter((l) => /broken\.yaml:\d+:\d+: /.test(l))).toHaveLength(3)
     expect(out).toMatch(/broken\.yaml: refused: 3 errors, 0 warnings\n$/)
+  })
+
+  describe('a title on air shows as on air', () => {
+    /** What a binding's control shows with its title in this play state (the engine's own feedback). */
+    function shown(b: Binding, play: 'Running' | 'Paused' | 'Off'): { color?: string; text?: string } {
+      const state = new AppState()
+      state.resetTitles([{ id: '{1}', name: b.feedback!.title!, play }])
+      state.setLink({ status: 'connected', since: 1 })
+      const label = b.label === undefined ? undefined : parseTemplate(b.label).template
+      return computeFeedback({ binding: b, label, look: { pending: false, failed: false, context: {} }, state })
+    }
+
+    for (const file of [...files, 'reference.yaml']) {
+      it(`${file}: the same colour and words animating and holding, never 'Paused'`, async () => {
+        const { config } = await loadConfigFile(`${configDir}${file}`)
+        const following = config!.bindings.filter((b) => b.feedback?.title !== undefined)
+        for (const b of following) {
+          const [running, paused, off] = [shown(b, 'Running'), shown(b, 'Paused'), shown(b, 'Off')]
+          expect(paused.color, b.on).toBe(running.color)
+          expect(paused.color, b.on).not.toBe(off.color)
+          expect(paused.text ?? '', b.on).not.toContain('Paused')
+          if (b.label?.includes('{{play}}')) expect(paused.text, b.on).toContain('ON AIR')
+        }
+      })
+    }
   })
 })

@@ -60,6 +60,22 @@ describe('stale (the application is gone) and unknown (not seen yet)', () => {
     expect(stale.detail).toBeUndefined()
   })
 
+  it('a key following a title the application does not have keeps the name it follows, and the reason', () => {
+    const b = { label: '{{name}}\n{{play}}', feedback: { title: 'Lower Thrid' } }
+    expect(show(b, connected('Running'))).toMatchObject({
+      text: 'Lower Thrid\n',
+      badge: 'unknown',
+      detail: 'no such title',
+    })
+    // Before the link is up, the titles are not known yet: the key still says which one it follows.
+    expect(show({ ...b, feedback: { title: 'Lower Third' } }, new AppState())).toMatchObject({
+      text: 'Lower Third\n',
+      badge: 'stale',
+    })
+    // Found, the application's own name is shown (a title followed by its id shows its name).
+    expect(show({ ...b, feedback: { title: TITLE } }, connected('Running')).text).toBe('Lower Third\nRunning')
+  })
+
   it('a failure and a command in flight still show over stale and unknown', () => {
     const state = connected()
     const replay = { feedback: { replay_state: 'replay' } }

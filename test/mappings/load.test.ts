@@ -66,7 +66,7 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
   {
     name: 'YAML syntax: a key twice',
     text: 'version: 1\nversion: 1\n',
-    problems: ['c.yaml:2:1: Map keys must be unique'],
+    problems: ["c.yaml:2:1: duplicate key 'version': first written at 1:1; a mapping holds each key once"],
   },
   {
     name: 'a missing version',
@@ -103,9 +103,9 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
     text: problemFile('unknown-surface-and-control.yaml'),
     problems: [
       'c.yaml:8:9: on: consol is not a configured surface (did you mean console?)',
-      'c.yaml:10:9: on: desk has no control key:15',
+      'c.yaml:10:9: on: desk has no control key:15 (it has key:0–key:14)',
       'c.yaml:12:9: on: bad control id "key:03": write the index without leading zeros (3)',
-      'c.yaml:13:9: on: console has no control fader:1',
+      'c.yaml:13:9: on: console has no control fader:1 (it has fader:0)',
     ],
   },
   {
@@ -139,7 +139,7 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
     text: problemFile('command-parameters.yaml'),
     problems: [
       expect.stringMatching(
-        /^c\.yaml:10:48: bindings\[0\]\.press\[0\]: schedule: parameter action must be one of animateIn, .*, got "fly"$/,
+        /^c\.yaml:10:48: bindings\[0\]\.press\[0\]: schedule: parameter action must be one of animateIn, .*, got "fly" \(`panelbridge commands schedule` says what each does\)$/,
       ),
       'c.yaml:10:60: bindings[0].press[0]: schedule: parameter title must be a string, got 3',
       'c.yaml:11:20: bindings[0].press[1]: switchVideoIn: missing required parameter channel',
@@ -170,8 +170,8 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
     text: problemFile('shuttle.yaml'),
     problems: [
       'c.yaml:5:34: surfaces.odd: unknown Contour Shuttle model "shuttlepro_v3": one of shuttlepro_v1, shuttlexpress, shuttlepro_v2',
-      'c.yaml:15:9: on: xp has no control button:5',
-      'c.yaml:17:9: on: pro has no control button:15',
+      'c.yaml:15:9: on: xp has no control button:5 (it has button:0–button:4)',
+      'c.yaml:17:9: on: pro has no control button:15 (it has button:0–button:14)',
     ],
   },
   {
@@ -179,15 +179,15 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
     text: problemFile('xkeys.yaml'),
     problems: [
       expect.stringMatching(/^c\.yaml:5:32: surfaces\.odd: unknown X-keys model "XK25": one of XK24, XK24RGB, /),
-      'c.yaml:15:9: on: pad has no control key:24',
-      'c.yaml:17:9: on: pad has no control jog',
+      'c.yaml:15:9: on: pad has no control key:24 (it has key:0–key:23)',
+      'c.yaml:17:9: on: pad has no control jog (it has no jog controls; it has key:0–key:23, button:0)',
     ],
   },
   {
     name: 'X-keys joystick: its axes on a joystick model; joystick:x on an XK-24 and a press on an axis are refused',
     text: problemFile('xkeys-joystick.yaml'),
     problems: [
-      'c.yaml:12:9: on: pad has no control joystick:x',
+      'c.yaml:12:9: on: pad has no control joystick:x (it has no joystick controls; it has key:0–key:23, button:0)',
       'c.yaml:15:12: press: stick/joystick:y is a joystick axis, which sends no down events',
     ],
   },

@@ -130,10 +130,10 @@ describe('the reference file, binding by binding', () => {
     ])
   })
 
-  it('console/key:0 plays Lower Third and shows its name and play state', async () => {
-    await expect.poll(() => shows('console', 'key:0')?.text, WAIT).toBe('Lower Third\nOff')
+  it('console/key:0 plays Lower Third and shows its name and ON AIR or off', async () => {
+    await expect.poll(() => shows('console', 'key:0')?.text, WAIT).toBe('Lower Third\noff')
     press('key:0')
-    await expect.poll(() => shows('console', 'key:0')?.text, WAIT).toBe('Lower Third\nRunning')
+    await expect.poll(() => shows('console', 'key:0')?.text, WAIT).toBe('Lower Third\nON AIR')
     expect(sent('schedule')).toEqual([expect.objectContaining({ action: 'automatic', title: 'Lower Third' })])
   })
 
@@ -141,7 +141,9 @@ describe('the reference file, binding by binding', () => {
     await expect.poll(() => shows('console', 'key:1')?.text, WAIT).toMatch(/^Score\n\d*-\d*$/)
     press('key:1')
     await expect.poll(() => sent('schedule').map((p) => p.action), WAIT).toEqual(['update', 'animateIn'])
-    await expect.poll(() => shows('console', 'key:1')?.color, WAIT).toBe('#d08000') // Paused: on screen
+    await expect.poll(() => w.sim.state.titles.find((x) => x.name === 'Score Bug')?.playState, WAIT).toBe('Paused')
+    // Paused (holding on screen) is on air: red, as Running.
+    await expect.poll(() => shows('console', 'key:1')?.color, WAIT).toBe('#c00000')
     w.web.press('key:1', holder)
     await expect.poll(() => sent('schedule').length, { timeout: 3000, interval: 20 }).toBe(3)
     w.web.release('key:1', holder)

@@ -90,10 +90,28 @@ describe('one problem at the first real cause', () => {
     ])
   })
 
-  it('every duplicate key is its own problem', async () => {
+  it('every duplicate key is its own problem, named, with the line:col of the key it repeats', async () => {
     expect(await problems(edited('    press:', '    label: a\n    label: b\n    press:'))).toEqual([
-      'c.yaml:7:5: Map keys must be unique',
-      'c.yaml:8:5: Map keys must be unique',
+      "c.yaml:7:5: duplicate key 'label': first written at 6:5; a mapping holds each key once",
+      "c.yaml:8:5: duplicate key 'label': first written at 6:5; a mapping holds each key once",
+    ])
+  })
+
+  it('a duplicate key in a flow mapping, quoted, anchored or written as another number is found too', async () => {
+    const text = `${DESK}  - on: desk/key:0
+    press: { command: schedule, params: { title: A, title: B } }
+  - on: desk/key:1
+    "on": desk/key:2
+  - on: desk/key:3
+    value: { command: replay_set_replay_speed, param: speed, range: [0, 1] }
+    &v value: { command: replay_set_replay_speed, param: speed, range: [0, 2] }
+    colors: { 1: a, 1.0: b }
+`
+    expect(await problems(text)).toEqual([
+      "c.yaml:6:53: duplicate key 'title': first written at 6:43; a mapping holds each key once",
+      "c.yaml:8:5: duplicate key 'on': first written at 7:5; a mapping holds each key once",
+      "c.yaml:11:8: duplicate key 'value': first written at 10:5; a mapping holds each key once",
+      "c.yaml:12:21: duplicate key '1': first written at 12:15; a mapping holds each key once",
     ])
   })
 

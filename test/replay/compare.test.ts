@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { replayCommand } from '../../src/commands/replay.js'
-import { compareCommands, formatDifference, runsOf, type ComparedCommand } from '../../src/replay/compare.js'
+import {
+  compareCommands,
+  compareRuns,
+  formatDifference,
+  paramsText,
+  runsOf,
+  type ComparedCommand,
+} from '../../src/replay/compare.js'
 import { readTrace, REPLAY_MAX_LINE_CHARS } from '../../src/replay/trace.js'
 
 const c = (origin: string, command: string, params: Record<string, unknown> = {}, run?: number): ComparedCommand => ({
@@ -70,6 +77,50 @@ describe('the comparison', () => {
     ])
     expect(swapped).toHaveLength(1)
     expect(swapped[0]).toMatchObject({ kind: 'order', binding: 'a/k' })
+  })
+
+  it('flags a command that went through when recorded and failed when replayed as an outcome change', () => {
+    const ok = { ...c('a/k', 'schedule', { title: 'A', action: 'cutin' }), outcome: 'ok' }
+    const failed = { ...ok, outcome: 'APP_ERROR', message: 'no such title' }
+    const diffs = compareCommands([ok, c('b/k', 'play')], [failed, c('b/k', 'play')])
+    expect(diffs).toEqual([{ binding: 'a/k', kind: 'outcome', before: ok, after: failed }])
+    expect(diffs.map(formatDifference)).toEqual([
+      'a/k: outcome changed, ok → error: schedule {"title":"A","action":"cutin"}: recorded ok, replayed APP_ERROR (no such title)',
+    ])
+    // The other way round says so; another error than the recorded one is no difference (the
+    // simulator words its refusals otherwise); an outcome not known is not compared.
+    expect(compareCommands([failed], [ok]).map(formatDifference)).toEqual([
+      'a/k: outcome changed, error → ok: schedule {"title":"A","action":"cutin"}: recorded APP_ERROR (no such title), replayed ok',
+    ])
+    expect(compareCommands([failed], [{ ...failed, outcome: 'TIMEOUT' }])).toEqual([])
+    expect(compareCommands([c('a/k', 'schedule', { title: 'A', action: 'cutin' })], [failed])).toEqual([])
+    // Changed and failed too: both are said.
+    const other = { ...failed, params: { title: 'B', action: 'cutin' } }
+    expect(compareCommands([ok], [other]).map(formatDifference)).toEqual([
+      'a/k: changed: schedule {"title":"A","action":"cutin"} → schedule {"title":"B","action":"cutin"} (and its outcome: recorded ok, replayed APP_ERROR (no such title))',
+    ])
+  })
+
+  it('counts what it compared the same way on both sides, and prints positions to the millisecond', () => {
+    const before = [
+      c('streaming poll', 'streaming_get_status'),
+      c('streaming poll', 'streaming_get_status'),
+      scrub(0.1, 0),
+      scrub(0.16683350016683351, 0),
+      c('deck/key:0', 'play', {}, 1),
+    ]
+    const after = [scrub(0.16683350016683351, 0), c('deck/key:0', 'play', {}, 1)]
+    expect(compareRuns(before, after)).toEqual({ differences: [], compared: { recorded: 2, replayed: 2 } })
+    const moved = compareRuns(before, [scrub(0.2504, 0), c('deck/key:0', 'play', {}, 1)])
+    expect(moved.compared).toEqual({ recorded: 2, replayed: 2 })
+    expect(moved.differences.map(formatDifference)).toEqual([
+      'deck/jog: changed: replay_set_scrub_position {"position":0.167} → replay_set_scrub_position {"position":0.25}',
+    ])
+    // Two positions the same to the millisecond are shown whole, not as one text.
+    expect(compareCommands([scrub(0.1671, 0)], [scrub(0.1672, 0)]).map(formatDifference)).toEqual([
+      'deck/jog: changed: replay_set_scrub_position {"position":0.1671} → replay_set_scrub_position {"position":0.1672}',
+    ])
+    expect(paramsText({ position: 12.3456789, speed: 0.123456 })).toBe('{"position":12.346,"speed":0.123456}')
   })
 
   it('runsOf counts the inputs that are not turns before each command', () => {

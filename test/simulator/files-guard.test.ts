@@ -114,8 +114,10 @@ describe('file parameters stay in the data folder', () => {
     expect(existsSync(join(dataDir, 'c.nbtitle'))).toBe(true)
   })
 
-  it('a missing sub-folder is still "bad request" (the application does not create folders)', async () => {
+  it('a missing sub-folder is refused for that reason (the application does not create folders)', async () => {
     const { cmd } = await setup()
-    expect((await cmd('saveTitle', { title: TITLE, file: 'nope/x.nbtitle' })).error).toBe('bad request')
+    expect((await cmd('saveTitle', { title: TITLE, file: 'nope/x.nbtitle' })).error).toBe(
+      'bad request: the folder does not exist',
+    )
   })
 })

@@ -86,7 +86,9 @@ describe('projects', () => {
   })
 
   it('closeProject needs the confirm flag, saves first with the save flag, and empties the list', async () => {
-    expect((await t.cmd('closeProject', { saveProject: 1 })).error).toBe(APP_ERRORS.badRequest)
+    expect((await t.cmd('closeProject', { saveProject: 1 })).error).toBe(
+      'bad request: closing the project needs its confirmation (closeProject=1)',
+    )
     expect((await titleNames(t)).length).toBeGreaterThan(0)
     await t.ok('setTitleName', { title: 'Clock', newName: 'Saved Clock' })
     const closed = await t.ok('closeProject', { saveProject: 1, closeProject: 1 })
@@ -107,17 +109,23 @@ describe('projects', () => {
 
   it('refuses wrong extensions, missing files and foreign files', async () => {
     expect((await t.cmd('saveProject', { file: 'x.txt' })).error).toBe(APP_ERRORS.invalidParams)
-    expect((await t.cmd('loadProject', { file: 'absent.nbproj' })).error).toBe(APP_ERRORS.badRequest)
+    expect((await t.cmd('loadProject', { file: 'absent.nbproj' })).error).toBe(
+      'bad request: the file does not exist or cannot be read',
+    )
     writeFileSync(join(dir, 'foreign.nbproj'), '{"hello": 1}')
-    expect((await t.cmd('loadProject', { file: 'foreign.nbproj' })).error).toBe(APP_ERRORS.badRequest)
+    expect((await t.cmd('loadProject', { file: 'foreign.nbproj' })).error).toBe(
+      "bad request: the file is not one of the application's, or it is damaged",
+    )
     // a folder that does not exist is not created (and a path under /proc must not hang the server)
     expect((await t.cmd('saveProject', { file: join(dir, 'no-such-folder', 'x.nbproj') })).error).toBe(
-      APP_ERRORS.badRequest,
+      'bad request: the folder does not exist',
     )
     // a path outside the data folder is refused before anything is tried (issue 9: files stay in the folder)
     expect((await t.cmd('saveProject', { file: '/proc/pb-nope/x.nbproj' })).error).toBe('file outside the data folder')
     writeFileSync(join(dir, 'broken.zip'), 'PK not really')
-    expect((await t.cmd('loadProject', { file: 'broken.zip' })).error).toBe(APP_ERRORS.badRequest)
+    expect((await t.cmd('loadProject', { file: 'broken.zip' })).error).toBe(
+      "bad request: the file is not one of the application's, or it is damaged",
+    )
     expect((await titleNames(t)).length).toBe(5)
   })
 })
@@ -141,7 +149,9 @@ describe('layer lists', () => {
 
   it('refuses a wrong extension or a missing file', async () => {
     expect((await t.cmd('savePlaylist', { file: 'news.nbproj', channel: 0 })).error).toBe(APP_ERRORS.invalidParams)
-    expect((await t.cmd('loadPlaylist', { file: 'absent.nblist', channel: 0 })).error).toBe(APP_ERRORS.badRequest)
+    expect((await t.cmd('loadPlaylist', { file: 'absent.nblist', channel: 0 })).error).toBe(
+      'bad request: the file does not exist or cannot be read',
+    )
   })
 })
 

@@ -1,12 +1,17 @@
-/** The instant-replay state machine: every row of the contract's transition table, and 'bad request'. */
+/**
+ * The instant-replay state machine: every row of the contract's transition table, and each refusal with
+ * its reason ('bad request: <reason>', the reasons ASSUMED in src/simulator/refusals.ts).
+ */
 import { describe, expect, it } from 'vitest'
 import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS } from '../../src/api/protocol.js'
+import { REFUSALS } from '../../src/simulator/refusals.js'
 import { useTestSim, type Json, pluck } from './helpers.js'
 
 const t = useTestSim()
 
 const state = (): string => t.sim.state.replay.state
-const BAD = APP_ERRORS.badRequest
+/** The error of a refusal for this reason. */
+const BAD = (reason: string): string => `bad request: ${reason}`
 
 async function toRecording(): Promise<void> {
   await t.ok('replay_arm_inputs', { inputs: 'Camera 1,Camera 2' })
@@ -45,11 +50,11 @@ describe('replay transition table', () => {
     expect(state()).toBe('armed')
     await t.ok('replay_disarm_inputs', { inputs: 'Camera 2' })
     expect(state()).toBe('disabled')
-    expect((await t.cmd('replay_disarm_inputs', { inputs: 'Camera 2' })).error).toBe(BAD)
+    expect((await t.cmd('replay_disarm_inputs', { inputs: 'Camera 2' })).error).toBe(BAD(REFUSALS.replayNotArmed))
   })
 
   it('armed → replay_enable with an armed input → started (recording)', async () => {
-    expect((await t.cmd('replay_enable')).error).toBe(BAD) // nothing armed
+    expect((await t.cmd('replay_enable')).error).toBe('bad request: instant replay is not armed: no input is armed')
     await toRecording()
     expect(state()).toBe('recording')
   })
@@ -63,32 +68,35 @@ describe('replay transition table', () => {
     expect((await t.cmd('replay_enable_scrubbing', { enable: 'maybe' })).error).toBe(APP_ERRORS.invalidParams)
   })
 
-  it('scrubbing outside an enabled replay is a bad request', async () => {
-    expect((await t.cmd('replay_enable_scrubbing', { enable: 'true' })).error).toBe(BAD)
+  it('scrubbing outside an enabled replay is refused: not enabled', async () => {
+    expect((await t.cmd('replay_enable_scrubbing', { enable: 'true' })).error).toBe(
+      'bad request: instant replay is not enabled',
+    )
     await t.ok('replay_arm_inputs', { inputs: 'Camera 1' })
-    expect((await t.cmd('replay_enable_scrubbing', { enable: 'true' })).error).toBe(BAD)
+    expect((await t.cmd('replay_enable_scrubbing', { enable: 'true' })).error).toBe(BAD(REFUSALS.replayNotEnabled))
     expect(state()).toBe('armed')
   })
 
   it('enabled → replay_enter_playback → playback; replay_exit_playback → back', async () => {
-    expect((await t.cmd('replay_enter_playback')).error).toBe(BAD)
+    expect((await t.cmd('replay_enter_playback')).error).toBe(BAD(REFUSALS.replayNotEnabled))
     await toRecording()
     await t.ok('replay_enter_playback')
     expect(state()).toBe('playback')
-    expect((await t.cmd('replay_enter_playback')).error).toBe(BAD)
+    expect((await t.cmd('replay_enter_playback')).error).toBe('bad request: instant replay is in playback mode')
+    expect((await t.cmd('replay_enable_scrubbing', { enable: 'true' })).error).toBe(BAD(REFUSALS.inPlayback))
     await t.ok('replay_exit_playback')
     expect(state()).toBe('recording')
-    expect((await t.cmd('replay_exit_playback')).error).toBe(BAD)
+    expect((await t.cmd('replay_exit_playback')).error).toBe('bad request: instant replay is not in playback mode')
     await t.ok('replay_enable_scrubbing', { enable: 'true' })
     await t.ok('replay_enter_playback')
     await t.ok('replay_exit_playback')
     expect(state()).toBe('replay')
   })
 
-  it('replay mode → replay_play_pause toggles play/pause; elsewhere a bad request', async () => {
-    expect((await t.cmd('replay_play_pause')).error).toBe(BAD)
+  it('replay mode → replay_play_pause toggles play/pause; elsewhere refused: not in replay mode', async () => {
+    expect((await t.cmd('replay_play_pause')).error).toBe(BAD(REFUSALS.notInReplayMode))
     await toRecording()
-    expect((await t.cmd('replay_play_pause')).error).toBe(BAD)
+    expect((await t.cmd('replay_play_pause')).error).toBe('bad request: instant replay is not in replay mode')
     await t.ok('replay_enable_scrubbing', { enable: 'true' })
     await t.ok('replay_play_pause')
     expect(t.sim.state.replay.playing).toBe(true)
@@ -117,7 +125,7 @@ describe('replay positions inside the buffer', () => {
 
   it('scrubbing needs replay mode; positions are clamped to the buffer; text is invalid', async () => {
     await toRecording()
-    expect((await t.cmd('replay_set_scrub_position', { position: 3 })).error).toBe(BAD)
+    expect((await t.cmd('replay_set_scrub_position', { position: 3 })).error).toBe(BAD(REFUSALS.notInReplayMode))
     await t.ok('replay_enable_scrubbing', { enable: 'true' })
     await t.ok('replay_set_scrub_position', { position: 99 })
     expect((await t.ok('replay_get_play_info')).replayTime).toBe(REPLAY_DEFAULT_BUFFER_SECONDS)
@@ -127,7 +135,7 @@ describe('replay positions inside the buffer', () => {
   })
 
   it('in and out points work in any enabled state and keep start ≤ end', async () => {
-    expect((await t.cmd('replay_set_in_point', { position: 2 })).error).toBe(BAD)
+    expect((await t.cmd('replay_set_in_point', { position: 2 })).error).toBe(BAD(REFUSALS.replayNotEnabled))
     await toRecording()
     await t.ok('replay_set_in_point', { position: 4 })
     await t.ok('replay_enter_playback')

@@ -94,7 +94,9 @@ describe('title round trips', () => {
 
   it('loadTitle refuses a wrong extension and a missing file', async () => {
     expect((await t.cmd('loadTitle', { file: 'x.txt' })).error).toBe(APP_ERRORS.invalidParams)
-    expect((await t.cmd('loadTitle', { file: 'nothing-here.nbtitle' })).error).toBe(APP_ERRORS.badRequest)
+    expect((await t.cmd('loadTitle', { file: 'nothing-here.nbtitle' })).error).toBe(
+      'bad request: the file does not exist or cannot be read',
+    )
     expect(existsSync(join(t.sim.state.dataDir, 'nothing-here.nbtitle'))).toBe(false)
   })
 

@@ -27,7 +27,9 @@ describe('video inputs', () => {
     await t.ok('closeVideoIn', { video: 'Camera 2' })
     opened = (await t.ok('getOpenedVideoIns')).videoIns
     expect(pluck(opened, 'name')).toEqual(['HDMI Capture'])
-    expect((await t.cmd('closeVideoIn', { video: 'Camera 2' })).error).toBe(APP_ERRORS.badRequest)
+    expect((await t.cmd('closeVideoIn', { video: 'Camera 2' })).error).toBe(
+      "bad request: video input 'Camera 2' is not opened",
+    )
     expect((await t.cmd('openVideoIn', { video: 'Camera 99' })).error).toBe(APP_ERRORS.invalidParams)
     // closeVideoIn takes `video`, not `videoIn`
     expect((await t.cmd('closeVideoIn', { videoIn: 'HDMI Capture' })).error).toBe(APP_ERRORS.invalidParams)
@@ -46,7 +48,9 @@ describe('video inputs', () => {
   it('switchVideoIn needs a channel and an opened device', async () => {
     expect((await t.cmd('switchVideoIn', { video: 'Camera 1' })).error).toBe(APP_ERRORS.invalidParams)
     await t.ok('closeVideoIn', { video: 'Camera 1' })
-    expect((await t.cmd('switchVideoIn', { video: 'Camera 1', channel: 0 })).error).toBe(APP_ERRORS.badRequest)
+    expect((await t.cmd('switchVideoIn', { video: 'Camera 1', channel: 0 })).error).toBe(
+      "bad request: video input 'Camera 1' is not opened",
+    )
     await t.ok('openVideoIn', { video: 'Camera 1' })
     await t.ok('switchVideoIn', { video: 'Camera 1', channel: 1 })
     const opened = (await t.ok('getOpenedVideoIns')).videoIns
@@ -81,7 +85,7 @@ describe('output and streaming', () => {
     const previous = setLogSink((r) => records.push(r))
     try {
       const key = 'live_8f3k2-SECRET-key'
-      expect((await t.cmd('stopStreaming')).error).toBe(APP_ERRORS.badRequest)
+      expect((await t.cmd('stopStreaming')).error).toBe('bad request: not streaming')
       expect((await t.cmd('startStreaming', { serverUrl: 'http://x', streamKey: key })).error).toBe(
         APP_ERRORS.invalidParams,
       )
@@ -96,7 +100,7 @@ describe('output and streaming', () => {
       const info = await t.ok('getStreamHostServer')
       expect(info).toMatchObject({ streaming: true, choice: 'YouTube', serverUrl: 'rtmp://a.rtmp.youtube.com/live2' })
       expect((await t.cmd('startStreaming', { serverUrl: 'rtmp://x/y', streamKey: key })).error).toBe(
-        APP_ERRORS.badRequest,
+        'bad request: already streaming',
       )
       const stopped = await t.ok('stopStreaming')
       expect(typeof stopped.folder).toBe('string')

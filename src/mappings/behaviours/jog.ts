@@ -14,7 +14,7 @@ import { ASSUMED_FRAME_RATE, DEFAULT_STEP_FRAMES, JOG_RESEED_AFTER_MS } from '..
 import type { Binding } from '../schema.js'
 import type { SendFailure } from '../sender.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
-import { APP_ERRORS } from '../../api/protocol.js'
+import { isRefusal } from '../../api/protocol.js'
 import { finiteNumberOf } from '../../coerce.js'
 
 type Scrub = NonNullable<Binding['jog']>['scrub']
@@ -197,5 +197,5 @@ export class JogScrub implements Behaviour {
 
 /** The application's refusal of a scrub outside replay mode (decisions: Errors, `bad request`). */
 function notInReplayMode(r: SendFailure): boolean {
-  return r.message === APP_ERRORS.badRequest
+  return isRefusal(r.message)
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { APP_ERRORS } from '../../api/protocol.js'
 import { OUTPUT_DEVICES } from '../seed.js'
 import type { Handler } from '../state.js'
+import { refused, REFUSALS } from '../refusals.js'
 import { HandlerError } from '../types.js'
 
 const STREAM_URL = /^rtmps?:\/\/[^\s/]+/i
@@ -40,7 +41,7 @@ export const outputHandlers: Record<string, Handler> = {
   },
 
   startStreaming(state, p) {
-    if (state.stream.streaming) throw new HandlerError(APP_ERRORS.badRequest)
+    if (state.stream.streaming) throw refused(REFUSALS.alreadyStreaming)
     const serverUrl = p.required('serverUrl')
     if (!STREAM_URL.test(serverUrl)) throw new HandlerError(APP_ERRORS.invalidParams)
     p.required('streamKey')
@@ -55,7 +56,7 @@ export const outputHandlers: Record<string, Handler> = {
 
   /** Answers where the session's recording went: `folder` in the data folder, `subfolder` per session. */
   stopStreaming(state) {
-    if (!state.stream.streaming) throw new HandlerError(APP_ERRORS.badRequest)
+    if (!state.stream.streaming) throw refused(REFUSALS.notStreaming)
     const subfolder = state.stream.startedAt
     state.stream = { ...state.stream, streaming: false, startedAt: '' }
     return { folder: join(state.dataDir, 'recordings'), subfolder }

@@ -20,6 +20,7 @@ import {
 } from '../files.js'
 import { checkCount, MAX_TITLES } from '../limits.js'
 import { flagText } from '../params.js'
+import { refused, REFUSALS } from '../refusals.js'
 import { THUMBNAIL_JPEG_BASE64 } from '../png.js'
 import { SEED_PROJECTS, titlesFromSeeds, type VideoFormat } from '../seed.js'
 import type { Handler, SimulatorState } from '../state.js'
@@ -138,9 +139,9 @@ export const projectHandlers: Record<string, Handler> = {
     state.removeTitles(state.channelTitles(p.channel()))
   },
 
-  /** closeProject=1 confirms (else 'bad request': nothing happens); saveProject=1 saves first. */
+  /** closeProject=1 confirms (else refused: nothing happens); saveProject=1 saves first. */
   closeProject(state, p) {
-    if (!p.flag('closeProject')) throw new HandlerError(APP_ERRORS.badRequest)
+    if (!p.flag('closeProject')) throw refused(REFUSALS.closeNotConfirmed)
     const filePath = state.project.filePath
     if (p.flag('saveProject')) saveProjectTo(state, filePath || join(state.dataDir, UNTITLED_PROJECT))
     state.removeTitles(state.titles)

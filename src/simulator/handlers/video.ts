@@ -6,6 +6,7 @@ import { flagText, type Params } from '../params.js'
 import { iconSide, solidPng } from '../png.js'
 import type { SimVideoIn } from '../seed.js'
 import type { Handler, SimulatorState } from '../state.js'
+import { refused, REFUSALS } from '../refusals.js'
 import { HandlerError } from '../types.js'
 
 /** The device named by parameter `name`; missing or unknown → 'invalid params'. */
@@ -70,11 +71,11 @@ export const videoHandlers: Record<string, Handler> = {
     if (!state.openedVideoIns.includes(d.name)) state.openedVideoIns.push(d.name)
   },
 
-  /** Closing a device that is not open cannot act: 'bad request'. */
+  /** Closing a device that is not open cannot act: refused. */
   closeVideoIn(state, p) {
     const d = device(state, p, 'video')
     const at = state.openedVideoIns.indexOf(d.name)
-    if (at < 0) throw new HandlerError(APP_ERRORS.badRequest)
+    if (at < 0) throw refused(REFUSALS.inputNotOpened(d.name))
     state.openedVideoIns.splice(at, 1)
     for (const [channel, name] of state.switcher) if (name === d.name) state.switcher.delete(channel)
   },
@@ -84,7 +85,7 @@ export const videoHandlers: Record<string, Handler> = {
     const channel = p.int('channel')
     if (channel === undefined || channel < 0) throw new HandlerError(APP_ERRORS.invalidParams)
     const d = device(state, p, 'video')
-    if (!state.openedVideoIns.includes(d.name)) throw new HandlerError(APP_ERRORS.badRequest)
+    if (!state.openedVideoIns.includes(d.name)) throw refused(REFUSALS.inputNotOpened(d.name))
     state.switcher.set(channel, d.name)
   },
 }

@@ -306,7 +306,7 @@ describe('instant replay', () => {
 
   it('arms two inputs, seen in the settings (replay_arm_inputs, replay_get_settings)', async () => {
     const inputs = await replayInputs()
-    await refused(APP_ERRORS.badRequest, 'replay_enable')
+    await refused('bad request: instant replay is not armed: no input is armed', 'replay_enable')
     await run('replay_arm_inputs', { inputs: inputs.slice(0, 2) })
     const { settings } = await run('replay_get_settings')
     expect((settings.armedPortList as { name: string }[]).map((p) => p.name)).toEqual(inputs.slice(0, 2))
@@ -349,11 +349,11 @@ describe('instant replay', () => {
     await replayWithScrubbing()
     await run('replay_play_pause')
     await run('replay_enter_playback')
-    await refused(APP_ERRORS.badRequest, 'replay_play_pause')
+    await refused('bad request: instant replay is not in replay mode', 'replay_play_pause')
     await run('replay_exit_playback')
     await run('replay_play_pause')
     await run('replay_enable_scrubbing', { enable: false })
-    await refused(APP_ERRORS.badRequest, 'replay_set_scrub_position', { position: 1 })
+    await refused('bad request: instant replay is not in replay mode', 'replay_set_scrub_position', { position: 1 })
   })
 
   it('disarming the last inputs disables replay (replay_disarm_inputs)', async () => {
@@ -361,7 +361,7 @@ describe('instant replay', () => {
     await runWith(post, 'replay_disarm_inputs', { inputs: armed })
     const { inputs: after } = await run('replay_get_inputs')
     expect((after as { armed: boolean }[]).every((i) => !i.armed)).toBe(true)
-    await refused(APP_ERRORS.badRequest, 'replay_enter_playback')
+    await refused('bad request: instant replay is not enabled', 'replay_enter_playback')
   })
 })
 
