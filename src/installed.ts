@@ -5,8 +5,8 @@
  * inside this one.
  *
  * - The worker threads (a reload's config worker, the Stream Deck key workers) start from bundles read
- *   here once, when the process starts (`npm run build` makes them: scripts/build-workers.mjs), never
- *   from the files on disk at the time.
+ *   here once, when the process starts (`npm run build` makes them, gzipped: scripts/build-workers.mjs),
+ *   never from the files on disk at the time.
  * - What must still come from disk later (a native addon and its loader, the simulator's modules, a
  *   device library loaded on the first device) is loaded through `lateImport`/`lateRequire`, which first
  *   compare the build stamp on disk (`dist/build.json`) with the one read at start, and refuse with
@@ -18,6 +18,7 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { isMainThread, Worker, workerData, type WorkerOptions } from 'node:worker_threads'
+import { gunzipSync } from 'node:zlib'
 import { readBuildStamp, type BuildStamp } from './version.js'
 
 /** The workers started from held bundles. */
@@ -25,12 +26,13 @@ export type WorkerName = 'config-worker' | 'key-worker'
 
 /** Each worker's bundle, relative to dist/ (scripts/build-workers.mjs's WORKER_BUNDLES; a test holds them equal). */
 export const WORKER_BUNDLE_FILES: Readonly<Record<WorkerName, string>> = {
-  'config-worker': 'daemon/config-worker.bundle.cjs',
-  'key-worker': 'surfaces/streamdeck/key-worker.bundle.cjs',
+  'config-worker': 'daemon/config-worker.bundle.cjs.gz',
+  'key-worker': 'surfaces/streamdeck/key-worker.bundle.cjs.gz',
 }
 
-/** A bundle is a megabyte or two; past this it is not ours, and is not read. */
-const MAX_BUNDLE_BYTES = 16 * 1024 * 1024
+/** A bundle is a megabyte or two, gzipped a few hundred kB; past these it is not ours, and is not read. */
+const MAX_BUNDLE_BYTES = 4 * 1024 * 1024
+const MAX_BUNDLE_TEXT_BYTES = 16 * 1024 * 1024
 
 /** Why something was not loaded: the installed tree is no longer the one this process started from. */
 export class TreeReplacedError extends Error {
@@ -41,7 +43,8 @@ export class TreeReplacedError extends Error {
 export class InstalledTree {
   /** The build stamp read at start; undefined run from sources (nothing to compare). */
   readonly stamp: BuildStamp | undefined
-  private readonly programs = new Map<WorkerName, string>()
+  /** Each bundle as read at start (gzipped: the text is made again at each worker's start). */
+  private readonly programs = new Map<WorkerName, { gzipped: Buffer; url: string }>()
 
   /**
    * Reads the stamp and (unless `bundles` is false) the bundles of the tree whose `dist/` folder is
@@ -57,7 +60,7 @@ export class InstalledTree {
       const url = new URL(file, dist)
       try {
         if (statSync(url).size > MAX_BUNDLE_BYTES) continue
-        this.programs.set(name, wrapBundle(readFileSync(url, 'utf8'), url.href))
+        this.programs.set(name, { gzipped: readFileSync(url), url: url.href })
       } catch {
         // No bundle (run from sources, or a tree built without it): the worker's starter says so.
       }
@@ -90,13 +93,15 @@ export class InstalledTree {
 
   /**
    * A worker running `name`'s bundle as read at start; undefined when none was read. Its modules
-   * resolve what the bundle leaves out (natives) from the bundle's place in the tree.
+   * resolve what the bundle leaves out (natives) from the bundle's place in the tree. Throws when the
+   * bundle does not unzip (a damaged file read at start).
    */
   startWorker(name: WorkerName, options: WorkerOptions = {}): Worker | undefined {
     const program = this.programs.get(name)
     if (program === undefined) return undefined
+    const code = gunzipSync(program.gzipped, { maxOutputLength: MAX_BUNDLE_TEXT_BYTES }).toString('utf8')
     const workerData: unknown = { [STAMP_KEY]: this.stamp }
-    return new Worker(program, { ...options, workerData, eval: true })
+    return new Worker(wrapBundle(code, program.url), { ...options, workerData, eval: true })
   }
 }
 

@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { WORKER_BUNDLES } from '../../scripts/build-workers.mjs'
@@ -76,11 +77,9 @@ function replaceTree(tree: string, mark: string): void {
   cpSync(join(tree, 'dist'), join(next, 'dist'), { recursive: true })
   const put = (rel: string, text: string): void => writeFileSync(join(next, 'dist', rel), text)
   for (const [name, file] of Object.entries(WORKER_BUNDLE_FILES)) {
-    put(file, `${marking(mark, name, false)}throw new Error('${name} of the replacing tree')\n`)
-    put(
-      file.replace('.bundle.cjs', '.js'),
-      `${marking(mark, name, true)}throw new Error('${name} of the replacing tree')\n`,
-    )
+    const fail = `throw new Error('${name} of the replacing tree')\n`
+    writeFileSync(join(next, 'dist', file), gzipSync(`${marking(mark, name, false)}${fail}`))
+    put(file.replace('.bundle.cjs.gz', '.js'), `${marking(mark, name, true)}${fail}`)
   }
   put(
     'simulator/index.js',
