@@ -11,7 +11,9 @@
  *    `build-client-changed.mjs --force` (tsx and esbuild are loaded in that child, not in this process,
  *    which lives as long as the daemon).
  * 3. `chmod +x dist/cli.js`, as the build script does.
- * 4. `./dist/cli.js ARG ...` as a child (its launcher gives the daemon its V8 flags), stdio inherited;
+ * 4. The worker bundles, by their stamp as the page bundle (`build-workers.mjs --force` in a child when
+ *    stale), and the build stamp `dist/build.json` again when anything was built or it is missing.
+ * 5. `./dist/cli.js ARG ...` as a child (its launcher gives the daemon its V8 flags), stdio inherited;
  *    this process passes the signals on (`runForwarding`) and leaves with the child's exit code, or by
  *    its signal.
  *
@@ -19,11 +21,12 @@
  * before the daemon, as `&&` did.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, readFileSync, readdirSync, realpathSync, statSync, utimesSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, readdirSync, realpathSync, statSync, utimesSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { constants } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { BUILD_STAMP, WORKER_BUNDLES_STAMP, writeBuildStamp } from './build-workers.mjs'
 import { PAGE_BUNDLE_STAMP, stampFresh } from './client-stamp.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -270,6 +273,7 @@ function step(label, args) {
 /** Builds what changed (see the module's comment). */
 function build() {
   const ts = typescriptUpToDate(ROOT)
+  let built = !ts.upToDate
   if (ts.upToDate) process.stdout.write(`TypeScript build up to date (${ts.why})\n`)
   else {
     const startedAt = Date.now()
@@ -284,7 +288,15 @@ function build() {
   if ((mode & x) !== x) chmodSync(cli, mode | x)
   if (stampFresh(ROOT, join(ROOT, PAGE_BUNDLE_STAMP))) {
     process.stdout.write('page bundle up to date (its inputs are unchanged)\n')
-  } else step('page bundle (an input changed)', [join(here, 'build-client-changed.mjs'), '--force'])
+  } else {
+    step('page bundle (an input changed)', [join(here, 'build-client-changed.mjs'), '--force'])
+    built = true
+  }
+  if (stampFresh(ROOT, join(ROOT, WORKER_BUNDLES_STAMP))) {
+    process.stdout.write('worker bundles up to date (their inputs are unchanged)\n')
+    // The bundles' script writes the build stamp after them; here, after what else was built.
+    if (built || !existsSync(join(ROOT, BUILD_STAMP))) writeBuildStamp(ROOT)
+  } else step('worker bundles (an input changed)', [join(here, 'build-workers.mjs'), '--force'])
   return cli
 }
 

@@ -17,6 +17,7 @@ import type { Config } from '../mappings/schema.js'
 import type { SimulatorHandle } from '../simulator/index.js'
 import type { DaemonMetrics } from './api.js'
 import { isAddressInUse, type Prepared } from './prepared.js'
+import { lateImport } from '../installed.js'
 
 export interface AppLink {
   /** The simulator standing in for the application (`app.simulate`), else undefined. */
@@ -165,7 +166,8 @@ async function startSimulatorFor(
     }
   }
   // Loaded only when asked for: a daemon driving the real application never holds the simulator's code.
-  const { startSimulator } = await import('../simulator/index.js')
+  // From the tree the daemon started from: refused (the reload with it) once that tree was replaced.
+  const { startSimulator } = await lateImport('the simulator', () => import('../simulator/index.js'))
   const simulator = await startSimulator({
     host: url.hostname,
     // The daemon never reads the simulator's in-memory command log: keeping it would only grow.

@@ -7,9 +7,10 @@
  * `run`'s first load and `check` still load on the main thread (`loadConfigFile`): nothing else runs
  * yet, and their errors are the same.
  *
- * The worker runs from the built `dist/daemon/config-worker.js`, or, when the daemon runs from its
- * TypeScript sources (tests, `npm run bench`), from `config-worker.ts` with tsx's loader registered in
- * the worker first (a worker does not inherit the loader of the thread that starts it).
+ * The worker runs the config worker's bundle as the daemon read it when it started (`installed.ts`):
+ * a tree replaced under a running daemon does not change the loader its reloads run. Run from the
+ * TypeScript sources (tests, `npm run bench`), it runs `config-worker.ts` with tsx's loader registered
+ * in the worker first (a worker does not inherit the loader of the thread that starts it).
  */
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -17,6 +18,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import { deserialize } from 'node:v8'
 import { Worker } from 'node:worker_threads'
+import { INSTALLED, type InstalledTree } from '../installed.js'
 import { fileProblem, readConfigText, type LoadResult } from '../mappings/load.js'
 import type { Binding } from '../mappings/schema.js'
 import type { ConfigAnswer, ConfigJob } from './config-worker.js'
@@ -40,12 +42,18 @@ export class ConfigLoadAborted extends Error {
   override readonly name = 'ConfigLoadAborted'
 }
 
-/** The worker for this build: the compiled file, or the TypeScript source under tsx. */
-function startWorker(): Worker {
+/**
+ * The worker for this build: the bundle `tree` held since start, or the TypeScript source under tsx.
+ * A built tree without the bundle (built by tsc alone) throws: the reload is refused and says why.
+ */
+function startWorker(tree: InstalledTree): Worker {
   const limits = {
     resourceLimits: { maxOldGenerationSizeMb: CONFIG_WORKER_HEAP_MB, maxYoungGenerationSizeMb: CONFIG_WORKER_YOUNG_MB },
   }
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./config-worker.js', import.meta.url), limits)
+  const held = tree.startWorker('config-worker', limits)
+  if (held !== undefined) return held
+  if (!import.meta.url.endsWith('.ts'))
+    throw new Error('the config worker was not built: run npm run build, then restart')
   // Run from sources: register tsx's loader in the worker, then load the source. The path is tsx's own
   // export for `tsx/esm/api` under the `import` condition (createRequire resolves the `require` one).
   const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'))
@@ -56,13 +64,24 @@ function startWorker(): Worker {
 }
 
 /** The worker's answer for `text`; the worker ends with it. */
-function askWorker(text: string, file: string, signal?: AbortSignal): Promise<ConfigAnswer> {
+function askWorker(
+  text: string,
+  file: string,
+  signal: AbortSignal | undefined,
+  tree: InstalledTree,
+): Promise<ConfigAnswer> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(new ConfigLoadAborted('the reload was stopped'))
       return
     }
-    const worker = startWorker()
+    let worker: Worker
+    try {
+      worker = startWorker(tree)
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)))
+      return
+    }
     let settled = false
     const settle = (fn: () => void): void => {
       if (settled) return
@@ -85,8 +104,13 @@ function askWorker(text: string, file: string, signal?: AbortSignal): Promise<Co
  * The loader's result for `text`, computed in a worker thread. The bindings are rebuilt one slice a
  * turn of the event loop, so that nothing of a large file holds the loop for long.
  */
-export async function loadInWorker(text: string, file: string, signal?: AbortSignal): Promise<LoadResult> {
-  const answer = await askWorker(text, file, signal)
+export async function loadInWorker(
+  text: string,
+  file: string,
+  signal?: AbortSignal,
+  tree: InstalledTree = INSTALLED,
+): Promise<LoadResult> {
+  const answer = await askWorker(text, file, signal, tree)
   if (!answer.config) return { problems: answer.problems }
   const bindings: Binding[] = []
   for (const slice of answer.slices) {

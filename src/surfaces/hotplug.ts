@@ -4,6 +4,7 @@
  */
 import { constants } from 'node:fs'
 import { access } from 'node:fs/promises'
+import { lateImport } from '../installed.js'
 import { createLogger } from '../log.js'
 
 export type HotplugChange = 'attach' | 'detach'
@@ -27,7 +28,7 @@ export function usbHotplugSource(): HotplugSource {
     async start(listener) {
       let mod: typeof import('usb')
       try {
-        mod = await import('usb')
+        mod = await lateImport('usb', () => import('usb'))
       } catch (err) {
         log.once('usb-missing', 'warn', 'USB hot-plug unavailable (libusb could not be loaded); polling instead', {
           error: err,

@@ -5,6 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs'
 import { EventHub } from '../../events.js'
+import { lateImport } from '../../installed.js'
 import { createLogger, type Logger } from '../../log.js'
 import type { DeviceAccess } from '../hotplug.js'
 import type { MidiBackend, MidiConnection, MidiConnectionEvents, MidiOpenOptions, MidiPortList } from './port.js'
@@ -67,7 +68,7 @@ export class JulusianMidiBackend implements MidiBackend {
 
   constructor(opts: JulusianBackendOptions = {}) {
     this.log = opts.logger ?? createLogger('midi')
-    this.load = opts.load ?? (() => import('@julusian/midi/lazy'))
+    this.load = opts.load ?? (() => lateImport('@julusian/midi', () => import('@julusian/midi/lazy')))
     this.sequencer = opts.sequencer ?? alsaSequencer
   }
 

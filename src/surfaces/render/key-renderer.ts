@@ -31,6 +31,7 @@ import {
   type KeyFace,
 } from './key-paint.js'
 import { LruMap } from '../../lru.js'
+import { lateRequire } from '../../installed.js'
 import { drawablePicture, drawPicture } from './picture-paint.js'
 import { skiaTextWidths } from './skia-widths.js'
 
@@ -77,7 +78,7 @@ let skia: typeof import('@napi-rs/canvas') | undefined
  * (`require`), so that rendering stays synchronous.
  */
 function canvasLibrary(): typeof import('@napi-rs/canvas') {
-  skia ??= require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
+  skia ??= lateRequire('@napi-rs/canvas', () => require('@napi-rs/canvas') as typeof import('@napi-rs/canvas'))
   return skia
 }
 

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
+import { lateRequire } from '../../installed.js'
 
 /**
  * Largest picture file or thumbnail read, bytes. ASSUMED (issue 26 item 3: "bounded in bytes"): 2 MiB,
@@ -192,7 +193,7 @@ const require = createRequire(import.meta.url)
 let skia: typeof import('@napi-rs/canvas') | undefined
 /** The canvas library, on the first picture decoded (see the header). */
 function canvasLibrary(): typeof import('@napi-rs/canvas') {
-  skia ??= require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
+  skia ??= lateRequire('@napi-rs/canvas', () => require('@napi-rs/canvas') as typeof import('@napi-rs/canvas'))
   return skia
 }
 

@@ -7,6 +7,7 @@
  * so that "HID" means only the transport the Stream Deck, Contour and X-keys drivers share (`../usb-hid/`).
  */
 import { EventHub } from '../../events.js'
+import { lateImport } from '../../installed.js'
 import { createLogger, type Logger } from '../../log.js'
 import { parseControlId } from '../control-id.js'
 import type {
@@ -59,7 +60,7 @@ export interface ReportMapDeviceConfig {
 export function nodeHidReportMapTransport(): HidTransport {
   return {
     async list() {
-      const HID = await import('node-hid')
+      const HID = await lateImport('node-hid', () => import('node-hid'))
       return (await HID.devicesAsync()).flatMap((d) =>
         d.path
           ? [
@@ -76,7 +77,7 @@ export function nodeHidReportMapTransport(): HidTransport {
       )
     },
     async open(path) {
-      const HID = await import('node-hid')
+      const HID = await lateImport('node-hid', () => import('node-hid'))
       return HID.HIDAsync.open(path)
     },
   }

@@ -5,6 +5,7 @@
  * `HIDDevice`.
  */
 import type { HIDDevice } from '@shuttle-lib/core'
+import { lateImport } from '../../installed.js'
 import { listNodeHid } from '../usb-hid/identity.js'
 import { findShuttleModel, type ShuttleModel } from './models.js'
 
@@ -30,9 +31,9 @@ export function nodeHidShuttleTransport(): ShuttleTransport {
   return {
     list: () => listNodeHid(findShuttleModel),
     async open(path) {
-      const HID = await import('node-hid')
+      const HID = await lateImport('node-hid', () => import('node-hid'))
       // The library's own node-hid wrapper: input reports as they come (these devices use no report id).
-      const { NodeHIDDevice } = await import('shuttle-node/dist/node-hid-wrapper.js')
+      const { NodeHIDDevice } = await lateImport('shuttle-node', () => import('shuttle-node/dist/node-hid-wrapper.js'))
       const hid = await HID.HIDAsync.open(path)
       return new NodeHIDDevice(hid)
     },

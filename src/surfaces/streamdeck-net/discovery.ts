@@ -6,6 +6,7 @@
  * another operator's deck that announces itself is left alone.
  */
 import type { Logger } from '../../log.js'
+import { lateImport } from '../../installed.js'
 
 /** What an announcement tells (the library's `StreamDeckTcpDefinition`, the part used here). */
 export interface Announcement {
@@ -33,7 +34,7 @@ interface LibraryDiscovery {
 export const mdnsDiscovery: DiscoveryStarter = (up, log) => {
   let service: LibraryDiscovery | undefined
   let stopped = false
-  import('@elgato-stream-deck/tcp')
+  lateImport('@elgato-stream-deck/tcp', () => import('@elgato-stream-deck/tcp'))
     .then((lib) => {
       if (stopped) return
       // Why the cast: the library's class is typed against its own core; we read the fields above.

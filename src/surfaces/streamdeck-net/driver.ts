@@ -11,6 +11,7 @@
  * the driver's own source, so the manager rescans at once.
  */
 import { createLogger } from '../../log.js'
+import { lateImport } from '../../installed.js'
 import type { HotplugChange, HotplugSource } from '../hotplug.js'
 import { KeyRenderer } from '../render/key-renderer.js'
 import { DeviceBytesCache } from '../streamdeck/device-bytes.js'
@@ -110,7 +111,7 @@ export function netDeviceBytesCached(): number {
 }
 
 const libraryEncodeJPEG: EncodeJPEG = async (buffer, width, height) => {
-  const { encodeJPEG } = await import('@elgato-stream-deck/node-lib')
+  const { encodeJPEG } = await lateImport('@elgato-stream-deck/node-lib', () => import('@elgato-stream-deck/node-lib'))
   return encodeJPEG(buffer, width, height, { quality: JPEG_QUALITY })
 }
 

@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module'
 import type { StreamDeck } from '@elgato-stream-deck/core'
 import { installFastTransform } from '../streamdeck/fast-transform.js'
+import { lateImport } from '../../installed.js'
 import type { DeckLink } from './link.js'
 
 /** A child deck as the dock reports it. */
@@ -62,7 +63,7 @@ let loading: Promise<NetLibrary> | undefined
 
 /** The library, loaded once. */
 export function loadNetLibrary(): Promise<NetLibrary> {
-  loading ??= load()
+  loading ??= lateImport("the network decks' library", load)
   return loading
 }
 

@@ -12,6 +12,11 @@
  *
  * Threads start on the first request, never at import: a daemon with no LCD deck never starts one.
  * They end after `idleMs` with nothing to do, and do not keep the process alive (unref).
+ *
+ * A thread runs the key worker's bundle as the daemon read it at start (`installed.ts`); what the bundle
+ * leaves out (the canvas library, the Stream Deck library) it requires from the installed tree. Once
+ * that tree was replaced (an upgrade on disk, its restart held back), no thread starts: the running
+ * ones do the work and are kept past `idleMs`, and with none running the surface draws on the loop.
  */
 import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
@@ -19,6 +24,7 @@ import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { DeviceModelId, PreparedBuffer } from '@elgato-stream-deck/core'
+import { INSTALLED, type InstalledTree } from '../../installed.js'
 import type { Feedback } from '../types.js'
 
 /**
@@ -73,7 +79,9 @@ export interface KeyWorkersOptions {
   size?: number
   /** Idle time before the threads end; default KEY_WORKERS_IDLE_MS. */
   idleMs?: number
-  /** Starts one worker (tests start a broken one); default `key-worker`'s built file, or its source under tsx. */
+  /** The installed tree the threads start from (default the one this process runs from). */
+  tree?: InstalledTree
+  /** Starts one worker (tests start a broken one); default the tree's bundle, or the source under tsx. */
   start?: () => Worker
 }
 
@@ -89,10 +97,17 @@ interface Waiting {
   reject: (err: Error) => void
 }
 
-/** The worker for this build: the compiled file, or the TypeScript source under tsx (as `config-load.ts`). */
-function startKeyWorker(): Worker {
+/**
+ * The worker for this build: the bundle `tree` held since start, or the TypeScript source under tsx (as
+ * `config-load.ts`). Throws when the tree was replaced since start (the bundle requires its natives
+ * from it) or a built tree has no bundle.
+ */
+function startKeyWorker(tree: InstalledTree): Worker {
+  tree.check('cannot start a key worker')
   const options = { resourceLimits: { maxOldGenerationSizeMb: KEY_WORKER_HEAP_MB } }
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./key-worker.js', import.meta.url), options)
+  const held = tree.startWorker('key-worker', options)
+  if (held !== undefined) return held
+  if (!import.meta.url.endsWith('.ts')) throw new Error('key workers: the key worker was not built (npm run build)')
   // From sources: tsx's loader registered in the worker first (its `import` export, resolved by path).
   const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'))
   const api = pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href
@@ -105,6 +120,7 @@ export class KeyWorkers {
   readonly size: number
   private readonly idleMs: number
   private readonly start: () => Worker
+  private readonly tree: InstalledTree
   private threads: Thread[] = []
   private readonly waiting = new Map<number, Waiting>()
   private nextId = 0
@@ -117,7 +133,9 @@ export class KeyWorkers {
   constructor(opts: KeyWorkersOptions = {}) {
     this.size = Math.max(1, Math.floor(opts.size ?? Math.min(availableParallelism(), KEY_WORKERS_MAX)))
     this.idleMs = opts.idleMs ?? KEY_WORKERS_IDLE_MS
-    this.start = opts.start ?? startKeyWorker
+    this.tree = opts.tree ?? INSTALLED
+    const tree = this.tree
+    this.start = opts.start ?? (() => startKeyWorker(tree))
   }
 
   /** False once a worker failed or the pool closed: `prepare()` then rejects at once. */
@@ -169,6 +187,8 @@ export class KeyWorkers {
     let best: Thread | undefined
     for (const t of this.threads) if (!best || t.busy < best.busy) best = t
     if (best && (best.busy === 0 || this.threads.length >= this.size)) return best
+    // No thread from a replaced tree: the running ones take the work.
+    if (best && this.tree.replaced() !== undefined) return best
     const worker = this.start()
     worker.unref()
     const thread: Thread = { worker, busy: 0 }
@@ -198,10 +218,16 @@ export class KeyWorkers {
     this.waiting.delete(id)
     waiting.thread.busy--
     if (this.waiting.size === 0 && this.threads.length > 0 && !this.closed) {
-      this.idleTimer = setTimeout(() => void this.endThreads(), this.idleMs)
+      this.idleTimer = setTimeout(() => this.idle(), this.idleMs)
       this.idleTimer.unref()
     }
     return waiting
+  }
+
+  /** Nothing to do for `idleMs`: the threads end, unless none could start again (the tree was replaced). */
+  private idle(): void {
+    this.idleTimer = undefined
+    if (this.tree.replaced() === undefined) void this.endThreads()
   }
 
   /** A worker failed (or could not start): every request rejects and the pool is not used again. */

@@ -6,6 +6,7 @@
  */
 import type { HIDDevice } from '@elgato-stream-deck/core'
 import { DEVICE_MODELS2, DeviceModelId, DeviceModelType, type DeviceModelSpec } from '@elgato-stream-deck/core'
+import { lateImport } from '../../installed.js'
 
 export { hex4 } from '../usb-hid/identity.js'
 
@@ -52,7 +53,7 @@ export function findModel(
 export function nodeHidTransport(): StreamDeckTransport {
   return {
     async list() {
-      const HID = await import('node-hid')
+      const HID = await lateImport('node-hid', () => import('node-hid'))
       const out = new Map<string, StreamDeckListing>()
       for (const dev of await HID.devicesAsync()) {
         if (!dev.path || out.has(dev.path)) continue
@@ -69,9 +70,12 @@ export function nodeHidTransport(): StreamDeckTransport {
       return [...out.values()]
     },
     async open(path) {
-      const HID = await import('node-hid')
+      const HID = await lateImport('node-hid', () => import('node-hid'))
       // The library's own node-hid wrapper: one write queue, input reports with the report id stripped.
-      const { NodeHIDDevice } = await import('@elgato-stream-deck/node/dist/hid-device.js')
+      const { NodeHIDDevice } = await lateImport(
+        '@elgato-stream-deck/node',
+        () => import('@elgato-stream-deck/node/dist/hid-device.js'),
+      )
       const hid = await HID.HIDAsync.open(path)
       return new NodeHIDDevice(hid)
     },

@@ -7,6 +7,7 @@
  * often report the same serial number or none; where the driver knows it, it is part of the identity.
  */
 import type { DetectedDevice } from '../types.js'
+import { lateImport } from '../../installed.js'
 
 /** A USB vendor or product id as udev and lsusb write it: four lower-case hex digits. */
 export const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
@@ -75,7 +76,7 @@ export function detectedHid(driver: string, l: HidListing, model: { id: string; 
 export async function listNodeHid<M>(
   modelOf: (vendorId: number, productId: number, iface: number) => M | undefined,
 ): Promise<(HidListing & { model: M })[]> {
-  const HID = await import('node-hid')
+  const HID = await lateImport('node-hid', () => import('node-hid'))
   const out = new Map<string, HidListing & { model: M }>()
   for (const dev of await HID.devicesAsync()) {
     // Why once per path: node-hid lists a device once per interface or usage.

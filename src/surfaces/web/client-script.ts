@@ -8,8 +8,9 @@
  * options serves both, so what the tests load is what the build ships.
  */
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { INSTALLED } from '../../installed.js'
 
 /** The bundle's file name, next to this module once built. */
 export const CLIENT_BUNDLE_FILE = 'client.bundle.js'
@@ -69,14 +70,18 @@ export async function bundleScript(entry: string, what: string, globalName?: str
 /**
  * Makes a loader of the script to serve: the built bundle at `builtPath` when there is one, else
  * `bundle()` (from source). The script is loaded once per loader; a failure is not kept, so the next
- * request tries again.
+ * request tries again. `atStart`: a built daemon reads it now, when it starts (the page script: a page
+ * of the version that runs, whatever was installed since); otherwise on the first request, refused
+ * once the installed tree was replaced (`installed.ts`).
  */
 export function clientScriptLoader(
   builtPath: string,
   bundle: () => Promise<string> = bundleClientScript,
+  atStart = false,
 ): () => Promise<string> {
   let loading: Promise<string> | undefined
   const load = async (): Promise<string> => {
+    INSTALLED.check(`cannot read ${basename(builtPath)}`)
     try {
       return await readFile(builtPath, 'utf8')
     } catch (err) {
@@ -93,14 +98,17 @@ export function clientScriptLoader(
       )
     }
   }
-  return () => {
+  const loader = (): Promise<string> => {
     loading ??= load().catch((err: unknown) => {
       loading = undefined
       throw err
     })
     return loading
   }
+  // From source there is no built file, and bundling at import would cost every test and command.
+  if (atStart && !import.meta.url.endsWith('.ts')) loader().catch(() => undefined)
+  return loader
 }
 
-/** The script the web server serves (see the module comment). */
-export const loadClientScript = clientScriptLoader(BUILT)
+/** The script the web server serves (see the module comment), read when the process starts. */
+export const loadClientScript = clientScriptLoader(BUILT, bundleClientScript, true)

@@ -4,6 +4,7 @@
  * `XKeys` over that device, so tests swap only this file's interface for an in-memory `HIDDevice`.
  */
 import type { HIDDevice } from '@xkeys-lib/core'
+import { lateImport } from '../../installed.js'
 import { listNodeHid } from '../usb-hid/identity.js'
 import { findXkeysModel, type XkeysModel } from './models.js'
 
@@ -34,9 +35,9 @@ export function nodeHidXkeysTransport(): XkeysTransport {
       return listed.map((l) => ({ ...l, interface: l.model.hidDevices.find(([pid]) => pid === l.productId)![1] }))
     },
     async open(path) {
-      const HID = await import('node-hid')
+      const HID = await lateImport('node-hid', () => import('node-hid'))
       // The library's own node-hid wrapper: a write queue and `flush()`, input reports as Buffers.
-      const { NodeHIDDevice } = await import('xkeys/dist/node-hid-wrapper.js')
+      const { NodeHIDDevice } = await lateImport('xkeys', () => import('xkeys/dist/node-hid-wrapper.js'))
       const hid = await HID.HIDAsync.open(path)
       return new NodeHIDDevice(hid)
     },
