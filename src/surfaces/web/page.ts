@@ -41,6 +41,116 @@ export interface PageSurfaceEntry {
   mode: 'interactive' | 'mirror'
 }
 
+/** One row of the legend: a sample drawn by the stylesheet (`.sw` classes), its name, what it means. */
+type LegendRow = readonly [sample: string, name: string, meaning: string]
+
+/**
+ * The legend's rows, by group. Each sample is a class of `.sw` (a swatch the stylesheet draws as the page
+ * or a key shows it) or, as `text:CLASSES|TEXT`, that text as the page shows it.
+ */
+const LEGEND: readonly (readonly [group: string, rows: readonly LegendRow[]])[] = [
+  [
+    'Links',
+    [
+      [
+        'text:ok|page connected',
+        'page connected',
+        'This page is connected to panelbridge. Not about the application, nor about what is on air.',
+      ],
+      [
+        'text:ok|application: connected',
+        'application: connected',
+        'panelbridge reaches the graphics application’s command interface.',
+      ],
+      [
+        'text:bad|application: not reachable',
+        'application: not reachable',
+        'panelbridge cannot reach the application; keys that show its state go grey (stale).',
+      ],
+      [
+        'text:simulated|SIMULATED',
+        'SIMULATED',
+        'The built-in simulator stands in for the application: nothing reaches a real application or goes to air.',
+      ],
+    ],
+  ],
+  [
+    'Key colours (unless a binding sets its own)',
+    [
+      ['running', 'red', 'The title is running: on air.'],
+      ['paused', 'amber', 'The title is paused: still on screen, on air, holding.'],
+      ['off', 'dark', 'The title is off (not on air), or the indicator is off.'],
+      ['on', 'green', 'The indicator is on: replay mode, streaming, the input live.'],
+    ],
+  ],
+  [
+    'Badges in a key’s corner',
+    [
+      ['pending', 'amber corner', 'Pending: a command is on its way to the application.'],
+      [
+        'failed',
+        'red !, red bar',
+        'Failed: the last command failed (for a few seconds); the reason shows under the label.',
+      ],
+      [
+        'stale',
+        'grey corner, greyed key',
+        'Stale: the application is not reachable; what the key shows may be out of date.',
+      ],
+      [
+        'unknown',
+        'blue ?',
+        'Unknown: not seen yet. A fader before it moves or the application reports its value, a title the application does not have.',
+      ],
+      ['diverged', 'purple diamond', 'Diverged: a mirrored application differs from the one it mirrors.'],
+    ],
+  ],
+  [
+    'Surfaces',
+    [
+      [
+        'text:badge|read-only',
+        'read-only',
+        'A mirror of hardware: it shows what the device shows and takes no presses here.',
+      ],
+      [
+        'text:badge waiting|waiting for …',
+        'waiting for …',
+        'Configured hardware that is not plugged in, drawn greyed.',
+      ],
+      [
+        'text:badge rehearsal|rehearsal',
+        'rehearsal',
+        'Its controls take presses from this page, as the device would (rehearse: true).',
+      ],
+      ['text:page|page …', 'page …', 'The page of controls the surface shows now.'],
+      [
+        'hotkey',
+        'hotkey',
+        'With a mouse, the keyboard key that presses this control, shown while the pointer is over it.',
+      ],
+    ],
+  ],
+]
+
+/** The legend (a disclosure under the surfaces, opened from the header's `legend` link): what the page's words, colours and badges mean. */
+function renderLegend(): string {
+  const groups = LEGEND.map(([group, rows]) => {
+    const items = rows
+      .map(([sample, name, meaning]) => {
+        const [cls, text] = sample.startsWith('text:') ? sample.slice(5).split('|') : [sample]
+        const drawn =
+          text !== undefined
+            ? `<span class="sw-text ${escapeHtml(cls ?? '')}">${escapeHtml(text)}</span>`
+            : `<span class="sw ${escapeHtml(sample)}" aria-hidden="true"></span> <span class="sw-name">${escapeHtml(name)}</span>`
+        return `<div class="row"><dt>${drawn}</dt><dd>${escapeHtml(meaning)}</dd></div>`
+      })
+      .join('')
+    return `<section><h3>${escapeHtml(group)}</h3><dl>${items}</dl></section>`
+  })
+  return `<details id="legend" class="legend"><summary title="What the words, colours and badges on this page mean">Legend</summary><div class="legend-body">${groups.join('')}</div></details>`
+}
+
 /**
  * The page shell. The surface list written here is what the server knows at request time (useful
  * without script); the script replaces it live from the WebSocket.
@@ -65,11 +175,12 @@ export function renderPage(surfaces: readonly PageSurfaceEntry[]): string {
 <script src="client.js" defer></script>
 </head>
 <body>
-<header class="top"><a id="all-surfaces" href="./" hidden>← all surfaces</a><h1>panelbridge surfaces</h1><p id="status" role="status">connecting…</p></header>
+<header class="top"><a id="all-surfaces" href="./" hidden>← all surfaces</a><h1>panelbridge surfaces</h1><p id="status" role="status">connecting to panelbridge…</p><a id="legend-link" href="#legend" title="What the words, colours and badges on this page mean">legend</a></header>
 <div id="daemon-status" class="daemon-status" role="status" hidden></div>
 <nav><ul id="surface-list">${items}</ul></nav>
 <p id="missing" hidden></p>
 <main id="surfaces"></main>
+${renderLegend()}
 </body>
 </html>
 `
@@ -103,6 +214,43 @@ h2 { font-size: 16px; margin: 0; }
 .daemon-status .notice { color: #6fcf6f; }
 .daemon-status .simulated { padding: 0 8px; border-radius: 4px; background: #b8860b; color: #000; font-weight: bold; }
 .daemon-status .errors { list-style: none; margin: 0; padding: 0; color: var(--dim); font-size: 12px; }
+.waiting-app { flex: 1 1 100%; border: 1px solid #b8860b; border-radius: 8px; padding: 8px 12px; background: #2a2410; }
+.waiting-app strong { color: #ffe08a; font-size: 15px; }
+.waiting-app ul { margin: 4px 0 0; padding-left: 20px; }
+.legend { margin: 16px 0 0; }
+.legend summary { cursor: pointer; color: var(--accent); width: max-content; }
+.legend-body { display: flex; flex-wrap: wrap; gap: 8px 24px; margin-top: 8px; padding: 8px 12px; border-radius: 8px;
+  background: var(--panel); font-size: 13px; }
+.legend section { flex: 1 1 360px; min-width: 0; }
+.legend h3 { font-size: 13px; margin: 4px 0; color: var(--dim); }
+.legend dl { margin: 0; }
+.legend dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 8px; align-items: baseline; }
+.legend .row { display: contents; }
+.legend dt { max-width: 11em; }
+.legend dd { margin: 0; }
+.sw-text.ok { color: #6fcf6f; }
+.sw-text.bad { color: #ff8a65; }
+.sw-text.simulated { padding: 0 6px; border-radius: 4px; background: #b8860b; color: #000; font-weight: bold; }
+.sw-name { color: var(--dim); font-size: 12px; }
+.sw { display: inline-block; position: relative; width: 22px; height: 22px; border-radius: 4px; background: #202020;
+  vertical-align: middle; overflow: hidden; }
+.sw.running { background: #c00000; }
+.sw.paused { background: #d08000; }
+.sw.on { background: #00a000; }
+.sw.pending::after, .sw.stale::after { content: ''; position: absolute; top: 0; right: 0; border-style: solid;
+  border-width: 0 10px 10px 0; border-color: transparent #ffb000 transparent transparent; }
+.sw.stale { background: #3a3a3a; }
+.sw.stale::after { border-right-color: #8c8c8c; }
+.sw.failed { background: linear-gradient(#e02020, #e02020) bottom / 100% 3px no-repeat, #202020; }
+.sw.failed::after { content: '!'; position: absolute; top: 0; right: 0; width: 10px; height: 10px; background: #e02020;
+  color: #fff; font: bold 9px/10px system-ui, sans-serif; text-align: center; }
+.sw.unknown::after { content: '?'; position: absolute; top: 1px; right: 1px; width: 10px; height: 10px; border-radius: 50%;
+  background: #4da3ff; color: #000; font: bold 9px/10px system-ui, sans-serif; text-align: center; }
+.sw.diverged::after { content: ''; position: absolute; top: 2px; right: 2px; width: 7px; height: 7px; background: #d040ff;
+  transform: rotate(45deg); }
+.sw.hotkey { background: #000; }
+.sw.hotkey::after { content: 'Q'; position: absolute; top: 1px; right: 1px; padding: 0 2px; border-radius: 2px;
+  background: #000c; color: #fff; font: bold 9px/12px system-ui, sans-serif; outline: 1px solid #666; }
 nav ul { list-style: none; padding: 0; margin: 0 0 16px; display: flex; flex-wrap: wrap; gap: 12px; }
 nav a { color: var(--accent); }
 nav a[aria-current] { font-weight: bold; }

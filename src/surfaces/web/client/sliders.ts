@@ -201,6 +201,9 @@ export class Shuttle implements Slider {
   }
 }
 
+/** The tooltip of a fader whose value is not known (the blue `?`). */
+const UNKNOWN_TIP = 'Value not known yet: it shows once the fader moves or the application reports it.'
+
 /** An absolute fader, 0 (bottom) to 1 (top), that shows the application's value when not held. */
 export class Fader implements Slider {
   readonly element: HTMLElement
@@ -313,6 +316,7 @@ export class Fader implements Slider {
 
   private show(value: number): void {
     this.value = value
+    if (this.element.classList.contains('unknown')) this.track.removeAttribute('title')
     this.element.classList.remove('unknown')
     this.element.style.setProperty('--pos', String(value))
     this.track.setAttribute('aria-valuenow', String(value))
@@ -323,6 +327,7 @@ export class Fader implements Slider {
   private showUnknown(): void {
     this.value = 0
     this.element.classList.add('unknown')
+    this.track.title = UNKNOWN_TIP
     this.element.style.setProperty('--pos', '0.5')
     this.track.removeAttribute('aria-valuenow')
     this.track.setAttribute('aria-valuetext', 'unknown')

@@ -189,7 +189,8 @@ export class SurfacesView {
     head.appendChild(el('h2', 'name', view.id))
     head.appendChild(el('span', 'model', view.model))
     for (const badge of mirrorBadges(view)) head.appendChild(badge)
-    if (view.mode !== 'mirror' && this.options.view) head.appendChild(el('span', 'badge viewer', 'viewer'))
+    if (view.mode !== 'mirror' && this.options.view)
+      head.appendChild(badge('badge viewer', 'viewer', BADGE_TIPS.viewer))
     pageLabel.hidden = true
     head.appendChild(pageLabel)
     return head
@@ -403,7 +404,7 @@ function showPage(s: ShownSurface, page: string | undefined, pages: readonly str
   for (const label of s.pageLabels) {
     label.hidden = page === undefined
     label.textContent = page === undefined ? '' : `page ${page}`
-    label.title = page === undefined ? '' : `pages: ${pages.join(', ')}`
+    label.title = page === undefined ? '' : `The page of controls the surface shows now; its pages: ${pages.join(', ')}`
   }
   if (page === undefined) delete s.section.dataset.page
   else s.section.dataset.page = page
@@ -415,16 +416,25 @@ function showPage(s: ShownSurface, page: string | undefined, pages: readonly str
  */
 function mirrorBadges(view: WebSurfaceView): HTMLElement[] {
   if (view.mode !== 'mirror') return []
-  if (!view.waiting) return [el('span', 'badge', 'read-only')]
-  const badges = [el('span', 'badge waiting', `waiting for ${view.waiting.for}`)]
-  badges.push(
-    el(
-      'span',
-      'badge' + (view.waiting.rehearse ? ' rehearsal' : ''),
-      view.waiting.rehearse ? 'rehearsal' : 'read-only',
-    ),
-  )
+  if (!view.waiting) return [badge('badge', 'read-only', BADGE_TIPS.readonly)]
+  const badges = [
+    badge('badge waiting', `waiting for ${view.waiting.for}`, `${BADGE_TIPS.waiting} (${view.waiting.for})`),
+  ]
+  if (view.waiting.rehearse) badges.push(badge('badge rehearsal', 'rehearsal', BADGE_TIPS.rehearsal))
+  else badges.push(badge('badge', 'read-only', BADGE_TIPS.readonly))
   return badges
+}
+
+/** What a surface's badges mean, their tooltips (the legend says the same). */
+const BADGE_TIPS = {
+  readonly: 'A mirror of hardware: it shows what the device shows and takes no presses here.',
+  waiting: 'Configured hardware that is not plugged in',
+  rehearsal: 'Its controls take presses from this page, as the device would (rehearse: true).',
+  viewer: 'A read-only viewer: this page sends nothing.',
+} as const
+
+function badge(cls: string, text: string, title: string): HTMLElement {
+  return Object.assign(el('span', cls, text), { title })
 }
 
 /** A key, button or pad of a mirrored device: its backlight or LED as a colour, its label inside. */
