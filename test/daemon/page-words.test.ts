@@ -42,7 +42,7 @@ afterAll(async () => {
 })
 
 describe('the page while the application is not there', () => {
-  it('says "page connected" (never live); tooltips on the status items; a legend', async () => {
+  it('says "page connected" (never live), waits for the application at its URL and says how it is reached; tooltips; a legend', async () => {
     expect(daemon.status().simulated).toBe(false)
     const page = await requireBrowser().newPage({ viewport: { width: 1280, height: 800 } })
     try {
@@ -53,6 +53,15 @@ describe('the page while the application is not there', () => {
       expect(await status.getAttribute('title')).toMatch(/nothing about the application or what is on air/)
       expect((await page.textContent('header.top')) ?? '').not.toMatch(/\blive\b/i)
 
+      const waiting = page.locator('#daemon-status .waiting-app')
+      await waiting.waitFor()
+      const words = (await waiting.textContent()) ?? ''
+      expect(words).toContain(`Waiting for the application at ${appUrl}`)
+      expect(words).toContain('NewBlue Captivate')
+      expect(words).toContain('port 9022')
+      expect(words).toContain('Generic HTML.httpPort')
+      expect(words).toContain('set app.url')
+      expect(words).not.toMatch(/notes|decisions|ASSUMED/)
       const link = page.locator('#daemon-status .link').first()
       expect(await link.textContent()).toBe('application: not reachable')
       expect(await link.getAttribute('title')).toMatch(/link to the graphics application/)

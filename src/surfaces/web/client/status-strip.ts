@@ -35,6 +35,17 @@ function tipped(cls: string, text: string, title: string): HTMLElement {
   return Object.assign(el('span', cls, text), { title })
 }
 
+/** The plain words shown while the application is not there (and no simulator stands in). */
+function waitingBlock(waiting: NonNullable<StripView['waiting']>): HTMLElement {
+  const box = el('div', 'waiting-app')
+  box.setAttribute('role', 'note')
+  box.appendChild(el('strong', undefined, waiting.text))
+  const list = el('ul')
+  for (const line of waiting.help) list.appendChild(el('li', undefined, line))
+  box.appendChild(list)
+  return box
+}
+
 function render(root: HTMLElement, view: StripView, apps: StripApp[] = []): void {
   const state = view.reading
   const link = el('span', `link ${state.link}`, view.linkText)
@@ -59,6 +70,7 @@ function render(root: HTMLElement, view: StripView, apps: StripApp[] = []): void
     for (const e of view.errors) list.append(el('li', undefined, `${clock(e.time)} ${e.message}`))
     parts.push(list)
   }
+  if (view.waiting) parts.push(waitingBlock(view.waiting))
   root.replaceChildren(...parts)
   root.hidden = false
 }
