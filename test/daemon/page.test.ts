@@ -55,6 +55,38 @@ describe('the default config in a browser', () => {
   })
 })
 
+describe('the speed fader in a browser', () => {
+  it('shows the speed the shuttle set: its ? gives way to the position of that speed', async () => {
+    await expect.poll(() => daemon.status().app.state, { timeout: 10_000 }).toBe('connected')
+    const page = await requireBrowser().newPage({ viewport: { width: 1280, height: 800 } })
+    try {
+      await page.goto(daemon.url)
+      const control = (c: string): string => `[data-surface="console"][data-control="${c}"]`
+      await page.waitForSelector(`${control('fader:0')}.unknown`)
+      // Arm replay (key:4), so the application takes a speed.
+      await page.click(control('key:4'))
+      await expect.poll(() => daemon.status().commands.sent, { timeout: 10_000 }).toBeGreaterThanOrEqual(2)
+      const track = (await page.locator(`${control('shuttle')} .track`).boundingBox())!
+      await page.mouse.move(track.x + track.width / 2, track.y + track.height / 2)
+      await page.mouse.down()
+      await page.mouse.move(track.x + track.width / 2 + 70, track.y + track.height / 2, { steps: 5 }) // zone 5: speed 2
+      await expect
+        .poll(() => daemon.controlState('console', 'fader:0'), { timeout: 10_000 })
+        .toMatchObject({ value: 1 })
+      await page.mouse.up()
+      // Back at centre the shuttle sets speed 0: the fader's middle.
+      await expect
+        .poll(() => daemon.controlState('console', 'fader:0'), { timeout: 10_000 })
+        .toMatchObject({ value: 0.5 })
+      await page.waitForSelector(`${control('fader:0')}:not(.unknown)`)
+      expect(await page.locator(`${control('fader:0')} .track`).getAttribute('aria-valuenow')).toBe('0.5')
+      expect(await page.textContent(`${control('fader:0')} .label`)).toBe('Speed\n0')
+    } finally {
+      await page.close()
+    }
+  })
+})
+
 describe('the default config on a phone and a tablet', () => {
   for (const viewport of [
     { width: 390, height: 844 },
