@@ -27,13 +27,28 @@ export const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  'img-src data:',
+  // 'self': the favicon (`FAVICON_ROUTE`); key images come as data: URLs.
+  "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ')
+
+/** Where the page's icon is served, relative to the page. */
+export const FAVICON_ROUTE = '/favicon.svg'
+export const FAVICON_TYPE = 'image/svg+xml'
+
+/** The page's icon: a control panel of four keys (red, amber, green, blue) on a dark body. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect x="1" y="4" width="30" height="24" rx="5" fill="#22252a" stroke="#4aa3ff" stroke-width="2"/>
+<rect x="6" y="9" width="9" height="6" rx="1.5" fill="#c00000"/>
+<rect x="17" y="9" width="9" height="6" rx="1.5" fill="#d08000"/>
+<rect x="6" y="17" width="9" height="6" rx="1.5" fill="#00a000"/>
+<rect x="17" y="17" width="9" height="6" rx="1.5" fill="#4aa3ff"/>
+</svg>
+`
 
 export interface PageSurfaceEntry {
   id: string
@@ -171,6 +186,7 @@ export function renderPage(surfaces: readonly PageSurfaceEntry[]): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>panelbridge surfaces</title>
+<link rel="icon" href="${FAVICON_ROUTE.slice(1)}" type="${FAVICON_TYPE}">
 <link rel="stylesheet" href="style.css">
 <script src="client.js" defer></script>
 </head>
@@ -280,9 +296,11 @@ button.key { cursor: pointer; }
 button.key:focus-visible { outline-color: var(--accent); }
 button.key.down { outline-color: #fff; }
 [data-hotkey] { position: relative; }
-[data-hotkey]:hover::after { content: attr(data-hotkey); position: absolute; top: 2px; right: 2px; z-index: 1;
+@media (hover: hover) and (pointer: fine) {
+html:not([data-pointer="touch"]) [data-hotkey]:hover::after { content: attr(data-hotkey); position: absolute; top: 2px; right: 2px; z-index: 1;
   padding: 0 4px; border-radius: 3px; background: #000c; color: #fff; font: bold 11px/16px system-ui, sans-serif;
   pointer-events: none; white-space: nowrap; }
+}
 .readonly .key, .readonly .pad, .readonly .ring, .readonly .slider .track { cursor: not-allowed; }
 .surface.waiting { border: 1px dashed #777; }
 .surface.waiting .body { filter: grayscale(1) brightness(0.55); }

@@ -4,7 +4,7 @@
  * standalone `listen()` for running without the daemon.
  *
  * Routes, under `basePath` (default `''`; the daemon uses e.g. `/surfaces`):
- * `/` the page, `/style.css`, `/client.js`, `/key-font.ttf` (the font the page paints keys with, the
+ * `/` the page, `/style.css`, `/client.js`, `/favicon.svg` (the page's icon), `/key-font.ttf` (the font the page paints keys with, the
  * hardware's), `/key-font-emoji.ttf` and `/key-font-cjk.ttc` (its fallbacks for emoji and CJK, streamed
  * by `./fallback-fonts.ts`), `/ws` the WebSocket (protocol in `./protocol.ts`). The page takes
  * `?surface=NAME` (that surface alone, full screen) and `?view=1` (a read-only viewer, whose WebSocket
@@ -31,7 +31,15 @@ import { OutgoingQueue } from './outgoing.js'
 import { FrameTurns, Inbox } from './inbox.js'
 import { loadClientScript } from './client-script.js'
 import { DECK_SCRIPT_ROUTE, loadDeckScript } from './deck-script.js'
-import { PAGE_CSP, PAGE_CSS, renderPage, type PageSurfaceEntry } from './page.js'
+import {
+  FAVICON_ROUTE,
+  FAVICON_SVG,
+  FAVICON_TYPE,
+  PAGE_CSP,
+  PAGE_CSS,
+  renderPage,
+  type PageSurfaceEntry,
+} from './page.js'
 import {
   KEY_FONT_ROUTE,
   MAX_CLIENT_MESSAGE_BYTES,
@@ -330,6 +338,9 @@ export class WebSurfaceServer {
         return true
       case '/client.js':
         this.serveScript(res, head)
+        return true
+      case FAVICON_ROUTE:
+        this.reply(res, 200, FAVICON_TYPE, FAVICON_SVG, head, 'max-age=86400')
         return true
       case DECK_SCRIPT_ROUTE:
         this.replyLoaded(res, head, DECK_SCRIPT, loadDeckScript)

@@ -13,7 +13,7 @@ import { ENCODER_STEPS_PER_TURN, JOG_STEPS_PER_TURN } from './angle.js'
 import { el, labelText } from './dom.js'
 import { dialHotkeyLabel, gridHotkey, Hotkeys, JOG_BACK, JOG_FORWARD, keyLabel, type HotkeyTargets } from './hotkeys.js'
 import { holdable, rotatable, RotationBatcher, type Hold, type Send } from './input.js'
-import { KeyPainter, keyNode, setTitleSuffix, type KeyNode } from './keys.js'
+import { ariaLabelOf, KeyPainter, keyNode, setTitleSuffix, type KeyNode } from './keys.js'
 import { surfaceHref, type PageOptions } from './options.js'
 import { Fader, Shuttle, type Slider } from './sliders.js'
 
@@ -257,7 +257,6 @@ export class SurfacesView {
     key.dataset.control = c.id
     const size = c.image ?? { width: DEFAULT_KEY_PX, height: DEFAULT_KEY_PX }
     const suffix = readonly ? (mirror ? ' (read-only mirror)' : ' (viewer)') : mirror ? ' (rehearsal)' : ''
-    key.setAttribute('aria-label', c.id + (readonly ? ' (read-only)' : ''))
     if (readonly) {
       key.setAttribute('aria-disabled', 'true')
       key.title = c.id + suffix
@@ -269,7 +268,7 @@ export class SurfacesView {
         key.dataset.hotkeyLabel = keyLabel(code)
       }
     }
-    const node = keyNode(key, size.width, size.height, suffix)
+    const node = keyNode(key, size, c.id, { title: suffix, aria: readonly ? ' (read-only)' : '' })
     shown.keys.set(c.id, node)
     return node
   }
@@ -465,7 +464,9 @@ function showState(node: HTMLElement, control: string, state: WebControlState): 
     // A pad: lit in the colour the device shows (worked out by the server), dark without one.
     const text = node.querySelector<HTMLElement>('.text')
     if (text) text.textContent = state.text ?? ''
-    const role = node.getAttribute('role') === 'button' ? '(rehearsal)' : '(read-only mirror)'
+    const pressable = node.getAttribute('role') === 'button'
+    const role = pressable ? '(rehearsal)' : '(read-only mirror)'
+    node.setAttribute('aria-label', ariaLabelOf(state.text, control, pressable ? '' : ' (read-only)'))
     node.title = `${control}${state.text ? ': ' + state.text : ''}${state.detail ? ` (${state.detail})` : ''} ${role}`
     node.style.backgroundColor = state.light ?? ''
     node.classList.toggle('lit', state.light !== undefined)
