@@ -354,5 +354,26 @@ html:not([data-pointer="touch"]) [data-hotkey]:hover::after { content: attr(data
 .fader.unknown .thumb { display: none; }
 .fader.unknown .track::after { content: '?'; position: absolute; inset: 0; display: flex; align-items: center;
   justify-content: center; color: #4da3ff; font: bold 20px system-ui, sans-serif; pointer-events: none; }
+/* A device drawn as it looks (a Contour Shuttle): its body, each control in its box (percentages). */
+.face { position: relative; width: min(100%, var(--face-w, 300px)); aspect-ratio: var(--face-aspect, 1);
+  border-radius: 18% / 12%; background: #2b2e33; border: 1px solid #44484e; flex: none; }
+.face > .on-face { position: absolute; margin: 0; }
+.face > .pad.on-face { min-width: 0; min-height: 0; border-radius: 5px; font-size: 10px; }
+.face > .dial.on-face { gap: 0; }
+.face > .dial.on-face .ring { width: 100%; height: 100%; z-index: 1; }
+.face > .dial.on-face .label { position: absolute; inset: 0; z-index: 2; display: flex; align-items: center;
+  justify-content: center; pointer-events: none; font-size: 11px; color: var(--fg); max-width: none; min-height: 0; }
+.face > .slider.on-face { display: block; }
+.face > .slider.on-face .track { width: 100%; height: 100%; border-radius: 50%; background: #1f2124;
+  border-width: 6px; cursor: grab; }
+.face > .slider.on-face .thumb { inset: 0; width: auto; height: auto; top: 0; left: 0; border-radius: 50%; background: none;
+  transform: rotate(calc(var(--pos) * 105deg)); }
+.face > .slider.on-face .thumb::before { content: ''; position: absolute; left: calc(50% - 7px); top: 2px; width: 14px;
+  height: 14px; border-radius: 50%; background: #ddd; }
+.face > .shuttle.on-face:not(.held) .thumb { transition: transform 120ms ease-out; }
+.face > .slider.on-face .zone, .face > .slider.on-face .label { position: absolute; left: 0; right: 0; text-align: center;
+  pointer-events: none; font-size: 10px; line-height: 1.15; max-width: none; min-height: 0; }
+.face > .slider.on-face .zone { bottom: 19%; }
+.face > .slider.on-face .label { bottom: 8%; }
 .fader.centred .track { background: linear-gradient(#555, #555) center / 100% 2px no-repeat, #333; }
 `

@@ -6,7 +6,9 @@
  * (`?view=1`), show state only, with no input handlers. A mirror of configured hardware that is not
  * plugged in is drawn greyed, "waiting for" its device; one that takes rehearsal presses
  * (`rehearse: true`) is pressed like an interactive surface. Interactive surfaces come before mirrors.
- * Keys take the size the stylesheet gives them (they shrink to fit the screen).
+ * Keys take the size the stylesheet gives them (they shrink to fit the screen). A device the server
+ * sends a `face` for (a Contour Shuttle) is drawn as it looks: each control in its box on the face, the
+ * jog inside the shuttle ring, the buttons where they are on the device.
  */
 import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
 import { ENCODER_STEPS_PER_TURN, JOG_STEPS_PER_TURN } from './angle.js'
@@ -130,6 +132,8 @@ export class SurfacesView {
     // Pads without a grid cell (a Shuttle's buttons), in rows of at most eight.
     const pads = el('div', 'strip pads')
     const dials = el('div', 'dials')
+    // A device drawn as it looks: its controls where they are on it.
+    const face = view.face ? faceElement(view.face) : undefined
     const shown: ShownSurface = {
       view,
       section,
@@ -143,7 +147,11 @@ export class SurfacesView {
     let cell: { width: number; height: number } = { width: PAD_PX, height: PAD_PX }
     for (const c of view.controls) {
       let node: HTMLElement
-      if (c.widget === 'key' || c.widget === 'pad') {
+      if (face && view.face && c.at) {
+        node = this.faceControl(shown, c)
+        placeOnFace(node, c.at, view.face)
+        face.appendChild(node)
+      } else if (c.widget === 'key' || c.widget === 'pad') {
         node = c.widget === 'key' ? this.keyElement(shown, c).element : this.padElement(shown, c)
         if (c.row !== undefined && c.column !== undefined) {
           node.style.gridRow = String(c.row + 1)
@@ -167,7 +175,7 @@ export class SurfacesView {
     const keys = el('div', 'keys')
     for (const part of [grid, strip, pads]) if (part.childNodes.length) keys.appendChild(part)
     const body = el('div', 'body')
-    for (const part of [keys, dials]) if (part.childNodes.length) body.appendChild(part)
+    for (const part of [face, keys, dials]) if (part?.childNodes.length) body.appendChild(part)
     section.appendChild(body)
     this.surfaces.set(view.id, shown)
     let before: ShownSurface | undefined
@@ -291,10 +299,21 @@ export class SurfacesView {
     return pad
   }
 
+  /** A control drawn on a device's face: a pad, or the jog and shuttle ring as the device has them. */
+  private faceControl(shown: ShownSurface, c: WebControlView): HTMLElement {
+    if (c.widget === 'pad') return this.padElement(shown, c)
+    if (c.widget === 'key') return this.keyElement(shown, c).element
+    if (c.widget === 'shuttle' || c.widget === 'fader') return this.sliderElement(shown, c)
+    return this.dialElement(shown, c)
+  }
+
   private sliderElement(shown: ShownSurface, c: WebControlView): HTMLElement {
     const { view } = shown
     const send = this.readonly(view) ? undefined : this.send
-    const slider = c.widget === 'shuttle' ? new Shuttle(view.id, c.id, send) : new Fader(view.id, c.id, send, c.centred)
+    const slider =
+      c.widget === 'shuttle'
+        ? new Shuttle(view.id, c.id, send, c.at !== undefined)
+        : new Fader(view.id, c.id, send, c.centred)
     shown.sliders.set(c.id, slider)
     const track = slider.element.querySelector<HTMLElement>('.track')
     if (track && shown.hotkeys) addDialHotkey(shown.hotkeys, slider.element, track)
@@ -336,6 +355,26 @@ export class SurfacesView {
     dial.appendChild(el('span', 'label', c.id))
     return dial
   }
+}
+
+/** A device's face: as wide as the page allows (up to the stylesheet's size), as tall as its shape. */
+function faceElement(face: { width: number; height: number }): HTMLElement {
+  const node = el('div', 'face')
+  node.style.setProperty('--face-aspect', `${face.width} / ${face.height}`)
+  return node
+}
+
+/** Puts a control in its box on the face (percentages of the face, so it scales with it). */
+function placeOnFace(
+  node: HTMLElement,
+  at: NonNullable<WebControlView['at']>,
+  face: { width: number; height: number },
+): void {
+  node.classList.add('on-face')
+  node.style.left = `${(at.x / face.width) * 100}%`
+  node.style.top = `${(at.y / face.height) * 100}%`
+  node.style.width = `${(at.w / face.width) * 100}%`
+  node.style.height = `${(at.h / face.height) * 100}%`
 }
 
 function arrow(code: string): string {
