@@ -421,7 +421,9 @@ function labelHotkeys(s: ShownSurface, on: boolean): void {
  * largest they are drawn) and their height to width.
  */
 function sizeKeys(section: HTMLElement, view: WebSurfaceView, cell: { width: number; height: number }): void {
-  const columns = view.grid?.columns ?? STRIP_COLUMNS
+  // Without a grid, the strip's pads are sized for a row of at most STRIP_COLUMNS: a few pads keep their size.
+  const strip = view.controls.filter((c) => (c.widget === 'pad' || c.widget === 'key') && !c.at).length
+  const columns = view.grid?.columns ?? Math.max(1, Math.min(STRIP_COLUMNS, strip))
   const rows = view.grid?.rows ?? 1
   section.style.setProperty('--cols', String(columns))
   section.style.setProperty('--rows', String(rows))
