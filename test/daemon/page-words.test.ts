@@ -87,6 +87,12 @@ describe('the page while the application is not there', () => {
       expect(legendText).toMatch(/paused: still on screen, on air/i)
       expect(await legend.locator('.sw.unknown').count()).toBe(1)
 
+      // A key's badge is explained in its tooltip: the title key is stale while the application is away.
+      expect(daemon.controlState('console', 'key:0')).toMatchObject({ badge: 'stale' })
+      await expect
+        .poll(() => page.getAttribute('[data-surface="console"][data-control="key:0"]', 'title'))
+        .toMatch(/greyed: the application is not reachable/)
+
       // The fader has not moved and the application has said nothing: its blue ? says what it means.
       const track = page.locator('[data-surface="console"][data-control="fader:0"] .track')
       await page.locator('[data-surface="console"][data-control="fader:0"].unknown').waitFor()

@@ -25,6 +25,7 @@ import {
   type FallbackFont,
   type KeyFace,
 } from '../../render/key-paint.js'
+import type { FeedbackBadge } from '../../types.js'
 import { KEY_FONT_ROUTE } from '../protocol.js'
 import { el } from './dom.js'
 
@@ -53,6 +54,20 @@ export interface KeyShown {
   face: KeyFace
   label: string
   image?: string
+}
+
+/** What each badge means, for a control's tooltip (the legend says the same). */
+const BADGE_TIPS: Readonly<Record<FeedbackBadge, string>> = {
+  pending: 'amber corner: a command is on its way',
+  failed: 'red !: the last command failed',
+  stale: 'greyed: the application is not reachable; this may be out of date',
+  unknown: 'blue ?: not known yet',
+  diverged: 'purple diamond: a mirrored application differs',
+}
+
+/** A badge's meaning on a line of its own, for a tooltip; empty without a badge. */
+export function badgeTip(badge: FeedbackBadge | undefined): string {
+  return badge === undefined ? '' : `\n${BADGE_TIPS[badge]}`
 }
 
 /** A key's accessible name: its label on one line (its control id while it has none), then `suffix`. */
@@ -96,7 +111,7 @@ export function keyNode(
 /** The tooltip: the key's label, then its suffix. */
 export function setTitleSuffix(key: KeyNode, suffix: string): void {
   key.titleSuffix = suffix
-  key.element.title = (key.shown?.label ?? key.control) + suffix
+  key.element.title = (key.shown?.label ?? key.control) + suffix + badgeTip(key.shown?.face.badge)
 }
 
 export class KeyPainter {
@@ -226,7 +241,7 @@ export class KeyPainter {
       img.hidden = true
       img.removeAttribute('src')
     }
-    key.element.title = shown.label + key.titleSuffix
+    key.element.title = shown.label + key.titleSuffix + badgeTip(shown.face.badge)
     key.element.dataset.painted = ''
   }
 

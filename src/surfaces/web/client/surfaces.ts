@@ -15,7 +15,7 @@ import { ENCODER_STEPS_PER_TURN, JOG_STEPS_PER_TURN } from './angle.js'
 import { el, labelText } from './dom.js'
 import { dialHotkeyLabel, gridHotkey, Hotkeys, JOG_BACK, JOG_FORWARD, keyLabel, type HotkeyTargets } from './hotkeys.js'
 import { holdable, rotatable, RotationBatcher, type Hold, type Send } from './input.js'
-import { ariaLabelOf, KeyPainter, keyNode, setTitleSuffix, type KeyNode } from './keys.js'
+import { ariaLabelOf, badgeTip, KeyPainter, keyNode, setTitleSuffix, type KeyNode } from './keys.js'
 import { surfaceHref, type PageOptions } from './options.js'
 import { Fader, Shuttle, type Slider } from './sliders.js'
 
@@ -508,7 +508,7 @@ function showState(node: HTMLElement, control: string, state: WebControlState): 
     const pressable = node.getAttribute('role') === 'button'
     const role = pressable ? '(rehearsal)' : '(read-only mirror)'
     node.setAttribute('aria-label', ariaLabelOf(state.text, control, pressable ? '' : ' (read-only)'))
-    node.title = `${control}${state.text ? ': ' + state.text : ''}${state.detail ? ` (${state.detail})` : ''} ${role}`
+    node.title = `${control}${state.text ? ': ' + state.text : ''}${state.detail ? ` (${state.detail})` : ''} ${role}${badgeTip(state.badge)}`
     node.style.backgroundColor = state.light ?? ''
     node.classList.toggle('lit', state.light !== undefined)
     node.classList.toggle('blink', state.light !== undefined && state.led === 'blink')
