@@ -139,6 +139,16 @@ describe('hardware surfaces on the page before they are plugged in', () => {
         expect(Math.abs(jog.x + jog.width / 2 - (ring.x + ring.width / 2))).toBeLessThan(1)
         expect(top.y + top.height).toBeLessThan(ring.y)
         expect(side.x + side.width).toBeLessThan(ring.x)
+        // The jog takes the pointer in the middle, the ring around it (measured with the face in view).
+        await page.locator(control('replay', 'shuttle')).scrollIntoViewIfNeeded()
+        const [j, r] = [await box('jog'), await box('shuttle')]
+        const under = (x: number, y: number) =>
+          page.evaluate(
+            ([px, py]) => document.elementFromPoint(px!, py!)?.closest<HTMLElement>('[data-control]')?.dataset.control,
+            [x, y],
+          )
+        expect(await under(j.x + j.width / 2, j.y + j.height / 2)).toBe('jog')
+        expect(await under(r.x + r.width / 2, r.y + 12)).toBe('shuttle')
         const sideways = await page.evaluate(
           () => document.scrollingElement!.scrollWidth - document.scrollingElement!.clientWidth,
         )
