@@ -19,6 +19,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BUNDLED_CONFIG, Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { useChromium } from '../helpers/browser.js'
+import { MidiDriver } from '../../src/surfaces/midi/driver.js'
+import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
+import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
 
 const requireBrowser = useChromium('the page surfaces test')
 let daemon: Daemon
@@ -159,6 +162,48 @@ describe('hardware surfaces on the page before they are plugged in', () => {
       } finally {
         await page.close()
       }
+    }
+  })
+})
+
+describe('a generic MIDI controller plugged in', () => {
+  it('its mirror shows the controls its bindings name, read-only, with their labels', async () => {
+    const port = 'Launch Pads MIDI 1 20:0'
+    const file = join(dir, 'plugged.yaml')
+    const padBindings = BINDINGS.split(/\n(?= {2}- on: )/)
+      .filter((b) => b.includes('on: pads/'))
+      .join('\n')
+    await writeFile(
+      file,
+      `version: 1\napp: { url: 'http://127.0.0.1:0', simulate: true }\nlisten: { host: 127.0.0.1, port: 0 }\n` +
+        `surfaces:\n  pads: { driver: midi, input: 'Launch Pads' }\nbindings:\n${padBindings}\n`,
+    )
+    const plugged = await Daemon.start({
+      config: file,
+      drivers: [new MidiDriver({ backend: new FakeMidiBackend({ inputs: [port], outputs: [port] }) })],
+      hotplug: new FakeHotplug(true),
+      access: () => Promise.resolve('ok'),
+      watch: false,
+    })
+    const page = await requireBrowser().newPage({ viewport: { width: 1280, height: 800 } })
+    try {
+      await expect
+        .poll(() => plugged.status().surfaces.find((x) => x.name === 'pads')?.state, { timeout: 10_000 })
+        .toBe('open')
+      await page.goto(plugged.url)
+      const pads = page.locator('section[data-surface="pads"]:not(.waiting)')
+      await pads.waitFor()
+      expect(await pads.locator('header').textContent()).toContain('read-only')
+      expect(await pads.locator('.pad').count()).toBe(2)
+      expect(await pads.locator(`${control('pads', 'cc:1:7')}.slider.fader`).count()).toBe(1)
+      await page.waitForFunction(
+        (sel) => document.querySelector(sel)?.textContent === 'Lower third',
+        control('pads', 'note:1:36'),
+      )
+      expect(await page.getAttribute(control('pads', 'note:1:36'), 'role')).toBeNull()
+    } finally {
+      await page.close()
+      await plugged.stop()
     }
   })
 })

@@ -23,7 +23,14 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../../defaults.js'
 import { createLogger } from '../../log.js'
-import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
+import type {
+  ControlDescriptor,
+  ControlId,
+  Feedback,
+  SurfaceDescription,
+  SurfaceRegistry,
+  SurfaceRegistryEvents,
+} from '../types.js'
 import { keyFontPath } from '../render/key-renderer.js'
 import { KeyImages } from './key-images.js'
 import { fallbackFontAt, FallbackFontFiles, MAX_FALLBACK_FONT_BYTES, sendFontFile } from './fallback-fonts.js'
@@ -98,6 +105,12 @@ export interface WebSurfaceServerOptions {
   pages?: PagePort
   /** Where decks a page opened through WebHID register (`./page-devices.ts`); without it they are refused. */
   pageDevices?: PageDevicePort
+  /**
+   * The controls the mapping binds on a surface: what the mirror of an open device that lists none (a
+   * MIDI controller with the generic profile) draws, rather than an empty box. Asked again on
+   * `boundChanged` (a reload).
+   */
+  boundControls?: (surface: string) => readonly ControlDescriptor[]
 }
 
 export interface ListenOptions {
@@ -164,6 +177,8 @@ export interface WaitingMirror {
 }
 
 interface Mirror {
+  /** The device's description as the registry gave it (before any bound controls were added). */
+  source: SurfaceDescription
   view: WebSurfaceView
   /** A waiting surface's mirror (see `WaitingMirror`); undefined for an open device's. */
   waiting?: WaitingMirror
@@ -206,6 +221,7 @@ export class WebSurfaceServer {
   private readonly registry: SurfaceRegistry | undefined
   private readonly pages: PagePort | undefined
   private readonly pageDevices: PageDevicePort | undefined
+  private readonly boundControls: ((surface: string) => readonly ControlDescriptor[]) | undefined
   private readonly registryListeners: {
     [E in keyof SurfaceRegistryEvents]: (...args: SurfaceRegistryEvents[E]) => void
   }
@@ -222,6 +238,7 @@ export class WebSurfaceServer {
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
     this.pages = options.pages
     this.pageDevices = options.pageDevices
+    this.boundControls = options.boundControls
     for (const surface of options.surfaces ?? []) this.addSurface(surface)
     this.registryListeners = {
       added: (description) => this.addMirror(description),
@@ -707,13 +724,26 @@ export class WebSurfaceServer {
     if (this.mirrors.get(surfaceId)?.waiting) this.removeMirror(surfaceId)
   }
 
-  private addMirror(description: SurfaceDescription, waiting?: WaitingMirror): void {
-    if (this.closed || this.own.has(description.id)) return
-    const surface = description.id
+  /**
+   * The bindings changed (a reload): the mirror of each open device that lists no controls of its own is
+   * drawn again with the controls now bound on it.
+   */
+  boundChanged(): void {
+    for (const mirror of [...this.mirrors.values()]) {
+      if (!mirror.waiting && mirror.source.controls.length === 0) this.addMirror(mirror.source)
+    }
+  }
+
+  private addMirror(source: SurfaceDescription, waiting?: WaitingMirror): void {
+    if (this.closed || this.own.has(source.id)) return
+    const surface = source.id
+    const bound = !waiting && source.controls.length === 0 ? this.boundControls?.(surface) : undefined
+    const description = bound?.length ? { ...source, controls: [...bound] } : source
     this.mirrors.get(surface)?.unfollow()
     const view = surfaceView(description, 'mirror')
     if (waiting) view.waiting = { for: waiting.waitingFor, rehearse: waiting.rehearse !== undefined }
     const mirror: Mirror = {
+      source,
       view,
       ...(waiting ? { waiting } : {}),
       rendered: new RenderedControls(description, this.images, (control, err) =>
