@@ -65,7 +65,7 @@ import type { RecordWanted } from './recorder.js'
 import { Recording } from './recording.js'
 import { createNotifier, type Notifier } from './sd-notify.js'
 import { startDaemonServer } from './server.js'
-import { WaitingSurfaces } from './waiting.js'
+import { boundControls, WaitingSurfaces } from './waiting.js'
 
 /** The config that ships with the package: the simulator and a web console. */
 export const BUNDLED_CONFIG = fileURLToPath(new URL('../../config/default.yaml', import.meta.url))
@@ -202,6 +202,8 @@ export class Daemon implements DaemonApi {
       pages: this.engine,
       // Decks a browser opened through WebHID register over the page's socket (issue 26.2).
       pageDevices: pageDevicePort(this.drivers),
+      // An open device that lists no controls (a generic MIDI controller) is drawn with its bound ones.
+      boundControls: (surface) => (this.running ? boundControls(surface, this.running.config) : []),
     })
     this.door = new InputDoor(this.engine, this.log.child('input'))
     this.recording = new Recording({
@@ -413,6 +415,7 @@ export class Daemon implements DaemonApi {
     this.routeApps(config)
     await this.applyWebSurfaces(config)
     await this.waiting.apply(config)
+    this.webServer.boundChanged()
     await this.applyDriverConfigs(old.config, config)
     applyBrightness(this.manager, config.surfaces, old.config.surfaces)
     await this.manager.setClaims(claimsOfConfig(config.surfaces))

@@ -3,7 +3,9 @@
  * is not open. The daemon keeps the show workable without it:
  *
  * - the page shows it as a greyed mirror "waiting for Stream Deck XL", with the feedback the engine gives
- *   it (controls known from the entry's model or profile, as `check` knows them);
+ *   it (controls known from the entry's model or profile, as `check` knows them; where those are not
+ *   known before the device is open, a MIDI controller with the generic profile, the controls its
+ *   bindings name);
  * - with `rehearse: true` on the entry (or `run --rehearse`), its controls can be pressed through the
  *   page and the remote API, so a show can be rehearsed before the hardware arrives; without it a press
  *   is refused, and the reply says the surface is waiting (`projection.ts`);
@@ -20,6 +22,7 @@ import type { SurfaceManager, SurfaceStatus } from '../surfaces/manager.js'
 import type { ClientMessage } from '../surfaces/web/protocol.js'
 import type { WebSurfaceServer } from '../surfaces/web/server.js'
 import type { ControlDescriptor, SurfaceEvent } from '../surfaces/types.js'
+import { parseControlAddress } from '../surfaces/control-id.js'
 import type { InputDoor } from './input.js'
 
 /** A waiting surface as the remote API sees it. */
@@ -48,6 +51,38 @@ const PRESENT_STATES: ReadonlySet<string> = new Set(['open', 'failed', 'permissi
 interface Configured {
   entry: SurfaceConfig
   away: AwayDescription
+  /**
+   * What the page draws: the away description, or for an entry whose controls are not known before its
+   * device is open (a MIDI controller with the generic profile) the controls the bindings name on it, so
+   * that they can be rehearsed from the page rather than showing an empty box.
+   */
+  page: AwayDescription['description']
+}
+
+/**
+ * The controls the bindings name on `surface`, in the order first named (each once); a binding whose
+ * address does not parse is left out (`check` reports it).
+ */
+export function boundControls(surface: string, config: Config): ControlDescriptor[] {
+  const out = new Map<string, ControlDescriptor>()
+  for (const b of config.bindings) {
+    if (!b.on.startsWith(`${surface}/`)) continue
+    let address: ReturnType<typeof parseControlAddress>
+    try {
+      address = parseControlAddress(b.on)
+    } catch {
+      continue
+    }
+    if (!out.has(address.control))
+      out.set(address.control, { id: address.control, kind: address.parsed.kind, capabilities: {} })
+  }
+  return [...out.values()]
+}
+
+/** The description the page draws for a waiting surface (see `Configured.page`). */
+function pageDescription(name: string, away: AwayDescription, config: Config): AwayDescription['description'] {
+  if (away.description.controls.length > 0) return away.description
+  return { ...away.description, controls: boundControls(name, config) }
 }
 
 export class WaitingSurfaces {
@@ -70,11 +105,13 @@ export class WaitingSurfaces {
     for (const [name, entry] of Object.entries(config.surfaces)) {
       const kept = this.configured.get(name)
       if (kept && JSON.stringify(kept.entry) === JSON.stringify(entry)) {
-        next.set(name, kept)
+        const page = pageDescription(name, kept.away, config)
+        const same = JSON.stringify(page.controls) === JSON.stringify(kept.page.controls)
+        next.set(name, same ? kept : { ...kept, page })
         continue
       }
       const away = await awayDescription(name, entry)
-      if (away) next.set(name, { entry, away })
+      if (away) next.set(name, { entry, away, page: pageDescription(name, away, config) })
     }
     const gone = [...this.configured.keys()].filter((name) => !next.has(name))
     this.configured = next
@@ -127,7 +164,7 @@ export class WaitingSurfaces {
     if (last?.c === c && last.rehearse === rehearse) return
     this.shown.set(name, { c, rehearse })
     this.o.web.showWaiting({
-      description: c.away.description,
+      description: c.page,
       waitingFor: c.away.deviceName,
       ...(rehearse ? { rehearse: (m: ClientMessage) => this.rehearsal(name, m) } : {}),
     })

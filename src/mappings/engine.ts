@@ -24,7 +24,7 @@ import { PressBehaviour } from './behaviours/press.js'
 import { RotateSender, ShuttleSpeed, ValueSetter } from './behaviours/continuous.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './behaviours/types.js'
 import { MAX_INPUT_AGE_MS, STREAMING_POLL_MS } from './constants.js'
-import { computeFeedback, followedTitle, indicatorOn, titleContext } from './feedback.js'
+import { computeFeedback, followedTitle, indicatorOn, showsReplaySpeed, titleContext } from './feedback.js'
 import type { PagePort, PageViewSink } from '../surfaces/page-port.js'
 import { carryPages, PageViews, turnPage, type PageState, type View } from './page-views.js'
 import type { Binding, Config } from './schema.js'
@@ -144,7 +144,8 @@ export class Engine implements PagePort {
         (b) =>
           b.binding.feedback?.replay_state !== undefined ||
           b.binding.jog !== undefined ||
-          b.binding.shuttle !== undefined,
+          b.binding.shuttle !== undefined ||
+          showsReplaySpeed(b.binding),
       )
     const onStreaming = (): void => this.redrawWhere((b) => b.binding.feedback?.streaming !== undefined)
     const onTally = (): void => this.redrawWhere((b) => b.binding.feedback?.input !== undefined)

@@ -4,7 +4,8 @@
  * it gives `labels`), replay / streaming / tally indicators, and one badge by precedence: `stale` on
  * every state-driven control while the link is down (the application is gone: what it shows may be a
  * lie), `unknown` while the state it shows has not been seen yet (replay state before any replay command,
- * tally before a switch, a title the application does not have, a fader before it moved). Pure: the
+ * tally before a switch, a title the application does not have, a fader before it moved or, for a replay
+ * speed fader, before any speed was set). Pure: the
  * engine calls it whenever something the control shows changed.
  */
 import type { AppState, TitleState } from '../api/app-state.js'
@@ -58,6 +59,29 @@ export function isStateDriven(binding: Binding): boolean {
   return binding.feedback !== undefined
 }
 
+/** The command and parameter that set the replay speed: a fader bound to them shows the speed. */
+const REPLAY_SPEED = { command: 'replay_set_replay_speed', param: 'speed' } as const
+
+/**
+ * The replay speed last set (`AppState.replay.speed`, from a reply to any replay speed command) as a
+ * position of a fader bound to set it: clamped to its range. Undefined for other bindings, or before
+ * any speed was set.
+ */
+export function replaySpeedOf(binding: Binding, state: AppState): { speed: number; position: number } | undefined {
+  const v = binding.value
+  const speed = state.replay.speed
+  if (!v || v.command !== REPLAY_SPEED.command || v.param !== REPLAY_SPEED.param || speed === undefined)
+    return undefined
+  const [lo, hi] = v.range
+  if (!Number.isFinite(speed) || hi === lo) return undefined
+  return { speed, position: Math.min(1, Math.max(0, (speed - lo) / (hi - lo))) }
+}
+
+/** Whether a binding shows the replay speed (see `replaySpeedOf`), and so is redrawn when it changes. */
+export function showsReplaySpeed(binding: Binding): boolean {
+  return binding.value?.command === REPLAY_SPEED.command && binding.value.param === REPLAY_SPEED.param
+}
+
 export interface FeedbackInput {
   binding: Binding
   label: Template | undefined
@@ -65,7 +89,8 @@ export interface FeedbackInput {
   state: AppState
 }
 
-export function computeFeedback({ binding, label, look, state }: FeedbackInput): Feedback {
+export function computeFeedback({ binding, label, look: own, state }: FeedbackInput): Feedback {
+  let look = own
   const fb = binding.feedback
   const title = followedTitle(binding, state)
   const out: Feedback = { textColor: binding.text_color ?? DEFAULT_TEXT_COLOR }
@@ -87,6 +112,10 @@ export function computeFeedback({ binding, label, look, state }: FeedbackInput):
     out.color = binding.color ?? INDICATOR_OFF
   }
   const stale = fb !== undefined && state.link.status !== 'connected'
+  // A replay-speed fader shows the speed the application runs at, whoever set it (the shuttle, another
+  // fader, a key); its own value while its request is in flight.
+  const speed = look.pending ? undefined : replaySpeedOf(binding, state)
+  if (speed) look = { ...look, value: speed.position, context: { ...look.context, value: speed.speed } }
   // A fader or knob knows its value only once it moved: until then it is not at its bottom.
   const valueUnknown = binding.value !== undefined && look.value === undefined
   if (label) {

@@ -55,6 +55,102 @@ describe('the default config in a browser', () => {
   })
 })
 
+describe('the speed fader in a browser', () => {
+  it('shows the speed the shuttle set: its ? gives way to the position of that speed', async () => {
+    await expect.poll(() => daemon.status().app.state, { timeout: 10_000 }).toBe('connected')
+    const page = await requireBrowser().newPage({ viewport: { width: 1280, height: 800 } })
+    try {
+      await page.goto(daemon.url)
+      const control = (c: string): string => `[data-surface="console"][data-control="${c}"]`
+      await page.waitForSelector(`${control('fader:0')}.unknown`)
+      // Arm replay (key:4), so the application takes a speed.
+      await page.click(control('key:4'))
+      await expect.poll(() => daemon.status().commands.sent, { timeout: 10_000 }).toBeGreaterThanOrEqual(2)
+      const track = (await page.locator(`${control('shuttle')} .track`).boundingBox())!
+      await page.mouse.move(track.x + track.width / 2, track.y + track.height / 2)
+      await page.mouse.down()
+      await page.mouse.move(track.x + track.width / 2 + 70, track.y + track.height / 2, { steps: 5 }) // zone 5: speed 2
+      await expect
+        .poll(() => daemon.controlState('console', 'fader:0'), { timeout: 10_000 })
+        .toMatchObject({ value: 1 })
+      await page.mouse.up()
+      // Back at centre the shuttle sets speed 0: the fader's middle.
+      await expect
+        .poll(() => daemon.controlState('console', 'fader:0'), { timeout: 10_000 })
+        .toMatchObject({ value: 0.5 })
+      await page.waitForSelector(`${control('fader:0')}:not(.unknown)`)
+      expect(await page.locator(`${control('fader:0')} .track`).getAttribute('aria-valuenow')).toBe('0.5')
+      expect(await page.textContent(`${control('fader:0')} .label`)).toBe('Speed\n0')
+    } finally {
+      await page.close()
+    }
+  })
+})
+
+describe('keys’ names, hotkey badges and the icon', () => {
+  const key = (n: number): string => `[data-surface="console"][data-control="key:${n}"]`
+
+  it('names each key by its label, as the daemon shows it (not key:N)', async () => {
+    const page = await requireBrowser().newPage({ viewport: { width: 1280, height: 800 } })
+    try {
+      await page.goto(daemon.url)
+      await page.waitForSelector(`${key(7)}[data-painted]`)
+      for (let n = 0; n < 8; n++) {
+        const label = (daemon.controlState('console', `key:${n}`) as { label?: string }).label ?? ''
+        const words = label.replace(/\s+/g, ' ').trim()
+        expect(words, `key:${n}`).not.toBe('')
+        await expect.poll(() => page.getAttribute(key(n), 'aria-label')).toBe(words)
+      }
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('shows a hotkey badge on a mouse hover, none after a touch tap', async () => {
+    const mouse = await requireBrowser().newPage({ viewport: { width: 1280, height: 800 } })
+    const badge = (sel: string) => (p: typeof mouse) => p.$eval(sel, (e) => getComputedStyle(e, '::after').content)
+    try {
+      await mouse.goto(daemon.url)
+      await mouse.waitForSelector(`${key(3)}[data-hotkey="4"]`)
+      await mouse.hover(key(3))
+      expect(await badge(key(3))(mouse)).toBe('"4"')
+    } finally {
+      await mouse.close()
+    }
+    const context = await requireBrowser().newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+    })
+    try {
+      const phone = await context.newPage()
+      await phone.goto(daemon.url)
+      await phone.waitForSelector(`${key(3)}[data-hotkey="4"]`)
+      const before = daemon.status().commands.sent
+      await phone.tap(key(3))
+      await expect.poll(() => daemon.status().commands.sent, { timeout: 10_000 }).toBeGreaterThan(before)
+      expect(await phone.getAttribute('html', 'data-pointer')).toBe('touch')
+      expect(await badge(key(3))(phone)).toBe('none')
+    } finally {
+      await context.close()
+    }
+  })
+
+  it('serves its icon as SVG, linked from the page', async () => {
+    const page = await requireBrowser().newPage()
+    try {
+      await page.goto(daemon.url)
+      const href = await page.$eval('link[rel="icon"]', (l) => (l as HTMLLinkElement).href)
+      const res = await fetch(href)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe('image/svg+xml')
+      expect(await res.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/)
+    } finally {
+      await page.close()
+    }
+  })
+})
+
 describe('the default config on a phone and a tablet', () => {
   for (const viewport of [
     { width: 390, height: 844 },

@@ -10,6 +10,7 @@ import {
   STRIP_MAX_ERRORS,
   STRIP_NOTICE_MS,
   viewStrip,
+  WAITING_HELP,
   type StripView,
 } from '../../src/surfaces/web/client/strip-state.js'
 
@@ -110,5 +111,26 @@ describe('the status strip’s words', () => {
       { time: '', message: '' },
       { time: '', message: '' },
     ])
+  })
+})
+
+describe('waiting for the application', () => {
+  const down = { state: 'stale', since: '2026-11-26T08:59:00.000Z', error: 'socket closed (1006)' }
+  const apps = [{ name: 'main', url: 'http://127.0.0.1:9022', default: true, simulated: false, link: down }]
+
+  it('says so, at the default application’s URL, with how its command interface is reached', () => {
+    const view = viewStrip(readStrip({ simulated: false, app: down, apps }, { errors: [] }), undefined, T0)
+    expect(view.waiting?.text).toBe('Waiting for the application at http://127.0.0.1:9022')
+    expect(view.waiting?.help).toBe(WAITING_HELP)
+    expect(WAITING_HELP.join(' ')).toMatch(/port 9022 unless its Generic HTML\.httpPort preference/)
+    // app.url, when the status gives it, is the URL shown.
+    const own = readStrip({ simulated: false, app: { ...down, url: 'http://10.0.0.5:9022' }, apps }, { errors: [] })
+    expect(viewStrip(own, undefined, T0).waiting?.text).toBe('Waiting for the application at http://10.0.0.5:9022')
+  })
+
+  it('says nothing of it while connected, nor while the simulator stands in for the application', () => {
+    expect(viewStrip(readStrip(status(), { errors: [] }), undefined, T0).waiting).toBeUndefined()
+    const simulated = readStrip({ simulated: true, app: down, apps }, { errors: [] })
+    expect(viewStrip(simulated, undefined, T0).waiting).toBeUndefined()
   })
 })

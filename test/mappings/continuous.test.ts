@@ -162,6 +162,33 @@ describe('faders and encoders', () => {
     expect(h.surfaces.of('console/fader:0')!.value).toBe(0.5)
   })
 
+  it('a replay-speed fader shows the speed the shuttle set: no longer unknown, its label the speed', async () => {
+    h = await engineHarness(
+      CONSOLE +
+        `bindings:
+  - on: console/shuttle
+    shuttle: { speeds: [0, 0.1, 0.25, 0.5, 1, 2, 4, 8] }
+  - on: console/fader:0
+    label: "Speed {{value}}"
+    value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }
+`,
+    )
+    await until('the fader drawn', () => h!.surfaces.of('console/fader:0') !== undefined)
+    expect(h.surfaces.of('console/fader:0')).toMatchObject({ badge: 'unknown', text: 'Speed ?' })
+    h.value('console/shuttle', 4 / 7) // speed 1
+    await expect.poll(() => h!.surfaces.of('console/fader:0')?.value, WAIT).toBe(0.75)
+    expect(h.surfaces.of('console/fader:0')).toMatchObject({ text: 'Speed 1' })
+    expect(h.surfaces.of('console/fader:0')!.badge).toBeUndefined()
+    h.value('console/shuttle', -1) // speed -8: the fader's bottom
+    await expect.poll(() => h!.surfaces.of('console/fader:0')?.value, WAIT).toBe(0)
+    expect(h.surfaces.of('console/fader:0')).toMatchObject({ text: 'Speed -8' })
+    // The fader's own move shows as before.
+    h.value('console/fader:0', 0.625)
+    await expect.poll(() => h!.sim.state.replay.speed, WAIT).toBe(0.5)
+    await expect.poll(() => h!.surfaces.of('console/fader:0')?.text, WAIT).toBe('Speed 0.5')
+    expect(h.surfaces.of('console/fader:0')!.value).toBe(0.625)
+  })
+
   it('an encoder sends {{delta}}, summing turns that arrive while a request is in flight', async () => {
     h = await engineHarness(
       CONSOLE +

@@ -27,7 +27,8 @@ export const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  'img-src data:',
+  // 'self': the favicon (`FAVICON_ROUTE`); key images come as data: URLs.
+  "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",
@@ -35,10 +36,134 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
+/** Where the page's icon is served, relative to the page. */
+export const FAVICON_ROUTE = '/favicon.svg'
+export const FAVICON_TYPE = 'image/svg+xml'
+
+/** The page's icon: a control panel of four keys (red, amber, green, blue) on a dark body. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect x="1" y="4" width="30" height="24" rx="5" fill="#22252a" stroke="#4aa3ff" stroke-width="2"/>
+<rect x="6" y="9" width="9" height="6" rx="1.5" fill="#c00000"/>
+<rect x="17" y="9" width="9" height="6" rx="1.5" fill="#d08000"/>
+<rect x="6" y="17" width="9" height="6" rx="1.5" fill="#00a000"/>
+<rect x="17" y="17" width="9" height="6" rx="1.5" fill="#4aa3ff"/>
+</svg>
+`
+
 export interface PageSurfaceEntry {
   id: string
   model: string
   mode: 'interactive' | 'mirror'
+}
+
+/** One row of the legend: a sample drawn by the stylesheet (`.sw` classes), its name, what it means. */
+type LegendRow = readonly [sample: string, name: string, meaning: string]
+
+/**
+ * The legend's rows, by group. Each sample is a class of `.sw` (a swatch the stylesheet draws as the page
+ * or a key shows it) or, as `text:CLASSES|TEXT`, that text as the page shows it.
+ */
+const LEGEND: readonly (readonly [group: string, rows: readonly LegendRow[]])[] = [
+  [
+    'Links',
+    [
+      [
+        'text:ok|page connected',
+        'page connected',
+        'This page is connected to panelbridge. Not about the application, nor about what is on air.',
+      ],
+      [
+        'text:ok|application: connected',
+        'application: connected',
+        'panelbridge reaches the graphics application’s command interface.',
+      ],
+      [
+        'text:bad|application: not reachable',
+        'application: not reachable',
+        'panelbridge cannot reach the application; keys that show its state go grey (stale).',
+      ],
+      [
+        'text:simulated|SIMULATED',
+        'SIMULATED',
+        'The built-in simulator stands in for the application: nothing reaches a real application or goes to air.',
+      ],
+    ],
+  ],
+  [
+    'Key colours (unless a binding sets its own)',
+    [
+      ['running', 'red', 'The title is running: on air.'],
+      ['paused', 'amber', 'The title is paused: still on screen, on air, holding.'],
+      ['off', 'dark', 'The title is off (not on air), or the indicator is off.'],
+      ['on', 'green', 'The indicator is on: replay mode, streaming, the input live.'],
+    ],
+  ],
+  [
+    'Badges in a key’s corner',
+    [
+      ['pending', 'amber corner', 'Pending: a command is on its way to the application.'],
+      [
+        'failed',
+        'red !, red bar',
+        'Failed: the last command failed (for a few seconds); the reason shows under the label.',
+      ],
+      [
+        'stale',
+        'grey corner, greyed key',
+        'Stale: the application is not reachable; what the key shows may be out of date.',
+      ],
+      [
+        'unknown',
+        'blue ?',
+        'Unknown: not seen yet. A fader before it moves or the application reports its value, a title the application does not have.',
+      ],
+      ['diverged', 'purple diamond', 'Diverged: a mirrored application differs from the one it mirrors.'],
+    ],
+  ],
+  [
+    'Surfaces',
+    [
+      [
+        'text:badge|read-only',
+        'read-only',
+        'A mirror of hardware: it shows what the device shows and takes no presses here.',
+      ],
+      [
+        'text:badge waiting|waiting for …',
+        'waiting for …',
+        'Configured hardware that is not plugged in, drawn greyed.',
+      ],
+      [
+        'text:badge rehearsal|rehearsal',
+        'rehearsal',
+        'Its controls take presses from this page, as the device would (rehearse: true).',
+      ],
+      ['text:page|page …', 'page …', 'The page of controls the surface shows now.'],
+      [
+        'hotkey',
+        'hotkey',
+        'With a mouse, the keyboard key that presses this control, shown while the pointer is over it.',
+      ],
+    ],
+  ],
+]
+
+/** The legend (a disclosure under the surfaces, opened from the header's `legend` link): what the page's words, colours and badges mean. */
+function renderLegend(): string {
+  const groups = LEGEND.map(([group, rows]) => {
+    const items = rows
+      .map(([sample, name, meaning]) => {
+        const [cls, text] = sample.startsWith('text:') ? sample.slice(5).split('|') : [sample]
+        const drawn =
+          text !== undefined
+            ? `<span class="sw-text ${escapeHtml(cls ?? '')}">${escapeHtml(text)}</span>`
+            : `<span class="sw ${escapeHtml(sample)}" aria-hidden="true"></span> <span class="sw-name">${escapeHtml(name)}</span>`
+        return `<div class="row"><dt>${drawn}</dt><dd>${escapeHtml(meaning)}</dd></div>`
+      })
+      .join('')
+    return `<section><h3>${escapeHtml(group)}</h3><dl>${items}</dl></section>`
+  })
+  return `<details id="legend" class="legend"><summary title="What the words, colours and badges on this page mean">Legend</summary><div class="legend-body">${groups.join('')}</div></details>`
 }
 
 /**
@@ -61,15 +186,17 @@ export function renderPage(surfaces: readonly PageSurfaceEntry[]): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>panelbridge surfaces</title>
+<link rel="icon" href="${FAVICON_ROUTE.slice(1)}" type="${FAVICON_TYPE}">
 <link rel="stylesheet" href="style.css">
 <script src="client.js" defer></script>
 </head>
 <body>
-<header class="top"><a id="all-surfaces" href="./" hidden>← all surfaces</a><h1>panelbridge surfaces</h1><p id="status" role="status">connecting…</p></header>
+<header class="top"><a id="all-surfaces" href="./" hidden>← all surfaces</a><h1>panelbridge surfaces</h1><p id="status" role="status">connecting to panelbridge…</p><a id="legend-link" href="#legend" title="What the words, colours and badges on this page mean">legend</a></header>
 <div id="daemon-status" class="daemon-status" role="status" hidden></div>
 <nav><ul id="surface-list">${items}</ul></nav>
 <p id="missing" hidden></p>
 <main id="surfaces"></main>
+${renderLegend()}
 </body>
 </html>
 `
@@ -104,6 +231,43 @@ h2 { font-size: 16px; margin: 0; }
 .daemon-status .notice { color: #6fcf6f; }
 .daemon-status .simulated { padding: 0 8px; border-radius: 4px; background: #b8860b; color: #000; font-weight: bold; }
 .daemon-status .errors { list-style: none; margin: 0; padding: 0; color: var(--dim); font-size: 12px; }
+.waiting-app { flex: 1 1 100%; border: 1px solid #b8860b; border-radius: 8px; padding: 8px 12px; background: #2a2410; }
+.waiting-app strong { color: #ffe08a; font-size: 15px; }
+.waiting-app ul { margin: 4px 0 0; padding-left: 20px; }
+.legend { margin: 16px 0 0; }
+.legend summary { cursor: pointer; color: var(--accent); width: max-content; }
+.legend-body { display: flex; flex-wrap: wrap; gap: 8px 24px; margin-top: 8px; padding: 8px 12px; border-radius: 8px;
+  background: var(--panel); font-size: 13px; }
+.legend section { flex: 1 1 360px; min-width: 0; }
+.legend h3 { font-size: 13px; margin: 4px 0; color: var(--dim); }
+.legend dl { margin: 0; }
+.legend dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 8px; align-items: baseline; }
+.legend .row { display: contents; }
+.legend dt { max-width: 11em; }
+.legend dd { margin: 0; }
+.sw-text.ok { color: #6fcf6f; }
+.sw-text.bad { color: #ff8a65; }
+.sw-text.simulated { padding: 0 6px; border-radius: 4px; background: #b8860b; color: #000; font-weight: bold; }
+.sw-name { color: var(--dim); font-size: 12px; }
+.sw { display: inline-block; position: relative; width: 22px; height: 22px; border-radius: 4px; background: #202020;
+  vertical-align: middle; overflow: hidden; }
+.sw.running { background: #c00000; }
+.sw.paused { background: #d08000; }
+.sw.on { background: #00a000; }
+.sw.pending::after, .sw.stale::after { content: ''; position: absolute; top: 0; right: 0; border-style: solid;
+  border-width: 0 10px 10px 0; border-color: transparent #ffb000 transparent transparent; }
+.sw.stale { background: #3a3a3a; }
+.sw.stale::after { border-right-color: #8c8c8c; }
+.sw.failed { background: linear-gradient(#e02020, #e02020) bottom / 100% 3px no-repeat, #202020; }
+.sw.failed::after { content: '!'; position: absolute; top: 0; right: 0; width: 10px; height: 10px; background: #e02020;
+  color: #fff; font: bold 9px/10px system-ui, sans-serif; text-align: center; }
+.sw.unknown::after { content: '?'; position: absolute; top: 1px; right: 1px; width: 10px; height: 10px; border-radius: 50%;
+  background: #4da3ff; color: #000; font: bold 9px/10px system-ui, sans-serif; text-align: center; }
+.sw.diverged::after { content: ''; position: absolute; top: 2px; right: 2px; width: 7px; height: 7px; background: #d040ff;
+  transform: rotate(45deg); }
+.sw.hotkey { background: #000; }
+.sw.hotkey::after { content: 'Q'; position: absolute; top: 1px; right: 1px; padding: 0 2px; border-radius: 2px;
+  background: #000c; color: #fff; font: bold 9px/12px system-ui, sans-serif; outline: 1px solid #666; }
 nav ul { list-style: none; padding: 0; margin: 0 0 16px; display: flex; flex-wrap: wrap; gap: 12px; }
 nav a { color: var(--accent); }
 nav a[aria-current] { font-weight: bold; }
@@ -133,9 +297,11 @@ button.key { cursor: pointer; }
 button.key:focus-visible { outline-color: var(--accent); }
 button.key.down { outline-color: #fff; }
 [data-hotkey] { position: relative; }
-[data-hotkey]:hover::after { content: attr(data-hotkey); position: absolute; top: 2px; right: 2px; z-index: 1;
+@media (hover: hover) and (pointer: fine) {
+html:not([data-pointer="touch"]) [data-hotkey]:hover::after { content: attr(data-hotkey); position: absolute; top: 2px; right: 2px; z-index: 1;
   padding: 0 4px; border-radius: 3px; background: #000c; color: #fff; font: bold 11px/16px system-ui, sans-serif;
   pointer-events: none; white-space: nowrap; }
+}
 .readonly .key, .readonly .pad, .readonly .ring, .readonly .slider .track { cursor: not-allowed; }
 .surface.waiting { border: 1px dashed #777; }
 .surface.waiting .body { filter: grayscale(1) brightness(0.55); }
@@ -189,5 +355,26 @@ button.key.down { outline-color: #fff; }
 .fader.unknown .thumb { display: none; }
 .fader.unknown .track::after { content: '?'; position: absolute; inset: 0; display: flex; align-items: center;
   justify-content: center; color: #4da3ff; font: bold 20px system-ui, sans-serif; pointer-events: none; }
+/* A device drawn as it looks (a Contour Shuttle): its body, each control in its box (percentages). */
+.face { position: relative; width: min(100%, var(--face-w, 300px)); aspect-ratio: var(--face-aspect, 1);
+  border-radius: 18% / 12%; background: #2b2e33; border: 1px solid #44484e; flex: none; }
+.face > .on-face { position: absolute; margin: 0; }
+.face > .pad.on-face { min-width: 0; min-height: 0; border-radius: 5px; font-size: 10px; }
+.face > .dial.on-face { gap: 0; }
+.face > .dial.on-face .ring { width: 100%; height: 100%; z-index: 1; }
+.face > .dial.on-face .label { position: absolute; inset: 0; z-index: 2; display: flex; align-items: center;
+  justify-content: center; pointer-events: none; font-size: 11px; color: var(--fg); max-width: none; min-height: 0; }
+.face > .slider.on-face { display: block; }
+.face > .slider.on-face .track { width: 100%; height: 100%; border-radius: 50%; background: #1f2124;
+  border-width: 6px; cursor: grab; }
+.face > .slider.on-face .thumb { inset: 0; width: auto; height: auto; top: 0; left: 0; border-radius: 50%; background: none;
+  transform: rotate(calc(var(--pos) * 105deg)); }
+.face > .slider.on-face .thumb::before { content: ''; position: absolute; left: calc(50% - 7px); top: 2px; width: 14px;
+  height: 14px; border-radius: 50%; background: #ddd; }
+.face > .shuttle.on-face:not(.held) .thumb { transition: transform 120ms ease-out; }
+.face > .slider.on-face .zone, .face > .slider.on-face .label { position: absolute; left: 0; right: 0; text-align: center;
+  pointer-events: none; font-size: 10px; line-height: 1.15; max-width: none; min-height: 0; }
+.face > .slider.on-face .zone { bottom: 19%; }
+.face > .slider.on-face .label { bottom: 8%; }
 .fader.centred .track { background: linear-gradient(#555, #555) center / 100% 2px no-repeat, #333; }
 `

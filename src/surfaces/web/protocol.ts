@@ -23,6 +23,7 @@ import type {
   SurfaceDescription,
 } from '../types.js'
 import type { KeyFace } from '../render/key-paint.js'
+import { deviceFaceOf, type FaceSpot } from './device-faces.js'
 
 /** Where the page loads the key font from, relative to the page. */
 export const KEY_FONT_ROUTE = '/key-font.ttf'
@@ -79,6 +80,8 @@ export interface WebControlView {
   image?: { width: number; height: number }
   /** A fader that rests in the middle (pitch bend). */
   centred?: true
+  /** Its box on the surface's `face` (a device drawn as it looks), in the face's units. */
+  at?: FaceSpot
 }
 
 export interface WebSurfaceView {
@@ -93,6 +96,11 @@ export interface WebSurfaceView {
    */
   waiting?: { for: string; rehearse: boolean }
   grid?: { rows: number; columns: number }
+  /**
+   * A device drawn as it looks (`./device-faces.ts`: a Contour Shuttle's ring, jog and buttons): the
+   * face's size in its units; each control's box is its `at`.
+   */
+  face?: { width: number; height: number }
   controls: WebControlView[]
 }
 
@@ -374,16 +382,20 @@ function gridOf(description: SurfaceDescription): { rows: number; columns: numbe
 /** A surface's description as the page draws it. */
 export function surfaceView(description: SurfaceDescription, mode: WebSurfaceView['mode']): WebSurfaceView {
   const grid = gridOf(description)
+  const face = deviceFaceOf(description)
   return {
     id: description.id,
     driver: description.driver,
     model: description.model,
     mode,
     ...(grid ? { grid } : {}),
+    ...(face ? { face: { width: face.width, height: face.height } } : {}),
     controls: description.controls.map((c) => {
       const widget = widgetOf(c)
       const placed = (widget === 'key' || widget === 'pad') && c.row !== undefined && c.column !== undefined
+      const at = face?.spots.get(c.id)
       return {
+        ...(at ? { at } : {}),
         id: c.id,
         kind: c.kind,
         widget,

@@ -4,7 +4,7 @@
  * standalone `listen()` for running without the daemon.
  *
  * Routes, under `basePath` (default `''`; the daemon uses e.g. `/surfaces`):
- * `/` the page, `/style.css`, `/client.js`, `/key-font.ttf` (the font the page paints keys with, the
+ * `/` the page, `/style.css`, `/client.js`, `/favicon.svg` (the page's icon), `/key-font.ttf` (the font the page paints keys with, the
  * hardware's), `/key-font-emoji.ttf` and `/key-font-cjk.ttc` (its fallbacks for emoji and CJK, streamed
  * by `./fallback-fonts.ts`), `/ws` the WebSocket (protocol in `./protocol.ts`). The page takes
  * `?surface=NAME` (that surface alone, full screen) and `?view=1` (a read-only viewer, whose WebSocket
@@ -23,7 +23,14 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../../defaults.js'
 import { createLogger } from '../../log.js'
-import type { ControlId, Feedback, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
+import type {
+  ControlDescriptor,
+  ControlId,
+  Feedback,
+  SurfaceDescription,
+  SurfaceRegistry,
+  SurfaceRegistryEvents,
+} from '../types.js'
 import { keyFontPath } from '../render/key-renderer.js'
 import { KeyImages } from './key-images.js'
 import { fallbackFontAt, FallbackFontFiles, MAX_FALLBACK_FONT_BYTES, sendFontFile } from './fallback-fonts.js'
@@ -31,7 +38,15 @@ import { OutgoingQueue } from './outgoing.js'
 import { FrameTurns, Inbox } from './inbox.js'
 import { loadClientScript } from './client-script.js'
 import { DECK_SCRIPT_ROUTE, loadDeckScript } from './deck-script.js'
-import { PAGE_CSP, PAGE_CSS, renderPage, type PageSurfaceEntry } from './page.js'
+import {
+  FAVICON_ROUTE,
+  FAVICON_SVG,
+  FAVICON_TYPE,
+  PAGE_CSP,
+  PAGE_CSS,
+  renderPage,
+  type PageSurfaceEntry,
+} from './page.js'
 import {
   KEY_FONT_ROUTE,
   MAX_CLIENT_MESSAGE_BYTES,
@@ -90,6 +105,12 @@ export interface WebSurfaceServerOptions {
   pages?: PagePort
   /** Where decks a page opened through WebHID register (`./page-devices.ts`); without it they are refused. */
   pageDevices?: PageDevicePort
+  /**
+   * The controls the mapping binds on a surface: what the mirror of an open device that lists none (a
+   * MIDI controller with the generic profile) draws, rather than an empty box. Asked again on
+   * `boundChanged` (a reload).
+   */
+  boundControls?: (surface: string) => readonly ControlDescriptor[]
 }
 
 export interface ListenOptions {
@@ -156,6 +177,8 @@ export interface WaitingMirror {
 }
 
 interface Mirror {
+  /** The device's description as the registry gave it (before any bound controls were added). */
+  source: SurfaceDescription
   view: WebSurfaceView
   /** A waiting surface's mirror (see `WaitingMirror`); undefined for an open device's. */
   waiting?: WaitingMirror
@@ -198,6 +221,7 @@ export class WebSurfaceServer {
   private readonly registry: SurfaceRegistry | undefined
   private readonly pages: PagePort | undefined
   private readonly pageDevices: PageDevicePort | undefined
+  private readonly boundControls: ((surface: string) => readonly ControlDescriptor[]) | undefined
   private readonly registryListeners: {
     [E in keyof SurfaceRegistryEvents]: (...args: SurfaceRegistryEvents[E]) => void
   }
@@ -214,6 +238,7 @@ export class WebSurfaceServer {
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
     this.pages = options.pages
     this.pageDevices = options.pageDevices
+    this.boundControls = options.boundControls
     for (const surface of options.surfaces ?? []) this.addSurface(surface)
     this.registryListeners = {
       added: (description) => this.addMirror(description),
@@ -330,6 +355,9 @@ export class WebSurfaceServer {
         return true
       case '/client.js':
         this.serveScript(res, head)
+        return true
+      case FAVICON_ROUTE:
+        this.reply(res, 200, FAVICON_TYPE, FAVICON_SVG, head, 'max-age=86400')
         return true
       case DECK_SCRIPT_ROUTE:
         this.replyLoaded(res, head, DECK_SCRIPT, loadDeckScript)
@@ -696,13 +724,26 @@ export class WebSurfaceServer {
     if (this.mirrors.get(surfaceId)?.waiting) this.removeMirror(surfaceId)
   }
 
-  private addMirror(description: SurfaceDescription, waiting?: WaitingMirror): void {
-    if (this.closed || this.own.has(description.id)) return
-    const surface = description.id
+  /**
+   * The bindings changed (a reload): the mirror of each open device that lists no controls of its own is
+   * drawn again with the controls now bound on it.
+   */
+  boundChanged(): void {
+    for (const mirror of [...this.mirrors.values()]) {
+      if (!mirror.waiting && mirror.source.controls.length === 0) this.addMirror(mirror.source)
+    }
+  }
+
+  private addMirror(source: SurfaceDescription, waiting?: WaitingMirror): void {
+    if (this.closed || this.own.has(source.id)) return
+    const surface = source.id
+    const bound = !waiting && source.controls.length === 0 ? this.boundControls?.(surface) : undefined
+    const description = bound?.length ? { ...source, controls: [...bound] } : source
     this.mirrors.get(surface)?.unfollow()
     const view = surfaceView(description, 'mirror')
     if (waiting) view.waiting = { for: waiting.waitingFor, rehearse: waiting.rehearse !== undefined }
     const mirror: Mirror = {
+      source,
       view,
       ...(waiting ? { waiting } : {}),
       rendered: new RenderedControls(description, this.images, (control, err) =>

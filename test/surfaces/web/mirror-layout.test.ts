@@ -83,17 +83,43 @@ function statesOf(
 }
 
 describe('Contour Shuttle in the page', () => {
-  it('a ShuttlePro v2: its 15 buttons as pads in a row, the jog as a wheel, the ring as the shuttle', async () => {
+  it('a ShuttlePro v2: its 15 buttons as pads where they are on its face, the jog inside the ring', async () => {
     const view = surfaceView(await shuttle('shuttlepro_v2'), 'mirror')
     expect(view).toMatchObject({ driver: 'shuttle', model: 'ShuttlePro v2', mode: 'mirror' })
     expect(widgets(view)).toEqual({ pad: range('button:', 0, 15), jog: ['jog'], shuttle: ['shuttle'] })
-    // No grid cell: the buttons go in a row of their own.
+    // No grid: the face places every control.
     expect(view.grid).toBeUndefined()
-    expect(view.controls.some((c) => c.row !== undefined || c.column !== undefined)).toBe(false)
+    expect(view.face).toEqual({ width: 100, height: 140 })
+    const at = (id: string) => {
+      const spot = view.controls.find((c) => c.id === id)?.at
+      if (!spot) throw new Error(`${id} has no place on the face`)
+      return { cx: spot.x + spot.w / 2, cy: spot.y + spot.h / 2, ...spot }
+    }
+    for (const c of view.controls) expect(c.at, c.id).toBeDefined()
+    // Four across the top, five under them.
+    expect(new Set([0, 1, 2, 3].map((i) => at(`button:${i}`).cy < at('button:4').cy))).toEqual(new Set([true]))
+    expect([4, 5, 6, 7, 8].map((i) => at(`button:${i}`).cx)).toEqual([15, 32, 50, 68, 85])
+    // The jog centred in the ring, the ring under the buttons, a button either side, four under it.
+    expect([at('jog').cx, at('jog').cy]).toEqual([at('shuttle').cx, at('shuttle').cy])
+    expect(at('jog').w).toBeLessThan(at('shuttle').w)
+    expect(at('shuttle').y).toBeGreaterThan(at('button:6').y + at('button:6').h)
+    expect(at('button:13').x + at('button:13').w).toBeLessThan(at('shuttle').x)
+    expect(at('button:14').x).toBeGreaterThan(at('shuttle').x + at('shuttle').w)
+    for (const i of [9, 10, 11, 12]) expect(at(`button:${i}`).y).toBeGreaterThan(at('shuttle').y + at('shuttle').h)
   })
 
-  it('a ShuttleXpress: 5 buttons, the jog and the ring', async () => {
-    expect(widgets(surfaceView(await shuttle('shuttlexpress'), 'mirror'))).toEqual({
+  it('a ShuttlePro v1 is the v2 without the buttons beside the ring; an X-keys panel has no face', async () => {
+    const v1 = surfaceView(await shuttle('shuttlepro_v1'), 'mirror')
+    expect(v1.face).toBeDefined()
+    expect(v1.controls.filter((c) => c.at).length).toBe(15)
+    expect(surfaceView(await xkeys('XK24'), 'mirror').face).toBeUndefined()
+  })
+
+  it('a ShuttleXpress: 5 buttons, the jog and the ring, on its face', async () => {
+    const view = surfaceView(await shuttle('shuttlexpress'), 'mirror')
+    expect(view.face).toBeDefined()
+    expect(view.controls.every((c) => c.at !== undefined)).toBe(true)
+    expect(widgets(view)).toEqual({
       pad: range('button:', 0, 5),
       jog: ['jog'],
       shuttle: ['shuttle'],

@@ -78,13 +78,35 @@ describe('hardware mirrors in headless Chromium', () => {
     const count = (sel: string): Promise<number> => page.locator(sel).count()
     const { shuttle, xkeys, midi } = HARDWARE
 
-    // The ShuttlePro v2: 15 buttons in rows of at most eight, the jog as a large wheel, the ring as a slider.
-    expect(await count(`section[data-surface="${shuttle}"] .pads .pad`)).toBe(15)
-    const firstRow = await box(page, shuttle, 'button:0')
-    expect((await box(page, shuttle, 'button:7')).y).toBe(firstRow.y)
-    expect((await box(page, shuttle, 'button:8')).y).toBeGreaterThan(firstRow.y)
-    const jog = await box(page, shuttle, 'jog', ' .ring')
-    expect([jog.width, jog.height]).toEqual([120, 120])
+    // The ShuttlePro v2 as the device is laid out (not a grid): 15 buttons on its face, four across the
+    // top and five under them, the jog in the middle of the shuttle ring, a button either side of the
+    // ring, four at the bottom (the inner pair higher).
+    expect(await count(`section[data-surface="${shuttle}"] .face .pad`)).toBe(15)
+    expect(await count(`section[data-surface="${shuttle}"] .grid, section[data-surface="${shuttle}"] .pads`)).toBe(0)
+    const b = await Promise.all(Array.from({ length: 15 }, (_, i) => box(page, shuttle, `button:${i}`)))
+    const mid = (r: { x: number; y: number; width: number; height: number }) => [r.x + r.width / 2, r.y + r.height / 2]
+    const [top0, top1, top2, top3, row0, , row2, , row4, outerL, outerR, innerL, innerR, sideL, sideR] = b.map(mid)
+    expect(top1![1]).toBe(top2![1])
+    expect(top0![0]).toBeLessThan(top1![0]!)
+    expect(top2![0]).toBeLessThan(top3![0]!)
+    expect(row2![1]).toBeGreaterThan(top1![1]!) // the five under the four
+    expect(row0![0]).toBeLessThan(top0![0]!) // the second row is wider
+    expect(row4![0]).toBeGreaterThan(top3![0]!)
+    const jog = mid(await box(page, shuttle, 'jog', ' .ring'))
+    const ringBox = await box(page, shuttle, 'shuttle', ' .track')
+    const ring = mid(ringBox)
+    expect(Math.abs(jog[0]! - ring[0]!)).toBeLessThan(1) // the jog in the ring's middle
+    expect(Math.abs(jog[1]! - ring[1]!)).toBeLessThan(1)
+    expect((await box(page, shuttle, 'jog', ' .ring')).width).toBeLessThan(ringBox.width * 0.6)
+    expect(ring[1]).toBeGreaterThan(row2![1]!) // the ring under the buttons
+    expect(sideL![0]).toBeLessThan(ringBox.x) // one button either side of the ring
+    expect(sideR![0]).toBeGreaterThan(ringBox.x + ringBox.width)
+    expect(sideL![1]).toBe(sideR![1])
+    for (const bottom of [outerL, outerR, innerL, innerR])
+      expect(bottom![1]).toBeGreaterThan(ringBox.y + ringBox.height)
+    expect(innerL![1]).toBeLessThan(outerL![1]!) // the inner pair set higher
+    expect(outerL![0]).toBeLessThan(innerL![0]!)
+    expect(innerR![0]).toBeLessThan(outerR![0]!)
     expect(await page.getAttribute(`${selector(shuttle, 'shuttle')} .track`, 'aria-readonly')).toBe('true')
 
     // The XK-24: 6 rows of 4 keys, key:N row-major from the top left.

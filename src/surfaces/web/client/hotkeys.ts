@@ -69,6 +69,20 @@ export class Hotkeys {
   private readonly held = new Map<string, Hold>()
 
   constructor(doc: Document) {
+    // A hotkey's badge is for a mouse and a keyboard: after a touch or a pen the stylesheet hides it
+    // (`data-pointer="touch"`), until a mouse moves again (a tap's hover would leave it showing).
+    const root = doc.documentElement
+    const pointer = (e: PointerEvent): void => {
+      root.dataset.pointer = e.pointerType === 'mouse' ? 'mouse' : 'touch'
+    }
+    doc.addEventListener('pointerdown', pointer, { capture: true })
+    doc.addEventListener(
+      'pointermove',
+      (e) => {
+        if (e.pointerType === 'mouse') pointer(e)
+      },
+      { capture: true },
+    )
     doc.addEventListener('keydown', (e) => this.keydown(e))
     doc.addEventListener('keyup', (e) => this.release(e.code))
     // A key let go while another window has focus sends no keyup: let go of everything.

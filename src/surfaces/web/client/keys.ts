@@ -25,6 +25,7 @@ import {
   type FallbackFont,
   type KeyFace,
 } from '../../render/key-paint.js'
+import type { FeedbackBadge } from '../../types.js'
 import { KEY_FONT_ROUTE } from '../protocol.js'
 import { el } from './dom.js'
 
@@ -40,6 +41,10 @@ export interface KeyNode {
   titleSuffix: string
   /** A mirror's or viewer's key says it is read-only. */
   readonly baseSuffix: string
+  /** The control's id: its accessible name while it shows no label. */
+  readonly control: string
+  /** After the label in its accessible name: ` (read-only)` on a mirror or viewer, else empty. */
+  readonly ariaSuffix: string
   /** What the key shows now, painted again when its size changes. */
   shown?: KeyShown
 }
@@ -51,8 +56,35 @@ export interface KeyShown {
   image?: string
 }
 
-/** Builds a key's canvas and (hidden) image inside `element`. */
-export function keyNode(element: HTMLElement, width: number, height: number, titleSuffix: string): KeyNode {
+/** What each badge means, for a control's tooltip (the legend says the same). */
+const BADGE_TIPS: Readonly<Record<FeedbackBadge, string>> = {
+  pending: 'amber corner: a command is on its way',
+  failed: 'red !: the last command failed',
+  stale: 'greyed: the application is not reachable; this may be out of date',
+  unknown: 'blue ?: not known yet',
+  diverged: 'purple diamond: a mirrored application differs',
+}
+
+/** A badge's meaning on a line of its own, for a tooltip; empty without a badge. */
+export function badgeTip(badge: FeedbackBadge | undefined): string {
+  return badge === undefined ? '' : `\n${BADGE_TIPS[badge]}`
+}
+
+/** A key's accessible name: its label on one line (its control id while it has none), then `suffix`. */
+export function ariaLabelOf(label: string | undefined, control: string, suffix = ''): string {
+  const words = (label ?? '').replace(/\s+/g, ' ').trim()
+  return (words === '' ? control : words) + suffix
+}
+
+/** Builds a key's canvas and (hidden) image inside `element`; its accessible name is its control id until a label comes. */
+export function keyNode(
+  element: HTMLElement,
+  size: { width: number; height: number },
+  control: string,
+  suffixes: { title: string; aria: string },
+): KeyNode {
+  const { width, height } = size
+  const titleSuffix = suffixes.title
   const canvas = el('canvas')
   const img = el('img')
   img.alt = ''
@@ -62,13 +94,24 @@ export function keyNode(element: HTMLElement, width: number, height: number, tit
   img.hidden = true
   element.appendChild(canvas)
   element.appendChild(img)
-  return { element, canvas, img, width, height, titleSuffix, baseSuffix: titleSuffix }
+  element.setAttribute('aria-label', ariaLabelOf(undefined, control, suffixes.aria))
+  return {
+    element,
+    canvas,
+    img,
+    width,
+    height,
+    titleSuffix,
+    baseSuffix: titleSuffix,
+    control,
+    ariaSuffix: suffixes.aria,
+  }
 }
 
 /** The tooltip: the key's label, then its suffix. */
 export function setTitleSuffix(key: KeyNode, suffix: string): void {
   key.titleSuffix = suffix
-  key.element.title = (key.shown?.label ?? key.element.getAttribute('aria-label') ?? '') + suffix
+  key.element.title = (key.shown?.label ?? key.control) + suffix + badgeTip(key.shown?.face.badge)
 }
 
 export class KeyPainter {
@@ -112,6 +155,8 @@ export class KeyPainter {
       this.resized.observe(key.element)
     }
     key.shown = shown
+    // Its name follows its label at once, whether or not the face can be painted yet.
+    key.element.setAttribute('aria-label', ariaLabelOf(shown.label, key.control, key.ariaSuffix))
     delete key.element.dataset.painted
     const fallbacksReady = this.fallbacksReady(shown)
     if (!this.fontSettled || !fallbacksReady) {
@@ -196,7 +241,7 @@ export class KeyPainter {
       img.hidden = true
       img.removeAttribute('src')
     }
-    key.element.title = shown.label + key.titleSuffix
+    key.element.title = shown.label + key.titleSuffix + badgeTip(shown.face.badge)
     key.element.dataset.painted = ''
   }
 

@@ -20,8 +20,17 @@ const status = byId('status')
 let socket: WebSocket | null = null
 let retryMs = RECONNECT_FIRST_MS
 
+/**
+ * The page's own link to panelbridge, in words that cannot be read as "on air": `live` is the class the
+ * stylesheet colours (green), never a word on the page.
+ */
+const PAGE_LINK_TIP =
+  'This page’s link to panelbridge: while connected it shows the surfaces as they are and sends your presses. ' +
+  'It says nothing about the application or what is on air.'
+
 function setStatus(text: string, live: boolean): void {
   status.textContent = text
+  status.title = PAGE_LINK_TIP
   status.classList.toggle('live', live)
 }
 
@@ -65,12 +74,12 @@ function isMessage(value: unknown): value is ServerMessage {
 }
 
 function connect(): void {
-  setStatus('connecting…', false)
+  setStatus('connecting to panelbridge…', false)
   const ws = new WebSocket(wsUrl())
   socket = ws
   ws.onopen = () => {
     retryMs = RECONNECT_FIRST_MS
-    setStatus('live', true)
+    setStatus('page connected', true)
   }
   ws.onmessage = (e: MessageEvent<unknown>) => {
     let m: unknown
@@ -84,7 +93,7 @@ function connect(): void {
   }
   ws.onclose = () => {
     socket = null
-    setStatus('disconnected, retrying…', false)
+    setStatus('page disconnected, retrying…', false)
     window.setTimeout(connect, retryMs)
     retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS)
   }
@@ -92,3 +101,10 @@ function connect(): void {
 
 connect()
 startStatusStrip(byId('daemon-status'))
+// The header's `legend` link opens the legend under the surfaces and brings it into view.
+byId('legend-link').addEventListener('click', (e) => {
+  e.preventDefault()
+  const legend = byId('legend')
+  legend.setAttribute('open', '')
+  legend.scrollIntoView({ block: 'start' })
+})

@@ -17,6 +17,8 @@ const VALUE_BATCH_MS = 16
 const VALUE_RESOLUTION = 1000
 /** Pointer travel from centre to full deflection of the shuttle (15 px per zone). */
 const SHUTTLE_TRAVEL_PX = 105
+/** How far the device's ring turns to full deflection either way (15° a zone), as the page draws it. */
+const SHUTTLE_RING_DEGREES = 105
 /** The fader thumb's height; the track's inner height less this is the fader's travel. */
 const FADER_THUMB_PX = 16
 /** How far one arrow key moves a fader (Page Up/Down move `FADER_PAGE_STEP`). */
@@ -110,7 +112,7 @@ export class Shuttle implements Slider {
   private readonly track: HTMLElement
   private readonly zone: HTMLElement
   private readonly sender: ValueSender | undefined
-  /** Where the pointer took hold; undefined while nothing holds the ring. */
+  /** Where the pointer took hold (its x, or on the device's ring its angle); undefined while nothing holds the ring. */
   private grabX: number | undefined
   /** The zone the arrow keys have turned it to. */
   private keyZone = 0
@@ -119,8 +121,11 @@ export class Shuttle implements Slider {
     surface: string,
     private readonly control: string,
     send: Send | undefined,
+    /** Drawn as the device's ring around its jog: turned by angle rather than dragged sideways. */
+    private readonly ring = false,
   ) {
     const { node, track } = sliderParts('shuttle', surface, control, !send)
+    node.classList.toggle('ring-form', ring)
     this.element = node
     this.track = track
     track.setAttribute('aria-valuemin', '-1')
@@ -138,12 +143,15 @@ export class Shuttle implements Slider {
       e.preventDefault()
       track.setPointerCapture(e.pointerId)
       track.focus()
-      this.grabX = e.clientX
+      this.grabX = this.ring ? this.angleAt(e) : e.clientX
       node.classList.add('held')
     })
     track.addEventListener('pointermove', (e) => {
       if (this.grabX === undefined) return
-      this.move(clamp((e.clientX - this.grabX) / SHUTTLE_TRAVEL_PX, -1, 1), false)
+      const turned = this.ring
+        ? (((this.angleAt(e) - this.grabX + 540) % 360) - 180) / SHUTTLE_RING_DEGREES
+        : (e.clientX - this.grabX) / SHUTTLE_TRAVEL_PX
+      this.move(clamp(turned, -1, 1), false)
     })
     const letGo = (): void => {
       if (this.grabX === undefined) return
@@ -170,6 +178,14 @@ export class Shuttle implements Slider {
     track.addEventListener('blur', () => {
       if (this.keyZone !== 0) this.springBack()
     })
+  }
+
+  /** The pointer's angle around the ring's centre, degrees clockwise from twelve o'clock. */
+  private angleAt(e: PointerEvent): number {
+    const box = this.track.getBoundingClientRect()
+    const x = e.clientX - (box.left + box.width / 2)
+    const y = e.clientY - (box.top + box.height / 2)
+    return (Math.atan2(x, -y) * 180) / Math.PI
   }
 
   showState(state: WebControlState): void {
@@ -200,6 +216,9 @@ export class Shuttle implements Slider {
     )
   }
 }
+
+/** The tooltip of a fader whose value is not known (the blue `?`). */
+const UNKNOWN_TIP = 'Value not known yet: it shows once the fader moves or the application reports it.'
 
 /** An absolute fader, 0 (bottom) to 1 (top), that shows the application's value when not held. */
 export class Fader implements Slider {
@@ -313,6 +332,7 @@ export class Fader implements Slider {
 
   private show(value: number): void {
     this.value = value
+    if (this.element.classList.contains('unknown')) this.track.removeAttribute('title')
     this.element.classList.remove('unknown')
     this.element.style.setProperty('--pos', String(value))
     this.track.setAttribute('aria-valuenow', String(value))
@@ -323,6 +343,7 @@ export class Fader implements Slider {
   private showUnknown(): void {
     this.value = 0
     this.element.classList.add('unknown')
+    this.track.title = UNKNOWN_TIP
     this.element.style.setProperty('--pos', '0.5')
     this.track.removeAttribute('aria-valuenow')
     this.track.setAttribute('aria-valuetext', 'unknown')

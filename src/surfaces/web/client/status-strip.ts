@@ -21,32 +21,60 @@ function clock(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString()
 }
 
+/** What each item of the strip means, its tooltip. */
+const TIPS = {
+  link: 'panelbridge’s link to the graphics application (its command interface). Says nothing about what is on air.',
+  simulated:
+    'The built-in simulator stands in for the application: commands go to it, none reaches a real application or goes to air.',
+  reconnected: 'The application link came back a moment ago.',
+  'config reloaded': 'The config file was read again; the new mapping runs.',
+  errors: 'The latest errors that have not cleared, newest first.',
+} as const
+
+/** A span with its tooltip. */
+function tipped(cls: string, text: string, title: string): HTMLElement {
+  return Object.assign(el('span', cls, text), { title })
+}
+
+/** The plain words shown while the application is not there (and no simulator stands in). */
+function waitingBlock(waiting: NonNullable<StripView['waiting']>): HTMLElement {
+  const box = el('div', 'waiting-app')
+  box.setAttribute('role', 'note')
+  box.appendChild(el('strong', undefined, waiting.text))
+  const list = el('ul')
+  for (const line of waiting.help) list.appendChild(el('li', undefined, line))
+  box.appendChild(list)
+  return box
+}
+
 function render(root: HTMLElement, view: StripView, apps: StripApp[] = []): void {
   const state = view.reading
   const link = el('span', `link ${state.link}`, view.linkText)
-  const title = [state.since ? `since ${state.since}` : '', view.linkTitle ?? ''].filter(Boolean).join('\n')
-  if (title) link.title = title
+  const title = [TIPS.link, state.since ? `since ${state.since}` : '', view.linkTitle ?? '']
+  link.title = title.filter(Boolean).join('\n')
   const parts: HTMLElement[] = [link]
-  if (view.linkDetail !== undefined) parts.push(el('span', 'link-error', view.linkDetail))
+  if (view.linkDetail !== undefined) parts.push(tipped('link-error', view.linkDetail, view.linkTitle ?? ''))
   // Several applications (`apps:`): each other one's link beside the default one's.
-  for (const a of apps) parts.push(Object.assign(el('span', `link ${a.link}`, a.text), { title: a.title }))
-  for (const notice of view.notices) parts.push(el('span', 'notice', notice))
+  for (const a of apps) parts.push(tipped(`link ${a.link}`, a.text, [TIPS.link, a.title].filter(Boolean).join('\n')))
+  for (const notice of view.notices) {
+    parts.push(tipped('notice', notice, notice === 'reconnected' ? TIPS.reconnected : TIPS['config reloaded']))
+  }
   if (view.refusedText !== undefined) {
-    const refused = el('span', 'config refused', view.refusedText)
-    if (state.config?.lastGoodLoad) refused.title = `running the mapping loaded ${clock(state.config.lastGoodLoad)}`
-    parts.push(refused)
+    const loaded = state.config?.lastGoodLoad ? `running the mapping loaded ${clock(state.config.lastGoodLoad)}` : ''
+    const why = state.config?.error ? `\n${state.config.error}` : ''
+    parts.push(tipped('config refused', view.refusedText, `The config file on disk was refused; ${loaded}${why}`))
   }
   if (view.recordingText !== undefined) {
-    const failed = el('span', 'recording failed', view.recordingText)
-    if (state.recordingFailed?.file) failed.title = state.recordingFailed.file
-    parts.push(failed)
+    parts.push(tipped('recording failed', view.recordingText, state.recordingFailed?.file ?? ''))
   }
-  if (state.simulated) parts.push(el('span', 'simulated', 'SIMULATED'))
+  if (state.simulated) parts.push(tipped('simulated', 'SIMULATED', TIPS.simulated))
   if (view.errors.length > 0) {
     const list = el('ul', 'errors')
+    list.title = TIPS.errors
     for (const e of view.errors) list.append(el('li', undefined, `${clock(e.time)} ${e.message}`))
     parts.push(list)
   }
+  if (view.waiting) parts.push(waitingBlock(view.waiting))
   root.replaceChildren(...parts)
   root.hidden = false
 }

@@ -9,7 +9,9 @@
  * - `config reloaded` for a while after a good reload, and `config refused: an older mapping runs`
  *   while the file on disk is refused (`configState`);
  * - why the daemon is not recording, while a recording it was asked for failed (`recording`);
- * - the latest errors that have not cleared (an error the daemon marks `cleared` is dropped).
+ * - the latest errors that have not cleared (an error the daemon marks `cleared` is dropped);
+ * - while the application is not connected and no simulator stands in for it, that panelbridge is waiting
+ *   for it, at which URL, and how its command interface is reached (`WAITING_HELP`).
  *
  * The replies are read as untrusted JSON: only the fields shown are taken, each checked for its type.
  */
@@ -25,6 +27,8 @@ export interface StripReading {
   since: string
   error: string
   simulated: boolean
+  /** The default application's URL (`app.url`, else the default entry of `apps`), when the status gives it. */
+  url?: string
   config?: { state: 'ok' | 'refused'; lastGoodLoad: string; error: string }
   /** A recording asked for that failed: the daemon's sentence, and the file. */
   recordingFailed?: { error: string; file: string }
@@ -43,6 +47,11 @@ export interface StripView {
   refusedText?: string
   /** `recording stopped: …` or `not recording: …`, while a recording asked for has failed. */
   recordingText?: string
+  /**
+   * While the application is not connected and no simulator stands in for it: that panelbridge waits for
+   * it, at which URL, and how its command interface is reached (`WAITING_HELP`).
+   */
+  waiting?: { text: string; help: readonly string[] }
   /** For a while after the event: `reconnected`, `config reloaded`. */
   notices: string[]
   errors: { time: string; message: string }[]
@@ -59,12 +68,24 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : ''
 }
 
+/** The default application's URL: `app.url` when the status has it, else the default entry of `apps`. */
+function appUrl(s: Record<string, unknown>): string {
+  const own = text(record(s.app).url)
+  if (own !== '') return own.slice(0, MAX_URL_LENGTH)
+  const apps = Array.isArray(s.apps) ? s.apps.slice(0, 16).map(record) : []
+  return text(apps.find((a) => a.default === true)?.url).slice(0, MAX_URL_LENGTH)
+}
+
+/** Longest application URL shown. */
+const MAX_URL_LENGTH = 200
+
 /** The fields the strip shows, from the two replies; errors that have cleared are left out. */
 export function readStrip(status: unknown, errors: unknown): StripReading {
   const s = record(status)
   const app = record(s.app)
   const cfg = record(s.configState)
   const list = record(errors).errors
+  const url = appUrl(s)
   const reading: StripReading = {
     link: app.state === 'connected' ? 'connected' : 'stale',
     since: text(app.since),
@@ -78,6 +99,7 @@ export function readStrip(status: unknown, errors: unknown): StripReading {
   const rec = record(s.recording)
   if (rec.state === 'failed')
     reading.recordingFailed = { error: text(rec.error) || 'not recording', file: text(rec.file) }
+  if (url !== '') reading.url = url
   if (cfg.state === 'ok' || cfg.state === 'refused') {
     reading.config = { state: cfg.state, lastGoodLoad: text(cfg.lastGoodLoad), error: text(cfg.error) }
   }
@@ -96,6 +118,18 @@ const LINK_WORDS: readonly [RegExp, string][] = [
 ]
 /** What `linkText` already says when the link is down. */
 const NOT_REACHABLE = 'application not reachable'
+
+/**
+ * How the application's command interface is reached, as the application's own documentation gives it:
+ * its HTTP port (9022 unless its `Generic HTML.httpPort` preference says otherwise), where that preference
+ * lives, and that the application may not start properly when another program holds its port.
+ */
+export const WAITING_HELP: readonly string[] = [
+  'Start NewBlue Captivate (or Titler Live) on that machine: its HTTP command interface answers there while it runs, on port 9022 unless its Generic HTML.httpPort preference names another port.',
+  'That preference is set on Windows in the registry under HKCU\\SOFTWARE\\NewBlue\\Captivate, and on macOS with defaults in the com.newblue.captivate domain.',
+  'Nothing else may hold that port: the application may then not start properly.',
+  'If the application answers at another address or port, set app.url in panelbridge’s config file to it.',
+]
 
 /** A line with the link's texts put in words (`application link: socket closed (1006)` → `application link: application not reachable`). */
 export function inWords(line: string): string {
@@ -127,6 +161,10 @@ export function viewStrip(reading: StripReading, before: StripView | undefined, 
     const words = inWords(reading.error)
     if (words !== NOT_REACHABLE) view.linkDetail = words
     view.linkTitle = reading.error
+  }
+  if (reading.link !== 'connected' && !reading.simulated) {
+    const at = reading.url ? ` at ${reading.url}` : ''
+    view.waiting = { text: `Waiting for the application${at}`, help: WAITING_HELP }
   }
   if (reading.link === 'connected' && now < reconnectedUntil) view.notices.push('reconnected')
   if (reading.recordingFailed) view.recordingText = reading.recordingFailed.error

@@ -6,14 +6,16 @@
  * (`?view=1`), show state only, with no input handlers. A mirror of configured hardware that is not
  * plugged in is drawn greyed, "waiting for" its device; one that takes rehearsal presses
  * (`rehearse: true`) is pressed like an interactive surface. Interactive surfaces come before mirrors.
- * Keys take the size the stylesheet gives them (they shrink to fit the screen).
+ * Keys take the size the stylesheet gives them (they shrink to fit the screen). A device the server
+ * sends a `face` for (a Contour Shuttle) is drawn as it looks: each control in its box on the face, the
+ * jog inside the shuttle ring, the buttons where they are on the device.
  */
 import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
 import { ENCODER_STEPS_PER_TURN, JOG_STEPS_PER_TURN } from './angle.js'
 import { el, labelText } from './dom.js'
 import { dialHotkeyLabel, gridHotkey, Hotkeys, JOG_BACK, JOG_FORWARD, keyLabel, type HotkeyTargets } from './hotkeys.js'
 import { holdable, rotatable, RotationBatcher, type Hold, type Send } from './input.js'
-import { KeyPainter, keyNode, setTitleSuffix, type KeyNode } from './keys.js'
+import { ariaLabelOf, badgeTip, KeyPainter, keyNode, setTitleSuffix, type KeyNode } from './keys.js'
 import { surfaceHref, type PageOptions } from './options.js'
 import { Fader, Shuttle, type Slider } from './sliders.js'
 
@@ -130,6 +132,8 @@ export class SurfacesView {
     // Pads without a grid cell (a Shuttle's buttons), in rows of at most eight.
     const pads = el('div', 'strip pads')
     const dials = el('div', 'dials')
+    // A device drawn as it looks: its controls where they are on it.
+    const face = view.face ? faceElement(view.face) : undefined
     const shown: ShownSurface = {
       view,
       section,
@@ -143,7 +147,11 @@ export class SurfacesView {
     let cell: { width: number; height: number } = { width: PAD_PX, height: PAD_PX }
     for (const c of view.controls) {
       let node: HTMLElement
-      if (c.widget === 'key' || c.widget === 'pad') {
+      if (face && view.face && c.at) {
+        node = this.faceControl(shown, c)
+        placeOnFace(node, c.at, view.face)
+        face.appendChild(node)
+      } else if (c.widget === 'key' || c.widget === 'pad') {
         node = c.widget === 'key' ? this.keyElement(shown, c).element : this.padElement(shown, c)
         if (c.row !== undefined && c.column !== undefined) {
           node.style.gridRow = String(c.row + 1)
@@ -167,7 +175,7 @@ export class SurfacesView {
     const keys = el('div', 'keys')
     for (const part of [grid, strip, pads]) if (part.childNodes.length) keys.appendChild(part)
     const body = el('div', 'body')
-    for (const part of [keys, dials]) if (part.childNodes.length) body.appendChild(part)
+    for (const part of [face, keys, dials]) if (part?.childNodes.length) body.appendChild(part)
     section.appendChild(body)
     this.surfaces.set(view.id, shown)
     let before: ShownSurface | undefined
@@ -189,7 +197,8 @@ export class SurfacesView {
     head.appendChild(el('h2', 'name', view.id))
     head.appendChild(el('span', 'model', view.model))
     for (const badge of mirrorBadges(view)) head.appendChild(badge)
-    if (view.mode !== 'mirror' && this.options.view) head.appendChild(el('span', 'badge viewer', 'viewer'))
+    if (view.mode !== 'mirror' && this.options.view)
+      head.appendChild(badge('badge viewer', 'viewer', BADGE_TIPS.viewer))
     pageLabel.hidden = true
     head.appendChild(pageLabel)
     return head
@@ -256,7 +265,6 @@ export class SurfacesView {
     key.dataset.control = c.id
     const size = c.image ?? { width: DEFAULT_KEY_PX, height: DEFAULT_KEY_PX }
     const suffix = readonly ? (mirror ? ' (read-only mirror)' : ' (viewer)') : mirror ? ' (rehearsal)' : ''
-    key.setAttribute('aria-label', c.id + (readonly ? ' (read-only)' : ''))
     if (readonly) {
       key.setAttribute('aria-disabled', 'true')
       key.title = c.id + suffix
@@ -268,7 +276,7 @@ export class SurfacesView {
         key.dataset.hotkeyLabel = keyLabel(code)
       }
     }
-    const node = keyNode(key, size.width, size.height, suffix)
+    const node = keyNode(key, size, c.id, { title: suffix, aria: readonly ? ' (read-only)' : '' })
     shown.keys.set(c.id, node)
     return node
   }
@@ -291,10 +299,21 @@ export class SurfacesView {
     return pad
   }
 
+  /** A control drawn on a device's face: a pad, or the jog and shuttle ring as the device has them. */
+  private faceControl(shown: ShownSurface, c: WebControlView): HTMLElement {
+    if (c.widget === 'pad') return this.padElement(shown, c)
+    if (c.widget === 'key') return this.keyElement(shown, c).element
+    if (c.widget === 'shuttle' || c.widget === 'fader') return this.sliderElement(shown, c)
+    return this.dialElement(shown, c)
+  }
+
   private sliderElement(shown: ShownSurface, c: WebControlView): HTMLElement {
     const { view } = shown
     const send = this.readonly(view) ? undefined : this.send
-    const slider = c.widget === 'shuttle' ? new Shuttle(view.id, c.id, send) : new Fader(view.id, c.id, send, c.centred)
+    const slider =
+      c.widget === 'shuttle'
+        ? new Shuttle(view.id, c.id, send, c.at !== undefined)
+        : new Fader(view.id, c.id, send, c.centred)
     shown.sliders.set(c.id, slider)
     const track = slider.element.querySelector<HTMLElement>('.track')
     if (track && shown.hotkeys) addDialHotkey(shown.hotkeys, slider.element, track)
@@ -336,6 +355,26 @@ export class SurfacesView {
     dial.appendChild(el('span', 'label', c.id))
     return dial
   }
+}
+
+/** A device's face: as wide as the page allows (up to the stylesheet's size), as tall as its shape. */
+function faceElement(face: { width: number; height: number }): HTMLElement {
+  const node = el('div', 'face')
+  node.style.setProperty('--face-aspect', `${face.width} / ${face.height}`)
+  return node
+}
+
+/** Puts a control in its box on the face (percentages of the face, so it scales with it). */
+function placeOnFace(
+  node: HTMLElement,
+  at: NonNullable<WebControlView['at']>,
+  face: { width: number; height: number },
+): void {
+  node.classList.add('on-face')
+  node.style.left = `${(at.x / face.width) * 100}%`
+  node.style.top = `${(at.y / face.height) * 100}%`
+  node.style.width = `${(at.w / face.width) * 100}%`
+  node.style.height = `${(at.h / face.height) * 100}%`
 }
 
 function arrow(code: string): string {
@@ -382,7 +421,9 @@ function labelHotkeys(s: ShownSurface, on: boolean): void {
  * largest they are drawn) and their height to width.
  */
 function sizeKeys(section: HTMLElement, view: WebSurfaceView, cell: { width: number; height: number }): void {
-  const columns = view.grid?.columns ?? STRIP_COLUMNS
+  // Without a grid, the strip's pads are sized for a row of at most STRIP_COLUMNS: a few pads keep their size.
+  const strip = view.controls.filter((c) => (c.widget === 'pad' || c.widget === 'key') && !c.at).length
+  const columns = view.grid?.columns ?? Math.max(1, Math.min(STRIP_COLUMNS, strip))
   const rows = view.grid?.rows ?? 1
   section.style.setProperty('--cols', String(columns))
   section.style.setProperty('--rows', String(rows))
@@ -403,7 +444,7 @@ function showPage(s: ShownSurface, page: string | undefined, pages: readonly str
   for (const label of s.pageLabels) {
     label.hidden = page === undefined
     label.textContent = page === undefined ? '' : `page ${page}`
-    label.title = page === undefined ? '' : `pages: ${pages.join(', ')}`
+    label.title = page === undefined ? '' : `The page of controls the surface shows now; its pages: ${pages.join(', ')}`
   }
   if (page === undefined) delete s.section.dataset.page
   else s.section.dataset.page = page
@@ -415,16 +456,25 @@ function showPage(s: ShownSurface, page: string | undefined, pages: readonly str
  */
 function mirrorBadges(view: WebSurfaceView): HTMLElement[] {
   if (view.mode !== 'mirror') return []
-  if (!view.waiting) return [el('span', 'badge', 'read-only')]
-  const badges = [el('span', 'badge waiting', `waiting for ${view.waiting.for}`)]
-  badges.push(
-    el(
-      'span',
-      'badge' + (view.waiting.rehearse ? ' rehearsal' : ''),
-      view.waiting.rehearse ? 'rehearsal' : 'read-only',
-    ),
-  )
+  if (!view.waiting) return [badge('badge', 'read-only', BADGE_TIPS.readonly)]
+  const badges = [
+    badge('badge waiting', `waiting for ${view.waiting.for}`, `${BADGE_TIPS.waiting} (${view.waiting.for})`),
+  ]
+  if (view.waiting.rehearse) badges.push(badge('badge rehearsal', 'rehearsal', BADGE_TIPS.rehearsal))
+  else badges.push(badge('badge', 'read-only', BADGE_TIPS.readonly))
   return badges
+}
+
+/** What a surface's badges mean, their tooltips (the legend says the same). */
+const BADGE_TIPS = {
+  readonly: 'A mirror of hardware: it shows what the device shows and takes no presses here.',
+  waiting: 'Configured hardware that is not plugged in',
+  rehearsal: 'Its controls take presses from this page, as the device would (rehearse: true).',
+  viewer: 'A read-only viewer: this page sends nothing.',
+} as const
+
+function badge(cls: string, text: string, title: string): HTMLElement {
+  return Object.assign(el('span', cls, text), { title })
 }
 
 /** A key, button or pad of a mirrored device: its backlight or LED as a colour, its label inside. */
@@ -455,8 +505,10 @@ function showState(node: HTMLElement, control: string, state: WebControlState): 
     // A pad: lit in the colour the device shows (worked out by the server), dark without one.
     const text = node.querySelector<HTMLElement>('.text')
     if (text) text.textContent = state.text ?? ''
-    const role = node.getAttribute('role') === 'button' ? '(rehearsal)' : '(read-only mirror)'
-    node.title = `${control}${state.text ? ': ' + state.text : ''}${state.detail ? ` (${state.detail})` : ''} ${role}`
+    const pressable = node.getAttribute('role') === 'button'
+    const role = pressable ? '(rehearsal)' : '(read-only mirror)'
+    node.setAttribute('aria-label', ariaLabelOf(state.text, control, pressable ? '' : ' (read-only)'))
+    node.title = `${control}${state.text ? ': ' + state.text : ''}${state.detail ? ` (${state.detail})` : ''} ${role}${badgeTip(state.badge)}`
     node.style.backgroundColor = state.light ?? ''
     node.classList.toggle('lit', state.light !== undefined)
     node.classList.toggle('blink', state.light !== undefined && state.led === 'blink')

@@ -1,0 +1,116 @@
+/**
+ * Where each control sits on the face of a device the page draws as the device looks, rather than as a
+ * grid: the Contour Shuttle family (`../shuttle/models.ts`), whose jog wheel sits in the middle of the
+ * shuttle ring with the buttons around them. The library (`@shuttle-lib/core`) gives each model's buttons
+ * as bits, not where they are; `button:N` is its Nth button bit.
+ *
+ * ShuttlePro v2 (15 buttons), as the device is laid out: four buttons across the top (`button:0`..`3`,
+ * left to right), five under them (`button:4`..`8`), the ring with the jog inside, one button either side
+ * of the ring (`button:13` left, `button:14` right) and four at the bottom: `button:9` and `button:10` the
+ * outer pair (left, right), `button:11` and `button:12` the inner pair, set higher. The ShuttlePro v1 (13
+ * buttons) is the same without the two beside the ring. ASSUMED (not checked on hardware here): which bit
+ * is which button follows other open-source drivers' tables for these models, and the ShuttleXpress's
+ * five buttons are an arc over the ring, `button:0` leftmost.
+ *
+ * Positions and sizes are in the face's own units (`width` × `height`), each control's box given by its
+ * centre and size here and sent to the page as its top-left corner and size.
+ */
+import type { ControlId, SurfaceDescription } from '../types.js'
+
+/** A control's box on a face: top left corner and size, in the face's units. */
+export interface FaceSpot {
+  x: number
+  y: number
+  w: number
+  h: number
+}
+
+/** A device's face: its size, and the box of each control on it. */
+export interface DeviceFace {
+  width: number
+  height: number
+  spots: ReadonlyMap<ControlId, FaceSpot>
+}
+
+/** A box by its centre and size. */
+type Centred = readonly [cx: number, cy: number, w: number, h: number]
+
+interface FaceTable {
+  width: number
+  height: number
+  /** `button:N` by N. */
+  buttons: readonly Centred[]
+  jog: Centred
+  shuttle: Centred
+}
+
+const BUTTON: readonly [number, number] = [13, 9]
+const BOTTOM: readonly [number, number] = [16, 10]
+const SIDE: readonly [number, number] = [10, 15]
+
+/** The ShuttlePro's 13 buttons above and below the ring (v1 and v2 alike). */
+const PRO_BUTTONS: readonly Centred[] = [
+  // Top row, left to right, on a slight arc.
+  [27, 15, ...BUTTON],
+  [42.5, 13, ...BUTTON],
+  [57.5, 13, ...BUTTON],
+  [73, 15, ...BUTTON],
+  // Second row.
+  [15, 33, ...BUTTON],
+  [32, 30, ...BUTTON],
+  [50, 29, ...BUTTON],
+  [68, 30, ...BUTTON],
+  [85, 33, ...BUTTON],
+  // Bottom: the outer pair (button:9 left, button:10 right), then the inner pair, higher.
+  [22, 125, ...BOTTOM],
+  [78, 125, ...BOTTOM],
+  [40, 115, ...BOTTOM],
+  [60, 115, ...BOTTOM],
+]
+
+const PRO_RING = { jog: [50, 72, 28, 28], shuttle: [50, 72, 58, 58] } as const
+
+const FACES: Readonly<Record<string, FaceTable>> = {
+  'ShuttlePro v2': {
+    width: 100,
+    height: 140,
+    // button:13 and button:14: either side of the ring.
+    buttons: [...PRO_BUTTONS, [9, 84, ...SIDE], [91, 84, ...SIDE]],
+    ...PRO_RING,
+  },
+  'ShuttlePro v1': { width: 100, height: 140, buttons: PRO_BUTTONS, ...PRO_RING },
+  ShuttleXpress: {
+    width: 100,
+    height: 108,
+    buttons: [
+      [12, 42, 14, 10],
+      [27, 20, 14, 10],
+      [50, 12, 14, 10],
+      [73, 20, 14, 10],
+      [88, 42, 14, 10],
+    ],
+    jog: [50, 70, 30, 30],
+    shuttle: [50, 70, 62, 62],
+  },
+}
+
+function spot([cx, cy, w, h]: Centred): FaceSpot {
+  return { x: cx - w / 2, y: cy - h / 2, w, h }
+}
+
+/**
+ * The face of a Contour Shuttle (by its model's name: an open device's or a waiting one's), when every
+ * control of the description has a place on it; undefined for any other surface, which the page lays
+ * out as a grid.
+ */
+export function deviceFaceOf(description: SurfaceDescription): DeviceFace | undefined {
+  if (description.driver !== 'shuttle') return undefined
+  const table = FACES[description.model]
+  if (!table) return undefined
+  const spots = new Map<ControlId, FaceSpot>()
+  table.buttons.forEach((b, i) => spots.set(`button:${i}`, spot(b)))
+  spots.set('jog', spot(table.jog))
+  spots.set('shuttle', spot(table.shuttle))
+  if (description.controls.length === 0 || description.controls.some((c) => !spots.has(c.id))) return undefined
+  return { width: table.width, height: table.height, spots }
+}
