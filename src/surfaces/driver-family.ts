@@ -9,6 +9,7 @@
  * The mapping side of the same family (its YAML entry, claim and suggested entry) is one file under
  * `src/mappings/drivers/`.
  */
+import type { DeviceFace } from './device-face.js'
 import type { HotplugSource } from './hotplug.js'
 import type { LightChooser } from './lights.js'
 import type { KeyRenderer } from './render/key-renderer.js'
@@ -90,6 +91,11 @@ export interface DriverFamily<Options = unknown, Entry = never> {
    * the common rule (an RGB light shows its colour, an LED lights by `led` or a bright colour).
    */
   lights?(description: Pick<SurfaceDescription, 'model'>): LightChooser | undefined
+  /**
+   * Where one of the family's surfaces has each control on its face, for a page that draws it as the
+   * device looks; undefined (a grid) where the family does not say.
+   */
+  face?(description: Pick<SurfaceDescription, 'model' | 'controls'>): DeviceFace | undefined
   /** The USB devices the udev rules must open for this family. */
   udev?(): readonly UdevEntry[]
   /** Bytes of encoded key images the family keeps cached for the whole process (`/metrics`). */

@@ -10,6 +10,7 @@
  * each driver's own, such as MIDI's port rescans).
  */
 import { browserDeckFamily } from './browser-deck/family.js'
+import type { DeviceFace } from './device-face.js'
 import type { DriverFamily, HardwareDriver, SharedDriverOptions, UnclaimedDeviceSource } from './driver-family.js'
 import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
 import type { LightChooser } from './lights.js'
@@ -136,6 +137,13 @@ export function unclaimedDeviceSources(
 /** How the lit controls of an open surface look, where its family says (see `DriverFamily.lights`). */
 export function familyLights(description: Pick<SurfaceDescription, 'driver' | 'model'>): LightChooser | undefined {
   return isDriverName(description.driver) ? DRIVER_FAMILIES[description.driver].lights?.(description) : undefined
+}
+
+/** Where an open or waiting surface has its controls on its face, where its family says (`DriverFamily.face`). */
+export function familyFace(
+  description: Pick<SurfaceDescription, 'driver' | 'model' | 'controls'>,
+): DeviceFace | undefined {
+  return isDriverName(description.driver) ? DRIVER_FAMILIES[description.driver].face?.(description) : undefined
 }
 
 /** `32 keys, 4 encoders, 4 lcd`: a control list counted by kind, in the order kinds first appear. */

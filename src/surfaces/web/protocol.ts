@@ -23,7 +23,7 @@ import type {
   SurfaceDescription,
 } from '../types.js'
 import type { KeyFace } from '../render/key-paint.js'
-import { deviceFaceOf, type FaceSpot } from './device-faces.js'
+import type { DeviceFace, FaceSpot } from '../device-face.js'
 
 /** Where the page loads the key font from, relative to the page. */
 export const KEY_FONT_ROUTE = '/key-font.ttf'
@@ -97,7 +97,7 @@ export interface WebSurfaceView {
   waiting?: { for: string; rehearse: boolean }
   grid?: { rows: number; columns: number }
   /**
-   * A device drawn as it looks (`./device-faces.ts`: a Contour Shuttle's ring, jog and buttons): the
+   * A device drawn as it looks (its family's `face`: a Contour Shuttle's ring, jog and buttons): the
    * face's size in its units; each control's box is its `at`.
    */
   face?: { width: number; height: number }
@@ -379,10 +379,13 @@ function gridOf(description: SurfaceDescription): { rows: number; columns: numbe
   return rows > 0 ? { rows, columns } : undefined
 }
 
-/** A surface's description as the page draws it. */
-export function surfaceView(description: SurfaceDescription, mode: WebSurfaceView['mode']): WebSurfaceView {
+/** A surface's description as the page draws it: on its `face` where its family gives one, else as a grid. */
+export function surfaceView(
+  description: SurfaceDescription,
+  mode: WebSurfaceView['mode'],
+  face?: DeviceFace,
+): WebSurfaceView {
   const grid = gridOf(description)
-  const face = deviceFaceOf(description)
   return {
     id: description.id,
     driver: description.driver,

@@ -51,7 +51,6 @@ import {
   KEY_FONT_ROUTE,
   MAX_CLIENT_MESSAGE_BYTES,
   parsePageMessage,
-  surfaceView,
   VIEW_PARAM,
   viewerParam,
   WEB_PROTOCOL_VERSION,
@@ -61,6 +60,7 @@ import {
   type WebSurfaceView,
 } from './protocol.js'
 import { RenderedControls } from './rendered-controls.js'
+import { mirrorView } from './mirror-view.js'
 import type { WebSurface } from './web-surface.js'
 import type { PageInfo, PagePort } from '../page-port.js'
 import type { PageDeviceLink, PageDevicePort } from './page-devices.js'
@@ -740,7 +740,7 @@ export class WebSurfaceServer {
     const bound = !waiting && source.controls.length === 0 ? this.boundControls?.(surface) : undefined
     const description = bound?.length ? { ...source, controls: [...bound] } : source
     this.mirrors.get(surface)?.unfollow()
-    const view = surfaceView(description, 'mirror')
+    const view = mirrorView(description)
     if (waiting) view.waiting = { for: waiting.waitingFor, rehearse: waiting.rehearse !== undefined }
     const mirror: Mirror = {
       source,

@@ -1,7 +1,7 @@
 /**
  * How the page draws each hardware driver's surface: the real descriptions of the Contour Shuttle,
  * X-keys, MIDI and generic HID drivers (their libraries and profiles over in-memory devices) through
- * `surfaceView` (layout: grid cells, wheels, rings, faders, knobs) and `RenderedControls` (what a
+ * `mirrorView` (layout: grid cells, wheels, rings, faders, knobs) and `RenderedControls` (what a
  * backlight or LED shows for a feedback, as the device lights it).
  */
 import { EventEmitter } from 'node:events'
@@ -17,7 +17,8 @@ import { ONE_COLOUR_LED, WHITE_LIGHT } from '../../../src/surfaces/lights.js'
 import type { Feedback, SurfaceDescription, SurfaceDriver } from '../../../src/surfaces/types.js'
 import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/surfaces/xkeys/lights.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
-import { surfaceView, type WebControlState, type WebSurfaceView } from '../../../src/surfaces/web/protocol.js'
+import type { WebControlState, WebSurfaceView } from '../../../src/surfaces/web/protocol.js'
+import { mirrorView } from '../../../src/surfaces/web/mirror-view.js'
 import { RenderedControls } from '../../../src/surfaces/web/rendered-controls.js'
 import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'
 import { FakeMidiConnection } from '../helpers/fake-midi.js'
@@ -84,7 +85,7 @@ function statesOf(
 
 describe('Contour Shuttle in the page', () => {
   it('a ShuttlePro v2: its 15 buttons as pads where they are on its face, the jog inside the ring', async () => {
-    const view = surfaceView(await shuttle('shuttlepro_v2'), 'mirror')
+    const view = mirrorView(await shuttle('shuttlepro_v2'))
     expect(view).toMatchObject({ driver: 'shuttle', model: 'ShuttlePro v2', mode: 'mirror' })
     expect(widgets(view)).toEqual({ pad: range('button:', 0, 15), jog: ['jog'], shuttle: ['shuttle'] })
     // No grid: the face places every control.
@@ -109,14 +110,14 @@ describe('Contour Shuttle in the page', () => {
   })
 
   it('a ShuttlePro v1 is the v2 without the buttons beside the ring; an X-keys panel has no face', async () => {
-    const v1 = surfaceView(await shuttle('shuttlepro_v1'), 'mirror')
+    const v1 = mirrorView(await shuttle('shuttlepro_v1'))
     expect(v1.face).toBeDefined()
     expect(v1.controls.filter((c) => c.at).length).toBe(15)
-    expect(surfaceView(await xkeys('XK24'), 'mirror').face).toBeUndefined()
+    expect(mirrorView(await xkeys('XK24')).face).toBeUndefined()
   })
 
   it('a ShuttleXpress: 5 buttons, the jog and the ring, on its face', async () => {
-    const view = surfaceView(await shuttle('shuttlexpress'), 'mirror')
+    const view = mirrorView(await shuttle('shuttlexpress'))
     expect(view.face).toBeDefined()
     expect(view.controls.every((c) => c.at !== undefined)).toBe(true)
     expect(widgets(view)).toEqual({
@@ -129,7 +130,7 @@ describe('Contour Shuttle in the page', () => {
 
 describe('X-keys in the page', () => {
   it('an XK-24: 24 keys in its 6×4 grid, key:N at row N / 4 and column N % 4; the program switch under it', async () => {
-    const view = surfaceView(await xkeys('XK24'), 'mirror')
+    const view = mirrorView(await xkeys('XK24'))
     expect(view.grid).toEqual({ rows: 6, columns: 4 })
     const keys = view.controls.filter((c) => c.kind === 'key')
     expect(keys.map((c) => c.id)).toEqual(range('key:', 0, 24))
@@ -140,14 +141,14 @@ describe('X-keys in the page', () => {
   })
 
   it('an XK-12 Jog-Shuttle has a wheel and a ring; the XKE-124 T-bar a fader', async () => {
-    const jog = widgets(surfaceView(await xkeys('XK12JOG'), 'mirror'))
+    const jog = widgets(mirrorView(await xkeys('XK12JOG')))
     expect(jog.pad).toEqual([...range('key:', 0, 12), 'button:0'])
     expect([jog.jog, jog.shuttle]).toEqual([['jog'], ['shuttle']])
-    expect(widgets(surfaceView(await xkeys('XKE124TBAR'), 'mirror')).fader).toEqual(['tbar'])
+    expect(widgets(mirrorView(await xkeys('XKE124TBAR'))).fader).toEqual(['tbar'])
   })
 
   it("an XK-12 Joystick: the stick's axes centred like the shuttle ring, its twist a wheel", async () => {
-    const stick = widgets(surfaceView(await xkeys('XK12JOYSTICK'), 'mirror'))
+    const stick = widgets(mirrorView(await xkeys('XK12JOYSTICK')))
     expect(stick.shuttle).toEqual(['joystick:x', 'joystick:y'])
     expect(stick.jog).toEqual(['joystick:z'])
   })
@@ -203,7 +204,7 @@ describe('X-keys in the page', () => {
 
 describe('MIDI in the page', () => {
   it('an APC mini mk2: 64 pads in the grid with pad 0 at the bottom left, track and scene buttons around them, faders', async () => {
-    const view = surfaceView(await midi('apc-mini-mk2'), 'mirror')
+    const view = mirrorView(await midi('apc-mini-mk2'))
     expect(view.grid).toEqual({ rows: 9, columns: 9 })
     const at = (id: string) => view.controls.find((c) => c.id === id)
     expect(at('note:1:0')).toMatchObject({ widget: 'pad', row: 7, column: 0 })
@@ -242,7 +243,7 @@ describe('MIDI in the page', () => {
 
   it('an X-Touch Mini: 8 knobs with LED rings, 16 buttons in a 2×8 grid, the knob pushes in a row, one fader', async () => {
     const description = await midi('behringer-x-touch-mini')
-    const view = surfaceView(description, 'mirror')
+    const view = mirrorView(description)
     const w = widgets(view)
     expect(w.knob).toEqual(range('cc:11:', 1, 8))
     expect(w.fader).toEqual(['cc:11:9'])
@@ -270,7 +271,7 @@ describe('MIDI in the page', () => {
       ].join('\n'),
       'keys.yaml',
     )
-    const view = surfaceView(midiWith(profile), 'mirror')
+    const view = mirrorView(midiWith(profile))
     expect(view.controls.find((c) => c.id === 'pitchbend:2')).toEqual({
       id: 'pitchbend:2',
       kind: 'pitchbend',
@@ -290,7 +291,7 @@ describe('MIDI in the page', () => {
       'name: Pads\ncontrols:\n  - { kind: note, channel: 1, count: 6, grid: { row: 0, column: 0, columns: 3 } }\n',
       'pads.yaml',
     )
-    expect(surfaceView(midiWith(profile), 'mirror').grid).toEqual({ rows: 2, columns: 3 })
+    expect(mirrorView(midiWith(profile)).grid).toEqual({ rows: 2, columns: 3 })
   })
 })
 
@@ -308,7 +309,7 @@ describe('generic HID in the page', () => {
     const device = Object.assign(new EventEmitter(), { close: () => Promise.resolve() })
     const surface = new ReportMapSurface(device, map, { id: 'pedal', model: 'Foot pedal', logger: createLogger('hid') })
     onTestFinished(() => surface.close())
-    expect(widgets(surfaceView(surface.description, 'mirror'))).toEqual({
+    expect(widgets(mirrorView(surface.description))).toEqual({
       pad: ['button:0', 'button:1'],
       shuttle: ['shuttle'],
       fader: ['fader:0'],

@@ -1,6 +1,6 @@
 /**
- * Where each control sits on the face of a device the page draws as the device looks, rather than as a
- * grid: the Contour Shuttle family (`../shuttle/models.ts`), whose jog wheel sits in the middle of the
+ * Where each control sits on the face of a Contour Shuttle, which the page draws as the device looks
+ * rather than as a grid (`DriverFamily.face`, `../device-face.ts`): its jog wheel sits in the middle of the
  * shuttle ring with the buttons around them. The library (`@shuttle-lib/core`) gives each model's buttons
  * as bits, not where they are; `button:N` is its Nth button bit.
  *
@@ -15,25 +15,8 @@
  * Positions and sizes are in the face's own units (`width` × `height`), each control's box given by its
  * centre and size here and sent to the page as its top-left corner and size.
  */
+import { spot, type Centred, type DeviceFace, type FaceSpot } from '../device-face.js'
 import type { ControlId, SurfaceDescription } from '../types.js'
-
-/** A control's box on a face: top left corner and size, in the face's units. */
-export interface FaceSpot {
-  x: number
-  y: number
-  w: number
-  h: number
-}
-
-/** A device's face: its size, and the box of each control on it. */
-export interface DeviceFace {
-  width: number
-  height: number
-  spots: ReadonlyMap<ControlId, FaceSpot>
-}
-
-/** A box by its centre and size. */
-type Centred = readonly [cx: number, cy: number, w: number, h: number]
 
 interface FaceTable {
   width: number
@@ -94,17 +77,11 @@ const FACES: Readonly<Record<string, FaceTable>> = {
   },
 }
 
-function spot([cx, cy, w, h]: Centred): FaceSpot {
-  return { x: cx - w / 2, y: cy - h / 2, w, h }
-}
-
 /**
  * The face of a Contour Shuttle (by its model's name: an open device's or a waiting one's), when every
- * control of the description has a place on it; undefined for any other surface, which the page lays
- * out as a grid.
+ * control of the description has a place on it; undefined otherwise, and the page lays it out as a grid.
  */
-export function deviceFaceOf(description: SurfaceDescription): DeviceFace | undefined {
-  if (description.driver !== 'shuttle') return undefined
+export function shuttleFace(description: Pick<SurfaceDescription, 'model' | 'controls'>): DeviceFace | undefined {
   const table = FACES[description.model]
   if (!table) return undefined
   const spots = new Map<ControlId, FaceSpot>()
