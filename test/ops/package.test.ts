@@ -12,20 +12,24 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
+import yaml from 'js-yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   CONFIG_FILE,
   LIB_DIR,
   MAINTAINER_SCRIPTS,
+  PACKAGED_CONFIG_HEADER,
   REPO_ROOT,
   UDEV_RULES_FILE,
   UNIT_FILE,
   buildDeb,
   debVersion,
+  packagedConfig,
   stageSkeleton,
   writeControl,
 } from '../../scripts/package/layout.js'
 import { dependsFor } from '../../scripts/package/program.js'
+import { runCheck } from '../../src/commands/check.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pb-deb-'))
 const stage = join(dir, 'stage')
@@ -74,7 +78,6 @@ describe('the package’s files', () => {
     // Everything else in the unit as the repository's (its own test covers the settings).
     expect(readStaged(UNIT_FILE).replace('/usr/bin/', '/usr/local/bin/')).toBe(repo('systemd/panelbridge.service'))
     expect(readStaged(UDEV_RULES_FILE)).toBe(repo('systemd/60-panelbridge.rules'))
-    expect(readStaged(CONFIG_FILE)).toBe(repo('config/default.yaml'))
     for (const path of [
       UNIT_FILE,
       UDEV_RULES_FILE,
@@ -203,6 +206,35 @@ exit 0
   const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []
   return { calls, stderr: r.stderr, status: r.status, root }
 }
+
+describe('the packaged configuration', () => {
+  it('drives the application on the box at 127.0.0.1:9022 and starts no simulator; check accepts it', async () => {
+    const packaged = yaml.load(readStaged(CONFIG_FILE)) as { app: Record<string, unknown> }
+    expect(packaged.app).toEqual({ url: 'http://127.0.0.1:9022' })
+    const out: string[] = []
+    const code = await runCheck({ files: [join(stage, CONFIG_FILE)], format: 'text' }, (t) => void out.push(t))
+    expect([code, out.join('')]).toEqual([0, expect.stringMatching(/config\.yaml: ok: \d+ bindings/)])
+    // The clone's default keeps the simulator (npm start).
+    expect((yaml.load(repo('config/default.yaml')) as typeof packaged).app.simulate).toBe(true)
+  })
+
+  it('is the clone’s default otherwise: the same surfaces, bindings and listener, under its own header', () => {
+    const { app, ...rest } = yaml.load(repo('config/default.yaml')) as { app: Record<string, unknown> }
+    const { simulate, ...live } = app
+    expect(simulate).toBe(true)
+    expect(yaml.load(readStaged(CONFIG_FILE))).toEqual({ app: live, ...rest })
+    const header = readStaged(CONFIG_FILE)
+      .split('\n')
+      .slice(1, PACKAGED_CONFIG_HEADER.length + 1)
+    expect(header).toEqual(PACKAGED_CONFIG_HEADER)
+    expect(readStaged(CONFIG_FILE)).not.toMatch(/simulat/i)
+  })
+
+  it('refuses to build from a default with nothing to rewrite, rather than ship the simulator', () => {
+    const withoutSimulate = repo('config/default.yaml').replace(/^ {2}simulate: .*\n/m, '')
+    expect(() => packagedConfig(withoutSimulate)).toThrow(/app\.simulate/)
+  })
+})
 
 describe('the maintainer scripts', () => {
   it('first install: creates the user in audio, locks the config to its group, reloads udev, enables and starts', () => {
