@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
+import { EXIT_CONFIG } from '../../src/commands/subcommand.js'
 import { UDEV_GROUP } from '../../src/surfaces/udev.js'
 
 const UNIT_FILE = new URL('../../systemd/panelbridge.service', import.meta.url)
@@ -45,6 +46,8 @@ describe('systemd/panelbridge.service', () => {
     expect(Number.parseInt(one('WatchdogSec') ?? '', 10)).toBeGreaterThan(0)
     expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID')
     expect(one('Restart')).toBe('on-failure')
+    // A configuration that stops the start stops the unit too, rather than a restart loop.
+    expect(one('RestartPreventExitStatus')).toBe(String(EXIT_CONFIG))
     expect(one('KillSignal')).toBe('SIGINT')
   })
 
