@@ -99,8 +99,8 @@ note "\$ panelbridge --version" "$out"
 out=$(in_root runuser -u panelbridge -- panelbridge check /etc/panelbridge/config.yaml 2>&1) ||
   fail "panelbridge check of the installed config: $out"
 note "\$ runuser -u panelbridge -- panelbridge check /etc/panelbridge/config.yaml" "$out"
-note "\$ systemd-analyze verify /lib/systemd/system/panelbridge.service"
-analyze=$(in_root systemd-analyze verify /lib/systemd/system/panelbridge.service 2>&1) || fail "systemd-analyze: $analyze"
+note "\$ systemd-analyze verify /usr/lib/systemd/system/panelbridge.service"
+analyze=$(in_root systemd-analyze verify /usr/lib/systemd/system/panelbridge.service 2>&1) || fail "systemd-analyze: $analyze"
 [ -z "$analyze" ] || fail "systemd-analyze verify said: $analyze"
 note "(no output: passes)"
 
@@ -190,8 +190,8 @@ fi
 root=$V/root-arm64
 rm -rf "$root"
 cp -a "$base" "$root"
-# Through tar with --keep-directory-symlink: dpkg-deb -x would replace the merged-/usr root's /lib link
-# with a folder (the package ships /lib/systemd and /lib/udev), hiding the loader.
+# Through tar with --keep-directory-symlink: dpkg-deb -x would replace a merged-/usr root's links (/lib,
+# /bin) with folders should a package ever ship a path through them, hiding the loader.
 dpkg-deb --fsys-tarfile "$deb_arm64" | tar -x --keep-directory-symlink -C "$root"
 install -D -m 0755 "$node_dir/package/bin/node" "$root/usr/bin/node"
 install -m 0755 "$(command -v qemu-aarch64-static)" "$root/usr/bin/qemu-aarch64-static"

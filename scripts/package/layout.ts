@@ -29,8 +29,9 @@ export const PACKAGE_NAME = 'panelbridge'
 export const LIB_DIR = '/usr/lib/panelbridge'
 export const DOC_DIR = '/usr/share/doc/panelbridge'
 export const CONFIG_FILE = '/etc/panelbridge/config.yaml'
-export const UNIT_FILE = '/lib/systemd/system/panelbridge.service'
-export const UDEV_RULES_FILE = '/lib/udev/rules.d/60-panelbridge.rules'
+/** Under /usr/lib, not /lib: Debian 13 (merged /usr) wants no package files in the /lib alias. */
+export const UNIT_FILE = '/usr/lib/systemd/system/panelbridge.service'
+export const UDEV_RULES_FILE = '/usr/lib/udev/rules.d/60-panelbridge.rules'
 /** Where the build writes: gitignored. */
 export const BUILD_DIR = join(REPO_ROOT, 'build', 'deb')
 

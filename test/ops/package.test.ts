@@ -97,10 +97,13 @@ describe('the package’s files', () => {
       expect([path, entries.has(path)]).toEqual([path, true])
     }
     // The desktop rules are an example only: the box's devices belong to the service's group.
-    expect([...entries.keys()].filter((p) => p.startsWith('/lib/udev/'))).toEqual([
-      '/lib/udev/rules.d',
+    expect([...entries.keys()].filter((p) => p.startsWith('/usr/lib/udev/'))).toEqual([
+      '/usr/lib/udev/rules.d',
       UDEV_RULES_FILE,
     ])
+    // Nothing in the /lib alias of a merged-/usr system (Debian 13).
+    expect(UNIT_FILE).toBe('/usr/lib/systemd/system/panelbridge.service')
+    expect([...entries.keys()].filter((p) => p === '/lib' || p.startsWith('/lib/'))).toEqual([])
     expect(gunzipSync(readFileSync(join(stage, 'usr/share/man/man1/panelbridge.1.gz'))).toString()).toMatch(
       /^\.TH PANELBRIDGE 1/,
     )
