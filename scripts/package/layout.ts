@@ -261,8 +261,11 @@ const DESCRIPTION = `hardware control panels for a live-graphics application
  configuration is /etc/panelbridge/config.yaml; the service reloads it by
  itself when it changes.`
 
-/** ASSUMED: the maintainer address (the repository names none; see packaging/deb/changelog). */
-export const MAINTAINER = 'panelbridge maintainers <maintainers@panelbridge.example.org>'
+/**
+ * ASSUMED: the maintainer field. Neither package.json nor the history names a person or an address, so the
+ * project's maintainers as a team; packaging/deb/changelog's entries are signed with the same.
+ */
+export const MAINTAINER = 'panelbridge maintainers <maintainers@panelbridge.org>'
 
 /** Writes DEBIAN/control and DEBIAN/md5sums for the staged tree. */
 export function writeControl(stage: string, fields: ControlFields): string {

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   CONFIG_FILE,
   LIB_DIR,
+  MAINTAINER,
   MAINTAINER_SCRIPTS,
   PACKAGED_CONFIG_HEADER,
   REPO_ROOT,
@@ -68,6 +69,11 @@ describe('the package’s files', () => {
     expect(Number(field('Installed-Size'))).toBeGreaterThan(0)
     const changelog = gunzipSync(readFileSync(join(stage, 'usr/share/doc/panelbridge/changelog.Debian.gz'))).toString()
     expect(changelog.split('\n')[0]).toBe(`panelbridge (${version}) unstable; urgency=medium`)
+    // A real address, not a reserved example domain, and the one the changelog is signed with.
+    expect(field('Maintainer')).toBe(MAINTAINER)
+    expect(MAINTAINER).toMatch(/^[^<>]+ <[^@\s]+@[^@\s]+\.[a-z]+>$/)
+    expect(MAINTAINER).not.toMatch(/example|invalid|localhost/)
+    expect(changelog).toContain(` -- ${MAINTAINER}  `)
   })
 
   it('installs the command, the unit, the udev rules, the config, the docs and the man page where they belong', () => {
