@@ -61,7 +61,7 @@ Examples:
   panelbridge run --config show.yaml --trace
 
 Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line, ${EXIT_CONFIG} the configuration
-stops it from starting (refused, or a port it names taken): fix the file, starting again will not help.
+stops the start (the file refused, a port it names taken): starting again will not help.
 `,
   async run(argv) {
     let config: string
