@@ -38,7 +38,7 @@ const version = debVersion()
 for (const arch of arches as DebArch[]) {
   const stage = join(BUILD_DIR, `stage-${arch}`)
   stageSkeleton(stage)
-  const report = stageProgram(stage, arch)
+  const report = await stageProgram(stage, arch)
   writeFileSync(join(stage, DOC_DIR, 'copyright'), copyrightText(report.modules))
   const fields = { arch, version, depends: dependsFor(report.natives) }
   writeControl(stage, fields)

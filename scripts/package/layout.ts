@@ -29,8 +29,9 @@ export const PACKAGE_NAME = 'panelbridge'
 export const LIB_DIR = '/usr/lib/panelbridge'
 export const DOC_DIR = '/usr/share/doc/panelbridge'
 export const CONFIG_FILE = '/etc/panelbridge/config.yaml'
-export const UNIT_FILE = '/lib/systemd/system/panelbridge.service'
-export const UDEV_RULES_FILE = '/lib/udev/rules.d/60-panelbridge.rules'
+/** Under /usr/lib, not /lib: Debian 13 (merged /usr) wants no package files in the /lib alias. */
+export const UNIT_FILE = '/usr/lib/systemd/system/panelbridge.service'
+export const UDEV_RULES_FILE = '/usr/lib/udev/rules.d/60-panelbridge.rules'
 /** Where the build writes: gitignored. */
 export const BUILD_DIR = join(REPO_ROOT, 'build', 'deb')
 
@@ -70,6 +71,35 @@ export function packagedUnit(text: string): string {
   return out
 }
 
+/**
+ * The packaged /etc/panelbridge/config.yaml: config/default.yaml (the same surface and bindings, so the two
+ * never drift apart) without `simulate:`, under a header of its own. On a box the application itself
+ * owns 127.0.0.1:9022: the service talks to it there and never stands in for it; `npm start` in a clone
+ * keeps the simulator.
+ */
+export function packagedConfig(text: string): string {
+  const lines = text.split('\n')
+  const version = lines.findIndex((l) => /^version: /.test(l))
+  const simulate = lines.findIndex((l) => /^ {2}simulate: /.test(l))
+  if (!lines[0]?.startsWith('# yaml-language-server: ') || version < 0 || simulate < version)
+    throw new Error('config/default.yaml: no schema line, version: line or app.simulate line to rewrite')
+  return [lines[0], ...PACKAGED_CONFIG_HEADER, ...lines.slice(version, simulate), ...lines.slice(simulate + 1)].join(
+    '\n',
+  )
+}
+
+/** The packaged config's header, in place of the default's (which introduces the simulator). */
+export const PACKAGED_CONFIG_HEADER = [
+  '#',
+  '# panelbridge on this box: a web control surface at http://127.0.0.1:8088/ driving the graphics',
+  '# application (NewBlue Captivate or Titler Live) running here, through its command interface at',
+  '# app.url. Until the application answers there, the page says it is waiting for it.',
+  '#',
+  '# Add your surfaces and bindings (examples: /usr/share/doc/panelbridge/examples/, man panelbridge).',
+  '# The service reloads this file when it is saved; a file with errors is refused and the last good',
+  '# one keeps running. sudo panelbridge check /etc/panelbridge/config.yaml lists every problem.',
+]
+
 const EXAMPLES = readdirSync(join(REPO_ROOT, 'config', 'examples'))
   .filter((f) => f.endsWith('.yaml'))
   .sort()
@@ -83,7 +113,7 @@ export const PACKAGE_FILES: PackageFile[] = [
   { path: '/usr/bin/panelbridge', mode: 0o777, link: `${LIB_DIR}/dist/cli.js` },
   { path: UNIT_FILE, mode: 0o644, from: 'systemd/panelbridge.service', edit: packagedUnit },
   { path: UDEV_RULES_FILE, mode: 0o644, from: 'systemd/60-panelbridge.rules' },
-  { path: CONFIG_FILE, mode: 0o640, from: 'config/default.yaml', conffile: true },
+  { path: CONFIG_FILE, mode: 0o640, from: 'config/default.yaml', edit: packagedConfig, conffile: true },
   {
     path: '/etc/panelbridge/panelbridge.schema.json',
     mode: 0o644,
@@ -231,8 +261,11 @@ const DESCRIPTION = `hardware control panels for a live-graphics application
  configuration is /etc/panelbridge/config.yaml; the service reloads it by
  itself when it changes.`
 
-/** ASSUMED: the maintainer address (the repository names none; see packaging/deb/changelog). */
-export const MAINTAINER = 'panelbridge maintainers <maintainers@panelbridge.example.org>'
+/**
+ * ASSUMED: the maintainer field. Neither package.json nor the history names a person or an address, so the
+ * project's maintainers as a team; packaging/deb/changelog's entries are signed with the same.
+ */
+export const MAINTAINER = 'panelbridge maintainers <maintainers@panelbridge.org>'
 
 /** Writes DEBIAN/control and DEBIAN/md5sums for the staged tree. */
 export function writeControl(stage: string, fields: ControlFields): string {

@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { LIB_DIR, NODE_ARCH, REPO_ROOT, filesUnder, type DebArch } from './layout.js'
+import { pruneToRuntime, runtimeGraph } from './runtime.js'
 
 /** readelf's Machine line for each target. */
 const ELF_MACHINE: Record<DebArch, string> = { amd64: 'Advanced Micro Devices X86-64', arm64: 'AArch64' }
@@ -223,8 +224,18 @@ function listModules(modules: string): ProgramReport['modules'] {
     .sort((a, b) => a.name.localeCompare(b.name))
 }
 
-/** Stages dist/ and node_modules/ for `arch` into the tree stageSkeleton made. */
-export function stageProgram(stage: string, arch: DebArch, root = REPO_ROOT): ProgramReport {
+/** `a, b (file); c (other file)`: the specifiers by the file naming them (the canvas names every platform's). */
+function unresolvedSummary(unresolved: readonly string[]): string {
+  const byFile = new Map<string, string[]>()
+  for (const u of unresolved) {
+    const m = /^(.*) \((.*)\)$/.exec(u)!
+    byFile.set(m[2]!, [...(byFile.get(m[2]!) ?? []), m[1]!])
+  }
+  return [...byFile].map(([file, names]) => `${names.join(', ')} (${file})`).join('; ') || 'none'
+}
+
+/** Stages dist/ and node_modules/ for `arch` into the tree stageSkeleton made: the runtime's modules only (runtime.ts). */
+export async function stageProgram(stage: string, arch: DebArch, root = REPO_ROOT): Promise<ProgramReport> {
   const lib = join(stage, LIB_DIR)
   if (!existsSync(join(root, 'dist', 'cli.js'))) throw new Error('dist/cli.js missing: run npm run build first')
   copyDist(join(root, 'dist'), join(lib, 'dist'))
@@ -233,6 +244,14 @@ export function stageProgram(stage: string, arch: DebArch, root = REPO_ROOT): Pr
   const modules = join(lib, 'node_modules')
   const removed = pruneNatives(modules, arch)
   process.stdout.write(`package: ${arch}: pruned ${removed.length} folders of other platforms and build sources\n`)
+  const graph = await runtimeGraph(lib)
+  const gone = pruneToRuntime(lib, graph)
+  process.stdout.write(
+    `package: ${arch}: ${graph.packages.size} packages the program loads; left out ${gone.packages.length} it never ` +
+      `loads (${gone.packages.join(', ')}) and ${gone.files.length} type, map, source, documentation and test ` +
+      `files or folders\n` +
+      `package: ${arch}: named in code but not installed, so never loaded on the box: ${unresolvedSummary(graph.unresolved)}\n`,
+  )
   useSystemFont(modules)
   normaliseModes(modules)
   const natives = readNatives(modules, arch)

@@ -201,6 +201,11 @@ function jsonReport(reports: readonly FileReport[], app: AppOutcome | undefined,
   return `${JSON.stringify(doc, null, 2)}\n`
 }
 
+/** A file this user may not read (the packaged /etc/panelbridge/config.yaml is root's and the service's). */
+function unreadableForUser(r: FileReport): boolean {
+  return r.problems.some((p) => /^cannot read the file: (EACCES|EPERM):/.test(p.message))
+}
+
 /**
  * Checks each file: its problems, then `FILE: ok: ...` or `FILE: refused: ...` (or one JSON document).
  * 1 when a file is refused, else 3 when `--app` could not be reached, else 0.
@@ -223,6 +228,9 @@ export async function runCheck(
     for (const file of skipped) out(`check --app: ${file}: names not looked up: ${NOT_LOOKED_UP}\n`)
   }
   if (app && 'unreachable' in app) err(`panelbridge: check --app: ${app.unreachable}\n`)
+  for (const r of reports)
+    if (unreadableForUser(r))
+      err(`panelbridge: cannot read ${r.path}: permission denied; try: sudo panelbridge check ${r.path}\n`)
   if (reports.some((r) => !r.ok)) return EXIT_FAILURE
   return app && 'unreachable' in app ? EXIT_APP_UNREACHABLE : EXIT_OK
 }

@@ -3,20 +3,35 @@
  * else the bundled default (the simulator and a web console); the first log line says which.
  *
  * SIGINT and SIGTERM stop it through one idempotent path (surfaces blanked, links closed) within
- * STOP_BOUND_MS (`untilStopped`, as every long-running command); SIGHUP reloads the config. Exit codes: 0 stopped cleanly, 1 could not start (a
- * refused config, a port taken) or a stop past its bound, 2 bad command line.
+ * STOP_BOUND_MS (`untilStopped`, as every long-running command); SIGHUP reloads the config. Exit codes: 0 stopped
+ * cleanly, 1 could not start for another reason or a stop past its bound, 2 bad command line, 78 (EXIT_CONFIG)
+ * could not start because of the configuration (refused, or a port it names taken or not allowed).
  */
 import { parseArgs } from 'node:util'
 import { Daemon, DaemonConfigError, defaultConfigPath } from '../daemon/daemon.js'
 import { SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger } from '../log.js'
 import { usageFailure } from './args.js'
-import type { Subcommand } from './subcommand.js'
+import { EXIT_CONFIG, EXIT_FAILURE, type Subcommand } from './subcommand.js'
 import { holdSignalsWhileStarting, untilStopped } from './until-stopped.js'
 import { traceTo, traceWanted, TRACE_ENV } from '../daemon/trace.js'
 import { DEFAULT_RECORD_MAX_MB, recordWanted, type RecordWanted } from '../daemon/recorder.js'
 
 const log = createLogger('run')
+
+/** A start that failed on the configuration (EXIT_CONFIG: systemd does not restart it), else EXIT_FAILURE. */
+export function startFailureExit(err: unknown): number {
+  if (err instanceof DaemonConfigError) return EXIT_CONFIG
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code
+    if ((e as NodeJS.ErrnoException).syscall === 'listen' && code !== undefined && LISTEN_CONFIG_CODES.has(code))
+      return EXIT_CONFIG
+  }
+  return EXIT_FAILURE
+}
+
+/** A listen that fails on these fails on the address the file names: taken, not allowed, not this machine's. */
+const LISTEN_CONFIG_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'])
 
 export const runCommand: Subcommand = {
   usage: 'run [--config FILE] [--rehearse] [--trace] [--record FILE [--record-max-mb N]]',
@@ -48,7 +63,8 @@ Examples:
   panelbridge run --config show.yaml --rehearse
   panelbridge run --config show.yaml --trace
 
-Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
+Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line, ${EXIT_CONFIG} the configuration
+stops the start (the file refused, a port it names taken): starting again will not help.
 `,
   async run(argv) {
     let config: string
@@ -101,7 +117,7 @@ Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
       } else {
         process.stderr.write(`panelbridge: cannot start: ${err instanceof Error ? err.message : String(err)}\n`)
       }
-      return 1
+      return startFailureExit(err)
     }
     // SIGHUP reloads until the stop begins; from then on it is logged and ignored (until-stopped.ts). Its
     // listeners are added as it is called, before the held signals are raised again and before the line

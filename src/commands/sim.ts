@@ -11,6 +11,7 @@ import { DEFAULT_LISTEN_HOST } from '../defaults.js'
 import { createLogger } from '../log.js'
 import { writeFile } from 'node:fs/promises'
 import type { SimulatorHandle } from '../simulator/index.js'
+import { listenRefusal, refusalCause } from '../simulator/listen-refusal.js'
 import type { SimProfile } from '../simulator/profile.js'
 import { portArg, UsageError, usageFailure, wholeNumberArg } from './args.js'
 import type { Subcommand } from './subcommand.js'
@@ -150,9 +151,14 @@ async function runSim(argv: readonly string[]): Promise<number> {
       commandLogMax: 0,
     })
   } catch (err) {
-    process.stderr.write(
-      `panelbridge: cannot start the simulator: ${err instanceof Error ? err.message : String(err)}\n`,
-    )
+    const refused = listenRefusal(err)
+    const why = refused
+      ? `cannot listen on ${refused.address}: ${refusalCause(refused)}; ` +
+        `give ${refused.port === cmd.httpPort ? '--port' : '--ws-port'} another port`
+      : err instanceof Error
+        ? err.message
+        : String(err)
+    process.stderr.write(`panelbridge: cannot start the simulator: ${why}\n`)
     return 1
   }
   // The first line is the address, so that a script (or a test) starting on port 0 can read it.

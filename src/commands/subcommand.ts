@@ -6,10 +6,17 @@
 
 /** Done, or stopped cleanly by SIGINT or SIGTERM. */
 export const EXIT_OK = 0
-/** Could not run (a refused config, a port taken, a stop past its bound). */
+/** Could not run (a stop past its bound, a failure that another try may not meet). */
 export const EXIT_FAILURE = 1
 /** A bad command line. */
 export const EXIT_USAGE = 2
+/**
+ * `run` could not start because of its configuration: the file refused, or an address it names taken or
+ * not allowed. Starting again changes nothing until the file (or the box) does, so the unit's
+ * RestartPreventExitStatus= names this status and systemd stops instead of restart-looping.
+ * ASSUMED: 78, sysexits' EX_CONFIG, which systemd prints as `status=78/CONFIG`.
+ */
+export const EXIT_CONFIG = 78
 
 export interface Subcommand {
   /** One line for `panelbridge --help`, after the usage (e.g. `run [--config FILE]`). */

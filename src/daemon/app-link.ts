@@ -16,6 +16,7 @@ import type { Logger } from '../log.js'
 import type { Config } from '../mappings/schema.js'
 import type { SimulatorHandle } from '../simulator/index.js'
 import type { DaemonMetrics } from './api.js'
+import { listenRefusal, refusalCause } from '../simulator/listen-refusal.js'
 import { isAddressInUse, type Prepared } from './prepared.js'
 import { lateImport } from '../installed.js'
 
@@ -35,6 +36,8 @@ export interface AppLinkDeps {
   metrics: DaemonMetrics
   /** The daemon's logger: the link logs under its `notifications` child. */
   log: Logger
+  /** Where `app` is in the mapping file (`app`, `apps.backup`), for errors that name a setting. Default `app`. */
+  section?: string
 }
 
 /** The port of an http(s) URL, or its protocol's default. */
@@ -44,7 +47,7 @@ function portOf(url: URL): number {
 
 /** The simulator (when asked for), the client and the link for `app`. The link is not started yet. */
 export async function startAppLink(app: Config['app'], deps: AppLinkDeps): Promise<AppLink> {
-  const { simulator, appUrl, notificationsUrl } = await startSimulatorFor(app, deps.log)
+  const { simulator, appUrl, notificationsUrl } = await startSimulatorFor(app, deps.log, deps.section ?? 'app')
   const metrics = deps.metrics
   const client = new CommandClient({
     baseUrl: appUrl,
@@ -144,6 +147,25 @@ export async function stopAppLink(r: AppLink): Promise<void> {
   await r.simulator?.close()
 }
 
+/**
+ * A simulator that could not take its port, in words that say what is in the way and what to change: it
+ * names the simulator and its setting, the address, the likely cause, and the two ways out. The cause is
+ * kept (`isAddressInUse` reads it). Any other error is returned as it is.
+ */
+export function simulatorListenError(err: unknown, app: Config['app'], section = 'app'): unknown {
+  const refused = listenRefusal(err)
+  if (!refused) return err
+  const setting = refused.port === portOf(new URL(app.url)) ? `${section}.url` : `${section}.notifications`
+  const fix = refused.inUse
+    ? `to drive the application there, remove ${section}.simulate (or set it to false); ` +
+      `to keep the simulator, give ${setting} another port`
+    : `give ${setting} another port`
+  return new Error(
+    `the built-in simulator (${section}.simulate) cannot listen on ${refused.address}: ${refusalCause(refused)}; ${fix}`,
+    { cause: err },
+  )
+}
+
 /** The ports a simulator for `app` listens on (0: any free one). */
 function simulatorPorts(app: Config['app']): { httpPort: number; wsPort: number } {
   const url = new URL(app.url)
@@ -155,6 +177,7 @@ function simulatorPorts(app: Config['app']): { httpPort: number; wsPort: number 
 async function startSimulatorFor(
   app: Config['app'],
   log: Logger,
+  section: string,
 ): Promise<{ simulator: SimulatorHandle | undefined; appUrl: string; notificationsUrl: string }> {
   const url = new URL(app.url)
   const simulate = app.simulate
@@ -175,6 +198,8 @@ async function startSimulatorFor(
     ...simulatorPorts(app),
     // `simulate: {profile: NAME}` plays that variant of the application; `true`, the default one.
     ...(simulate === true ? {} : { profile: simulate.profile }),
+  }).catch((err: unknown) => {
+    throw simulatorListenError(err, app, section)
   })
   log.warn('SIMULATED: the built-in simulator stands in for the application', {
     url: simulator.httpUrl,

@@ -14,7 +14,7 @@ import { appsOf, type AppsPlan, type PlannedApp } from '../mappings/apps.js'
 import type { AppPort } from '../mappings/app-router.js'
 import type { Config } from '../mappings/schema.js'
 import type { DaemonMetrics } from './api.js'
-import { startAppLink, stopAppLink, type AppLink } from './app-link.js'
+import { startAppLink, stopAppLink, type AppLink, type AppLinkDeps } from './app-link.js'
 import type { Prepared } from './prepared.js'
 
 /** One application as `GET /api/status` lists it. */
@@ -206,7 +206,8 @@ export class AppLinks {
     this.clients.delete(name)
   }
 
-  private linkDeps(name: string): { state: AppState; metrics: DaemonMetrics; log: Logger } {
-    return { state: this.stateOf(name), metrics: this.deps.metrics, log: this.deps.log.child(name) }
+  private linkDeps(name: string): AppLinkDeps {
+    const section = `apps.${name}`
+    return { state: this.stateOf(name), metrics: this.deps.metrics, log: this.deps.log.child(name), section }
   }
 }

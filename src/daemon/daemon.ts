@@ -22,7 +22,7 @@ import { createLogger, type Logger } from '../log.js'
 import { prepareMapping } from '../mappings/compile-slices.js'
 import { Engine } from '../mappings/engine.js'
 import { AppRouter } from '../mappings/app-router.js'
-import { appsOf, defaultAppSection, followedTitlesOf } from '../mappings/apps.js'
+import { appsOf, defaultAppPath, defaultAppSection, followedTitlesOf } from '../mappings/apps.js'
 import type { SentCommand } from '../mappings/sender.js'
 import { KeyPictures } from '../mappings/pictures.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
@@ -365,6 +365,7 @@ export class Daemon implements DaemonApi {
       state: this.state,
       metrics: this.metrics,
       log: this.log,
+      section: defaultAppPath(config),
     })
     return { config, ...link }
   }
@@ -393,7 +394,7 @@ export class Daemon implements DaemonApi {
     try {
       const [before, after] = [defaultAppSection(old.config), defaultAppSection(config)]
       if (!sameJson(before, after)) {
-        const deps = { state: this.state, metrics: this.metrics, log: this.log }
+        const deps = { state: this.state, metrics: this.metrics, log: this.log, section: defaultAppPath(config) }
         app = await prepareAppLink(after, { app: before, link: old }, deps)
       }
       extras = await this.apps.prepare(config)

@@ -65,6 +65,11 @@ export function defaultAppSection(config: Pick<Config, 'app' | 'apps'>): Config[
   return plan.apps.get(plan.defaultApp)!.app
 }
 
+/** Where the default application's section is in the file, for messages: `app`, or its entry under `apps:`. */
+export function defaultAppPath(config: Pick<Config, 'app' | 'apps'>): string {
+  return config.apps === undefined ? 'app' : `apps.${appsOf(config).defaultApp}`
+}
+
 /** Where a binding's commands go: the command's own `app`, else the binding's, else the default. */
 export function commandAppOf(plan: Pick<AppsPlan, 'defaultApp'>, binding: Binding, action?: Action): string {
   const own = action !== undefined && 'command' in action ? action.app : undefined

@@ -134,7 +134,11 @@ describe('a reload that fails changes nothing', () => {
     const port = await takenPort()
     await writeFile(file, config({ app: `{ url: http://127.0.0.1:${port}, simulate: true }`, extra: ADDED }))
     expect(await daemon.reload()).toBe(false)
-    expect(configError(daemon)).toMatch(/EADDRINUSE/)
+    // In words that say what is in the way and what to change (as at a start).
+    expect(configError(daemon)).toContain(
+      `the built-in simulator (app.simulate) cannot listen on 127.0.0.1:${port}: the port is in use ` +
+        '(is the application running here?)',
+    )
     expect(daemon.status().app.state).toBe('connected')
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
     await until('the press sent', () => daemon.status().commands.sent === 1)

@@ -12,20 +12,25 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
+import yaml from 'js-yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   CONFIG_FILE,
   LIB_DIR,
+  MAINTAINER,
   MAINTAINER_SCRIPTS,
+  PACKAGED_CONFIG_HEADER,
   REPO_ROOT,
   UDEV_RULES_FILE,
   UNIT_FILE,
   buildDeb,
   debVersion,
+  packagedConfig,
   stageSkeleton,
   writeControl,
 } from '../../scripts/package/layout.js'
 import { dependsFor } from '../../scripts/package/program.js'
+import { runCheck } from '../../src/commands/check.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pb-deb-'))
 const stage = join(dir, 'stage')
@@ -64,6 +69,11 @@ describe('the package’s files', () => {
     expect(Number(field('Installed-Size'))).toBeGreaterThan(0)
     const changelog = gunzipSync(readFileSync(join(stage, 'usr/share/doc/panelbridge/changelog.Debian.gz'))).toString()
     expect(changelog.split('\n')[0]).toBe(`panelbridge (${version}) unstable; urgency=medium`)
+    // A real address, not a reserved example domain, and the one the changelog is signed with.
+    expect(field('Maintainer')).toBe(MAINTAINER)
+    expect(MAINTAINER).toMatch(/^[^<>]+ <[^@\s]+@[^@\s]+\.[a-z]+>$/)
+    expect(MAINTAINER).not.toMatch(/example|invalid|localhost/)
+    expect(changelog).toContain(` -- ${MAINTAINER}  `)
   })
 
   it('installs the command, the unit, the udev rules, the config, the docs and the man page where they belong', () => {
@@ -74,7 +84,6 @@ describe('the package’s files', () => {
     // Everything else in the unit as the repository's (its own test covers the settings).
     expect(readStaged(UNIT_FILE).replace('/usr/bin/', '/usr/local/bin/')).toBe(repo('systemd/panelbridge.service'))
     expect(readStaged(UDEV_RULES_FILE)).toBe(repo('systemd/60-panelbridge.rules'))
-    expect(readStaged(CONFIG_FILE)).toBe(repo('config/default.yaml'))
     for (const path of [
       UNIT_FILE,
       UDEV_RULES_FILE,
@@ -94,10 +103,13 @@ describe('the package’s files', () => {
       expect([path, entries.has(path)]).toEqual([path, true])
     }
     // The desktop rules are an example only: the box's devices belong to the service's group.
-    expect([...entries.keys()].filter((p) => p.startsWith('/lib/udev/'))).toEqual([
-      '/lib/udev/rules.d',
+    expect([...entries.keys()].filter((p) => p.startsWith('/usr/lib/udev/'))).toEqual([
+      '/usr/lib/udev/rules.d',
       UDEV_RULES_FILE,
     ])
+    // Nothing in the /lib alias of a merged-/usr system (Debian 13).
+    expect(UNIT_FILE).toBe('/usr/lib/systemd/system/panelbridge.service')
+    expect([...entries.keys()].filter((p) => p === '/lib' || p.startsWith('/lib/'))).toEqual([])
     expect(gunzipSync(readFileSync(join(stage, 'usr/share/man/man1/panelbridge.1.gz'))).toString()).toMatch(
       /^\.TH PANELBRIDGE 1/,
     )
@@ -203,6 +215,35 @@ exit 0
   const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []
   return { calls, stderr: r.stderr, status: r.status, root }
 }
+
+describe('the packaged configuration', () => {
+  it('drives the application on the box at 127.0.0.1:9022 and starts no simulator; check accepts it', async () => {
+    const packaged = yaml.load(readStaged(CONFIG_FILE)) as { app: Record<string, unknown> }
+    expect(packaged.app).toEqual({ url: 'http://127.0.0.1:9022' })
+    const out: string[] = []
+    const code = await runCheck({ files: [join(stage, CONFIG_FILE)], format: 'text' }, (t) => void out.push(t))
+    expect([code, out.join('')]).toEqual([0, expect.stringMatching(/config\.yaml: ok: \d+ bindings/)])
+    // The clone's default keeps the simulator (npm start).
+    expect((yaml.load(repo('config/default.yaml')) as typeof packaged).app.simulate).toBe(true)
+  })
+
+  it('is the clone’s default otherwise: the same surfaces, bindings and listener, under its own header', () => {
+    const { app, ...rest } = yaml.load(repo('config/default.yaml')) as { app: Record<string, unknown> }
+    const { simulate, ...live } = app
+    expect(simulate).toBe(true)
+    expect(yaml.load(readStaged(CONFIG_FILE))).toEqual({ app: live, ...rest })
+    const header = readStaged(CONFIG_FILE)
+      .split('\n')
+      .slice(1, PACKAGED_CONFIG_HEADER.length + 1)
+    expect(header).toEqual(PACKAGED_CONFIG_HEADER)
+    expect(readStaged(CONFIG_FILE)).not.toMatch(/simulat/i)
+  })
+
+  it('refuses to build from a default with nothing to rewrite, rather than ship the simulator', () => {
+    const withoutSimulate = repo('config/default.yaml').replace(/^ {2}simulate: .*\n/m, '')
+    expect(() => packagedConfig(withoutSimulate)).toThrow(/app\.simulate/)
+  })
+})
 
 describe('the maintainer scripts', () => {
   it('first install: creates the user in audio, locks the config to its group, reloads udev, enables and starts', () => {

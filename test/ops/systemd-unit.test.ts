@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
+import { EXIT_CONFIG } from '../../src/commands/subcommand.js'
 import { UDEV_GROUP } from '../../src/surfaces/udev.js'
 
 const UNIT_FILE = new URL('../../systemd/panelbridge.service', import.meta.url)
@@ -45,6 +46,8 @@ describe('systemd/panelbridge.service', () => {
     expect(Number.parseInt(one('WatchdogSec') ?? '', 10)).toBeGreaterThan(0)
     expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID')
     expect(one('Restart')).toBe('on-failure')
+    // A configuration that stops the start stops the unit too, rather than a restart loop.
+    expect(one('RestartPreventExitStatus')).toBe(String(EXIT_CONFIG))
     expect(one('KillSignal')).toBe('SIGINT')
   })
 
@@ -68,9 +71,16 @@ describe('systemd/panelbridge.service', () => {
     // Either would break the daemon: PrivateDevices hides the HID nodes, MemoryDenyWriteExecute V8's JIT.
     expect(s.has('PrivateDevices')).toBe(false)
     expect(s.has('MemoryDenyWriteExecute')).toBe(false)
-    // Hot-plug needs netlink; nothing writes outside the private /tmp.
+    // Hot-plug needs netlink; nothing writes outside the private /tmp and the state folder.
     expect(one('RestrictAddressFamilies')?.split(' ')).toContain('AF_NETLINK')
     expect(s.has('ReadWritePaths')).toBe(false)
+    expect(unit).not.toMatch(/writes no files/)
+  })
+
+  it('gives the daemon one writable folder, /var/lib/panelbridge, its own and closed to others', () => {
+    // systemd makes /var/lib/<StateDirectory> and sets $STATE_DIRECTORY to it, writable under ProtectSystem=strict.
+    expect(one('StateDirectory')).toBe('panelbridge')
+    expect(one('StateDirectoryMode')).toBe('0750')
   })
 
   it('passes systemd-analyze verify with no message at all', async () => {
