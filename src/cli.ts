@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url'
 import { DEFAULT_HTTP_PORT } from './api/protocol.js'
 import { parseCheckArgs, type CheckCommandLine } from './commands/check.js'
 import { SUBCOMMANDS } from './commands/index.js'
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './commands/subcommand.js'
+import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './commands/subcommand.js'
 import { wrapText } from './commands/args.js'
 import { parseSurfacesArgs, type SurfacesCommandLine } from './commands/surfaces.js'
 import { PANELBRIDGE_VERSION } from './version.js'
@@ -37,13 +37,14 @@ Usage:
   panelbridge --version           show panelbridge's version
 
 Examples:
-  panelbridge check /etc/panelbridge/config.yaml
+  sudo panelbridge check /etc/panelbridge/config.yaml
   panelbridge sim
   panelbridge surfaces
   panelbridge sim --port 0 --data-dir ./sim-data
   curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
 
-Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line.
+Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line, ${EXIT_CONFIG} (run) the
+configuration stops the start: starting again will not help.
 `
 
 /** The help, with a `Commands:` section: each subcommand of src/commands, its usage, then what it does. */

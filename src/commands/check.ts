@@ -257,7 +257,7 @@ Options:
                   problems: [{file, line, col, severity, message}]}], app: {url, reachable}}
 
 Examples:
-  panelbridge check /etc/panelbridge/config.yaml
+  sudo panelbridge check /etc/panelbridge/config.yaml   (the installed file is the service's)
   panelbridge check --app http://127.0.0.1:9022 config.yaml
   panelbridge check --format json config/*.yaml
 
