@@ -10,20 +10,20 @@
  * test-output/page-phone.png (390×844), copied to docs/.
  */
 import { mkdirSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { parseDocument } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BUNDLED_CONFIG, Daemon } from '../../src/daemon/daemon.js'
+import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { useChromium } from '../helpers/browser.js'
+import { startBundledDaemon, stopBundledDaemon, type BundledDaemon } from './bundled-daemon.js'
 import { MidiDriver } from '../../src/surfaces/midi/driver.js'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
 
 const requireBrowser = useChromium('the page surfaces test')
+let started: BundledDaemon | undefined
 let daemon: Daemon
 let dir: string
 const previousSink = setLogSink(() => undefined)
@@ -58,21 +58,15 @@ const BINDINGS = `
 `
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pb-page-surfaces-'))
   // The bundled config, with a ShuttlePro and a MIDI controller configured beside its web console.
-  const text = (await readFile(BUNDLED_CONFIG, 'utf8'))
-    .replace(/^surfaces:\n/m, `surfaces:${HARDWARE}`)
-    .replace(/^bindings:\n/m, `bindings:${BINDINGS}`)
-  const doc = parseDocument(text)
-  doc.setIn(['app', 'url'], 'http://127.0.0.1:0')
-  doc.setIn(['listen', 'port'], 0)
-  const config = join(dir, 'config.yaml')
-  await writeFile(config, String(doc))
-  daemon = await Daemon.start({ config, drivers: [], watch: false })
+  started = await startBundledDaemon('pb-page-surfaces-', {
+    text: (text) =>
+      text.replace(/^surfaces:\n/m, `surfaces:${HARDWARE}`).replace(/^bindings:\n/m, `bindings:${BINDINGS}`),
+  })
+  ;({ daemon, dir } = started)
 })
 afterAll(async () => {
-  await daemon?.stop()
-  await rm(dir, { recursive: true, force: true })
+  await stopBundledDaemon(started)
   setLogSink(previousSink)
 })
 

@@ -7,37 +7,32 @@
  * a fader whose value is not known says so in its tooltip. Its screenshot (legend open) is
  * test-output/page-waiting.png.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { parseDocument } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BUNDLED_CONFIG, Daemon } from '../../src/daemon/daemon.js'
+import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { useChromium } from '../helpers/browser.js'
+import { startBundledDaemon, stopBundledDaemon, type BundledDaemon } from './bundled-daemon.js'
 import { freePort } from './helpers.js'
 
 const requireBrowser = useChromium('the page words test')
+let started: BundledDaemon | undefined
 let daemon: Daemon
-let dir: string
 let appUrl: string
 const previousSink = setLogSink(() => undefined)
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pb-page-words-'))
-  const doc = parseDocument(await readFile(BUNDLED_CONFIG, 'utf8'))
   appUrl = `http://127.0.0.1:${await freePort()}`
-  doc.setIn(['app', 'url'], appUrl)
-  doc.deleteIn(['app', 'simulate'])
-  doc.setIn(['listen', 'port'], 0)
-  const config = join(dir, 'config.yaml')
-  await writeFile(config, String(doc))
-  daemon = await Daemon.start({ config, drivers: [], watch: false })
+  started = await startBundledDaemon('pb-page-words-', {
+    doc: (doc) => {
+      doc.setIn(['app', 'url'], appUrl)
+      doc.deleteIn(['app', 'simulate'])
+    },
+  })
+  daemon = started.daemon
 })
 afterAll(async () => {
-  await daemon?.stop()
-  await rm(dir, { recursive: true, force: true })
+  await stopBundledDaemon(started)
   setLogSink(previousSink)
 })
 

@@ -5,34 +5,25 @@
  * 390×844 phone and a 1024×768 tablet the page needs no sideways scroll and shows the console's keys in
  * their rows, the tablet its jog too.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { parseDocument } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BUNDLED_CONFIG, Daemon } from '../../src/daemon/daemon.js'
+import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { useChromium } from '../helpers/browser.js'
+import { startBundledDaemon, stopBundledDaemon, type BundledDaemon } from './bundled-daemon.js'
 
 const SCREENSHOT = new URL('../../test-output/web-surface.png', import.meta.url)
 const requireBrowser = useChromium('the page test')
+let started: BundledDaemon | undefined
 let daemon: Daemon
-let dir: string
 const previousSink = setLogSink(() => undefined)
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pb-page-'))
-  const doc = parseDocument(await readFile(BUNDLED_CONFIG, 'utf8'))
-  doc.setIn(['app', 'url'], 'http://127.0.0.1:0')
-  doc.setIn(['listen', 'port'], 0)
-  const config = join(dir, 'config.yaml')
-  await writeFile(config, String(doc))
-  daemon = await Daemon.start({ config, drivers: [], watch: false })
+  started = await startBundledDaemon('pb-page-')
+  daemon = started.daemon
 })
 afterAll(async () => {
-  await daemon?.stop()
-  await rm(dir, { recursive: true, force: true })
+  await stopBundledDaemon(started)
   setLogSink(previousSink)
 })
 
