@@ -5,7 +5,7 @@
  * strip says plainly that it waits for the application, at which URL, and how its command interface is
  * reached; every item of the strip has a tooltip; a legend says what the words, colours and badges mean;
  * a fader whose value is not known says so in its tooltip. Its screenshot (legend open) is
- * test-output/page-waiting.png.
+ * test-output/page-waiting.png (copied to docs/, shown in docs/install.md).
  */
 import { mkdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
