@@ -41,7 +41,7 @@ describe('panelbridge learn with Contour Shuttle and X-keys devices', () => {
     wheel.report(0, 101)
     wheel.report(0, 101, 1 << 9)
     wheel.report(0, 101)
-    await until('the Shuttle button up', () => h.out.includes('wheel/button:9 up'))
+    await until('the Shuttle button up', () => h.out.includes('wheel/button:9 up [bottom, outer left on the panel]'))
     const pad = h.xkeys.lastOpened('/dev/hidraw4')!
     pad.input(xk24Report(3, [7])) // the panel's key 7: top of the second column
     pad.input(xk24Report(3, []))
@@ -56,8 +56,8 @@ describe('panelbridge learn with Contour Shuttle and X-keys devices', () => {
       'wheel/jog rotate +1',
       'wheel/shuttle value 0.429 (raw 3)',
       'wheel/shuttle value 0.000 (raw 0)',
-      'wheel/button:9 down',
-      'wheel/button:9 up',
+      'wheel/button:9 down [bottom, outer left on the panel]',
+      'wheel/button:9 up [bottom, outer left on the panel]',
       // Row-major from the top left, with the panel's own number (column-major) beside it.
       'pad/key:1 down [key 7 on the panel]',
       'pad/key:1 up [key 7 on the panel]',

@@ -23,6 +23,8 @@ interface FaceTable {
   height: number
   /** `button:N` by N. */
   buttons: readonly Centred[]
+  /** Where `button:N` is, in words, by N (`learn`, `devices --model` and docs/controls.md show it). */
+  places: readonly string[]
   jog: Centred
   shuttle: Centred
 }
@@ -51,6 +53,19 @@ const PRO_BUTTONS: readonly Centred[] = [
   [60, 115, ...BOTTOM],
 ]
 
+const PRO_PLACES: readonly string[] = [
+  ...[1, 2, 3, 4].map((n) => `top row, ${ordinal(n)} from left`),
+  ...[1, 2, 3, 4, 5].map((n) => `second row, ${ordinal(n)} from left`),
+  'bottom, outer left',
+  'bottom, outer right',
+  'bottom, inner left',
+  'bottom, inner right',
+]
+
+function ordinal(n: number): string {
+  return `${n}${n === 1 ? 'st' : n === 2 ? 'nd' : n === 3 ? 'rd' : 'th'}`
+}
+
 const PRO_RING = { jog: [50, 72, 28, 28], shuttle: [50, 72, 58, 58] } as const
 
 const FACES: Readonly<Record<string, FaceTable>> = {
@@ -59,9 +74,10 @@ const FACES: Readonly<Record<string, FaceTable>> = {
     height: 140,
     // button:13 and button:14: either side of the ring.
     buttons: [...PRO_BUTTONS, [9, 84, ...SIDE], [91, 84, ...SIDE]],
+    places: [...PRO_PLACES, 'left of the ring', 'right of the ring'],
     ...PRO_RING,
   },
-  'ShuttlePro v1': { width: 100, height: 140, buttons: PRO_BUTTONS, ...PRO_RING },
+  'ShuttlePro v1': { width: 100, height: 140, buttons: PRO_BUTTONS, places: PRO_PLACES, ...PRO_RING },
   ShuttleXpress: {
     width: 100,
     height: 108,
@@ -72,6 +88,7 @@ const FACES: Readonly<Record<string, FaceTable>> = {
       [73, 20, 14, 10],
       [88, 42, 14, 10],
     ],
+    places: [1, 2, 3, 4, 5].map((n) => `${ordinal(n)} from left`),
     jog: [50, 70, 30, 30],
     shuttle: [50, 70, 62, 62],
   },
@@ -90,4 +107,9 @@ export function shuttleFace(description: Pick<SurfaceDescription, 'model' | 'con
   spots.set('shuttle', spot(table.shuttle))
   if (description.controls.length === 0 || description.controls.some((c) => !spots.has(c.id))) return undefined
   return { width: table.width, height: table.height, spots }
+}
+
+/** Where a model's `button:N` sits on its face, in words (`top row, 2nd from left`); undefined where unknown. */
+export function shuttleButtonPlace(modelName: string, n: number): string | undefined {
+  return FACES[modelName]?.places[n]
 }

@@ -8,6 +8,7 @@
  */
 import { PRODUCTS, type Product, type ProductModelId } from '@shuttle-lib/core'
 import { controlId } from '../control-id.js'
+import { shuttleButtonPlace } from './face.js'
 import type { ModelTable } from '../driver-family.js'
 import type { ControlDescriptor } from '../types.js'
 
@@ -59,11 +60,13 @@ export function findShuttleModel(vendorId: number, productId: number, iface?: nu
   )
 }
 
-/** The controls of a model: its buttons, then the jog wheel and the shuttle ring. */
+/** The controls of a model: its buttons (each with its place on the face), then the jog wheel and the shuttle ring. */
 export function shuttleControls(model: ShuttleModel): ControlDescriptor[] {
   const controls: ControlDescriptor[] = []
-  for (let i = 0; i < model.buttons; i++)
-    controls.push({ id: controlId('button', i), kind: 'button', capabilities: {} })
+  for (let i = 0; i < model.buttons; i++) {
+    const place = shuttleButtonPlace(model.name, i)
+    controls.push({ id: controlId('button', i), kind: 'button', ...(place ? { label: place } : {}), capabilities: {} })
+  }
   controls.push({ id: 'jog', kind: 'jog', capabilities: {} })
   controls.push({ id: 'shuttle', kind: 'shuttle', capabilities: {} })
   return controls
