@@ -25,8 +25,8 @@
  * the buffer (a slow disk does not drop a reader's lines); each reader bounds itself (`record-stream.ts`).
  * A start line names the pages as they are when it is written (a page line moves them on).
  */
-import { appendFile, rename, stat } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { appendFile, mkdir, rename, stat } from 'node:fs/promises'
+import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { Logger } from '../log.js'
 import type { RecordFollower, RecordFollowing } from './api.js'
@@ -359,6 +359,11 @@ export interface RecordTarget {
   /** Absolute. */
   file: string
   maxMb?: number
+  /**
+   * The service's state folder, when a relative `record.file` lives in it: the folders between it and the
+   * file are made when missing (`record: { file: shows/monday.jsonl }` in a new state folder).
+   */
+  stateFolder?: string
 }
 
 /**
@@ -373,8 +378,24 @@ export function recordTarget(
 ): RecordTarget | undefined {
   if (wanted) return { ...wanted, file: resolve(wanted.file) }
   if (!config.record) return undefined
-  const file = resolve(recordFolder(configFile, env), config.record.file)
-  return config.record.max_mb !== undefined ? { file, maxMb: config.record.max_mb } : { file }
+  const folder = recordFolder(configFile, env)
+  const file = resolve(folder, config.record.file)
+  const inState = env.STATE_DIRECTORY ? { stateFolder: folder } : {}
+  return config.record.max_mb !== undefined ? { file, maxMb: config.record.max_mb, ...inState } : { file, ...inState }
+}
+
+/**
+ * Makes the folders between the state folder and the record file (mode 0750, as systemd makes the state
+ * folder itself), for a relative `record.file` under `StateDirectory=`; only inside that folder, never
+ * elsewhere: a missing folder anywhere else is a mistake to report (a backup disk not mounted), not one
+ * to paper over. A failure is left to the open that follows, which says why.
+ */
+export async function makeStateFolders(target: RecordTarget): Promise<void> {
+  if (target.stateFolder === undefined) return
+  const folder = dirname(target.file)
+  const inside = relative(target.stateFolder, folder)
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return
+  await mkdir(folder, { recursive: true, mode: 0o750 }).catch(() => undefined)
 }
 
 /**

@@ -16,6 +16,7 @@ import type { InputSource } from './input.js'
 import {
   DEFAULT_RECORD_MAX_MB,
   fileTrouble,
+  makeStateFolders,
   Recorder,
   recordTarget,
   type RecordFs,
@@ -112,6 +113,7 @@ export class Recording {
       this.failed(target.file, error)
     }
     try {
+      await makeStateFolders(target)
       recorder = await Recorder.open({
         file: target.file,
         ...(target.maxMb !== undefined ? { maxMb: target.maxMb } : {}),

@@ -103,6 +103,26 @@ describe('where a relative record file lives', () => {
     await beside.daemon.stop()
     expect(await kinds(join(configDir, 'show.jsonl'))).toEqual(['start'])
   })
+
+  it('makes the folders a relative file names inside the state folder, and none beside the config', async () => {
+    const configDir = await tempDir('pb-rec-config-')
+    const stateDir = await tempDir('pb-rec-state-')
+    const config = join(configDir, 'show.yaml')
+    await writeFile(config, configText('{ file: shows/monday.jsonl }'))
+
+    vi.stubEnv('STATE_DIRECTORY', stateDir)
+    const inState = await startDaemon(config)
+    expect(inState.daemon.status().recording?.state).toBe('recording')
+    await inState.daemon.stop()
+    expect(await kinds(join(stateDir, 'shows', 'monday.jsonl'))).toEqual(['start'])
+
+    // Beside the config (no state folder), a missing folder stays the warning it was.
+    vi.stubEnv('STATE_DIRECTORY', '')
+    const beside = await startDaemon(config)
+    expect(beside.daemon.status().recording?.state).toBe('failed')
+    await beside.daemon.stop()
+    await expect(readFile(join(configDir, 'shows', 'monday.jsonl'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
 })
 
 describe('a record file that cannot be opened', () => {
