@@ -407,8 +407,8 @@ export const recordSection = z
       .max(4096)
       .describe(
         'The trace file (JSON lines). A relative path is taken from the service’s state folder ' +
-          '(`$STATE_DIRECTORY`: /var/lib/panelbridge under the packaged unit), else from the config file’s ' +
-          'folder. `run --record FILE` overrides it.',
+          '(`$STATE_DIRECTORY`: /var/lib/panelbridge under the packaged unit; folders in it are made as ' +
+          'needed), else from the config file’s folder. `run --record FILE` overrides it.',
       ),
     max_mb: z
       .int()
