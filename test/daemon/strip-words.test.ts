@@ -124,8 +124,8 @@ describe('waiting for the application', () => {
     expect(view.waiting?.help).toBe(WAITING_HELP)
     expect(WAITING_HELP.join(' ')).toMatch(/port 9022 unless its Generic HTML\.httpPort preference/)
     // app.url, when the status gives it, is the URL shown.
-    const own = readStrip({ simulated: false, app: { ...down, url: 'http://10.0.0.5:9022' }, apps }, { errors: [] })
-    expect(viewStrip(own, undefined, T0).waiting?.text).toBe('Waiting for the application at http://10.0.0.5:9022')
+    const own = readStrip({ simulated: false, app: { ...down, url: 'http://127.0.0.2:9122' }, apps }, { errors: [] })
+    expect(viewStrip(own, undefined, T0).waiting?.text).toBe('Waiting for the application at http://127.0.0.2:9122')
   })
 
   it('says nothing of it while connected, nor while the simulator stands in for the application', () => {
