@@ -1,8 +1,8 @@
 /**
  * The vocabulary of the application profiles: every fact a profile states and the values it may take.
- * Only the names and values, no loading: the simulator's profiles (`src/simulator/profile.ts`, the
+ * Only the names and values, no loading: the simulator's profiles (`src/app-kit/simulator/profile.ts`, the
  * YAML files of `config/app-profiles/`) and `panelbridge probe`'s observations of a real application
- * (`src/api/probe*.ts`) both speak it, so a fact probe reports and a fact a profile plays can never
+ * (`src/app-kit/probe*.ts`) both speak it, so a fact probe reports and a fact a profile plays can never
  * be two spellings of one thing.
  */
 import { z } from 'zod'

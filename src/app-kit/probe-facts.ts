@@ -9,10 +9,10 @@
  * covers the event: probe itself does not subscribe), a restart is needed for `method_order` and
  * `title_ids_on_restart`, and calling methods by name needs a client panelbridge does not have.
  */
-import { getCommandSpec, type FieldSpec, type Shape } from './commands.js'
+import { getCommandSpec, type FieldSpec, type Shape } from '../api/commands.js'
 import { PROFILE_FACT_NAMES, type ProfileFact } from './app-profile-facts.js'
-import { parsePlayState } from './protocol.js'
-import type { ReplyShape } from './reply.js'
+import { parsePlayState } from '../api/protocol.js'
+import type { ReplyShape } from '../api/reply.js'
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** One reply probe read (both transports), through the one reply reader. */

@@ -17,11 +17,11 @@
  * the layer state) every POLL, so that a play change shows even when no notification announces it.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { CommandClient } from './client.js'
-import { isCommandError } from './errors.js'
-import { CLIENT_APP_ID, QWC_MESSAGE, QWC_SCHEDULER_OBJECT } from './protocol.js'
-import { QWebChannelClient, type QwcSignalEvent } from './qwebchannel.js'
-import { readReply, ReplyShapeError } from './reply.js'
+import { CommandClient } from '../api/client.js'
+import { isCommandError } from '../api/errors.js'
+import { CLIENT_APP_ID, QWC_MESSAGE, QWC_SCHEDULER_OBJECT } from '../api/protocol.js'
+import { QWebChannelClient, type QwcSignalEvent } from '../api/qwebchannel.js'
+import { readReply, ReplyShapeError } from '../api/reply.js'
 import { CaptureRecorder, redactCaptureText, redactValue } from './probe-capture.js'
 import {
   checkAssumptions,

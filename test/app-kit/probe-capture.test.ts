@@ -1,5 +1,5 @@
 /**
- * probe's capture (src/api/probe-capture.ts): secrets out (at any depth, inside JSON text nested in a
+ * probe's capture (src/app-kit/probe-capture.ts): secrets out (at any depth, inside JSON text nested in a
  * frame, in variables named like a secret, in RTMP URLs), every bound kept (frames, exchanges,
  * characters per text and in all), and a capture read back with only CaptureError for a bad file.
  */
@@ -15,7 +15,7 @@ import {
   parseCapture,
   redactCaptureText,
   redactValue,
-} from '../../src/api/probe-capture.js'
+} from '../../src/app-kit/probe-capture.js'
 import { deepJsonText } from '../fuzz/harness.js'
 
 const targets = { http: 'http://127.0.0.1:9022', socket: 'ws://127.0.0.1:9023', listenS: 1 }

@@ -1,5 +1,5 @@
 /**
- * probe's reading of what it saw (src/api/probe-facts.ts), on hand-made observations: each fact's
+ * probe's reading of what it saw (src/app-kit/probe-facts.ts), on hand-made observations: each fact's
  * value, `none` only with evidence and a subscription that covers the event, `unchecked` with the
  * reason otherwise; panelbridge's other assumptions held or differing.
  */
@@ -12,10 +12,10 @@ import {
   type ProbeObservations,
   type ReplySeen,
   type TitlePoll,
-} from '../../src/api/probe-facts.js'
-import { factVerdicts } from '../../src/commands/probe.js'
-import { iconDataUrl } from '../../src/simulator/png.js'
-import { getProfile } from '../../src/simulator/profile.js'
+} from '../../src/app-kit/probe-facts.js'
+import { factVerdicts } from '../../src/app-kit/probe-command.js'
+import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
+import { getProfile } from '../../src/app-kit/simulator/profile.js'
 
 const ID = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 const ID2 = '{9c0e4a7b-2d15-4f3e-8a6c-0b1d2e3f4a02}'

@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
 import { CommandClient } from '../../src/api/client.js'
-import { runProbe, type ProbeResult } from '../../src/api/probe.js'
+import { runProbe, type ProbeResult } from '../../src/app-kit/probe.js'
 import { QWebChannelClient } from '../../src/api/qwebchannel.js'
-import { startSimulator } from '../../src/simulator/index.js'
+import { startSimulator } from '../../src/app-kit/simulator/index.js'
 import { frameBytes } from '../../src/wire.js'
 
 const METHODS: [string, number][] = [

@@ -5,11 +5,11 @@
  */
 import { lstatSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
-import { APP_ERRORS, FILE_EXTENSIONS, PLAY_STATES } from '../api/protocol.js'
+import { APP_ERRORS, FILE_EXTENSIONS, PLAY_STATES } from '../../api/protocol.js'
 import type { VideoFormat } from './seed.js'
 import { refused, REFUSALS } from './refusals.js'
 import { HandlerError, type SimTitle, type SimVariable } from './types.js'
-import { isRecord } from '../wire.js'
+import { isRecord } from '../../wire.js'
 import { readZipEntry, writeZip } from './zip.js'
 import { THUMBNAIL_JPEG } from './png.js'
 import { checkCount, checkName, MAX_INPUTS_PER_TITLE, MAX_VARIABLES_PER_TITLE } from './limits.js'

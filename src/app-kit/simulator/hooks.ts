@@ -5,7 +5,7 @@
  * test in another process can see exactly what reached the application.
  */
 import { appendFileSync } from 'node:fs'
-import { redact } from '../redact.js'
+import { redact } from '../../redact.js'
 
 /**
  * How many commands the in-memory log keeps by default (the newest). Tests read it; the daemon's

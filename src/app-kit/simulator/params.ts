@@ -2,7 +2,7 @@
  * Reading command parameters. A GET carries strings only; `POST /api` and the WebSocket's
  * scheduleCommand may carry numbers, booleans, arrays and objects. Every reader accepts both.
  */
-import { APP_ERRORS } from '../api/protocol.js'
+import { APP_ERRORS } from '../../api/protocol.js'
 import { HandlerError } from './types.js'
 
 export type RawParams = Record<string, unknown>

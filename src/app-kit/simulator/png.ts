@@ -3,8 +3,8 @@
  * fixed JPEG for project thumbnails.
  */
 import { crc32, deflateSync } from 'node:zlib'
-import { APP_ERRORS } from '../api/protocol.js'
-import { LruMap } from '../lru.js'
+import { APP_ERRORS } from '../../api/protocol.js'
+import { LruMap } from '../../lru.js'
 import { HandlerError } from './types.js'
 
 /** Largest icon side the simulator draws, pixels (bigger requests are refused as 'invalid params'). */

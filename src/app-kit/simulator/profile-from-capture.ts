@@ -7,8 +7,8 @@
 import { readFileSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { stringify } from 'yaml'
-import { CAPTURE_MAX_FILE_BYTES, CaptureError, parseCapture, type ParsedCapture } from '../api/probe-capture.js'
-import { isRecord } from '../wire.js'
+import { CAPTURE_MAX_FILE_BYTES, CaptureError, parseCapture, type ParsedCapture } from '../probe-capture.js'
+import { isRecord } from '../../wire.js'
 import {
   DEFAULT_PROFILE,
   getProfile,

@@ -5,8 +5,8 @@
  * (`http_reply`). The scheduler's methods and signals are `scheduler.ts`'s; method naming and order
  * are `qwebchannel-server.ts`'s.
  */
-import type { PlayState } from '../api/protocol.js'
-import { isRecord } from '../wire.js'
+import type { PlayState } from '../../api/protocol.js'
+import { isRecord } from '../../wire.js'
 import type { ProfileFacts } from './profile.js'
 import type { Reply } from './types.js'
 

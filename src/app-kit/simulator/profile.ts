@@ -13,19 +13,20 @@ import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
-import { PROFILE_FACTS, PROFILE_FACT_NAMES, type ProfileFact, type ProfileFacts } from '../api/app-profile-facts.js'
+import { DEFAULT_APP_PROFILE as DEFAULT_PROFILE } from '../../defaults.js'
+import { PROFILE_FACTS, PROFILE_FACT_NAMES, type ProfileFact, type ProfileFacts } from '../app-profile-facts.js'
 
 /** Where the shipped profiles live (`config/app-profiles`, found from this file in `src` or `dist`). */
-export const PROFILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'app-profiles')
-/** The profile the simulator plays when none is named: the current Captivate as NewBlue's module sees it. */
-export const DEFAULT_PROFILE = 'captivate'
+export const PROFILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'config', 'app-profiles')
+/** The profile the simulator plays when none is named (in `src/defaults.ts`, which `probe`'s help reads too). */
+export { DEFAULT_PROFILE }
 /** Largest profile file read, bytes. */
 export const MAX_PROFILE_FILE_BYTES = 64 * 1024
 /** Longest chain of `based_on`. */
 const MAX_BASE_DEPTH = 8
 
-// The facts' vocabulary (names and values) lives in the api layer, so that `panelbridge probe`'s
-// observations of a real application use the very same names without importing the simulator.
+// The facts' vocabulary (names and values) lives beside the simulator (`../app-profile-facts.ts`), so that
+// `panelbridge probe`'s observations of a real application use the very same names without importing it.
 export { PROFILE_FACTS, PROFILE_FACT_NAMES, type ProfileFact, type ProfileFacts }
 
 /** What `notifyClientConnected` answers (protocol notes 1.3), as JSON text. */

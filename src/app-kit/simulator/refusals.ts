@@ -9,7 +9,7 @@
  * transition table says a command needs (an opened input, a stream running, an armed input, replay
  * mode, playback mode, a confirmation), all in this one table.
  */
-import { refusalText } from '../api/protocol.js'
+import { refusalText } from '../../api/protocol.js'
 import { HandlerError } from './types.js'
 
 /** ASSUMED (see the header): the reason for each refusal. */

@@ -17,8 +17,8 @@
  * and one sample feedback state, captivate.js 576-585): they live here, once.
  */
 import { crc32, deflateSync } from 'node:zlib'
-import { isOnAir, type PlayState, type ScheduleAction } from '../api/protocol.js'
-import { isRecord } from '../wire.js'
+import { isOnAir, type PlayState, type ScheduleAction } from '../../api/protocol.js'
+import { isRecord } from '../../wire.js'
 import { iconDataUrl } from './png.js'
 import type { SimTitle } from './types.js'
 

@@ -9,7 +9,7 @@
  * bad value is 'invalid params'.
  * Every time is in seconds inside the buffer [0, bufferLength] (default 20 s).
  */
-import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS, type ReplayState } from '../api/protocol.js'
+import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS, type ReplayState } from '../../api/protocol.js'
 import { refused, REFUSALS } from './refusals.js'
 import { HandlerError } from './types.js'
 

@@ -13,11 +13,11 @@
  *
  * Every method call that reaches the application is written to the command log with transport
  * `qwebchannel` (the `log` option). NewBlue's Captivate Companion module (S1, d064e20) runs against this
- * object in `test/interop/`; the lines of S1 each piece follows are cited where it is built.
+ * object in `test/app-kit/interop/`; the lines of S1 each piece follows are cited where it is built.
  */
-import { APP_ERRORS, QWC_NOTIFY_SIGNAL, QWC_SCHEDULER_OBJECT } from '../api/protocol.js'
+import { APP_ERRORS, QWC_NOTIFY_SIGNAL, QWC_SCHEDULER_OBJECT } from '../../api/protocol.js'
 import type { EventEmitter } from 'eventemitter3'
-import { isRecord } from '../wire.js'
+import { isRecord } from '../../wire.js'
 import type { CommandTransport } from './hooks.js'
 import { toText } from './params.js'
 import { getProfile, schedulerMethods, schedulerSignals, type ProfileFacts, type SimProfile } from './profile.js'

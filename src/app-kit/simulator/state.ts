@@ -11,9 +11,9 @@ import {
   SIM_DEFAULT_ANIMATION_MS,
   type PlayState,
   type ScheduleAction,
-} from '../api/protocol.js'
-import { createLogger } from '../log.js'
-import { isRecord } from '../wire.js'
+} from '../../api/protocol.js'
+import { createLogger } from '../../log.js'
+import { isRecord } from '../../wire.js'
 import { HANDLERS } from './handlers/index.js'
 import { checkCount, checkName, MAX_TITLES } from './limits.js'
 import { Params, type RawParams } from './params.js'

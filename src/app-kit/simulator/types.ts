@@ -1,7 +1,7 @@
 /**
  * Shared types of the simulator: the title model, the reply envelope and the handler signature.
  */
-import type { PlayState } from '../api/protocol.js'
+import type { PlayState } from '../../api/protocol.js'
 
 /** Variable kinds seen in getTitleControlInfo (protocol notes 4.2). */
 export type VariableType = 'text' | 'image' | 'color' | 'visible'

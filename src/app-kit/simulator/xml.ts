@@ -11,8 +11,8 @@
  * MAX_XML_ATTRIBUTES per element; no declarations (`<!DOCTYPE`, `<!ENTITY`, comments, CDATA), only the
  * five predefined entities and character references. Anything else is an error reply, never a throw.
  */
-import { SCHEDULE_ACTIONS, type ScheduleAction } from '../api/protocol.js'
-import { isRecord } from '../wire.js'
+import { SCHEDULE_ACTIONS, type ScheduleAction } from '../../api/protocol.js'
+import { isRecord } from '../../wire.js'
 
 /** Longest command text read, characters. */
 export const MAX_XML_CHARS = 64 * 1024

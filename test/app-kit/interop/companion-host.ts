@@ -240,8 +240,8 @@ export function splitRgb(color: number | string): { r: number; g: number; b: num
 
 const standIn = { InstanceBase, InstanceStatus, runEntrypoint, splitRgb }
 
-/** Where the vendored module lives (vendor/ at the repository root: NewBlue's code, not a test of ours). */
-export const MODULE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'vendor', 'newblue-captivate')
+/** Where the vendored module lives (src/app-kit/vendor/, beside the simulator: NewBlue's code, not a test of ours). */
+export const MODULE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../src/app-kit/vendor/newblue-captivate')
 const STAND_IN_FILE = join(MODULE_DIR, '@companion-module-base.stand-in.js')
 
 type ResolveFilename = (request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]) => string

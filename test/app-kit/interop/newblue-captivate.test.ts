@@ -1,6 +1,6 @@
 /**
  * NewBlue's own Companion module for Captivate (S1, `jacouby/companion-module-newblue-captivate` at
- * d064e20, vendored unmodified in `vendor/newblue-captivate/`) against the simulator, with a minimal stand-in
+ * d064e20, vendored unmodified in `src/app-kit/vendor/newblue-captivate/`) against the simulator, with a minimal stand-in
  * for Companion's host (`companion-host.ts`), in every profile whose facts claim the automation
  * registry: it connects, lists the titles, decodes their 72×72 thumbnails, builds its actions,
  * feedbacks and presets from the registry, follows a play change made over HTTP through
@@ -11,9 +11,14 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Jimp } from 'jimp'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
-import { loadProfiles } from '../../src/simulator/profile.js'
-import { ACTOR_PREFIX, REGISTRY_ACTIONS, REGISTRY_FEEDBACKS, REGISTRY_SCOPE } from '../../src/simulator/registry.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
+import { loadProfiles } from '../../../src/app-kit/simulator/profile.js'
+import {
+  ACTOR_PREFIX,
+  REGISTRY_ACTIONS,
+  REGISTRY_FEEDBACKS,
+  REGISTRY_SCOPE,
+} from '../../../src/app-kit/simulator/registry.js'
 import {
   hostOf,
   loadNewBlueCaptivate,

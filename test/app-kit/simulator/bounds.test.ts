@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { FILE_FORMAT } from '../../src/simulator/files.js'
+import { FILE_FORMAT } from '../../../src/app-kit/simulator/files.js'
 import {
   MAX_INPUTS_PER_TITLE,
   MAX_NAME_CHARS,
@@ -15,9 +15,9 @@ import {
   MAX_SENDERS,
   MAX_TITLES,
   MAX_VARIABLES_PER_TITLE,
-} from '../../src/simulator/limits.js'
-import { ICON_CACHE_ENTRIES, iconCacheStats } from '../../src/simulator/png.js'
-import { SimulatorState } from '../../src/simulator/state.js'
+} from '../../../src/app-kit/simulator/limits.js'
+import { ICON_CACHE_ENTRIES, iconCacheStats } from '../../../src/app-kit/simulator/png.js'
+import { SimulatorState } from '../../../src/app-kit/simulator/state.js'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -1,13 +1,13 @@
 /** Every contract command and every catalogue entry has a simulator handler that answers. */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { COMMAND_NAMES } from '../../src/api/commands.js'
-import { APP_ERRORS } from '../../src/api/protocol.js'
-import { SIMULATOR_COMMANDS } from '../../src/simulator/index.js'
+import { COMMAND_NAMES } from '../../../src/api/commands.js'
+import { APP_ERRORS } from '../../../src/api/protocol.js'
+import { SIMULATOR_COMMANDS } from '../../../src/app-kit/simulator/index.js'
 import { useTestSim } from './helpers.js'
 
 const fixture = JSON.parse(
-  readFileSync(new URL('../fixtures/contract-commands.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../fixtures/contract-commands.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>
 const CONTRACT = Object.values(fixture).filter(Array.isArray).flat() as string[]
 

@@ -1,6 +1,6 @@
 /** Every error string of the contract's Errors table, exactly, in the condition it names. */
 import { describe, expect, it } from 'vitest'
-import { APP_ERRORS } from '../../src/api/protocol.js'
+import { APP_ERRORS } from '../../../src/api/protocol.js'
 import { useTestSim } from './helpers.js'
 
 const t = useTestSim('file')

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import * as files from '../../src/simulator/files.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import * as files from '../../../src/app-kit/simulator/files.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
 
 interface Setup {
   sim: SimulatorHandle

@@ -3,7 +3,7 @@
  * tests are elsewhere; these speak HTTP directly so that they test the simulator alone.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, onTestFinished } from 'vitest'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
 
 /** A reply body read loosely by assertions (JSON of any shape). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read JSON replies of any shape

@@ -6,9 +6,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { CommandClient } from '../../src/api/client.js'
-import { startSimulator } from '../../src/simulator/index.js'
-import { runCli } from '../helpers/cli.js'
+import { CommandClient } from '../../../src/api/client.js'
+import { startSimulator } from '../../../src/app-kit/simulator/index.js'
+import { runCli } from '../../helpers/cli.js'
 
 async function setup(options: Parameters<typeof startSimulator>[0] = {}) {
   const sim = await startSimulator(options)

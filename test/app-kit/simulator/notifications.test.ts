@@ -1,6 +1,6 @@
 /** The contract's five subscription rules, over HTTP. */
 import { describe, expect, it } from 'vitest'
-import { APP_ERRORS, DEFAULT_SENDER_EVENTS } from '../../src/api/protocol.js'
+import { APP_ERRORS, DEFAULT_SENDER_EVENTS } from '../../../src/api/protocol.js'
 import { useTestSim, type Json } from './helpers.js'
 
 const t = useTestSim()

@@ -7,12 +7,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { Daemon } from '../../src/daemon/daemon.js'
-import type { LogRecord } from '../../src/log.js'
-import { captureLogs } from '../helpers/logs.js'
-import { loadConfigText } from '../../src/mappings/load.js'
-import { appProfileNames } from '../../src/mappings/schema.js'
-import { profileNames } from '../../src/simulator/profile.js'
+import { Daemon } from '../../../src/daemon/daemon.js'
+import type { LogRecord } from '../../../src/log.js'
+import { captureLogs } from '../../helpers/logs.js'
+import { loadConfigText } from '../../../src/mappings/load.js'
+import { appProfileNames } from '../../../src/mappings/schema.js'
+import { profileNames } from '../../../src/app-kit/simulator/profile.js'
 
 const config = (simulate: string): string => `version: 1
 app:

@@ -1,5 +1,5 @@
 /**
- * Application profiles as data (`src/simulator/profile.ts`, `config/app-profiles/`): every shipped
+ * Application profiles as data (`src/app-kit/simulator/profile.ts`, `config/app-profiles/`): every shipped
  * profile resolves, every fact has a source, `based_on` fills what a file leaves out, and a bad file
  * is refused at its line and column.
  */
@@ -16,7 +16,7 @@ import {
   profileNames,
   ProfileError,
   schedulerMethods,
-} from '../../src/simulator/profile.js'
+} from '../../../src/app-kit/simulator/profile.js'
 
 const dirs: string[] = []
 afterEach(async () => {

@@ -2,8 +2,8 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { APP_ERRORS } from '../../src/api/protocol.js'
-import { readZipEntry } from '../../src/simulator/zip.js'
+import { APP_ERRORS } from '../../../src/api/protocol.js'
+import { readZipEntry } from '../../../src/app-kit/simulator/zip.js'
 import { pluck, useTestSim, titleNames, type Json } from './helpers.js'
 
 const t = useTestSim()

@@ -1,10 +1,10 @@
 /**
  * The instant-replay state machine: every row of the contract's transition table, and each refusal with
- * its reason ('bad request: <reason>', the reasons ASSUMED in src/simulator/refusals.ts).
+ * its reason ('bad request: <reason>', the reasons ASSUMED in src/app-kit/simulator/refusals.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS } from '../../src/api/protocol.js'
-import { REFUSALS } from '../../src/simulator/refusals.js'
+import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS } from '../../../src/api/protocol.js'
+import { REFUSALS } from '../../../src/app-kit/simulator/refusals.js'
 import { useTestSim, type Json, pluck } from './helpers.js'
 
 const t = useTestSim()

@@ -5,9 +5,9 @@
  * commands, the signals that follow changes, and the command log for every call on the socket.
  */
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { QWebChannelClient, type QwcSignalEvent } from '../../src/api/qwebchannel.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
-import { getProfile, profileNames, schedulerMethods, schedulerSignals } from '../../src/simulator/profile.js'
+import { QWebChannelClient, type QwcSignalEvent } from '../../../src/api/qwebchannel.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
+import { getProfile, profileNames, schedulerMethods, schedulerSignals } from '../../../src/app-kit/simulator/profile.js'
 import {
   ACTOR_PREFIX,
   IMAGE_SET_NAME,
@@ -16,9 +16,9 @@ import {
   REGISTRY_ACTIONS,
   REGISTRY_FEEDBACKS,
   REGISTRY_SCOPE,
-} from '../../src/simulator/registry.js'
-import { startQWebChannelSimulator } from '../../src/simulator/scheduler.js'
-import { SimulatorState } from '../../src/simulator/state.js'
+} from '../../../src/app-kit/simulator/registry.js'
+import { startQWebChannelSimulator } from '../../../src/app-kit/simulator/scheduler.js'
+import { SimulatorState } from '../../../src/app-kit/simulator/state.js'
 import type { Json } from './helpers.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'

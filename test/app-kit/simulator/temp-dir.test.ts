@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { runNode } from '../helpers/cli.js'
+import { runNode } from '../../helpers/cli.js'
 
-const SIMULATOR = pathToFileURL(fileURLToPath(new URL('../../src/simulator/index.ts', import.meta.url))).href
+const SIMULATOR = pathToFileURL(fileURLToPath(new URL('../../../src/app-kit/simulator/index.ts', import.meta.url))).href
 
 type Ending = 'throw' | 'SIGTERM' | 'SIGINT' | 'exit'
 

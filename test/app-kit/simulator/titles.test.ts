@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { APP_ERRORS } from '../../src/api/protocol.js'
+import { APP_ERRORS } from '../../../src/api/protocol.js'
 import { useTestSim, titleNames, type Json, pluck } from './helpers.js'
 
 const t = useTestSim()

@@ -1,7 +1,7 @@
 /** Video inputs, the output device and streaming. */
 import { describe, expect, it } from 'vitest'
-import { APP_ERRORS } from '../../src/api/protocol.js'
-import { setLogSink, type LogRecord } from '../../src/log.js'
+import { APP_ERRORS } from '../../../src/api/protocol.js'
+import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { pluck, useTestSim } from './helpers.js'
 
 const t = useTestSim()

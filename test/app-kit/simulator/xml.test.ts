@@ -1,5 +1,5 @@
 /**
- * The legacy XML command reader and writer (`src/simulator/xml.ts`): bounded, strict, never a throw
+ * The legacy XML command reader and writer (`src/app-kit/simulator/xml.ts`): bounded, strict, never a throw
  * other than its own error for any text, and what it writes it reads back.
  */
 import fc from 'fast-check'
@@ -13,8 +13,8 @@ import {
   replyXml,
   scheduleCommandXml,
   XmlCommandError,
-} from '../../src/simulator/xml.js'
-import { expectMapping } from '../helpers/table.js'
+} from '../../../src/app-kit/simulator/xml.js'
+import { expectMapping } from '../../helpers/table.js'
 
 const attrName = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/).filter((n) => n !== 'command')
 const anyText = fc.string({ unit: 'grapheme', maxLength: 40 })

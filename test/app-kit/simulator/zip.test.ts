@@ -1,10 +1,10 @@
 /**
- * The simulator's project packages (src/simulator/zip.ts, through fflate): what it writes is a plain
+ * The simulator's project packages (src/app-kit/simulator/zip.ts, through fflate): what it writes is a plain
  * zip with stored entries; it reads stored and deflated entries, bounded.
  */
 import { zipSync } from 'fflate'
 import { describe, expect, it } from 'vitest'
-import { MAX_ZIP_ENTRY_BYTES, readZipEntry, writeZip } from '../../src/simulator/zip.js'
+import { MAX_ZIP_ENTRY_BYTES, readZipEntry, writeZip } from '../../../src/app-kit/simulator/zip.js'
 
 const LOCAL_SIG = 0x04034b50
 

@@ -2,7 +2,7 @@
  * Notification commands: subscribe, unSubscribe, getSubscriptions (contract: Notification commands,
  * rules 1–5).
  */
-import { APP_ERRORS } from '../../api/protocol.js'
+import { APP_ERRORS } from '../../../api/protocol.js'
 import { flagText, type Params } from '../params.js'
 import type { Handler, Sender, SimulatorState } from '../state.js'
 import { checkCount, checkName, MAX_SENDER_ITEMS, MAX_SENDERS } from '../limits.js'

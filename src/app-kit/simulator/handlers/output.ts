@@ -3,7 +3,7 @@
  * The stream key is checked for presence and then forgotten: it is never stored, echoed or logged.
  */
 import { join } from 'node:path'
-import { APP_ERRORS } from '../../api/protocol.js'
+import { APP_ERRORS } from '../../../api/protocol.js'
 import { OUTPUT_DEVICES } from '../seed.js'
 import type { Handler } from '../state.js'
 import { refused, REFUSALS } from '../refusals.js'

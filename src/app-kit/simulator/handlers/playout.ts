@@ -2,7 +2,7 @@
  * Playing titles and reading their state, from the protocol notes (4.1, 4.2): schedule,
  * getTitleControlInfo, readTitle, getPlayStatus, getTitlesPlayStatus, getInputsPlayStatus.
  */
-import { APP_ERRORS, SCHEDULE_ACTIONS, type PlayState, type ScheduleAction } from '../../api/protocol.js'
+import { APP_ERRORS, SCHEDULE_ACTIONS, type PlayState, type ScheduleAction } from '../../../api/protocol.js'
 import { flagText, readVariables, type Params } from '../params.js'
 import { iconDataUrl, iconSide } from '../png.js'
 import type { Handler, SimulatorState } from '../state.js'

@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs'
 import { basename, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { APP_ERRORS, FILE_EXTENSIONS } from '../../api/protocol.js'
+import { APP_ERRORS, FILE_EXTENSIONS } from '../../../api/protocol.js'
 import {
   readLayerListFile,
   readProjectFile,

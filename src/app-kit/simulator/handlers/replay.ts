@@ -2,7 +2,7 @@
  * Instant replay commands (contract: 18) over the ReplayModel state machine. Parameter names are the
  * assumed ones of decisions.md: `inputs`, `enable`, `position`, `speed`, `settings`.
  */
-import { APP_ERRORS } from '../../api/protocol.js'
+import { APP_ERRORS } from '../../../api/protocol.js'
 import type { Params } from '../params.js'
 import type { Handler } from '../state.js'
 import { HandlerError } from '../types.js'

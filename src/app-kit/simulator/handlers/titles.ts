@@ -2,7 +2,7 @@
  * Title commands (contract: Title commands, 13): create, copy, load, save, rename, reorder, select,
  * delete, inputs, designer, timeline duration.
  */
-import { APP_ERRORS, FILE_EXTENSIONS } from '../../api/protocol.js'
+import { APP_ERRORS, FILE_EXTENSIONS } from '../../../api/protocol.js'
 import { readTitleFile, resolveFile, storeTitle, titleFromStore, writeTitleFile } from '../files.js'
 import { checkCount, checkName, MAX_INPUTS_PER_TITLE } from '../limits.js'
 import type { Params } from '../params.js'

@@ -1,7 +1,7 @@
 /**
  * Video input commands (contract: Video input commands, 7).
  */
-import { APP_ERRORS } from '../../api/protocol.js'
+import { APP_ERRORS } from '../../../api/protocol.js'
 import { flagText, type Params } from '../params.js'
 import { iconSide, solidPng } from '../png.js'
 import type { SimVideoIn } from '../seed.js'

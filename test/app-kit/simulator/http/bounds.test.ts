@@ -5,8 +5,8 @@
  */
 import { connect } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { MAX_BODY_BYTES, startHttpServer } from '../../../src/simulator/http.js'
-import { type SimulatorHandle } from '../../../src/simulator/index.js'
+import { MAX_BODY_BYTES, startHttpServer } from '../../../../src/app-kit/simulator/http.js'
+import { type SimulatorHandle } from '../../../../src/app-kit/simulator/index.js'
 import { simulatorForTest } from '../helpers.js'
 
 const sim = (): Promise<SimulatorHandle> => simulatorForTest(10)
@@ -89,7 +89,7 @@ describe('simulator HTTP: oversized requests get a real reply (finding 7)', () =
 
   it('the default time-outs are the named constants', async () => {
     const s = await sim()
-    const { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } = await import('../../../src/simulator/http.js')
+    const { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } = await import('../../../../src/app-kit/simulator/http.js')
     const http = await startHttpServer(s.state, 0, '127.0.0.1')
     onTestFinished(() => http.close())
     expect(http.server.headersTimeout).toBe(HEADERS_TIMEOUT_MS)

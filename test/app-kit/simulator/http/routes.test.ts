@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { APP_ERRORS } from '../../../src/api/protocol.js'
-import { startSimulator } from '../../../src/simulator/index.js'
+import { APP_ERRORS } from '../../../../src/api/protocol.js'
+import { startSimulator } from '../../../../src/app-kit/simulator/index.js'
 import { startTestSim, type TestSim } from '../helpers.js'
 
 let t: TestSim

@@ -6,11 +6,14 @@
 import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it, vi, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
-import { QWC_MESSAGE } from '../../../src/api/protocol.js'
-import { QWebChannelServer, type QWebChannelServerOptions } from '../../../src/simulator/qwebchannel-server.js'
-import { startSimulator } from '../../../src/simulator/index.js'
-import { openJsonSocket } from '../../helpers/json-socket.js'
-import { untilFound } from '../../helpers/until.js'
+import { QWC_MESSAGE } from '../../../../src/api/protocol.js'
+import {
+  QWebChannelServer,
+  type QWebChannelServerOptions,
+} from '../../../../src/app-kit/simulator/qwebchannel-server.js'
+import { startSimulator } from '../../../../src/app-kit/simulator/index.js'
+import { openJsonSocket } from '../../../helpers/json-socket.js'
+import { untilFound } from '../../../helpers/until.js'
 
 afterEach(() => {
   vi.useRealTimers()

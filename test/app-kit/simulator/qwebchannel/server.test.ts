@@ -4,10 +4,10 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
-import { QWebChannelClient, QWebChannelError } from '../../../src/api/qwebchannel.js'
-import { SIM_CLIENT_INFO } from '../../../src/simulator/scheduler.js'
-import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
-import { openJsonSocket } from '../../helpers/json-socket.js'
+import { QWebChannelClient, QWebChannelError } from '../../../../src/api/qwebchannel.js'
+import { SIM_CLIENT_INFO } from '../../../../src/app-kit/simulator/scheduler.js'
+import { startSimulator, type SimulatorHandle } from '../../../../src/app-kit/simulator/index.js'
+import { openJsonSocket } from '../../../helpers/json-socket.js'
 import { simulatorForTest } from '../helpers.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
