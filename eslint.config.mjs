@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    // vendor/newblue-captivate: NewBlue's module, vendored unmodified (its own style, plain JS).
+    // src/app-kit/vendor/newblue-captivate: NewBlue's module, vendored unmodified (its own style, plain JS).
     ignores: [
       'dist/**',
       'node_modules/**',
@@ -13,7 +13,7 @@ export default tseslint.config(
       'test-output/**',
       'build/**',
       '**/*.mjs',
-      'vendor/newblue-captivate/**',
+      'src/app-kit/vendor/**',
     ],
   },
   js.configs.recommended,

@@ -19,7 +19,7 @@ import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CommandClient } from '../src/api/client.js'
-import { startSimulator } from '../src/simulator/index.js'
+import { startSimulator } from '../src/app-kit/simulator/index.js'
 import { startSimulatorProcess } from './sim-process.js'
 import { median, percentile } from './stats.js'
 

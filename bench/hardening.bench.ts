@@ -24,7 +24,7 @@ import { isCommandError } from '../src/api/errors.js'
 import { parseNotification } from '../src/api/notifications.js'
 import { QWC_MESSAGE } from '../src/api/protocol.js'
 import { createLogger, setLogSink, type LogRecord } from '../src/log.js'
-import { startSimulator } from '../src/simulator/index.js'
+import { startSimulator } from '../src/app-kit/simulator/index.js'
 import { frameBytes } from '../src/wire.js'
 
 /** Growth allowed per case, MB (issue 9). */

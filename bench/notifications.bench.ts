@@ -17,7 +17,7 @@ import { AppState } from '../src/api/app-state.js'
 import { NotificationLink } from '../src/api/notifications.js'
 import { QWebChannelClient } from '../src/api/qwebchannel.js'
 import { setLogLevel } from '../src/log.js'
-import { startSimulator, type SimulatorHandle } from '../src/simulator/index.js'
+import { startSimulator, type SimulatorHandle } from '../src/app-kit/simulator/index.js'
 import { median, percentile } from './stats.js'
 
 const QUICK = process.env.BENCH_QUICK === '1'

@@ -15,3 +15,9 @@ export const SYSTEM_CONFIG = '/etc/panelbridge/config.yaml'
  * systemd unit's TimeoutStopSec is above it (test/ops/systemd-unit.test.ts).
  */
 export const STOP_BOUND_MS = 3000
+/**
+ * The application profile (`config/app-profiles/`) the simulator plays when none is named, and the one
+ * `probe` compares a real application with: the current Captivate as NewBlue's module sees it. Here, not
+ * in the simulator's modules, so that `probe --help` names it without loading them.
+ */
+export const DEFAULT_APP_PROFILE = 'captivate'

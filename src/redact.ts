@@ -1,6 +1,6 @@
 /**
  * Secrets out and sizes bounded, for anything that is written down: log records (src/log.ts), error
- * messages (src/api/errors.ts) and the simulator's command log (src/simulator/hooks.ts). It imports
+ * messages (src/api/errors.ts) and the simulator's command log (src/app-kit/simulator/hooks.ts). It imports
  * nothing, so a module that only needs to hide a secret does not load the logger.
  *
  * - Values under secret-looking keys (streamKey, token, password, Authorization, ...) become `***`,

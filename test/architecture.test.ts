@@ -1,7 +1,7 @@
 /**
  * The layer boundaries of shared/design/architecture.md, checked on the source: src/api and
  * src/surfaces never import each other, neither imports src/mappings, and only the CLI/daemon may
- * import the simulator. And the driver families: each family's knowledge stays in its two places
+ * import the application kit. And the driver families: each family's knowledge stays in its two places
  * (the rule is written above `describe('driver families')`).
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -31,10 +31,10 @@ function layerOf(path: string): string {
 }
 
 const forbidden: Record<string, string[]> = {
-  api: ['surfaces', 'mappings', 'simulator'],
-  surfaces: ['api', 'mappings', 'simulator'],
-  mappings: ['simulator'],
-  simulator: ['surfaces', 'mappings'],
+  api: ['surfaces', 'mappings', 'app-kit'],
+  surfaces: ['api', 'mappings', 'app-kit'],
+  mappings: ['app-kit'],
+  'app-kit': ['surfaces', 'mappings'],
 }
 
 describe('layer boundaries', () => {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, helpText, parseCli } from '../src/cli.js'
 import { SUBCOMMANDS } from '../src/commands/index.js'
 import { parseSimArgs, simCommand } from '../src/commands/sim.js'
-import { startSimulator } from '../src/simulator/index.js'
+import { startSimulator } from '../src/app-kit/simulator/index.js'
 import { runCli, type CliChild } from './helpers/cli.js'
 import { until } from './helpers/until.js'
 

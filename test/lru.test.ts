@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { LruMap } from '../src/lru.js'
 import { Logger } from '../src/log.js'
 import { expectMapping } from './helpers/table.js'
-import { ICON_CACHE_ENTRIES, iconCacheStats, iconDataUrl } from '../src/simulator/png.js'
+import { ICON_CACHE_ENTRIES, iconCacheStats, iconDataUrl } from '../src/app-kit/simulator/png.js'
 
 const weighed = (maxEntries: number, maxWeight: number) =>
   new LruMap<string, string>(maxEntries, { maxWeight, weigh: (v) => v.length })

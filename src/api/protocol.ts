@@ -113,7 +113,7 @@ export const APP_ERRORS = {
 
 /**
  * A refusal with its reason, as the simulator answers one: `bad request: <reason>` (the reasons are
- * src/simulator/refusals.ts's, ASSUMED).
+ * src/app-kit/simulator/refusals.ts's, ASSUMED).
  */
 export function refusalText(reason: string): string {
   return `${APP_ERRORS.badRequest}: ${reason}`

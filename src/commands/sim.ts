@@ -10,9 +10,9 @@ import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from '..
 import { DEFAULT_LISTEN_HOST } from '../defaults.js'
 import { createLogger } from '../log.js'
 import { writeFile } from 'node:fs/promises'
-import type { SimulatorHandle } from '../simulator/index.js'
-import { listenRefusal, refusalCause } from '../simulator/listen-refusal.js'
-import type { SimProfile } from '../simulator/profile.js'
+import type { SimulatorHandle } from '../app-kit/simulator/index.js'
+import type { SimProfile } from '../app-kit/simulator/profile.js'
+import { listenRefusal, refusalCause } from '../listen-refusal.js'
 import { portArg, UsageError, usageFailure, wholeNumberArg } from './args.js'
 import type { Subcommand } from './subcommand.js'
 import { untilStopped } from './until-stopped.js'
@@ -108,7 +108,7 @@ async function runSim(argv: readonly string[]): Promise<number> {
   const cmd = parseSimArgs(argv)
   if (cmd.kind === 'error') return usage(cmd.message)
   // Loaded here, not at the top: every other subcommand starts without the simulator's modules.
-  const profiles = await import('../simulator/profile.js')
+  const profiles = await import('../app-kit/simulator/profile.js')
   let all: ReadonlyMap<string, { name: string; summary: string }>
   try {
     all = profiles.loadProfiles()
@@ -138,7 +138,7 @@ async function runSim(argv: readonly string[]): Promise<number> {
   let sim: SimulatorHandle
   try {
     sim = await (
-      await import('../simulator/index.js')
+      await import('../app-kit/simulator/index.js')
     ).startSimulator({
       httpPort: cmd.httpPort,
       wsPort: cmd.wsPort,
@@ -177,8 +177,8 @@ async function runSim(argv: readonly string[]): Promise<number> {
  * cannot be read; 0 once `--write-profile` has written it as a profile file.
  */
 async function profileOfCapture(file: string, writeTo: string | undefined): Promise<SimProfile | number> {
-  const { CaptureError } = await import('../api/probe-capture.js')
-  const { profileFromCaptureFile, profileToYaml } = await import('../simulator/profile-from-capture.js')
+  const { CaptureError } = await import('../app-kit/probe-capture.js')
+  const { profileFromCaptureFile, profileToYaml } = await import('../app-kit/simulator/profile-from-capture.js')
   let profile: SimProfile
   try {
     profile = profileFromCaptureFile(file)

@@ -14,9 +14,9 @@ import { NotificationLink } from '../api/notifications.js'
 import { DEFAULT_WS_PORT } from '../api/protocol.js'
 import type { Logger } from '../log.js'
 import type { Config } from '../mappings/schema.js'
-import type { SimulatorHandle } from '../simulator/index.js'
+import type { SimulatorHandle } from '../app-kit/simulator/index.js'
 import type { DaemonMetrics } from './api.js'
-import { listenRefusal, refusalCause } from '../simulator/listen-refusal.js'
+import { listenRefusal, refusalCause } from '../listen-refusal.js'
 import { isAddressInUse, type Prepared } from './prepared.js'
 import { lateImport } from '../installed.js'
 
@@ -190,7 +190,7 @@ async function startSimulatorFor(
   }
   // Loaded only when asked for: a daemon driving the real application never holds the simulator's code.
   // From the tree the daemon started from: refused (the reload with it) once that tree was replaced.
-  const { startSimulator } = await lateImport('the simulator', () => import('../simulator/index.js'))
+  const { startSimulator } = await lateImport('the simulator', () => import('../app-kit/simulator/index.js'))
   const simulator = await startSimulator({
     host: url.hostname,
     // The daemon never reads the simulator's in-memory command log: keeping it would only grow.

@@ -272,7 +272,7 @@ export const surface = surfaceSchema
 let profileNamesRead: readonly string[] | undefined
 /**
  * The application profiles the simulator can play: the names of `config/app-profiles/*.yaml` (a
- * profile's name is its file's, `src/simulator/profile.ts`, which this layer may not import; a test
+ * profile's name is its file's, `src/app-kit/simulator/profile.ts`, which this layer may not import; a test
  * holds the two lists equal). Read once; a folder that cannot be read knows no profile.
  */
 export function appProfileNames(): readonly string[] {

@@ -138,7 +138,7 @@ describe('checkParams', () => {
 
 describe('commands the catalogue lacks', () => {
   it('are sent as written with unlisted: true (the application answers), and refused without it', async () => {
-    const { startSimulator } = await import('../../src/simulator/index.js')
+    const { startSimulator } = await import('../../src/app-kit/simulator/index.js')
     const sim = await startSimulator()
     const c = new CommandClient({ baseUrl: sim.httpUrl })
     try {

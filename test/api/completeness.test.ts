@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { COMMAND_NAMES } from '../../src/api/commands.js'
-import { SIMULATOR_COMMANDS } from '../../src/simulator/index.js'
+import { SIMULATOR_COMMANDS } from '../../src/app-kit/simulator/index.js'
 
 const fixture = JSON.parse(
   readFileSync(new URL('../fixtures/contract-commands.json', import.meta.url), 'utf8'),

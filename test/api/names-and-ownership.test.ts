@@ -7,7 +7,7 @@ import { AppState, type AppStateEvents } from '../../src/api/app-state.js'
 import { NotificationLink } from '../../src/api/notifications.js'
 import type { PlayState } from '../../src/api/protocol.js'
 import { QWebChannelClient } from '../../src/api/qwebchannel.js'
-import { startSimulator } from '../../src/simulator/index.js'
+import { startSimulator } from '../../src/app-kit/simulator/index.js'
 
 const WAIT = { timeout: 5000, interval: 5 }
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkCommand, EXIT_APP_UNREACHABLE, parseCheckArgs, runCheck } from '../../src/commands/check.js'
 import { READ_COMMANDS } from '../../src/commands/check-app.js'
 import { EXIT_FAILURE, EXIT_OK } from '../../src/commands/subcommand.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 
 const HEAD = `version: 1
 surfaces:

@@ -14,8 +14,12 @@ import { QWebChannelClient } from '../../src/api/qwebchannel.js'
 import { helpText } from '../../src/cli.js'
 import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { probeCommand, runProbeCommand } from '../../src/commands/probe.js'
-import { profileFromCapture, profileFromCaptureFile, profileToYaml } from '../../src/simulator/profile-from-capture.js'
-import { parseCapture } from '../../src/api/probe-capture.js'
+import {
+  profileFromCapture,
+  profileFromCaptureFile,
+  profileToYaml,
+} from '../../src/app-kit/simulator/profile-from-capture.js'
+import { parseCapture } from '../../src/app-kit/probe-capture.js'
 import {
   getProfile,
   loadProfiles,
@@ -24,8 +28,8 @@ import {
   profileNames,
   type ProfileFact,
   type SimProfile,
-} from '../../src/simulator/profile.js'
-import { startSimulator, type CommandLogEntry, type SimulatorHandle } from '../../src/simulator/index.js'
+} from '../../src/app-kit/simulator/profile.js'
+import { startSimulator, type CommandLogEntry, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { closedPort } from '../helpers/link.js'
 
 /**

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { helpText } from '../../src/cli.js'
 import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { runSend, sendCommand } from '../../src/commands/send.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 
 let sim: SimulatorHandle
 let dir: string

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseSimArgs } from '../../src/commands/sim.js'
-import { loadProfiles } from '../../src/simulator/profile.js'
+import { loadProfiles } from '../../src/app-kit/simulator/profile.js'
 import { runCli } from '../helpers/cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pb-replay-capture-'))

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { onTestFinished } from 'vitest'
 import { readReply } from '../../src/api/reply.js'
-import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/index.js'
+import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/app-kit/simulator/index.js'
 
 /** A simulator of the test's own (its log read, its state changed behind the daemon's back), closed at the end. */
 export async function ownSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {

@@ -11,7 +11,7 @@ import { NotificationLink } from '../../src/api/notifications.js'
 import { missingTitleLine, watchMissingTitles } from '../../src/daemon/missing-titles.js'
 import { createLogger, setLogSink, type LogRecord } from '../../src/log.js'
 import type { Binding } from '../../src/mappings/schema.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 
 const WAIT = { timeout: 5000, interval: 5 }
 const BINDINGS: Binding[] = [

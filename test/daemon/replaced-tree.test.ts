@@ -82,7 +82,7 @@ function replaceTree(tree: string, mark: string): void {
     put(file.replace('.bundle.cjs.gz', '.js'), `${marking(mark, name, true)}${fail}`)
   }
   put(
-    'simulator/index.js',
+    'app-kit/simulator/index.js',
     `${marking(mark, 'simulator', true)}export async function startSimulator() { throw new Error('replacing tree') }\n`,
   )
   put('surfaces/web/client.bundle.js', `/* the page script of ${NEW_VERSION} */\n`)

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
-import type { SimulatorHandle } from '../../src/simulator/index.js'
+import type { SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
 import { appsHead, configFile, ownSimulator } from './apps-rig.js'

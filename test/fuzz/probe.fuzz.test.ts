@@ -4,11 +4,11 @@
  * input gives a result or the module's typed error, never another throw.
  */
 import { describe } from 'vitest'
-import { CaptureError, CaptureRecorder, parseCapture, redactValue } from '../../src/api/probe-capture.js'
-import { checkAssumptions, classifyNotification, observeFacts, pngSize } from '../../src/api/probe-facts.js'
-import type { ProbeObservations, ReplySeen } from '../../src/api/probe-facts.js'
+import { CaptureError, CaptureRecorder, parseCapture, redactValue } from '../../src/app-kit/probe-capture.js'
+import { checkAssumptions, classifyNotification, observeFacts, pngSize } from '../../src/app-kit/probe-facts.js'
+import type { ProbeObservations, ReplySeen } from '../../src/app-kit/probe-facts.js'
 import { readReply } from '../../src/api/reply.js'
-import { profileFromCapture } from '../../src/simulator/profile-from-capture.js'
+import { profileFromCapture } from '../../src/app-kit/simulator/profile-from-capture.js'
 import { fc, fuzzParser, hostileJsonValue, hostileText, objectWith } from './harness.js'
 
 const COMMANDS = ['getTitleControlInfo', 'getSubscriptions', 'replay_get_play_info', 'replay_get_settings', 'x']

@@ -9,12 +9,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { QWC_MESSAGE } from '../../src/api/protocol.js'
-import { decodeRequestUrl, HttpError } from '../../src/simulator/http.js'
-import { SIMULATOR_COMMANDS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
-import { Params, readVariables } from '../../src/simulator/params.js'
-import { parseClientFrame, QwcFrameError } from '../../src/simulator/qwebchannel-server.js'
-import { SimulatorState } from '../../src/simulator/state.js'
-import { HandlerError } from '../../src/simulator/types.js'
+import { decodeRequestUrl, HttpError } from '../../src/app-kit/simulator/http.js'
+import { SIMULATOR_COMMANDS, startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
+import { Params, readVariables } from '../../src/app-kit/simulator/params.js'
+import { parseClientFrame, QwcFrameError } from '../../src/app-kit/simulator/qwebchannel-server.js'
+import { SimulatorState } from '../../src/app-kit/simulator/state.js'
+import { HandlerError } from '../../src/app-kit/simulator/types.js'
 import {
   checkProperty,
   deepJsonText,

@@ -10,7 +10,7 @@ import { NotificationLink } from '../../src/api/notifications.js'
 import { Engine, type FeedbackSink } from '../../src/mappings/engine.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import type { CommandPort } from '../../src/mappings/sender.js'
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
+import { startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import type { ControlId, Feedback, SurfaceEvent } from '../../src/surfaces/types.js'
 
 export const WAIT = { timeout: 5000, interval: 5 }

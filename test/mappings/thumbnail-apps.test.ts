@@ -13,7 +13,7 @@ import { AppRouter, type AppPort } from '../../src/mappings/app-router.js'
 import { appsOf } from '../../src/mappings/apps.js'
 import { Engine } from '../../src/mappings/engine.js'
 import { KeyPictures } from '../../src/mappings/pictures.js'
-import type { SimulatorHandle } from '../../src/simulator/index.js'
+import type { SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { parseColor } from '../../src/surfaces/render/key-renderer.js'
 import { appSide, loadOrThrow, RecordingSurfaces } from './helpers.js'
 

@@ -21,7 +21,7 @@ import {
   Thumbnails,
   type ThumbnailLook,
 } from '../../src/mappings/thumbnails.js'
-import { iconDataUrl } from '../../src/simulator/png.js'
+import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
 import { RecordingSurfaces } from './helpers.js'
 
 interface Call {

@@ -12,7 +12,7 @@ import {
   compatProfiles,
   withCompatProfiles,
 } from '../../scripts/generate-compat-doc.js'
-import { loadProfiles, PROFILE_FACT_NAMES } from '../../src/simulator/profile.js'
+import { loadProfiles, PROFILE_FACT_NAMES } from '../../src/app-kit/simulator/profile.js'
 import { expectCurrent, expectStaleReplaced, generatedSection } from './generated-section.js'
 
 const section = generatedSection(readFileSync(COMPAT_DOC, 'utf8'), COMPAT_BEGIN, COMPAT_END, withCompatProfiles)

@@ -20,7 +20,7 @@ import {
 } from '../../../src/api/commands.js'
 import { AppError, isCommandError } from '../../../src/api/errors.js'
 import { APP_ERRORS, PLAY_STATES } from '../../../src/api/protocol.js'
-import { startSimulator } from '../../../src/simulator/index.js'
+import { startSimulator } from '../../../src/app-kit/simulator/index.js'
 
 type Sim = Awaited<ReturnType<typeof startSimulator>>
 let sim: Sim

@@ -15,8 +15,8 @@ import {
 } from '../../../src/api/notifications.js'
 import { CLIENT_APP_ID, type PlayState } from '../../../src/api/protocol.js'
 import { QWebChannelClient } from '../../../src/api/qwebchannel.js'
-import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
-import { QWebChannelServer } from '../../../src/simulator/qwebchannel-server.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
+import { QWebChannelServer } from '../../../src/app-kit/simulator/qwebchannel-server.js'
 import { closedPort, nextPhase } from '../../helpers/link.js'
 
 /**

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_PLAY_COLORS } from '../../../src/mappings/constants.js'
-import { iconDataUrl } from '../../../src/simulator/png.js'
+import { iconDataUrl } from '../../../src/app-kit/simulator/png.js'
 import { KeyRenderer, parseColor, type RenderedKey } from '../../../src/surfaces/render/key-renderer.js'
 import {
   dataUrlBytes,

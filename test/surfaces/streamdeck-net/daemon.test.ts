@@ -9,7 +9,7 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js'
+import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
 import { testConfigFile } from '../../helpers/files.js'
 import { surfaceState } from '../../helpers/in-process-daemon.js'
 import { captureLogs } from '../../helpers/logs.js'

@@ -13,7 +13,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { setLogSink } from '../../../src/log.js'
-import { startSimulator } from '../../../src/simulator/index.js'
+import { startSimulator } from '../../../src/app-kit/simulator/index.js'
 import { useChromium } from '../../helpers/browser.js'
 import { testConfigFile } from '../../helpers/files.js'
 import { surfaceState as stateOf } from '../../helpers/in-process-daemon.js'
