@@ -9,12 +9,12 @@
  */
 import { parseArgs } from 'node:util'
 import { SYSTEM_CONFIG } from '../defaults.js'
-import { assignClaims } from '../surfaces/claims.js'
+import { assignClaims } from '../families/claims.js'
 import { countControls } from '../surfaces/drivers.js'
 import type { AccessCheck } from '../surfaces/hotplug.js'
 import { MANAGER_DEFAULTS } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
-import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../surfaces/udev.js'
+import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../families/udev.js'
 import {
   configuredDrivers,
   DEFAULT_HARDWARE_DEPS,

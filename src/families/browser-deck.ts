@@ -17,9 +17,9 @@ import {
   type StreamDeck,
 } from '@elgato-stream-deck/core'
 import { EventEmitter } from 'eventemitter3'
-import { controlId } from '../control-id.js'
-import type { ModelTable } from '../driver-family.js'
-import type { ControlDescriptor } from '../types.js'
+import { controlId } from '../surfaces/control-id.js'
+import type { ModelTable } from '../surfaces/driver-family.js'
+import type { ControlDescriptor } from '../surfaces/types.js'
 
 /** A browser deck's model as the daemon keeps it. */
 export interface BrowserDeckModel {

@@ -15,8 +15,8 @@
  * Positions and sizes are in the face's own units (`width` × `height`), each control's box given by its
  * centre and size here and sent to the page as its top-left corner and size.
  */
-import { spot, type Centred, type DeviceFace, type FaceSpot } from '../device-face.js'
-import type { ControlId, SurfaceDescription } from '../types.js'
+import { spot, type Centred, type DeviceFace, type FaceSpot } from './device-face.js'
+import type { ControlId, SurfaceDescription } from '../surfaces/types.js'
 
 interface FaceTable {
   width: number

@@ -7,10 +7,10 @@
  * `jog` (the endless inner wheel) and `shuttle` (the spring-loaded outer ring, -1..1, raw -7..7).
  */
 import { PRODUCTS, type Product, type ProductModelId } from '@shuttle-lib/core'
-import { controlId } from '../control-id.js'
-import { shuttleButtonPlace } from './face.js'
-import type { ModelTable } from '../driver-family.js'
-import type { ControlDescriptor } from '../types.js'
+import { controlId } from '../surfaces/control-id.js'
+import { shuttleButtonPlace } from './shuttle-face.js'
+import type { ModelTable } from '../surfaces/driver-family.js'
+import type { ControlDescriptor } from '../surfaces/types.js'
 
 /** One Contour model as the config and the driver see it. */
 export interface ShuttleModel {

@@ -6,11 +6,11 @@
  */
 import { DEVICE_MODELS2, DeviceModelId, type HIDDevice } from '@elgato-stream-deck/core'
 import { EventEmitter } from 'eventemitter3'
-import type { ModelTable } from '../driver-family.js'
-import { KeyRenderer } from '../render/key-renderer.js'
-import type { ControlDescriptor } from '../types.js'
-import { StreamDeckSurface } from './surface.js'
-import { isUsbDeckModel } from './transport.js'
+import type { ModelTable } from '../surfaces/driver-family.js'
+import { KeyRenderer } from '../surfaces/render/key-renderer.js'
+import type { ControlDescriptor } from '../surfaces/types.js'
+import { StreamDeckSurface } from '../surfaces/streamdeck/surface.js'
+import { isUsbDeckModel } from '../surfaces/streamdeck/transport.js'
 
 /** The model ids a config may name (the library's `DeviceModelId` values, USB models only). */
 export const STREAMDECK_MODEL_IDS: readonly string[] = Object.values(DeviceModelId).filter((id) => isUsbDeckModel(id))

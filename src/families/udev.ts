@@ -10,8 +10,8 @@
  * mode 0660) and `70-panelbridge-uaccess.rules` for desktop sessions (`TAG+="uaccess"`: the logged-in
  * user gets an ACL). Never world-writable.
  */
-import { DRIVER_FAMILIES } from './drivers.js'
-import { hex4 } from './usb-hid/identity.js'
+import { DRIVER_FAMILIES } from '../surfaces/drivers.js'
+import { hex4 } from '../surfaces/usb-hid/identity.js'
 
 export interface UdevEntry {
   name: string

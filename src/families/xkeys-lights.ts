@@ -5,11 +5,11 @@
  * together showing violet; stick buttons have one LED.
  */
 import { BackLightType } from '@xkeys-lib/core'
-import { lit, type LightChooser, type LightRule } from '../lights.js'
-import { parseColor } from '../render/key-paint.js'
-import type { SurfaceDescription } from '../types.js'
-import { XKEYS_MODELS } from './models.js'
-import { backlightOf } from './surface.js'
+import { lit, type LightChooser, type LightRule } from './lights.js'
+import { parseColor } from '../surfaces/render/key-paint.js'
+import type { SurfaceDescription } from '../surfaces/types.js'
+import { XKEYS_MODELS } from './xkeys.js'
+import { backlightOf } from '../surfaces/xkeys/surface.js'
 
 /** The older X-keys panels' blue and red backlights, and both lit at once. */
 export const XKEYS_BLUE = '#2f6bff'

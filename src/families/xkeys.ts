@@ -12,9 +12,9 @@
  * - `joystick:x`, `joystick:y`, `joystick:z`: the axes of the model's (first) joystick.
  */
 import { BackLightType, PRODUCTS, XKEYS_VENDOR_ID, type Product } from '@xkeys-lib/core'
-import { controlId, formatControlId, JOYSTICK_AXES } from '../control-id.js'
-import type { ModelTable } from '../driver-family.js'
-import type { ControlCapabilities, ControlDescriptor } from '../types.js'
+import { controlId, formatControlId, JOYSTICK_AXES } from '../surfaces/control-id.js'
+import type { ModelTable } from '../surfaces/driver-family.js'
+import type { ControlCapabilities, ControlDescriptor } from '../surfaces/types.js'
 
 /** One X-keys model as the config and the driver see it. */
 export interface XkeysModel {

@@ -4,7 +4,7 @@
  * `check` can refuse `desk/key:40` on a 15-key deck), the claim each one makes on the surface manager,
  * what the drivers that read the file take from it, and the entry that would claim a detected device.
  */
-import type { SurfaceClaim } from '../surfaces/claims.js'
+import type { SurfaceClaim } from '../families/claims.js'
 import type { DriverSurfaceConfigs } from '../surfaces/drivers.js'
 import type { DetectedDevice, SurfaceDescription } from '../surfaces/types.js'
 import { modelEntryFor, type MappingFamily, type SurfaceControls } from './drivers/common.js'

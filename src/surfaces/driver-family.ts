@@ -9,9 +9,9 @@
  * The mapping side of the same family (its YAML entry, claim and suggested entry) is one file under
  * `src/mappings/drivers/`.
  */
-import type { DeviceFace } from './device-face.js'
+import type { DeviceFace } from '../families/device-face.js'
 import type { HotplugSource } from './hotplug.js'
-import type { LightChooser } from './lights.js'
+import type { LightChooser } from '../families/lights.js'
 import type { KeyRenderer } from './render/key-renderer.js'
 import type {
   ControlDescriptor,
@@ -21,7 +21,7 @@ import type {
   SurfaceDescription,
   SurfaceDriver,
 } from './types.js'
-import type { UdevEntry } from './udev.js'
+import type { UdevEntry } from '../families/udev.js'
 import type { PageDevicePort } from './web/page-devices.js'
 
 /** What the program hands every family's driver alike. */

@@ -10,10 +10,10 @@
  * each driver's own, such as MIDI's port rescans).
  */
 import { browserDeckFamily } from './browser-deck/family.js'
-import type { DeviceFace } from './device-face.js'
+import type { DeviceFace } from '../families/device-face.js'
 import type { DriverFamily, HardwareDriver, SharedDriverOptions, UnclaimedDeviceSource } from './driver-family.js'
 import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
-import type { LightChooser } from './lights.js'
+import type { LightChooser } from '../families/lights.js'
 import { midiFamily } from './midi/family.js'
 import { reportMapFamily } from './report-map/family.js'
 import { shuttleFamily } from './shuttle/family.js'

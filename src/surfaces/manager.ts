@@ -19,10 +19,10 @@
  */
 import { EventHub, type Listenable } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
-import { SurfaceClaimError, assignClaims, validateClaims, type ClaimedDevice, type SurfaceClaim } from './claims.js'
+import { SurfaceClaimError, assignClaims, validateClaims, type ClaimedDevice, type SurfaceClaim } from '../families/claims.js'
 import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSource } from './hotplug.js'
-import { lightFeedback, lightOnly } from './lights.js'
-import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from './udev.js'
+import { lightFeedback, lightOnly } from '../families/lights.js'
+import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../families/udev.js'
 import type {
   ControlId,
   DetectedDevice,

@@ -11,7 +11,7 @@
  * claims, and the suggested entry of a device found by its model.
  */
 import { z } from 'zod'
-import type { ClaimMatch, SurfaceClaim } from '../../surfaces/claims.js'
+import type { ClaimMatch, SurfaceClaim } from '../../families/claims.js'
 import type { ModelTable } from '../../surfaces/driver-family.js'
 import type { ControlDescriptor, DetectedDevice } from '../../surfaces/types.js'
 

@@ -12,7 +12,7 @@ import {
   parseDeckAddress,
   type NetDeckConfig,
 } from '../../surfaces/streamdeck-net/driver.js'
-import { netDeckModels } from '../../surfaces/streamdeck-net/models.js'
+import { netDeckModels } from '../../families/streamdeck-net.js'
 import {
   brightnessField,
   modelControls,

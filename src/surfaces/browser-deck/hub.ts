@@ -14,7 +14,7 @@ import type { HotplugChange, HotplugSource } from '../hotplug.js'
 import type { DetectedDevice } from '../types.js'
 import type { PageDeviceLink, PageDevicePort } from '../web/page-devices.js'
 import type { DeckClientMessage, DeckServerMessage } from '../web/protocol.js'
-import { browserDeckModel, type BrowserDeckModel } from './models.js'
+import { browserDeckModel, type BrowserDeckModel } from '../../families/browser-deck.js'
 import type { BrowserDeckInput } from './surface.js'
 
 /** The driver name of the family (the `driver:` of the mapping file). */

@@ -13,7 +13,7 @@ import type { ControlDescriptor, ControlId, DetectedDevice, SurfaceDriver } from
 import { JulusianMidiBackend } from './julusian.js'
 import { findPort, type MidiBackend, type MidiPortList } from './port.js'
 import { DEFAULT_PROFILE, loadMidiProfile, type MidiProfile } from './profile.js'
-import type { RelativeMode } from './relative.js'
+import type { RelativeMode } from '../../families/midi.js'
 import { MidiSurface } from './surface.js'
 
 /** How often the MIDI port lists are read, ms. */

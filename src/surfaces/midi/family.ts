@@ -4,7 +4,7 @@
  * source, and how its pads light. The mapping side is `src/mappings/drivers/midi.ts`.
  */
 import type { DriverFamily } from '../driver-family.js'
-import { ledStateOf, lit, colorOf, WHITE_LIGHT, type LightRule } from '../lights.js'
+import { ledStateOf, lit, colorOf, WHITE_LIGHT, type LightRule } from '../../families/lights.js'
 import { MidiDriver, type MidiDriverOptions, type MidiSurfaceConfig } from './driver.js'
 import { loadMidiProfile, shippedProfileIds } from './profile.js'
 

@@ -4,8 +4,8 @@
  */
 import { modelControlsOf, type DriverFamily } from '../driver-family.js'
 import { ShuttleDriver, type ShuttleDriverOptions } from './driver.js'
-import { shuttleFace } from './face.js'
-import { SHUTTLE_MODELS, shuttleModels } from './models.js'
+import { shuttleFace } from '../../families/shuttle-face.js'
+import { SHUTTLE_MODELS, shuttleModels } from '../../families/shuttle.js'
 
 export const shuttleFamily: DriverFamily<ShuttleDriverOptions> = {
   create: (options) => ({ driver: new ShuttleDriver(options), controlsOf: modelControlsOf(shuttleModels) }),

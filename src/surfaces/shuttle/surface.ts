@@ -14,7 +14,7 @@ import { controlId } from '../control-id.js'
 import { HidSurface } from '../usb-hid/hid-surface.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
-import { shuttleControls, type ShuttleModel } from './models.js'
+import { shuttleControls, type ShuttleModel } from '../../families/shuttle.js'
 import type { ShuttleReportGuard } from './report-guard.js'
 
 /** Byte of the input report that holds the jog counter (see `SHUTTLE_REPORT_BYTES`). */

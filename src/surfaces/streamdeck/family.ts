@@ -8,7 +8,7 @@ import { modelControlsOf, type DriverFamily } from '../driver-family.js'
 import { deviceBytesCached } from './device-bytes.js'
 import { StreamDeckDriver, type StreamDeckDriverOptions } from './driver.js'
 import { sharedKeyWorkers } from './key-workers.js'
-import { streamdeckModels } from './models.js'
+import { streamdeckModels } from '../../families/streamdeck.js'
 import { isUsbDeckModel } from './transport.js'
 
 export const streamdeckFamily: DriverFamily<StreamDeckDriverOptions> = {

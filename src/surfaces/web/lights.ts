@@ -8,7 +8,7 @@
  * Server-side only.
  */
 import { familyLights } from '../drivers.js'
-import { lightFeedback, lightOnly, oneColourLed, rgbLight, type LightRule } from '../lights.js'
+import { lightFeedback, lightOnly, oneColourLed, rgbLight, type LightRule } from '../../families/lights.js'
 import type { SurfaceDescription } from '../types.js'
 import { widgetOf } from './protocol.js'
 

@@ -6,8 +6,8 @@
 import { XKEYS_VENDOR_ID } from '@xkeys-lib/core'
 import { modelControlsOf, type DriverFamily } from '../driver-family.js'
 import { XkeysDriver, type XkeysDriverOptions } from './driver.js'
-import { xkeysLights } from './lights.js'
-import { xkeysModels } from './models.js'
+import { xkeysLights } from '../../families/xkeys-lights.js'
+import { xkeysModels } from '../../families/xkeys.js'
 
 export const xkeysFamily: DriverFamily<XkeysDriverOptions> = {
   create: (options) => ({ driver: new XkeysDriver(options), controlsOf: modelControlsOf(xkeysModels) }),

@@ -21,7 +21,7 @@ import { HidSurface, type Subscribable } from '../usb-hid/hid-surface.js'
 import { parseColor } from '../render/key-paint.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
-import type { XkeysModel } from './models.js'
+import type { XkeysModel } from '../../families/xkeys.js'
 
 /** The T-bar's raw range (one byte). */
 const TBAR_MAX = 255

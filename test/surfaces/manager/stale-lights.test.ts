@@ -5,7 +5,7 @@
  * gets the whole feedback and is drawn dimmed and hatched.
  */
 import { describe, expect, it } from 'vitest'
-import { lightFeedback, lightOnly } from '../../../src/surfaces/lights.js'
+import { lightFeedback, lightOnly } from '../../../src/families/lights.js'
 import type { ControlDescriptor, Feedback } from '../../../src/surfaces/types.js'
 import { lightRules } from '../../../src/surfaces/web/lights.js'
 import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'
