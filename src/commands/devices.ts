@@ -4,7 +4,7 @@
  * path, X-keys unit id, its controls, which configured surface claims it, and
  * whether this user may open it (else which udev rule file to install). The drivers come from
  * `src/surfaces/drivers.ts`, so a new driver is listed here with no change.
- * Devices are handed to claims by `assignClaims` (`src/surfaces/claims.ts`), as the surface manager does.
+ * Devices are handed to claims by `assignClaims` (`src/families/claims.ts`), as the surface manager does.
  * What it shares with `learn` and `surfaces` is in `hardware.ts`.
  */
 import { parseArgs } from 'node:util'

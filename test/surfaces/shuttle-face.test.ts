@@ -4,7 +4,7 @@
  * docs/controls.md show beside the id.
  */
 import { describe, expect, it } from 'vitest'
-import { shuttleButtonPlace, shuttleFace } from '../../src/families/shuttle-face.js'
+import { shuttleButtonPlace, shuttleFace } from '../../src/families/shuttle.js'
 import { SHUTTLE_MODELS, shuttleControls } from '../../src/families/shuttle.js'
 
 describe('Contour Shuttle faces', () => {

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod'
 import type { ClaimMatch, SurfaceClaim } from '../../families/claims.js'
-import type { ModelTable } from '../../surfaces/driver-family.js'
+import type { ModelTable } from '../../families/family.js'
 import type { ControlDescriptor, DetectedDevice } from '../../surfaces/types.js'
 
 /** The controls of a configured surface, or a problem with its options. */

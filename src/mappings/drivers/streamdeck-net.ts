@@ -11,7 +11,7 @@ import {
   entryAddress,
   parseDeckAddress,
   type NetDeckConfig,
-} from '../../surfaces/streamdeck-net/driver.js'
+} from '../../families/streamdeck-net.js'
 import { netDeckModels } from '../../families/streamdeck-net.js'
 import {
   brightnessField,

@@ -2,7 +2,7 @@
  * An open Contour Shuttle as a `Surface`: the library's `Shuttle` decodes buttons and the ring; the jog
  * delta is computed here from the raw counter (`JogCounter`, see `../usb-hid/jog-counter.ts` for why not the library's).
  *
- * Control ids (see `types.ts` and `models.ts`): `button:N`, `jog` (rotate, signed delta, positive
+ * Control ids (see `types.ts` and `src/families/shuttle.ts`): `button:N`, `jog` (rotate, signed delta, positive
  * clockwise), `shuttle` (value -1..1, raw -7..7). The device has no lights: feedback is accepted and
  * shows nothing.
  *

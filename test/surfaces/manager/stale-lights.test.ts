@@ -1,6 +1,6 @@
 /**
  * A stale feedback (the application is gone) on a light: dark, never its last colour (`lightFeedback` in
- * src/surfaces/lights.ts). Through the manager to an X-keys panel over its fake HID device (the real
+ * src/families/lights.ts). Through the manager to an X-keys panel over its fake HID device (the real
  * library writes the bytes), in the web mirror's light rules, and not on a key with an image, which
  * gets the whole feedback and is drawn dimmed and hatched.
  */
