@@ -18,7 +18,7 @@ import { reportMapFamily } from './report-map/family.js'
 import { shuttleFamily } from './shuttle/family.js'
 import { streamdeckFamily } from './streamdeck/family.js'
 import { streamdeckNetFamily } from './streamdeck-net/family.js'
-import type { ControlDescriptor, SurfaceDescription, SurfaceDriver } from './types.js'
+import type { ControlDescriptor, SurfaceDriver } from './types.js'
 import type { PageDevicePort } from './web/page-devices.js'
 import { xkeysFamily } from './xkeys/family.js'
 

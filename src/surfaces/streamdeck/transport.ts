@@ -5,7 +5,7 @@
  * an in-memory `HIDDevice`.
  */
 import type { HIDDevice } from '@elgato-stream-deck/core'
-import { DEVICE_MODELS2, DeviceModelId, DeviceModelType, type DeviceModelSpec } from '@elgato-stream-deck/core'
+import { DEVICE_MODELS2, DeviceModelId, type DeviceModelSpec } from '@elgato-stream-deck/core'
 import { lateImport } from '../../installed.js'
 
 export { hex4 } from '../usb-hid/identity.js'

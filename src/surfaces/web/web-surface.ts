@@ -12,16 +12,8 @@
 import { EventHub, type Listenable } from '../../events.js'
 import { createLogger } from '../../log.js'
 import { webSurfaceDescription, type WebSurfaceOptions as WebSurfaceShape } from '../../families/web.js'
-import type {
-  ControlDescriptor,
-  ControlId,
-  Feedback,
-  Surface,
-  SurfaceDescription,
-  SurfaceEvent,
-  SurfaceEvents,
-} from '../types.js'
-import { KeyImages, type KeySize } from './key-images.js'
+import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from '../types.js'
+import { KeyImages } from './key-images.js'
 import {
   acceptsEvent,
   clampValue,

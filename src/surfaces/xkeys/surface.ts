@@ -18,7 +18,6 @@
 import type { JoystickValue, XKeys } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
 import { HidSurface, type Subscribable } from '../usb-hid/hid-surface.js'
-import { parseColor } from '../render/key-paint.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
 import { backlightOf, type XkeysModel } from '../../families/xkeys.js'
