@@ -5,7 +5,7 @@
  *   other, neither imports src/mappings, only the CLI and the daemon import the simulator; src/families
  *   (what each hardware family is, as data) imports none of them;
  * - the config loader (`src/mappings/load.ts`, which `check` and every reload's worker load) bundles no
- *   driver, no surface manager, no web server, no key worker and not the driver table;
+ *   driver, no surface manager, no web server, no key worker and not the driver table, and few files;
  * - no import circle anywhere in src/;
  * - a family's name stands only in its own places (its families file, its surface folder, its mapping
  *   record) and the three tables.
@@ -116,44 +116,6 @@ function bundled(metafile: Metafile): string[] {
     .filter((f) => f.startsWith('src/'))
     .map((f) => f.slice('src/'.length))
 }
-
-/**
- * The config loader's bounds: it bundles the mapping file's schema, checks and each family's data, never
- * the hardware layer (drivers, the manager, the web server, key workers, the driver table).
- * ASSUMED: the bounds are today's figures; a new file in the loader's bundle is a choice to make here.
- */
-const LOADER_MAX_SOURCE_FILES = 57
-const LOADER_MAX_SURFACE_FILES = 12
-
-describe("the config loader's bundle", () => {
-  it('holds no driver, manager, web server, key worker or driver table, and few files', async () => {
-    const result = await build({
-      entryPoints: [join(src, 'mappings/load.ts')],
-      absWorkingDir: root,
-      bundle: true,
-      metafile: true,
-      write: false,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      logLevel: 'silent',
-    })
-    const inBundle = bundled(result.metafile)
-    expect(inBundle).toContain('mappings/load.ts')
-    expect(inBundle).toContain('families/streamdeck.ts')
-    const hardware = inBundle.filter(
-      (f) =>
-        /^surfaces\/[^/]+\/(driver|family|surface|transport)\.ts$/.test(f) ||
-        /^surfaces\/streamdeck\/key-workers?\.ts$/.test(f) ||
-        ['surfaces/manager.ts', 'surfaces/web/server.ts', 'surfaces/drivers.ts', 'surfaces/driver-family.ts'].includes(
-          f,
-        ),
-    )
-    expect(hardware).toEqual([])
-    expect(inBundle.length).toBeLessThanOrEqual(LOADER_MAX_SOURCE_FILES)
-    expect(inBundle.filter((f) => f.startsWith('surfaces/')).length).toBeLessThanOrEqual(LOADER_MAX_SURFACE_FILES)
-  }, 120_000)
-})
 
 /** The import graph of src/'s files: file → the src/ files it imports when it runs. */
 function importGraph(metafile: Metafile): Map<string, string[]> {
@@ -404,9 +366,57 @@ describe('driver families', () => {
           offences.push(`${family.name}: ${relative(src, file)} imports ${relative(src, to)}`)
       }
       for (const { name, at } of quotedNames(file, names)) {
-        if (!allowed(places.find((f) => f.name === name)!, file)) offences.push(`${name}: ${at}`)
+        if (
+          !allowed(
+            places.find((f) => f.name === name)!,
+            file,
+          )
+        )
+          offences.push(`${name}: ${at}`)
       }
     }
     expect(offences).toEqual([])
   })
+})
+
+/**
+ * The config loader's bounds: it bundles the mapping file's schema, checks and each family's data (its
+ * families file and its mapping record, two files a family), never the hardware layer (drivers, the
+ * manager, the web server, key workers, the driver table). The bound is on the files no one family
+ * owns, so a new family moves none of it.
+ * ASSUMED: the bounds are today's figures; a new shared file in the loader's bundle is a choice to make here.
+ */
+const LOADER_MAX_SHARED_FILES = 43
+const LOADER_MAX_SURFACE_FILES = 12
+
+describe("the config loader's bundle", () => {
+  it('holds no driver, manager, web server, key worker or driver table, and few files', async () => {
+    const result = await build({
+      entryPoints: [join(src, 'mappings/load.ts')],
+      absWorkingDir: root,
+      bundle: true,
+      metafile: true,
+      write: false,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      logLevel: 'silent',
+    })
+    const inBundle = bundled(result.metafile)
+    expect(inBundle).toContain('mappings/load.ts')
+    expect(inBundle).toContain('families/streamdeck.ts')
+    const hardware = inBundle.filter(
+      (f) =>
+        /^surfaces\/[^/]+\/(driver|family|surface|transport)\.ts$/.test(f) ||
+        /^surfaces\/streamdeck\/key-workers?\.ts$/.test(f) ||
+        ['surfaces/manager.ts', 'surfaces/web/server.ts', 'surfaces/drivers.ts', 'surfaces/driver-family.ts'].includes(
+          f,
+        ),
+    )
+    expect(hardware).toEqual([])
+    const families = await familyPlaces()
+    const owned = new Set(families.flatMap((f) => [f.facts, f.mapping].map((file) => relative(src, file))))
+    expect(inBundle.filter((f) => !owned.has(f)).length).toBeLessThanOrEqual(LOADER_MAX_SHARED_FILES)
+    expect(inBundle.filter((f) => f.startsWith('surfaces/')).length).toBeLessThanOrEqual(LOADER_MAX_SURFACE_FILES)
+  }, 120_000)
 })
