@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { UDEV_FILES, renderUdevRules, type UdevVariant } from '../src/surfaces/udev.js'
+import { UDEV_FILES, renderUdevRules, type UdevVariant } from '../src/families/udev.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const check = process.argv.includes('--check')

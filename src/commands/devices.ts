@@ -4,17 +4,17 @@
  * path, X-keys unit id, its controls, which configured surface claims it, and
  * whether this user may open it (else which udev rule file to install). The drivers come from
  * `src/surfaces/drivers.ts`, so a new driver is listed here with no change.
- * Devices are handed to claims by `assignClaims` (`src/surfaces/claims.ts`), as the surface manager does.
+ * Devices are handed to claims by `assignClaims` (`src/families/claims.ts`), as the surface manager does.
  * What it shares with `learn` and `surfaces` is in `hardware.ts`.
  */
 import { parseArgs } from 'node:util'
 import { SYSTEM_CONFIG } from '../defaults.js'
-import { assignClaims } from '../surfaces/claims.js'
+import { assignClaims } from '../families/claims.js'
 import { countControls } from '../surfaces/drivers.js'
 import type { AccessCheck } from '../surfaces/hotplug.js'
 import { MANAGER_DEFAULTS } from '../surfaces/manager.js'
 import type { DetectedDevice } from '../surfaces/types.js'
-import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../surfaces/udev.js'
+import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../families/udev.js'
 import {
   configuredDrivers,
   DEFAULT_HARDWARE_DEPS,

@@ -10,7 +10,7 @@ import { SYSTEM_CONFIG } from '../defaults.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { claimsOfConfig, driverConfigsOf, suggestedEntry } from '../mappings/surfaces.js'
-import type { SurfaceClaim } from '../surfaces/claims.js'
+import type { SurfaceClaim } from '../families/claims.js'
 import {
   configureDrivers,
   hardwareDrivers,

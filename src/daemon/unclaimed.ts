@@ -14,7 +14,7 @@
  */
 import type { Listenable } from '../events.js'
 import { suggestedEntry } from '../mappings/surfaces.js'
-import { assignClaims, type SurfaceClaim } from '../surfaces/claims.js'
+import { assignClaims, type SurfaceClaim } from '../families/claims.js'
 import type { UnclaimedInput } from '../surfaces/driver-family.js'
 import { unclaimedDeviceSources } from '../surfaces/drivers.js'
 import type { SurfaceManagerEvents } from '../surfaces/manager.js'

@@ -4,7 +4,7 @@
  * else a warning; missing or ill-typed parameters through the client's own `checkParams`, a misspelt
  * parameter with "did you mean" (and not also reported missing); templates in parameters.
  */
-import { checkParams } from '../api/codec.js'
+import { checkParams } from '../api/params.js'
 import { COMMAND_NAMES, getCommandSpec, type CommandSpec } from '../api/commands.js'
 import { nameText, pathText, type Path, type Problems } from './problems.js'
 import { nearest } from './suggest.js'

@@ -16,7 +16,7 @@
  */
 import { LineCounter } from 'yaml'
 import { z } from 'zod'
-import { validateClaims } from '../surfaces/claims.js'
+import { validateClaims } from '../families/claims.js'
 import { readRegularFile } from '../read-regular.js'
 import { jsonDepthExceeds } from '../wire.js'
 import { checkLabelGlyphs } from './check-glyphs.js'

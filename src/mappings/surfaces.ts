@@ -4,8 +4,7 @@
  * `check` can refuse `desk/key:40` on a 15-key deck), the claim each one makes on the surface manager,
  * what the drivers that read the file take from it, and the entry that would claim a detected device.
  */
-import type { SurfaceClaim } from '../surfaces/claims.js'
-import type { DriverSurfaceConfigs } from '../surfaces/drivers.js'
+import type { SurfaceClaim } from '../families/claims.js'
 import type { DetectedDevice, SurfaceDescription } from '../surfaces/types.js'
 import { modelEntryFor, type MappingFamily, type SurfaceControls } from './drivers/common.js'
 import { MAPPING_FAMILIES, mappingFamily } from './drivers/index.js'
@@ -53,11 +52,17 @@ export function takesDriverOptions(surface: SurfaceConfig): boolean {
 }
 
 /**
+ * Each driver's options from the mapping file, by driver name: the input of the driver table's
+ * `configureDrivers` (`src/surfaces/drivers.ts`), which ties each list to its family's own type.
+ */
+export type DriverEntries = Readonly<Record<string, readonly unknown[]>>
+
+/**
  * What the drivers that read the mapping file take from a config's `surfaces:` (see `configureDrivers`),
  * by driver name, in the config's order (the first MIDI entry that names a port gives its options, as
  * the first claim takes it). Every such driver gets its list, empty when the config names none.
  */
-export function driverConfigsOf(surfaces: Readonly<Record<string, SurfaceConfig>>): DriverSurfaceConfigs {
+export function driverConfigsOf(surfaces: Readonly<Record<string, SurfaceConfig>>): DriverEntries {
   const out: Record<string, unknown[]> = {}
   for (const family of MAPPING_FAMILIES) if (family.driverOptions) out[family.schema.shape.driver.value] = []
   for (const s of Object.values(surfaces)) {

@@ -1,27 +1,18 @@
 /**
  * What a driver family is, on the surface side of the seam: one record per family (Stream Deck, Contour
  * Shuttle, X-keys, MIDI, report-map HID), listed once in `drivers.ts` under its driver name. The record
- * owns everything the rest of the program asks of a family: its driver (detection and opening), the
- * controls of its models, the mapping file's entries its driver takes, its own hot-plug source, how its
- * lights look on the web mirror and the udev rules its devices need. Nothing outside the family's folder
+ * owns what the program asks of a family's driver: creating it (detection and opening), the mapping
+ * file's entries it takes, its own hot-plug source, its caches. What the family *is* (its models, light
+ * rules, face, udev devices) is data in `src/families/<family>.ts`. Nothing outside the family's places
  * switches on its name or its classes.
  *
  * The mapping side of the same family (its YAML entry, claim and suggested entry) is one file under
  * `src/mappings/drivers/`.
  */
-import type { DeviceFace } from './device-face.js'
+import type { ModelTable, ProfileTable } from '../families/family.js'
 import type { HotplugSource } from './hotplug.js'
-import type { LightChooser } from './lights.js'
 import type { KeyRenderer } from './render/key-renderer.js'
-import type {
-  ControlDescriptor,
-  ControlId,
-  ControlKind,
-  DetectedDevice,
-  SurfaceDescription,
-  SurfaceDriver,
-} from './types.js'
-import type { UdevEntry } from './udev.js'
+import type { ControlDescriptor, ControlId, ControlKind, DetectedDevice, SurfaceDriver } from './types.js'
 import type { PageDevicePort } from './web/page-devices.js'
 
 /** What the program hands every family's driver alike. */
@@ -45,33 +36,13 @@ export interface HardwareDriver {
   controlsOf(device: DetectedDevice): Promise<readonly ControlDescriptor[] | undefined>
 }
 
-/** A family's models, known without a device: what a config may name and the controls of each. */
-export interface ModelTable {
-  /** How messages name the family's models: `unknown X-keys model "XK99"`. */
-  readonly label: string
-  /** The model ids a config may name (the device library's own ids). */
-  readonly ids: readonly string[]
-  /** The controls of a model by its id; undefined for an id the table lacks. */
-  controlsOf(id: string): Promise<readonly ControlDescriptor[] | undefined>
-  /** A model's display name by its id (`Stream Deck XL`), as the page names a surface still waiting for it. */
-  nameOf(id: string): Promise<string | undefined>
-}
-
-/** Control tables a family knows without a device besides its models: MIDI's shipped device profiles. */
-export interface ProfileTable {
-  /** How headings name them: `MIDI` (`MIDI profiles`). */
-  readonly label: string
-  /** The key of a `surfaces:` entry that names one (`profile`). */
-  readonly key: string
-  /** Every one that lists controls: its id (as the entry names it), display name and controls. */
-  list(): Promise<readonly { id: string; name: string; controls: readonly ControlDescriptor[] }[]>
-}
-
 /**
  * One driver family. `Options` are the seams of its driver (tests pass in-memory transports); `Entry` is
  * what its driver takes from each of the family's `surfaces:` entries of the mapping file, for the
  * families whose driver reads more of the file than its claims.
  */
+export type { ModelTable, ProfileTable } from '../families/family.js'
+
 export interface DriverFamily<Options = unknown, Entry = never> {
   /** Builds the family's driver; nothing is opened or loaded until it is used. */
   create(options: Options | undefined, shared: SharedDriverOptions): HardwareDriver
@@ -86,18 +57,6 @@ export interface DriverFamily<Options = unknown, Entry = never> {
   configure?(driver: SurfaceDriver, entries: readonly Entry[]): void
   /** A hot-plug source of the driver's own (MIDI's port rescans), joined to USB's. */
   hotplug?(driver: SurfaceDriver): HotplugSource | undefined
-  /**
-   * How the lit controls of one of the family's surfaces look on the web mirror, where they differ from
-   * the common rule (an RGB light shows its colour, an LED lights by `led` or a bright colour).
-   */
-  lights?(description: Pick<SurfaceDescription, 'model'>): LightChooser | undefined
-  /**
-   * Where one of the family's surfaces has each control on its face, for a page that draws it as the
-   * device looks; undefined (a grid) where the family does not say.
-   */
-  face?(description: Pick<SurfaceDescription, 'model' | 'controls'>): DeviceFace | undefined
-  /** The USB devices the udev rules must open for this family. */
-  udev?(): readonly UdevEntry[]
   /** Bytes of encoded key images the family keeps cached for the whole process (`/metrics`). */
   cachedImageBytes?(): number
   /** Where the web page's own devices register (a deck the browser opened through WebHID), for its driver. */

@@ -1,8 +1,9 @@
 /**
  * The driver families panelbridge has, in one table keyed by driver name (the `driver:` of the mapping
- * file). `panelbridge devices`, `learn`, `surfaces` and the daemon take their drivers from here, the web
- * mirror its lights and the udev rules their devices: a family added here (one line; its record in its
- * own folder, see `driver-family.ts`) appears in all of them with no other change.
+ * file). `panelbridge devices`, `learn`, `surfaces` and the daemon take their drivers from here: a family
+ * added here (one line; its record in its own folder, see `driver-family.ts`) appears in all of them
+ * with no other change. What each family is (models, lights, faces, udev entries) is data in
+ * `src/families/`, which needs none of this table.
  *
  * Some drivers read the mapping file beyond its claims (MIDI: port names, profile, relative modes; the
  * report-map driver: ids and report maps): whoever builds the list hands them the config with
@@ -10,16 +11,14 @@
  * each driver's own, such as MIDI's port rescans).
  */
 import { browserDeckFamily } from './browser-deck/family.js'
-import type { DeviceFace } from './device-face.js'
 import type { DriverFamily, HardwareDriver, SharedDriverOptions, UnclaimedDeviceSource } from './driver-family.js'
 import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
-import type { LightChooser } from './lights.js'
 import { midiFamily } from './midi/family.js'
 import { reportMapFamily } from './report-map/family.js'
 import { shuttleFamily } from './shuttle/family.js'
 import { streamdeckFamily } from './streamdeck/family.js'
 import { streamdeckNetFamily } from './streamdeck-net/family.js'
-import type { ControlDescriptor, SurfaceDescription, SurfaceDriver } from './types.js'
+import type { ControlDescriptor, SurfaceDriver } from './types.js'
 import type { PageDevicePort } from './web/page-devices.js'
 import { xkeysFamily } from './xkeys/family.js'
 
@@ -132,18 +131,6 @@ export function unclaimedDeviceSources(
     const source = isDriverName(d.name) ? DRIVER_FAMILIES[d.name].unclaimedDevices?.(d) : undefined
     return source ? [{ driver: d.name, source }] : []
   })
-}
-
-/** How the lit controls of an open surface look, where its family says (see `DriverFamily.lights`). */
-export function familyLights(description: Pick<SurfaceDescription, 'driver' | 'model'>): LightChooser | undefined {
-  return isDriverName(description.driver) ? DRIVER_FAMILIES[description.driver].lights?.(description) : undefined
-}
-
-/** Where an open or waiting surface has its controls on its face, where its family says (`DriverFamily.face`). */
-export function familyFace(
-  description: Pick<SurfaceDescription, 'driver' | 'model' | 'controls'>,
-): DeviceFace | undefined {
-  return isDriverName(description.driver) ? DRIVER_FAMILIES[description.driver].face?.(description) : undefined
 }
 
 /** `32 keys, 4 encoders, 4 lcd`: a control list counted by kind, in the order kinds first appear. */

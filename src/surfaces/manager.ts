@@ -19,10 +19,16 @@
  */
 import { EventHub, type Listenable } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
-import { SurfaceClaimError, assignClaims, validateClaims, type ClaimedDevice, type SurfaceClaim } from './claims.js'
+import {
+  SurfaceClaimError,
+  assignClaims,
+  validateClaims,
+  type ClaimedDevice,
+  type SurfaceClaim,
+} from '../families/claims.js'
 import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSource } from './hotplug.js'
-import { lightFeedback, lightOnly } from './lights.js'
-import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from './udev.js'
+import { lightFeedback, lightOnly } from '../families/lights.js'
+import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../families/udev.js'
 import type {
   ControlId,
   DetectedDevice,
@@ -34,6 +40,7 @@ import type {
   SurfaceRegistry,
   SurfaceRegistryEvents,
 } from './types.js'
+import { SURFACE_RETRY } from './retry.js'
 
 /** Defaults, named so the timing of the manager can be read in one place. */
 export const MANAGER_DEFAULTS = {
@@ -41,11 +48,8 @@ export const MANAGER_DEFAULTS = {
   pollMs: 2000,
   /** Rescans after each hot-plug change. */
   rescanDelaysMs: [0, 1000, 3000] as readonly number[],
-  /** First retry delay after a fault; doubles per consecutive fault. */
-  retryInitialMs: 1000,
-  retryMaxMs: 30_000,
-  /** A surface that stayed open this long starts its next backoff from the beginning. */
-  stableMs: 10_000,
+  /** The retry after a fault (`retry.ts`, shared with the network decks' connections). */
+  ...SURFACE_RETRY,
   /** A driver's detect() or open() that takes longer is a fault: one hung device must not stall the scan. */
   callTimeoutMs: 10_000,
 } as const

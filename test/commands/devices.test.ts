@@ -6,7 +6,7 @@
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, vi } from 'vitest'
 import { DEVICES_DETECT_TIMEOUT_MS, devicesCommand, runDevices } from '../../src/commands/devices.js'
-import { UDEV_FILES } from '../../src/surfaces/udev.js'
+import { UDEV_FILES } from '../../src/families/udev.js'
 import { expectRegistered, harness, type Harness } from './hardware-helpers.js'
 
 /** The built-in drivers, as the first line of the listing names them. */

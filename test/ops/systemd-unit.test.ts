@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { EXIT_CONFIG } from '../../src/commands/subcommand.js'
-import { UDEV_GROUP } from '../../src/surfaces/udev.js'
+import { UDEV_GROUP } from '../../src/families/udev.js'
 
 const UNIT_FILE = new URL('../../systemd/panelbridge.service', import.meta.url)
 const unit = readFileSync(UNIT_FILE, 'utf8')

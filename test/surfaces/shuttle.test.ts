@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { JogCounter } from '../../src/surfaces/usb-hid/jog-counter.js'
 import { ShuttleDriver, shuttleIdentity } from '../../src/surfaces/shuttle/driver.js'
-import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../../src/surfaces/shuttle/models.js'
+import { SHUTTLE_MODEL_IDS, shuttleModelControls } from '../../src/families/shuttle.js'
 import type { ShuttleSurface } from '../../src/surfaces/shuttle/surface.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { checkProperty, fc } from '../fuzz/harness.js'

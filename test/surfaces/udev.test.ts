@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { DEVICE_MODELS2, DeviceModelId, DeviceModelType } from '@elgato-stream-deck/core'
 import { describe, expect, it } from 'vitest'
 import { PRODUCTS } from '@shuttle-lib/core'
-import { UDEV_FILES, renderUdevRules, udevEntries } from '../../src/surfaces/udev.js'
+import { UDEV_FILES, renderUdevRules, udevEntries } from '../../src/families/udev.js'
 
 describe('udev rules', () => {
   it.each(['headless', 'desktop'] as const)(

@@ -3,7 +3,7 @@ import { SurfaceManager, type SurfaceManagerOptions } from '../../src/surfaces/m
 import { ShuttleDriver } from '../../src/surfaces/shuttle/driver.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { XKEYS_INIT_TIMEOUT_MS, XkeysDriver } from '../../src/surfaces/xkeys/driver.js'
-import { xkeysModelById, xkeysModelControls } from '../../src/surfaces/xkeys/models.js'
+import { xkeysModelById, xkeysModelControls } from '../../src/families/xkeys.js'
 import { xkeysReportBytes } from '../../src/surfaces/xkeys/report-guard.js'
 import type { XkeysSurface } from '../../src/surfaces/xkeys/surface.js'
 import { FakeHotplug } from './helpers/fake-hotplug.js'

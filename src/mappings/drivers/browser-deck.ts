@@ -4,7 +4,7 @@
  * deck, by serial or model; its controls are its model's. The surface side is `src/surfaces/browser-deck/`.
  */
 import { z } from 'zod'
-import { browserDeckModels } from '../../surfaces/browser-deck/models.js'
+import { browserDeckModels } from '../../families/browser-deck.js'
 import { claimFields, modelClaim, modelControls, modelName, rehearseField, type MappingFamily } from './common.js'
 
 const schema = z

@@ -11,8 +11,8 @@
  * claims, and the suggested entry of a device found by its model.
  */
 import { z } from 'zod'
-import type { ClaimMatch, SurfaceClaim } from '../../surfaces/claims.js'
-import type { ModelTable } from '../../surfaces/driver-family.js'
+import type { ClaimMatch, SurfaceClaim } from '../../families/claims.js'
+import type { ModelTable } from '../../families/family.js'
 import type { ControlDescriptor, DetectedDevice } from '../../surfaces/types.js'
 
 /** The controls of a configured surface, or a problem with its options. */

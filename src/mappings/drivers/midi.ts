@@ -5,9 +5,8 @@
  */
 import { z } from 'zod'
 import { ControlIdError, parseControlId } from '../../surfaces/control-id.js'
-import type { MidiSurfaceConfig } from '../../surfaces/midi/driver.js'
 import { DEFAULT_PROFILE, MidiProfileError, loadMidiProfile } from '../../surfaces/midi/profile.js'
-import { RELATIVE_MODES } from '../../surfaces/midi/relative.js'
+import { RELATIVE_MODES, type MidiSurfaceConfig } from '../../families/midi.js'
 import { modelEntryFor, rehearseField, type MappingFamily, type SurfaceControls, type SurfaceEntry } from './common.js'
 
 const portName = z.string().min(1).max(256)

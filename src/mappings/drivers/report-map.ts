@@ -4,9 +4,8 @@
  * reports through the report map it carries; its controls are the map's.
  */
 import { z } from 'zod'
-import type { ClaimMatch } from '../../surfaces/claims.js'
-import { reportMapControls, type ReportMapDeviceConfig } from '../../surfaces/report-map/driver.js'
-import { reportMapSchema } from '../../surfaces/report-map/report-map.js'
+import type { ClaimMatch } from '../../families/claims.js'
+import { reportMapControls, reportMapSchema, type ReportMapDeviceConfig } from '../../families/report-map.js'
 import { CONFIG_LIMITS } from '../limits.js'
 import { rehearseField, type MappingFamily, type SurfaceEntry } from './common.js'
 

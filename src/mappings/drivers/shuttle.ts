@@ -1,6 +1,6 @@
 /** The Contour Shuttle family, mapping side (see `common.ts`); the surface side is `src/surfaces/shuttle/`. */
 import { z } from 'zod'
-import { shuttleModels } from '../../surfaces/shuttle/models.js'
+import { shuttleModels } from '../../families/shuttle.js'
 import { claimFields, modelClaim, modelControls, modelName, rehearseField, type MappingFamily } from './common.js'
 
 const schema = z

@@ -11,8 +11,8 @@ import {
   entryAddress,
   parseDeckAddress,
   type NetDeckConfig,
-} from '../../surfaces/streamdeck-net/driver.js'
-import { netDeckModels } from '../../surfaces/streamdeck-net/models.js'
+} from '../../families/streamdeck-net.js'
+import { netDeckModels } from '../../families/streamdeck-net.js'
 import {
   brightnessField,
   modelControls,

@@ -1,6 +1,6 @@
 /** The Stream Deck family, mapping side (see `common.ts`); the surface side is `src/surfaces/streamdeck/`. */
 import { z } from 'zod'
-import { streamdeckModels } from '../../surfaces/streamdeck/models.js'
+import { streamdeckModels } from '../../families/streamdeck.js'
 import {
   brightnessField,
   claimFields,

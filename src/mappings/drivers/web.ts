@@ -3,7 +3,7 @@
  * daemon itself (no device, so no claim); the surface side is `src/surfaces/web/`.
  */
 import { z } from 'zod'
-import { webSurfaceDescription, type WebSurfaceOptions } from '../../surfaces/web/web-surface.js'
+import { webSurfaceDescription, type WebSurfaceOptions } from '../../families/web.js'
 import type { MappingFamily, SurfaceEntry } from './common.js'
 
 const schema = z

@@ -4,7 +4,7 @@
  * none.
  */
 import { z } from 'zod'
-import { xkeysModels } from '../../surfaces/xkeys/models.js'
+import { xkeysModels } from '../../families/xkeys.js'
 import {
   claimFields,
   modelClaim,

@@ -7,7 +7,7 @@
  */
 import type { DriverFamily } from '../driver-family.js'
 import { BrowserDeckDriver, type BrowserDeckDriverOptions } from './driver.js'
-import { browserDeckModels } from './models.js'
+import { browserDeckModels } from '../../families/browser-deck.js'
 import { unclaimedDecks } from './unclaimed.js'
 
 export const browserDeckFamily: DriverFamily<BrowserDeckDriverOptions> = {

@@ -14,8 +14,10 @@ import type { HotplugChange, HotplugSource } from '../hotplug.js'
 import type { DetectedDevice } from '../types.js'
 import type { PageDeviceLink, PageDevicePort } from '../web/page-devices.js'
 import type { DeckClientMessage, DeckServerMessage } from '../web/protocol.js'
-import { browserDeckModel, type BrowserDeckModel } from './models.js'
-import type { BrowserDeckInput } from './surface.js'
+import { browserDeckModel, type BrowserDeckModel } from '../../families/browser-deck.js'
+
+/** A deck's input as the page sends it. */
+export type BrowserDeckInput = Extract<DeckClientMessage, { type: 'deck-input' }>
 
 /** The driver name of the family (the `driver:` of the mapping file). */
 export const BROWSER_DECK_DRIVER = 'browser-deck'

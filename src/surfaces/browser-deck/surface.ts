@@ -11,11 +11,10 @@ import { controlSends } from '../control-id.js'
 import { keyFaceOf, parseColor } from '../render/key-paint.js'
 import type { ControlDescriptor, ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvents } from '../types.js'
 import type { KeyImages } from '../web/key-images.js'
-import type { DeckClientMessage, DeckServerMessage } from '../web/protocol.js'
-import { BROWSER_DECK_DRIVER, type Registration } from './hub.js'
+import type { DeckServerMessage } from '../web/protocol.js'
+import { BROWSER_DECK_DRIVER, type BrowserDeckInput, type Registration } from './hub.js'
 
-/** A deck's input as the page sends it. */
-export type BrowserDeckInput = Extract<DeckClientMessage, { type: 'deck-input' }>
+export type { BrowserDeckInput } from './hub.js'
 
 export interface BrowserDeckSurfaceOptions {
   /** Draws keys whose feedback carries an image or a picture; made on first need when absent. */

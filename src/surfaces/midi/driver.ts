@@ -9,27 +9,17 @@
  */
 import { createLogger, type Logger } from '../../log.js'
 import type { HotplugChange, HotplugSource } from '../hotplug.js'
-import type { ControlDescriptor, ControlId, DetectedDevice, SurfaceDriver } from '../types.js'
+import type { ControlDescriptor, DetectedDevice, SurfaceDriver } from '../types.js'
 import { JulusianMidiBackend } from './julusian.js'
 import { findPort, type MidiBackend, type MidiPortList } from './port.js'
 import { DEFAULT_PROFILE, loadMidiProfile, type MidiProfile } from './profile.js'
-import type { RelativeMode } from './relative.js'
+import type { MidiSurfaceConfig } from '../../families/midi.js'
 import { MidiSurface } from './surface.js'
 
 /** How often the MIDI port lists are read, ms. */
 export const MIDI_RESCAN_MS = 2000
 
-/** One configured MIDI surface (the `midi` entry of the mapping file). */
-export interface MidiSurfaceConfig {
-  /** The input port's name, or a part of it (case-insensitive). */
-  input: string
-  /** The output port's name or a part of it; default: the profile's, else the input's. */
-  output?: string
-  /** A shipped profile's id or a profile file's path; default `generic`. */
-  profile?: string
-  /** Relative encoder mode per control id, over the profile's. */
-  relative?: Readonly<Record<ControlId, RelativeMode>>
-}
+export type { MidiSurfaceConfig } from '../../families/midi.js'
 
 export interface MidiDriverOptions {
   /** Defaults to `@julusian/midi`. Tests pass an in-memory backend. */

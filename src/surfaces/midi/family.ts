@@ -1,18 +1,11 @@
 /**
  * The MIDI family, surface side (see `../driver-family.ts`): its driver, which takes the mapping file's
  * `midi` entries (port names, profile, relative modes) and rescans the port lists as its own hot-plug
- * source, and how its pads light. The mapping side is `src/mappings/drivers/midi.ts`.
+ * source. How its pads light is `src/families/midi.ts`; the mapping side is `src/mappings/drivers/midi.ts`.
  */
 import type { DriverFamily } from '../driver-family.js'
-import { ledStateOf, lit, colorOf, WHITE_LIGHT, type LightRule } from '../lights.js'
 import { MidiDriver, type MidiDriverOptions, type MidiSurfaceConfig } from './driver.js'
 import { loadMidiProfile, shippedProfileIds } from './profile.js'
-
-/** A MIDI RGB pad: its colour in every state (the idle colour when off), white when lit without one. */
-const rgbPad: LightRule = (fb) => {
-  const state = ledStateOf(fb)
-  return lit(colorOf(fb) ?? (state === 'off' ? undefined : WHITE_LIGHT), state === 'blink')
-}
 
 export const midiFamily: DriverFamily<MidiDriverOptions, MidiSurfaceConfig> = {
   create(options, shared) {
@@ -24,8 +17,6 @@ export const midiFamily: DriverFamily<MidiDriverOptions, MidiSurfaceConfig> = {
   },
   // The driver's class, not its name: a wrapper (learn's recording driver) has no port rescans of its own.
   hotplug: (driver) => (driver instanceof MidiDriver ? driver.hotplug : undefined),
-  // A one-colour LED lights by the common rule; an RGB pad shows the profile's palette colour even when off.
-  lights: () => (control) => (control.capabilities.rgb ? rgbPad : undefined),
   // The shipped profiles that list controls (the generic one lists none: its ids are the notes and CCs sent).
   profiles: {
     label: 'MIDI',

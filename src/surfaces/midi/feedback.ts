@@ -1,9 +1,9 @@
 /**
  * Feedback to MIDI bytes through a profile's rules: which message, number, value and channel light a
  * control's LED in a state and colour, and what sets its LED ring. Whether a feedback lights an LED at
- * all is the common rule (`ledStateOf`, `../lights.ts`), which the web mirror draws by too.
+ * all is the common rule (`ledStateOf`, `src/families/lights.ts`), which the web mirror draws by too.
  */
-import { hexRgb, ledStateOf } from '../lights.js'
+import { hexRgb, ledStateOf } from '../../families/lights.js'
 import type { Feedback } from '../types.js'
 import type { LedOut, RingOut } from './profile.js'
 

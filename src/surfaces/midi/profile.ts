@@ -15,7 +15,7 @@ import { LineCounter, isNode, parseDocument } from 'yaml'
 import { z } from 'zod'
 import { formatControlId } from '../control-id.js'
 import type { ControlDescriptor, ControlId } from '../types.js'
-import { RELATIVE_MODES, type RelativeMode } from './relative.js'
+import { RELATIVE_MODES, type RelativeMode } from '../../families/midi.js'
 
 /** Largest profile file read, bytes. */
 export const MAX_PROFILE_BYTES = 256 * 1024

@@ -10,7 +10,7 @@ import { blankMessage, feedbackMessages, type OutputRule } from './feedback.js'
 import { MidiParser, type MidiMessage } from './parser.js'
 import type { MidiConnection } from './port.js'
 import type { MidiProfile } from './profile.js'
-import { relativeDelta, type RelativeMode } from './relative.js'
+import { relativeDelta, type RelativeMode } from '../../families/midi.js'
 
 /** Pitch bend centre (14-bit). */
 const PITCH_CENTRE = 8192

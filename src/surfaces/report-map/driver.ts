@@ -9,7 +9,6 @@
 import { EventHub } from '../../events.js'
 import { lateImport } from '../../installed.js'
 import { createLogger, type Logger } from '../../log.js'
-import { parseControlId } from '../control-id.js'
 import type {
   ControlDescriptor,
   DetectedDevice,
@@ -19,6 +18,7 @@ import type {
   SurfaceDriver,
   SurfaceEvents,
 } from '../types.js'
+import { reportMapControls, type ReportMapDeviceConfig } from '../../families/report-map.js'
 import { MAX_REPORT_BYTES, ReportDecoder, toSurfaceEvents, type ReportMap } from './report-map.js'
 
 /** What the driver sees of a listed HID interface (a subset of node-hid's `Device`). */
@@ -46,15 +46,7 @@ export interface HidTransport {
   open(path: string): Promise<HidDeviceLike>
 }
 
-/** One configured generic HID device. */
-export interface ReportMapDeviceConfig {
-  vendorId: number
-  productId: number
-  usagePage?: number
-  /** Display name; default the product string. */
-  name?: string
-  map: ReportMap
-}
+export type { ReportMapDeviceConfig } from '../../families/report-map.js'
 
 /** node-hid, loaded on first use. */
 export function nodeHidReportMapTransport(): HidTransport {
@@ -85,15 +77,7 @@ export function nodeHidReportMapTransport(): HidTransport {
 
 const hex4 = (n: number): string => n.toString(16).padStart(4, '0')
 
-/** The controls a report map names, once each. */
-export function reportMapControls(map: ReportMap): ControlDescriptor[] {
-  const seen = new Map<string, ControlDescriptor>()
-  for (const f of map.fields) {
-    if (!seen.has(f.control))
-      seen.set(f.control, { id: f.control, kind: parseControlId(f.control).kind, capabilities: {} })
-  }
-  return [...seen.values()]
-}
+export { reportMapControls } from '../../families/report-map.js'
 
 export interface ReportMapDriverOptions {
   transport?: HidTransport

@@ -4,6 +4,8 @@
  * decoder turns each report into surface events and never throws: a report too short for a field
  * leaves that field alone.
  *
+ * The map's schema and the controls it names are the family's data (`src/families/report-map.ts`).
+ *
  * A field is one control:
  * - `button` (default for 1 bit): down when the bits become non-zero, up when they become zero;
  * - `absolute`: a value, normalised from [min, max] (default the field's range) to 0..1;
@@ -13,62 +15,11 @@
  * Fields up to 8 bits sit inside one byte (`bit` is the lowest bit); wider ones are 16, 24 or 32 bits
  * from a byte boundary, little or big endian.
  */
-import { z } from 'zod'
-import { isControlId } from '../control-id.js'
+import { MAX_REPORT_BYTES, type ReportMap } from '../../families/report-map.js'
 import type { ControlId, SurfaceEvent } from '../types.js'
 
-/** Longest input report read, bytes (a full-speed USB HID report is at most 64; high speed 1024). */
-export const MAX_REPORT_BYTES = 1024
-/** Most fields in one map. */
-export const MAX_REPORT_FIELDS = 256
+export { MAX_REPORT_BYTES, MAX_REPORT_FIELDS, reportMapSchema, type ReportMap } from '../../families/report-map.js'
 
-const field = z
-  .strictObject({
-    control: z.string().refine(isControlId, 'not a control id (key:N, button:N, fader:N, jog, …)'),
-    byte: z
-      .int()
-      .min(0)
-      .max(MAX_REPORT_BYTES - 1)
-      .describe('The byte the field starts at (after the report id, when the map has one).'),
-    bit: z.int().min(0).max(7).default(0).describe('The lowest bit of a field of up to 8 bits.'),
-    bits: z.int().min(1).max(32).default(1),
-    signed: z.boolean().default(false).describe('Two’s complement.'),
-    endian: z.enum(['little', 'big']).default('little'),
-    mode: z
-      .enum(['button', 'absolute', 'relative', 'wrap'])
-      .optional()
-      .describe('Default: button for 1 bit, else absolute.'),
-    min: z.number().optional().describe('The raw value that is 0 (absolute).'),
-    max: z.number().optional().describe('The raw value that is 1 (absolute).'),
-  })
-  .superRefine((f, ctx) => {
-    if (f.bits <= 8 && f.bit + f.bits > 8) {
-      ctx.addIssue({ code: 'custom', path: ['bits'], message: 'a field of up to 8 bits must fit in its byte' })
-    }
-    if (f.bits > 8 && (f.bit !== 0 || f.bits % 8 !== 0)) {
-      ctx.addIssue({ code: 'custom', path: ['bits'], message: 'a wider field is 16, 24 or 32 bits from bit 0' })
-    }
-    if (f.byte + Math.ceil(f.bits / 8) > MAX_REPORT_BYTES) {
-      ctx.addIssue({ code: 'custom', path: ['byte'], message: `the field runs past ${MAX_REPORT_BYTES} bytes` })
-    }
-    if (f.min !== undefined && f.max !== undefined && f.min === f.max) {
-      ctx.addIssue({ code: 'custom', path: ['max'], message: 'min and max must differ' })
-    }
-  })
-
-export const reportMapSchema = z
-  .strictObject({
-    report_id: z
-      .int()
-      .min(1)
-      .max(255)
-      .optional()
-      .describe('Only reports with this id (their first byte) are read; byte 0 is then the byte after it.'),
-    fields: z.array(field).min(1).max(MAX_REPORT_FIELDS),
-  })
-  .describe('Which bytes and bits of an input report are which control.')
-
-export type ReportMap = z.output<typeof reportMapSchema>
 type Field = ReportMap['fields'][number]
 
 /** What a report changes, before the surface adds its name and time. */

@@ -2,7 +2,7 @@
  * An open Contour Shuttle as a `Surface`: the library's `Shuttle` decodes buttons and the ring; the jog
  * delta is computed here from the raw counter (`JogCounter`, see `../usb-hid/jog-counter.ts` for why not the library's).
  *
- * Control ids (see `types.ts` and `models.ts`): `button:N`, `jog` (rotate, signed delta, positive
+ * Control ids (see `types.ts` and `src/families/shuttle.ts`): `button:N`, `jog` (rotate, signed delta, positive
  * clockwise), `shuttle` (value -1..1, raw -7..7). The device has no lights: feedback is accepted and
  * shows nothing.
  *
@@ -14,7 +14,7 @@ import { controlId } from '../control-id.js'
 import { HidSurface } from '../usb-hid/hid-surface.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
-import { shuttleControls, type ShuttleModel } from './models.js'
+import { shuttleControls, type ShuttleModel } from '../../families/shuttle.js'
 import type { ShuttleReportGuard } from './report-guard.js'
 
 /** Byte of the input report that holds the jog counter (see `SHUTTLE_REPORT_BYTES`). */

@@ -7,7 +7,7 @@
 import type { HIDDevice } from '@shuttle-lib/core'
 import { lateImport } from '../../installed.js'
 import { listNodeHid } from '../usb-hid/identity.js'
-import { findShuttleModel, type ShuttleModel } from './models.js'
+import { findShuttleModel, type ShuttleModel } from '../../families/shuttle.js'
 
 /** One HID device that the model table recognises as a Contour Shuttle. */
 export interface ShuttleListing {

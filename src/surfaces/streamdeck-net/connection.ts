@@ -4,7 +4,7 @@
  * each time the connection comes up, and dropped when it goes.
  *
  * - Reconnect: a connection that fails or drops is tried again with the surface manager's back-off
- *   (`MANAGER_DEFAULTS`: from 1 s, doubling, at most 30 s; from the start again after a connection that
+ *   (`SURFACE_RETRY`: from 1 s, doubling, at most 30 s; from the start again after a connection that
  *   stayed up 10 s), so a dock off the network comes back by itself without a restart.
  * - A dock's child deck: the dock reports the deck plugged into it (and every plug and unplug) with the
  *   TCP port that reaches it; the child is a connection of its own to that port, the deck it is (its own
@@ -14,7 +14,7 @@
  */
 import type { StreamDeck } from '@elgato-stream-deck/core'
 import type { Logger } from '../../log.js'
-import { MANAGER_DEFAULTS } from '../manager.js'
+import { SURFACE_RETRY } from '../retry.js'
 import { DeckLink } from './link.js'
 import {
   loadNetLibrary,
@@ -61,9 +61,9 @@ export interface Backoff {
  */
 export function defaultBackoff(): Backoff {
   return {
-    initialMs: MANAGER_DEFAULTS.retryInitialMs,
-    maxMs: MANAGER_DEFAULTS.retryMaxMs,
-    stableMs: MANAGER_DEFAULTS.stableMs,
+    initialMs: SURFACE_RETRY.retryInitialMs,
+    maxMs: SURFACE_RETRY.retryMaxMs,
+    stableMs: SURFACE_RETRY.stableMs,
   }
 }
 

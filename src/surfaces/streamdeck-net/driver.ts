@@ -10,6 +10,13 @@
  * closed when it no longer does (or the manager stops). A deck going or coming is a hot-plug change of
  * the driver's own source, so the manager rescans at once.
  */
+import {
+  DEFAULT_DECK_PORT,
+  DEFAULT_NET_BRIGHTNESS,
+  discoveredAddress,
+  entryAddress,
+  type NetDeckConfig,
+} from '../../families/streamdeck-net.js'
 import { createLogger } from '../../log.js'
 import { lateImport } from '../../installed.js'
 import type { HotplugChange, HotplugSource } from '../hotplug.js'
@@ -25,56 +32,21 @@ import { NetDeckSurface } from './surface.js'
 
 export const NET_DRIVER = 'streamdeck-net'
 
-/** The port a Studio or Network Dock listens on (the library's DEFAULT_TCP_PORT). */
-export const DEFAULT_DECK_PORT = 5343
-
-/**
- * The address a deck is reached through, as detection reports it (`DetectedDevice.port`) and a claim
- * matches it (a part of it, so the delimiters: `tcp://10.0.0.1:5343/` is no part of `tcp://110.0.0.1:5343/`
- * nor of `tcp://10.0.0.1:53430/`).
- */
-export function deckAddress(host: string, port: number = DEFAULT_DECK_PORT): string {
-  return `tcp://${host}:${port}/`
-}
-
-/** What an address made by `deckAddress` or `discoveredAddress` names; undefined for anything else. */
-export function parseDeckAddress(address: string): { host: string; port: number } | { discovered: string } | undefined {
-  const m = /^tcp:\/\/(.+):(\d{1,5})\/$/.exec(address)
-  if (m) return { host: m[1]!, port: Number(m[2]) }
-  const d = /^mdns:\/\/(.+)\/$/.exec(address)
-  return d ? { discovered: d[1]! } : undefined
-}
-
-/** The brightness every open sends when the entry gives none. ASSUMED: full, as a deck starts. */
-export const DEFAULT_NET_BRIGHTNESS = 100
+export {
+  DEFAULT_DECK_PORT,
+  DEFAULT_NET_BRIGHTNESS,
+  deckAddress,
+  discoveredAddress,
+  entryAddress,
+  parseDeckAddress,
+  type NetDeckConfig,
+} from '../../families/streamdeck-net.js'
 
 /** How long a detection waits for the configured decks' first answer (after that, they are listed once up). */
 export const FIRST_ANSWER_WAIT_MS = 3000
 
 /** JPEG quality for key images (as the USB decks'). */
 const JPEG_QUALITY = 95
-
-/**
- * The address of the decks found through the announcement of this serial (`discover: true`): a
- * Studio's own, or a Network Dock's (its deck then has a serial of its own).
- */
-export function discoveredAddress(serial: string): string {
-  return `mdns://${serial.trim()}/`
-}
-
-/** One `streamdeck-net` entry as the driver takes it: an address (`host`), or `discover` with a serial. */
-export interface NetDeckConfig {
-  host?: string
-  port?: number
-  discover?: boolean
-  serial?: string
-  brightness?: number
-}
-
-/** The address an entry's decks are reached through (`deckAddress`, or `discoveredAddress`). */
-export function entryAddress(entry: NetDeckConfig): string {
-  return entry.host !== undefined ? deckAddress(entry.host, entry.port) : discoveredAddress(entry.serial ?? '')
-}
 
 export interface StreamDeckNetDriverOptions {
   /** Defaults to the library's mDNS discovery (used only while an entry asks). Tests pass an in-memory one. */

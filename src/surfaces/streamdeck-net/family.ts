@@ -13,7 +13,7 @@ import {
   type NetDeckConfig,
   type StreamDeckNetDriverOptions,
 } from './driver.js'
-import { netDeckModels } from './models.js'
+import { netDeckModels } from '../../families/streamdeck-net.js'
 
 export const streamdeckNetFamily: DriverFamily<StreamDeckNetDriverOptions, NetDeckConfig> = {
   create: (options, shared) => {

@@ -5,15 +5,12 @@
  * an in-memory `HIDDevice`.
  */
 import type { HIDDevice } from '@elgato-stream-deck/core'
-import { DEVICE_MODELS2, DeviceModelId, DeviceModelType, type DeviceModelSpec } from '@elgato-stream-deck/core'
+import { DEVICE_MODELS2, DeviceModelId, type DeviceModelSpec } from '@elgato-stream-deck/core'
 import { lateImport } from '../../installed.js'
 
 export { hex4 } from '../usb-hid/identity.js'
 
-/** Whether a model is a USB device (the network dock is reached over TCP; its product id is not real). */
-export function isUsbDeckModel(model: DeviceModelId): boolean {
-  return DEVICE_MODELS2[model].type !== DeviceModelType.NETWORK_DOCK
-}
+export { isUsbDeckModel } from '../../families/streamdeck.js'
 
 /** One HID device that the model table recognises as a Stream Deck. */
 export interface StreamDeckListing {

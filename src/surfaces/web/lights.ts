@@ -1,14 +1,14 @@
 /**
  * What a mirrored backlight or LED shows for a feedback: the colour the device itself lights, so that
  * the page shows what the panel shows rather than what the engine asked for. Each family says how its
- * lights look where they differ from the common rules (`../lights.ts`), through its record in the
- * driver table (`DriverFamily.lights`); the rest light by the common rules: an RGB light shows its
+ * lights look where they differ from the common rules (`src/families/lights.ts`), through its record
+ * in the families table (`FamilyFacts.lights`); the rest light by the common rules: an RGB light shows its
  * colour unless `led` is off, a one-colour LED lights by `led` or a bright enough colour. A stale
  * feedback is dark (`lightFeedback`).
  * Server-side only.
  */
-import { familyLights } from '../drivers.js'
-import { lightFeedback, lightOnly, oneColourLed, rgbLight, type LightRule } from '../lights.js'
+import { familyLights } from '../../families/index.js'
+import { lightFeedback, lightOnly, oneColourLed, rgbLight, type LightRule } from '../../families/lights.js'
 import type { SurfaceDescription } from '../types.js'
 import { widgetOf } from './protocol.js'
 

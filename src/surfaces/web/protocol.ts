@@ -23,7 +23,7 @@ import type {
   SurfaceDescription,
 } from '../types.js'
 import type { KeyFace } from '../render/key-paint.js'
-import type { DeviceFace, FaceSpot } from '../device-face.js'
+import type { DeviceFace, FaceSpot } from '../../families/device-face.js'
 
 /** Where the page loads the key font from, relative to the page. */
 export const KEY_FONT_ROUTE = '/key-font.ttf'

@@ -8,7 +8,7 @@
 import type { ControlDescriptor, ControlId, Feedback, SurfaceDescription } from '../types.js'
 import { keyFaceOf } from '../render/key-paint.js'
 import type { KeyImages } from './key-images.js'
-import type { LightRule } from '../lights.js'
+import type { LightRule } from '../../families/lights.js'
 import { lightRules } from './lights.js'
 import { controlStateOf, imageLabelOf, type ServerMessage, type WebControlState } from './protocol.js'
 

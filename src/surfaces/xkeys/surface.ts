@@ -1,6 +1,6 @@
 /**
  * An open X-keys panel as a `Surface`: the library's `XKeys` decodes the input reports and encodes the
- * backlight writes; this maps its key indexes to row-major `key:N` (see `models.ts`), its jog, shuttle,
+ * backlight writes; this maps its key indexes to row-major `key:N` (see `src/families/xkeys.ts`), its jog, shuttle,
  * T-bar and joystick to `jog`, `shuttle`, `tbar` and `joystick:x|y|z`, and `Feedback` to backlights in the colours the model has
  * (the library maps a colour to the blue and red LEDs of the older panels).
  *
@@ -18,10 +18,9 @@
 import type { JoystickValue, XKeys } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
 import { HidSurface, type Subscribable } from '../usb-hid/hid-surface.js'
-import { parseColor } from '../render/key-paint.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
-import type { XkeysModel } from './models.js'
+import { backlightOf, type XkeysModel } from '../../families/xkeys.js'
 
 /** The T-bar's raw range (one byte). */
 const TBAR_MAX = 255
@@ -38,16 +37,6 @@ export interface XkeysSurfaceOptions {
 export interface XkeysWriteStats {
   writes: number
   skipped: number
-}
-
-const hex2 = (n: number): string => n.toString(16).padStart(2, '0')
-
-/** The backlight a feedback asks for: `rrggbb` and whether it flashes. */
-export function backlightOf(fb: Feedback): { color: string; flashing: boolean } {
-  if (fb.led === 'off') return { color: '000000', flashing: false }
-  const rgb = parseColor(fb.color) ?? (fb.led === 'on' || fb.led === 'blink' ? ([255, 255, 255] as const) : undefined)
-  if (!rgb) return { color: '000000', flashing: false }
-  return { color: rgb.map(hex2).join(''), flashing: fb.led === 'blink' }
 }
 
 export class XkeysSurface extends HidSurface {

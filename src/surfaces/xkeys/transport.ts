@@ -6,7 +6,7 @@
 import type { HIDDevice } from '@xkeys-lib/core'
 import { lateImport } from '../../installed.js'
 import { listNodeHid } from '../usb-hid/identity.js'
-import { findXkeysModel, type XkeysModel } from './models.js'
+import { findXkeysModel, type XkeysModel } from '../../families/xkeys.js'
 
 /** One HID device that the model table recognises as an X-keys panel. */
 export interface XkeysListing {

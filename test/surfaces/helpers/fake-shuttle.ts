@@ -4,7 +4,7 @@
  */
 import type { HIDDevice, HIDEvents } from '@shuttle-lib/core'
 import { EventEmitter } from 'eventemitter3'
-import { shuttleModelById } from '../../../src/surfaces/shuttle/models.js'
+import { shuttleModelById } from '../../../src/families/shuttle.js'
 import type { ShuttleListing, ShuttleTransport } from '../../../src/surfaces/shuttle/transport.js'
 import { MemoryTransport } from './memory-transport.js'
 

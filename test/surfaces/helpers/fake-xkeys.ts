@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { HIDDevice } from '@xkeys-lib/core'
-import { xkeysModelById } from '../../../src/surfaces/xkeys/models.js'
+import { xkeysModelById } from '../../../src/families/xkeys.js'
 import type { XkeysListing, XkeysTransport } from '../../../src/surfaces/xkeys/transport.js'
 import { MemoryTransport } from './memory-transport.js'
 

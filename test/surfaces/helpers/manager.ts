@@ -7,7 +7,7 @@
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { afterEach, beforeEach, onTestFinished, vi } from 'vitest'
 import type { LogLevel, LogRecord } from '../../../src/log.js'
-import type { SurfaceClaim } from '../../../src/surfaces/claims.js'
+import type { SurfaceClaim } from '../../../src/families/claims.js'
 import type { AccessCheck, HotplugSource } from '../../../src/surfaces/hotplug.js'
 import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from '../../../src/surfaces/manager.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'

@@ -13,7 +13,7 @@ import {
   claimMatches,
   validateClaims,
   type SurfaceClaim,
-} from '../../../src/surfaces/claims.js'
+} from '../../../src/families/claims.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { ShuttleDriver } from '../../../src/surfaces/shuttle/driver.js'
 import type { DetectedDevice } from '../../../src/surfaces/types.js'

@@ -1,11 +1,11 @@
 /**
  * A stale feedback (the application is gone) on a light: dark, never its last colour (`lightFeedback` in
- * src/surfaces/lights.ts). Through the manager to an X-keys panel over its fake HID device (the real
+ * src/families/lights.ts). Through the manager to an X-keys panel over its fake HID device (the real
  * library writes the bytes), in the web mirror's light rules, and not on a key with an image, which
  * gets the whole feedback and is drawn dimmed and hatched.
  */
 import { describe, expect, it } from 'vitest'
-import { lightFeedback, lightOnly } from '../../../src/surfaces/lights.js'
+import { lightFeedback, lightOnly } from '../../../src/families/lights.js'
 import type { ControlDescriptor, Feedback } from '../../../src/surfaces/types.js'
 import { lightRules } from '../../../src/surfaces/web/lights.js'
 import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MAX_SYSEX_BYTES, MidiParser, type MidiMessage } from '../../../src/surfaces/midi/parser.js'
-import { relativeDelta } from '../../../src/surfaces/midi/relative.js'
+import { relativeDelta } from '../../../src/families/midi.js'
 
 const parse = (bytes: number[], opts = {}): MidiMessage[] => new MidiParser(opts).push(bytes)
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { claimMatches } from '../../../src/surfaces/claims.js'
+import { claimMatches } from '../../../src/families/claims.js'
 import {
   MidiProfileError,
   loadMidiProfile,

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { streamdeckNet } from '../../../src/mappings/drivers/streamdeck-net.js'
-import { claimMatches } from '../../../src/surfaces/claims.js'
+import { claimMatches } from '../../../src/families/claims.js'
 import type { Announcement, DiscoveryStarter } from '../../../src/surfaces/streamdeck-net/discovery.js'
 import { StreamDeckNetDriver, discoveredAddress } from '../../../src/surfaces/streamdeck-net/driver.js'
 import { captureLogs } from '../../helpers/logs.js'

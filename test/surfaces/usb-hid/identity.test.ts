@@ -1,7 +1,7 @@
 /** The one identity rule and node-hid listing of the HID drivers (Stream Deck, Contour Shuttle, X-keys). */
 import { describe, expect, it, vi } from 'vitest'
 import { detectedHid, hidIdentity, listNodeHid, openTarget } from '../../../src/surfaces/usb-hid/identity.js'
-import { findShuttleModel } from '../../../src/surfaces/shuttle/models.js'
+import { findShuttleModel } from '../../../src/families/shuttle.js'
 
 // node-hid is the transport boundary: its listing is what the operating system says.
 vi.mock('node-hid', () => ({

@@ -1,6 +1,15 @@
 /**
+ * The Contour Shuttle family, as data: its models, their faces and its udev entries.
+ *
+ * The models, known without a device: the library's own product table
+ * (`@shuttle-lib/core` `PRODUCTS`) mapped to control ids, so `check` refuses `button:20` on a
+ * ShuttleXpress and the udev rules list every product id the library can open.
+ *
+ * Controls of every model: `button:N` (N = the library's button index, 0 = the first bit it lists),
+ * `jog` (the endless inner wheel) and `shuttle` (the spring-loaded outer ring, -1..1, raw -7..7).
+ *
  * Where each control sits on the face of a Contour Shuttle, which the page draws as the device looks
- * rather than as a grid (`DriverFamily.face`, `../device-face.ts`): its jog wheel sits in the middle of the
+ * rather than as a grid (`FamilyFacts.face`, `device-face.ts`): its jog wheel sits in the middle of the
  * shuttle ring with the buttons around them. The library (`@shuttle-lib/core`) gives each model's buttons
  * as bits, not where they are; `button:N` is its Nth button bit.
  *
@@ -15,8 +24,90 @@
  * Positions and sizes are in the face's own units (`width` × `height`), each control's box given by its
  * centre and size here and sent to the page as its top-left corner and size.
  */
-import { spot, type Centred, type DeviceFace, type FaceSpot } from '../device-face.js'
-import type { ControlId, SurfaceDescription } from '../types.js'
+import { PRODUCTS, type Product, type ProductModelId } from '@shuttle-lib/core'
+import { controlId } from '../surfaces/control-id.js'
+import type { ControlDescriptor, ControlId, SurfaceDescription } from '../surfaces/types.js'
+import type { Centred, DeviceFace, FaceSpot } from './device-face.js'
+import type { FamilyFacts, ModelTable } from './family.js'
+
+/** One Contour model as the config and the driver see it. */
+export interface ShuttleModel {
+  /** The library's model id, as a config names it: `shuttlexpress`, `shuttlepro_v1`, `shuttlepro_v2`. */
+  id: ProductModelId
+  /** Display name, e.g. `ShuttlePro v2`. */
+  name: string
+  vendorId: number
+  productId: number
+  /** The USB interface the library opens. */
+  interface: number
+  buttons: number
+}
+
+function toModel(p: Product): ShuttleModel {
+  return {
+    id: p.productModelId,
+    name: p.name,
+    vendorId: p.vendorId,
+    productId: p.productId,
+    interface: p.interface,
+    buttons: p.buttonBits.length,
+  }
+}
+
+/** Every model the library knows, in its own order. */
+export const SHUTTLE_MODELS: readonly ShuttleModel[] = Object.values(PRODUCTS).map(toModel)
+
+/** The model ids a config may name. */
+export const SHUTTLE_MODEL_IDS: readonly string[] = SHUTTLE_MODELS.map((m) => m.id)
+
+/** The model with this id (`shuttlepro_v2`), or undefined. */
+export function shuttleModelById(id: string): ShuttleModel | undefined {
+  return SHUTTLE_MODELS.find((m) => (m.id as string) === id)
+}
+
+/**
+ * The model of a vendor/product pair; `iface` narrows by USB interface where the OS reports one
+ * (node-hid gives -1 on some platforms, which matches any).
+ */
+export function findShuttleModel(vendorId: number, productId: number, iface?: number): ShuttleModel | undefined {
+  return SHUTTLE_MODELS.find(
+    (m) =>
+      m.vendorId === vendorId &&
+      m.productId === productId &&
+      (iface === undefined || iface < 0 || m.interface === iface),
+  )
+}
+
+/** The controls of a model: its buttons (each with its place on the face), then the jog wheel and the shuttle ring. */
+export function shuttleControls(model: ShuttleModel): ControlDescriptor[] {
+  const controls: ControlDescriptor[] = []
+  for (let i = 0; i < model.buttons; i++) {
+    const place = shuttleButtonPlace(model.name, i)
+    controls.push({ id: controlId('button', i), kind: 'button', ...(place ? { label: place } : {}), capabilities: {} })
+  }
+  controls.push({ id: 'jog', kind: 'jog', capabilities: {} })
+  controls.push({ id: 'shuttle', kind: 'shuttle', capabilities: {} })
+  return controls
+}
+
+/** The controls of a model by its id; undefined for an id the library lacks. */
+export function shuttleModelControls(id: string): readonly ControlDescriptor[] | undefined {
+  const model = shuttleModelById(id)
+  return model && shuttleControls(model)
+}
+
+/** The Contour model table (its family's `models`). */
+export const shuttleModels: ModelTable = {
+  label: 'Contour Shuttle',
+  ids: SHUTTLE_MODEL_IDS,
+  controlsOf: (id) => Promise.resolve(shuttleModelControls(id)),
+  nameOf: (id) => Promise.resolve(shuttleModelById(id)?.name),
+}
+
+/** A box by its centre and size, as its top left corner and size. */
+function spot([cx, cy, w, h]: Centred): FaceSpot {
+  return { x: cx - w / 2, y: cy - h / 2, w, h }
+}
 
 interface FaceTable {
   width: number
@@ -112,4 +203,11 @@ export function shuttleFace(description: Pick<SurfaceDescription, 'model' | 'con
 /** Where a model's `button:N` sits on its face, in words (`top row, 2nd from left`); undefined where unknown. */
 export function shuttleButtonPlace(modelName: string, n: number): string | undefined {
   return FACES[modelName]?.places[n]
+}
+
+export const shuttleFacts: FamilyFacts = {
+  models: shuttleModels,
+  face: shuttleFace,
+  udev: () =>
+    SHUTTLE_MODELS.map((m) => ({ name: `Contour ${m.name}`, vendorId: m.vendorId, productIds: [m.productId] })),
 }

@@ -7,7 +7,7 @@
  * other surface takes. Devices are handed out by specificity: serial claims first, then model,
  * vendor/product id, port and unit id claims, then `any` claims, each rank in config order.
  */
-import type { DetectedDevice } from './types.js'
+import type { DetectedDevice } from '../surfaces/types.js'
 
 /** Which device a configured surface takes. Every criterion given must match. */
 export interface ClaimMatch {

@@ -1,9 +1,10 @@
 /**
  * A device's face, for the families whose devices the page draws as they look rather than as a grid
- * (`DriverFamily.face`): the face's size in its own units and each control's box on it. The page gets
- * the size with the surface and each box as its control's `at`. Nothing here knows a family.
+ * (`FamilyFacts.face`): the face's size in its own units and each control's box on it. The page gets
+ * the size with the surface and each box as its control's `at`. Nothing here knows a family, and
+ * nothing here is code: the types are shared with the page's protocol.
  */
-import type { ControlId } from './types.js'
+import type { ControlId } from '../surfaces/types.js'
 
 /** A control's box on a face: top left corner and size, in the face's units. */
 export interface FaceSpot {
@@ -22,8 +23,3 @@ export interface DeviceFace {
 
 /** A box by its centre and size, as a face table writes it. */
 export type Centred = readonly [cx: number, cy: number, w: number, h: number]
-
-/** A box by its centre and size, as its top left corner and size. */
-export function spot([cx, cy, w, h]: Centred): FaceSpot {
-  return { x: cx - w / 2, y: cy - h / 2, w, h }
-}

@@ -1,0 +1,44 @@
+/**
+ * Every hardware family's facts (`family.ts`), in one table keyed by driver name (the `driver:` of the
+ * mapping file), in the order the udev rules name them. The web mirror's lights and faces and the udev
+ * rules are built from it; a family added here (one line; its record in its own file) appears in all of
+ * them with no other change. The drivers' table (`src/surfaces/drivers.ts`) and the mapping file's
+ * (`src/mappings/drivers/index.ts`) are the family's other two lines.
+ */
+import type { SurfaceDescription } from '../surfaces/types.js'
+import { browserDeckFacts } from './browser-deck.js'
+import type { DeviceFace } from './device-face.js'
+import type { FamilyFacts } from './family.js'
+import type { LightChooser } from './lights.js'
+import { midiFacts } from './midi.js'
+import { reportMapFacts } from './report-map.js'
+import { shuttleFacts } from './shuttle.js'
+import { streamdeckFacts } from './streamdeck.js'
+import { streamdeckNetFacts } from './streamdeck-net.js'
+import { xkeysFacts } from './xkeys.js'
+
+export const FAMILIES: Readonly<Record<string, FamilyFacts>> = {
+  streamdeck: streamdeckFacts,
+  'streamdeck-net': streamdeckNetFacts,
+  'browser-deck': browserDeckFacts,
+  shuttle: shuttleFacts,
+  xkeys: xkeysFacts,
+  midi: midiFacts,
+  hid: reportMapFacts,
+}
+
+function factsOf(driver: string): FamilyFacts | undefined {
+  return Object.hasOwn(FAMILIES, driver) ? FAMILIES[driver] : undefined
+}
+
+/** How the lit controls of an open surface look, where its family says (see `FamilyFacts.lights`). */
+export function familyLights(description: Pick<SurfaceDescription, 'driver' | 'model'>): LightChooser | undefined {
+  return factsOf(description.driver)?.lights?.(description)
+}
+
+/** Where an open or waiting surface has its controls on its face, where its family says (`FamilyFacts.face`). */
+export function familyFace(
+  description: Pick<SurfaceDescription, 'driver' | 'model' | 'controls'>,
+): DeviceFace | undefined {
+  return factsOf(description.driver)?.face?.(description)
+}
