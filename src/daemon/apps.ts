@@ -214,11 +214,6 @@ export class AppLinks {
     })
   }
 
-  /** The link of a running application (its simulator, its URL). */
-  linkOf(name: string): AppLink | undefined {
-    return this.links.get(name)?.link
-  }
-
   /** The default application's link (none before the first start). */
   get defaultLink(): AppLink | undefined {
     return this.plan ? this.links.get(this.plan.defaultApp)?.link : undefined
