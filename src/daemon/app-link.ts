@@ -1,7 +1,7 @@
 /**
- * The daemon's way to the application (`app:` of the config): the built-in simulator when
- * `app.simulate` asks for it, the command client and the notification link. Started together and
- * stopped together; a reload that changes `app` replaces all three (`Daemon.applyConfig`).
+ * The daemon's way to one application (`app:`, or one of `apps:`): the built-in simulator when
+ * `simulate` asks for it, the command client and the notification link. Started together and stopped
+ * together; a reload that changes the application's section replaces all three (`apps.ts`).
  *
  * A reload makes the new link beside the old one (`prepareAppLink`): a simulator that cannot start
  * (its port taken) refuses the reload, and the old link runs on untouched. Only a simulator on the very
@@ -72,24 +72,30 @@ export async function startAppLink(app: Config['app'], deps: AppLinkDeps): Promi
   return { simulator, client, link, appUrl, notificationsUrl }
 }
 
+/** A link made beside the running one; `inPlace` when it is to be started on the old one's port at `commit`. */
+export type PreparedLink = Prepared<AppLink> & { inPlace: boolean }
+
 /**
  * The link for `next`, made while `current` (the link made for `current.app`) runs on: `commit` stops `current`
  * and starts the new one's notification link; `abort` closes the new one. Throws, having changed
- * nothing, when the new simulator cannot start, unless only the old simulator's own port is in its way.
+ * nothing, when the new simulator cannot start, unless only the old simulator's own port is in its way
+ * and `inPlace` allows it (then `commit` swaps it in place, and can still fail).
  */
 export async function prepareAppLink(
   next: Config['app'],
   current: { app: Config['app']; link: AppLink },
   deps: AppLinkDeps,
-): Promise<Prepared<AppLink>> {
+  inPlace = true,
+): Promise<PreparedLink> {
   let made: AppLink
   try {
     made = await startAppLink(next, deps)
   } catch (err) {
-    if (!isAddressInUse(err) || !holdsWantedPort(current.link, next)) throw err
-    return { commit: () => swapInPlace(next, current, deps), abort: async () => {} }
+    if (!inPlace || !isAddressInUse(err) || !holdsWantedPort(current.link, next)) throw err
+    return { inPlace: true, commit: () => swapInPlace(next, current, deps), abort: async () => {} }
   }
   return {
+    inPlace: false,
     commit: async () => {
       await stopAppLink(current.link)
       made.link.start()

@@ -1,6 +1,7 @@
 /**
- * The daemon: wires the application link (`app-link.ts`: the simulator with `app.simulate`, the command
- * client, the notification link), the app state, the surface manager, the engine, the input door
+ * The daemon: wires the application links (`apps.ts`, one per application, `app:` alone being the one
+ * named `main`; `app-link.ts`: the simulator with `simulate`, the command client, the notification
+ * link) and the router the engine reaches them by, the app state, the surface manager, the engine, the input door
  * (`input.ts`), the remote API's view (`projection.ts`) and the HTTP listener (`listener.ts`), and keeps
  * them running. Its lifecycle: start, reload, stop.
  *
@@ -22,7 +23,6 @@ import { createLogger, type Logger } from '../log.js'
 import { prepareMapping } from '../mappings/compile-slices.js'
 import { Engine } from '../mappings/engine.js'
 import { AppRouter } from '../mappings/app-router.js'
-import { appsOf, defaultAppPath, defaultAppSection, followedTitlesOf } from '../mappings/apps.js'
 import type { SentCommand } from '../mappings/sender.js'
 import { KeyPictures } from '../mappings/pictures.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
@@ -51,8 +51,7 @@ import type {
   RecordFollower,
   RecordFollowing,
 } from './api.js'
-import { AppLinkSwapError, prepareAppLink, startAppLink, stopAppLink, type AppLink } from './app-link.js'
-import { AppLinks } from './apps.js'
+import { AppLinks, type PreparedLinks } from './apps.js'
 import { InputDoor } from './input.js'
 import { applyBrightness, sameButBrightness } from './brightness.js'
 import { Listener, type ServeFn } from './listener.js'
@@ -109,11 +108,6 @@ export interface DaemonOptions {
   logger?: Logger
 }
 
-/** What runs for the config in force: the config itself and the application link made for its `app`. */
-interface Running extends AppLink {
-  config: Config
-}
-
 function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
 }
@@ -140,21 +134,16 @@ export class Daemon implements DaemonApi {
   private readonly webSurfaces = new Map<string, { surface: WebSurface; config: SurfaceConfig }>()
   private readonly drivers: SurfaceDriver[]
   private readonly unclaimed: UnclaimedDevices
-  private running!: Running
+  /** The config in force. */
+  private config!: Config
   private stopping: Promise<void> | undefined
   private readonly detachState: () => void
   private readonly metrics: NonNullable<DaemonOptions['metrics']>
   /** `run --record` / `record:`: every input, command and page change to a trace file, and its state. */
   private readonly recording: Recording
-  /** The applications beside the default one (`apps:`), and the engine's way to all of them (issue 27). */
+  /** Every application's link (issue 27; `app:` alone is one), and the engine's way to all of them. */
   private readonly apps: AppLinks
   private readonly router: AppRouter
-  /** The default application's client, through the running link (an `app.url` change swaps it). */
-  private readonly defaultClient = {
-    callByName: (...a: Parameters<AppLink['client']['callByName']>) => this.running.client.callByName(...a),
-  }
-  /** The link the titles' filter was last set on, and those titles (`setLinkFilter`). */
-  private filterSet: { link: AppLink['link']; key: string } | undefined
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -171,28 +160,23 @@ export class Daemon implements DaemonApi {
       hotplug: hardwareHotplug(this.drivers, options.hotplug),
       ...(options.access ? { access: options.access } : {}),
     })
-    this.apps = new AppLinks({ metrics: this.metrics, log: this.log })
+    this.apps = new AppLinks({ state: this.state, metrics: this.metrics, log: this.log })
     this.router = new AppRouter({
       log: this.log.child('engine'),
       observe: (command, outcome, sent) => this.commandSent(outcome, sent),
       onDiverged: (mirror, reason) => this.metrics.mirrorDiverged?.(mirror, reason),
     })
-    // Pictures under labels (`image:`, titles' thumbnails), asked for at the size of the key showing them.
+    // Pictures under labels (`image:`, titles' thumbnails), asked for at the size of the key showing them,
+    // of the application the key follows (the router's ports, `routeApps`).
     this.pictures = new KeyPictures({
-      client: { callByName: (name, params, opts) => this.running.client.callByName(name, params, opts) },
-      state: this.state,
       keySize: (on) => this.keySize(on),
       log: this.log.child('pictures'),
     })
     this.engine = new Engine({
-      // The engine reaches the client through this indirection so that an `app.url` change swaps it.
-      client: { callByName: (name, params, opts) => this.running.client.callByName(name, params, opts) },
-      state: this.state,
       apps: this.router,
       surfaces: this.manager,
       logger: this.log.child('engine'),
       pictures: this.pictures,
-      onSend: (_command, outcome, sent) => this.commandSent(outcome, sent),
       onPage: (surface, page, view) => this.recording.active?.page(surface, page, view),
       onRequest: (ms: number) => this.metrics.eventToRequest(ms),
     })
@@ -203,7 +187,7 @@ export class Daemon implements DaemonApi {
       // Decks a browser opened through WebHID register over the page's socket (issue 26.2).
       pageDevices: pageDevicePort(this.drivers),
       // An open device that lists no controls (a generic MIDI controller) is drawn with its bound ones.
-      boundControls: (surface) => (this.running ? boundControls(surface, this.running.config) : []),
+      boundControls: (surface) => (this.config ? boundControls(surface, this.config) : []),
     })
     this.door = new InputDoor(this.engine, this.log.child('input'))
     this.recording = new Recording({
@@ -226,16 +210,11 @@ export class Daemon implements DaemonApi {
       state: this.state,
       door: this.door,
       waiting: this.waiting,
-      running: () => ({ config: this.running.config, simulated: this.running.simulator !== undefined }),
+      running: () => ({ config: this.config, simulated: this.apps.defaultLink?.simulator !== undefined }),
       configState: () => this.reloader.status(),
       recording: () => this.recording.status(),
       unclaimed: () => this.unclaimed.snapshot(),
-      apps: () =>
-        this.apps.statuses({
-          url: this.running.appUrl,
-          simulated: this.running.simulator !== undefined,
-          state: this.state,
-        }),
+      apps: () => this.apps.statuses(),
     })
     const serve: ServeFn = options.serve ?? ((o) => startDaemonServer({ ...o, metrics: this.metrics }))
     this.listener = new Listener({ serve, api: this, web: this.webServer, log: this.log })
@@ -253,7 +232,7 @@ export class Daemon implements DaemonApi {
     // Devices no entry claims (a page's Stream Deck), for learn through the event stream (issue 26 item 2).
     this.unclaimed = new UnclaimedDevices({
       drivers: this.drivers,
-      claims: () => (this.running ? claimsOfConfig(this.running.config.surfaces) : []),
+      claims: () => (this.config ? claimsOfConfig(this.config.surfaces) : []),
       publish: (e) => this.api.publishEvent(e),
       statuses: this.manager.events,
     })
@@ -294,7 +273,7 @@ export class Daemon implements DaemonApi {
   }
   /** The application the daemon drives (the simulator's when `app.simulate`). */
   get appUrl(): string {
-    return this.running.appUrl
+    return this.apps.defaultLink?.appUrl ?? ''
   }
 
   /** Surface and link state changes to the metrics, the status strip's errors, systemd and the event stream. */
@@ -318,7 +297,7 @@ export class Daemon implements DaemonApi {
     const onLink = (): void => {
       const up = this.state.link.status === 'connected'
       metrics.setLinkUp(up)
-      metrics.setAppLinkUp?.(appsOf(this.running.config).defaultApp, up)
+      metrics.setAppLinkUp?.(this.apps.defaultApp, up)
       if (up) this.api.clearError('link')
       else if (this.state.link.status === 'stale' && this.state.link.error)
         this.api.recordError(`application link: ${this.state.link.error}`, 'link')
@@ -326,7 +305,7 @@ export class Daemon implements DaemonApi {
     }
     this.state.on('link', onLink)
     // Titles the bindings follow that the application lacks: logged at link-up and every resync.
-    const bindings = (): Config['bindings'] => this.running.config.bindings
+    const bindings = (): Config['bindings'] => this.config.bindings
     const detachMissing = watchMissingTitles({ state: this.state, bindings, log: this.log })
     return () => {
       this.state.off('link', onLink)
@@ -335,9 +314,9 @@ export class Daemon implements DaemonApi {
   }
 
   private async startAll(config: Config): Promise<void> {
-    this.running = await this.startApp(config)
+    this.config = config
     await this.apps.start(config)
-    this.routeApps(config)
+    this.routeApps()
     await this.applyWebSurfaces(config)
     this.engine.apply(config)
     this.setLinkFilter()
@@ -345,29 +324,17 @@ export class Daemon implements DaemonApi {
     await this.waiting.apply(config)
     applyBrightness(this.manager, config.surfaces)
     await this.manager.start()
-    this.running.link.start()
     this.apps.startLinks()
     await this.listener.apply(config.listen)
     if (this.options.watch !== false) await this.reloader.watch()
     this.log.info('panelbridge running', {
       config: this.options.config,
       url: this.url,
-      app: this.running.appUrl,
-      simulated: this.running.simulator !== undefined,
+      app: this.appUrl,
+      simulated: this.apps.defaultLink?.simulator !== undefined,
     })
     this.notifier.ready(this.statusLine())
     this.notifier.startWatchdog()
-  }
-
-  /** The application link for `config.app` (not started yet), with the config it was made for. */
-  private async startApp(config: Config): Promise<Running> {
-    const link = await startAppLink(defaultAppSection(config), {
-      state: this.state,
-      metrics: this.metrics,
-      log: this.log,
-      section: defaultAppPath(config),
-    })
-    return { config, ...link }
   }
 
   // ---- reload ------------------------------------------------------------------------------------
@@ -379,46 +346,42 @@ export class Daemon implements DaemonApi {
 
   /**
    * A reload, all or nothing. Everything that can fail is prepared first while the old config runs on:
-   * the listener's token read and its new server bound, the new application link made (its simulator
+   * the listener's token read and its new server bound, the new application links made (their simulators
    * started). A failure there, or the reload's time-out (`signal`), closes what was prepared and changes
-   * nothing. Then the swap, in this order: the application link (the engine keeps its state), the
-   * listener, the other applications' links, the web surfaces, the drivers' entries, the surfaces'
-   * brightness, the claims, the engine's mapping, the link's filter, the recording (`record:`).
+   * nothing. Then the swap, in this order: the one application link that can still fail (a simulator on
+   * its old one's port), the listener, the other application links (the engine keeps its state), the web
+   * surfaces, the drivers' entries, the surfaces' brightness, the claims, the engine's mapping, the links'
+   * filter, the recording (`record:`).
    */
   private async applyConfig(config: Config, signal?: AbortSignal): Promise<void> {
-    const old = this.running
+    const old = this.config
     const listen = await this.listener.prepare(config.listen)
-    let app: Prepared<AppLink> | undefined
-    let extras: Prepared | undefined
+    let links: PreparedLinks | undefined
     let mapping: Prepared | undefined
     try {
-      const [before, after] = [defaultAppSection(old.config), defaultAppSection(config)]
-      if (!sameJson(before, after)) {
-        const deps = { state: this.state, metrics: this.metrics, log: this.log, section: defaultAppPath(config) }
-        app = await prepareAppLink(after, { app: before, link: old }, deps)
-      }
-      extras = await this.apps.prepare(config)
+      links = await this.apps.prepare(config)
       // The engine's new mapping, built a slice a turn beside the running one (compile-slices.ts).
       mapping = await prepareMapping(this.engine, config, signal ? { signal } : {})
       if (signal?.aborted) throw new Error('the reload timed out before it changed anything')
     } catch (err) {
-      await Promise.allSettled([listen.abort(), app?.abort(), extras?.abort(), mapping?.abort()])
+      await Promise.allSettled([listen.abort(), links?.abort(), mapping?.abort()])
       throw err
     }
-    await this.commitLinks(old, config, listen, app).catch(async (err: unknown) => {
+    await this.commitLinks(listen, links).catch(async (err: unknown) => {
       // Nothing else swapped yet: the other applications' new links are closed, and they run on as they were.
-      await Promise.allSettled([mapping.abort(), extras.abort()])
+      await Promise.allSettled([mapping.abort(), links.abort()])
       throw err
     })
-    // The other applications after the default one's link: they were made beside the running ones and cannot
-    // fail now, and a swap that failed above has left them as they were.
-    await extras.commit()
-    this.routeApps(config)
+    // The other applications after the one that could fail: they were made beside the running ones and
+    // cannot fail now, and a swap that failed above has left them as they were.
+    await links.commit()
+    this.config = config
+    this.routeApps()
     await this.applyWebSurfaces(config)
     await this.waiting.apply(config)
     this.webServer.boundChanged()
-    await this.applyDriverConfigs(old.config, config)
-    applyBrightness(this.manager, config.surfaces, old.config.surfaces)
+    await this.applyDriverConfigs(old, config)
+    applyBrightness(this.manager, config.surfaces, old.surfaces)
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
     await mapping.commit()
     this.setLinkFilter()
@@ -426,32 +389,19 @@ export class Daemon implements DaemonApi {
     await this.recording.apply(this.options.record, config, this.options.config)
   }
 
-  /**
-   * The titles the bindings follow, to the link's filter: only when they changed, or the link is new (a
-   * link's new filter re-reads every title, and the engine redraws every key that follows one).
-   */
+  /** The titles the bindings follow, to every link's filter (where they changed, or the link is new). */
   private setLinkFilter(): void {
-    const titles = this.engine.followedTitles()
-    const key = JSON.stringify([...titles].sort())
-    if (this.filterSet?.link === this.running.link && this.filterSet.key === key) return
-    this.filterSet = { link: this.running.link, key }
-    this.running.link.setFilter({ titles })
+    this.apps.setFilter(this.engine.followedTitles())
   }
 
   /**
-   * Swaps in the prepared application link, then the listener. Each can still fail only when it could
-   * not be made beside the old one (the same port): what ran is then put back, both of them.
+   * Swaps in the application link that can still fail, then the listener. Each can fail only when it
+   * could not be made beside the old one (the same port): what ran is then put back, both of them.
    */
-  private async commitLinks(
-    old: Running,
-    config: Config,
-    listen: Prepared,
-    app: Prepared<AppLink> | undefined,
-  ): Promise<void> {
+  private async commitLinks(listen: Prepared, links: PreparedLinks): Promise<void> {
     try {
-      this.running = app ? { ...(await app.commit()), config } : { ...old, config }
+      await links.swap()
     } catch (err) {
-      if (err instanceof AppLinkSwapError && err.restored) this.running = { ...err.restored, config: old.config }
       await listen.abort()
       throw err
     }
@@ -459,11 +409,7 @@ export class Daemon implements DaemonApi {
       await listen.commit()
     } catch (err) {
       // The listener has put its old server back; the application link goes back too.
-      if (app) {
-        await stopAppLink(this.running)
-        this.running = await this.startApp(old.config)
-        this.running.link.start()
-      } else this.running = old
+      await links.undoSwap()
       throw err
     }
   }
@@ -531,12 +477,7 @@ export class Daemon implements DaemonApi {
     this.unclaimed.close()
     // The page's server first, so browsers get a clean close; then the listener, surfaces and links.
     await this.webServer.close()
-    await Promise.allSettled([
-      this.manager.stop(),
-      this.listener.close(),
-      this.running ? stopAppLink(this.running) : undefined,
-      this.apps.stop(),
-    ])
+    await Promise.allSettled([this.manager.stop(), this.listener.close(), this.apps.stop()])
     this.state.dispose()
     await this.recording.stop()
   }
@@ -581,23 +522,22 @@ export class Daemon implements DaemonApi {
     this.api.publishCommand(sent)
     this.options.onCommand?.(sent)
     this.recording.active?.command(sent)
-    this.metrics.appCommand?.(sent.app ?? appsOf(this.running.config).defaultApp, outcome)
+    this.metrics.appCommand?.(sent.app ?? this.apps.defaultApp, outcome)
   }
 
-  /** The router's applications for `config` (the links in place), and the other links' title filter. */
-  private routeApps(config: Config): void {
-    const ports = this.apps.ports({ client: this.defaultClient, state: this.state })
-    this.router.setApps(appsOf(config), ports)
+  /** The router's applications (the links in place). */
+  private routeApps(): void {
+    const ports = this.apps.ports()
+    this.router.setApps(this.apps.current, ports)
     // A thumbnail is asked of the application its key follows (issue 27 over 26.3; thumbnail-apps.ts).
-    this.pictures.setApps(appsOf(config), ports)
-    this.apps.setFilter(followedTitlesOf(config))
+    this.pictures.setApps(this.apps.current, ports)
   }
 
   /** One line for systemd's STATUS=. */
   private statusLine(): string {
     const link = this.state.link.status === 'connected' ? 'application connected' : 'application link down'
     const open = this.manager.list().length
-    const sim = this.running?.simulator ? ' (SIMULATED)' : ''
+    const sim = this.apps.defaultLink?.simulator ? ' (SIMULATED)' : ''
     return `${link}${sim}; ${open} surface${open === 1 ? '' : 's'} open`
   }
 }

@@ -9,13 +9,16 @@
  * else the default); a main while it is stale gives way to a mirror that is up (the key says `from
  * NAME`), and a key whose pair disagrees shows `diverged`.
  *
- * With one application (`app:` alone) the router is the map of one: the same sender and state as
- * before, and every look passes through unchanged.
+ * Polls (the streaming state) go to one application each, never to its mirrors: the engine asks each
+ * application a key follows (`followedBy`).
+ *
+ * With one application (`app:` alone) the router is the map of one (`oneApp`): one sender and state, and
+ * every look passes through unchanged.
  */
 import type { AppState } from '../api/app-state.js'
 import type { Logger } from '../log.js'
 import type { Feedback } from '../surfaces/types.js'
-import { feedbackAppOf, mirrorsOf, type AppsPlan } from './apps.js'
+import { feedbackAppOf, MAIN_APP, mirrorsOf, type AppsPlan, type PlannedApp } from './apps.js'
 import { MirrorPair } from './mirror.js'
 import type { Binding } from './schema.js'
 import { Sender, type CommandPort, type SendObserver, type SendOptions, type SendResult } from './sender.js'
@@ -26,7 +29,18 @@ export interface AppPort {
   state: AppState
 }
 
-/** What the engine asks of the applications when it has a router (`EngineOptions.apps`). */
+/** The applications as the router routes them: their names, who mirrors whom (an `AppsPlan` is one). */
+export interface RoutedApps {
+  defaultApp: string
+  apps: ReadonlyMap<string, Pick<PlannedApp, 'name' | 'mirrorOf' | 'divergedAfterMs'>>
+}
+
+/** The events of an application's state that may change a key's look. */
+const STATE_EVENTS = ['title', 'titlesReset', 'link', 'replay', 'streaming', 'tally'] as const
+/** Which part of an application's state changed (`EngineApps.watch`). */
+export type AppChange = (typeof STATE_EVENTS)[number]
+
+/** What the engine asks of the applications (`EngineOptions.apps`): all it knows of them. */
 export interface EngineApps {
   /** The state a binding's behaviour and feedback read. */
   stateFor(binding: Binding): AppState
@@ -38,12 +52,20 @@ export interface EngineApps {
     origin: string,
     options: SendOptions,
   ): Promise<SendResult>
+  /** Asks one application (no mirror) the same command again and again (a poll). Never throws. */
+  poll(app: string, command: string, origin: string): Promise<SendResult>
+  /** The applications whose state a binding's feedback may show: the one it follows, then its mirrors. */
+  followedBy(binding: Binding): string[]
   /** Sends the main's play states to the mirror `mirror`: one `schedule` per differing title. */
   resync(mirror: string, origin: string): Promise<SendResult>
   /** The look with what the applications add: `diverged`, the mirror it follows. */
   decorate(binding: Binding, feedback: Feedback): Feedback
-  /** Calls `onChange` whenever a key's look may have changed for a reason of the applications'. */
-  watch(onChange: () => void): () => void
+  /**
+   * Calls `onChange` whenever a key's look may have changed for a reason of the applications': with the
+   * part of a state that changed, in the turn the state announces it; with nothing, for any other reason
+   * (the applications changed, a mirror began or ended a divergence).
+   */
+  watch(onChange: (change?: AppChange) => void): () => void
 }
 
 export interface AppRouterOptions {
@@ -61,13 +83,21 @@ function isContinuous(b: Binding): boolean {
 
 const NOT_CONNECTED = 'NOT_CONNECTED'
 
+/** The router of one application, named `main` (`app:` alone; a test's or `replay`'s engine). */
+export function oneApp(port: AppPort, o: AppRouterOptions): AppRouter {
+  const router = new AppRouter(o)
+  const main = { name: MAIN_APP, divergedAfterMs: 0 }
+  router.setApps({ defaultApp: MAIN_APP, apps: new Map([[MAIN_APP, main]]) }, new Map([[MAIN_APP, port]]))
+  return router
+}
+
 export class AppRouter implements EngineApps {
-  private plan: AppsPlan | undefined
+  private plan: RoutedApps | undefined
   private readonly ports = new Map<string, AppPort>()
   private readonly senders = new Map<string, Sender>()
   /** By mirror name. */
   private readonly pairs = new Map<string, MirrorPair>()
-  private readonly listeners = new Set<() => void>()
+  private readonly listeners = new Set<(change?: AppChange) => void>()
   private readonly pairSigns = new WeakMap<MirrorPair, string>()
   private readonly pairPorts = new WeakMap<MirrorPair, string>()
   private readonly ids = new WeakMap<object, number>()
@@ -77,7 +107,7 @@ export class AppRouter implements EngineApps {
   constructor(private readonly o: AppRouterOptions) {}
 
   /** The applications of the config in force, and how to reach each (at start and after every reload). */
-  setApps(plan: AppsPlan, ports: ReadonlyMap<string, AppPort>): void {
+  setApps(plan: RoutedApps, ports: ReadonlyMap<string, AppPort>): void {
     const several = plan.apps.size > 1
     for (const [name, port] of ports) {
       const had = this.ports.get(name)
@@ -96,7 +126,7 @@ export class AppRouter implements EngineApps {
     }
     this.plan = plan
     this.makePairs(plan)
-    this.watchOtherStates(plan)
+    this.watchStates()
     this.changed()
   }
 
@@ -127,6 +157,19 @@ export class AppRouter implements EngineApps {
     return main
   }
 
+  poll(app: string, command: string, origin: string): Promise<SendResult> {
+    const sender = this.senders.get(app)
+    if (!sender) return Promise.resolve({ ok: false, code: NOT_CONNECTED, message: `no application ${app}` })
+    return sender.send(command, {}, origin, { repeating: true })
+  }
+
+  followedBy(binding: Binding): string[] {
+    const plan = this.plan
+    const name = feedbackAppOf(this.defaults(), binding)
+    const mirrors = plan ? mirrorsOf(plan, name).map((m) => m.name) : []
+    return [name, ...mirrors].filter((n) => this.senders.has(n))
+  }
+
   async resync(mirror: string, origin: string): Promise<SendResult> {
     const pair = this.pairs.get(mirror)
     const sender = this.senders.get(mirror)
@@ -151,7 +194,7 @@ export class AppRouter implements EngineApps {
     return this.divergence(binding, out)
   }
 
-  watch(onChange: () => void): () => void {
+  watch(onChange: (change?: AppChange) => void): () => void {
     this.listeners.add(onChange)
     return () => this.listeners.delete(onChange)
   }
@@ -167,7 +210,7 @@ export class AppRouter implements EngineApps {
   // ---- internals -------------------------------------------------------------------------------
 
   private defaults(): Pick<AppsPlan, 'defaultApp'> {
-    return this.plan ?? { defaultApp: 'main' }
+    return this.plan ?? { defaultApp: MAIN_APP }
   }
 
   private defaultState(): AppState {
@@ -206,7 +249,7 @@ export class AppRouter implements EngineApps {
    * One pair per mirror of the plan. A pair whose sides, states, sender and tolerance are unchanged by
    * a reload keeps what it saw (a divergence stays shown); any other is made anew.
    */
-  private makePairs(plan: AppsPlan): void {
+  private makePairs(plan: RoutedApps): void {
     const wanted = new Map<string, string>()
     for (const main of plan.apps.values()) {
       for (const m of mirrorsOf(plan, main.name)) wanted.set(m.name, `${main.name}\u0000${m.divergedAfterMs}`)
@@ -251,22 +294,18 @@ export class AppRouter implements EngineApps {
     return id
   }
 
-  /**
-   * The engine follows the default application's state itself; every other application's changes
-   * reach it through `watch` (a key following `graphics2`, a mirror standing in).
-   */
-  private watchOtherStates(plan: AppsPlan): void {
+  /** Every application's state changes reach the engine through `watch`, each with what changed. */
+  private watchStates(): void {
     this.detachStates()
-    const others = [...this.ports].filter(([name]) => name !== plan.defaultApp).map(([, p]) => p.state)
-    const onChange = (): void => this.changed()
-    const events = ['title', 'titlesReset', 'link', 'replay', 'streaming', 'tally'] as const
-    for (const s of others) for (const e of events) s.on(e, onChange)
+    const states = [...this.ports.values()].map((p) => p.state)
+    const handlers = STATE_EVENTS.map((e) => [e, (): void => this.changed(e)] as const)
+    for (const s of states) for (const [e, h] of handlers) s.on(e, h)
     this.detachStates = () => {
-      for (const s of others) for (const e of events) s.off(e, onChange)
+      for (const s of states) for (const [e, h] of handlers) s.off(e, h)
     }
   }
 
-  private changed(): void {
-    for (const l of [...this.listeners]) l()
+  private changed(change?: AppChange): void {
+    for (const l of [...this.listeners]) l(change)
   }
 }

@@ -65,11 +65,6 @@ export function defaultAppSection(config: Pick<Config, 'app' | 'apps'>): Config[
   return plan.apps.get(plan.defaultApp)!.app
 }
 
-/** Where the default application's section is in the file, for messages: `app`, or its entry under `apps:`. */
-export function defaultAppPath(config: Pick<Config, 'app' | 'apps'>): string {
-  return config.apps === undefined ? 'app' : `apps.${appsOf(config).defaultApp}`
-}
-
 /** Where a binding's commands go: the command's own `app`, else the binding's, else the default. */
 export function commandAppOf(plan: Pick<AppsPlan, 'defaultApp'>, binding: Binding, action?: Action): string {
   const own = action !== undefined && 'command' in action ? action.app : undefined
@@ -82,13 +77,9 @@ export function feedbackAppOf(plan: Pick<AppsPlan, 'defaultApp'>, binding: Bindi
 }
 
 /** The mirrors of an application (those naming it in `mirror_of`). */
-export function mirrorsOf(plan: AppsPlan, name: string): PlannedApp[] {
+export function mirrorsOf<A extends Pick<PlannedApp, 'mirrorOf'>>(
+  plan: { apps: ReadonlyMap<string, A> },
+  name: string,
+): A[] {
   return [...plan.apps.values()].filter((a) => a.mirrorOf === name)
-}
-
-/** The titles the bindings follow (the notification links' filter), from the config alone. */
-export function followedTitlesOf(config: Pick<Config, 'bindings'>): string[] {
-  const names = new Set<string>()
-  for (const b of config.bindings) if (b.feedback?.title !== undefined) names.add(b.feedback.title)
-  return [...names]
 }

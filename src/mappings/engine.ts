@@ -28,8 +28,8 @@ import { computeFeedback, followedTitle, indicatorOn, showsReplaySpeed, titleCon
 import type { PagePort, PageViewSink } from '../surfaces/page-port.js'
 import { carryPages, PageViews, turnPage, type PageState, type View } from './page-views.js'
 import type { Binding, Config } from './schema.js'
-import { Sender, type CommandPort, type SendObserver } from './sender.js'
-import type { EngineApps } from './app-router.js'
+import type { CommandPort, SendObserver } from './sender.js'
+import { oneApp, type AppChange, type EngineApps } from './app-router.js'
 import { parseTemplate, type Template } from './template.js'
 import { hasPicture, withPicture, type PictureSource } from './pictures.js'
 
@@ -38,21 +38,31 @@ export interface FeedbackSink {
   setFeedback(surface: string, control: ControlId, feedback: Feedback): void
 }
 
-export interface EngineOptions {
-  client: CommandPort
-  state: AppState
+/**
+ * The applications, as the engine reaches them: always through a router (`./app-router.ts`), which sends,
+ * keeps each application's state and polls it. `apps` is the daemon's, one per application of `apps:` or
+ * the one of `app:`; a caller with one client and its state (a test, `replay`) may give `client` and
+ * `state` (and `onSend`) instead, and the engine makes the router of that one application.
+ */
+export type EngineAppsOption =
+  | { apps: EngineApps; client?: never; state?: never; onSend?: never }
+  | {
+      apps?: never
+      client: CommandPort
+      state: AppState
+      /** Called once per command sent, with `ok` or the error code and the whole record (metrics, events, trace). */
+      onSend?: SendObserver
+    }
+
+export type EngineOptions = EngineAppsOption & {
   surfaces: FeedbackSink
   logger?: Logger
   /** Pictures under keys' labels (`image:`, title thumbnails; `./pictures.ts`); the engine stops it. */
   pictures?: PictureSource
-  /** Called once per command sent, with `ok` or the error code and the whole record (metrics, events, trace). */
-  onSend?: SendObserver
   /** Called when a command goes out for a surface event, with the time since the event, ms (metrics). */
   onRequest?: (msSinceEvent: number) => void
   /** Called when a page action turned a page: the surface's, or that of a view keeping its own (`run --record`). */
   onPage?: (surface: string, page: string, view?: string) => void
-  /** Several applications (`apps:`, `./app-router.ts`): sends, states and looks by application. */
-  apps?: EngineApps
 }
 
 /** What the remote API shows of a control. */
@@ -84,8 +94,17 @@ export interface MappingCompiler {
 }
 
 const EMPTY_LOOK: BehaviourLook = { pending: false, failed: false, context: {} }
-/** A `resync` without several applications (the loader refuses it; kept for an engine built without them). */
-const NO_MIRRORS = { ok: false, code: 'NOT_CONNECTED', message: 'no mirrored application' } as const
+
+/** Which bindings' looks a change of an application's state may change (an unnamed change: any). */
+const SHOWS: Record<AppChange, (b: Binding) => boolean> = {
+  title: (b) => b.feedback?.title !== undefined,
+  titlesReset: (b) => b.feedback?.title !== undefined,
+  link: (b) => b.feedback !== undefined || b.toggle !== undefined,
+  replay: (b) =>
+    b.feedback?.replay_state !== undefined || b.jog !== undefined || b.shuttle !== undefined || showsReplaySpeed(b),
+  streaming: (b) => b.feedback?.streaming !== undefined,
+  tally: (b) => b.feedback?.input !== undefined,
+}
 
 /** One binding at run time. */
 class Bound {
@@ -109,7 +128,8 @@ function splitKey(key: string): [string, string] {
 
 export class Engine implements PagePort {
   private readonly log: Logger
-  private readonly sender: Sender
+  /** Every application, its sends, states, polls and looks. */
+  private readonly apps: EngineApps
   /** By control key: the page-less binding and the bindings per page. */
   private controls = new Map<string, { all?: Bound; pages: Map<string, Bound> }>()
   private readonly pages = new Map<string, PageState>()
@@ -129,43 +149,29 @@ export class Engine implements PagePort {
   /** When each control's latest event reached the engine (`performance.now()`), for the event → request metric. */
   private readonly lastEventAt = new Map<string, number>()
   private streamingPoll: NodeJS.Timeout | undefined
+  /** The applications the streaming poll asks: each one a key showing streaming follows. */
+  private streamingApps: string[] = []
   private stopped = false
   private readonly unsubscribe: () => void
 
   constructor(private readonly options: EngineOptions) {
     this.log = options.logger ?? createLogger('engine')
-    this.sender = new Sender(options.client, options.state, this.log, options.onSend)
-    const state = options.state
-    const onTitle = (): void => this.redrawWhere((b) => b.binding.feedback?.title !== undefined)
-    const onAll = (): void =>
-      this.redrawWhere((b) => b.binding.feedback !== undefined || b.binding.toggle !== undefined)
-    const onReplay = (): void =>
-      this.redrawWhere(
-        (b) =>
-          b.binding.feedback?.replay_state !== undefined ||
-          b.binding.jog !== undefined ||
-          b.binding.shuttle !== undefined ||
-          showsReplaySpeed(b.binding),
-      )
-    const onStreaming = (): void => this.redrawWhere((b) => b.binding.feedback?.streaming !== undefined)
-    const onTally = (): void => this.redrawWhere((b) => b.binding.feedback?.input !== undefined)
+    const own = options.apps
+      ? undefined
+      : oneApp(
+          { client: options.client, state: options.state },
+          { log: this.log, ...(options.onSend ? { observe: options.onSend } : {}) },
+        )
+    this.apps = options.apps ?? own!
     options.pictures?.onChange(() => this.redrawWhere((b) => hasPicture(b.binding)))
-    state.on('title', onTitle)
-    state.on('titlesReset', onTitle)
-    state.on('link', onAll)
-    state.on('replay', onReplay)
-    state.on('streaming', onStreaming)
-    state.on('tally', onTally)
-    // Another application's change, or a mirror's divergence: every key that may show it is redrawn.
-    const detachApps = options.apps?.watch(() => this.redrawWhere(() => true))
+    // A change of an application's state, or a mirror's divergence: every key that may show it is redrawn.
+    const detachApps = this.apps.watch((change) => {
+      const shows = change === undefined ? undefined : SHOWS[change]
+      this.redrawWhere(shows ? (b) => shows(b.binding) : () => true)
+    })
     this.unsubscribe = () => {
-      detachApps?.()
-      state.off('title', onTitle)
-      state.off('titlesReset', onTitle)
-      state.off('link', onAll)
-      state.off('replay', onReplay)
-      state.off('streaming', onStreaming)
-      state.off('tally', onTally)
+      detachApps()
+      own?.dispose()
     }
   }
 
@@ -404,12 +410,11 @@ export class Engine implements PagePort {
   private create(binding: Binding, identity: string, key: string): Bound {
     const bound = new Bound(binding, identity)
     const [surface] = splitKey(key)
-    const engineState = this.options.state
-    const apps = this.options.apps
+    const apps = this.apps
     const host: BehaviourHost = {
       origin: key,
       get state() {
-        return apps?.stateFor(binding) ?? engineState
+        return apps.stateFor(binding)
       },
       send: (command, params, options) => {
         const at = this.lastEventAt.get(key)
@@ -417,10 +422,9 @@ export class Engine implements PagePort {
           this.lastEventAt.delete(key)
           this.options.onRequest(performance.now() - at)
         }
-        if (apps) return apps.send(binding, command, params, key, options ?? {})
-        return this.sender.send(command, params, key, options)
+        return apps.send(binding, command, params, key, options ?? {})
       },
-      resync: (mirror) => apps?.resync(mirror, key) ?? Promise.resolve(NO_MIRRORS),
+      resync: (mirror) => apps.resync(mirror, key),
       changed: () => {
         if (this.isCurrent(bound)) this.redraw(key)
       },
@@ -525,14 +529,13 @@ export class Engine implements PagePort {
   /** What a binding shows now; a control without a binding on the page shown is blank. */
   private feedbackOf(b: Bound | undefined): Feedback {
     if (!b) return {}
-    const apps = this.options.apps
     const feedback = computeFeedback({
       binding: b.binding,
       label: b.label,
       look: b.behaviour?.look() ?? EMPTY_LOOK,
-      state: apps?.stateFor(b.binding) ?? this.options.state,
+      state: this.apps.stateFor(b.binding),
     })
-    return apps ? apps.decorate(b.binding, feedback) : feedback
+    return this.apps.decorate(b.binding, feedback)
   }
 
   /** Draws a control on its surface when its look changed. A control without a binding on this page is blanked. */
@@ -571,18 +574,32 @@ export class Engine implements PagePort {
     this.updateStreamingPoll()
   }
 
-  /** Polls the streaming state while a control on a current page (a view's own too) shows it. */
+  /**
+   * Polls the streaming state while a control on a current page (a view's own too) shows it: on each
+   * application such a control follows (its own, and the mirrors that stand in for it), one of them asked
+   * at once when it joins the poll.
+   */
   private updateStreamingPoll(): void {
-    const shows = (b: Bound | undefined): boolean => b?.binding.feedback?.streaming !== undefined
-    const needed = [...this.controls.keys()].some(
-      (k) => shows(this.active(k)) || this.views.of(splitKey(k)[0]).some((v) => v.own && shows(this.active(k, v))),
-    )
-    if (needed && !this.streamingPoll) {
-      // Repeating: an application that is away is warned of once per outage, not every STREAMING_POLL_MS.
-      const poll = (): void => void this.sender.send('getStreamHostServer', {}, 'streaming poll', { repeating: true })
-      poll()
-      this.streamingPoll = setInterval(poll, STREAMING_POLL_MS)
-    } else if (!needed && this.streamingPoll) {
+    if (this.stopped) return
+    const shows = (b: Bound | undefined): b is Bound => b?.binding.feedback?.streaming !== undefined
+    const apps = new Set<string>()
+    for (const k of this.controls.keys()) {
+      const shown = [
+        this.active(k),
+        ...this.views.of(splitKey(k)[0]).map((v) => (v.own ? this.active(k, v) : undefined)),
+      ]
+      for (const b of shown) if (shows(b)) for (const name of this.apps.followedBy(b.binding)) apps.add(name)
+    }
+    const joined = [...apps].filter((name) => !this.streamingApps.includes(name))
+    this.streamingApps = [...apps]
+    // Repeating: an application that is away is warned of once per outage, not every STREAMING_POLL_MS.
+    const poll = (name: string): void => void this.apps.poll(name, 'getStreamHostServer', 'streaming poll')
+    for (const name of joined) poll(name)
+    if (apps.size > 0 && !this.streamingPoll) {
+      this.streamingPoll = setInterval(() => {
+        for (const name of this.streamingApps) poll(name)
+      }, STREAMING_POLL_MS)
+    } else if (apps.size === 0 && this.streamingPoll) {
       clearInterval(this.streamingPoll)
       this.streamingPoll = undefined
     }

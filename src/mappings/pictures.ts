@@ -33,8 +33,9 @@ export interface PictureSource {
 }
 
 export interface KeyPicturesOptions {
-  client: CommandPort
-  state: AppState
+  /** The one application's client and state, when no `setApps` gives the applications (a test's, `replay`'s). */
+  client?: CommandPort
+  state?: AppState
   /** The image size of the control `on` (`surface/control`) when known (its surface open). */
   keySize?: (on: string) => Box | undefined
   log?: Logger

@@ -11,13 +11,15 @@
  * title's icon is drawn by its project, the same on both sides of a pair, so the main's last picture is
  * as good as the backup's, and asking the backup would double the calls of every stale period.
  *
- * With one application (no `setApps`, or a plan of one) this is exactly one `Thumbnails` on the
- * daemon's own client and state, as before.
+ * With one application (no `setApps`, or a plan of one) this is exactly one `Thumbnails` on its client
+ * and state.
  */
 import { feedbackAppOf, MAIN_APP, type AppsPlan } from './apps.js'
 import type { AppPort } from './app-router.js'
 import type { Binding } from './schema.js'
 import { Thumbnails, type ThumbnailLook, type ThumbnailOptions } from './thumbnails.js'
+
+export type AppThumbnailsOptions = Omit<ThumbnailOptions, 'client' | 'state'> & Partial<AppPort>
 
 interface Followed {
   port: AppPort
@@ -26,14 +28,14 @@ interface Followed {
 
 export class AppThumbnails {
   private plan: Pick<AppsPlan, 'defaultApp'> = { defaultApp: MAIN_APP }
-  /** The applications beside the default one, as the router reaches them. */
+  /** The applications, as the router reaches them. */
   private ports: ReadonlyMap<string, AppPort> = new Map()
   private readonly byApp = new Map<string, Followed>()
   private bindings: readonly Binding[] = []
   private stopped = false
 
-  /** `o.client` and `o.state` are the default application's (the daemon's own link). */
-  constructor(private readonly o: ThumbnailOptions) {}
+  /** `o.client` and `o.state`, when given, are the default application's where `setApps` gives none. */
+  constructor(private readonly o: AppThumbnailsOptions) {}
 
   /** The applications of the config in force (before its mapping is applied; the last mapping is asked again). */
   setApps(plan: Pick<AppsPlan, 'defaultApp'>, ports: ReadonlyMap<string, AppPort>): void {
@@ -95,10 +97,12 @@ export class AppThumbnails {
     this.byApp.clear()
   }
 
-  /** The default application is always the daemon's own client and state (one application: as before). */
+  /** An application's client and state: the router's, else, for the default one, those given at the start. */
   private portOf(app: string): AppPort | undefined {
-    if (app === this.plan.defaultApp) return { client: this.o.client, state: this.o.state }
-    return this.ports.get(app)
+    const port = this.ports.get(app)
+    if (port) return port
+    const { client, state } = this.o
+    return app === this.plan.defaultApp && client && state ? { client, state } : undefined
   }
 }
 

@@ -11,7 +11,7 @@ import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until } from '../helpers/until.js'
-import { appsHead, configFile, ownSimulator } from './apps-rig.js'
+import { appsHead, configFile, direct, ownSimulator } from './apps-rig.js'
 import { freePort, saveAsEditors, takenPort } from './helpers.js'
 
 const WAIT = { timeout: 15_000, interval: 20 }
@@ -142,6 +142,22 @@ describe('two independent applications from one file', () => {
     await expect.poll(() => key('key:1'), WAIT).toMatchObject({ badge: 'stale' })
     expect(key('key:0')).not.toHaveProperty('badge')
     expect(daemon.status().app.state).toBe('connected')
+  })
+
+  it('a key showing the streaming state of graphics2 is polled on graphics2 and shows its truth (issue 41)', async () => {
+    const [a, b] = [await ownSimulator(), await ownSimulator()]
+    await direct(b, 'startStreaming', { choice: 'X', serverUrl: 'rtmp://127.0.0.1/live', streamKey: 'k' })
+    const { daemon } = await startDaemon(
+      appsHead({ main: a, graphics2: b }) +
+        consoleKey0(`  - on: console/key:1
+    feedback: { app: graphics2, streaming: true }
+`),
+    )
+    await expect.poll(() => daemon.status().apps?.map((x) => x.link.state), WAIT).toEqual(['connected', 'connected'])
+    await expect.poll(() => daemon.controlState('console', 'key:1'), WAIT).toMatchObject({ led: 'on' })
+    expect(daemon.controlState('console', 'key:1')).not.toHaveProperty('badge')
+    expect(b.http.commands('getStreamHostServer').length).toBeGreaterThan(0)
+    expect(a.http.commands('getStreamHostServer')).toHaveLength(0)
   })
 
   it('a reload adds an application (its link made beside the running one) and removes it again', async () => {

@@ -98,7 +98,7 @@ async function rig(text = PAIR): Promise<{
   ])
   router.setApps(appsOf(config), ports)
   const surfaces = new RecordingSurfaces()
-  const engine = new Engine({ client: main.client, state: main.state, surfaces, apps: router, logger: log })
+  const engine = new Engine({ surfaces, apps: router, logger: log })
   engine.apply(config)
   onTestFinished(() => {
     engine.stop()

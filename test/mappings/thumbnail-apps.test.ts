@@ -80,7 +80,7 @@ ${bindings}`)
   const surfaces = new RecordingSurfaces()
   const pictures = new KeyPictures(a.port)
   pictures.setApps(plan, ports)
-  const engine = new Engine({ ...a.port, apps: router, surfaces, pictures })
+  const engine = new Engine({ apps: router, surfaces, pictures })
   onTestFinished(() => {
     engine.stop()
     router.dispose()
