@@ -125,17 +125,17 @@ function addressOf(ref: BindingRef): Record<string, unknown> {
 }
 
 function keyName(pair: Pair): string {
-  return isScalar(pair.key) ? String((pair.key as Scalar).value) : ''
+  return isScalar(pair.key) ? String(pair.key.value) : ''
 }
 
-function isPlainValue(v: unknown): boolean {
+function isPlainValue(v: unknown): v is string | number | boolean | null {
   return v === null || ['string', 'number', 'boolean'].includes(typeof v)
 }
 
 /** A changed scalar: its node, its new value, whether it stands in a flow collection. */
 interface ScalarChange {
   node: Scalar
-  value: unknown
+  value: string | number | boolean | null
   inFlow: boolean
 }
 
@@ -174,7 +174,7 @@ function scalarSplice(text: string, writer: Writer, change: ScalarChange): Splic
   let source: string
   if (typeof value !== 'string') {
     type = 'PLAIN'
-    source = value === null ? 'null' : String(value as number | boolean)
+    source = value === null ? 'null' : String(value)
   } else {
     source = value
     const was = node.type ?? 'PLAIN'
@@ -372,7 +372,12 @@ export function addBinding(text: string, ref: BindingRef, binding: unknown): Edi
     const open = at === text.length && !text.endsWith('\n') ? '\n' : ''
     const bindings = [...ed.bindings]
     bindings.splice(after + 1, 0, data)
-    const done = finish(ed, [{ start: at, end: at, text: open + item }], { start: at, end: at }, withBindings(ed, bindings))
+    const done = finish(
+      ed,
+      [{ start: at, end: at, text: open + item }],
+      { start: at, end: at },
+      withBindings(ed, bindings),
+    )
     return { ...done, start: done.start + open.length, line: done.line + open.length }
   }
   if (seq && seq.items.length > 0)
@@ -390,10 +395,15 @@ export function addBinding(text: string, ref: BindingRef, binding: unknown): Edi
   if (!isMap(top) && top !== null) throw new EditError('UNSUPPORTED', 'the file is not a mapping of sections')
   const at = text.length
   const open = text === '' || text.endsWith('\n') ? '' : '\n'
-  const done = finish(ed, [{ start: at, end: at, text: `${open}bindings:\n${item}` }], { start: at, end: at }, {
-    ...ed.data,
-    bindings: [data],
-  })
+  const done = finish(
+    ed,
+    [{ start: at, end: at, text: `${open}bindings:\n${item}` }],
+    { start: at, end: at },
+    {
+      ...ed.data,
+      bindings: [data],
+    },
+  )
   return { ...done, start: done.start + open.length }
 }
 

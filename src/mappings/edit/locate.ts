@@ -25,13 +25,7 @@ import { MAX_CONFIG_ALIASES } from '../load.js'
 
 /** Why an edit cannot be made; callers branch on `code`, never on the message. */
 export type EditErrorCode =
-  | 'SYNTAX'
-  | 'NO_BINDING'
-  | 'ALREADY_BOUND'
-  | 'NOT_EDITABLE'
-  | 'BAD_BINDING'
-  | 'UNSUPPORTED'
-  | 'NOT_PRESERVED'
+  'SYNTAX' | 'NO_BINDING' | 'ALREADY_BOUND' | 'NOT_EDITABLE' | 'BAD_BINDING' | 'UNSUPPORTED' | 'NOT_PRESERVED'
 
 export class EditError extends Error {
   override readonly name = 'EditError'

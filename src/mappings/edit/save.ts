@@ -124,9 +124,9 @@ export interface Writability {
  * Whether the editor may write the file, found without changing it: a symbolic link (a Kubernetes
  * ConfigMap is one, and a rename would replace the link), a file of another user (the rename would
  * give it to this one), a read-only file or folder, a read-only mount (a probe file made and removed
- * in the folder says so).
+ * in the folder says so). `uid` is the process's (a test names another).
  */
-export async function checkWritable(path: string): Promise<Writability> {
+export async function checkWritable(path: string, uid = process.getuid?.()): Promise<Writability> {
   const no = (reason: string): Writability => ({ writable: false, reason })
   let st
   try {
@@ -137,7 +137,6 @@ export async function checkWritable(path: string): Promise<Writability> {
   if (st.isSymbolicLink())
     return no('the file is a symbolic link (as a ConfigMap mounts it): edit the file it points to, or its source')
   if (!st.isFile()) return no('the path is not a regular file')
-  const uid = process.getuid?.()
   if (uid !== undefined && uid !== 0 && st.uid !== uid)
     return no(`the file belongs to another user (uid ${st.uid}); panelbridge runs as uid ${uid}`)
   // The mode bits too: root may write a file whose mode says read-only, and that mode is the owner's word.

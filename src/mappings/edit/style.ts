@@ -79,7 +79,7 @@ export function detectStyle(ed: EditDoc): FileStyle {
       const value = pair.value as Node | null
       if (!key?.range || !value?.range || !isCollection(value) || value.flow) continue
       const first = value.items[0] as Node | { key: Node } | undefined
-      const at = first && 'key' in first ? first.key?.range?.[0] : (first as Node | undefined)?.range?.[0]
+      const at = first && 'key' in first ? first.key?.range?.[0] : first?.range?.[0]
       if (at === undefined) continue
       if (isMap(value)) step ??= col(at) - col(key.range[0])
       if (isSeq(value)) seqIndent ??= col(value.range[0]) - col(key.range[0])
@@ -91,7 +91,10 @@ export function detectStyle(ed: EditDoc): FileStyle {
   let dashToKey = 2
   if (seq && !seq.flow && seq.items.length > 0) {
     const first = seq.items[0] as Node
-    const dash = seq.srcToken?.type === 'block-seq' ? seq.srcToken.items[0]?.start.find((t) => t.type === 'seq-item-ind') : undefined
+    const dash =
+      seq.srcToken?.type === 'block-seq'
+        ? seq.srcToken.items[0]?.start.find((t) => t.type === 'seq-item-ind')
+        : undefined
     if (dash && first.range) {
       dashCol = col(dash.offset)
       dashToKey = first.range[0] - dash.offset
@@ -179,7 +182,10 @@ export class Writer {
       return String(v)
     }
     if (typeof v === 'string') return this.string(v, inFlow)
-    throw new EditError('BAD_BINDING', `a binding holds strings, numbers, booleans, lists and mappings, not ${typeof v}`)
+    throw new EditError(
+      'BAD_BINDING',
+      `a binding holds strings, numbers, booleans, lists and mappings, not ${typeof v}`,
+    )
   }
 
   key(k: string): string {

@@ -33,8 +33,9 @@ function leaves(v: unknown, path: (string | number)[] = []): Leaf[] {
 
 function setAt(root: Record<string, unknown>, path: (string | number)[], value: unknown): Record<string, unknown> {
   const copy = structuredClone(root)
-  let node: any = copy
-  for (const p of path.slice(0, -1)) node = node[p]
+  type Node = Record<string | number, unknown>
+  let node = copy as Node
+  for (const p of path.slice(0, -1)) node = node[p] as Node
   node[path.at(-1)!] = value
   return copy
 }
@@ -165,10 +166,10 @@ describe('golden diffs', () => {
   it('a one-field edit keeps the field’s quoting and its comment', () => {
     const text = read(EVERYTHING)
     const ref = { surface: 'desk', control: 'key:1', page: 'live' }
-    const b = locateBinding(parseForEdit(text), ref, 'e')!.binding as any
-    b.press[0].params.title = 'Score Bug 2'
-    b.press[2].params.title = 'Clock'
-    b.label = 'Score\nin\n'
+    let b = locateBinding(parseForEdit(text), ref, 'e')!.binding
+    b = setAt(b, ['press', 0, 'params', 'title'], 'Score Bug 2')
+    b = setAt(b, ['press', 2, 'params', 'title'], 'Clock')
+    b = setAt(b, ['label'], 'Score\nin\n')
     const out = replaceBinding(text, ref, b).text
     expect(out).toContain(
       '      - { command: schedule, params: { action: update, title: "Score Bug 2" } } # double-quoted\n',
@@ -180,8 +181,7 @@ describe('golden diffs', () => {
   it('a plain value that would read as another type is quoted as the file quotes', () => {
     const text = read('config/examples/web-control-room.yaml')
     const ref = { surface: 'replay', control: 'fader:0' }
-    const b = locateBinding(parseForEdit(text), ref, 'w')!.binding as any
-    b.value.param = '12'
+    const b = setAt(locateBinding(parseForEdit(text), ref, 'w')!.binding, ['value', 'param'], '12')
     const out = replaceBinding(text, ref, b).text
     expect(changedLines(text, out)).toHaveLength(1)
     expect(out).toContain("value: { command: replay_set_replay_speed, param: '12', range: [0, 2] }")
