@@ -59,6 +59,8 @@ export interface EditDoc {
   data: Record<string, unknown>
   /** Each binding's data, by its index in `bindings:`. */
   bindings: Record<string, unknown>[]
+  /** The anchors some alias repeats. */
+  aliased: ReadonlySet<string>
 }
 
 /** One binding of the file, where it is written. */
@@ -94,7 +96,13 @@ export function parseForEdit(text: string): EditDoc {
   const node = isMap(doc.contents) ? doc.contents.get('bindings', true) : undefined
   const seq = isSeq(node) ? node : undefined
   const bindings = Array.isArray(data.bindings) ? (data.bindings as unknown[]).map((b) => (isObject(b) ? b : {})) : []
-  return { text, doc, lines, data, bindings, ...(seq ? { seq } : {}) }
+  const aliased = new Set<string>()
+  visit(doc, {
+    Alias(_, a) {
+      aliased.add(a.source)
+    },
+  })
+  return { text, doc, lines, data, bindings, aliased, ...(seq ? { seq } : {}) }
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -133,12 +141,7 @@ function notEditable(ed: EditDoc, index: number): string | undefined {
   if (isAlias(item)) return `this binding is an alias (*${item.source}) of another node: edit the node it repeats`
   if (ed.seq!.flow) return 'bindings: is written as a flow sequence ([ ... ]): the editor changes block sequences only'
   if (!isMap(item)) return 'this binding is not a mapping'
-  const aliased = new Set<string>()
-  visit(ed.doc, {
-    Alias(_, a) {
-      aliased.add(a.source)
-    },
-  })
+  const { aliased } = ed
   let reason: string | undefined
   const check = (node: Node): void => {
     if (node.anchor !== undefined && aliased.has(node.anchor))
@@ -197,6 +200,9 @@ export function indexOf(ed: EditDoc, ref: BindingRef): number | undefined {
 /**
  * The binding of `ref`: the one on its page, else (for a page) the control's binding without a page,
  * which is the one the control has there. Undefined when the control has none.
+ *
+ * ASSUMED: an edit at a page where the control has only its page-less binding edits that binding (the
+ * one the operator pressed and saw), on every page; a binding for that page alone is an add with `page`.
  */
 export function locateBinding(ed: EditDoc, ref: BindingRef, file: string): FoundBinding | undefined {
   if (!ed.seq) return undefined

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { addBinding, copyBinding, deleteBinding, replaceBinding } from '../../../src/mappings/edit/edit.js'
+import { addBinding, copyBinding, deleteBinding, putBinding, replaceBinding } from '../../../src/mappings/edit/edit.js'
 import { allBindings, EditError, locateBinding, parseForEdit } from '../../../src/mappings/edit/locate.js'
 
 const EXAMPLES = 'config/examples'
@@ -327,5 +327,53 @@ describe('add, delete, copy', () => {
     const first = refOf(ed.bindings[0]!)
     const out = copyBinding(t, first, { ...first, control: 'button:23' })
     expect(out.text.slice(0, out.start)).toBe(t.slice(0, out.start))
+  })
+
+  it('put replaces the control’s binding, or adds one when it has none', () => {
+    const replaced = putBinding(text, { surface: 'side', control: 'key:0' }, { press: { command: 'replay_enable' } })
+    expect(replaced.text).toBe(
+      text.replace(
+        '    press:\n      - { command: replay_enable }\n      - { wait_ms: 100 }\n',
+        '    press: { command: replay_enable }\n',
+      ),
+    )
+    const added = putBinding(text, { surface: 'side', control: 'key:1' }, { press: { command: 'replay_enable' } })
+    expect(added.text).toBe(`${text}  - on: side/key:1\n    press: { command: replay_enable }\n`)
+  })
+
+  it('gives a file without bindings its first, under bindings: or a new bindings:', () => {
+    const head = 'version: 1 # v\nsurfaces:\n  desk: { driver: web, rows: 1, columns: 2 }\n'
+    const first = { surface: 'desk', control: 'key:0' }
+    const binding = { label: 'Go', press: { command: 'replay_enable' } }
+    const item = '  - on: desk/key:0\n    label: Go\n    press: { command: replay_enable }\n'
+    expect(addBinding(head, first, binding).text).toBe(`${head}bindings:\n${item}`)
+    expect(addBinding(`${head}bindings: []\n# end\n`, first, binding).text).toBe(`${head}bindings:\n${item}# end\n`)
+    expect(addBinding(head.slice(0, -1), first, binding).text).toBe(`${head}bindings:\n${item}`)
+  })
+
+  it('a flow-style binding is written anew on its own line; removing the field on the - line rewrites the binding', () => {
+    const flowText = text.replace(
+      "  - on: desk/key:0 # first\n    label: 'Lower Third'\n    press: { command: schedule, params: { action: automatic, title: 'Lower Third' } }\n",
+      '  - { on: desk/key:0, label: Go }\n',
+    )
+    const out = replaceBinding(flowText, { surface: 'desk', control: 'key:0' }, { label: 'Stop' })
+    expect(out.text).toBe(
+      flowText.replace('  - { on: desk/key:0, label: Go }\n', '  - { on: desk/key:0, label: Stop }\n'),
+    )
+    const labelFirst = text.replace(
+      "  - on: desk/key:0 # first\n    label: 'Lower Third'\n",
+      "  - label: 'Lower Third'\n    on: desk/key:0\n",
+    )
+    const dropped = replaceBinding(
+      labelFirst,
+      { surface: 'desk', control: 'key:0' },
+      { press: { command: 'replay_enable' } },
+    )
+    expect(dropped.text).toBe(
+      labelFirst.replace(
+        "  - label: 'Lower Third'\n    on: desk/key:0\n    press: { command: schedule, params: { action: automatic, title: 'Lower Third' } }\n",
+        '  - on: desk/key:0\n    press: { command: replay_enable }\n',
+      ),
+    )
   })
 })
