@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { access, lstat, open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { access, lstat, open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 /** SHA-256 of the bytes, hex: what every read of the file carries and every save names. */
@@ -58,6 +58,39 @@ function isPermission(err: unknown): boolean {
   return code === 'EPERM' || code === 'EACCES'
 }
 
+/** An unlink of a file another process removed first is done. */
+function ignoreMissing(err: unknown): void {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+}
+
+/** Whether process `pid` is running (one of another user still is: EPERM). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
+
+/** The temp file names of `path`'s saves: `.<name>.<pid>.<random>.tmp`. */
+function tempName(path: string, pid: number): string {
+  return `.${basename(path)}.${pid}.${randomBytes(6).toString('hex')}.tmp`
+}
+
+/**
+ * Removes the temp files a save left when its process was killed before its rename (the old file is
+ * whole then, and the temp file is of no use): those of processes no longer running.
+ */
+async function removeStaleTemps(path: string): Promise<void> {
+  const prefix = `.${basename(path)}.`
+  for (const name of await readdir(dirname(path))) {
+    if (!name.startsWith(prefix)) continue
+    const pid = /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length))?.[1]
+    if (pid !== undefined && !alive(Number(pid))) await unlink(join(dirname(path), name)).catch(ignoreMissing)
+  }
+}
+
 /**
  * Writes `bytes` over `path` atomically, keeping its mode and (where the process may) its owner.
  * The temp file is removed when anything fails before the rename.
@@ -65,7 +98,8 @@ function isPermission(err: unknown): boolean {
 export async function writeAtomic(path: string, bytes: Uint8Array | string, hooks: WriteHooks = {}): Promise<void> {
   const dir = dirname(path)
   const st = await lstat(path)
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  await removeStaleTemps(path)
+  const temp = join(dir, tempName(path, process.pid))
   let handle: FileHandle | undefined
   let renamed = false
   try {
@@ -88,7 +122,9 @@ export async function writeAtomic(path: string, bytes: Uint8Array | string, hook
     await syncFolder(dir)
   } finally {
     await handle?.close()
-    if (!renamed) await unlink(temp).catch(() => undefined)
+    // The failure that brought us here is the one to report; a temp file left behind is removed by the
+    // next save (removeStaleTemps) once this process is gone.
+    if (!renamed) await unlink(temp).catch(ignoreMissing)
   }
 }
 

@@ -2,7 +2,9 @@ import { chmod, chown, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, wr
 import { readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runNode } from '../../helpers/cli.js'
 import { loaderCheck } from '../../../src/mappings/edit/check.js'
 import { replaceBinding } from '../../../src/mappings/edit/edit.js'
 import { EditHistory, HISTORY_VERSIONS } from '../../../src/mappings/edit/history.js'
@@ -110,6 +112,33 @@ describe('saveConfig', () => {
     await expect(save).rejects.toThrow('stopped here')
     expect(seen).toEqual([retitled(XL, 'Clock'), XL])
     expect(await readFile(config, 'utf8')).toBe(XL)
+    expect(await readdir(dirname(config))).toEqual([basename(config)])
+  })
+})
+
+describe('a save killed (SIGKILL) between the temp write and the rename', () => {
+  it('leaves the old file whole; the next save removes the dead save’s temp file', async () => {
+    const save = pathToFileURL('src/mappings/edit/save.ts').href
+    const edited = retitled(XL, 'Clock')
+    const script = [
+      `import { saveConfig } from ${JSON.stringify(save)}`,
+      `await saveConfig(${JSON.stringify(config)}, ${JSON.stringify(hashBytes(XL))}, ${JSON.stringify(edited)}, () => [], {`,
+      `  beforeRename: () => { console.log('renaming'); process.kill(process.pid, 'SIGKILL') },`,
+      `})`,
+      `console.log('saved')`,
+    ].join('\n')
+    const child = runNode(['--input-type=module', '-e', script])
+    await child.exited
+    expect(child.child.signalCode).toBe('SIGKILL')
+    expect(child.out()).toMatch(/renaming/)
+    expect(child.out()).not.toMatch(/saved/)
+    expect(await readFile(config, 'utf8')).toBe(XL)
+    const left = (await readdir(dirname(config))).filter((n) => n !== basename(config))
+    expect(left).toHaveLength(1)
+    expect(await readFile(join(dirname(config), left[0]!), 'utf8')).toBe(edited)
+
+    expect((await saveConfig(config, hashBytes(XL), edited, () => [])).ok).toBe(true)
+    expect(await readFile(config, 'utf8')).toBe(edited)
     expect(await readdir(dirname(config))).toEqual([basename(config)])
   })
 })
