@@ -9,6 +9,7 @@ import { loaderCheck } from '../../../src/mappings/edit/check.js'
 import { replaceBinding } from '../../../src/mappings/edit/edit.js'
 import { EditHistory, HISTORY_VERSIONS } from '../../../src/mappings/edit/history.js'
 import { locateBinding, parseForEdit } from '../../../src/mappings/edit/locate.js'
+import { readBinding } from '../../../src/mappings/edit/read.js'
 import { checkWritable, hashBytes, saveConfig } from '../../../src/mappings/edit/save.js'
 
 const EXAMPLES = 'config/examples'
@@ -140,6 +141,35 @@ describe('a save killed (SIGKILL) between the temp write and the rename', () => 
     expect((await saveConfig(config, hashBytes(XL), edited, () => [])).ok).toBe(true)
     expect(await readFile(config, 'utf8')).toBe(edited)
     expect(await readdir(dirname(config))).toEqual([basename(config)])
+  })
+})
+
+describe('readBinding', () => {
+  it('gives the binding with the hash of the bytes read, or NO_BINDING with that hash', async () => {
+    expect(await readBinding(config, { surface: 'titles', control: 'key:24' })).toEqual({
+      found: true,
+      hash: hashBytes(XL),
+      file: config,
+      line: 49,
+      yaml: [
+        '  - on: titles/key:24',
+        "    label: 'Cam 1'",
+        "    press: { command: switchVideoIn, params: { channel: 0, video: 'Camera 1' } }",
+        "    feedback: { input: 'Camera 1', channel: 0 }",
+        '',
+      ].join('\n'),
+      binding: {
+        label: 'Cam 1',
+        press: { command: 'switchVideoIn', params: { channel: 0, video: 'Camera 1' } },
+        feedback: { input: 'Camera 1', channel: 0 },
+      },
+      editable: true,
+    })
+    expect(await readBinding(config, { surface: 'titles', control: 'key:31' })).toEqual({
+      found: false,
+      code: 'NO_BINDING',
+      hash: hashBytes(XL),
+    })
   })
 })
 
