@@ -137,17 +137,26 @@ interface ScalarChange {
   node: Scalar
   value: string | number | boolean | null
   inFlow: boolean
+  /** The key it stands under (`title`; `inputs[]` for a list's items), for the file's quoting there. */
+  name: string
 }
 
 /**
  * The scalar changes that turn `oldJs` (written as `node`) into `newJs`, or false when the shape
  * changed (a key added or removed, a list's length, a scalar become a collection).
  */
-function scalarChanges(node: unknown, oldJs: unknown, newJs: unknown, inFlow: boolean, out: ScalarChange[]): boolean {
+function scalarChanges(
+  node: unknown,
+  oldJs: unknown,
+  newJs: unknown,
+  inFlow: boolean,
+  name: string,
+  out: ScalarChange[],
+): boolean {
   if (isDeepStrictEqual(oldJs, newJs)) return true
   if (isScalar(node)) {
     if (!isPlainValue(newJs) || !node.srcToken) return false
-    out.push({ node, value: newJs, inFlow })
+    out.push({ node, value: newJs, inFlow, name })
     return true
   }
   if (isMap(node) && isObject(oldJs) && isObject(newJs)) {
@@ -155,11 +164,13 @@ function scalarChanges(node: unknown, oldJs: unknown, newJs: unknown, inFlow: bo
     if (keys.length !== Object.keys(oldJs).length || !keys.every((k) => Object.hasOwn(oldJs, k))) return false
     return node.items.every((pair) => {
       const k = keyName(pair)
-      return scalarChanges(pair.value, oldJs[k], newJs[k], inFlow || Boolean(node.flow), out)
+      return scalarChanges(pair.value, oldJs[k], newJs[k], inFlow || Boolean(node.flow), k, out)
     })
   }
   if (isSeq(node) && Array.isArray(oldJs) && Array.isArray(newJs) && oldJs.length === newJs.length)
-    return node.items.every((item, i) => scalarChanges(item, oldJs[i], newJs[i], inFlow || Boolean(node.flow), out))
+    return node.items.every((item, i) =>
+      scalarChanges(item, oldJs[i], newJs[i], inFlow || Boolean(node.flow), `${name}[]`, out),
+    )
   return false
 }
 
@@ -184,7 +195,7 @@ function scalarSplice(text: string, writer: Writer, change: ScalarChange): Splic
     else if (typeof node.value === 'string' && plainSafe(value, inFlow)) type = 'PLAIN'
     else {
       // A plain value that cannot stay plain (or was a number) is quoted as the file quotes.
-      const written = writer.string(value, inFlow)
+      const written = writer.string(value, inFlow, change.name)
       type = written.startsWith("'") ? 'QUOTE_SINGLE' : written.startsWith('"') ? 'QUOTE_DOUBLE' : 'PLAIN'
     }
   }
@@ -268,7 +279,7 @@ function fieldSplices(
       continue
     }
     const changes: ScalarChange[] = []
-    if (scalarChanges(pair.value, old[k], binding[k], false, changes)) {
+    if (scalarChanges(pair.value, old[k], binding[k], false, k, changes)) {
       for (const change of changes) {
         const s = scalarSplice(text, writer, change)
         if (!s) return undefined

@@ -25,6 +25,11 @@ export interface FileStyle {
   quoteSpaced: boolean
   /** Whether single words are quoted though they could be plain. */
   quoteWords: boolean
+  /**
+   * By the key a string stands under (`title`, `label`; `inputs[]` for a list's items): whether the file
+   * quotes the strings there that could be plain. It decides before the two rules above.
+   */
+  quoteAt: Map<string, boolean>
   /** Whether flow collections have spaces inside their brackets (`{ a: b }`, `[ a ]`). */
   mapSpace: boolean
   seqSpace: boolean
@@ -37,6 +42,13 @@ export interface FileStyle {
 
 function bump(m: Map<string, number>, key: string): void {
   m.set(key, (m.get(key) ?? 0) + 1)
+}
+
+/** The key a value at `path` stands under: `title` for `press.params.title`, `inputs[]` for `…inputs.[]`. */
+function nameOf(path: string): string {
+  const parts = path.split('.')
+  const last = parts.at(-1)!
+  return last === '[]' ? `${parts.at(-2) ?? ''}[]` : last
 }
 
 /** Characters that a plain scalar may not start with. */
@@ -102,7 +114,7 @@ export function detectStyle(ed: EditDoc): FileStyle {
   }
 
   const walk = (node: unknown, path: string, parentKeyCol: number | undefined): void => {
-    if (isScalar(node)) return readScalar(node)
+    if (isScalar(node)) return readScalar(node, nameOf(path))
     if (!isCollection(node) || !node.range) return
     if (path !== '') bump(node.flow ? flow : block, isSeq(node) ? `${path}#seq` : path)
     if (node.flow) {
@@ -126,13 +138,20 @@ export function detectStyle(ed: EditDoc): FileStyle {
       }
     } else for (const item of node.items) walk(item, `${path}.[]`, undefined)
   }
-  const readScalar = (s: Scalar): void => {
+  const quotedAt = new Map<string, number>()
+  const plainAt = new Map<string, number>()
+  const readScalar = (s: Scalar, name: string): void => {
     if (typeof s.value !== 'string' || needsDouble(s.value)) return
     const spaced = /\s/.test(s.value)
-    if (s.type === 'PLAIN') quotes[spaced ? 'spacedPlain' : 'wordPlain']++
-    else if (s.type === 'QUOTE_SINGLE' || s.type === 'QUOTE_DOUBLE') {
+    if (s.type === 'PLAIN') {
+      quotes[spaced ? 'spacedPlain' : 'wordPlain']++
+      bump(plainAt, name)
+    } else if (s.type === 'QUOTE_SINGLE' || s.type === 'QUOTE_DOUBLE') {
       quotes[s.type === 'QUOTE_SINGLE' ? 'single' : 'double']++
-      if (plainSafe(s.value, false)) quotes[spaced ? 'spacedQuoted' : 'wordQuoted']++
+      if (plainSafe(s.value, false)) {
+        quotes[spaced ? 'spacedQuoted' : 'wordQuoted']++
+        bump(quotedAt, name)
+      }
     }
   }
   if (seq) for (const item of seq.items) walk(item, '', undefined)
@@ -140,6 +159,9 @@ export function detectStyle(ed: EditDoc): FileStyle {
   const flowAt = new Map<string, boolean>()
   for (const path of new Set([...flow.keys(), ...block.keys()]))
     flowAt.set(path, (flow.get(path) ?? 0) >= (block.get(path) ?? 0))
+  const quoteAt = new Map<string, boolean>()
+  for (const name of new Set([...quotedAt.keys(), ...plainAt.keys()]))
+    quoteAt.set(name, (quotedAt.get(name) ?? 0) > (plainAt.get(name) ?? 0))
   const seenSpaced = quotes.spacedPlain + quotes.spacedQuoted > 0
   return {
     // ASSUMED: two spaces, a sequence indented under its key, as config/examples write.
@@ -151,6 +173,7 @@ export function detectStyle(ed: EditDoc): FileStyle {
     // ASSUMED: with nothing to go by, names with a space are quoted and single words are not (the examples).
     quoteSpaced: seenSpaced ? quotes.spacedQuoted > quotes.spacedPlain : true,
     quoteWords: quotes.wordQuoted > quotes.wordPlain,
+    quoteAt,
     mapSpace: spaces.map >= spaces.mapTight,
     seqSpace: spaces.seq > spaces.seqTight,
     flowAt,
@@ -162,10 +185,10 @@ export class Writer {
   constructor(readonly style: FileStyle) {}
 
   /** A string as the file would write it. */
-  string(s: string, inFlow: boolean): string {
+  string(s: string, inFlow: boolean, name = ''): string {
     if (needsDouble(s)) return JSON.stringify(s)
     const spaced = /\s/.test(s)
-    const wantQuote = spaced ? this.style.quoteSpaced : this.style.quoteWords
+    const wantQuote = this.style.quoteAt.get(name) ?? (spaced ? this.style.quoteSpaced : this.style.quoteWords)
     if (!wantQuote && plainSafe(s, inFlow)) return s
     return this.quoted(s)
   }
@@ -174,14 +197,15 @@ export class Writer {
     return this.style.quote === "'" ? `'${s.replaceAll("'", "''")}'` : JSON.stringify(s)
   }
 
-  scalar(v: unknown, inFlow: boolean): string {
+  /** A scalar under the key `name` (`title`; `inputs[]` for a list's items). */
+  scalar(v: unknown, inFlow: boolean, name = ''): string {
     if (v === null) return 'null'
     if (typeof v === 'boolean') return String(v)
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) throw new EditError('BAD_BINDING', `${v} is not a number YAML can hold here`)
       return String(v)
     }
-    if (typeof v === 'string') return this.string(v, inFlow)
+    if (typeof v === 'string') return this.string(v, inFlow, name)
     throw new EditError(
       'BAD_BINDING',
       `a binding holds strings, numbers, booleans, lists and mappings, not ${typeof v}`,
@@ -193,19 +217,19 @@ export class Writer {
   }
 
   /** A value on one line, in flow style. */
-  flow(v: unknown): string {
+  flow(v: unknown, name = ''): string {
     if (Array.isArray(v)) {
       if (v.length === 0) return '[]'
-      const inner = v.map((x) => this.flow(x)).join(', ')
+      const inner = v.map((x) => this.flow(x, `${name}[]`)).join(', ')
       return this.style.seqSpace ? `[ ${inner} ]` : `[${inner}]`
     }
     if (isObject(v)) {
       const entries = Object.entries(v)
       if (entries.length === 0) return '{}'
-      const inner = entries.map(([k, x]) => `${this.key(k)}: ${this.flow(x)}`).join(', ')
+      const inner = entries.map(([k, x]) => `${this.key(k)}: ${this.flow(x, k)}`).join(', ')
       return this.style.mapSpace ? `{ ${inner} }` : `{${inner}}`
     }
-    return this.scalar(v, true)
+    return this.scalar(v, true, name)
   }
 
   /** Whether the value at `path` is written in flow style, as the file writes it there (else as the examples). */
@@ -228,8 +252,8 @@ export class Writer {
   pair(k: string, v: unknown, col: number, path: string): string {
     const pad = ' '.repeat(col)
     const key = this.key(k)
-    if (!Array.isArray(v) && !isObject(v)) return `${pad}${key}: ${this.scalar(v, false)}\n`
-    const flow = this.flow(v)
+    if (!Array.isArray(v) && !isObject(v)) return `${pad}${key}: ${this.scalar(v, false, k)}\n`
+    const flow = this.flow(v, k)
     const empty = Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0
     if (empty || (this.flowFor(path, v) && col + key.length + 2 + flow.length <= LINE_WIDTH))
       return `${pad}${key}: ${flow}\n`
@@ -241,7 +265,8 @@ export class Writer {
   /** One `- item` of a block sequence at column `dashCol`. */
   item(v: unknown, dashCol: number, path: string): string {
     const pad = ' '.repeat(dashCol)
-    if (!isObject(v)) return `${pad}- ${Array.isArray(v) ? this.flow(v) : this.scalar(v, false)}\n`
+    if (!isObject(v))
+      return `${pad}- ${Array.isArray(v) ? this.flow(v, nameOf(path)) : this.scalar(v, false, nameOf(path))}\n`
     const flow = this.flow(v)
     if ((this.style.flowAt.get(path) ?? true) && dashCol + 2 + flow.length <= LINE_WIDTH) return `${pad}- ${flow}\n`
     return this.blockItem(v, dashCol, 2, path)

@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { addBinding, copyBinding, deleteBinding, putBinding, replaceBinding } from '../../../src/mappings/edit/edit.js'
 import { allBindings, EditError, locateBinding, parseForEdit } from '../../../src/mappings/edit/locate.js'
+import { loaderCheck } from '../../../src/mappings/edit/check.js'
 
 const EXAMPLES = 'config/examples'
 const EVERYTHING = 'test/fixtures/edit/everything.yaml'
@@ -219,6 +220,35 @@ describe('property: a single-field edit changes only lines inside the edited bin
       { numRuns: 300 },
     )
   })
+})
+
+describe('every binding of the examples deleted and added back in the file’s style', () => {
+  for (const file of files.filter((f) => f.startsWith(EXAMPLES))) {
+    it(`${file}: the loader accepts the result and reads the same bindings`, async () => {
+      const text = read(file)
+      const ed = parseForEdit(text)
+      for (const b of editable(text)) {
+        const ref = refOf(ed.bindings[b.index]!)
+        const gone = deleteBinding(text, ref)
+        const back = addBinding(gone.text, ref, b.binding)
+        expect(await loaderCheck(file)(back.text)).toEqual([])
+        const sorted = (t: string) =>
+          parseForEdit(t)
+            .bindings.map((x) => JSON.stringify(x))
+            .sort()
+        expect(sorted(back.text)).toEqual(sorted(text))
+        // Written as the file writes it: the same lines as before, moved at most (a comment in the
+        // binding goes with it).
+        const lines = (t: string) =>
+          t
+            .split('\n')
+            .filter((l) => !/^\s*#/.test(l))
+            .map((l) => l.replace(/\s+#[^'"]*$/, ''))
+            .sort()
+        expect(lines(back.text)).toEqual(lines(text))
+      }
+    })
+  }
 })
 
 describe('add, delete, copy', () => {
