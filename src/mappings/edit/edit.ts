@@ -27,7 +27,7 @@ import {
   type BindingRef,
   type EditDoc,
 } from './locate.js'
-import { detectStyle, needsDouble, plainSafe, Writer } from './style.js'
+import { detectStyle, LINE_WIDTH, needsDouble, plainSafe, Writer } from './style.js'
 
 /** A new text and where the changed binding stands in it. */
 export interface EditResult {
@@ -326,7 +326,7 @@ function wholeSplice(ed: EditDoc, writer: Writer, index: number, data: Record<st
   let written = writer.binding(data)
   if (node.flow) {
     const flow = `${' '.repeat(writer.style.dashCol)}- ${writer.flow(data)}\n`
-    if (flow.length - 1 <= 120) written = flow
+    if (flow.length - 1 <= LINE_WIDTH) written = flow
   }
   const open = end === ed.text.length && !ed.text.endsWith('\n')
   return { start, end, text: open ? written.slice(0, -1) : written }
@@ -401,7 +401,9 @@ export function addBinding(text: string, ref: BindingRef, binding: unknown): Edi
     const key = pair.key as Node
     const region = { start: key.range![0], end: pairEnd(text, pair) }
     const written = `${text.slice(key.range![0], key.range![1])}:\n${item}`
-    return finish(ed, [{ ...region, text: written }], region, withBindings(ed, [data]))
+    const done = finish(ed, [{ ...region, text: written }], region, withBindings(ed, [data]))
+    // The binding starts on the line after `bindings:`.
+    return { ...done, start: done.start + written.length - item.length, line: done.line + 1 }
   }
   if (!isMap(top) && top !== null) throw new EditError('UNSUPPORTED', 'the file is not a mapping of sections')
   const at = text.length
@@ -415,7 +417,8 @@ export function addBinding(text: string, ref: BindingRef, binding: unknown): Edi
       bindings: [data],
     },
   )
-  return { ...done, start: done.start + open.length }
+  const head = `${open}bindings:\n`
+  return { ...done, start: done.start + head.length, line: done.line + open.length + 1 }
 }
 
 /** Deletes the binding of `ref` (its page's, else the control's without a page): its lines go. */

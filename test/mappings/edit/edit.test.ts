@@ -376,7 +376,12 @@ describe('add, delete, copy', () => {
     const first = { surface: 'desk', control: 'key:0' }
     const binding = { label: 'Go', press: { command: 'replay_enable' } }
     const item = '  - on: desk/key:0\n    label: Go\n    press: { command: replay_enable }\n'
-    expect(addBinding(head, first, binding).text).toBe(`${head}bindings:\n${item}`)
+    const added = addBinding(head, first, binding)
+    expect(added.text).toBe(`${head}bindings:\n${item}`)
+    expect(added.text.slice(added.start, added.end)).toBe(item)
+    expect(added.line).toBe(5)
+    const under = addBinding(`${head}bindings: []\n`, first, binding)
+    expect([under.text.slice(under.start, under.end), under.line]).toEqual([item, 5])
     expect(addBinding(`${head}bindings: []\n# end\n`, first, binding).text).toBe(`${head}bindings:\n${item}# end\n`)
     expect(addBinding(head.slice(0, -1), first, binding).text).toBe(`${head}bindings:\n${item}`)
   })
