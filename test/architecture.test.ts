@@ -237,7 +237,7 @@ describe('driver families', () => {
       expect.stringMatching(/^surfaces\/drivers\.ts:\d+: property midi$/),
     ])
     // `'shuttle'` is the ring's control id in the web protocol; only `driver: z.literal('shuttle')` names the family.
-    expect(mentions(join(src, 'surfaces/web/protocol.ts'), shuttle)).toEqual([])
+    expect(mentions(join(src, 'face/protocol.ts'), shuttle)).toEqual([])
     expect(mentions(shuttle.mapping, shuttle)).toEqual([
       expect.stringMatching(/: imports \.\.\/\.\.\/surfaces\/shuttle\/models\.js$/),
       expect.stringMatching(/: 'shuttle'$/),

@@ -22,7 +22,8 @@ import type { Config } from '../mappings/schema.js'
 import { assignClaims } from '../surfaces/claims.js'
 import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
 import { hardwareHotplug } from '../surfaces/drivers.js'
-import type { ControlDescriptor, ControlKind, DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
+import type { ControlDescriptor, DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
+import type { ControlKind } from '../face/control-id.js'
 import { isRecord } from '../wire.js'
 import {
   DEFAULT_HARDWARE_DEPS,

@@ -3,7 +3,7 @@
  * (`DriverFamily.face`): the face's size in its own units and each control's box on it. The page gets
  * the size with the surface and each box as its control's `at`. Nothing here knows a family.
  */
-import type { ControlId } from './types.js'
+import type { ControlId } from './control-id.js'
 
 /** A control's box on a face: top left corner and size, in the face's units. */
 export interface FaceSpot {

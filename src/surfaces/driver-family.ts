@@ -9,18 +9,12 @@
  * The mapping side of the same family (its YAML entry, claim and suggested entry) is one file under
  * `src/mappings/drivers/`.
  */
-import type { DeviceFace } from './device-face.js'
+import type { DeviceFace } from '../face/device-face.js'
 import type { HotplugSource } from './hotplug.js'
 import type { LightChooser } from './lights.js'
 import type { KeyRenderer } from './render/key-renderer.js'
-import type {
-  ControlDescriptor,
-  ControlId,
-  ControlKind,
-  DetectedDevice,
-  SurfaceDescription,
-  SurfaceDriver,
-} from './types.js'
+import type { ControlDescriptor, DetectedDevice, SurfaceDescription, SurfaceDriver } from './types.js'
+import type { ControlId, ControlKind } from '../face/control-id.js'
 import type { UdevEntry } from './udev.js'
 import type { PageDevicePort } from './web/page-devices.js'
 

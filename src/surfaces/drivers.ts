@@ -10,7 +10,7 @@
  * each driver's own, such as MIDI's port rescans).
  */
 import { browserDeckFamily } from './browser-deck/family.js'
-import type { DeviceFace } from './device-face.js'
+import type { DeviceFace } from '../face/device-face.js'
 import type { DriverFamily, HardwareDriver, SharedDriverOptions, UnclaimedDeviceSource } from './driver-family.js'
 import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
 import type { LightChooser } from './lights.js'

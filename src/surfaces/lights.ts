@@ -5,8 +5,9 @@
  * its own rules through its record (`DriverFamily.lights`). The web mirror draws with them, so the page
  * shows what the panel shows rather than what the engine asked for.
  */
-import { parseColor } from './render/key-paint.js'
-import type { ControlDescriptor, Feedback } from './types.js'
+import { parseColor } from '../face/key-paint.js'
+import type { ControlDescriptor } from './types.js'
+import type { Feedback } from '../face/feedback.js'
 
 /**
  * ASSUMED (issue 22: a stale key is never shown in its last on-air colour): what a backlight or LED is

@@ -23,17 +23,9 @@ import { SurfaceClaimError, assignClaims, validateClaims, type ClaimedDevice, ty
 import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSource } from './hotplug.js'
 import { lightFeedback, lightOnly } from './lights.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from './udev.js'
-import type {
-  ControlId,
-  DetectedDevice,
-  Feedback,
-  Surface,
-  SurfaceDescription,
-  SurfaceDriver,
-  SurfaceEvent,
-  SurfaceRegistry,
-  SurfaceRegistryEvents,
-} from './types.js'
+import type { ControlId } from '../face/control-id.js'
+import type { DetectedDevice, Surface, SurfaceDescription, SurfaceDriver, SurfaceEvent, SurfaceRegistry, SurfaceRegistryEvents } from './types.js'
+import type { Feedback } from '../face/feedback.js'
 
 /** Defaults, named so the timing of the manager can be read in one place. */
 export const MANAGER_DEFAULTS = {

@@ -11,7 +11,9 @@ import { Engine, type FeedbackSink } from '../../src/mappings/engine.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import type { CommandPort } from '../../src/mappings/sender.js'
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js'
-import type { ControlId, Feedback, SurfaceEvent } from '../../src/surfaces/types.js'
+import type { ControlId } from '../../src/face/control-id.js'
+import type { Feedback } from '../../src/face/feedback.js'
+import type { SurfaceEvent } from '../../src/surfaces/types.js'
 
 export const WAIT = { timeout: 5000, interval: 5 }
 

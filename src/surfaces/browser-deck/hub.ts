@@ -13,7 +13,7 @@ import { createLogger } from '../../log.js'
 import type { HotplugChange, HotplugSource } from '../hotplug.js'
 import type { DetectedDevice } from '../types.js'
 import type { PageDeviceLink, PageDevicePort } from '../web/page-devices.js'
-import type { DeckClientMessage, DeckServerMessage } from '../web/protocol.js'
+import type { DeckClientMessage, DeckServerMessage } from '../../face/protocol.js'
 import { browserDeckModel, type BrowserDeckModel } from './models.js'
 import type { BrowserDeckInput } from './surface.js'
 

@@ -17,7 +17,7 @@ import {
   type StreamDeck,
 } from '@elgato-stream-deck/core'
 import { EventEmitter } from 'eventemitter3'
-import { controlId } from '../control-id.js'
+import { controlId } from '../../face/control-id.js'
 import type { ModelTable } from '../driver-family.js'
 import type { ControlDescriptor } from '../types.js'
 

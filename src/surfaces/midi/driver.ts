@@ -9,7 +9,8 @@
  */
 import { createLogger, type Logger } from '../../log.js'
 import type { HotplugChange, HotplugSource } from '../hotplug.js'
-import type { ControlDescriptor, ControlId, DetectedDevice, SurfaceDriver } from '../types.js'
+import type { ControlDescriptor, DetectedDevice, SurfaceDriver } from '../types.js'
+import type { ControlId } from '../../face/control-id.js'
 import { JulusianMidiBackend } from './julusian.js'
 import { findPort, type MidiBackend, type MidiPortList } from './port.js'
 import { DEFAULT_PROFILE, loadMidiProfile, type MidiProfile } from './profile.js'

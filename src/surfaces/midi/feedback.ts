@@ -4,7 +4,7 @@
  * all is the common rule (`ledStateOf`, `../lights.ts`), which the web mirror draws by too.
  */
 import { hexRgb, ledStateOf } from '../lights.js'
-import type { Feedback } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import type { LedOut, RingOut } from './profile.js'
 
 /** What a control's output needs: its own channel and number, and the profile's rules for it. */

@@ -13,8 +13,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LineCounter, isNode, parseDocument } from 'yaml'
 import { z } from 'zod'
-import { formatControlId } from '../control-id.js'
-import type { ControlDescriptor, ControlId } from '../types.js'
+import { formatControlId } from '../../face/control-id.js'
+import type { ControlDescriptor } from '../types.js'
+import type { ControlId } from '../../face/control-id.js'
 import { RELATIVE_MODES, type RelativeMode } from './relative.js'
 
 /** Largest profile file read, bytes. */

@@ -9,16 +9,9 @@
 import { EventHub } from '../../events.js'
 import { lateImport } from '../../installed.js'
 import { createLogger, type Logger } from '../../log.js'
-import { parseControlId } from '../control-id.js'
-import type {
-  ControlDescriptor,
-  DetectedDevice,
-  Feedback,
-  Surface,
-  SurfaceDescription,
-  SurfaceDriver,
-  SurfaceEvents,
-} from '../types.js'
+import { parseControlId } from '../../face/control-id.js'
+import type { ControlDescriptor, DetectedDevice, Surface, SurfaceDescription, SurfaceDriver, SurfaceEvents } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import { MAX_REPORT_BYTES, ReportDecoder, toSurfaceEvents, type ReportMap } from './report-map.js'
 
 /** What the driver sees of a listed HID interface (a subset of node-hid's `Device`). */

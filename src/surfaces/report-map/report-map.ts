@@ -14,8 +14,9 @@
  * from a byte boundary, little or big endian.
  */
 import { z } from 'zod'
-import { isControlId } from '../control-id.js'
-import type { ControlId, SurfaceEvent } from '../types.js'
+import { isControlId } from '../../face/control-id.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { SurfaceEvent } from '../types.js'
 
 /** Longest input report read, bytes (a full-speed USB HID report is at most 64; high speed 1024). */
 export const MAX_REPORT_BYTES = 1024

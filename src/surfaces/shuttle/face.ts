@@ -1,6 +1,6 @@
 /**
  * Where each control sits on the face of a Contour Shuttle, which the page draws as the device looks
- * rather than as a grid (`DriverFamily.face`, `../device-face.ts`): its jog wheel sits in the middle of the
+ * rather than as a grid (`DriverFamily.face`, `../../face/device-face.ts`): its jog wheel sits in the middle of the
  * shuttle ring with the buttons around them. The library (`@shuttle-lib/core`) gives each model's buttons
  * as bits, not where they are; `button:N` is its Nth button bit.
  *
@@ -15,8 +15,9 @@
  * Positions and sizes are in the face's own units (`width` × `height`), each control's box given by its
  * centre and size here and sent to the page as its top-left corner and size.
  */
-import { spot, type Centred, type DeviceFace, type FaceSpot } from '../device-face.js'
-import type { ControlId, SurfaceDescription } from '../types.js'
+import { spot, type Centred, type DeviceFace, type FaceSpot } from '../../face/device-face.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { SurfaceDescription } from '../types.js'
 
 interface FaceTable {
   width: number

@@ -7,7 +7,7 @@
  * `jog` (the endless inner wheel) and `shuttle` (the spring-loaded outer ring, -1..1, raw -7..7).
  */
 import { PRODUCTS, type Product, type ProductModelId } from '@shuttle-lib/core'
-import { controlId } from '../control-id.js'
+import { controlId } from '../../face/control-id.js'
 import { shuttleButtonPlace } from './face.js'
 import type { ModelTable } from '../driver-family.js'
 import type { ControlDescriptor } from '../types.js'

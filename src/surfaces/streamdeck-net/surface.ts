@@ -11,7 +11,9 @@
  */
 import type { Listenable } from '../../events.js'
 import type { StreamDeckSurface } from '../streamdeck/surface.js'
-import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvents } from '../types.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
+import type { Surface, SurfaceDescription, SurfaceEvents } from '../types.js'
 
 export class NetDeckSurface implements Surface {
   readonly description: SurfaceDescription

@@ -10,7 +10,7 @@
 import { familyLights } from '../drivers.js'
 import { lightFeedback, lightOnly, oneColourLed, rgbLight, type LightRule } from '../lights.js'
 import type { SurfaceDescription } from '../types.js'
-import { widgetOf } from './protocol.js'
+import { widgetOf } from './views.js'
 
 /**
  * The light rule of each pad that has a light (an RGB backlight or an LED), for one surface. Other

@@ -6,7 +6,7 @@
  */
 import { BackLightType } from '@xkeys-lib/core'
 import { lit, type LightChooser, type LightRule } from '../lights.js'
-import { parseColor } from '../render/key-paint.js'
+import { parseColor } from '../../face/key-paint.js'
 import type { SurfaceDescription } from '../types.js'
 import { XKEYS_MODELS } from './models.js'
 import { backlightOf } from './surface.js'

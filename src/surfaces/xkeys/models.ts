@@ -12,7 +12,7 @@
  * - `joystick:x`, `joystick:y`, `joystick:z`: the axes of the model's (first) joystick.
  */
 import { BackLightType, PRODUCTS, XKEYS_VENDOR_ID, type Product } from '@xkeys-lib/core'
-import { controlId, formatControlId, JOYSTICK_AXES } from '../control-id.js'
+import { controlId, formatControlId, JOYSTICK_AXES } from '../../face/control-id.js'
 import type { ModelTable } from '../driver-family.js'
 import type { ControlCapabilities, ControlDescriptor } from '../types.js'
 

@@ -18,9 +18,11 @@
 import type { JoystickValue, XKeys } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
 import { HidSurface, type Subscribable } from '../usb-hid/hid-surface.js'
-import { parseColor } from '../render/key-paint.js'
+import { parseColor } from '../../face/key-paint.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
-import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
+import type { SurfaceDescription } from '../types.js'
 import type { XkeysModel } from './models.js'
 
 /** The T-bar's raw range (one byte). */

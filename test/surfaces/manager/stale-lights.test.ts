@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { lightFeedback, lightOnly } from '../../../src/surfaces/lights.js'
-import type { ControlDescriptor, Feedback } from '../../../src/surfaces/types.js'
+import type { ControlDescriptor } from '../../../src/surfaces/types.js'
+import type { Feedback } from '../../../src/face/feedback.js'
 import { lightRules } from '../../../src/surfaces/web/lights.js'
 import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'
 import { decodeGen2KeyImages } from '../helpers/fake-hid.js'
