@@ -390,8 +390,7 @@ async function learnThroughDaemon(
     let malformed = 0
     const unclaimed = new UnclaimedNames()
     try {
-      // Node's fetch body is async iterable; the DOM typings in use do not say so.
-      for await (const e of readServerSentEvents(res.body as unknown as AsyncIterable<Uint8Array>)) {
+      for await (const e of readServerSentEvents(res.body)) {
         if (!printDaemonEvent(e, printer, unclaimed)) malformed++
         if (malformed === 1) {
           malformed++

@@ -52,7 +52,6 @@ export type ControlKind =
 /** The events a control sends (the `type` of a `SurfaceEvent`, `../surfaces/types.ts`). */
 export type ControlEventType = 'down' | 'up' | 'rotate' | 'value'
 
-
 export type ParsedControlId =
   | { kind: 'key' | 'encoder' | 'lcd' | 'button' | 'fader'; index: number }
   | { kind: 'jog' | 'shuttle' | 'tbar' }

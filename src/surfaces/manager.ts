@@ -24,7 +24,15 @@ import { checkDeviceAccess, usbHotplugSource, type AccessCheck, type HotplugSour
 import { lightFeedback, lightOnly } from './lights.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from './udev.js'
 import type { ControlId } from '../face/control-id.js'
-import type { DetectedDevice, Surface, SurfaceDescription, SurfaceDriver, SurfaceEvent, SurfaceRegistry, SurfaceRegistryEvents } from './types.js'
+import type {
+  DetectedDevice,
+  Surface,
+  SurfaceDescription,
+  SurfaceDriver,
+  SurfaceEvent,
+  SurfaceRegistry,
+  SurfaceRegistryEvents,
+} from './types.js'
 import type { Feedback } from '../face/feedback.js'
 
 /** Defaults, named so the timing of the manager can be read in one place. */

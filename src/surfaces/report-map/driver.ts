@@ -10,7 +10,14 @@ import { EventHub } from '../../events.js'
 import { lateImport } from '../../installed.js'
 import { createLogger, type Logger } from '../../log.js'
 import { parseControlId } from '../../face/control-id.js'
-import type { ControlDescriptor, DetectedDevice, Surface, SurfaceDescription, SurfaceDriver, SurfaceEvents } from '../types.js'
+import type {
+  ControlDescriptor,
+  DetectedDevice,
+  Surface,
+  SurfaceDescription,
+  SurfaceDriver,
+  SurfaceEvents,
+} from '../types.js'
 import type { Feedback } from '../../face/feedback.js'
 import { MAX_REPORT_BYTES, ReportDecoder, toSurfaceEvents, type ReportMap } from './report-map.js'
 

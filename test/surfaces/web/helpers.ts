@@ -9,7 +9,12 @@ import WebSocket from 'ws'
 import type { ServerMessage } from '../../../src/face/protocol.js'
 import type { ControlId } from '../../../src/face/control-id.js'
 import type { Feedback } from '../../../src/face/feedback.js'
-import type { SurfaceDescription, SurfaceEvent, SurfaceRegistry, SurfaceRegistryEvents } from '../../../src/surfaces/types.js'
+import type {
+  SurfaceDescription,
+  SurfaceEvent,
+  SurfaceRegistry,
+  SurfaceRegistryEvents,
+} from '../../../src/surfaces/types.js'
 import { WebSurfaceServer, type WebSurfaceServerOptions } from '../../../src/surfaces/web/server.js'
 import type { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
