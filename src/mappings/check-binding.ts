@@ -5,9 +5,8 @@
  * lacks is an error when it is a slip from one it has, else a warning; missing or ill-typed parameters
  * through the client's own `checkParams`, a misspelt one with "did you mean").
  */
-import { ControlIdError, controlSends, parseControlAddress } from '../face/control-id.js'
+import { ControlIdError, controlSends, parseControlAddress, type ControlKind } from '../face/control-id.js'
 import type { ControlDescriptor, SurfaceEvent } from '../surfaces/types.js'
-import type { ControlKind } from '../face/control-id.js'
 import { CONFIRM_COMMANDS, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { checkCommand } from './check-command.js'
 import { controlRangeHint } from './control-range.js'

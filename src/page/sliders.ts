@@ -8,7 +8,7 @@
  * state: a mirrored fader's thumb follows the feedback's value, a mirrored ring stays at rest.
  */
 import { SHUTTLE_ZONES, shuttleZone } from '../face/control-id.js'
-import { type WebControlState } from '../face/protocol.js'
+import type { WebControlState } from '../face/protocol.js'
 import { el, labelText } from './dom.js'
 import type { Send } from './input.js'
 

@@ -7,10 +7,9 @@
  * a PNG. RGB keys and encoder LEDs get their colour. LCD strips show nothing yet (their input works).
  */
 import { EventHub, type Listenable } from '../../events.js'
-import { controlSends } from '../../face/control-id.js'
+import { controlSends, type ControlId } from '../../face/control-id.js'
 import { keyFaceOf, parseColor } from '../../face/key-paint.js'
 import type { ControlDescriptor, Surface, SurfaceDescription, SurfaceEvents } from '../types.js'
-import type { ControlId } from '../../face/control-id.js'
 import type { Feedback } from '../../face/feedback.js'
 import type { KeyImages } from '../web/key-images.js'
 import type { DeckClientMessage, DeckServerMessage } from '../../face/protocol.js'

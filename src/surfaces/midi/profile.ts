@@ -13,9 +13,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LineCounter, isNode, parseDocument } from 'yaml'
 import { z } from 'zod'
-import { formatControlId } from '../../face/control-id.js'
+import { formatControlId, type ControlId } from '../../face/control-id.js'
 import type { ControlDescriptor } from '../types.js'
-import type { ControlId } from '../../face/control-id.js'
 import { RELATIVE_MODES, type RelativeMode } from './relative.js'
 
 /** Largest profile file read, bytes. */

@@ -4,8 +4,7 @@
  */
 import { EventHub } from '../../events.js'
 import { createLogger, type Logger } from '../../log.js'
-import { ControlIdError, formatControlId, parseControlId } from '../../face/control-id.js'
-import type { ControlId } from '../../face/control-id.js'
+import { ControlIdError, formatControlId, parseControlId, type ControlId } from '../../face/control-id.js'
 import type { Feedback } from '../../face/feedback.js'
 import type { Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from '../types.js'
 import { blankMessage, feedbackMessages, type OutputRule } from './feedback.js'

@@ -14,8 +14,7 @@
  * from a byte boundary, little or big endian.
  */
 import { z } from 'zod'
-import { isControlId } from '../../face/control-id.js'
-import type { ControlId } from '../../face/control-id.js'
+import { isControlId, type ControlId } from '../../face/control-id.js'
 import type { SurfaceEvent } from '../types.js'
 
 /** Longest input report read, bytes (a full-speed USB HID report is at most 64; high speed 1024). */

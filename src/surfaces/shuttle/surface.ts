@@ -10,9 +10,8 @@
  */
 import type { Shuttle } from '@shuttle-lib/core'
 import { createLogger, type Logger } from '../../log.js'
-import { controlId } from '../../face/control-id.js'
+import { controlId, type ControlId } from '../../face/control-id.js'
 import { HidSurface } from '../usb-hid/hid-surface.js'
-import type { ControlId } from '../../face/control-id.js'
 import type { Feedback } from '../../face/feedback.js'
 import type { SurfaceDescription } from '../types.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'

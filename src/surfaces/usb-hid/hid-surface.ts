@@ -13,8 +13,7 @@
  */
 import { EventHub, type Listenable } from '../../events.js'
 import type { Logger } from '../../log.js'
-import { SHUTTLE_ZONES } from '../../face/control-id.js'
-import type { ControlId } from '../../face/control-id.js'
+import { SHUTTLE_ZONES, type ControlId } from '../../face/control-id.js'
 import type { Feedback } from '../../face/feedback.js'
 import type { Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from '../types.js'
 

@@ -24,7 +24,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../../defaults.js'
 import { createLogger } from '../../log.js'
 import type { ControlDescriptor, SurfaceDescription, SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
-import type { ControlId } from '../../face/control-id.js'
+import { controlSends, type ControlId } from '../../face/control-id.js'
 import type { Feedback } from '../../face/feedback.js'
 import { keyFontPath } from '../render/key-renderer.js'
 import { KeyImages } from './key-images.js'
@@ -60,7 +60,6 @@ import type { WebSurface } from './web-surface.js'
 import type { PageInfo, PagePort } from '../page-port.js'
 import type { PageDeviceLink, PageDevicePort } from './page-devices.js'
 import { frameBytes } from '../../wire.js'
-import { controlSends } from '../../face/control-id.js'
 import {
   hostAllowed,
   originAllowed,
