@@ -32,6 +32,17 @@ export default tseslint.config(
     },
   },
   {
+    // Tests that run code in a browser: the root tsconfig leaves them out (it has no DOM), test/page's has them.
+    files: ['test/**/*browser.test.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './test/page/tsconfig.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -28,7 +28,7 @@ import { installFastTransform, uninstallFastTransform } from '../src/surfaces/st
 import { KeyWorkers } from '../src/surfaces/streamdeck/key-workers.js'
 import { StreamDeckDriver } from '../src/surfaces/streamdeck/driver.js'
 import type { StreamDeckSurface } from '../src/surfaces/streamdeck/surface.js'
-import type { Feedback } from '../src/surfaces/types.js'
+import type { Feedback } from '../src/face/feedback.js'
 import {
   encoderRotateReport,
   MemoryStreamDeckTransport,

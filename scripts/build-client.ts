@@ -29,7 +29,7 @@ function buildInputs(): string[] {
   return [
     join(here, '..', 'src', 'surfaces', 'web', 'client-script.ts'),
     join(here, '..', 'src', 'surfaces', 'web', 'deck-script.ts'),
-    join(here, '..', 'src', 'surfaces', 'web', 'client', 'tsconfig.json'),
+    join(here, '..', 'src', 'page', 'tsconfig.json'),
     join(here, '..', 'tsconfig.json'),
     fileURLToPath(import.meta.url),
     require.resolve('esbuild/package.json'),

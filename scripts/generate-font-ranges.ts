@@ -1,5 +1,5 @@
 /**
- * Writes src/surfaces/render/font-ranges.ts: the code points each fallback font draws on a key, read
+ * Writes src/face/font-ranges.ts: the code points each fallback font draws on a key, read
  * from the installed font files (`npx tsx scripts/generate-font-ranges.ts`). A test fails when the
  * committed table differs from what the installed fonts give.
  *
@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { readGlyphCoverage, type GlyphCoverage } from '../src/surfaces/render/font-coverage.js'
-import { FALLBACK_FONTS, FAST_PATH_END } from '../src/surfaces/render/key-paint.js'
+import { FALLBACK_FONTS, FAST_PATH_END } from '../src/face/key-paint.js'
 import { FALLBACK_FONT_FILES, keyFontPath } from '../src/surfaces/render/fonts.js'
 
 type Range = [number, number]
@@ -62,7 +62,7 @@ export function fontRangesText(): string {
   return lines.join('\n')
 }
 
-export const FONT_RANGES_FILE = fileURLToPath(new URL('../src/surfaces/render/font-ranges.ts', import.meta.url))
+export const FONT_RANGES_FILE = fileURLToPath(new URL('../src/face/font-ranges.ts', import.meta.url))
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(FONT_RANGES_FILE, fontRangesText())
   process.stdout.write(`wrote ${FONT_RANGES_FILE}\n`)

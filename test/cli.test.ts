@@ -135,7 +135,9 @@ describe('the panelbridge program', () => {
     const child = run(['sim', '--port', '0', '--ws-port', '0'])
     const line = await firstLine(child)
     const url = /listening on (http:\/\/\S+)/.exec(line)![1]!
-    const body = await (await fetch(`${url}/api/command/getAllVideoIns?requestId=r1`)).json()
+    const body = (await (await fetch(`${url}/api/command/getAllVideoIns?requestId=r1`)).json()) as {
+      result: { count: unknown; videoIns: unknown[] }
+    }
     expect(body.result).toMatchObject({
       command: 'getAllVideoIns',
       reply: 'getAllVideoIns',
@@ -154,7 +156,7 @@ describe('the panelbridge program', () => {
     const lines = await firstLines(child, 4)
     expect(lines[3]).toBe('application profile: strict-unknowns')
     const url = /listening on (http:\/\/\S+)/.exec(lines[0]!)![1]!
-    const body = await (await fetch(`${url}/api/command/getOutputDevice`)).json()
+    const body = (await (await fetch(`${url}/api/command/getOutputDevice`)).json()) as { result: unknown }
     // strict-unknowns answers every value as text.
     expect(body.result).toMatchObject({ command: 'getOutputDevice', success: 'true' })
     const exited = exitCode(child)

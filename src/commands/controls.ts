@@ -6,8 +6,8 @@
  * `scripts/generate-controls-doc.ts` writes them all to docs/controls.md.
  */
 import { DRIVER_FAMILIES } from '../surfaces/drivers.js'
-import type { ControlDescriptor } from '../surfaces/types.js'
 import { nearest } from '../mappings/suggest.js'
+import type { ControlDescriptor } from '../face/surface.js'
 
 /** One model and its controls, as its family gives them. */
 export interface ModelControls {

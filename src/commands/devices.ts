@@ -13,7 +13,6 @@ import { assignClaims } from '../families/claims.js'
 import { countControls } from '../surfaces/drivers.js'
 import type { AccessCheck } from '../surfaces/hotplug.js'
 import { MANAGER_DEFAULTS } from '../surfaces/manager.js'
-import type { DetectedDevice } from '../surfaces/types.js'
 import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../families/udev.js'
 import {
   configuredDrivers,
@@ -27,6 +26,7 @@ import type { Subcommand } from './subcommand.js'
 import { usageMessage, wrapText } from './args.js'
 import { allModelControls, findModels, modelControlsText } from './controls.js'
 import { printable } from './learn-stream.js'
+import type { DetectedDevice } from '../face/surface.js'
 
 /** A driver's detection that takes longer is reported as failed (one hung device must not hang the listing). */
 export const DEVICES_DETECT_TIMEOUT_MS = MANAGER_DEFAULTS.callTimeoutMs

@@ -19,7 +19,7 @@ import {
 } from '../surfaces/drivers.js'
 import { checkDeviceAccess, type AccessCheck, type HotplugSource } from '../surfaces/hotplug.js'
 import type { SurfaceStatus } from '../surfaces/manager.js'
-import type { DetectedDevice } from '../surfaces/types.js'
+import type { DetectedDevice } from '../face/surface.js'
 
 /** What the hardware commands reach outside the process; tests replace each. */
 export interface HardwareCommandDeps {

@@ -21,7 +21,8 @@
 import { appendFile, writeFile } from 'node:fs/promises'
 import { performance } from 'node:perf_hooks'
 import { LineBuffer } from '../line-buffer.js'
-import type { DetectedDevice, Surface, SurfaceEvent } from '../surfaces/types.js'
+import type { Surface, SurfaceEvent } from '../surfaces/types.js'
+import type { DetectedDevice } from '../face/surface.js'
 
 /** The trace format's name and version (the start line's `format` and `version`). */
 export const LEARN_RECORD_FORMAT = 'panelbridge-hid-trace'

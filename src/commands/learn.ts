@@ -22,7 +22,8 @@ import type { Config } from '../mappings/schema.js'
 import { assignClaims } from '../families/claims.js'
 import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
 import { hardwareHotplug } from '../surfaces/drivers.js'
-import type { ControlDescriptor, ControlKind, DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
+import type { SurfaceDriver } from '../surfaces/types.js'
+import type { ControlKind } from '../face/control-id.js'
 import { isRecord } from '../wire.js'
 import {
   DEFAULT_HARDWARE_DEPS,
@@ -49,6 +50,8 @@ import {
 } from './learn-stream.js'
 import { untilStopped, whileListening } from './until-stopped.js'
 import { usageMessage } from './args.js'
+import type { ControlDescriptor } from '../face/surface.js'
+import type { DetectedDevice } from '../face/surface.js'
 
 const log = createLogger('learn')
 
@@ -389,8 +392,7 @@ async function learnThroughDaemon(
     let malformed = 0
     const unclaimed = new UnclaimedNames()
     try {
-      // Node's fetch body is async iterable; the DOM typings in use do not say so.
-      for await (const e of readServerSentEvents(res.body as unknown as AsyncIterable<Uint8Array>)) {
+      for await (const e of readServerSentEvents(res.body)) {
         if (!printDaemonEvent(e, printer, unclaimed)) malformed++
         if (malformed === 1) {
           malformed++

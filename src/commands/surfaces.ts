@@ -19,12 +19,15 @@ import { createLogger } from '../log.js'
 import { SurfaceManager, type SurfaceManagerOptions } from '../surfaces/manager.js'
 import { KeyRenderer } from '../surfaces/render/key-renderer.js'
 import { hardwareDrivers, hardwareHotplug } from '../surfaces/drivers.js'
-import type { ControlDescriptor, Feedback, SurfaceDescription, SurfaceEvent } from '../surfaces/types.js'
+import type { SurfaceEvent } from '../surfaces/types.js'
+import type { Feedback } from '../face/feedback.js'
 import { KeyImages, WEB_DRIVER, WebSurface, WebSurfaceServer } from '../surfaces/web/index.js'
 import { portArg, UsageError, usageFailure } from './args.js'
 import { formatStatus } from './hardware.js'
 import { EXIT_FAILURE, type Subcommand } from './subcommand.js'
 import { untilStopped } from './until-stopped.js'
+import type { ControlDescriptor } from '../face/surface.js'
+import type { SurfaceDescription } from '../face/surface.js'
 
 const log = createLogger('surfaces/check')
 

@@ -2,7 +2,7 @@
  * What the daemon's HTTP server (remote API, status, metrics, web page) needs from the running daemon,
  * as interfaces: the server is built and tested against them, the daemon implements them.
  */
-import type { ControlId, ControlKind } from '../surfaces/types.js'
+import type { ControlId, ControlKind } from '../face/control-id.js'
 import type { SentCommand } from '../mappings/sender.js'
 import type { AppStatus } from './apps.js'
 

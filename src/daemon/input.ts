@@ -9,7 +9,8 @@
  * cancels every press held on it.
  */
 import { createLogger, type Logger } from '../log.js'
-import type { ControlId, RotateEvent, SurfaceEvent } from '../surfaces/types.js'
+import type { ControlId } from '../face/control-id.js'
+import type { RotateEvent, SurfaceEvent } from '../surfaces/types.js'
 import type { InjectKind } from './api.js'
 
 /** Where an input came from: a surface (hardware or a web page, through the manager), or the remote API. */

@@ -8,9 +8,9 @@ import type { AppState } from '../api/app-state.js'
 import { EventHub } from '../events.js'
 import type { Engine } from '../mappings/engine.js'
 import type { Config } from '../mappings/schema.js'
-import { controlSends, ControlIdError, parseControlId } from '../surfaces/control-id.js'
+import { controlSends, ControlIdError, parseControlId, type ControlId } from '../face/control-id.js'
 import type { SurfaceManager } from '../surfaces/manager.js'
-import type { ControlId, SurfaceEvent } from '../surfaces/types.js'
+import type { SurfaceEvent } from '../surfaces/types.js'
 import type {
   CommandEvent,
   ConfigStateStatus,

@@ -16,9 +16,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { ControlIdError, parseControlId, type ParsedControlId } from '../surfaces/control-id.js'
-import { isSurfaceName } from '../surfaces/surface-name.js'
-import { MAX_ROTATE_DELTA } from '../surfaces/web/protocol.js'
+import { ControlIdError, parseControlId, type ParsedControlId } from '../face/control-id.js'
+import { isSurfaceName } from '../face/surface-name.js'
+import { MAX_ROTATE_DELTA } from '../face/protocol.js'
 import type { DaemonApi, InjectKind, InjectRefusal } from './api.js'
 import { MAX_API_LEASE_MS, MIN_API_LEASE_MS } from './input.js'
 import { allow, allowMethod, COMMON_HEADERS, HttpError } from './http.js'

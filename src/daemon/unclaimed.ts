@@ -18,8 +18,9 @@ import { assignClaims, type SurfaceClaim } from '../families/claims.js'
 import type { UnclaimedInput } from '../surfaces/driver-family.js'
 import { unclaimedDeviceSources } from '../surfaces/drivers.js'
 import type { SurfaceManagerEvents } from '../surfaces/manager.js'
-import type { DetectedDevice, SurfaceDriver } from '../surfaces/types.js'
+import type { SurfaceDriver } from '../surfaces/types.js'
 import type { DaemonEvent, UnclaimedDeviceEvent } from './api.js'
+import type { DetectedDevice } from '../face/surface.js'
 
 export interface UnclaimedDevicesOptions {
   drivers: readonly SurfaceDriver[]

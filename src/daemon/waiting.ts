@@ -19,11 +19,12 @@ import type { Logger } from '../log.js'
 import type { Config, SurfaceConfig } from '../mappings/schema.js'
 import { awayDescription, type AwayDescription } from '../mappings/surfaces.js'
 import type { SurfaceManager, SurfaceStatus } from '../surfaces/manager.js'
-import type { ClientMessage } from '../surfaces/web/protocol.js'
+import type { ClientMessage } from '../face/protocol.js'
 import type { WebSurfaceServer } from '../surfaces/web/server.js'
-import type { ControlDescriptor, SurfaceEvent } from '../surfaces/types.js'
-import { parseControlAddress } from '../surfaces/control-id.js'
+import type { SurfaceEvent } from '../surfaces/types.js'
+import { parseControlAddress } from '../face/control-id.js'
 import type { InputDoor } from './input.js'
+import type { ControlDescriptor } from '../face/surface.js'
 
 /** A waiting surface as the remote API sees it. */
 export interface WaitingSurface {

@@ -9,9 +9,9 @@
  * registered deck has exactly its model's controls, whatever the page says.
  */
 import { DEVICE_MODELS2, DeviceModelId, DeviceModelType, MODEL_NAMES } from '@elgato-stream-deck/core'
-import type { ControlDescriptor } from '../surfaces/types.js'
 import type { FamilyFacts, ModelTable } from './family.js'
 import { controlsOfDeck, inertDeck } from './streamdeck.js'
+import type { ControlDescriptor } from '../face/surface.js'
 
 /** A browser deck's model as the daemon keeps it. */
 export interface BrowserDeckModel {

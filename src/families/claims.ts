@@ -1,3 +1,4 @@
+import type { DetectedDevice } from '../face/surface.js'
 /**
  * Claims: which detected device a configured surface takes. One module for the surface manager (which
  * opens what the claims hand it), the loader (which refuses claims that contradict each other) and
@@ -7,7 +8,6 @@
  * other surface takes. Devices are handed out by specificity: serial claims first, then model,
  * vendor/product id, port and unit id claims, then `any` claims, each rank in config order.
  */
-import type { DetectedDevice } from '../surfaces/types.js'
 
 /** Which device a configured surface takes. Every criterion given must match. */
 export interface ClaimMatch {

@@ -6,9 +6,10 @@
  * (`src/mappings/drivers/<family>.ts`): both import these, so the config loader knows each family's
  * controls without loading any driver.
  */
-import type { ControlDescriptor, SurfaceDescription } from '../surfaces/types.js'
-import type { DeviceFace } from './device-face.js'
+import type { DeviceFace } from '../face/device-face.js'
 import type { LightChooser } from './lights.js'
+import type { ControlDescriptor } from '../face/surface.js'
+import type { SurfaceDescription } from '../face/surface.js'
 
 /** A family's models, known without a device: what a config may name and the controls of each. */
 export interface ModelTable {

@@ -5,9 +5,8 @@
  * them with no other change. The drivers' table (`src/surfaces/drivers.ts`) and the mapping file's
  * (`src/mappings/drivers/index.ts`) are the family's other two lines.
  */
-import type { SurfaceDescription } from '../surfaces/types.js'
 import { browserDeckFacts } from './browser-deck.js'
-import type { DeviceFace } from './device-face.js'
+import type { DeviceFace } from '../face/device-face.js'
 import type { FamilyFacts } from './family.js'
 import type { LightChooser } from './lights.js'
 import { midiFacts } from './midi.js'
@@ -16,6 +15,7 @@ import { shuttleFacts } from './shuttle.js'
 import { streamdeckFacts } from './streamdeck.js'
 import { streamdeckNetFacts } from './streamdeck-net.js'
 import { xkeysFacts } from './xkeys.js'
+import type { SurfaceDescription } from '../face/surface.js'
 
 export const FAMILIES: Readonly<Record<string, FamilyFacts>> = {
   streamdeck: streamdeckFacts,

@@ -5,8 +5,9 @@
  * its own rules through its record (`FamilyFacts.lights`). The web mirror draws with them, so the page
  * shows what the panel shows rather than what the engine asked for.
  */
-import { parseColor } from '../surfaces/render/key-paint.js'
-import type { ControlDescriptor, Feedback } from '../surfaces/types.js'
+import { parseColor } from '../face/key-paint.js'
+import type { Feedback } from '../face/feedback.js'
+import type { ControlDescriptor } from '../face/surface.js'
 
 /**
  * ASSUMED (issue 22: a stale key is never shown in its last on-air colour): what a backlight or LED is

@@ -4,9 +4,9 @@
  * control in the config), and how its pads light on the web mirror. Its controls are its profile's
  * (`src/surfaces/midi/profile.ts`).
  */
-import type { ControlId } from '../surfaces/types.js'
 import type { FamilyFacts } from './family.js'
 import { colorOf, ledStateOf, lit, WHITE_LIGHT, type LightRule } from './lights.js'
+import type { ControlId } from '../face/control-id.js'
 
 /** The relative encodings of a 7-bit CC value. */
 export const RELATIVE_MODES = ['twos-complement', 'sign-magnitude', 'binary-offset'] as const

@@ -5,9 +5,9 @@
  * report-map device is any HID device the mapping file names by its ids.
  */
 import { z } from 'zod'
-import { isControlId, parseControlId } from '../surfaces/control-id.js'
-import type { ControlDescriptor } from '../surfaces/types.js'
+import { isControlId, parseControlId } from '../face/control-id.js'
 import type { FamilyFacts } from './family.js'
+import type { ControlDescriptor } from '../face/surface.js'
 
 /** Longest input report read, bytes (a full-speed USB HID report is at most 64; high speed 1024). */
 export const MAX_REPORT_BYTES = 1024

@@ -9,7 +9,7 @@
  * `jog` (the endless inner wheel) and `shuttle` (the spring-loaded outer ring, -1..1, raw -7..7).
  *
  * Where each control sits on the face of a Contour Shuttle, which the page draws as the device looks
- * rather than as a grid (`FamilyFacts.face`, `device-face.ts`): its jog wheel sits in the middle of the
+ * rather than as a grid (`FamilyFacts.face`, `../face/device-face.ts`): its jog wheel sits in the middle of the
  * shuttle ring with the buttons around them. The library (`@shuttle-lib/core`) gives each model's buttons
  * as bits, not where they are; `button:N` is its Nth button bit.
  *
@@ -25,10 +25,11 @@
  * centre and size here and sent to the page as its top-left corner and size.
  */
 import { PRODUCTS, type Product, type ProductModelId } from '@shuttle-lib/core'
-import { controlId } from '../surfaces/control-id.js'
-import type { ControlDescriptor, ControlId, SurfaceDescription } from '../surfaces/types.js'
-import type { Centred, DeviceFace, FaceSpot } from './device-face.js'
+import { controlId, type ControlId } from '../face/control-id.js'
+import type { Centred, DeviceFace, FaceSpot } from '../face/device-face.js'
 import type { FamilyFacts, ModelTable } from './family.js'
+import type { ControlDescriptor } from '../face/surface.js'
+import type { SurfaceDescription } from '../face/surface.js'
 
 /** One Contour model as the config and the driver see it. */
 export interface ShuttleModel {

@@ -15,9 +15,9 @@ import {
   type StreamDeck,
 } from '@elgato-stream-deck/core'
 import { EventEmitter } from 'eventemitter3'
-import { controlId } from '../surfaces/control-id.js'
-import type { ControlDescriptor } from '../surfaces/types.js'
+import { controlId } from '../face/control-id.js'
 import type { FamilyFacts, ModelTable } from './family.js'
+import type { ControlDescriptor } from '../face/surface.js'
 
 /** Whether a model is a USB device (the network dock is reached over TCP; its product id is not real). */
 export function isUsbDeckModel(model: DeviceModelId): boolean {

@@ -4,8 +4,9 @@
  * (`src/surfaces/web/web-surface.ts`) and the YAML loader (which must know a web surface's controls
  * without opening anything) both use it. The daemon makes web surfaces itself: no driver, no claim.
  */
-import { controlId } from '../surfaces/control-id.js'
-import type { ControlDescriptor, SurfaceDescription } from '../surfaces/types.js'
+import { controlId } from '../face/control-id.js'
+import type { ControlDescriptor } from '../face/surface.js'
+import type { SurfaceDescription } from '../face/surface.js'
 
 export const WEB_DRIVER = 'web'
 export const WEB_MODEL = 'Web surface'

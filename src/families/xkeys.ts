@@ -19,11 +19,16 @@
  * together showing violet; stick buttons have one LED.
  */
 import { BackLightType, PRODUCTS, XKEYS_VENDOR_ID, type Product } from '@xkeys-lib/core'
-import { controlId, formatControlId, JOYSTICK_AXES } from '../surfaces/control-id.js'
-import { parseColor } from '../surfaces/render/key-paint.js'
-import type { ControlCapabilities, ControlDescriptor, Feedback, SurfaceDescription } from '../surfaces/types.js'
+import { parseColor } from '../face/key-paint.js'
 import type { FamilyFacts, ModelTable } from './family.js'
 import { lit, type LightChooser, type LightRule } from './lights.js'
+import type { Feedback } from '../face/feedback.js'
+import { JOYSTICK_AXES } from '../face/control-id.js'
+import { controlId } from '../face/control-id.js'
+import { formatControlId } from '../face/control-id.js'
+import type { ControlCapabilities } from '../face/surface.js'
+import type { ControlDescriptor } from '../face/surface.js'
+import type { SurfaceDescription } from '../face/surface.js'
 
 /** One X-keys model as the config and the driver see it. */
 export interface XkeysModel {

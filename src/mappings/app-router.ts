@@ -17,7 +17,7 @@
  */
 import type { AppState } from '../api/app-state.js'
 import type { Logger } from '../log.js'
-import type { Feedback } from '../surfaces/types.js'
+import type { Feedback } from '../face/feedback.js'
 import { feedbackAppOf, MAIN_APP, mirrorsOf, type AppsPlan, type PlannedApp } from './apps.js'
 import { MirrorPair } from './mirror.js'
 import type { Binding } from './schema.js'

@@ -5,8 +5,8 @@
  * lacks is an error when it is a slip from one it has, else a warning; missing or ill-typed parameters
  * through the client's own `checkParams`, a misspelt one with "did you mean").
  */
-import { ControlIdError, controlSends, parseControlAddress } from '../surfaces/control-id.js'
-import type { ControlDescriptor, ControlKind, SurfaceEvent } from '../surfaces/types.js'
+import { ControlIdError, controlSends, parseControlAddress, type ControlKind } from '../face/control-id.js'
+import type { SurfaceEvent } from '../surfaces/types.js'
 import { CONFIRM_COMMANDS, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { checkCommand } from './check-command.js'
 import { controlRangeHint } from './control-range.js'
@@ -15,6 +15,7 @@ import { suggest } from './suggest.js'
 import { checkTargetAll } from './target-all.js'
 import type { Action, Actions, Binding, SurfaceConfig } from './schema.js'
 import { parseTemplate } from './template.js'
+import type { ControlDescriptor } from '../face/surface.js'
 
 /** Which events each behaviour needs from its control. */
 const NEEDS: Record<string, SurfaceEvent['type']> = {

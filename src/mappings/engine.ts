@@ -18,7 +18,9 @@
  */
 import type { AppState } from '../api/app-state.js'
 import { createLogger, type Logger } from '../log.js'
-import type { ControlId, Feedback, SurfaceEvent } from '../surfaces/types.js'
+import type { ControlId } from '../face/control-id.js'
+import type { Feedback } from '../face/feedback.js'
+import type { SurfaceEvent } from '../surfaces/types.js'
 import { JogScrub } from './behaviours/jog.js'
 import { PressBehaviour } from './behaviours/press.js'
 import { RotateSender, ShuttleSpeed, ValueSetter } from './behaviours/continuous.js'

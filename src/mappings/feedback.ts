@@ -10,7 +10,7 @@
  */
 import type { AppState, TitleState } from '../api/app-state.js'
 import { pickBadge } from '../surfaces/badge.js'
-import type { Feedback } from '../surfaces/types.js'
+import type { Feedback } from '../face/feedback.js'
 import type { BehaviourLook } from './behaviours/types.js'
 import { DEFAULT_PLAY_COLORS, DEFAULT_TEXT_COLOR, INDICATOR_OFF, INDICATOR_ON } from './constants.js'
 import type { Binding } from './schema.js'

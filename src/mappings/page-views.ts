@@ -12,7 +12,7 @@
  * view sees of them is `../surfaces/page-port.ts`.
  */
 import type { PageInfo, PageViewSink } from '../surfaces/page-port.js'
-import type { ControlId } from '../surfaces/types.js'
+import type { ControlId } from '../face/control-id.js'
 import { PAGE_HISTORY, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 
 /** One surface's pages: the list, the page shown, the way back. */

@@ -10,7 +10,7 @@
 import type { AppState } from '../api/app-state.js'
 import type { Logger } from '../log.js'
 import { KeyPicture, type Box } from '../surfaces/render/picture.js'
-import type { Feedback } from '../surfaces/types.js'
+import type { Feedback } from '../face/feedback.js'
 import type { AppPort } from './app-router.js'
 import type { AppsPlan } from './apps.js'
 import { picturesOf, type FilePicture } from './check-image.js'

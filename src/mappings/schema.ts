@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
-import { SURFACE_NAME_CHARS, SURFACE_NAME_MAX_CHARS, SURFACE_NAME_RULE } from '../surfaces/surface-name.js'
+import { SURFACE_NAME_CHARS, SURFACE_NAME_MAX_CHARS, SURFACE_NAME_RULE } from '../face/surface-name.js'
 import { surfaceSchema } from './drivers/index.js'
 import { CONFIG_LIMITS } from './limits.js'
 
@@ -23,7 +23,7 @@ export { CONFIG_LIMITS }
 /** The file format version this panelbridge writes and reads. Older versions are migrated (see `migrate.ts`). */
 export const CONFIG_VERSION = 1
 
-/** A surface or page name: the one rule of `src/surfaces/surface-name.ts`, with the file's messages. */
+/** A surface or page name: the one rule of `src/face/surface-name.ts`, with the file's messages. */
 const name = (what: string) =>
   z
     .string()

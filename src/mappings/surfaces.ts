@@ -5,10 +5,11 @@
  * what the drivers that read the file take from it, and the entry that would claim a detected device.
  */
 import type { SurfaceClaim } from '../families/claims.js'
-import type { DetectedDevice, SurfaceDescription } from '../surfaces/types.js'
 import { modelEntryFor, type MappingFamily, type SurfaceControls } from './drivers/common.js'
 import { MAPPING_FAMILIES, mappingFamily } from './drivers/index.js'
 import type { SurfaceConfig } from './schema.js'
+import type { SurfaceDescription } from '../face/surface.js'
+import type { DetectedDevice } from '../face/surface.js'
 
 export type { SurfaceControls } from './drivers/common.js'
 export { webSurfaceOptions } from './drivers/web.js'

@@ -8,7 +8,7 @@
  * The binding engine keeps one `ControlBadge` per bound control and puts `badge` into the control's
  * `Feedback` whenever `onChange` fires.
  */
-import type { FeedbackBadge } from './types.js'
+import type { FeedbackBadge } from '../face/feedback.js'
 
 /** How long a `failed` badge shows after a failure, in ms: long enough to notice from across a desk. */
 export const FAILED_BADGE_MS = 3000

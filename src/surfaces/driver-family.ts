@@ -12,8 +12,11 @@
 import type { ModelTable, ProfileTable } from '../families/family.js'
 import type { HotplugSource } from './hotplug.js'
 import type { KeyRenderer } from './render/key-renderer.js'
-import type { ControlDescriptor, ControlId, ControlKind, DetectedDevice, SurfaceDriver } from './types.js'
+import type { SurfaceDriver } from './types.js'
+import type { ControlId, ControlKind } from '../face/control-id.js'
 import type { PageDevicePort } from './web/page-devices.js'
+import type { ControlDescriptor } from '../face/surface.js'
+import type { DetectedDevice } from '../face/surface.js'
 
 /** What the program hands every family's driver alike. */
 export interface SharedDriverOptions {

@@ -18,9 +18,10 @@ import { reportMapFamily } from './report-map/family.js'
 import { shuttleFamily } from './shuttle/family.js'
 import { streamdeckFamily } from './streamdeck/family.js'
 import { streamdeckNetFamily } from './streamdeck-net/family.js'
-import type { ControlDescriptor, SurfaceDriver } from './types.js'
+import type { SurfaceDriver } from './types.js'
 import type { PageDevicePort } from './web/page-devices.js'
 import { xkeysFamily } from './xkeys/family.js'
+import type { ControlDescriptor } from '../face/surface.js'
 
 export type { HardwareDriver } from './driver-family.js'
 

@@ -4,7 +4,8 @@
  * view. The engine implements `PagePort` (`../mappings/page-views.ts` keeps the views); the web surface
  * only sees these types, as the engine only sees the surface model.
  */
-import type { ControlId, Feedback } from './types.js'
+import type { ControlId } from '../face/control-id.js'
+import type { Feedback } from '../face/feedback.js'
 
 /** What a view is told of its page. */
 export interface PageInfo {

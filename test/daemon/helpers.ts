@@ -19,8 +19,7 @@ import type {
   SurfaceStateEvent,
 } from '../../src/daemon/api.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
-import { controlSends, parseControlId } from '../../src/surfaces/control-id.js'
-import type { ControlId } from '../../src/surfaces/types.js'
+import { controlSends, parseControlId, type ControlId } from '../../src/face/control-id.js'
 
 interface FakeSurface {
   driver: string

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDaemonServer, type DaemonServer } from '../../src/daemon/server.js'
 import { setLogSink } from '../../src/log.js'
-import { formatControlId, parseControlId } from '../../src/surfaces/control-id.js'
+import { formatControlId, parseControlId } from '../../src/face/control-id.js'
 import { checkProperty, fc, hostileText } from '../fuzz/harness.js'
 import { call, sampleDaemon } from './helpers.js'
 

@@ -12,7 +12,7 @@ import {
   viewStrip,
   WAITING_HELP,
   type StripView,
-} from '../../src/surfaces/web/client/strip-state.js'
+} from '../../src/page/strip-state.js'
 
 const T0 = Date.UTC(2026, 10, 26, 9, 0, 0)
 

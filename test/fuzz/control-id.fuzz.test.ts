@@ -1,6 +1,6 @@
 /** Control ids arrive from the YAML file and the remote API: any text parses or gives a ControlIdError. */
 import { describe, expect, test } from 'vitest'
-import { ControlIdError, formatControlId, parseControlAddress, parseControlId } from '../../src/surfaces/control-id.js'
+import { ControlIdError, formatControlId, parseControlAddress, parseControlId } from '../../src/face/control-id.js'
 import { checkProperty, fc, fuzzParser } from './harness.js'
 import { unlessRefused } from './outside.js'
 

@@ -4,7 +4,7 @@
  * and a view, never a throw. The replies are untrusted: a proxy, another version, a damaged answer.
  */
 import { describe } from 'vitest'
-import { readStrip, viewStrip } from '../../src/surfaces/web/client/strip-state.js'
+import { readStrip, viewStrip } from '../../src/page/strip-state.js'
 import { fc, fuzzParser } from './harness.js'
 
 const link = fc.record(

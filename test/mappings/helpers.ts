@@ -10,8 +10,11 @@ import { NotificationLink } from '../../src/api/notifications.js'
 import { Engine, type FeedbackSink } from '../../src/mappings/engine.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import type { CommandPort } from '../../src/mappings/sender.js'
-import { startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
-import type { ControlId, Feedback, SurfaceEvent } from '../../src/surfaces/types.js'
+import type { ControlId } from '../../src/face/control-id.js'
+import type { Feedback } from '../../src/face/feedback.js'
+import type { SurfaceEvent } from '../../src/surfaces/types.js'
+import type { SimulatorHandle } from '../../src/app-kit/simulator/index.js'
+import { startSimulator } from '../../src/app-kit/simulator/index.js'
 
 export const WAIT = { timeout: 5000, interval: 5 }
 

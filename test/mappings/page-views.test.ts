@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { carryPages, turnPage } from '../../src/mappings/page-views.js'
 import type { PageInfo, PageViewSink } from '../../src/surfaces/page-port.js'
-import type { Feedback } from '../../src/surfaces/types.js'
+import type { Feedback } from '../../src/face/feedback.js'
 import { engineHarness, loadOrThrow, pagedDesk, type EngineHarness } from './helpers.js'
 
 const PAGED = (pages: 'shared' | 'per-browser'): string => pagedDesk({ listen: pages, everywhere: true })

@@ -97,9 +97,9 @@ describe('the page bundle is built only when its inputs changed', () => {
   it("takes the page script's inputs from esbuild: its sources and the shared modules it imports", async () => {
     const { inputs } = await bundleClientScriptWithInputs()
     const names = inputs.map((input) => input.replaceAll('\\', '/'))
-    expect(names.some((name) => name.endsWith('/src/surfaces/web/client/main.ts'))).toBe(true)
-    expect(names.some((name) => name.endsWith('/src/surfaces/web/protocol.ts'))).toBe(true)
-    expect(names.some((name) => name.endsWith('/src/surfaces/render/key-paint.ts'))).toBe(true)
+    expect(names.some((name) => name.endsWith('/src/page/main.ts'))).toBe(true)
+    expect(names.some((name) => name.endsWith('/src/face/protocol.ts'))).toBe(true)
+    expect(names.some((name) => name.endsWith('/src/face/key-paint.ts'))).toBe(true)
     for (const input of inputs) expect(() => readFileSync(input)).not.toThrow()
   })
 })

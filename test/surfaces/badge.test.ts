@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ControlBadge, FAILED_BADGE_MS, pickBadge } from '../../src/surfaces/badge.js'
-import type { FeedbackBadge } from '../../src/surfaces/types.js'
+import type { FeedbackBadge } from '../../src/face/feedback.js'
 
 describe('pickBadge', () => {
   it('shows one badge by precedence failed > pending > stale, none without a source', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FONT_ASCENT, FONT_DESCENT, keyFaceOf } from '../../src/surfaces/render/key-paint.js'
+import { FONT_ASCENT, FONT_DESCENT, keyFaceOf } from '../../src/face/key-paint.js'
 import {
   BADGE_COLORS,
   KEY_FONT_FAMILY,
@@ -9,7 +9,7 @@ import {
   parseColor,
   type RenderedKey,
 } from '../../src/surfaces/render/key-renderer.js'
-import type { Feedback } from '../../src/surfaces/types.js'
+import type { Feedback } from '../../src/face/feedback.js'
 
 function pixel(key: RenderedKey, x: number, y: number): [number, number, number, number] {
   const i = (y * key.width + x) * 4

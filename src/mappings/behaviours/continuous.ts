@@ -5,7 +5,7 @@
  * only on change.
  */
 import { ControlBadge } from '../../surfaces/badge.js'
-import { SHUTTLE_ZONES, shuttleZone } from '../../surfaces/control-id.js'
+import { SHUTTLE_ZONES, shuttleZone } from '../../face/control-id.js'
 import { ROTATE_FAST_MS, ROTATE_MAX_MULTIPLIER, SHUTTLE_CENTRE_SPEED } from '../constants.js'
 import type { Binding } from '../schema.js'
 import type { SendResult } from '../sender.js'

@@ -4,7 +4,7 @@
  * entry's ports, profile and relative modes.
  */
 import { z } from 'zod'
-import { ControlIdError, parseControlId } from '../../surfaces/control-id.js'
+import { ControlIdError, parseControlId } from '../../face/control-id.js'
 import { DEFAULT_PROFILE, MidiProfileError, loadMidiProfile } from '../../surfaces/midi/profile.js'
 import { RELATIVE_MODES, type MidiSurfaceConfig } from '../../families/midi.js'
 import { modelEntryFor, rehearseField, type MappingFamily, type SurfaceControls, type SurfaceEntry } from './common.js'

@@ -5,10 +5,11 @@
  * built on the first registration, the key renderer only for a key whose feedback carries an image.
  */
 import type { KeyRenderer } from '../render/key-renderer.js'
-import type { DetectedDevice, SurfaceDriver } from '../types.js'
+import type { SurfaceDriver } from '../types.js'
 import { KeyImages } from '../web/key-images.js'
 import { BROWSER_DECK_DRIVER, BrowserDeckHub } from './hub.js'
 import { BrowserDeckSurface } from './surface.js'
+import type { DetectedDevice } from '../../face/surface.js'
 
 export interface BrowserDeckDriverOptions {
   /** The registrations; tests pass their own. */

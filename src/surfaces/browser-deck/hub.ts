@@ -11,10 +11,10 @@
  */
 import { createLogger } from '../../log.js'
 import type { HotplugChange, HotplugSource } from '../hotplug.js'
-import type { DetectedDevice } from '../types.js'
 import type { PageDeviceLink, PageDevicePort } from '../web/page-devices.js'
-import type { DeckClientMessage, DeckServerMessage } from '../web/protocol.js'
+import type { DeckClientMessage, DeckServerMessage } from '../../face/protocol.js'
 import { browserDeckModel, type BrowserDeckModel } from '../../families/browser-deck.js'
+import type { DetectedDevice } from '../../face/surface.js'
 
 /** A deck's input as the page sends it. */
 export type BrowserDeckInput = Extract<DeckClientMessage, { type: 'deck-input' }>

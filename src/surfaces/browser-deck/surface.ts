@@ -7,12 +7,15 @@
  * a PNG. RGB keys and encoder LEDs get their colour. LCD strips show nothing yet (their input works).
  */
 import { EventHub, type Listenable } from '../../events.js'
-import { controlSends } from '../control-id.js'
-import { keyFaceOf, parseColor } from '../render/key-paint.js'
-import type { ControlDescriptor, ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvents } from '../types.js'
+import { controlSends, type ControlId } from '../../face/control-id.js'
+import { keyFaceOf, parseColor } from '../../face/key-paint.js'
+import type { Surface, SurfaceEvents } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import type { KeyImages } from '../web/key-images.js'
-import type { DeckServerMessage } from '../web/protocol.js'
+import type { DeckServerMessage } from '../../face/protocol.js'
 import { BROWSER_DECK_DRIVER, type BrowserDeckInput, type Registration } from './hub.js'
+import type { ControlDescriptor } from '../../face/surface.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 export type { BrowserDeckInput } from './hub.js'
 

@@ -3,7 +3,7 @@
  * daemon lists a deck no `surfaces:` entry claims, and shows its presses, which reach no binding. The
  * deck is not opened for it: its page goes on showing it unclaimed.
  */
-import { controlSends } from '../control-id.js'
+import { controlSends } from '../../face/control-id.js'
 import type { UnclaimedDeviceSource } from '../driver-family.js'
 import type { BrowserDeckHub } from './hub.js'
 

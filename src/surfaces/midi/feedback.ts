@@ -3,9 +3,10 @@
  * control's LED in a state and colour, and what sets its LED ring. Whether a feedback lights an LED at
  * all is the common rule (`ledStateOf`, `src/families/lights.ts`), which the web mirror draws by too.
  */
-import { hexRgb, ledStateOf } from '../../families/lights.js'
-import type { Feedback } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import type { LedOut, RingOut } from './profile.js'
+import { hexRgb } from '../../families/lights.js'
+import { ledStateOf } from '../../families/lights.js'
 
 /** What a control's output needs: its own channel and number, and the profile's rules for it. */
 export interface OutputRule {

@@ -13,9 +13,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LineCounter, isNode, parseDocument } from 'yaml'
 import { z } from 'zod'
-import { formatControlId } from '../control-id.js'
-import type { ControlDescriptor, ControlId } from '../types.js'
+import { formatControlId, type ControlId } from '../../face/control-id.js'
 import { RELATIVE_MODES, type RelativeMode } from '../../families/midi.js'
+import type { ControlDescriptor } from '../../face/surface.js'
 
 /** Largest profile file read, bytes. */
 export const MAX_PROFILE_BYTES = 256 * 1024

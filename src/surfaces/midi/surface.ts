@@ -4,13 +4,15 @@
  */
 import { EventHub } from '../../events.js'
 import { createLogger, type Logger } from '../../log.js'
-import { ControlIdError, formatControlId, parseControlId } from '../control-id.js'
-import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from '../types.js'
+import { ControlIdError, formatControlId, parseControlId, type ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
+import type { Surface, SurfaceEvent, SurfaceEvents } from '../types.js'
 import { blankMessage, feedbackMessages, type OutputRule } from './feedback.js'
 import { MidiParser, type MidiMessage } from './parser.js'
 import type { MidiConnection } from './port.js'
 import type { MidiProfile } from './profile.js'
 import { relativeDelta, type RelativeMode } from '../../families/midi.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 /** Pitch bend centre (14-bit). */
 const PITCH_CENTRE = 8192

@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { readGlyphCoverage, type GlyphCoverage } from './font-coverage.js'
-import { FAST_PATH_END, fallbackFontOf, type FallbackFont } from './key-paint.js'
+import { FAST_PATH_END, fallbackFontOf, type FallbackFont } from '../../face/key-paint.js'
 
 const require = createRequire(import.meta.url)
 

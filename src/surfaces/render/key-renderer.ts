@@ -2,7 +2,7 @@
  * Key rendering in the daemon: turns a `Feedback` into the pixels of one key (a Stream Deck key or LCD
  * segment, a pre-rendered image for the web page, a screenshot).
  *
- * The layout and painting are `./key-paint.ts`, shared with the web page, which paints the same faces
+ * The layout and painting are `../../face/key-paint.ts`, shared with the web page, which paints the same faces
  * with the browser's canvas: a key looks the same on the hardware, in the web surface and in its mirror.
  * Here they run on Skia (`@napi-rs/canvas`) with the shipped font (DejaVu Sans Bold from the
  * `dejavu-fonts-ttf` npm package) registered by file path under `KEY_FONT_FAMILY`, so the result never
@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { Canvas, SKRSContext2D } from '@napi-rs/canvas'
-import type { Feedback } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import { fallbackFontFile, keyFontPath } from './fonts.js'
 import {
   detailLine,
@@ -29,14 +29,14 @@ import {
   valueWidth,
   type FallbackFont,
   type KeyFace,
-} from './key-paint.js'
+} from '../../face/key-paint.js'
 import { LruMap } from '../../lru.js'
 import { lateRequire } from '../../installed.js'
 import { drawablePicture, drawPicture } from './picture-paint.js'
 import { skiaTextWidths } from './skia-widths.js'
 
 export { keyFontPath } from './fonts.js'
-export { BADGE_COLORS, KEY_FONT_FAMILY, parseColor } from './key-paint.js'
+export { BADGE_COLORS, KEY_FONT_FAMILY, parseColor } from '../../face/key-paint.js'
 
 /** A rendered key: RGBA pixels, row-major, 4 bytes per pixel, no padding. Treat as read-only. */
 export interface RenderedKey {

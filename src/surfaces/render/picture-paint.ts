@@ -6,7 +6,7 @@
  * picture. Skia only: the page shows such a key as the daemon's rendered PNG.
  */
 import type { Canvas, SKRSContext2D } from '@napi-rs/canvas'
-import type { Feedback } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import { fitInside } from './picture.js'
 
 /**

@@ -26,7 +26,7 @@
  * `LEARN_AT_MOST` is measured whole and learns one of them for the next, so a new word costs at most
  * two measurements more than before, and the pieces of a deck's labels are soon all known.
  */
-import { REF_PX, type TextWidthModel } from './key-paint.js'
+import { REF_PX, type TextWidthModel } from '../../face/key-paint.js'
 
 /** Printable ASCII, the space and the ellipsis the label fitting appends. */
 const MODELLED = new Set<string>([

@@ -15,8 +15,9 @@
  * Fields up to 8 bits sit inside one byte (`bit` is the lowest bit); wider ones are 16, 24 or 32 bits
  * from a byte boundary, little or big endian.
  */
+import { type ControlId } from '../../face/control-id.js'
+import type { SurfaceEvent } from '../types.js'
 import { MAX_REPORT_BYTES, type ReportMap } from '../../families/report-map.js'
-import type { ControlId, SurfaceEvent } from '../types.js'
 
 export { MAX_REPORT_BYTES, MAX_REPORT_FIELDS, reportMapSchema, type ReportMap } from '../../families/report-map.js'
 

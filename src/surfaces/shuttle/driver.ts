@@ -6,11 +6,12 @@
 import { Shuttle } from '@shuttle-lib/core'
 import { createLogger } from '../../log.js'
 import { detectedHid, hidIdentity, openTarget } from '../usb-hid/identity.js'
-import type { DetectedDevice, SurfaceDriver } from '../types.js'
+import type { SurfaceDriver } from '../types.js'
 import { findShuttleModel } from '../../families/shuttle.js'
 import { ShuttleReportGuard } from './report-guard.js'
 import { ShuttleSurface } from './surface.js'
 import { nodeHidShuttleTransport, type ShuttleTransport } from './transport.js'
+import type { DetectedDevice } from '../../face/surface.js'
 
 export interface ShuttleDriverOptions {
   /** Defaults to node-hid. Tests pass an in-memory transport. */

@@ -10,12 +10,13 @@
  */
 import type { Shuttle } from '@shuttle-lib/core'
 import { createLogger, type Logger } from '../../log.js'
-import { controlId } from '../control-id.js'
+import { controlId, type ControlId } from '../../face/control-id.js'
 import { HidSurface } from '../usb-hid/hid-surface.js'
-import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
 import { shuttleControls, type ShuttleModel } from '../../families/shuttle.js'
 import type { ShuttleReportGuard } from './report-guard.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 /** Byte of the input report that holds the jog counter (see `SHUTTLE_REPORT_BYTES`). */
 const JOG_BYTE = 1

@@ -11,7 +11,10 @@
  */
 import type { Listenable } from '../../events.js'
 import type { StreamDeckSurface } from '../streamdeck/surface.js'
-import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvents } from '../types.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
+import type { Surface, SurfaceEvents } from '../types.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 export class NetDeckSurface implements Surface {
   readonly description: SurfaceDescription

@@ -25,7 +25,7 @@ import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { DeviceModelId, PreparedBuffer } from '@elgato-stream-deck/core'
 import { INSTALLED, type InstalledTree } from '../../installed.js'
-import type { Feedback } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 
 /**
  * ASSUMED (issue 29: the small boxes are a Raspberry Pi 4 or 5, four cores): at most 4 key workers.

@@ -24,20 +24,15 @@ import type {
 } from '@elgato-stream-deck/core'
 import { EventHub, type Listenable } from '../../events.js'
 import { createLogger, type Logger } from '../../log.js'
-import { controlId } from '../control-id.js'
+import { controlId, type ControlId } from '../../face/control-id.js'
 import { KeyRenderer, parseColor, type RenderedKey } from '../render/key-renderer.js'
-import type {
-  ControlDescriptor,
-  ControlId,
-  Feedback,
-  Surface,
-  SurfaceDescription,
-  SurfaceEvent,
-  SurfaceEvents,
-} from '../types.js'
+import type { Surface, SurfaceEvent, SurfaceEvents } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import { DeviceBytesCache, preparedBytes, type DeviceBytes } from './device-bytes.js'
 import type { KeyTarget, KeyWorkers } from './key-workers.js'
 import { WriteQueue, type WriteJob } from './write-queue.js'
+import type { ControlDescriptor } from '../../face/surface.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 type Writer = (feedback: Feedback) => { hash: string; write: () => Promise<void> } | undefined
 

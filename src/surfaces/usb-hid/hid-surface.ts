@@ -13,8 +13,10 @@
  */
 import { EventHub, type Listenable } from '../../events.js'
 import type { Logger } from '../../log.js'
-import { SHUTTLE_ZONES } from '../control-id.js'
-import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from '../types.js'
+import { SHUTTLE_ZONES, type ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
+import type { Surface, SurfaceEvent, SurfaceEvents } from '../types.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 /** A `SurfaceEvent` without the fields `emit` fills in. */
 export type EventBody = SurfaceEvent extends infer E

@@ -6,8 +6,8 @@
  * X-keys panels carry a unit id (0..255, set by the user, 0 from the factory) because identical panels
  * often report the same serial number or none; where the driver knows it, it is part of the identity.
  */
-import type { DetectedDevice } from '../types.js'
 import { lateImport } from '../../installed.js'
+import type { DetectedDevice } from '../../face/surface.js'
 
 /** A USB vendor or product id as udev and lsusb write it: four lower-case hex digits. */
 export const hex4 = (n: number): string => n.toString(16).padStart(4, '0')

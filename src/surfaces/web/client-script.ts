@@ -1,5 +1,5 @@
 /**
- * The page script (`client/*.ts`) as the browser gets it: one classic script bundled by esbuild.
+ * The page script (`src/page/*.ts`) as the browser gets it: one classic script bundled by esbuild.
  *
  * `npm run build` writes the bundle next to the compiled server (`dist/surfaces/web/client.bundle.js`,
  * by `scripts/build-client.ts`), and a built daemon serves that file; it never needs esbuild. Run from
@@ -16,7 +16,7 @@ import { INSTALLED } from '../../installed.js'
 export const CLIENT_BUNDLE_FILE = 'client.bundle.js'
 
 /** The bundle's entry point, present in a source checkout only. */
-const ENTRY = fileURLToPath(new URL('./client/main.ts', import.meta.url))
+const ENTRY = fileURLToPath(new URL('../../page/main.ts', import.meta.url))
 const BUILT = fileURLToPath(new URL(`./${CLIENT_BUNDLE_FILE}`, import.meta.url))
 /** The package root, so the bundle (its path comments) does not depend on the working directory. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))

@@ -1,5 +1,5 @@
 /**
- * The page's deck script (`client/deck/webhid-deck.ts` and the WebHID library), a bundle of its own
+ * The page's deck script (`src/page/deck/webhid-deck.ts` and the WebHID library), a bundle of its own
  * that the page imports only when someone presses "connect a Stream Deck" (issue 26.2): the page
  * script stays as small as it was, and the daemon reads this file only when a browser asks for it.
  *
@@ -21,7 +21,7 @@ export const DECK_SCRIPT_GLOBAL = 'panelbridgeDeck'
 /** Where the page asks for it, relative to the page. */
 export const DECK_SCRIPT_ROUTE = '/browser-deck.js'
 
-const ENTRY = fileURLToPath(new URL('./client/deck/webhid-deck.ts', import.meta.url))
+const ENTRY = fileURLToPath(new URL('../../page/deck/webhid-deck.ts', import.meta.url))
 const BUILT = fileURLToPath(new URL(`./${DECK_BUNDLE_FILE}`, import.meta.url))
 
 /** Bundles the deck script with esbuild: one strict IIFE for current browsers, its exports in a global. */

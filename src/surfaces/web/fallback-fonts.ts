@@ -1,8 +1,8 @@
 /**
  * The fallback key fonts for the page (emoji, CJK): served at their routes (`FALLBACK_FONTS` in
- * `../render/key-paint.ts`) from the files Debian installs (`fallbackFontFile` in `../render/fonts.ts`),
+ * `../../face/key-paint.ts`) from the files Debian installs (`fallbackFontFile` in `../render/fonts.ts`),
  * so the page draws a label DejaVu lacks as the hardware keys do. The page asks for one only when a
- * label needs it (`FontFace` with its `unicode-range`, see `client/keys.ts`).
+ * label needs it (`FontFace` with its `unicode-range`, see `src/page/keys.ts`).
  *
  * The files are large (Noto Sans CJK Bold is a 20 MB collection, Noto Color Emoji 11 MB), so each is
  * streamed from disk, never held: what a request costs is a read buffer. Bounded: a file past
@@ -17,7 +17,7 @@ import type { ServerResponse } from 'node:http'
 import { pipeline } from 'node:stream/promises'
 import { createLogger } from '../../log.js'
 import { fallbackFontFile } from '../render/fonts.js'
-import { FALLBACK_FONTS, type FallbackFont } from '../render/key-paint.js'
+import { FALLBACK_FONTS, type FallbackFont } from '../../face/key-paint.js'
 
 const log = createLogger('web')
 

@@ -1,6 +1,6 @@
 /**
  * The web surface: configured `web` surfaces drawn in a browser, and a read-only mirror of every
- * other surface, served over HTTP and a WebSocket (see `server.ts` and `protocol.ts`).
+ * other surface, served over HTTP and a WebSocket (see `server.ts` and `../../face/protocol.ts`).
  *
  * Wiring in the daemon. The page paints keys itself with the hardware's key layout; the renderer is
  * shared only for keys whose feedback carries a pre-rendered image, which the daemon draws:
@@ -24,7 +24,7 @@ export {
   type WebControlState,
   type WebControlView,
   type WebSurfaceView,
-} from './protocol.js'
+} from '../../face/protocol.js'
 export {
   DEFAULT_WEB_HOST,
   DEFAULT_WEB_PORT,

@@ -6,7 +6,7 @@
  */
 import { encodePng, KeyRenderer, type RenderedKey } from '../render/key-renderer.js'
 import { LruMap } from '../../lru.js'
-import type { Feedback } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 
 export interface KeySize {
   width: number

@@ -9,8 +9,8 @@
  */
 import { familyLights } from '../../families/index.js'
 import { lightFeedback, lightOnly, oneColourLed, rgbLight, type LightRule } from '../../families/lights.js'
-import type { SurfaceDescription } from '../types.js'
-import { widgetOf } from './protocol.js'
+import { widgetOf } from './views.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 /**
  * The light rule of each pad that has a light (an RGB backlight or an LED), for one surface. Other

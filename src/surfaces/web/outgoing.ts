@@ -4,7 +4,7 @@
  * slow link gets the newest picture of every key, never a backlog. While its socket holds more than
  * the high-water mark of unsent bytes nothing more is written; the queue keeps coalescing meanwhile.
  */
-import type { ServerMessage } from './protocol.js'
+import type { ServerMessage } from '../../face/protocol.js'
 
 /** A browser whose socket holds more unsent bytes than this gets no new frames until it drains. */
 export const SEND_HIGH_WATER_BYTES = 1 << 20

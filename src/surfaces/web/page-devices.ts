@@ -6,7 +6,7 @@
  * page's socket closes. What a registration may be, and what it becomes, is the port's (the
  * browser-deck family, reached through the driver table; see `src/surfaces/drivers.ts`).
  */
-import type { DeckClientMessage, DeckServerMessage } from './protocol.js'
+import type { DeckClientMessage, DeckServerMessage } from '../../face/protocol.js'
 
 /** One page's socket, as the port sees it. */
 export interface PageDeviceLink {

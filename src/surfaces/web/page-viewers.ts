@@ -5,10 +5,12 @@
  * page, drawn here for it alone, instead of the surface's.
  */
 import type { PageInfo, PagePort } from '../page-port.js'
-import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
 import type { KeyImages } from './key-images.js'
-import type { ServerMessage } from './protocol.js'
+import type { ServerMessage } from '../../face/protocol.js'
 import { RenderedControls } from './rendered-controls.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 /** Sends to one browser. */
 export type ViewerSend = (message: ServerMessage) => void

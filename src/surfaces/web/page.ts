@@ -1,8 +1,8 @@
 /**
  * The page's HTML and CSS, kept as strings in this module so that `tsc` (which copies no assets) builds
- * a daemon that still serves them. The page's script is TypeScript in `./client/`, bundled by esbuild
+ * a daemon that still serves them. The page's script is TypeScript in `src/page/`, bundled by esbuild
  * (`./client-script.ts`). The script paints each key from its face with the hardware's key layout
- * (`../render/key-paint.ts`) in the hardware's font (served at `/key-font.ttf`), so the browser shows
+ * (`../../face/key-paint.ts`) in the hardware's font (served at `/key-font.ttf`), so the browser shows
  * what the hardware shows.
  *
  * Safety: the server escapes every name it writes into the HTML (`escapeHtml`); the script builds
@@ -203,7 +203,7 @@ ${renderLegend()}
 }
 
 /**
- * Keys fit the screen (`client/layout.ts` keeps `--chrome`): a grid's key is its image size (`--natural-w`)
+ * Keys fit the screen (`src/page/layout.ts` keeps `--chrome`): a grid's key is its image size (`--natural-w`)
  * at most, and shrinks so that the grid fits the page's width (`100cqw`, the width of `main`) and the
  * screen's height below the page's header, never below `--key-min`. The dials sit beside the keys
  * when there is room for them, else under them.

@@ -5,12 +5,16 @@
  * a pre-rendered image or a picture under its label; other controls as their state) and keeps it for
  * browsers that connect later.
  */
-import type { ControlDescriptor, ControlId, Feedback, SurfaceDescription } from '../types.js'
-import { keyFaceOf } from '../render/key-paint.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
+import { keyFaceOf } from '../../face/key-paint.js'
 import type { KeyImages } from './key-images.js'
 import type { LightRule } from '../../families/lights.js'
 import { lightRules } from './lights.js'
-import { controlStateOf, imageLabelOf, type ServerMessage, type WebControlState } from './protocol.js'
+import { controlStateOf, imageLabelOf } from './views.js'
+import { type ServerMessage, type WebControlState } from '../../face/protocol.js'
+import type { ControlDescriptor } from '../../face/surface.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 export class RenderedControls {
   readonly controls: ReadonlyMap<ControlId, ControlDescriptor>

@@ -6,7 +6,7 @@
  * Routes, under `basePath` (default `''`; the daemon uses e.g. `/surfaces`):
  * `/` the page, `/style.css`, `/client.js`, `/favicon.svg` (the page's icon), `/key-font.ttf` (the font the page paints keys with, the
  * hardware's), `/key-font-emoji.ttf` and `/key-font-cjk.ttc` (its fallbacks for emoji and CJK, streamed
- * by `./fallback-fonts.ts`), `/ws` the WebSocket (protocol in `./protocol.ts`). The page takes
+ * by `./fallback-fonts.ts`), `/ws` the WebSocket (protocol in `../../face/protocol.ts`). The page takes
  * `?surface=NAME` (that surface alone, full screen) and `?view=1` (a read-only viewer, whose WebSocket
  * is `/ws?view=1`: this server refuses every input on it, whatever the page sends).
  *
@@ -23,14 +23,9 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../../defaults.js'
 import { createLogger } from '../../log.js'
-import type {
-  ControlDescriptor,
-  ControlId,
-  Feedback,
-  SurfaceDescription,
-  SurfaceRegistry,
-  SurfaceRegistryEvents,
-} from '../types.js'
+import type { SurfaceRegistry, SurfaceRegistryEvents } from '../types.js'
+import { controlSends, type ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
 import { keyFontPath } from '../render/key-renderer.js'
 import { KeyImages } from './key-images.js'
 import { fallbackFontAt, FallbackFontFiles, MAX_FALLBACK_FONT_BYTES, sendFontFile } from './fallback-fonts.js'
@@ -58,14 +53,13 @@ import {
   type ClientMessage,
   type ServerMessage,
   type WebSurfaceView,
-} from './protocol.js'
+} from '../../face/protocol.js'
 import { RenderedControls } from './rendered-controls.js'
 import { mirrorView } from './mirror-view.js'
 import type { WebSurface } from './web-surface.js'
 import type { PageInfo, PagePort } from '../page-port.js'
 import type { PageDeviceLink, PageDevicePort } from './page-devices.js'
 import { frameBytes } from '../../wire.js'
-import { controlSends } from '../control-id.js'
 import {
   hostAllowed,
   originAllowed,
@@ -75,6 +69,8 @@ import {
   servedHosts,
   wantsHtmlRefusal,
 } from '../../http-guard.js'
+import type { ControlDescriptor } from '../../face/surface.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 /** Where the web surface listens when it runs its own server (panelbridge's one listener). */
 export const DEFAULT_WEB_PORT = DEFAULT_PANELBRIDGE_PORT

@@ -3,7 +3,7 @@
  * faders) drawn in a browser
  * by the WebSurfaceServer. To the engine it is a surface like any other: it emits the same
  * `SurfaceEvent`s and takes the same `Feedback`; the page paints its keys with the hardware's key
- * layout (`../render/key-paint.ts`).
+ * layout (`../../face/key-paint.ts`).
  *
  * Feedback is coalesced twice: here, every feedback given within one turn of the event loop becomes
  * one message (the newest per control wins); and per browser in the server, a newer face for a key
@@ -11,20 +11,17 @@
  */
 import { EventHub, type Listenable } from '../../events.js'
 import { createLogger } from '../../log.js'
-import { webSurfaceDescription, type WebSurfaceOptions as WebSurfaceShape } from '../../families/web.js'
-import type { ControlId, Feedback, Surface, SurfaceDescription, SurfaceEvent, SurfaceEvents } from '../types.js'
+import { shuttleZone, type ControlId } from '../../face/control-id.js'
+import type { Surface, SurfaceEvent, SurfaceEvents } from '../types.js'
+import type { Feedback } from '../../face/feedback.js'
 import { KeyImages } from './key-images.js'
-import {
-  acceptsEvent,
-  clampValue,
-  shuttleZone,
-  surfaceView,
-  type ServerMessage,
-  type WebSurfaceView,
-} from './protocol.js'
+import { acceptsEvent, clampValue, type ServerMessage, type WebSurfaceView } from '../../face/protocol.js'
+import { surfaceView } from './views.js'
+import { webSurfaceDescription, type WebSurfaceOptions as WebSurfaceShape } from '../../families/web.js'
 import { RenderedControls } from './rendered-controls.js'
 import { PageViewers, type ViewerSend } from './page-viewers.js'
 import type { PagePort } from '../page-port.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 export {
   DEFAULT_WEB_KEY_SIZE,

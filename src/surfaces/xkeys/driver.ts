@@ -14,11 +14,12 @@ import { XKeys, type HIDDevice } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
 import { detectedHid, hidIdentity, openTarget } from '../usb-hid/identity.js'
 import type { GuardedHid } from '../usb-hid/report-guard.js'
-import type { DetectedDevice, SurfaceDriver } from '../types.js'
+import type { SurfaceDriver } from '../types.js'
 import { findXkeysModel, type XkeysModel } from '../../families/xkeys.js'
 import { XkeysReportGuard, xkeysReportBytes } from './report-guard.js'
 import { XkeysSurface } from './surface.js'
 import { nodeHidXkeysTransport, type XkeysListing, type XkeysTransport } from './transport.js'
+import type { DetectedDevice } from '../../face/surface.js'
 
 /**
  * How long open waits for the panel's answers to the library's init (its version report and a full

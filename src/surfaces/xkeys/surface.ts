@@ -19,8 +19,10 @@ import type { JoystickValue, XKeys } from '@xkeys-lib/core'
 import { createLogger, type Logger } from '../../log.js'
 import { HidSurface, type Subscribable } from '../usb-hid/hid-surface.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
-import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
 import { backlightOf, type XkeysModel } from '../../families/xkeys.js'
+import type { SurfaceDescription } from '../../face/surface.js'
 
 /** The T-bar's raw range (one byte). */
 const TBAR_MAX = 255

@@ -28,7 +28,9 @@ export async function startTestSim(animationMs = 20): Promise<TestSim> {
   // No dataDir: the simulator makes a temporary one and removes it on close.
   const sim = await startSimulator({ httpPort: 0, wsPort: 0, animationMs })
   const raw = async (name: string, params: Record<string, string | number> = {}): Promise<Json> => {
-    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
+    const query = new URLSearchParams(
+      Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString()
     const res = await fetch(`${sim.httpUrl}/api/command/${encodeURIComponent(name)}${query ? `?${query}` : ''}`)
     if (res.status !== 200) throw new Error(`HTTP ${res.status} for ${name}`)
     return res.json()

@@ -10,7 +10,7 @@ import { BrowserDeckHub, MAX_DECKS_PER_PAGE } from '../../../src/surfaces/browse
 import type { HotplugChange } from '../../../src/surfaces/hotplug.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import type { PageDeviceLink } from '../../../src/surfaces/web/page-devices.js'
-import { MAX_DECK_SERIAL_LENGTH, parsePageMessage, type DeckServerMessage } from '../../../src/surfaces/web/protocol.js'
+import { MAX_DECK_SERIAL_LENGTH, parsePageMessage, type DeckServerMessage } from '../../../src/face/protocol.js'
 import { until } from '../../helpers/until.js'
 
 /** A page's socket: what the hub sent it. */

@@ -12,11 +12,12 @@ import type { AccessCheck, HotplugSource } from '../../../src/surfaces/hotplug.j
 import { SurfaceManager, type SurfaceManagerOptions, type SurfaceStatus } from '../../../src/surfaces/manager.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
-import type { DetectedDevice, SurfaceDriver, SurfaceEvent } from '../../../src/surfaces/types.js'
+import type { SurfaceDriver, SurfaceEvent } from '../../../src/surfaces/types.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { MemoryStreamDeckTransport, rawImageEncoder } from './fake-hid.js'
 import { FakeHotplug } from './fake-hotplug.js'
 import { ListDriver } from './surfaces.js'
+import type { DetectedDevice } from '../../../src/face/surface.js'
 
 /** The timers a manager uses, and `performance.now()` it measures backoff and stability with. */
 export const MANAGER_CLOCK: Parameters<typeof vi.useFakeTimers>[0] = {

@@ -8,7 +8,7 @@
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { DriverTimeoutError, SurfaceManager, type SurfaceStatus } from '../../../src/surfaces/manager.js'
-import type { DetectedDevice, SurfaceDriver } from '../../../src/surfaces/types.js'
+import type { SurfaceDriver } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import {
@@ -22,6 +22,7 @@ import {
   useManagerLogs,
 } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
+import type { DetectedDevice } from '../../../src/face/surface.js'
 
 const logs = useManagerLogs()
 

@@ -16,7 +16,6 @@ import {
 } from '../../../src/families/claims.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
 import { ShuttleDriver } from '../../../src/surfaces/shuttle/driver.js'
-import type { DetectedDevice } from '../../../src/surfaces/types.js'
 import { MemoryStreamDeckTransport, decodeGen2KeyImages, gen2KeyReport } from '../helpers/fake-hid.js'
 import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
@@ -31,6 +30,7 @@ import {
   useManagerLogs,
 } from '../helpers/manager.js'
 import { ListDriver } from '../helpers/surfaces.js'
+import type { DetectedDevice } from '../../../src/face/surface.js'
 
 const logs = useManagerLogs()
 

@@ -5,14 +5,16 @@
  * gets the whole feedback and is drawn dimmed and hatched.
  */
 import { describe, expect, it } from 'vitest'
-import { lightFeedback, lightOnly } from '../../../src/families/lights.js'
-import type { ControlDescriptor, Feedback } from '../../../src/surfaces/types.js'
+import type { Feedback } from '../../../src/face/feedback.js'
 import { lightRules } from '../../../src/surfaces/web/lights.js'
 import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'
 import { decodeGen2KeyImages } from '../helpers/fake-hid.js'
 import { MemoryXkeysTransport } from '../helpers/fake-xkeys.js'
 import { WAIT, manage, startedDeckRig, useManagerLogs } from '../helpers/manager.js'
 import { openFirstDetected } from '../helpers/surfaces.js'
+import { lightFeedback } from '../../../src/families/lights.js'
+import { lightOnly } from '../../../src/families/lights.js'
+import type { ControlDescriptor } from '../../../src/face/surface.js'
 
 const logs = useManagerLogs()
 

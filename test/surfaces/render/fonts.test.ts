@@ -18,7 +18,7 @@ import {
   KEY_FONT_STACK,
   paintKey,
   type KeyFace,
-} from '../../../src/surfaces/render/key-paint.js'
+} from '../../../src/face/key-paint.js'
 import { KeyRenderer, registeredFallbacks, type RenderedKey } from '../../../src/surfaces/render/key-renderer.js'
 
 const SIZE = { width: 72, height: 72 }

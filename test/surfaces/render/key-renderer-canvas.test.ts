@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto'
 import type { SKRSContext2D } from '@napi-rs/canvas'
 import { describe, expect, it } from 'vitest'
 import { KeyRenderer, paintFace } from '../../../src/surfaces/render/key-renderer.js'
-import { keyFaceOf } from '../../../src/surfaces/render/key-paint.js'
-import type { Feedback } from '../../../src/surfaces/types.js'
+import { keyFaceOf } from '../../../src/face/key-paint.js'
+import type { Feedback } from '../../../src/face/feedback.js'
 
 const require = createRequire(import.meta.url)
 const { createCanvas } = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')

@@ -10,7 +10,7 @@ import { computeFeedback } from '../../../src/mappings/feedback.js'
 import { binding as bindingSchema } from '../../../src/mappings/schema.js'
 import { parseTemplate } from '../../../src/mappings/template.js'
 import { BADGE_COLORS, KeyRenderer, parseColor, type RenderedKey } from '../../../src/surfaces/render/key-renderer.js'
-import type { Feedback, FeedbackBadge } from '../../../src/surfaces/types.js'
+import type { Feedback, FeedbackBadge } from '../../../src/face/feedback.js'
 
 type Rgb = [number, number, number]
 const SIZE = { width: 72, height: 72 }

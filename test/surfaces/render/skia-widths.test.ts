@@ -15,10 +15,10 @@ import {
   keyFaceOf,
   REF_PX,
   type TextWidthModel,
-} from '../../../src/surfaces/render/key-paint.js'
+} from '../../../src/face/key-paint.js'
 import { keyFontPath } from '../../../src/surfaces/render/fonts.js'
 import { resetSkiaWidths, skiaTextWidths, skiaWidthsState } from '../../../src/surfaces/render/skia-widths.js'
-import type { Feedback } from '../../../src/surfaces/types.js'
+import type { Feedback } from '../../../src/face/feedback.js'
 
 const require = createRequire(import.meta.url)
 const { createCanvas, GlobalFonts } = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')

@@ -11,7 +11,7 @@ import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { DeviceBytesCache, preparedDigest, sharedDeviceBytes } from '../../../src/surfaces/streamdeck/device-bytes.js'
 import { StreamDeckDriver, type EncodeJPEGHelper } from '../../../src/surfaces/streamdeck/driver.js'
 import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
-import type { Feedback } from '../../../src/surfaces/types.js'
+import type { Feedback } from '../../../src/face/feedback.js'
 import {
   MemoryStreamDeckTransport,
   decodeGen2KeyImages,

@@ -15,7 +15,7 @@ import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
 import { installFastTransform, uninstallFastTransform } from '../../../src/surfaces/streamdeck/fast-transform.js'
 import { KeyWorkers } from '../../../src/surfaces/streamdeck/key-workers.js'
 import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
-import type { Feedback } from '../../../src/surfaces/types.js'
+import type { Feedback } from '../../../src/face/feedback.js'
 import { MemoryStreamDeckTransport, type FakeHidDevice } from '../helpers/fake-hid.js'
 
 /** Worker threads start under tsx here (a few seconds on a loaded machine). */

@@ -20,7 +20,7 @@ import {
   type KeyWorkersOptions,
 } from '../../../src/surfaces/streamdeck/key-workers.js'
 import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
-import type { Feedback } from '../../../src/surfaces/types.js'
+import type { Feedback } from '../../../src/face/feedback.js'
 import { MemoryStreamDeckTransport, type FakeHidDevice } from '../helpers/fake-hid.js'
 
 /** Worker threads start under tsx here (a few seconds on a loaded machine). */

@@ -25,7 +25,7 @@ describe('the page script bundle', () => {
     expect(() => new Script(code)).not.toThrow()
     expect(code).not.toMatch(/\brequire\(|\bimport\b|node:|\bBuffer\b|\bprocess\./)
     // Built from the TypeScript sources, which import the shared protocol types (erased).
-    expect(code).toContain('// src/surfaces/web/client/main.ts')
+    expect(code).toContain('// src/page/main.ts')
     expect(code).toMatch(/new URL\("ws", location\.href\)/)
     expect(code).not.toContain('parseClientMessage')
   })

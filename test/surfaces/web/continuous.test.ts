@@ -8,13 +8,8 @@ import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { checkProperty, fc, hostileText } from '../../fuzz/harness.js'
 import type { SurfaceEvent, ValueEvent } from '../../../src/surfaces/types.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
-import {
-  acceptsEvent,
-  clampValue,
-  parseClientMessage,
-  shuttleZone,
-  type ServerMessage,
-} from '../../../src/surfaces/web/protocol.js'
+import { acceptsEvent, clampValue, parseClientMessage, type ServerMessage } from '../../../src/face/protocol.js'
+import { shuttleZone } from '../../../src/face/control-id.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { recordInput, flushTurn, type Client, connectForTest } from './helpers.js'

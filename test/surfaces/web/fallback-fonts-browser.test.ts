@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { useChromium } from '../../helpers/browser.js'
-import { FALLBACK_FONTS } from '../../../src/surfaces/render/key-paint.js'
+import { FALLBACK_FONTS } from '../../../src/face/key-paint.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { freshPage, webServerForTest, type WebServerRig } from './helpers.js'
 import { decodePng, near, pixelAt, whitePixels, type Rgb } from './pixels.js'

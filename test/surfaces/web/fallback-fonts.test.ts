@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { fallbackFontFile } from '../../../src/surfaces/render/fonts.js'
-import { FALLBACK_FONTS, type FallbackFont } from '../../../src/surfaces/render/key-paint.js'
+import { FALLBACK_FONTS, type FallbackFont } from '../../../src/face/key-paint.js'
 import {
   FALLBACK_FONT_CACHE_CONTROL,
   fallbackFontAt,

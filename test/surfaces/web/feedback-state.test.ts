@@ -1,6 +1,6 @@
 /** What the page gets of `value` and `detail`: the state of a control without an image, a key's label. */
 import { describe, expect, it } from 'vitest'
-import { controlStateOf, imageLabelOf } from '../../../src/surfaces/web/protocol.js'
+import { controlStateOf, imageLabelOf } from '../../../src/surfaces/web/views.js'
 
 describe('controlStateOf: value and detail', () => {
   it('passes value clamped to 0..1 and detail through', () => {

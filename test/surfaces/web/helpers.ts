@@ -6,15 +6,10 @@ import { EventHub } from '../../../src/events.js'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { onTestFinished, vi } from 'vitest'
 import WebSocket from 'ws'
-import type { ServerMessage } from '../../../src/surfaces/web/protocol.js'
-import type {
-  ControlId,
-  Feedback,
-  SurfaceDescription,
-  SurfaceEvent,
-  SurfaceRegistry,
-  SurfaceRegistryEvents,
-} from '../../../src/surfaces/types.js'
+import type { ServerMessage } from '../../../src/face/protocol.js'
+import type { ControlId } from '../../../src/face/control-id.js'
+import type { Feedback } from '../../../src/face/feedback.js'
+import type { SurfaceEvent, SurfaceRegistry, SurfaceRegistryEvents } from '../../../src/surfaces/types.js'
 import { WebSurfaceServer, type WebSurfaceServerOptions } from '../../../src/surfaces/web/server.js'
 import type { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
@@ -26,6 +21,7 @@ import { FakeHotplug } from '../helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../helpers/fake-midi.js'
 import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
 import { MemoryXkeysTransport, type FakeXkeysHid } from '../helpers/fake-xkeys.js'
+import type { SurfaceDescription } from '../../../src/face/surface.js'
 
 /** A SurfaceRegistry as the manager implements it, driven by hand. */
 export class FakeRegistry implements SurfaceRegistry {

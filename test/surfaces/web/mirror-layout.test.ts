@@ -13,17 +13,20 @@ import { loadMidiProfile, parseMidiProfile, type MidiProfile } from '../../../sr
 import { MidiSurface } from '../../../src/surfaces/midi/surface.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { ShuttleDriver } from '../../../src/surfaces/shuttle/driver.js'
-import { ONE_COLOUR_LED, WHITE_LIGHT } from '../../../src/families/lights.js'
-import type { Feedback, SurfaceDescription, SurfaceDriver } from '../../../src/surfaces/types.js'
+import type { Feedback } from '../../../src/face/feedback.js'
+import type { SurfaceDriver } from '../../../src/surfaces/types.js'
 import { XKEYS_BLUE, XKEYS_BLUE_AND_RED, XKEYS_RED } from '../../../src/families/xkeys.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
-import type { WebControlState, WebSurfaceView } from '../../../src/surfaces/web/protocol.js'
+import type { WebControlState, WebSurfaceView } from '../../../src/face/protocol.js'
 import { mirrorView } from '../../../src/surfaces/web/mirror-view.js'
 import { RenderedControls } from '../../../src/surfaces/web/rendered-controls.js'
 import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'
 import { FakeMidiConnection } from '../helpers/fake-midi.js'
 import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
 import { MemoryXkeysTransport } from '../helpers/fake-xkeys.js'
+import { ONE_COLOUR_LED } from '../../../src/families/lights.js'
+import { WHITE_LIGHT } from '../../../src/families/lights.js'
+import type { SurfaceDescription } from '../../../src/face/surface.js'
 
 const previousSink = setLogSink(() => undefined)
 afterAll(() => setLogSink(previousSink))

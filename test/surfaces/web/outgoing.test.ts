@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { OutgoingQueue, SEND_RETRY_MS, type MessageSink } from '../../../src/surfaces/web/outgoing.js'
-import type { ServerMessage } from '../../../src/surfaces/web/protocol.js'
+import type { ServerMessage } from '../../../src/face/protocol.js'
 
 // The queue sends on the next turn (setImmediate) and retries a backed-up socket after SEND_RETRY_MS:
 // both run on a fake clock, so "nothing was sent" is checked after the send or retry was due.

@@ -24,7 +24,7 @@ describe('GET /api/command/<name>', () => {
     const res = await fetch(`${t.sim.httpUrl}/api/command/getAllVideoIns?requestId=r1`)
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
-    const body = await res.json()
+    const body = (await res.json()) as { result: { count: unknown } }
     expect(body.result).toMatchObject({
       command: 'getAllVideoIns',
       reply: 'getAllVideoIns',

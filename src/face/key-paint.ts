@@ -2,9 +2,9 @@
  * How a key looks: the layout and painting of one key face on any Canvas 2D context.
  *
  * This module is shared by the daemon and the web page. The daemon paints with Skia (`@napi-rs/canvas`,
- * through `./key-renderer.ts`) for the Stream Deck's keys; the page paints the same faces with the
- * browser's own canvas, so the web surface and its mirrors look like the hardware without the daemon
- * loading Skia at all for them. It therefore imports nothing from Node and nothing from the DOM: the
+ * through `../surfaces/render/key-renderer.ts`) for the Stream Deck's keys; the page paints the same
+ * faces with the browser's own canvas, so the web surface and its mirrors look like the hardware
+ * without the daemon loading Skia at all for them. It therefore imports nothing from Node and nothing from the DOM: the
  * context is the small part of the Canvas 2D API both implement (`KeyPaintContext`).
  *
  * Both sides draw with DejaVu Sans Bold from the `dejavu-fonts-ttf` npm package under the private family
@@ -37,7 +37,7 @@
  *    grey (#8c8c8c) right triangle on the hatched key; `unknown` (a state not seen yet) a blue (#4da3ff)
  *    disc with a dark `?` on the key's own colours.
  */
-import type { Color, Feedback, FeedbackBadge } from '../types.js'
+import type { Color, Feedback, FeedbackBadge } from './feedback.js'
 import { FALLBACK_RANGES } from './font-ranges.js'
 
 /** The font family name the shipped font is registered (daemon) or loaded (page) under. */
@@ -45,8 +45,8 @@ export const KEY_FONT_FAMILY = 'PanelbridgeSans'
 
 /**
  * A fallback font for what DejaVu lacks (emoji, CJK): its family name on both sides, the path the page
- * fetches it from (the daemon serves the file, `./fonts.ts` says where it is), and the code points it
- * is the first font of the chain to have (`./font-ranges.ts`, generated from the font files).
+ * fetches it from (the daemon serves the file, `../surfaces/render/fonts.ts` says where it is), and the
+ * code points it is the first font of the chain to have (`./font-ranges.ts`, generated from the font files).
  */
 export interface FallbackFont {
   id: keyof typeof FALLBACK_RANGES

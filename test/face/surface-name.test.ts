@@ -1,10 +1,10 @@
 /**
- * The one surface-name rule (src/surfaces/surface-name.ts): the rule, control addresses and the mapping
+ * The one surface-name rule (src/face/surface-name.ts): the rule, control addresses and the mapping
  * file's names agree on every name.
  */
 import { describe, expect, it } from 'vitest'
-import { parseControlAddress } from '../../src/surfaces/control-id.js'
-import { isSurfaceName, SURFACE_NAME_MAX_CHARS, surfaceNameProblem } from '../../src/surfaces/surface-name.js'
+import { parseControlAddress } from '../../src/face/control-id.js'
+import { isSurfaceName, SURFACE_NAME_MAX_CHARS, surfaceNameProblem } from '../../src/face/surface-name.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 
 const NAMES: [string, boolean][] = [

@@ -3,7 +3,7 @@
  * application shows nothing more than before, several show each beside the default one's link.
  */
 import { describe, expect, it } from 'vitest'
-import { readApps, STRIP_MAX_APPS } from '../../../src/surfaces/web/client/strip-apps.js'
+import { readApps, STRIP_MAX_APPS } from '../../src/page/strip-apps.js'
 
 const link = (state: string, error?: string) => ({
   state,

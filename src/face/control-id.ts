@@ -1,12 +1,56 @@
 /**
- * Canonical control ids (the table in `types.ts`): parse, format and validate.
+ * Canonical control ids: the one scheme for every driver, and how to parse, format and validate it.
+ *
+ * A binding addresses `<surface>/<control>` where `<control>` is one of
+ *
+ * | id             | what                                                        | events              |
+ * | -------------- | ----------------------------------------------------------- | ------------------- |
+ * | `key:N`        | a key of a key grid, N from 0, row-major from the top left  | down, up            |
+ * | `encoder:N`    | a rotary encoder, N from 0 left to right (press = down/up)  | rotate, down, up    |
+ * | `lcd:N`        | a touch segment of an LCD strip (Stream Deck+), N = segment | down, up            |
+ * | `jog`          | an endless jog wheel                                        | rotate              |
+ * | `shuttle`      | a spring-loaded shuttle ring, value -1..1 (0 = centre)      | value               |
+ * | `button:N`     | a plain button (X-keys, Shuttle, pedal), N from 0           | down, up            |
+ * | `fader:N`      | an absolute fader or knob, value 0..1                       | value               |
+ * | `note:CH:N`    | MIDI note N (0–127) on channel CH (1–16)                    | down, up (velocity) |
+ * | `cc:CH:N`      | MIDI control change N on channel CH, value 0..1             | value or rotate     |
+ * | `pitchbend:CH` | MIDI pitch bend on channel CH, value -1..1 (0 = centre)     | value               |
+ * | `program:CH:N` | MIDI program change to program N (0–127) on channel CH      | down, then up       |
+ * | `tbar`         | a T-bar, value 0..1                                         | value               |
+ * | `joystick:A`   | a joystick axis: `x` (right +) and `y` (up +), value -1..1  | value               |
+ * |                | (0 = centre); `z`, the endless twist of the stick           | rotate              |
+ *
+ * Rotate deltas are signed steps: positive is clockwise. Absolute values are normalised (0..1, or
+ * -1..1 for the shuttle and joystick axes); the raw device value rides along for drivers that have one.
  *
  * Canonical means one spelling per control: lower-case kind, decimal numbers without leading zeros or
  * signs, no spaces. `parseControlId` refuses anything else with a message that says what was expected,
  * so the YAML layer can show it next to `file:line:col`.
+ *
+ * Shared by the daemon and the page (`../page/`): nothing here knows Node or the DOM.
  */
-import type { ControlId, ControlKind, SurfaceEvent } from './types.js'
 import { surfaceNameProblem } from './surface-name.js'
+
+/** Canonical control id, e.g. `key:3`, `encoder:0`, `jog`, `note:1:60`. */
+export type ControlId = string
+
+export type ControlKind =
+  | 'key'
+  | 'encoder'
+  | 'lcd'
+  | 'jog'
+  | 'shuttle'
+  | 'button'
+  | 'fader'
+  | 'note'
+  | 'cc'
+  | 'pitchbend'
+  | 'program'
+  | 'tbar'
+  | 'joystick'
+
+/** The events a control sends (the `type` of a `SurfaceEvent`, `../surfaces/types.ts`). */
+export type ControlEventType = 'down' | 'up' | 'rotate' | 'value'
 
 export type ParsedControlId =
   | { kind: 'key' | 'encoder' | 'lcd' | 'button' | 'fader'; index: number }
@@ -39,7 +83,7 @@ const INDEXED = ['key', 'encoder', 'lcd', 'button', 'fader'] as const
 const PLAIN = ['jog', 'shuttle', 'tbar'] as const
 const MIDI = ['note', 'cc', 'program'] as const
 const CHANNEL_ONLY = ['pitchbend'] as const
-/** Every control kind, in the order of the table in `types.ts`. */
+/** Every control kind, in the order of the table above. */
 export const CONTROL_KINDS: readonly ControlKind[] = [
   'key',
   'encoder',
@@ -55,8 +99,8 @@ export const CONTROL_KINDS: readonly ControlKind[] = [
   'tbar',
   'joystick',
 ]
-/** The events each control kind sends (the table in `types.ts`). */
-export const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly SurfaceEvent['type'][]>> = {
+/** The events each control kind sends (the table above). */
+export const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly ControlEventType[]>> = {
   key: ['down', 'up'],
   encoder: ['rotate', 'down', 'up'],
   lcd: ['down', 'up'],
@@ -74,7 +118,7 @@ export const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly SurfaceEvent[
 }
 
 /** Whether a control of this kind sends this event. */
-export function controlSends(kind: ControlKind, type: SurfaceEvent['type']): boolean {
+export function controlSends(kind: ControlKind, type: ControlEventType): boolean {
   return CONTROL_EVENTS[kind].includes(type)
 }
 

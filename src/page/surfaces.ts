@@ -10,7 +10,7 @@
  * sends a `face` for (a Contour Shuttle) is drawn as it looks: each control in its box on the face, the
  * jog inside the shuttle ring, the buttons where they are on the device.
  */
-import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../protocol.js'
+import type { ServerMessage, WebControlState, WebControlView, WebSurfaceView } from '../face/protocol.js'
 import { ENCODER_STEPS_PER_TURN, JOG_STEPS_PER_TURN } from './angle.js'
 import { el, labelText } from './dom.js'
 import { dialHotkeyLabel, gridHotkey, Hotkeys, JOG_BACK, JOG_FORWARD, keyLabel, type HotkeyTargets } from './hotkeys.js'

@@ -2,7 +2,7 @@
  * The web surface's WebSocket protocol: JSON text frames, one message per frame.
  *
  * Keys travel as their face (`key` messages: colour, label, detail, level, badge as data), and the page
- * paints them with the layout code the daemon paints hardware keys with (`../render/key-paint.ts`) and
+ * paints them with the layout code the daemon paints hardware keys with (`./key-paint.ts`) and
  * the same font, served by the daemon. So the daemon draws no pixels for a browser: a key update costs a
  * few dozen bytes of JSON, and the daemon does not load Skia for web keys at all (a fifth of its
  * resident memory). A feedback with a pre-rendered image is the one exception: the daemon draws that key
@@ -13,17 +13,14 @@
  * shuttle ring and faders: an absolute position, clamped to the control's range). Everything a
  * browser sends is validated here first (shape) and by the server (the surface is interactive and
  * has that control of a kind that takes that event); anything else is logged once and ignored.
+ *
+ * Shared by the daemon (`../surfaces/web/`) and the page (`../page/`): nothing here knows Node or the DOM.
+ * What the server builds the views from (a surface's description, a feedback) is `../surfaces/web/views.ts`.
  */
-import type {
-  ControlDescriptor,
-  ControlId,
-  ControlKind,
-  Feedback,
-  FeedbackBadge,
-  SurfaceDescription,
-} from '../types.js'
-import type { KeyFace } from '../render/key-paint.js'
-import type { DeviceFace, FaceSpot } from '../../families/device-face.js'
+import type { ControlId, ControlKind } from './control-id.js'
+import type { FaceSpot } from './device-face.js'
+import type { FeedbackBadge } from './feedback.js'
+import type { KeyFace } from './key-paint.js'
 
 /** Where the page loads the key font from, relative to the page. */
 export const KEY_FONT_ROUTE = '/key-font.ttf'
@@ -51,14 +48,12 @@ export function viewerParam(value: string | null): boolean {
 
 /**
  * The range of each control kind that takes absolute values from a browser (the table in
- * `../types.ts`): the shuttle is centred, a fader runs from the bottom. A value outside is clamped.
+ * `./control-id.ts`): the shuttle is centred, a fader runs from the bottom. A value outside is clamped.
  */
 export const VALUE_RANGES: Readonly<Partial<Record<ControlKind, readonly [min: number, max: number]>>> = {
   shuttle: [-1, 1],
   fader: [0, 1],
 }
-// The shuttle's zones are the surface model's (control-id.ts); re-exported for the page script.
-export { SHUTTLE_ZONES, shuttleZone } from '../control-id.js'
 
 /**
  * How the page draws a control: `key` a key face painted on a canvas; `pad` a key, button or MIDI pad that shows its
@@ -112,7 +107,7 @@ export interface WebControlState {
   led?: 'off' | 'on' | 'blink'
   /**
    * The colour a pad's backlight or LED shows now (`#rrggbb`), worked out by the server as the device
-   * lights it (`./lights.ts`); absent when it is dark.
+   * lights it (`../surfaces/web/lights.ts`); absent when it is dark.
    */
   light?: string
   badge?: FeedbackBadge
@@ -219,7 +214,7 @@ function clientMessageOf(m: Record<string, unknown>): ParseResult {
  * face the page paints at the key's size and writes with the library; `deck-color`, `deck-brightness`)
  * and what became of it (`deck-state`). Additive: a page that never connects a deck sends none of it.
  * Shapes are checked here; what a registration may claim (known model, how many per page) by the
- * browser-deck family behind `./page-devices.ts`.
+ * browser-deck family behind `../surfaces/web/page-devices.ts`.
  */
 export type DeckClientMessage =
   | { type: 'deck-add'; deck: number; model: string; serial: string }
@@ -312,102 +307,4 @@ export function clampValue(kind: ControlKind, value: number): number | undefined
   const range = VALUE_RANGES[kind]
   if (!range || !Number.isFinite(value)) return undefined
   return clamp(value, range[0], range[1])
-}
-
-/** A key image's text for assistive tech and the tooltip: the label, then the detail. */
-export function imageLabelOf(feedback: Feedback): string {
-  const text = feedback.text ?? ''
-  const detail = feedback.detail?.trim() ?? ''
-  if (detail === '') return text
-  return text.trim() === '' ? detail : `${text} (${detail})`
-}
-
-/** The feedback parts a control without an image can show. */
-export function controlStateOf(feedback: Feedback): WebControlState {
-  const state: WebControlState = {}
-  if (feedback.color !== undefined) state.color = feedback.color
-  if (feedback.text !== undefined) state.text = feedback.text
-  if (feedback.led !== undefined) state.led = feedback.led
-  if (feedback.badge !== undefined) state.badge = feedback.badge
-  // Clamped once here, so the page never draws outside its ring; NaN and infinities show nothing.
-  if (feedback.value !== undefined && Number.isFinite(feedback.value)) {
-    state.value = Math.min(1, Math.max(0, feedback.value))
-  }
-  if (feedback.detail !== undefined && feedback.detail.trim() !== '') state.detail = feedback.detail
-  return state
-}
-
-/** How the page draws a control of this kind (see `WebWidget`). */
-export function widgetOf(control: ControlDescriptor): WebWidget {
-  if (control.capabilities.image) return 'key'
-  switch (control.kind) {
-    case 'key':
-    case 'button':
-    case 'lcd':
-    case 'note':
-    case 'program':
-      return 'pad'
-    case 'encoder':
-      return 'encoder'
-    case 'jog':
-      return 'jog'
-    case 'shuttle':
-      return 'shuttle'
-    case 'fader':
-    case 'tbar':
-    case 'pitchbend':
-      return 'fader'
-    case 'cc':
-      // A MIDI CC is a knob or a fader; only a profile's LED ring tells them apart.
-      return control.capabilities.ring ? 'knob' : 'fader'
-    case 'joystick':
-      // The stick's axes spring back to centre like the shuttle ring; its endless twist turns like a jog.
-      return control.id === 'joystick:z' ? 'jog' : 'shuttle'
-  }
-}
-
-/** The grid a surface's keys and pads fill: the description's, else the smallest that holds every placed one. */
-function gridOf(description: SurfaceDescription): { rows: number; columns: number } | undefined {
-  if (description.grid) return { rows: description.grid.rows, columns: description.grid.columns }
-  let rows = 0
-  let columns = 0
-  for (const c of description.controls) {
-    if (c.row === undefined || c.column === undefined) continue
-    rows = Math.max(rows, c.row + 1)
-    columns = Math.max(columns, c.column + 1)
-  }
-  return rows > 0 ? { rows, columns } : undefined
-}
-
-/** A surface's description as the page draws it: on its `face` where its family gives one, else as a grid. */
-export function surfaceView(
-  description: SurfaceDescription,
-  mode: WebSurfaceView['mode'],
-  face?: DeviceFace,
-): WebSurfaceView {
-  const grid = gridOf(description)
-  return {
-    id: description.id,
-    driver: description.driver,
-    model: description.model,
-    mode,
-    ...(grid ? { grid } : {}),
-    ...(face ? { face: { width: face.width, height: face.height } } : {}),
-    controls: description.controls.map((c) => {
-      const widget = widgetOf(c)
-      const placed = (widget === 'key' || widget === 'pad') && c.row !== undefined && c.column !== undefined
-      const at = face?.spots.get(c.id)
-      return {
-        ...(at ? { at } : {}),
-        id: c.id,
-        kind: c.kind,
-        widget,
-        ...(placed ? { row: c.row, column: c.column } : {}),
-        ...(c.capabilities.image
-          ? { image: { width: c.capabilities.image.width, height: c.capabilities.image.height } }
-          : {}),
-        ...(c.kind === 'pitchbend' ? { centred: true as const } : {}),
-      }
-    }),
-  }
 }

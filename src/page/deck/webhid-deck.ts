@@ -5,11 +5,11 @@
  * library opens it, and the deck is registered over the page's socket by its model id and serial; the
  * daemon decides what it is (a surface, when a `surfaces:` entry claims it). Its presses go to the
  * daemon as `deck-input`; what the daemon shows comes back as faces this module paints at the key's
- * size with the daemon's key layout (`../../../render/key-paint.ts`) and writes with the library.
+ * size with the daemon's key layout (`../../face/key-paint.ts`) and writes with the library.
  */
 import { requestStreamDecks, type StreamDeckWeb } from '@elgato-stream-deck/webhid'
-import { paintKey } from '../../../render/key-paint.js'
-import type { DeckClientMessage, DeckServerMessage } from '../../protocol.js'
+import { paintKey } from '../../face/key-paint.js'
+import type { DeckClientMessage, DeckServerMessage } from '../../face/protocol.js'
 
 /** What the page hands this module: its socket and where to say how each deck is. */
 export interface DeckHost {

@@ -7,7 +7,8 @@
  * touch alike; arrow keys move a focused control. Without a `send` (a mirrored device) they only show
  * state: a mirrored fader's thumb follows the feedback's value, a mirrored ring stays at rest.
  */
-import { SHUTTLE_ZONES, shuttleZone, type WebControlState } from '../protocol.js'
+import { SHUTTLE_ZONES, shuttleZone } from '../face/control-id.js'
+import type { WebControlState } from '../face/protocol.js'
 import { el, labelText } from './dom.js'
 import type { Send } from './input.js'
 

@@ -4,7 +4,7 @@
  * the size with the surface and each box as its control's `at`. Nothing here knows a family, and
  * nothing here is code: the types are shared with the page's protocol.
  */
-import type { ControlId } from '../surfaces/types.js'
+import type { ControlId } from './control-id.js'
 
 /** A control's box on a face: top left corner and size, in the face's units. */
 export interface FaceSpot {

@@ -1,6 +1,6 @@
 /**
  * Key faces on the page: each key is a canvas painted with the daemon's own key layout
- * (`../../render/key-paint.ts`) in the daemon's own font, loaded from the server as a `FontFace`, so a
+ * (`../face/key-paint.ts`) in the daemon's own font, loaded from the server as a `FontFace`, so a
  * web key and its mirror look like the Stream Deck's. Nothing is painted before the font has loaded (or
  * failed to): a face waits, the newest per key, and widths measured meanwhile are forgotten once it has.
  * A key whose feedback carries a pre-rendered image shows the PNG the daemon drew instead.
@@ -24,9 +24,9 @@ import {
   paintKey,
   type FallbackFont,
   type KeyFace,
-} from '../../render/key-paint.js'
-import type { FeedbackBadge } from '../../types.js'
-import { KEY_FONT_ROUTE } from '../protocol.js'
+} from '../face/key-paint.js'
+import type { FeedbackBadge } from '../face/feedback.js'
+import { KEY_FONT_ROUTE } from '../face/protocol.js'
 import { el } from './dom.js'
 
 /** One key on the page: its element, the canvas a face is painted on, the image a PNG is shown in. */

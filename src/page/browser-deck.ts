@@ -5,7 +5,7 @@
  * secure context (the page over HTTPS, or at localhost / 127.0.0.1); elsewhere the button is not shown
  * and a line says why. A read-only viewer gets neither.
  */
-import type { DeckServerMessage, ServerMessage } from '../protocol.js'
+import type { DeckServerMessage, ServerMessage } from '../face/protocol.js'
 import type { WebHidDecks } from './deck/webhid-deck.js'
 
 /** The deck bundle, next to the page whatever path the page is mounted under. */

@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
-import { JOG_STEPS_PER_TURN } from '../../../src/surfaces/web/client/angle.js'
+import { JOG_STEPS_PER_TURN } from '../../../src/page/angle.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { useChromium } from '../../helpers/browser.js'

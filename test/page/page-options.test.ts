@@ -1,11 +1,11 @@
 /**
- * The page's address options and hotkey layout (`client/options.ts`, `client/hotkeys.ts`), and the one
+ * The page's address options and hotkey layout (`src/page/options.ts`, `src/page/hotkeys.ts`), and the one
  * viewer rule the page and the server share (`viewerParam`): pure functions, tested in Node.
  */
 import { describe, expect, it } from 'vitest'
-import { dialHotkeyLabel, gridHotkey, KEY_ROWS, keyLabel } from '../../../src/surfaces/web/client/hotkeys.js'
-import { allSurfacesHref, pageOptions, surfaceHref } from '../../../src/surfaces/web/client/options.js'
-import { viewerParam } from '../../../src/surfaces/web/protocol.js'
+import { dialHotkeyLabel, gridHotkey, KEY_ROWS, keyLabel } from '../../src/page/hotkeys.js'
+import { allSurfacesHref, pageOptions, surfaceHref } from '../../src/page/options.js'
+import { viewerParam } from '../../src/face/protocol.js'
 
 describe('pageOptions', () => {
   it('reads ?surface=NAME and ?view=1', () => {

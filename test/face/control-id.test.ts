@@ -6,7 +6,7 @@ import {
   isControlId,
   parseControlAddress,
   parseControlId,
-} from '../../src/surfaces/control-id.js'
+} from '../../src/face/control-id.js'
 
 describe('control ids', () => {
   it.each([

@@ -16,6 +16,8 @@
  * The replies are read as untrusted JSON: only the fields shown are taken, each checked for its type.
  */
 
+/** How often the strip asks for the daemon's status, ms. */
+export const STATUS_POLL_MS = 2000
 /** Errors shown, newest first. */
 export const STRIP_MAX_ERRORS = 3
 /** How long `reconnected` and `config reloaded` stay on the strip, ms. */

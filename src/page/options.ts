@@ -1,9 +1,9 @@
 /**
  * What the page's address asks for: `?surface=NAME` shows that one surface full screen, `?view=1` makes
  * the page a read-only viewer (the server refuses a viewer's presses too; `viewerParam` in
- * `../protocol.ts` is the one rule both read). Pure: unit-tested in Node.
+ * `../face/protocol.ts` is the one rule both read). Pure: unit-tested in Node.
  */
-import { VIEW_PARAM, viewerParam } from '../protocol.js'
+import { VIEW_PARAM, viewerParam } from '../face/protocol.js'
 
 /** The query parameter that picks one surface. */
 export const SURFACE_PARAM = 'surface'

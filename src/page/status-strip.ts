@@ -9,11 +9,7 @@
  */
 import { el } from './dom.js'
 import { readApps, type StripApp } from './strip-apps.js'
-import { readStrip, viewStrip, type StripView } from './strip-state.js'
-
-/** How often the strip asks for the daemon's status, ms. */
-export const STATUS_POLL_MS = 2000
-export { STRIP_MAX_ERRORS, STRIP_NOTICE_MS } from './strip-state.js'
+import { readStrip, STATUS_POLL_MS, viewStrip, type StripView } from './strip-state.js'
 
 /** `12:34:56` of an ISO time, or the text as it came. */
 function clock(iso: string): string {

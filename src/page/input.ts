@@ -3,7 +3,7 @@
  * dragging around a ring (by angle, `./angle.ts`), the wheel or the arrow keys on it → `rotate` with
  * signed steps (clockwise positive), summed over `ROTATE_BATCH_MS` before sending.
  */
-import type { ClientMessage } from '../protocol.js'
+import type { ClientMessage } from '../face/protocol.js'
 import { DEAD_ZONE_FRACTION, TurnTracker } from './angle.js'
 
 /** Sends one message if the socket is open (input while disconnected is dropped, never replayed late). */

@@ -21,8 +21,8 @@ import {
   MIN_FONT_PX,
   wrapAll,
   type KeyPaintContext,
-} from '../../../src/surfaces/render/key-paint.js'
-import { keyFontPath } from '../../../src/surfaces/render/key-renderer.js'
+} from '../../src/face/key-paint.js'
+import { keyFontPath } from '../../src/surfaces/render/key-renderer.js'
 
 const require = createRequire(import.meta.url)
 const skia = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')

@@ -1,5 +1,5 @@
 /**
- * The page's dial math (`client/angle.ts`): the angle around a centre, the short way between two
+ * The page's dial math (`src/page/angle.ts`): the angle around a centre, the short way between two
  * angles, and a drag followed around a dial giving whole steps that sum to its turn.
  */
 import fc from 'fast-check'
@@ -10,7 +10,7 @@ import {
   JOG_STEPS_PER_TURN,
   TurnTracker,
   turnBetween,
-} from '../../../src/surfaces/web/client/angle.js'
+} from '../../src/page/angle.js'
 
 /** A point `radius` from the centre at `degrees` clockwise from twelve o'clock, in screen coordinates. */
 function at(degrees: number, radius = 50): [number, number] {

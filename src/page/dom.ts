@@ -1,5 +1,5 @@
 /** DOM helpers for the page script. Everything is built with `textContent`, never `innerHTML`. */
-import type { WebControlState } from '../protocol.js'
+import type { WebControlState } from '../face/protocol.js'
 
 /** Creates an element with an optional class list and text. */
 export function el<K extends keyof HTMLElementTagNameMap>(

@@ -1,10 +1,10 @@
 /**
  * The page script, bundled for the browser by esbuild (`client-script.ts`). It paints keys from the
  * faces the server sends (`./keys.ts`), with the daemon's own key layout and font. It keeps one WebSocket to the server, reconnecting with
- * backoff, and turns server messages into DOM and input into client messages (types in `../protocol.ts`,
+ * backoff, and turns server messages into DOM and input into client messages (types in `../face/protocol.ts`,
  * checked on both sides).
  */
-import { VIEW_PARAM, type ClientMessage, type ServerMessage } from '../protocol.js'
+import { VIEW_PARAM, type ClientMessage, type ServerMessage } from '../face/protocol.js'
 import { BrowserDecks } from './browser-deck.js'
 import { byId } from './dom.js'
 import { trackChrome } from './layout.js'
