@@ -25,7 +25,6 @@ import {
   KEY_FONT_FAMILY,
   keyFaceOf,
   paintKey,
-  useTextWidthModel,
   valueWidth,
   type FallbackFont,
   type KeyFace,
@@ -33,7 +32,6 @@ import {
 import { LruMap } from '../../lru.js'
 import { lateRequire } from '../../installed.js'
 import { drawablePicture, drawPicture } from './picture-paint.js'
-import { skiaTextWidths } from './skia-widths.js'
 
 export { keyFontPath } from './fonts.js'
 export { BADGE_COLORS, KEY_FONT_FAMILY, parseColor } from './key-paint.js'
@@ -229,8 +227,6 @@ function canvasFor(width: number, height: number): { canvas: Canvas; ctx: SKRSCo
   if (canvases.size >= MAX_CANVASES) canvases.clear()
   const canvas = createCanvas(width, height)
   const made = { canvas, ctx: canvas.getContext('2d') }
-  // Its labels' widths worked out from their characters' and pairs' where Skia's would be the same.
-  useTextWidthModel(made.ctx, skiaTextWidths)
   canvases.set(size, made)
   return made
 }
