@@ -244,7 +244,9 @@ describe('how many bindings a file has', () => {
     const ok = await loadConfigText(at(2000), 'c.yaml')
     expect(ok.problems).toEqual([])
     expect(ok.config?.bindings).toHaveLength(2000)
-    expect(await problems(at(2001))).toEqual(['c.yaml:7:1: bindings: too many: 2,001; a mapping file has at most 2,000'])
+    expect(await problems(at(2001))).toEqual([
+      'c.yaml:7:1: bindings: too many: 2,001; a mapping file has at most 2,000',
+    ])
   })
 })
 
