@@ -41,10 +41,7 @@ export interface RenderedKey {
   width: number
   height: number
   rgba: Uint8Array
-  /**
-   * SHA-1 (hex) of the size and pixels (`pixelHash`): equal hashes mean equal images. Empty from a
-   * renderer made with `hashPixels: false`.
-   */
+  /** SHA-1 (hex) of the size and pixels (`pixelHash`): equal hashes mean equal images. */
   hash: string
 }
 
@@ -53,11 +50,6 @@ export interface KeyRendererOptions {
   cacheSize?: number
   /** How many bytes of pixels the cache keeps at most, whichever bound comes first. Default KEY_CACHE_BYTES. */
   cacheBytes?: number
-  /**
-   * Whether each key's `hash` is computed (default true). A key worker says false: it identifies what it
-   * makes by the device bytes instead (~30 µs saved of a ~0.5 ms key), see key-worker.ts.
-   */
-  hashPixels?: boolean
 }
 
 /**
@@ -151,12 +143,10 @@ function contentKey(
 
 export class KeyRenderer {
   private readonly cache: LruMap<string, RenderedKey>
-  private readonly hashPixels: boolean
   /** Cache statistics, for the bench and tests. */
   readonly stats = { hits: 0, misses: 0 }
 
   constructor(opts: KeyRendererOptions = {}) {
-    this.hashPixels = opts.hashPixels ?? true
     this.cache = new LruMap(Math.max(1, opts.cacheSize ?? 512), {
       maxWeight: opts.cacheBytes ?? KEY_CACHE_BYTES,
       weigh: (key) => key.rgba.byteLength,
@@ -187,7 +177,7 @@ export class KeyRenderer {
     // The font (and with it the canvas library) on the first key drawn: see canvasLibrary().
     ensureFont()
     ensureFallbacks(face)
-    const rendered = draw(face, feedback.image, width, height, feedback.picture, this.hashPixels)
+    const rendered = draw(face, feedback.image, width, height, feedback.picture)
     this.cache.set(key, rendered)
     return rendered
   }
@@ -261,12 +251,11 @@ function draw(
   width: number,
   height: number,
   picture: Feedback['picture'],
-  hashPixels: boolean,
 ): RenderedKey {
   const { canvas, ctx } = canvasFor(width, height)
   paintFace(ctx, face, image, width, height, picture)
   const rgba = opaquePixels(canvas, width, height) ?? straightPixels(ctx, width, height)
-  return { width, height, rgba, hash: hashPixels ? pixelHash(width, height, rgba) : '' }
+  return { width, height, rgba, hash: pixelHash(width, height, rgba) }
 }
 
 /** A key's `hash`: SHA-1 (hex) of its size and pixels. */

@@ -7,18 +7,12 @@ import { DEVICE_MODELS2, DeviceModelId, MODEL_NAMES } from '@elgato-stream-deck/
 import { modelControlsOf, type DriverFamily } from '../driver-family.js'
 import { deviceBytesCached } from './device-bytes.js'
 import { StreamDeckDriver, type StreamDeckDriverOptions } from './driver.js'
-import { sharedKeyWorkers } from './key-workers.js'
 import { streamdeckModels } from './models.js'
 import { isUsbDeckModel } from './transport.js'
 
 export const streamdeckFamily: DriverFamily<StreamDeckDriverOptions> = {
   create: (options, shared) => ({
-    // The process's key workers: a deck's cold pages are drawn and encoded off the event loop.
-    driver: new StreamDeckDriver({
-      workers: sharedKeyWorkers,
-      ...options,
-      renderer: shared.renderer ?? options?.renderer,
-    }),
+    driver: new StreamDeckDriver({ ...options, renderer: shared.renderer ?? options?.renderer }),
     controlsOf: modelControlsOf(streamdeckModels),
   }),
   models: streamdeckModels,
