@@ -99,6 +99,12 @@ export class Problems {
 
   /** A problem at the node of `path`; `key` points at a map key instead of its value. */
   add(path: Path, severity: Severity, message: string, key?: string): void {
+    // Past the cap a problem is only counted: finding its node (a walk of its map's pairs) is skipped, so
+    // a file of thousands of unknown keys costs no more than the first MAX_PROBLEMS of them.
+    if (this.list.length >= MAX_PROBLEMS) {
+      this.dropped++
+      return
+    }
     this.at(this.offsetOf(path, key), severity, message)
   }
 
