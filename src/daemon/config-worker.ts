@@ -1,7 +1,7 @@
 /**
  * The worker thread of a reload (`config-load.ts` starts it): parses and checks one config text with
  * the loader (`loadConfigText`) and posts back its result, so that a large file (2,000 bindings, a
- * megabyte) costs the daemon's event loop only the copy of the result, not the parse.
+ * quarter megabyte) costs the daemon's event loop only the copy of the result, not the parse.
  *
  * The config is plain data (objects, arrays, strings, numbers, booleans: what the schema builds), so
  * the structured clone keeps it whole (the test of `config-load.ts` holds it to that). Its bindings
