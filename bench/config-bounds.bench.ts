@@ -17,7 +17,9 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { setImmediate as yieldLoop } from 'node:timers/promises'
 import { parseDocument } from 'yaml'
+import { CONFIG_LIMITS } from '../src/mappings/limits.js'
 import { loadConfigText, MAX_CONFIG_BYTES } from '../src/mappings/load.js'
+import { bigConfig } from './config-reload.bench.js'
 import { median, percentile } from './stats.js'
 
 const QUICK = process.env.BENCH_QUICK === '1'
@@ -29,6 +31,18 @@ export const TARGET_MS = 50
 
 const LONG = 10_000
 const long = (c: string): string => c.repeat(LONG)
+/** `unit` repeated to fill the largest file, less `room` bytes for what goes around it. */
+const fill = (unit: string, room: number): string => unit.repeat(Math.floor((MAX_CONFIG_BYTES - room) / unit.length))
+/** Distinct short keys (`k0: 1, k1: 1, ...`) to fill the largest file, less `room` bytes. */
+function keys(room: number): string {
+  const out: string[] = []
+  let size = 0
+  for (let i = 0; size < MAX_CONFIG_BYTES - room - 16; i++) {
+    out.push(`k${i}: 1`)
+    size += out.at(-1)!.length + 2
+  }
+  return out.join(', ')
+}
 const HEAD = 'version: 1\nsurfaces:\n  desk: { driver: web, rows: 2, columns: 4 }\nbindings:\n'
 
 /** Each case: a name and the file's text. */
@@ -43,9 +57,9 @@ export const CASES: readonly (readonly [string, string])[] = [
     `${HEAD}  - on: desk/key:0\n    feedback: { title: T, colors: { ${long('R')}: '#ffffff' } }\n`,
   ],
   [
-    // 400 KB of YAML: the parse itself, in proportion to the size, is most of it.
-    '100 unknown 4,000-char keys (400 KB)',
-    `version: 1\nlisten: { ${Array.from({ length: 100 }, (_, i) => `${'k'.repeat(4000)}${i}: 1`).join(', ')} }\n`,
+    // 240 KB of YAML: the parse itself, in proportion to the size, is most of it.
+    '60 unknown 4,000-char keys (240 KB)',
+    `version: 1\nlisten: { ${Array.from({ length: 60 }, (_, i) => `${'k'.repeat(4000)}${i}: 1`).join(', ')} }\n`,
   ],
   ['10,000-char command', `${HEAD}  - on: desk/key:0\n    press: { command: ${long('s')} }\n`],
   [
@@ -57,6 +71,13 @@ export const CASES: readonly (readonly [string, string])[] = [
   ['10,000-deep flow maps', `version: 1\nbindings: ${'{a: '.repeat(LONG)}1${'}'.repeat(LONG)}\n`],
   ['10,000-deep block lists (- - -)', `version: 1\nbindings:\n  ${'- '.repeat(LONG)}1\n`],
   ['the largest file, all [', `version: 1\nx: ${'['.repeat(MAX_CONFIG_BYTES - 20)}\n`],
+  // The largest file a control room could write: the loader's whole cost on a file within the bounds.
+  ['the largest valid file: 2,000 bindings', bigConfig(CONFIG_LIMITS.bindings)],
+  ['the largest file, all aliases of a list', `version: 1\na: &a [x]\nb: [${fill('*a, ', 30)}]\n`],
+  ['the largest file, all aliases of a scalar', `version: 1\na: &a x\nb: [${fill('*a, ', 30)}]\n`],
+  ['the largest file, all anchors', `version: 1\nb: [${fill('&a x, ', 30)}]\n`],
+  ['the largest file, all short keys', `version: 1\nlisten: {${keys(30)}}\n`],
+  ['the largest file, all one-line bindings', `${HEAD}${fill('  - { on: desk/key:0 }\n', 40)}`],
 ]
 
 interface Row {

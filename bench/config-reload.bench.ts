@@ -1,6 +1,7 @@
 /**
  * `npm run bench config-reload` (issue 24, item 3, the reload's part): a daemon in this process (the
- * simulator, a web surface, no hardware) reloads a valid 4,092-binding file (about 460 KB), RUNS times.
+ * simulator, a web surface, no hardware) reloads a valid file of 2,000 bindings, the most a file may
+ * have, in about 257 KB (just under the 256 KiB bound), RUNS times.
  * Reported per row: the event loop's longest stall and its 99th percentile over the row
  * (`perf_hooks.monitorEventLoopDelay`, 1 ms resolution), the wall time, and the resident memory at its
  * peak (sampled every 10 ms, worker threads included: they live in this process) and after.
@@ -23,7 +24,7 @@
  * daemon's own loop stall (its `monitorEventLoopDelay`, max and p99) against the idle runs'.
  *
  * Targets: a reload's longest stall under TARGET_STALL_MS, resident memory under TARGET_RSS_MB.
- * The engine's part of a reload (building 4,092 bindings' runtime, retiring the old ones, redrawing)
+ * The engine's part of a reload (building 2,000 bindings' runtime, retiring the old ones, redrawing)
  * runs in slices of at most COMPILE_SLICE_MS a turn (`src/mappings/compile-slices.ts`); what is left
  * are the garbage collector's pauses and the machine's own load (the baseline rows).
  * In this process the resident memory carries tsx's own, in both threads (the worker registers tsx's
@@ -42,7 +43,7 @@ import { RSS_TARGET_MB as TARGET_RSS_MB, STALL_TARGET_MS as TARGET_STALL_MS } fr
 import { median } from './stats.js'
 
 const RUNS = process.env.BENCH_QUICK === '1' ? 2 : 5
-const BINDINGS = 4092
+const BINDINGS = 2000
 
 /** A valid file of `count` bindings: one 8×8 web surface over 64 pages. */
 export function bigConfig(count = BINDINGS): string {
@@ -60,7 +61,7 @@ export function bigConfig(count = BINDINGS): string {
   for (let n = 0; n < count; n++) {
     const page = pages[Math.floor(n / 64)]!
     lines.push(`  - on: desk/key:${n % 64}`, `    page: ${page}`, `    label: "T${n}"`)
-    lines.push(`    press: { command: schedule, params: { action: cutin, title: "Title ${n}" } }`)
+    lines.push(`    press: { command: schedule, params: { action: cutin, title: "T${n}" } }`)
   }
   return `${lines.join('\n')}\n`
 }

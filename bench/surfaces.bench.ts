@@ -13,9 +13,9 @@
  * under them (no optimising compiler, a 1 MB young generation), and without them V8's optimising
  * compiler alone took ~4 ms of CPU a cold XL page on its own threads, a cost the daemon never pays.
  *
- * The Stream Decks draw and encode their cold keys on key worker threads, as the daemon's do (the
- * family record hands them the process's pool; here one pool of the same size, the cores available
- * up to KEY_WORKERS_MAX); the XL cold row also shows the same redraw drawn on the event loop.
+ * The Stream Decks draw their cold keys on the event loop and encode them with the library's
+ * asynchronous encoder, as the daemon's do. Key worker threads did it off the loop until issue 41, when
+ * this bench on one core and on two favoured the loop (the figures are in that change's commit).
  */
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -25,7 +25,6 @@ import { createCanvas } from '@napi-rs/canvas'
 import { KeyRenderer } from '../src/surfaces/render/key-renderer.js'
 import { DeviceBytesCache } from '../src/surfaces/streamdeck/device-bytes.js'
 import { installFastTransform, uninstallFastTransform } from '../src/surfaces/streamdeck/fast-transform.js'
-import { KeyWorkers } from '../src/surfaces/streamdeck/key-workers.js'
 import { StreamDeckDriver } from '../src/surfaces/streamdeck/driver.js'
 import type { StreamDeckSurface } from '../src/surfaces/streamdeck/surface.js'
 import type { Feedback } from '../src/face/feedback.js'
@@ -62,15 +61,10 @@ const feedbackFor = (i: number): Feedback => ({
   ...(i % 3 === 0 ? { badge: 'pending' as const } : {}),
 })
 
-/** The key workers every bench deck uses (as the daemon's decks use the process's pool). */
-const keyWorkers = new KeyWorkers()
-
 async function openDeck(
   model: DeviceModelId,
   frameMs?: number,
   deviceBytes = new DeviceBytesCache(),
-  /** The key workers to draw and encode on; `null` draws and encodes on the event loop (no pool). */
-  workers: KeyWorkers | null = keyWorkers,
 ): Promise<{ surface: StreamDeckSurface; hid: FakeHidDevice }> {
   const transport = new MemoryStreamDeckTransport()
   // A device keeps nothing it is sent (see FakeHidDevice.record): no copy of every page in the bench's heap.
@@ -80,7 +74,6 @@ async function openDeck(
     transport,
     deviceBytes,
     ...(frameMs !== undefined ? { frameMs } : {}),
-    ...(workers ? { workers } : {}),
   })
   const surface = await driver.open((await driver.detect())[0]!)
   return { surface, hid: transport.lastOpened(`/dev/bench-${model}`)! }
@@ -113,7 +106,6 @@ async function openBareDeck(model: DeviceModelId): Promise<StreamDeck> {
 export default async function (): Promise<void> {
   if (CHILD) {
     const rows = await measure()
-    await keyWorkers.close()
     console.log(ROWS_MARK + JSON.stringify(rows))
     return
   }
@@ -377,7 +369,6 @@ async function xlRows(): Promise<Row[]> {
     }
   })
   const { surface } = await openDeck(DeviceModelId.XL, 0)
-  const { surface: onLoop } = await openDeck(DeviceModelId.XL, 0, new DeviceBytesCache(), null)
   const pageOn =
     (deck: StreamDeckSurface) =>
     async (base: number): Promise<void> => {
@@ -387,20 +378,14 @@ async function xlRows(): Promise<Row[]> {
       if (deck.stats.writes - before !== 32) throw new Error('XL redraw did not write 32 keys')
     }
   const showPage = pageOn(surface)
-  const showPageOnLoop = pageOn(onLoop)
-  // The workers' threads start before the rounds (the daemon's start on its first cold page).
   await showPage(freshPage())
   // Each path in its own block of rounds, pages one after another (the first of each block not counted).
   // Taking turns round by round, as the other rows do, put every cold page right after ~150 ms of the
-  // old paths' work on the loop alone, with the key workers' core idle, and on this machine (a VM) a
+  // old paths' work on the loop alone, with the other core idle, and on this machine (a VM) a
   // core woken from idle does the same work slower for the first few milliseconds: a cold page after
   // 150 ms idle took ~23 ms and more CPU, and 16 ms with both cores kept awake by a spinner at nice 19.
   // That wake-up is real on a box whose cores sleep, so it has its own row (cold after idle).
-  const [oldCold = NaN, cold = NaN, coldOnLoop = NaN] = await inBlocks(15, [
-    () => serialPage(freshPage()),
-    () => showPage(freshPage()),
-    () => showPageOnLoop(freshPage()),
-  ])
+  const [oldCold = NaN, cold = NaN] = await inBlocks(15, [() => serialPage(freshPage()), () => showPage(freshPage())])
   const afterIdle: number[] = []
   for (let round = 0; round < 15; round++) {
     await new Promise((resolve) => setTimeout(resolve, 150))
@@ -435,12 +420,11 @@ async function xlRows(): Promise<Row[]> {
   ])
   await bare.close()
   await surface.close()
-  await onLoop.close()
   return [
     [
       'XL full redraw, cold',
       fmt(cold),
-      `${fmt(cold / 32)} per key, ${keyWorkers.size} key worker(s); drawn and encoded on the event loop ${fmt(coldOnLoop)}; before issue 29 (one key after another, fillKeyBuffer) ${fmt(oldCold)}: ${(oldCold / cold).toFixed(1)}× faster`,
+      `${fmt(cold / 32)} per key, drawn on the event loop; before issue 29 (one key after another, fillKeyBuffer) ${fmt(oldCold)}: ${(oldCold / cold).toFixed(1)}× faster`,
     ],
     [
       'XL full redraw, cold, after 150 ms idle',

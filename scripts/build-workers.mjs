@@ -1,14 +1,13 @@
 /**
  * `npm run build`'s worker bundles and build stamp (issue 40, one version per running daemon).
  *
- * 1. Each worker thread the daemon starts later (a reload's config worker, the Stream Deck key workers)
+ * 1. Each worker thread the daemon starts later (a reload's config worker)
  *    is bundled by esbuild into one self-contained CommonJS file beside its compiled module
  *    (`WORKER_BUNDLES`), gzipped: the daemon reads these files once, when it starts (`src/installed.ts`),
  *    holds them as they are (the config worker's 1.5 MB of JavaScript is 0.3 MB gzipped, resident for
  *    the daemon's life), and starts every worker from that text: a tree replaced under a running daemon
- *    (an upgrade whose restart is held back) never changes what its workers run. Native addons, their loaders, and the Stream Deck
- *    library (whose module the key worker patches in place, `fast-transform.ts`) stay outside, required
- *    from node_modules when the worker starts: the daemon checks the build stamp first.
+ *    (an upgrade whose restart is held back) never changes what its workers run. Native addons and their loaders stay outside,
+ *    required from node_modules when the worker starts: the daemon checks the build stamp first.
  * 2. `dist/build.json`: the version and a hash of what the build made (every runtime file under dist/,
  *    package.json, package-lock.json). The daemon reads it when it starts; a different one on disk later
  *    means the installed tree was replaced, and whatever would still load from disk is refused with
@@ -33,14 +32,6 @@ export const WORKER_BUNDLES = [
     entry: join('src', 'daemon', 'config-worker.ts'),
     out: join('dist', 'daemon', 'config-worker.bundle.cjs.gz'),
     external: [],
-  },
-  {
-    name: 'key-worker',
-    entry: join('src', 'surfaces', 'streamdeck', 'key-worker.ts'),
-    out: join('dist', 'surfaces', 'streamdeck', 'key-worker.bundle.cjs.gz'),
-    // The library's core is patched where it is installed (fast-transform.ts); its encoder's jpeg-turbo is
-    // a native addon found from it.
-    external: ['@elgato-stream-deck/*', '@julusian/jpeg-turbo'],
   },
 ]
 

@@ -4,8 +4,8 @@
  * may be held back), and a module or worker loaded from that tree later would be another version's code
  * inside this one.
  *
- * - The worker threads (a reload's config worker, the Stream Deck key workers) start from bundles read
- *   here once, when the process starts (`npm run build` makes them, gzipped: scripts/build-workers.mjs),
+ * - The worker thread (a reload's config worker) starts from a bundle read
+ *   here once, when the process starts (`npm run build` makes it, gzipped: scripts/build-workers.mjs),
  *   never from the files on disk at the time.
  * - What must still come from disk later (a native addon and its loader, the simulator's modules, a
  *   device library loaded on the first device) is loaded through `lateImport`/`lateRequire`, which first
@@ -14,7 +14,7 @@
  *   that needs such a module is refused that way; the running mapping stays.
  *
  * Run from the TypeScript sources (tests, `npm run bench`) there is no stamp and no bundle: nothing to
- * compare, and the workers start from their sources under tsx (`config-load.ts`, `key-workers.ts`).
+ * compare, and the worker starts from its source under tsx (`config-load.ts`).
  */
 import { readFileSync, statSync } from 'node:fs'
 import { isMainThread, Worker, workerData, type WorkerOptions } from 'node:worker_threads'
@@ -22,12 +22,11 @@ import { gunzipSync } from 'node:zlib'
 import { readBuildStamp, type BuildStamp } from './version.js'
 
 /** The workers started from held bundles. */
-export type WorkerName = 'config-worker' | 'key-worker'
+export type WorkerName = 'config-worker'
 
 /** Each worker's bundle, relative to dist/ (scripts/build-workers.mjs's WORKER_BUNDLES; a test holds them equal). */
 export const WORKER_BUNDLE_FILES: Readonly<Record<WorkerName, string>> = {
   'config-worker': 'daemon/config-worker.bundle.cjs.gz',
-  'key-worker': 'surfaces/streamdeck/key-worker.bundle.cjs.gz',
 }
 
 /** A bundle is a megabyte or two, gzipped a few hundred kB; past these it is not ours, and is not read. */
@@ -131,8 +130,7 @@ function wrapBundle(code: string, url: string): string {
 
 /**
  * The tree this process runs from: `dist/` when built (this module is `dist/installed.js`), else `src/`.
- * A worker thread (which loads this module through the key workers' module) starts no worker: it
- * holds no bundle.
+ * A worker thread (the config worker, should it load this module) starts no worker: it holds no bundle.
  */
 export const INSTALLED = new InstalledTree(new URL('./', import.meta.url), isMainThread)
 

@@ -13,8 +13,8 @@ export type RegularRead =
   | { bytes: Buffer }
   /** Not a regular file: what it is, in words ("a named pipe"). */
   | { notRegular: string }
-  /** More than `maxBytes` (by its size, or by what was read). */
-  | { tooLarge: true }
+  /** More than `maxBytes`: its size by `fstat`, or the bytes read when it grew past that (at least). */
+  | { tooLarge: true; size: number }
   /** The open, stat or read failed. */
   | { error: NodeJS.ErrnoException }
 
@@ -42,7 +42,7 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<R
   try {
     const st = await handle.stat()
     if (!st.isFile()) return { notRegular: kindOf(st) }
-    if (st.size > maxBytes) return { tooLarge: true }
+    if (st.size > maxBytes) return { tooLarge: true, size: st.size }
     // Room for the size its stat gave and one byte more, so that the end is seen; a file that grew since
     // (or a file whose stat says 0, as /proc's) gets room for one more byte than allowed, and is caught.
     let buffer = Buffer.allocUnsafe(st.size + 1)
@@ -56,7 +56,7 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<R
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
       if (bytesRead === 0) break
       length += bytesRead
-      if (length > maxBytes) return { tooLarge: true }
+      if (length > maxBytes) return { tooLarge: true, size: length }
     }
     return { bytes: buffer.subarray(0, length) }
   } catch (err) {

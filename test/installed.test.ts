@@ -74,13 +74,15 @@ describe('the installed tree', () => {
     writeFileSync(file, bundle('held'))
     const installed = new InstalledTree(tree.url)
     expect(installed.holds('config-worker')).toBe(true)
-    expect(installed.holds('key-worker')).toBe(false)
     writeFileSync(file, bundle('replaced'))
     const worker = installed.startWorker('config-worker')!
     onTestFinished(() => void worker.terminate())
     const said = await new Promise((resolve) => worker.once('message', resolve))
     expect(said).toBe(`held ${pathToFileURL(file).href}`)
-    expect(installed.startWorker('key-worker')).toBeUndefined()
+    // A tree built without the bundle holds none, and starts no worker.
+    const bare = new InstalledTree(dist(A).url)
+    expect(bare.holds('config-worker')).toBe(false)
+    expect(bare.startWorker('config-worker')).toBeUndefined()
   })
 
   it('lateImport loads until the tree is replaced, then refuses what it had not loaded and gives what it had', async () => {

@@ -9,12 +9,22 @@
  * is found, readable and writable, and the web page (which mirrors every device) shows the same from a
  * browser.
  *
+ * The page is served by the daemon's own server (`startDaemonServer`: its Host, Origin and token checks,
+ * its bounds) with a stub for the daemon's side: its API answers 404, as a page with no daemon behind it
+ * expects. Bound to anything but loopback, the server wants a token, so one is made for the run and the
+ * printed URL carries it (a `?token=` link, which sets the page's cookie).
+ *
  * Nothing here talks to the application: that is the daemon's job, with the binding engine. SIGINT and
  * SIGTERM stop it within STOP_BOUND_MS (`untilStopped`). Exit codes: 0 stopped cleanly, 1 could not
  * start (e.g. the port is taken), 2 bad command line.
  */
+import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
+import type { DaemonApi, InjectRefusal } from '../daemon/api.js'
+import { HttpError } from '../daemon/http.js'
+import { startDaemonServer, type DaemonServer } from '../daemon/server.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
+import { isLoopbackAddress } from '../http-guard.js'
 import { createLogger } from '../log.js'
 import { SurfaceManager, type SurfaceManagerOptions } from '../surfaces/manager.js'
 import { KeyRenderer } from '../surfaces/render/key-renderer.js'
@@ -62,7 +72,7 @@ export interface SurfaceCheckOptions {
 }
 
 export interface SurfaceCheckHandle {
-  /** The web page's URL. */
+  /** The web page's URL (with `?token=` when the bind is not loopback). */
   url: string
   manager: SurfaceManager
   close(): Promise<void>
@@ -151,6 +161,27 @@ function echoInput(manager: SurfaceManager, out: (line: string) => void): void {
   })
 }
 
+/** Why the stub answers no daemon question: there is no daemon behind this page. */
+const NO_DAEMON = 'no daemon: panelbridge surfaces serves the surfaces alone'
+const noDaemon = (): never => {
+  throw new HttpError(404, 'NOT_FOUND', NO_DAEMON)
+}
+const noSurface: InjectRefusal = { status: 404, code: 'UNKNOWN_SURFACE', message: NO_DAEMON }
+
+/**
+ * The daemon's side of the server, stubbed: every `/api` route answers 404 (the page's status strip then
+ * stays hidden, as it does with no daemon behind it), and nothing is injected.
+ */
+const SURFACES_ONLY_API: DaemonApi = {
+  status: noDaemon,
+  recentErrors: noDaemon,
+  controlState: () => noSurface,
+  inject: () => noSurface,
+}
+
+/** A token for a run bound beyond loopback: 32 characters of base64url (24 random bytes). */
+const runToken = (): string => randomBytes(24).toString('base64url')
+
 export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<SurfaceCheckHandle> {
   const out = opts.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
   const renderer = new KeyRenderer()
@@ -166,16 +197,24 @@ export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<Surf
   const images = new KeyImages(renderer)
   const web = new WebSurface({ ...CHECK_WEB_SURFACE, images })
   const server = new WebSurfaceServer({ registry: manager, images })
-  let url: string
+  const token = isLoopbackAddress(opts.host) ? undefined : runToken()
+  let daemonServer: DaemonServer
   try {
     await manager.start()
     manager.addSurface(web)
     server.addSurface(web)
-    url = await server.listen({ host: opts.host, port: opts.port })
+    daemonServer = await startDaemonServer({
+      api: SURFACES_ONLY_API,
+      host: opts.host,
+      port: opts.port,
+      web: server,
+      ...(token !== undefined ? { token } : {}),
+    })
   } catch (err) {
     await Promise.allSettled([server.close(), manager.stop()])
     throw err
   }
+  const url = token === undefined ? daemonServer.url : `${daemonServer.url}?token=${token}`
   if (drivers.length === 0) out('no hardware drivers: only the web surface')
   else if (manager.list().every((d) => d.driver === WEB_DRIVER))
     out('no devices found yet; plug one in: it is picked up when it appears')
@@ -188,6 +227,7 @@ export async function startSurfaceCheck(opts: SurfaceCheckOptions): Promise<Surf
     close() {
       closing ??= (async () => {
         await server.close()
+        await daemonServer.close()
         await manager.stop()
       })()
       return closing

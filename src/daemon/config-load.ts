@@ -24,8 +24,8 @@ import type { Binding } from '../mappings/schema.js'
 import type { ConfigAnswer, ConfigJob } from './config-worker.js'
 
 /**
- * The heap a reload's worker may use, MB. ASSUMED: the largest file the loader takes (1 MB, 4,096
- * bindings) needed under 100 MB of heap in `npm run bench config-reload`; the bound stops a worker from
+ * The heap a reload's worker may use, MB. ASSUMED: a larger file than the loader now takes (1 MB, 4,096
+ * bindings; the bound is 256 KiB and 2,000) needed under 100 MB of heap in `npm run bench config-reload`; the bound stops a worker from
  * taking the box's memory, not a real file.
  */
 export const CONFIG_WORKER_HEAP_MB = 256

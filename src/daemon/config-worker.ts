@@ -1,12 +1,12 @@
 /**
  * The worker thread of a reload (`config-load.ts` starts it): parses and checks one config text with
- * the loader (`loadConfigText`) and posts back its result, so that a large file (4,096 bindings, a
- * megabyte) costs the daemon's event loop only the copy of the result, not the parse.
+ * the loader (`loadConfigText`) and posts back its result, so that a large file (2,000 bindings, a
+ * quarter megabyte) costs the daemon's event loop only the copy of the result, not the parse.
  *
  * The config is plain data (objects, arrays, strings, numbers, booleans: what the schema builds), so
  * the structured clone keeps it whole (the test of `config-load.ts` holds it to that). Its bindings
  * come back as serialized slices of BINDINGS_PER_SLICE, which the daemon turns back into objects one
- * slice a turn: rebuilt at once, 4,096 bindings would hold its loop for the whole copy.
+ * slice a turn: rebuilt at once, 2,000 bindings would hold its loop for the whole copy.
  */
 import { serialize } from 'node:v8'
 import { parentPort } from 'node:worker_threads'

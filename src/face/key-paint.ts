@@ -329,26 +329,6 @@ const FIT_MARGIN = 0.96
 const MAX_WIDTH_CACHE = 20_000
 const widthCache = new Map<string, number>()
 
-/**
- * A text's width at the reference size worked out without the context, or undefined to measure it. It
- * may measure pieces of one or two characters through `width` (cached like any text; `known` says which
- * are) and whole texts through `measure` (not cached). The daemon gives its Skia contexts one
- * (`./skia-widths.ts`); the page measures everything.
- */
-export type TextWidthModel = (
-  text: string,
-  width: (piece: string) => number,
-  known: (piece: string) => boolean,
-  measure: (text: string) => number,
-) => number | undefined
-
-const widthModels = new WeakMap<object, TextWidthModel>()
-
-/** Lets `refWidth` work out the widths of texts painted on `ctx` with `model` (it must answer exactly what the context measures). */
-export function useTextWidthModel(ctx: KeyPaintContext, model: TextWidthModel): void {
-  widthModels.set(ctx, model)
-}
-
 function measureRef(ctx: KeyPaintContext, s: string): number {
   ctx.font = `${REF_PX}px ${KEY_FONT_STACK}`
   return ctx.measureText(s).width
@@ -357,14 +337,7 @@ function measureRef(ctx: KeyPaintContext, s: string): number {
 function refWidth(ctx: KeyPaintContext, s: string): number {
   let w = widthCache.get(s)
   if (w === undefined) {
-    const model = widthModels.get(ctx)
-    w =
-      model?.(
-        s,
-        (piece) => refWidth(ctx, piece),
-        (piece) => widthCache.has(piece),
-        (text) => measureRef(ctx, text),
-      ) ?? measureRef(ctx, s)
+    w = measureRef(ctx, s)
     if (widthCache.size >= MAX_WIDTH_CACHE) widthCache.clear()
     widthCache.set(s, w)
   }

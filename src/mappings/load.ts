@@ -25,7 +25,7 @@ import { attachPictures, checkImages } from './check-image.js'
 import { checkApps } from './check-apps.js'
 import { PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { migrate } from './migrate.js'
-import { Problems, type ConfigProblem, type Located, type Severity } from './problems.js'
+import { Problems, type ConfigProblem, type Severity } from './problems.js'
 import { reportIssues, type IssueContext } from './schema-issues.js'
 import {
   CONFIG_LIMITS,
@@ -36,15 +36,14 @@ import {
   type Config,
 } from './schema.js'
 import { claimsOfConfig, defaultSurfaceCatalogue, type SurfaceCatalogue } from './surfaces.js'
-import { readPlainData } from './yaml-data.js'
 import { MAX_CONFIG_DEPTH, parseYaml, syntaxProblems, tooDeepOffset } from './yaml-read.js'
 
 export { ConfigError, formatProblem, MAX_PROBLEMS, type ConfigProblem, type Severity } from './problems.js'
 export { pressNeedsConfirm } from './check-binding.js'
 export { MAX_CONFIG_DEPTH } from './yaml-read.js'
 
-/** The largest mapping file read, bytes. */
-export const MAX_CONFIG_BYTES = 1024 * 1024
+/** The largest mapping file read, bytes (`CONFIG_LIMITS.fileBytes`). */
+export const MAX_CONFIG_BYTES = CONFIG_LIMITS.fileBytes
 /** How many alias expansions a file may make (a "billion laughs" file stops here). */
 export const MAX_CONFIG_ALIASES = 100
 
@@ -69,30 +68,25 @@ interface Read {
   raw: unknown
 }
 
-/** The file's YAML document and line table, for the positions of its problems. */
-function locate(text: string): Located {
-  const lines = new LineCounter()
-  const read = parseYaml(text, lines)
-  return { doc: 'doc' in read ? read.doc : undefined, lines }
+/** Why a file of `size` bytes is refused, with the figures. */
+function tooLargeText(size: number): string {
+  const n = (v: number): string => v.toLocaleString('en-US')
+  return `too large: ${n(size)} bytes; a mapping file is at most ${n(MAX_CONFIG_BYTES)} bytes (${MAX_CONFIG_BYTES / 1024} KiB)`
 }
 
 /**
  * Parses the text and reads it as data, bounded (size, aliases, depth), migrated to this version.
- * The problems alone when the file cannot be read that far.
- *
- * A plainly written file is read as data alone (`yaml-data.ts`: a fraction of the memory and time of
- * the document), and its document is read only if a problem needs a position; anything else is read
- * through its document, as it always was.
+ * The problems alone when the file cannot be read that far. The size bound is what keeps the `yaml`
+ * library's document (every node with its position) cheap to build for any file.
  */
 function readData(text: string, file: string): Read | { problems: ConfigProblem[] } {
   const lines = new LineCounter()
-  if (Buffer.byteLength(text, 'utf8') > MAX_CONFIG_BYTES) {
+  const size = Buffer.byteLength(text, 'utf8')
+  if (size > MAX_CONFIG_BYTES) {
     const problems = new Problems(file, undefined, lines)
-    problems.at(0, 'error', `the file is larger than ${MAX_CONFIG_BYTES} bytes`)
+    problems.at(0, 'error', tooLargeText(size))
     return { problems: problems.finish() }
   }
-  const plain = readPlainData(text)
-  if (plain) return migrated(new Problems(file, () => locate(text)), plain.data)
   const read = parseYaml(text, lines)
   if ('tooDeepAt' in read) {
     const problems = new Problems(file, undefined, lines)
@@ -203,6 +197,15 @@ function checkBindings(ctx: IssueContext & BindingContext, rawBindings: readonly
   return bindings
 }
 
+/** More bindings than CONFIG_LIMITS.bindings: one error at the `bindings:` key, with the figures. */
+function checkBindingCount(problems: Problems, rawObject: Record<string, unknown>): void {
+  const { bindings } = rawObject
+  if (!Array.isArray(bindings) || bindings.length <= CONFIG_LIMITS.bindings) return
+  const n = (v: number): string => v.toLocaleString('en-US')
+  const message = `bindings: too many: ${n(bindings.length)}; a mapping file has at most ${n(CONFIG_LIMITS.bindings)}`
+  problems.add([], 'error', message, 'bindings')
+}
+
 /**
  * Loads mapping text. Never throws: every problem is in `problems`, and `config` is there only when no
  * problem is an error.
@@ -217,11 +220,12 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
   // bad entry does not hide the checks of the others.
   const top = configSchema.extend({
     surfaces: z.record(z.string(), z.unknown()).default({}),
-    bindings: z.array(z.unknown()).max(CONFIG_LIMITS.bindings).default([]),
+    bindings: z.array(z.unknown()).default([]),
   })
   const topResult = top.safeParse(raw)
   if (!topResult.success) reportIssues(ctx, topResult.error.issues, [], raw)
   const rawObject = raw as Record<string, unknown>
+  checkBindingCount(problems, rawObject)
   // Each section is read on its own too, so a mistake in one does not hide the checks of the others.
   const section = <T>(schema: z.ZodType<T>, value: unknown, fallback: T): T => {
     const r = schema.safeParse(value)
@@ -264,7 +268,7 @@ export async function readConfigText(file: string): Promise<{ text: string } | {
   const read = await readRegularFile(file, MAX_CONFIG_BYTES)
   if ('bytes' in read) return { text: read.bytes.toString('utf8') }
   if ('notRegular' in read) return { problem: `cannot read the file: it is ${read.notRegular}, not a regular file` }
-  if ('tooLarge' in read) return { problem: `the file is larger than ${MAX_CONFIG_BYTES} bytes` }
+  if ('tooLarge' in read) return { problem: tooLargeText(read.size) }
   return { problem: `cannot read the file: ${read.error.message}` }
 }
 

@@ -73,43 +73,15 @@ export function rangeStart(node: unknown): number | undefined {
   return isNode(node) && (node as Node).range ? (node as Node).range![0] : undefined
 }
 
-/** Where a file's problems stand: its document (undefined before it could be read) and its line table. */
-export interface Located {
-  doc: Document | undefined
-  lines: LineCounter
-}
-
-/**
- * Where problems go, each at the node its path names. Made with the file's document and line table,
- * or with `locate`, which reads them when a problem first needs a position: a file read without its
- * document (`yaml-data.ts`) has one built only if it has a problem.
- */
+/** Where problems go, each at the node its path names in the file's document and line table. */
 export class Problems {
   readonly list: ConfigProblem[] = []
   private dropped = 0
-  private located: Located | (() => Located)
-  constructor(file: string, doc: Document | undefined, lines: LineCounter)
-  constructor(file: string, locate: () => Located)
   constructor(
     private readonly file: string,
-    where: Document | undefined | (() => Located),
-    lines?: LineCounter,
-  ) {
-    this.located = typeof where === 'function' ? where : { doc: where, lines: lines! }
-  }
-
-  private get doc(): Document | undefined {
-    return this.where().doc
-  }
-
-  private get lines(): LineCounter {
-    return this.where().lines
-  }
-
-  private where(): Located {
-    if (typeof this.located === 'function') this.located = this.located()
-    return this.located
-  }
+    private readonly doc: Document | undefined,
+    private readonly lines: LineCounter,
+  ) {}
 
   get errors(): number {
     return this.list.filter((p) => p.severity === 'error').length + this.dropped
@@ -127,6 +99,12 @@ export class Problems {
 
   /** A problem at the node of `path`; `key` points at a map key instead of its value. */
   add(path: Path, severity: Severity, message: string, key?: string): void {
+    // Past the cap a problem is only counted: finding its node (a walk of its map's pairs) is skipped, so
+    // a file of thousands of unknown keys costs no more than the first MAX_PROBLEMS of them.
+    if (this.list.length >= MAX_PROBLEMS) {
+      this.dropped++
+      return
+    }
     this.at(this.offsetOf(path, key), severity, message)
   }
 

@@ -56,8 +56,10 @@ export function parseYaml(text: string, lines: LineCounter, maxDepth = MAX_CONFI
   }
   for (const token of parser.end()) tokens.push(token)
 
-  // As the library's parseDocument: the first document, and an error for a second one.
-  const composer = new Composer({ merge: true, uniqueKeys: true })
+  // As the library's parseDocument: the first document, and an error for a second one. Its own check of
+  // unique keys compares each key with every key before it in its map (quadratic: a 256 KiB flow map of
+  // short keys held the thread for seconds); the same errors come from one walk below (`duplicateKeys`).
+  const composer = new Composer({ merge: true, uniqueKeys: false })
   let doc: Document | undefined
   for (const next of composer.compose(tokens, true, text.length)) {
     if (doc === undefined) doc = next
@@ -73,6 +75,8 @@ export function parseYaml(text: string, lines: LineCounter, maxDepth = MAX_CONFI
     }
   }
   // compose(…, forceDoc) always ends with a document.
+  for (const at of duplicateKeys(doc!).keys())
+    doc!.errors.push(new YAMLParseError([at, at + 1], 'DUPLICATE_KEY', 'Map keys must be unique'))
   return { doc: doc! }
 }
 

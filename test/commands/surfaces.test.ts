@@ -2,6 +2,7 @@
  * `panelbridge surfaces`: the real SurfaceManager, the real Stream Deck driver over an in-memory HID
  * device, and the web surface. Input is printed and echoed on the very control that sent it.
  */
+import { get } from 'node:http'
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
@@ -127,6 +128,26 @@ describe('panelbridge surfaces', () => {
     const denied = lines.find((l) => l.startsWith(`streamdeck ${SERIAL}`))
     expect(denied).toContain('permission-denied')
     expect(denied).toContain('systemd/60-panelbridge.rules')
+  })
+
+  it('serves the page through the daemon’s server and its guards, with no daemon API behind it', async () => {
+    const { check: c } = await start()
+    const page = await fetch(c.url)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('<html')
+    // The daemon's side is a stub: the API answers 404, as the page's status strip expects without a daemon.
+    const status = await fetch(new URL('/api/status', c.url))
+    expect(status.status).toBe(404)
+    expect(await status.json()).toMatchObject({ error: { code: 'NOT_FOUND' } })
+    // The daemon server's checks: a DNS name not served, and a cross-site WebSocket, are refused.
+    const rebound = await new Promise<number | undefined>((resolve, reject) => {
+      get(c.url, { headers: { host: 'attacker.example' } }, (res) => {
+        res.resume()
+        resolve(res.statusCode)
+      }).on('error', reject)
+    })
+    expect(rebound).toBe(403)
+    await expect(connect(c.url, { origin: 'http://attacker.example' })).rejects.toThrow(/403/)
   })
 
   it('refuses a port that is taken', async () => {

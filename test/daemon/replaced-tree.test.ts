@@ -2,9 +2,9 @@
  * One version per running daemon (issue 40, item 3): an upgrade replaces the installed tree under a
  * running daemon whose restart is held back. Here a built tree (a copy of dist/, package.json, the
  * config folder, node_modules linked) runs the daemon, then is replaced file by file (each file renamed
- * over the old one, as dpkg does) with a tree of another version whose config worker, key worker,
- * simulator and page script each leave a mark in a file when they run. Then: a reload, a Stream Deck
- * paged, the simulator started, the page loaded. The daemon runs its own version throughout (no mark),
+ * over the old one, as dpkg does) with a tree of another version whose config worker,
+ * simulator and page script each leave a mark in a file when they run. Then: a reload, the simulator
+ * started, the page loaded. The daemon runs its own version throughout (no mark),
  * or refuses and says a restart is needed; the running mapping stays.
  *
  * Needs `npm run build` (dist/ with its worker bundles), as the other tests of the built daemon.
@@ -25,18 +25,12 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { WORKER_BUNDLES } from '../../scripts/build-workers.mjs'
-import { InstalledTree, WORKER_BUNDLE_FILES } from '../../src/installed.js'
-import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
-import { StreamDeckDriver } from '../../src/surfaces/streamdeck/driver.js'
-import { KeyWorkers } from '../../src/surfaces/streamdeck/key-workers.js'
-import type { StreamDeckSurface } from '../../src/surfaces/streamdeck/surface.js'
+import { WORKER_BUNDLE_FILES } from '../../src/installed.js'
 import { until } from '../helpers/until.js'
-import { MemoryStreamDeckTransport } from '../surfaces/helpers/fake-hid.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const DIST = join(ROOT, 'dist')
@@ -68,8 +62,8 @@ const marking = (mark: string, what: string, esm: boolean): string =>
   `appendFileSync(${JSON.stringify(mark)}, ${JSON.stringify(`${what} ${NEW_VERSION}\n`)})\n`
 
 /**
- * Replaces `tree` with another version: every file of a copy in which the config worker, the key worker
- * and the simulator (bundles and compiled modules alike) and the page script leave a mark in `mark`,
+ * Replaces `tree` with another version: every file of a copy in which the config worker and the
+ * simulator (bundles and compiled modules alike) and the page script leave a mark in `mark`,
  * package.json and the build stamp say NEW_VERSION, renamed over the tree's own, one by one.
  */
 function replaceTree(tree: string, mark: string): void {
@@ -194,67 +188,6 @@ describe('a tree replaced under a running daemon', () => {
       daemon.child.kill('SIGHUP')
       await daemon.printed(/reload failed/, 2)
       expect((await status()).configState).toMatchObject({ state: 'refused', error: refused.configState.error })
-      expect(marks(mark)).toBe('')
-    },
-  )
-
-  it(
-    'pages a Stream Deck with the key workers it started from, and starts none from the new tree',
-    { timeout: SLOW },
-    async () => {
-      const dir = tempDir()
-      const tree = builtTree(join(dir, 'tree'))
-      const mark = join(dir, 'marks.txt')
-      const installed = new InstalledTree(pathToFileURL(join(tree, 'dist') + '/'))
-      expect(installed.holds('key-worker')).toBe(true)
-      const deck = async (workers: KeyWorkers) => {
-        const transport = new MemoryStreamDeckTransport()
-        transport.plug(DeviceModelId.XL, `/dev/hidraw-${Math.random()}`, 'SN-XL')
-        const renderer = new KeyRenderer()
-        const driver = new StreamDeckDriver({ transport, renderer, frameMs: 0, workers })
-        const surface = await driver.open((await driver.detect())[0]!)
-        onTestFinished(() => surface.close())
-        return { surface, renderer }
-      }
-      const page = async (surface: StreamDeckSurface, n: number): Promise<void> => {
-        for (let k = 0; k < 8; k++) surface.setFeedback(`key:${k}`, { color: '#202020', text: `page ${n} key ${k}` })
-        await surface.drain()
-      }
-      const drawn = (renderer: KeyRenderer): number => renderer.stats.hits + renderer.stats.misses
-      const workers = new KeyWorkers({ tree: installed, size: 1 })
-      onTestFinished(() => workers.close())
-      const running = await deck(workers)
-      await page(running.surface, 0)
-      expect(workers.stats.made).toBe(8)
-      expect(workers.running).toBe(1)
-
-      replaceTree(tree, mark)
-      expect(installed.replaced()).toBe(
-        `panelbridge was upgraded on disk (${VERSION} → ${NEW_VERSION}): restart the service to use it`,
-      )
-      // The next page: drawn by the thread started before, from the code read at start.
-      await page(running.surface, 1)
-      expect(workers.stats.made).toBe(16)
-      expect(drawn(running.renderer)).toBe(0)
-      expect(workers.usable).toBe(true)
-
-      // A pool with no thread yet: none starts from the new tree; the deck is drawn on the loop.
-      const fresh = new KeyWorkers({ tree: installed, size: 1 })
-      onTestFinished(() => fresh.close())
-      await expect(
-        fresh.prepare({
-          model: DeviceModelId.XL,
-          target: { kind: 'key', index: 0 },
-          feedback: {},
-          size: { width: 96, height: 96 },
-        }),
-      ).rejects.toThrow(`cannot start a key worker: panelbridge was upgraded on disk (${VERSION} → ${NEW_VERSION})`)
-      const lateWorkers = new KeyWorkers({ tree: installed, size: 1 })
-      onTestFinished(() => lateWorkers.close())
-      const late = await deck(lateWorkers)
-      await page(late.surface, 2)
-      expect(drawn(late.renderer)).toBe(8)
-      expect(fresh.running).toBe(0)
       expect(marks(mark)).toBe('')
     },
   )

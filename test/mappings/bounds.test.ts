@@ -88,3 +88,19 @@ bindings:
     )
   })
 })
+
+describe('duplicate keys (found in one walk, not by the yaml library’s check of each key against the ones before)', () => {
+  it('in a flow map and a nested block map, each at its key, naming the first', async () => {
+    expect(await problems('version: 1\nlisten: {a: 1, b: 2, a: 3}\nx:\n  y:\n    k: 1\n    k: 2\n')).toEqual([
+      "c.yaml:2:22: duplicate key 'a': first written at 2:10; a mapping holds each key once",
+      "c.yaml:6:5: duplicate key 'k': first written at 5:5; a mapping holds each key once",
+    ])
+  })
+
+  it('a map of thousands of distinct keys has none', async () => {
+    const keys = Array.from({ length: 5000 }, (_, i) => `k${i}: 1`).join(', ')
+    const found = await problems(`version: 1\nlisten: {${keys}}\n`)
+    expect(found.some((p) => p.includes('duplicate key'))).toBe(false)
+    expect(found[0]).toBe('c.yaml:2:10: listen: unknown key k0')
+  })
+})

@@ -3,6 +3,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { formatProblem, loadConfigFile, loadConfigText, MAX_CONFIG_BYTES } from '../../src/mappings/load.js'
@@ -209,10 +210,17 @@ describe('problems, each at its node', () => {
     expect(r.config).toBeDefined()
   })
 
-  it('refuses what is too big to read, and alias bombs', async () => {
+  it('refuses what is too big to read, with the figures, and alias bombs', async () => {
+    expect(MAX_CONFIG_BYTES).toBe(256 * 1024)
     expect(await problems('#'.repeat(MAX_CONFIG_BYTES + 1))).toEqual([
-      `c.yaml:1:1: the file is larger than ${MAX_CONFIG_BYTES} bytes`,
+      'c.yaml:1:1: too large: 262,145 bytes; a mapping file is at most 262,144 bytes (256 KiB)',
     ])
+    // The bound is on bytes, not characters: 87,382 three-byte characters are 262,146 bytes.
+    expect(await problems(`#${'€'.repeat(87_382)}`)).toEqual([
+      'c.yaml:1:1: too large: 262,147 bytes; a mapping file is at most 262,144 bytes (256 KiB)',
+    ])
+    const largest = 'version: 1\n#'
+    expect(await problems(largest + 'x'.repeat(MAX_CONFIG_BYTES - largest.length))).toEqual([])
     const bomb = ['version: 1', 'a: &a [x, x, x, x, x, x, x, x, x, x]']
     for (let i = 0; i < 8; i++)
       bomb.push(
@@ -224,7 +232,35 @@ describe('problems, each at its node', () => {
   })
 })
 
+describe('how many bindings a file has', () => {
+  const SURFACE = 'version: 1\nsurfaces:\n  desk: { driver: web, rows: 8, columns: 8 }\n'
+  const bindings = (count: number): string =>
+    Array.from({ length: count }, (_, n) => `  - { on: desk/key:${n % 64}, page: p${Math.floor(n / 64)} }\n`).join('')
+  const pages = (count: number): string =>
+    `pages:\n  desk: [${Array.from({ length: Math.ceil(count / 64) }, (_, i) => `p${i}`).join(', ')}]\n`
+
+  it('2,000 load; 2,001 are refused at the bindings: key, with the figures', async () => {
+    const at = (count: number): string => `${SURFACE}${pages(count)}# the bindings\nbindings:\n${bindings(count)}`
+    const ok = await loadConfigText(at(2000), 'c.yaml')
+    expect(ok.problems).toEqual([])
+    expect(ok.config?.bindings).toHaveLength(2000)
+    expect(await problems(at(2001))).toEqual([
+      'c.yaml:7:1: bindings: too many: 2,001; a mapping file has at most 2,000',
+    ])
+  })
+})
+
 describe('the file at the config path (run, check and a reload read it alike)', () => {
+  it('a file over the size bound is refused from its size, with the figures', async () => {
+    const dir = await testDir('load-size')
+    const file = join(dir, 'big.yaml')
+    await writeFile(file, '#'.repeat(300_000))
+    const r = await loadConfigFile(file)
+    expect(r.problems.map(formatProblem)).toEqual([
+      `${file}:1:1: too large: 300,000 bytes; a mapping file is at most 262,144 bytes (256 KiB)`,
+    ])
+  })
+
   it('a named pipe or a folder is refused without waiting on it; a missing file says so', async () => {
     const dir = await testDir('load-path')
     const pipe = join(dir, 'pipe.yaml')

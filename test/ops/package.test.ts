@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import yaml from 'js-yaml'
+import { parse as parseYaml } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   CONFIG_FILE,
@@ -218,20 +218,20 @@ exit 0
 
 describe('the packaged configuration', () => {
   it('drives the application on the box at 127.0.0.1:9022 and starts no simulator; check accepts it', async () => {
-    const packaged = yaml.load(readStaged(CONFIG_FILE)) as { app: Record<string, unknown> }
+    const packaged = parseYaml(readStaged(CONFIG_FILE)) as { app: Record<string, unknown> }
     expect(packaged.app).toEqual({ url: 'http://127.0.0.1:9022' })
     const out: string[] = []
     const code = await runCheck({ files: [join(stage, CONFIG_FILE)], format: 'text' }, (t) => void out.push(t))
     expect([code, out.join('')]).toEqual([0, expect.stringMatching(/config\.yaml: ok: \d+ bindings/)])
     // The clone's default keeps the simulator (npm start).
-    expect((yaml.load(repo('config/default.yaml')) as typeof packaged).app.simulate).toBe(true)
+    expect((parseYaml(repo('config/default.yaml')) as typeof packaged).app.simulate).toBe(true)
   })
 
   it('is the clone’s default otherwise: the same surfaces, bindings and listener, under its own header', () => {
-    const { app, ...rest } = yaml.load(repo('config/default.yaml')) as { app: Record<string, unknown> }
+    const { app, ...rest } = parseYaml(repo('config/default.yaml')) as { app: Record<string, unknown> }
     const { simulate, ...live } = app
     expect(simulate).toBe(true)
-    expect(yaml.load(readStaged(CONFIG_FILE))).toEqual({ app: live, ...rest })
+    expect(parseYaml(readStaged(CONFIG_FILE))).toEqual({ app: live, ...rest })
     const header = readStaged(CONFIG_FILE)
       .split('\n')
       .slice(1, PACKAGED_CONFIG_HEADER.length + 1)

@@ -25,7 +25,6 @@ import {
   KEY_FONT_FAMILY,
   keyFaceOf,
   paintKey,
-  useTextWidthModel,
   valueWidth,
   type FallbackFont,
   type KeyFace,
@@ -33,7 +32,6 @@ import {
 import { LruMap } from '../../lru.js'
 import { lateRequire } from '../../installed.js'
 import { drawablePicture, drawPicture } from './picture-paint.js'
-import { skiaTextWidths } from './skia-widths.js'
 
 export { keyFontPath } from './fonts.js'
 export { BADGE_COLORS, KEY_FONT_FAMILY, parseColor } from '../../face/key-paint.js'
@@ -43,10 +41,7 @@ export interface RenderedKey {
   width: number
   height: number
   rgba: Uint8Array
-  /**
-   * SHA-1 (hex) of the size and pixels (`pixelHash`): equal hashes mean equal images. Empty from a
-   * renderer made with `hashPixels: false`.
-   */
+  /** SHA-1 (hex) of the size and pixels (`pixelHash`): equal hashes mean equal images. */
   hash: string
 }
 
@@ -55,11 +50,6 @@ export interface KeyRendererOptions {
   cacheSize?: number
   /** How many bytes of pixels the cache keeps at most, whichever bound comes first. Default KEY_CACHE_BYTES. */
   cacheBytes?: number
-  /**
-   * Whether each key's `hash` is computed (default true). A key worker says false: it identifies what it
-   * makes by the device bytes instead (~30 µs saved of a ~0.5 ms key), see key-worker.ts.
-   */
-  hashPixels?: boolean
 }
 
 /**
@@ -153,12 +143,10 @@ function contentKey(
 
 export class KeyRenderer {
   private readonly cache: LruMap<string, RenderedKey>
-  private readonly hashPixels: boolean
   /** Cache statistics, for the bench and tests. */
   readonly stats = { hits: 0, misses: 0 }
 
   constructor(opts: KeyRendererOptions = {}) {
-    this.hashPixels = opts.hashPixels ?? true
     this.cache = new LruMap(Math.max(1, opts.cacheSize ?? 512), {
       maxWeight: opts.cacheBytes ?? KEY_CACHE_BYTES,
       weigh: (key) => key.rgba.byteLength,
@@ -189,7 +177,7 @@ export class KeyRenderer {
     // The font (and with it the canvas library) on the first key drawn: see canvasLibrary().
     ensureFont()
     ensureFallbacks(face)
-    const rendered = draw(face, feedback.image, width, height, feedback.picture, this.hashPixels)
+    const rendered = draw(face, feedback.image, width, height, feedback.picture)
     this.cache.set(key, rendered)
     return rendered
   }
@@ -229,8 +217,6 @@ function canvasFor(width: number, height: number): { canvas: Canvas; ctx: SKRSCo
   if (canvases.size >= MAX_CANVASES) canvases.clear()
   const canvas = createCanvas(width, height)
   const made = { canvas, ctx: canvas.getContext('2d') }
-  // Its labels' widths worked out from their characters' and pairs' where Skia's would be the same.
-  useTextWidthModel(made.ctx, skiaTextWidths)
   canvases.set(size, made)
   return made
 }
@@ -265,12 +251,11 @@ function draw(
   width: number,
   height: number,
   picture: Feedback['picture'],
-  hashPixels: boolean,
 ): RenderedKey {
   const { canvas, ctx } = canvasFor(width, height)
   paintFace(ctx, face, image, width, height, picture)
   const rgba = opaquePixels(canvas, width, height) ?? straightPixels(ctx, width, height)
-  return { width, height, rgba, hash: hashPixels ? pixelHash(width, height, rgba) : '' }
+  return { width, height, rgba, hash: pixelHash(width, height, rgba) }
 }
 
 /** A key's `hash`: SHA-1 (hex) of its size and pixels. */

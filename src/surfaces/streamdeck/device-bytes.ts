@@ -9,7 +9,6 @@
  * second XL reuses the first one's bytes), bounded in bytes; `deviceBytesCached()` is its size for
  * `/metrics`. Imports only the LRU, so the metrics room may read it without loading the HID stack.
  */
-import { createHash } from 'node:crypto'
 import type { PreparedBuffer } from '@elgato-stream-deck/core'
 import { LruMap } from '../../lru.js'
 
@@ -22,7 +21,7 @@ export const DEVICE_BYTES_CACHE_BYTES = 4 * 1024 * 1024
 /** One cached write: the library's prepared reports and what the surface records them as showing. */
 export interface DeviceBytes {
   prepared: PreparedBuffer
-  /** What the surface records as shown, exactly as for a fresh write (see `KeyMade`'s hash). */
+  /** What the surface records as shown, exactly as for a fresh write (the pixels' hash). */
   hash: string
   /** Total bytes of the reports. */
   bytes: number
@@ -35,21 +34,6 @@ export interface DeviceBytes {
 export function preparedReports(prepared: PreparedBuffer): readonly unknown[] {
   const inner = (prepared as unknown as { do_not_touch?: unknown }).do_not_touch
   return Array.isArray(inner) ? (inner as unknown[]) : []
-}
-
-/**
- * A digest of the reports themselves (what the device is sent): equal digests, equal writes, so a control
- * already showing them needs none. Undefined when the library keeps its reports otherwise.
- */
-export function preparedDigest(prepared: PreparedBuffer): string | undefined {
-  const reports = preparedReports(prepared)
-  if (reports.length === 0) return undefined
-  const hash = createHash('sha1')
-  for (const r of reports) {
-    if (!(r instanceof Uint8Array)) return undefined
-    hash.update(r)
-  }
-  return `reports:${hash.digest('hex')}`
 }
 
 /** Total bytes of a prepared buffer's reports (the library keeps them as Uint8Arrays unless jsonSafe). */

@@ -12,7 +12,6 @@ import { StreamDeckSurface } from './surface.js'
 import { DeviceBytesCache, sharedDeviceBytes } from './device-bytes.js'
 import { installFastTransform } from './fast-transform.js'
 import { libraryJpeg, type EncodeJPEGHelper } from './jpeg.js'
-import type { KeyWorkers } from './key-workers.js'
 import type { DetectedDevice } from '../../face/surface.js'
 
 export type { EncodeJPEGHelper } from './jpeg.js'
@@ -33,12 +32,6 @@ export interface StreamDeckDriverOptions {
   deviceBytes?: DeviceBytesCache
   /** How many images of one frame are prepared at once; default the cores available. */
   parallel?: number
-  /**
-   * Worker threads that draw and encode key images off the event loop (`key-workers.ts`); the family
-   * record hands the process's pool. Used only with the library's encoder (a driver given its own
-   * `encodeJPEG` draws and encodes on the loop, as without workers).
-   */
-  workers?: KeyWorkers
 }
 
 /** Stable identity (the serial number, else `vendor:product@path`): the one rule of every HID driver. */
@@ -75,8 +68,7 @@ export class StreamDeckDriver implements SurfaceDriver {
       const info = await hid.getDeviceInfo()
       const model = findModel(info.vendorId, info.productId)
       if (!model) throw new Error(`streamdeck: ${hex4(info.vendorId)}:${hex4(info.productId)} is not a known model`)
-      // The library's pixel conversion by rows where it gives the same bytes (./fast-transform.ts), for
-      // what this thread still converts: keys the workers cannot make, and models not drawn by them.
+      // The library's pixel conversion by rows where it gives the same bytes (./fast-transform.ts).
       installFastTransform()
       const deck = await model.spec.factory(hid, { encodeJPEG: this.encodeJPEG })
       return new StreamDeckSurface(deck, device.id, {
@@ -84,7 +76,6 @@ export class StreamDeckDriver implements SurfaceDriver {
         logger: this.log.child(device.id),
         deviceBytes: this.deviceBytes,
         ...(this.opts.parallel !== undefined ? { parallel: this.opts.parallel } : {}),
-        ...(this.opts.workers && !this.opts.encodeJPEG ? { workers: this.opts.workers } : {}),
         ...(this.opts.frameMs !== undefined ? { frameMs: this.opts.frameMs } : {}),
       })
     } catch (err) {

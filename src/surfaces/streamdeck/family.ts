@@ -6,17 +6,11 @@
 import { modelControlsOf, type DriverFamily } from '../driver-family.js'
 import { deviceBytesCached } from './device-bytes.js'
 import { StreamDeckDriver, type StreamDeckDriverOptions } from './driver.js'
-import { sharedKeyWorkers } from './key-workers.js'
 import { streamdeckModels } from '../../families/streamdeck.js'
 
 export const streamdeckFamily: DriverFamily<StreamDeckDriverOptions> = {
   create: (options, shared) => ({
-    // The process's key workers: a deck's cold pages are drawn and encoded off the event loop.
-    driver: new StreamDeckDriver({
-      workers: sharedKeyWorkers,
-      ...options,
-      renderer: shared.renderer ?? options?.renderer,
-    }),
+    driver: new StreamDeckDriver({ ...options, renderer: shared.renderer ?? options?.renderer }),
     controlsOf: modelControlsOf(streamdeckModels),
   }),
   models: streamdeckModels,

@@ -1,7 +1,7 @@
 /**
- * A faster stand-in for the library's pixel conversion (issue 29), in the key workers and in the loop's
- * thread (the driver installs it there: what the loop still converts itself, the Neo's LCD and any key
- * the workers cannot make, would otherwise hold the loop 5–15 ms an image under `--no-opt`). Before
+ * A faster stand-in for the library's pixel conversion (issue 29), installed by the driver in the loop's
+ * thread, where every key image is converted (under `--no-opt` the library's would hold the loop for
+ * longer than drawing the key). Before
  * a key image is encoded, `@elgato-stream-deck/core` turns the pixels to the model's orientation and
  * colour order with `transformImageBuffer`, a loop of DataView reads and writes per pixel: measured
  * here at 2.5–4 ms a 96×96 key with V8's optimizing compiler and 15 ms under the daemon's V8 flags
@@ -19,7 +19,7 @@
  * lcdSegmentDisplay/generic.js and neo.js), and both encoders ignore the fourth byte (jpeg-turbo's
  * FORMAT_RGBA, jpeg-js reads r, g, b and skips it), so the JPEG is the same bytes. Setting it cost a
  * loop over every pixel, 0.7 ms a key under the daemon's V8 flags (`--no-opt`), the largest single cost
- * of a worker's key. The key renderer's pixels are opaque anyway (its background is painted first).
+ * of a key. The key renderer's pixels are opaque anyway (its background is painted first).
  */
 import { createRequire } from 'node:module'
 import { endianness } from 'node:os'

@@ -1,8 +1,4 @@
-/**
- * The JPEG encoding of key images, one definition for the driver (on the event loop, through the
- * library's asynchronous encoder) and the key workers (`key-worker.ts`, synchronous in their own
- * thread): the same quality and options, so both make the same bytes.
- */
+/** The JPEG encoding of key images: the library's asynchronous encoder, at our quality. */
 import { encodeJPEG as libraryEncodeJPEG } from '@elgato-stream-deck/node-lib'
 import type { OpenStreamDeckOptions } from '@elgato-stream-deck/core'
 

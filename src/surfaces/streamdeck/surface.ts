@@ -29,7 +29,6 @@ import { KeyRenderer, parseColor, type RenderedKey } from '../render/key-rendere
 import type { Surface, SurfaceEvent, SurfaceEvents } from '../types.js'
 import type { Feedback } from '../../face/feedback.js'
 import { DeviceBytesCache, preparedBytes, type DeviceBytes } from './device-bytes.js'
-import type { KeyTarget, KeyWorkers } from './key-workers.js'
 import { WriteQueue, type WriteJob } from './write-queue.js'
 import type { ControlDescriptor } from '../../face/surface.js'
 import type { SurfaceDescription } from '../../face/surface.js'
@@ -43,8 +42,6 @@ interface ImageWriter {
   slot: string
   /** The library's reports for these pixels (encoded as the model takes them). */
   prepare: (img: RenderedKey) => Promise<PreparedBuffer>
-  /** The same place, for a key worker (which makes the reports with the library's model code itself). */
-  target: KeyTarget
 }
 
 interface LcdSegment {
@@ -61,25 +58,10 @@ export interface StreamDeckSurfaceOptions {
   frameMs?: number
   /** Device bytes of faces already encoded; without it every image is drawn and encoded when written. */
   deviceBytes?: DeviceBytesCache
-  /**
-   * How many images of one frame are prepared at once; default the cores available, or KEY_JOBS_AHEAD
-   * per key worker while the workers are usable.
-   */
+  /** How many images of one frame are prepared at once; default the cores available. */
   parallel?: number
-  /**
-   * Worker threads that draw and encode an image the cache does not have (`key-workers.ts`), so the
-   * event loop stays free while a page paints; without them (or when they fail) it is done here.
-   */
-  workers?: KeyWorkers
   logger?: Logger
 }
-
-/**
- * ASSUMED (issue 29, measured on 2 cores): two images asked of each key worker at once, so a worker has
- * the next key queued when it answers one instead of waiting for the loop to hear it and ask again; the
- * answers of one frame then wake the loop fewer times (its CPU for a cold XL page 5.6 -> 4.8 ms).
- */
-export const KEY_JOBS_AHEAD = 2
 
 /** Write counters, for tests and the bench. */
 export interface WriteStats {
@@ -122,8 +104,7 @@ export class StreamDeckSurface implements Surface {
     this.log = opts.logger ?? createLogger('streamdeck').child(id)
     this.queue = new WriteQueue({
       ...(opts.frameMs !== undefined ? { frameMs: opts.frameMs } : {}),
-      // Without usable workers, the queue's own default (the cores available).
-      parallel: opts.parallel ?? (() => (opts.workers?.usable ? opts.workers.size * KEY_JOBS_AHEAD : undefined)),
+      ...(opts.parallel !== undefined ? { parallel: opts.parallel } : {}),
       onError: (err) => this.fail(err),
     })
     const controls: ControlDescriptor[] = []
@@ -339,38 +320,17 @@ export class StreamDeckSurface implements Surface {
   }
 
   /**
-   * A face's device bytes, made by a key worker when there are workers (off the loop), else drawn and
-   * encoded here; undefined (counted as skipped) when the control shows those pixels already.
+   * A face's device bytes, drawn and encoded here (the encode runs on libuv's threads: the library's
+   * JPEG encoder is asynchronous); undefined (counted as skipped) when the control shows those pixels.
    */
   private async drawAndEncode(control: ControlId, w: ImageWriter, fb: Feedback): Promise<DeviceBytes | undefined> {
-    const workers = this.opts.workers
-    let made: { prepared: PreparedBuffer; hash: string } | undefined
-    if (workers?.usable) {
-      try {
-        made = await workers.prepare({ model: this.deck.MODEL, target: w.target, feedback: fb, size: w.size })
-      } catch (err) {
-        this.log.once(
-          'key-workers',
-          'warn',
-          'a key image is drawn on the main thread: the key workers could not make it',
-          {
-            error: err instanceof Error ? err.message : String(err),
-          },
-        )
-      }
-    }
-    if (!made) {
-      const img = this.opts.renderer.render(fb, w.size)
-      if (this.shown.get(control) === img.hash) {
-        this.stats.skipped++
-        return undefined
-      }
-      made = { prepared: await w.prepare(img), hash: img.hash }
-    } else if (this.shown.get(control) === made.hash) {
+    const img = this.opts.renderer.render(fb, w.size)
+    if (this.shown.get(control) === img.hash) {
       this.stats.skipped++
       return undefined
     }
-    return { ...made, bytes: preparedBytes(made.prepared) }
+    const prepared = await w.prepare(img)
+    return { prepared, hash: img.hash, bytes: preparedBytes(prepared) }
   }
 
   private keyImageWriter(c: StreamDeckButtonControlDefinitionLcdFeedback): ImageWriter {
@@ -378,7 +338,6 @@ export class StreamDeckSurface implements Surface {
       size: c.pixelSize,
       slot: `key:${c.index}`,
       prepare: (img) => this.deck.prepareFillKeyBuffer(c.index, img.rgba, { format: 'rgba' }),
-      target: { kind: 'key', index: c.index },
     }
   }
 
@@ -386,7 +345,6 @@ export class StreamDeckSurface implements Surface {
     return {
       size: { width: seg.width, height: seg.height },
       slot: `lcd:${seg.lcd.id}@${seg.x}`,
-      target: { kind: 'region', lcd: seg.lcd.id, x: seg.x },
       prepare: (img) =>
         this.deck.prepareFillLcdRegion(seg.lcd.id, seg.x, 0, img.rgba, {
           format: 'rgba',

@@ -30,12 +30,8 @@ export interface PreparedJob {
 export interface WriteQueueOptions {
   /** Minimum time between the starts of two flushes. 0 flushes as soon as the event loop turns. */
   frameMs?: number
-  /**
-   * How many prepares of a flush run at once; default the cores available (os.availableParallelism()).
-   * A function is asked at each flush (the surface's answer depends on whether its key workers are
-   * usable); undefined from it is the default.
-   */
-  parallel?: number | (() => number | undefined)
+  /** How many prepares of a flush run at once; default the cores available (os.availableParallelism()). */
+  parallel?: number
   /** Called once with the first write that fails; the queue stops and drops what is pending. */
   onError: (err: unknown) => void
   /** How long writes may hold the event loop before they give it a turn; default WRITE_SLICE_MS. */
@@ -53,7 +49,7 @@ export const WRITE_SLICE_MS = 0.5
 export class WriteQueue {
   private readonly pending = new Map<string, WriteJob | PreparedJob>()
   private readonly frameMs: number
-  private readonly parallel: () => number
+  private readonly parallel: number
   private readonly onError: (err: unknown) => void
   /** The next flush, waiting for its frame: how to cancel it, and a promise settled when it starts (or is cancelled). */
   private timer: { cancel: () => void; fired: Promise<void>; fire: () => void } | undefined
@@ -69,8 +65,7 @@ export class WriteQueue {
   constructor(opts: WriteQueueOptions) {
     this.frameMs = Math.max(0, opts.frameMs ?? DEFAULT_FRAME_MS)
     const cores = availableParallelism()
-    const parallel = opts.parallel
-    this.parallel = typeof parallel === 'function' ? () => parallel() ?? cores : () => parallel ?? cores
+    this.parallel = Math.max(1, Math.floor(opts.parallel ?? cores) || 1)
     this.onError = opts.onError
     this.sliceMs = Math.max(0, opts.sliceMs ?? WRITE_SLICE_MS)
   }
@@ -168,8 +163,7 @@ export class WriteQueue {
       }
     }
     try {
-      const parallel = Math.max(1, Math.floor(this.parallel()) || 1)
-      await Promise.all(Array.from({ length: Math.min(parallel, jobs.length) }, worker))
+      await Promise.all(Array.from({ length: Math.min(this.parallel, jobs.length) }, worker))
       await writes
     } catch (err) {
       if (this.stopped) return

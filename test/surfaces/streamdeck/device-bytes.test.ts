@@ -8,7 +8,7 @@ import { Jimp } from 'jimp'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { PrometheusMetrics } from '../../../src/daemon/metrics.js'
 import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
-import { DeviceBytesCache, preparedDigest, sharedDeviceBytes } from '../../../src/surfaces/streamdeck/device-bytes.js'
+import { DeviceBytesCache, sharedDeviceBytes } from '../../../src/surfaces/streamdeck/device-bytes.js'
 import { StreamDeckDriver, type EncodeJPEGHelper } from '../../../src/surfaces/streamdeck/driver.js'
 import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
 import type { Feedback } from '../../../src/face/feedback.js'
@@ -166,25 +166,6 @@ describe('device bytes cache', () => {
     await showPage(surface, 0)
     expect(encoder.count).toBe(96)
     expect(cache.bytes).toBe(0)
-  })
-})
-
-describe('the digest of prepared reports', () => {
-  const prepared = (reports: unknown): Parameters<typeof preparedDigest>[0] =>
-    ({ do_not_touch: reports }) as unknown as Parameters<typeof preparedDigest>[0]
-  it('is equal for equal bytes and differs with any byte (the bytes in order count, not how they split)', () => {
-    const a = preparedDigest(prepared([Uint8Array.of(2, 7, 3, 1), Uint8Array.of(9, 9)]))
-    expect(a).toMatch(/^reports:[0-9a-f]{40}$/)
-    expect(preparedDigest(prepared([Uint8Array.of(2, 7, 3, 1), Uint8Array.of(9, 9)]))).toBe(a)
-    expect(preparedDigest(prepared([Uint8Array.of(2, 7, 4, 1), Uint8Array.of(9, 9)]))).not.toBe(a)
-    expect(preparedDigest(prepared([Uint8Array.of(2, 7, 3, 1, 9), Uint8Array.of(9)]))).toBe(
-      preparedDigest(prepared([Uint8Array.of(2, 7, 3), Uint8Array.of(1, 9, 9)])),
-    )
-  })
-  it('is undefined where the library keeps its reports otherwise (base64 strings, another field)', () => {
-    expect(preparedDigest(prepared(['AgcDAQ==']))).toBeUndefined()
-    expect(preparedDigest(prepared(undefined))).toBeUndefined()
-    expect(preparedDigest(prepared([]))).toBeUndefined()
   })
 })
 

@@ -1,5 +1,5 @@
 /**
- * The key workers' stand-in for the library's pixel conversion gives the library's colour bytes, byte
+ * The driver's stand-in for the library's pixel conversion gives the library's colour bytes, byte
  * for byte: every case it takes (RGBA to RGBA, flipped either way, rows with padding, an offset, any
  * alpha) against the library's own `transformImageBuffer`, and the cases it leaves to the library. The
  * alpha byte stays the source's (the library writes 255; its JPEG encoders never read it). Installed in

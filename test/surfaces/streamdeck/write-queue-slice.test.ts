@@ -58,12 +58,11 @@ describe('write queue slices', () => {
 })
 
 describe('write queue parallel prepares', () => {
-  it('asks a parallel function at each flush (a surface whose key workers stopped prepares fewer at once)', async () => {
-    let allowed = 4
+  it('runs at most `parallel` prepares of a flush at once', async () => {
     let preparing = 0
     const most: number[] = []
-    const queue = new WriteQueue({ frameMs: 0, parallel: () => allowed, onError: () => undefined })
-    const page = async (): Promise<void> => {
+    const page = async (allowed: number): Promise<void> => {
+      const queue = new WriteQueue({ frameMs: 0, parallel: allowed, onError: () => undefined })
       let max = 0
       for (let i = 0; i < 8; i++) {
         queue.put(`key:${i}`, {
@@ -78,9 +77,8 @@ describe('write queue parallel prepares', () => {
       await queue.idle()
       most.push(max)
     }
-    await page()
-    allowed = 1
-    await page()
+    await page(4)
+    await page(1)
     expect(most).toEqual([4, 1])
   })
 })

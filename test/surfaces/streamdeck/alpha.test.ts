@@ -1,10 +1,9 @@
 /**
- * Issue 29: the key workers' pixel conversion leaves the alpha byte as the source's (`fast-transform.ts`),
- * where the library writes 255, because its JPEG encoders never read it. Faces whose own pixels carry
- * alpha below 255 (a binding's image, a picture, both half transparent) make the very same reports on a
- * worker as the library's own path on the loop (its own `transformImageBuffer`), for XL keys and the
- * Stream Deck +'s strip segments, and so does the loop's own path with the fast conversion the driver
- * installs in the loop's thread; and the renderer's pixels are opaque whatever the face's.
+ * Issue 29: the fast pixel conversion (`fast-transform.ts`) leaves the alpha byte as the source's, where
+ * the library writes 255, because its JPEG encoders never read it. Faces whose own pixels carry alpha
+ * below 255 (a binding's image, a picture, both half transparent) make the very same reports with the
+ * fast conversion the driver installs as with the library's own (`transformImageBuffer`), for XL keys and
+ * the Stream Deck +'s strip segments; and the renderer's pixels are opaque whatever the face's.
  * Over the real library with the in-memory HID device (the only fake).
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
@@ -13,13 +12,9 @@ import { KeyRenderer } from '../../../src/surfaces/render/key-renderer.js'
 import { DeviceBytesCache } from '../../../src/surfaces/streamdeck/device-bytes.js'
 import { StreamDeckDriver } from '../../../src/surfaces/streamdeck/driver.js'
 import { installFastTransform, uninstallFastTransform } from '../../../src/surfaces/streamdeck/fast-transform.js'
-import { KeyWorkers } from '../../../src/surfaces/streamdeck/key-workers.js'
 import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/surface.js'
 import type { Feedback } from '../../../src/face/feedback.js'
 import { MemoryStreamDeckTransport, type FakeHidDevice } from '../helpers/fake-hid.js'
-
-/** Worker threads start under tsx here (a few seconds on a loaded machine). */
-const SLOW = 60_000
 
 /** A gradient whose alpha runs from 0 to 255 across it (and 0 in a corner block). */
 function translucent(width: number, height: number): { width: number; height: number; rgba: Uint8Array } {
@@ -43,7 +38,6 @@ const faces: Feedback[] = [
 
 async function openDeck(
   model: DeviceModelId,
-  workers?: KeyWorkers,
 ): Promise<{ surface: StreamDeckSurface; hid: FakeHidDevice; renderer: KeyRenderer }> {
   const transport = new MemoryStreamDeckTransport()
   const listing = transport.plug(model, `/dev/hidraw-${model}`, `SN-${model}`)
@@ -53,7 +47,6 @@ async function openDeck(
     renderer,
     frameMs: 0,
     deviceBytes: new DeviceBytesCache(),
-    ...(workers ? { workers } : {}),
   })
   const surface = await driver.open((await driver.detect())[0]!)
   onTestFinished(() => surface.close())
@@ -65,37 +58,29 @@ const writes = (hid: FakeHidDevice): Buffer[] =>
   hid.reports.map((reports) => Buffer.concat(reports)).sort((a, b) => Buffer.compare(a, b))
 
 /**
- * The same faces through a worker, through the loop with the driver's fast conversion (it installs it in
- * this thread too), and through the loop with the library's own: the same reports from all three.
+ * The same faces with the driver's fast conversion (it installs it on opening a deck), and with the
+ * library's own: the same reports from both.
  */
 async function sameReports(model: DeviceModelId, controls: string[]): Promise<void> {
-  const workers = new KeyWorkers({ size: 2 })
-  onTestFinished(() => workers.close())
   onTestFinished(() => void installFastTransform())
-  const off = await openDeck(model, workers)
   const fast = await openDeck(model)
   const library = await openDeck(model)
-  const paint = async (deck: typeof off): Promise<void> => {
+  const paint = async (deck: typeof fast): Promise<void> => {
     controls.forEach((control, i) => deck.surface.setFeedback(control, faces[i % faces.length]!))
     await deck.surface.drain()
   }
-  await paint(off)
   await paint(fast)
   // The driver put the fast conversion in place on this thread: taken out, the library's own converts.
   expect(uninstallFastTransform()).toBe(true)
   await paint(library)
-  expect(workers.stats.made).toBe(controls.length)
   for (const here of [fast, library])
     expect(here.renderer.stats.hits + here.renderer.stats.misses).toBe(controls.length)
-  const [a, b, c] = [writes(off.hid), writes(fast.hid), writes(library.hid)]
-  expect(a).toHaveLength(controls.length)
-  for (let i = 0; i < controls.length; i++) {
-    expect(a[i]!.equals(c[i]!), `write ${i}, worker and library`).toBe(true)
-    expect(b[i]!.equals(c[i]!), `write ${i}, loop and library`).toBe(true)
-  }
+  const [b, c] = [writes(fast.hid), writes(library.hid)]
+  expect(b).toHaveLength(controls.length)
+  for (let i = 0; i < controls.length; i++) expect(b[i]!.equals(c[i]!), `write ${i}, fast and library`).toBe(true)
 }
 
-describe('key workers and faces with alpha below 255', () => {
+describe('the fast pixel conversion and faces with alpha below 255', () => {
   it('the renderer paints them opaque: every alpha byte is 255', () => {
     const renderer = new KeyRenderer()
     for (const fb of faces) {
@@ -112,14 +97,14 @@ describe('key workers and faces with alpha below 255', () => {
     }
   })
 
-  it('XL keys: a worker makes the library path’s reports, byte for byte', { timeout: SLOW }, async () => {
+  it('XL keys: the fast conversion makes the library’s reports, byte for byte', async () => {
     await sameReports(
       DeviceModelId.XL,
       Array.from({ length: 10 }, (_, k) => `key:${k}`),
     )
   })
 
-  it('Stream Deck + strip segments: a worker makes the library path’s reports', { timeout: SLOW }, async () => {
+  it('Stream Deck + strip segments: the fast conversion makes the library’s reports', async () => {
     await sameReports(DeviceModelId.PLUS, ['lcd:0', 'lcd:1', 'lcd:2', 'lcd:3'])
   })
 })
