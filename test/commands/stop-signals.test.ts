@@ -70,8 +70,10 @@ describe('a stop that ends by a signal', () => {
       await new Promise((r) => setTimeout(r, 3))
     }
     const exit = await d.exited
+    // Exit 0 is the bound kept: a close that outlasts STOP_BOUND_MS exits 1 and says so (the stop's own
+    // timer decides, not this test's clock, which a busy machine stretches).
     expect({ code: exit.code, signal: exit.signal }, d.output()).toEqual({ code: 0, signal: null })
-    expect(exit.at - stopAt).toBeLessThan(STOP_BOUND_MS + 1000)
+    expect(d.output()).not.toMatch(/stop took longer than/)
     expect(sent).toBeGreaterThan(0)
     await d.closed
     // The first late signal is logged as ignored (later ones may be said once, not each).

@@ -58,12 +58,16 @@ describe('the reload’s load in a worker thread', () => {
     await writeFile(file, manyBindings(4092))
     const h = monitorEventLoopDelay({ resolution: 5 })
     h.enable()
+    const started = performance.now()
     expect(await daemon.reload()).toBe(true)
+    const took = performance.now() - started
+    // One more turn of the sampler's timer, so that a stall at the reload's very end is counted too.
     await new Promise((resolve) => setTimeout(resolve, 20))
     h.disable()
     expect(daemon.controlState('desk', 'key:59')).toMatchObject({ label: 'T59' })
-    // On a quiet box the longest stall is tens of ms (the engine's apply); loaded, a few hundred. The
-    // loader on the loop held it for several seconds on this machine.
-    expect(h.max / 1e6).toBeLessThan(1500)
+    // Against the reload's own length, measured in the same run (a busy machine stretches both): the loader
+    // on the loop held it for nearly all of the reload; in its worker the loop turns throughout. The
+    // stall's figure itself is `npm run bench config-reload`'s.
+    expect(h.max / 1e6).toBeLessThan(took / 2)
   })
 })

@@ -86,7 +86,6 @@ describe('a main and its backup', () => {
     main.http.reset()
     backup.http.reset()
     const { daemon } = await startDaemon(configOf(main, backup))
-    const started = Date.now()
     let sum = 0
     for (let i = 0; i < 60; i++) {
       const delta = [1, 2, -1][i % 3]!
@@ -99,9 +98,8 @@ describe('a main and its backup', () => {
     }
     const expected = (Math.round(5 * fps) + sum) / fps
     await expect.poll(() => main.state.replay.scrubPosition, WAIT).toBeCloseTo(expected, 6)
-    const mainDone = Date.now() - started
-    // The backup's seed alone takes 2 s: the main got there first, within a single application's bound.
-    expect(mainDone).toBeLessThan(2000)
+    // The main got there first: the backup, whose every answer is held, has not moved yet. The order shows
+    // it, not this test's clock.
     expect(backup.state.replay.scrubPosition).toBeCloseTo(5, 6)
     // The backup gets there too, latest-wins: one scrub in flight at a time, far fewer than the turns.
     await expect.poll(() => backup.state.replay.scrubPosition, WAIT).toBeCloseTo(expected, 6)
@@ -151,10 +149,8 @@ describe('a main and its backup', () => {
     const cut = Date.now()
     await direct(backup, 'schedule', { action: 'cutout', title: TITLE })
     await expect.poll(() => key('key:0'), WAIT).toMatchObject({ badge: 'diverged', detail: `backup: ${TITLE} off air` })
-    const after = Date.now() - cut
-    expect(after).toBeGreaterThanOrEqual(TOLERANCE_MS)
-    // Within the tolerance, plus the notification's way and a loaded machine's slack.
-    expect(after).toBeLessThan(TOLERANCE_MS + 1500)
+    // Not before the tolerance has passed (a lower bound, which a busy machine cannot break).
+    expect(Date.now() - cut).toBeGreaterThanOrEqual(TOLERANCE_MS)
     expect(key('key:0')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
     expect(logs.filter((l) => l.message.startsWith(`diverged: ${TITLE}`))).toHaveLength(1)
     expect(await metrics.text()).toMatch(/panelbridge_mirror_diverged_total\{app="backup",reason="state"\} 1/)
