@@ -29,14 +29,14 @@ function manyBindings(count: number): string {
 }
 
 describe('the reload’s load in a worker thread', () => {
-  it('gives what the loader gives on the main thread: the reference file whole', { timeout: 60_000 }, async () => {
+  it('gives what the loader gives on the main thread: the reference file whole', async () => {
     const text = await readFile(REFERENCE, 'utf8')
     const [off, on] = [await loadConfigOffLoop(REFERENCE), await loadConfigText(text, REFERENCE)]
     expect(off.config).toBeDefined()
     expect(off).toEqual(on)
   })
 
-  it('gives every problem of a refused file, placed', { timeout: 60_000 }, async () => {
+  it('gives every problem of a refused file, placed', async () => {
     const file = join(await testDir('config-load'), 'bad.yaml')
     const text = 'version: 1\nsurfaces:\n  desk: { driver: web, rows: 99, columns: 1 }\nbindings:\n  - on: nope/key:0\n'
     await writeFile(file, text)
@@ -46,7 +46,7 @@ describe('the reload’s load in a worker thread', () => {
     expect(off).toEqual(await loadConfigText(text, file))
   })
 
-  it('a daemon’s reload of 4,092 bindings keeps its loop turning', { timeout: 120_000 }, async () => {
+  it('a daemon’s reload of 4,092 bindings keeps its loop turning', async () => {
     const file = join(await testDir('config-load'), 'config.yaml')
     await writeFile(file, manyBindings(1))
     const prev = setLogSink(() => undefined)

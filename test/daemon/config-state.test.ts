@@ -145,7 +145,7 @@ describe('the daemon', () => {
     // The refusal is still listed, marked cleared: the page's strip drops it.
     expect(daemon.recentErrors()[0]).toMatchObject({ message: expect.stringMatching(/^config refused: /) })
     expect(daemon.recentErrors()[0]!.cleared).toEqual(expect.any(String))
-  }, 30_000)
+  })
 })
 
 describe('the recent errors', () => {

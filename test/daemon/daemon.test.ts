@@ -10,8 +10,9 @@ import { Daemon, DaemonConfigError, defaultConfigPath, BUNDLED_CONFIG } from '..
 import { SYSTEM_CONFIG } from '../../src/defaults.js'
 import { simulatedConfig } from '../helpers/config.js'
 import { captureLogs } from '../helpers/logs.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
-const WAIT = { timeout: 5000, interval: 10 }
+const WAIT = { timeout: SAFETY_MS, interval: 10 }
 
 const BASE = simulatedConfig(
   `  - on: console/key:0

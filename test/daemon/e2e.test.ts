@@ -13,14 +13,15 @@ import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { runCli, type CliChild } from '../helpers/cli.js'
 import { e2eConfig, saveAsEditors } from './helpers.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
-const WAIT = { timeout: 10_000, interval: 25 }
+const WAIT = { timeout: SAFETY_MS, interval: 25 }
 
 const start = (args: string[]): CliChild => runCli(args)
 
 async function waitForLine(c: CliChild, re: RegExp): Promise<RegExpExecArray> {
   let m: RegExpExecArray | null = null
-  await expect.poll(() => (m = re.exec(c.stdout())) !== null, { timeout: 20_000, interval: 25 }).toBe(true)
+  await expect.poll(() => (m = re.exec(c.stdout())) !== null, { timeout: SAFETY_MS, interval: 25 }).toBe(true)
   return m!
 }
 
@@ -97,7 +98,7 @@ describe('panelbridge run with the simulator as its own process', () => {
     const ports = { http: Number(new URL(sim.http).port), ws: Number(new URL(sim.ws).port) }
     await startSim(log2, ports)
     await expect
-      .poll(async () => (await api(base, 'api/status')).body.app, { timeout: 15_000, interval: 50 })
+      .poll(async () => (await api(base, 'api/status')).body.app, { timeout: SAFETY_MS, interval: 50 })
       .toMatchObject({
         state: 'connected',
       })
@@ -117,9 +118,7 @@ describe('panelbridge run with the simulator as its own process', () => {
     const code = daemon.exited
     daemon.child.kill('SIGTERM')
     expect(await code).toBe(0)
-    // Its own process, a simulator, an outage and reloads from sources (each reload a fresh worker with tsx
-    // loaded): the suite's default time-out is too short a safety net for all of that.
-  }, 60_000)
+  })
 
   it('SIGTERM during a jog storm exits within the bound with no unhandled rejection; a second SIGTERM changes nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-e2e-'))

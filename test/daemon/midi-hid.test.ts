@@ -23,10 +23,11 @@ import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
 import { testConfigFile } from '../helpers/files.js'
 import { simulatedConfig } from '../helpers/config.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 const writeConfig = (text: string): Promise<string> => testConfigFile('midi-hid', text)
 
-const WAIT = { timeout: 5000, interval: 10 }
+const WAIT = { timeout: SAFETY_MS, interval: 10 }
 const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0'
 const PEDAL = { path: '/dev/hidraw5', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' }
 

@@ -76,7 +76,7 @@ function configError(daemon: Daemon): string | undefined {
 }
 
 describe('a reload that fails changes nothing', () => {
-  it('a port in use: refused, and the old listener keeps serving', { timeout: 60_000 }, async () => {
+  it('a port in use: refused, and the old listener keeps serving', async () => {
     const { daemon, file } = await start(config())
     const url = daemon.url
     const port = await takenPort()
@@ -89,21 +89,17 @@ describe('a reload that fails changes nothing', () => {
     expect(daemon.controlState('console', 'key:1')).not.toHaveProperty('label')
   })
 
-  it(
-    '0.0.0.0 without a token: refused, the old listener keeps serving, the new mapping does not run',
-    { timeout: 60_000 },
-    async () => {
-      const { daemon, file } = await start(config())
-      const url = daemon.url
-      await writeFile(file, config({ listen: '{ host: 0.0.0.0, port: 0 }', extra: ADDED }))
-      expect(await daemon.reload()).toBe(false)
-      expect((await call(url, 'GET', '/api/status')).status).toBe(200)
-      expect(configError(daemon)).toMatch(/needs a token/)
-      expect(daemon.controlState('console', 'key:1')).not.toHaveProperty('label')
-    },
-  )
+  it('0.0.0.0 without a token: refused, the old listener keeps serving, the new mapping does not run', async () => {
+    const { daemon, file } = await start(config())
+    const url = daemon.url
+    await writeFile(file, config({ listen: '{ host: 0.0.0.0, port: 0 }', extra: ADDED }))
+    expect(await daemon.reload()).toBe(false)
+    expect((await call(url, 'GET', '/api/status')).status).toBe(200)
+    expect(configError(daemon)).toMatch(/needs a token/)
+    expect(daemon.controlState('console', 'key:1')).not.toHaveProperty('label')
+  })
 
-  it('a missing token file: refused, and the new mapping does not run', { timeout: 60_000 }, async () => {
+  it('a missing token file: refused, and the new mapping does not run', async () => {
     const { daemon, file } = await start(config())
     const missing = join(await folder(), 'no-such-token')
     await writeFile(file, config({ listen: `{ host: 127.0.0.1, port: 0, token_file: ${missing} }`, extra: ADDED }))
@@ -112,24 +108,20 @@ describe('a reload that fails changes nothing', () => {
     expect(configError(daemon)).toMatch(/token_file .*cannot read it \(ENOENT\)/)
   })
 
-  it(
-    'a named pipe as the token file: refused without waiting on it, and a good file afterwards loads',
-    { timeout: 60_000 },
-    async () => {
-      const { daemon, file } = await start(config())
-      const pipe = join(await folder(), 'token-pipe')
-      execFileSync('mkfifo', [pipe])
-      await writeFile(file, config({ listen: `{ host: 127.0.0.1, port: 0, token_file: ${pipe} }`, extra: ADDED }))
-      expect(await daemon.reload()).toBe(false)
-      expect(configError(daemon)).toMatch(/token_file .*it is a named pipe, not a regular file/)
-      expect(daemon.controlState('console', 'key:1')).not.toHaveProperty('label')
-      await writeFile(file, config({ extra: ADDED }))
-      expect(await daemon.reload()).toBe(true)
-      expect(daemon.controlState('console', 'key:1')).toMatchObject({ label: 'Added' })
-    },
-  )
+  it('a named pipe as the token file: refused without waiting on it, and a good file afterwards loads', async () => {
+    const { daemon, file } = await start(config())
+    const pipe = join(await folder(), 'token-pipe')
+    execFileSync('mkfifo', [pipe])
+    await writeFile(file, config({ listen: `{ host: 127.0.0.1, port: 0, token_file: ${pipe} }`, extra: ADDED }))
+    expect(await daemon.reload()).toBe(false)
+    expect(configError(daemon)).toMatch(/token_file .*it is a named pipe, not a regular file/)
+    expect(daemon.controlState('console', 'key:1')).not.toHaveProperty('label')
+    await writeFile(file, config({ extra: ADDED }))
+    expect(await daemon.reload()).toBe(true)
+    expect(daemon.controlState('console', 'key:1')).toMatchObject({ label: 'Added' })
+  })
 
-  it('a simulator on a port in use: refused, and the link keeps working', { timeout: 60_000 }, async () => {
+  it('a simulator on a port in use: refused, and the link keeps working', async () => {
     const { daemon, file } = await start(config())
     const port = await takenPort()
     await writeFile(file, config({ app: `{ url: http://127.0.0.1:${port}, simulate: true }`, extra: ADDED }))
@@ -148,22 +140,18 @@ describe('a reload that fails changes nothing', () => {
 })
 
 describe('a reload that succeeds', () => {
-  it(
-    'swaps a listener on its own port (allowed hosts changed) and keeps serving there',
-    { timeout: 60_000 },
-    async () => {
-      const port = await freePort()
-      const { daemon, file } = await start(config({ listen: `{ host: 127.0.0.1, port: ${port} }` }))
-      const url = daemon.url
-      await writeFile(file, config({ listen: `{ host: 127.0.0.1, port: ${port}, allowed_hosts: [gfx.lan] }` }))
-      expect(await daemon.reload()).toBe(true)
-      expect(daemon.url).toBe(url)
-      const reply = await call(url, 'GET', '/api/status', { Host: `gfx.lan:${port}` })
-      expect(reply.status).toBe(200)
-    },
-  )
+  it('swaps a listener on its own port (allowed hosts changed) and keeps serving there', async () => {
+    const port = await freePort()
+    const { daemon, file } = await start(config({ listen: `{ host: 127.0.0.1, port: ${port} }` }))
+    const url = daemon.url
+    await writeFile(file, config({ listen: `{ host: 127.0.0.1, port: ${port}, allowed_hosts: [gfx.lan] }` }))
+    expect(await daemon.reload()).toBe(true)
+    expect(daemon.url).toBe(url)
+    const reply = await call(url, 'GET', '/api/status', { Host: `gfx.lan:${port}` })
+    expect(reply.status).toBe(200)
+  })
 
-  it('a simulator profile change on its own port: the new simulator runs there', { timeout: 60_000 }, async () => {
+  it('a simulator profile change on its own port: the new simulator runs there', async () => {
     const port = await freePort()
     const { daemon, file } = await start(config({ app: `{ url: http://127.0.0.1:${port}, simulate: true }` }))
     await writeFile(
@@ -176,7 +164,7 @@ describe('a reload that succeeds', () => {
     expect(daemon.controlState('console', 'key:1')).toMatchObject({ label: 'Added' })
   })
 
-  it('a web surface whose grid changed is open, not waiting, and takes presses', { timeout: 60_000 }, async () => {
+  it('a web surface whose grid changed is open, not waiting, and takes presses', async () => {
     const { daemon, file } = await start(config())
     await writeFile(file, config({ columns: 6 }))
     expect(await daemon.reload()).toBe(true)
@@ -188,7 +176,7 @@ describe('a reload that succeeds', () => {
 })
 
 describe('what is at the config path', () => {
-  it('a named pipe is refused without blocking, and a good file afterwards loads', { timeout: 60_000 }, async () => {
+  it('a named pipe is refused without blocking, and a good file afterwards loads', async () => {
     const { daemon, file } = await start(config())
     await rm(file)
     execFileSync('mkfifo', [file])
@@ -200,7 +188,7 @@ describe('what is at the config path', () => {
     expect(daemon.controlState('console', 'key:1')).toMatchObject({ label: 'Added' })
   })
 
-  it('a folder is refused', { timeout: 60_000 }, async () => {
+  it('a folder is refused', async () => {
     const { daemon, file } = await start(config())
     await rm(file)
     await mkdir(file)
@@ -240,7 +228,7 @@ describe('a reload that cannot finish', () => {
 })
 
 describe('the watch follows symlinked configs', () => {
-  it('a link to a file in another folder: an edit of the target is noticed', { timeout: 60_000 }, async () => {
+  it('a link to a file in another folder: an edit of the target is noticed', async () => {
     const [links, real] = [await folder(), await folder()]
     const target = join(real, 'panelbridge.yaml')
     await writeFile(target, config())
@@ -251,7 +239,7 @@ describe('the watch follows symlinked configs', () => {
     await until('the edit applied', () => labelOf(daemon, 'key:1') === 'Added', RELOAD_MS)
   })
 
-  it('a Kubernetes ConfigMap update (..data swapped to a new folder) is noticed', { timeout: 60_000 }, async () => {
+  it('a Kubernetes ConfigMap update (..data swapped to a new folder) is noticed', async () => {
     const dir = await folder()
     await mkdir(join(dir, '..2026_11_26_01'))
     await writeFile(join(dir, '..2026_11_26_01', 'config.yaml'), config())

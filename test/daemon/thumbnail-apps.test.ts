@@ -28,7 +28,7 @@ bindings:
 `
 
 describe('a thumbnail key following another application, in the daemon', () => {
-  it('asks graphics2, not main; after a reload that follows main, main is asked', { timeout: 60_000 }, async () => {
+  it('asks graphics2, not main; after a reload that follows main, main is asked', async () => {
     const [a, b] = [await ownSimulator(), await ownSimulator()]
     const file = await configFile('pb-thumb-apps-', config(a, b, 'graphics2'))
     captureLogs()

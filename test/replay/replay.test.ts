@@ -143,7 +143,7 @@ describe('record and replay', () => {
       plain((byBinding(l).get('console/jog') ?? []).filter((c) => c.command === SCRUB_COMMAND))
     expect(finals(produced)).toEqual(finals(recorded))
     expect(finals(recorded).length).toBe(2)
-  }, 60_000)
+  })
 
   it('--compare after one binding changed reports exactly that binding’s commands, and exits 1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-replay-'))
@@ -185,7 +185,7 @@ describe('record and replay', () => {
     // Both sides counted alike: as many compared of each (the recording's streaming polls left out).
     expect(again.join('')).toMatch(/same commands: (\d+) recorded and \1 replayed commands compared \(/)
     expect(code).toBe(0)
-  }, 60_000)
+  })
 
   it('record: in the config writes the trace beside the config file, every input, command and page turn in it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-replay-'))
@@ -214,5 +214,5 @@ describe('record and replay', () => {
     )
     expect(kinds).toHaveLength(7)
     expect(lines[0]).toMatchObject({ config, pages: { console: 'main' } })
-  }, 30_000)
+  })
 })
