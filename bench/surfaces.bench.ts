@@ -11,7 +11,7 @@
  * so a cost that only hurts a small box shows. Both runs are children started with the daemon's own V8
  * flags (its launcher line in `src/cli.ts`, as `own-daemon.ts` reads it): the daemon draws its keys
  * under them (no optimising compiler, a 1 MB young generation), and without them V8's optimising
- * compiler alone took ~4 ms of CPU a cold XL page on its own threads, a cost the daemon never pays.
+ * compiler alone costs CPU on its own threads for every cold page, a cost the daemon never pays.
  *
  * The Stream Decks draw and encode their cold keys on key worker threads, as the daemon's do (the
  * family record hands them the process's pool; here one pool of the same size, the cores available
@@ -391,10 +391,9 @@ async function xlRows(): Promise<Row[]> {
   // The workers' threads start before the rounds (the daemon's start on its first cold page).
   await showPage(freshPage())
   // Each path in its own block of rounds, pages one after another (the first of each block not counted).
-  // Taking turns round by round, as the other rows do, put every cold page right after ~150 ms of the
-  // old paths' work on the loop alone, with the key workers' core idle, and on this machine (a VM) a
-  // core woken from idle does the same work slower for the first few milliseconds: a cold page after
-  // 150 ms idle took ~23 ms and more CPU, and 16 ms with both cores kept awake by a spinner at nice 19.
+  // Taking turns round by round, as the other rows do, put every cold page right after the old paths'
+  // work on the loop alone, with the key workers' core idle, and a core woken from idle (a VM's, at
+  // least) does the same work slower for its first few milliseconds, which the cold page then measured.
   // That wake-up is real on a box whose cores sleep, so it has its own row (cold after idle).
   const [oldCold = NaN, cold = NaN, coldOnLoop = NaN] = await inBlocks(15, [
     () => serialPage(freshPage()),

@@ -80,9 +80,9 @@ export interface StreamDeckSurfaceOptions {
 }
 
 /**
- * ASSUMED (issue 29, measured on 2 cores): two images asked of each key worker at once, so a worker has
- * the next key queued when it answers one instead of waiting for the loop to hear it and ask again; the
- * answers of one frame then wake the loop fewer times (its CPU for a cold XL page 5.6 -> 4.8 ms).
+ * ASSUMED (issue 29): two images asked of each key worker at once, so a worker has the next key queued
+ * when it answers one instead of waiting for the loop to hear it and ask again; the answers of one frame
+ * then wake the loop fewer times (`npm run bench surfaces` prints the loop's CPU for a cold XL page).
  */
 export const KEY_JOBS_AHEAD = 2
 
