@@ -18,7 +18,7 @@ import type { Notifier } from '../../src/daemon/sd-notify.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
 import type { LoadResult } from '../../src/mappings/load.js'
 import { createLogger } from '../../src/log.js'
-import { until } from '../helpers/until.js'
+import { SAFETY_MS, until } from '../helpers/until.js'
 import { call, freePort, saveAsEditors, takenPort } from './helpers.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
@@ -56,7 +56,9 @@ async function start(text: string, o: { file?: string; watch?: boolean } = {}) {
   if (!o.file) await writeFile(file, text)
   const logs: LogRecord[] = []
   const prev = setLogSink((r) => logs.push(r))
-  const daemon = await Daemon.start({ config: file, drivers: [], watch: o.watch ?? false })
+  // A reload's own bound (RELOAD_TIMEOUT_MS) is not what these tests are about: a reload's worker starts
+  // under tsx here, which a busy machine can hold past it. The test's safety net is its bound instead.
+  const daemon = await Daemon.start({ config: file, drivers: [], watch: o.watch ?? false, reloadTimeoutMs: SAFETY_MS })
   cleanups.push(async () => {
     await daemon.stop()
     setLogSink(prev)
