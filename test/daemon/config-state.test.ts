@@ -12,7 +12,7 @@ import { DaemonProjection } from '../../src/daemon/projection.js'
 import { ConfigReloader, RELOAD_ERROR_KEY, type ConfigState } from '../../src/daemon/reload.js'
 import type { Notifier } from '../../src/daemon/sd-notify.js'
 import { createLogger, setLogSink } from '../../src/log.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { call } from './helpers.js'
 import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
 import { testConfigFile } from '../helpers/files.js'
@@ -105,7 +105,7 @@ describe('the daemon', () => {
   it('says on /api/status and /metrics that a pushed file was refused and an older mapping runs, until a good one', async () => {
     const file = await testConfigFile('config-state', GOOD)
     const prev = setLogSink(() => undefined)
-    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+    const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(async () => {
       await daemon.stop()
       setLogSink(prev)

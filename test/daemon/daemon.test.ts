@@ -30,7 +30,7 @@ async function start(text = BASE) {
   // Finished in reverse: the daemon stops, then the sink comes back, then the folder goes.
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const logs = captureLogs()
-  const daemon = await Daemon.start({ config: file, drivers: [] })
+  const daemon = await Daemon.start({ config: file, drivers: [], reloadTimeoutMs: SAFETY_MS })
   onTestFinished(() => daemon.stop())
   return { daemon, file, dir, logs }
 }

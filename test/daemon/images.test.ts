@@ -12,6 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink, type LogRecord } from '../../src/log.js'
 import { simulatedConfig } from '../helpers/config.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 const require = createRequire(import.meta.url)
 const { createCanvas } = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
@@ -25,7 +26,7 @@ describe('a daemon with a picture key', () => {
     const logs: LogRecord[] = []
     const prev = setLogSink((r) => logs.push(r))
     onTestFinished(() => void setLogSink(prev))
-    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+    const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(() => daemon.stop())
 
     expect(daemon.controlState('console', 'key:0')).toMatchObject({ label: 'CAM 1', detail: 'image: file not found' })

@@ -62,6 +62,7 @@ async function start(config: string) {
   const backend = new FakeMidiBackend({ inputs: [PORT], outputs: [PORT] })
   const hid = new MemoryHidTransport([PEDAL])
   const daemon = await Daemon.start({
+    reloadTimeoutMs: SAFETY_MS,
     config: file,
     drivers: [new MidiDriver({ backend }), new ReportMapDriver({ transport: hid })],
     hotplug: new FakeHotplug(true),
@@ -203,6 +204,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
     const XTOUCH = 'X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0'
     const backend = new FakeMidiBackend({ inputs: [XTOUCH], outputs: [XTOUCH] })
     const daemon = await Daemon.start({
+      reloadTimeoutMs: SAFETY_MS,
       config: file,
       drivers: [new MidiDriver({ backend })],
       hotplug: new FakeHotplug(true),
@@ -293,7 +295,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
         '  pads: { driver: midi, input: APC mini, profile: apc-mini-mk2 }\n',
       ),
     )
-    const daemon = await Daemon.start({ config: file, watch: false })
+    const daemon = await Daemon.start({ config: file, watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     expect(stateOf(daemon, 'pads')).toBe('waiting')
@@ -321,7 +323,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
   it('with the real drivers and a config without MIDI: the MIDI system is left alone (no line)', async () => {
     const logs = captureLogs()
     const file = await writeConfig(simulatedConfig('[]\n'))
-    const daemon = await Daemon.start({ config: file, watch: false })
+    const daemon = await Daemon.start({ config: file, watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     // A reload has rescanned every driver by the time it resolves.

@@ -11,7 +11,7 @@ import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import type { SimulatorHandle } from '../../src/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { appsHead, configFile, direct, ownSimulator, readyToScrub } from './apps-rig.js'
 
 const WAIT = { timeout: 20_000, interval: 20 }
@@ -40,7 +40,7 @@ async function startDaemon(text: string) {
   const file = await configFile('pb-mirror-', text)
   const logs = captureLogs()
   const metrics = new PrometheusMetrics({ processMetrics: false })
-  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics })
+  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics, reloadTimeoutMs: SAFETY_MS })
   onTestFinished(() => daemon.stop())
   await expect.poll(() => daemon.status().apps?.map((a) => a.link.state), WAIT).toEqual(['connected', 'connected'])
   const key = (k: string) => daemon.controlState('console', k)

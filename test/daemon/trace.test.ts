@@ -125,6 +125,7 @@ describe('the daemon’s commands', () => {
     const lines: string[] = []
     const trace = traceTo((t) => void lines.push(t))
     const daemon = await Daemon.start({
+      reloadTimeoutMs: SAFETY_MS,
       config: file,
       drivers: [],
       watch: false,

@@ -3,6 +3,8 @@
  * net, not a measure: a wait ends at its event, so this only decides how late a broken test fails. It is
  * generous because a busy two-core machine (load 20, stress-ng beside the suite) starts a process from the
  * sources many times slower than a quiet one. The suite's per-test time-out (vitest.config.ts) is above it.
+ * Daemons started in tests take it as their reload bound too (`reloadTimeoutMs`), where the reload's bound is
+ * not what the test is about: a reload's worker starts under tsx here, which a busy machine holds long.
  */
 export const SAFETY_MS = 60_000
 

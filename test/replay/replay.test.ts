@@ -18,7 +18,7 @@ import { replayTrace } from '../../src/replay/drive.js'
 import { readTrace } from '../../src/replay/trace.js'
 import { loggerInto } from '../helpers/logs.js'
 import { pagedConsoleHead } from '../helpers/paged-console.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 
 const HOLD_CUTOUT = { action: 'cutout', title: 'Score Bug' }
 
@@ -55,6 +55,7 @@ async function recordStorm(dir: string): Promise<{ trace: string; config: string
   await writeFile(config, storyConfig())
   const sent: SentCommand[] = []
   const daemon = await Daemon.start({
+    reloadTimeoutMs: SAFETY_MS,
     config,
     drivers: [],
     watch: false,
@@ -193,7 +194,13 @@ describe('record and replay', () => {
     await writeFile(config, `${storyConfig()}record: { file: rec/show.jsonl, max_mb: 5 }\n`)
     await mkdir(join(dir, 'rec'))
     const sent: SentCommand[] = []
-    const daemon = await Daemon.start({ config, drivers: [], watch: false, onCommand: (c) => void sent.push(c) })
+    const daemon = await Daemon.start({
+      config,
+      drivers: [],
+      watch: false,
+      onCommand: (c) => void sent.push(c),
+      reloadTimeoutMs: SAFETY_MS,
+    })
     onTestFinished(() => daemon.stop())
     await until('the application link', () => daemon.status().app.state === 'connected')
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
