@@ -40,6 +40,7 @@ describe('the reloader’s config state', () => {
     const cleared: string[] = []
     const reloader = new ConfigReloader({
       file,
+      timeoutMs: SAFETY_MS,
       apply: () => Promise.resolve(),
       notifier: quietNotifier,
       statusLine: () => '',
@@ -73,6 +74,7 @@ describe('the reloader’s config state', () => {
     const file = await testConfigFile('config-state', GOOD)
     const reloader = new ConfigReloader({
       file,
+      timeoutMs: SAFETY_MS,
       apply: () => Promise.reject(new Error('port 8088 is taken')),
       notifier: quietNotifier,
       statusLine: () => '',
