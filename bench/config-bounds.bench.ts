@@ -8,9 +8,8 @@
  * machine a garbage collection or another process lands in the longest load of any case, the small
  * valid baseline's included.
  *
- * Before this change: a 10,000-character key took 5.9 s on "did you mean" (issue 24), 10,000-deep
- * nesting 249 ms and more (here, 10,000 nested `[` took 0.7 s in the yaml parser alone and then
- * overflowed the stack in its composer).
+ * Before this change (issue 24): a 10,000-character key held the loop for seconds on "did you mean",
+ * and 10,000 nested `[` held it in the yaml parser alone and then overflowed the stack in its composer.
  *
  * The baseline row is a small valid file: the cost of a load that refuses nothing.
  */

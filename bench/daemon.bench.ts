@@ -25,14 +25,13 @@
  * - `--v8-pool-size=1`: one V8 helper thread (concurrent marking and compiling) rather than one per
  *   core; each keeps its own C allocator arena. Idle: 75-76 MB in four runs, against 77-86 MB.
  * - `--liftoff-only`: undici parses HTTP replies with llhttp, compiled to WebAssembly on the first
- *   connection; V8's second, optimising compile of it (TurboFan) takes about 35 MB of compiler memory
- *   for a moment, which the C allocator keeps afterwards (idle: 84-89 MB before, 76-79 MB after).
+ *   connection; V8's second, optimising compile of it (TurboFan) takes tens of MB of compiler memory
+ *   for a moment, which the C allocator keeps afterwards (the idle RSS row shows it).
  *   Liftoff's code parses the application's short replies in microseconds.
  * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses
- *   its mid tier, Maglev), and V8's smaller-heap settings. Under load the daemon stayed at 72-77 MB
- *   over 5 minutes, where it reached 82-90 MB; the cost measured was about 2 % more of one core
- *   (12.5 % instead of 10.3 %, the simulator included), and no change in the jog round trip beyond the
- *   machine's noise (median 1.5 ms against 1.6 ms, p99 3.7 against 4.5).
+ *   its mid tier, Maglev), and V8's smaller-heap settings: less memory under load for a little more
+ *   CPU, and no change in the jog round trip beyond the machine's noise (run the bench with and
+ *   without them, `BENCH_NODE_FLAGS`, for the figures).
  * The bench prints the CPU, jog round trip and memory with whatever flags the launcher has, and
  * `BENCH_NODE_FLAGS` runs it with others, to compare.
  */

@@ -12,7 +12,7 @@
  * memory (start and peak), the time a fresh `GET /api/status` takes meanwhile (probes every 50 ms from
  * the child: median and max), and the turns the engine was handed (events, their total, and for the
  * flood how long after the first it had the whole total). Target: stall under STALL_TARGET_MS and
- * memory under RSS_TARGET_MB. Before this change (issue 24): the loop held 0.9 s.
+ * memory under RSS_TARGET_MB. Before this change (issue 24): the loop held for as long as the flood.
  *
  * The memory verdict is the own process's (built): this process runs the TypeScript through tsx (its
  * loader and compiled sources are resident too) and holds the bench besides the daemon, so its resident

@@ -11,7 +11,7 @@
  * so a cost that only hurts a small box shows. Both runs are children started with the daemon's own V8
  * flags (its launcher line in `src/cli.ts`, as `own-daemon.ts` reads it): the daemon draws its keys
  * under them (no optimising compiler, a 1 MB young generation), and without them V8's optimising
- * compiler alone took ~4 ms of CPU a cold XL page on its own threads, a cost the daemon never pays.
+ * compiler alone costs CPU on its own threads for every cold page, a cost the daemon never pays.
  *
  * The Stream Decks draw their cold keys on the event loop and encode them with the library's
  * asynchronous encoder, as the daemon's do. Key worker threads did it off the loop until issue 41, when
@@ -380,10 +380,9 @@ async function xlRows(): Promise<Row[]> {
   const showPage = pageOn(surface)
   await showPage(freshPage())
   // Each path in its own block of rounds, pages one after another (the first of each block not counted).
-  // Taking turns round by round, as the other rows do, put every cold page right after ~150 ms of the
-  // old paths' work on the loop alone, with the other core idle, and on this machine (a VM) a
-  // core woken from idle does the same work slower for the first few milliseconds: a cold page after
-  // 150 ms idle took ~23 ms and more CPU, and 16 ms with both cores kept awake by a spinner at nice 19.
+  // Taking turns round by round, as the other rows do, put every cold page right after the old paths'
+  // work on the loop alone, with the other core idle, and a core woken from idle (a VM's, at least)
+  // does the same work slower for its first few milliseconds, which the cold page then measured.
   // That wake-up is real on a box whose cores sleep, so it has its own row (cold after idle).
   const [oldCold = NaN, cold = NaN] = await inBlocks(15, [() => serialPage(freshPage()), () => showPage(freshPage())])
   const afterIdle: number[] = []

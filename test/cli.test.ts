@@ -117,7 +117,7 @@ describe('the panelbridge program', () => {
   async function firstLines(child: Program, n: number): Promise<string[]> {
     let gone = false
     void child.closed.then(() => (gone = true))
-    await until(`${n} lines on stdout`, () => child.stdout().split('\n').length > n || gone, 20_000)
+    await until(`${n} lines on stdout`, () => child.stdout().split('\n').length > n || gone)
     const got = child.stdout().split('\n')
     if (got.length <= n) throw new Error(`exited with ${child.child.exitCode} after ${JSON.stringify(got)}`)
     return got.slice(0, n)

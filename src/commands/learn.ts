@@ -58,8 +58,8 @@ const log = createLogger('learn')
 /**
  * ASSUMED: how long `learn` waits for a daemon's `/api/status` before taking the devices itself, ms. It
  * only waits when something accepts the connection and does not answer (with no daemon, loopback refuses
- * at once), and a daemon taken for none makes `learn` fight it for the devices: 3 s, for a daemon busy on
- * a loaded box (700 ms was seen to run out under the test suite's load).
+ * at once), and a daemon taken for none makes `learn` fight it for the devices: 3 s, room for a daemon
+ * whose loop is busy (a reload, a flood of input) or whose machine is.
  */
 export const LEARN_DAEMON_PROBE_MS = 3_000
 /** How long `learn` waits for the daemon's event stream to answer, ms. */

@@ -319,7 +319,7 @@ function drawStaleCover(ctx: KeyPaintContext, background: Rgb, width: number, he
 
 /**
  * Text widths measured once at a reference size and scaled linearly: fitting tries many font sizes, and
- * measuring every candidate line at every size made long labels cost 15-25 ms. Glyph advances of an
+ * measuring every candidate line at every size made long labels the slowest keys. Glyph advances of an
  * outline font scale linearly; hinting and kerning differ by a fraction of a pixel, covered by
  * `FIT_MARGIN`. One process (or page) measures with one font, so the cache is keyed by text alone.
  * `REF_PX` is the reference size (one font unit of the shipped font is 1/32 px there).

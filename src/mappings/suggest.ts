@@ -4,7 +4,7 @@
  * changed letter is one edit, and so is a swap of two neighbours, so `lable`, `titel` and `Runing`
  * find `label`, `title` and `Running`. Case is ignored.
  *
- * The work is bounded whatever the file holds (issue 24: a 10,000-character key took 5.9 s here): a
+ * The work is bounded whatever the file holds (issue 24: a 10,000-character key held the loop): a
  * name longer than SUGGEST_MAX_CHARS gets no suggestion before any comparison, and each comparison
  * stops as soon as it is past the largest distance that would be suggested.
  */

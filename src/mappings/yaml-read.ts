@@ -2,7 +2,7 @@
  * The mapping file's YAML, read with bounded work, and its syntax errors as the author needs them.
  *
  * Depth is refused while parsing: the yaml library's parser and composer work in proportion to depth
- * per token (10,000 nested `[` held the loop 0.7 s before any check could run, and overflowed the
+ * per token (10,000 nested `[` held the loop long before any check could run, and overflowed the
  * stack in the composer). The lexer and parser are driven here token by token, and the file is refused
  * at the first token that opens a level past the limit, at its `line:col`.
  *

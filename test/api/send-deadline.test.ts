@@ -62,6 +62,20 @@ class StandIn {
   }
 }
 
+/** The titles of `barrier`'s calls, one for each connection of the client. */
+const BARRIER_TITLES = [...Array(DEFAULT_CONNECTIONS).keys()].map((i) => `after ${i}`)
+
+/**
+ * A call on every connection of the client, each answered: whatever the client still meant to send has gone
+ * out before these, so what the application received then is all it will ever receive of the earlier calls.
+ */
+async function barrier(client: CommandClient): Promise<void> {
+  const replies = await Promise.all(
+    BARRIER_TITLES.map((title) => client.callByName('schedule', { action: 'automatic', title })),
+  )
+  for (const reply of replies) expect(reply).toMatchObject({ raw: { success: true } })
+}
+
 async function rig(sendDeadlineMs?: number) {
   const app = new StandIn()
   await app.start()
@@ -95,7 +109,7 @@ async function rig(sendDeadlineMs?: number) {
 
 describe('a command not on the wire within its deadline is dropped', () => {
   it('seven presses on a hung application that restarts 700 ms later: the queued ones never reach it; their keys fail', async () => {
-    const { app, surfaces, pressAll } = await rig()
+    const { app, client, surfaces, pressAll } = await rig()
     const pressedAt = pressAll()
     // As many as the client has connections are on the wire (and hang); the rest wait.
     await until('the first presses to reach the application', () => app.received.length === DEFAULT_CONNECTIONS)
@@ -111,12 +125,18 @@ describe('a command not on the wire within its deadline is dropped', () => {
     app.restart()
     // The ones on the wire fail with the lost connection.
     await until('the hung presses to fail', () => [...onWire].every((t) => surfaces.of(keyOf(t!))?.badge === 'failed'))
-    const after = app.received.length
-    await new Promise((r) => setTimeout(r, 300))
-    // Nothing that waited was sent after the restart: only the four that were on the wire ever arrived.
-    expect(app.received.length).toBe(after)
-    expect(app.received.map((r) => r.title).sort()).toEqual([...onWire].sort())
-    expect(app.received.every((r) => r.at - pressedAt < DEFAULT_SEND_DEADLINE_MS)).toBe(true)
+    const before = app.received.map((r) => r.title)
+    // Nothing that waited was sent after the restart. Proven by what came after, not by waiting: a call on
+    // every connection the client has, answered; a dropped press sent late would have gone out before them.
+    await barrier(client)
+    expect(before.sort()).toEqual([...onWire].sort())
+    expect(
+      app.received
+        .map((r) => r.title)
+        .slice(before.length)
+        .sort(),
+    ).toEqual(BARRIER_TITLES)
+    expect(app.received.slice(0, before.length).every((r) => r.at - pressedAt < DEFAULT_SEND_DEADLINE_MS)).toBe(true)
   })
 
   it('a restart within the deadline drops what waited too: nothing queued outlives a lost connection', async () => {
@@ -132,13 +152,16 @@ describe('a command not on the wire within its deadline is dropped', () => {
     expect(dropped.map((e) => [e.code, e.reason])).toEqual(
       Array(PRESSES - DEFAULT_CONNECTIONS).fill(['NETWORK', 'reconnect']),
     )
-    // The application, back, answers a new call; none of the dropped ones ever arrive.
-    await expect(client.callByName('schedule', { action: 'automatic', title: 'after' })).resolves.toMatchObject({
-      raw: { success: true },
-    })
-    await new Promise((r) => setTimeout(r, 200))
-    expect(app.received.map((r) => r.title)).toHaveLength(DEFAULT_CONNECTIONS + 1)
-    expect(app.received.at(-1)!.title).toBe('after')
+    // The application, back, answers new calls on every connection; none of the dropped ones ever arrive
+    // (one sent late would have gone out before them).
+    await barrier(client)
+    expect(app.received.map((r) => r.title)).toHaveLength(DEFAULT_CONNECTIONS + BARRIER_TITLES.length)
+    expect(
+      app.received
+        .map((r) => r.title)
+        .slice(DEFAULT_CONNECTIONS)
+        .sort(),
+    ).toEqual(BARRIER_TITLES)
   })
 
   it('a call the application takes at once is not cut by the deadline, however long its reply takes', async () => {

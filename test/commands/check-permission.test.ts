@@ -40,5 +40,5 @@ describe('check of a file this user may not read', () => {
     expect(stderr).toContain(
       `panelbridge: cannot read ${file}: permission denied; try: sudo panelbridge check ${file}\n`,
     )
-  }, 60_000)
+  })
 })

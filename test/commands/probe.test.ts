@@ -208,7 +208,7 @@ describe.each(profileNames())('probe against the simulator playing %s', (name) =
         await send('duplicateTitle', 'title=Breaking%20News')
       },
     )
-  }, 30_000)
+  })
   afterAll(async () => {
     await sim.close()
   })

@@ -45,7 +45,7 @@ ${SURFACES}`)
         'the port is in use (is the application running here?); to drive the application there, remove ' +
         'app.simulate (or set it to false); to keep the simulator, give app.url another port\n',
     )
-  }, 60_000)
+  })
 
   it('its notifications port taken: names app.notifications', async () => {
     const [http, ws] = [await freePort(), await takenPort()]
@@ -56,7 +56,7 @@ ${SURFACES}`)
     expect(code, out).toBe(EXIT_CONFIG)
     expect(out).toContain(`cannot listen on 127.0.0.1:${ws}: the port is in use (is the application running here?)`)
     expect(out).toContain('give app.notifications another port')
-  }, 60_000)
+  })
 
   it('an application of apps: names its own entry', async () => {
     const port = await takenPort()
@@ -70,7 +70,7 @@ ${SURFACES}`)
     expect(out).toContain(`the built-in simulator (apps.backup.simulate) cannot listen on 127.0.0.1:${port}`)
     expect(out).toContain('remove apps.backup.simulate (or set it to false)')
     expect(out).toContain('give apps.backup.url another port')
-  }, 60_000)
+  })
 })
 
 describe('run: the other configuration failures exit 78 too', () => {
@@ -82,13 +82,13 @@ listen: { host: 127.0.0.1, port: ${port} }
 ${SURFACES}`)
     expect(code, out).toBe(EXIT_CONFIG)
     expect(out).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use`)
-  }, 60_000)
+  })
 
   it('a refused file', async () => {
     const { code, out } = await run('version: 1\napp: { url: 12 }\n')
     expect(code, out).toBe(EXIT_CONFIG)
     expect(out).toMatch(/config\.yaml: refused \(\d+ errors?\)/)
-  }, 60_000)
+  })
 
   it('anything else is 1 (systemd may restart it): the classification', () => {
     const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'listen' })
@@ -112,5 +112,5 @@ describe('sim: its port taken', () => {
       `panelbridge: cannot start the simulator: cannot listen on 127.0.0.1:${port}: the port is in use ` +
         '(is the application running here?); give --port another port\n',
     )
-  }, 60_000)
+  })
 })

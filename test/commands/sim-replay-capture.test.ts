@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { parseSimArgs } from '../../src/commands/sim.js'
 import { loadProfiles } from '../../src/app-kit/simulator/profile.js'
 import { runCli } from '../helpers/cli.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pb-replay-capture-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -46,7 +47,7 @@ describe('sim --replay-capture', () => {
 
   it('plays the capture: its profile is named in the start-up lines and its facts are what the simulator answers', async () => {
     const sim = runCli(['sim', '--port', '0', '--ws-port', '0', '--replay-capture', captureFile()])
-    await expect.poll(() => sim.lines.length, { timeout: 20_000, interval: 25 }).toBeGreaterThanOrEqual(4)
+    await expect.poll(() => sim.lines.length, { timeout: SAFETY_MS, interval: 25 }).toBeGreaterThanOrEqual(4)
     expect(sim.lines[3]).toBe('application profile: capture-box-2-probe')
     const url = /listening on (http:\/\/\S+)/.exec(sim.lines[0]!)![1]!
     // values: strings, as the capture saw: a number of the contract comes as text.
@@ -57,7 +58,7 @@ describe('sim --replay-capture', () => {
     expect(info.result.success).toBe('true')
     sim.child.kill('SIGTERM')
     expect(await sim.exited).toBe(0)
-  }, 30_000)
+  })
 
   it('--write-profile writes the capture as a profile file that loads, and never over an existing file', async () => {
     const folder = mkdtempSync(join(dir, 'profiles-'))
@@ -73,7 +74,7 @@ describe('sim --replay-capture', () => {
     expect(await again.exited).toBe(1)
     expect(again.lines.join('\n')).toMatch(/cannot write .*EEXIST/)
     expect(readFileSync(out, 'utf8')).toBe(before)
-  }, 30_000)
+  })
 
   it('a file that is no capture: exit 1, naming it', async () => {
     const bad = join(dir, 'not-a-capture.json')
@@ -81,5 +82,5 @@ describe('sim --replay-capture', () => {
     const sim = runCli(['sim', '--port', '0', '--ws-port', '0', '--replay-capture', bad])
     expect(await sim.exited).toBe(1)
     expect(sim.lines.join('\n')).toMatch(/cannot play the capture: .*not-a-capture\.json/)
-  }, 30_000)
+  })
 })

@@ -48,7 +48,7 @@ async function startDaemon(): Promise<Started> {
 describe('a stop that ends by a signal', () => {
   it('SIGTERM, then SIGHUPs every few ms: exits 0 within the bound, each late signal logged and ignored', async () => {
     const d = await startDaemon()
-    await d.waitFor(/panelbridge running: http:\/\/127\.0\.0\.1:\d+/, 30_000)
+    await d.waitFor(/panelbridge running: http:\/\/127\.0\.0\.1:\d+/)
     let gone = false
     void d.exited.then(() => (gone = true))
     const stopAt = performance.now()
@@ -70,27 +70,28 @@ describe('a stop that ends by a signal', () => {
       await new Promise((r) => setTimeout(r, 3))
     }
     const exit = await d.exited
+    // Exit 0 is the bound kept: a close that outlasts STOP_BOUND_MS exits 1 and says so (the stop's own
+    // timer decides, not this test's clock, which a busy machine stretches).
     expect({ code: exit.code, signal: exit.signal }, d.output()).toEqual({ code: 0, signal: null })
-    expect(exit.at - stopAt).toBeLessThan(STOP_BOUND_MS + 1000)
+    expect(d.output()).not.toMatch(/stop took longer than/)
     expect(sent).toBeGreaterThan(0)
     await d.closed
     // The first late signal is logged as ignored (later ones may be said once, not each).
     expect(d.output()).toMatch(/signal ignored while stopping/)
-  }, 60_000)
+  })
 
   it('a SIGHUP while starting (systemd may reload once READY=1 is sent): taken and acted on as a reload, then a clean stop', async () => {
     const d = await startDaemon()
     // A line the daemon logs from inside its start, after the simulator is up: before `run` listens for signals.
-    await d.waitFor(/SIMULATED: the built-in simulator stands in/, 30_000)
+    await d.waitFor(/SIMULATED: the built-in simulator stands in/)
     d.child.kill('SIGHUP')
     await d.waitFor(
       /signal taken while starting: acted on now","signal":"SIGHUP"|"signal":"SIGHUP".*signal taken while starting/,
-      30_000,
     )
-    await d.waitFor(/"msg":"config reloaded"/, 30_000)
-    await d.waitFor(/panelbridge running: http:/, 30_000)
+    await d.waitFor(/"msg":"config reloaded"/)
+    await d.waitFor(/panelbridge running: http:/)
     d.child.kill('SIGTERM')
     const exit = await d.exited
     expect({ code: exit.code, signal: exit.signal }, d.output()).toEqual({ code: 0, signal: null })
-  }, 60_000)
+  })
 })

@@ -27,8 +27,10 @@ describe('untilStopped', () => {
     const { log, records } = capture()
     const stop = new AbortController()
     const close = vi.fn(() => Promise.resolve())
+    vi.useFakeTimers()
     const done = untilStopped(close, { log, stop: stop.signal })
-    await new Promise((r) => setTimeout(r, 10))
+    // No stop yet: however long it waits (fake time, well past the stop bound), nothing is closed.
+    await vi.advanceTimersByTimeAsync(STOP_BOUND_MS * 10)
     expect(close).not.toHaveBeenCalled()
     stop.abort('SIGTERM')
     expect(await done).toBe(EXIT_OK)

@@ -10,7 +10,7 @@ import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import { captureLogs } from '../helpers/logs.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { appsHead, configFile, direct, ownSimulator } from './apps-rig.js'
 import { freePort, saveAsEditors, takenPort } from './helpers.js'
 
@@ -89,7 +89,7 @@ async function startDaemon(text: string): Promise<{ daemon: Daemon; metrics: Pro
   const file = await configFile('pb-apps-', text)
   captureLogs()
   const metrics = new PrometheusMetrics({ processMetrics: false })
-  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics })
+  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics, reloadTimeoutMs: SAFETY_MS })
   onTestFinished(() => daemon.stop())
   return { daemon, metrics, file }
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseDocument, type Document } from 'yaml'
 import { BUNDLED_CONFIG, Daemon, type DaemonOptions } from '../../src/daemon/daemon.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 export interface BundledDaemon {
   daemon: Daemon
@@ -26,7 +27,7 @@ export async function startBundledDaemon(
   edit.doc?.(doc)
   const config = join(dir, 'config.yaml')
   await writeFile(config, String(doc))
-  return { daemon: await Daemon.start({ config, drivers, watch: false }), dir }
+  return { daemon: await Daemon.start({ config, drivers, watch: false, reloadTimeoutMs: SAFETY_MS }), dir }
 }
 
 export async function stopBundledDaemon(started: BundledDaemon | undefined): Promise<void> {

@@ -29,14 +29,14 @@ function manyBindings(count: number): string {
 }
 
 describe('the reload’s load in a worker thread', () => {
-  it('gives what the loader gives on the main thread: the reference file whole', { timeout: 60_000 }, async () => {
+  it('gives what the loader gives on the main thread: the reference file whole', async () => {
     const text = await readFile(REFERENCE, 'utf8')
     const [off, on] = [await loadConfigOffLoop(REFERENCE), await loadConfigText(text, REFERENCE)]
     expect(off.config).toBeDefined()
     expect(off).toEqual(on)
   })
 
-  it('gives every problem of a refused file, placed', { timeout: 60_000 }, async () => {
+  it('gives every problem of a refused file, placed', async () => {
     const file = join(await testDir('config-load'), 'bad.yaml')
     const text = 'version: 1\nsurfaces:\n  desk: { driver: web, rows: 99, columns: 1 }\nbindings:\n  - on: nope/key:0\n'
     await writeFile(file, text)
@@ -46,7 +46,7 @@ describe('the reload’s load in a worker thread', () => {
     expect(off).toEqual(await loadConfigText(text, file))
   })
 
-  it('a daemon’s reload of 1,900 bindings keeps its loop turning', { timeout: 120_000 }, async () => {
+  it('a daemon’s reload of 1,900 bindings keeps its loop turning', async () => {
     const file = join(await testDir('config-load'), 'config.yaml')
     await writeFile(file, manyBindings(1))
     const prev = setLogSink(() => undefined)
@@ -58,12 +58,16 @@ describe('the reload’s load in a worker thread', () => {
     await writeFile(file, manyBindings(1900))
     const h = monitorEventLoopDelay({ resolution: 5 })
     h.enable()
+    const started = performance.now()
     expect(await daemon.reload()).toBe(true)
+    const took = performance.now() - started
+    // One more turn of the sampler's timer, so that a stall at the reload's very end is counted too.
     await new Promise((resolve) => setTimeout(resolve, 20))
     h.disable()
     expect(daemon.controlState('desk', 'key:59')).toMatchObject({ label: 'T59' })
-    // On a quiet box the longest stall is tens of ms (the engine's apply); loaded, a few hundred. The
-    // loader on the loop held it for several seconds on this machine.
-    expect(h.max / 1e6).toBeLessThan(1500)
+    // Against the reload's own length, measured in the same run (a busy machine stretches both): the loader
+    // on the loop held it for nearly all of the reload; in its worker the loop turns throughout. The
+    // stall's figure itself is `npm run bench config-reload`'s.
+    expect(h.max / 1e6).toBeLessThan(took / 2)
   })
 })

@@ -12,7 +12,7 @@ import { DaemonProjection } from '../../src/daemon/projection.js'
 import { ConfigReloader, RELOAD_ERROR_KEY, type ConfigState } from '../../src/daemon/reload.js'
 import type { Notifier } from '../../src/daemon/sd-notify.js'
 import { createLogger, setLogSink } from '../../src/log.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { call } from './helpers.js'
 import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
 import { testConfigFile } from '../helpers/files.js'
@@ -40,6 +40,7 @@ describe('the reloader’s config state', () => {
     const cleared: string[] = []
     const reloader = new ConfigReloader({
       file,
+      timeoutMs: SAFETY_MS,
       apply: () => Promise.resolve(),
       notifier: quietNotifier,
       statusLine: () => '',
@@ -73,6 +74,7 @@ describe('the reloader’s config state', () => {
     const file = await testConfigFile('config-state', GOOD)
     const reloader = new ConfigReloader({
       file,
+      timeoutMs: SAFETY_MS,
       apply: () => Promise.reject(new Error('port 8088 is taken')),
       notifier: quietNotifier,
       statusLine: () => '',
@@ -105,7 +107,7 @@ describe('the daemon', () => {
   it('says on /api/status and /metrics that a pushed file was refused and an older mapping runs, until a good one', async () => {
     const file = await testConfigFile('config-state', GOOD)
     const prev = setLogSink(() => undefined)
-    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+    const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(async () => {
       await daemon.stop()
       setLogSink(prev)
@@ -145,7 +147,7 @@ describe('the daemon', () => {
     // The refusal is still listed, marked cleared: the page's strip drops it.
     expect(daemon.recentErrors()[0]).toMatchObject({ message: expect.stringMatching(/^config refused: /) })
     expect(daemon.recentErrors()[0]!.cleared).toEqual(expect.any(String))
-  }, 30_000)
+  })
 })
 
 describe('the recent errors', () => {

@@ -10,8 +10,9 @@ import { Daemon, DaemonConfigError, defaultConfigPath, BUNDLED_CONFIG } from '..
 import { SYSTEM_CONFIG } from '../../src/defaults.js'
 import { simulatedConfig } from '../helpers/config.js'
 import { captureLogs } from '../helpers/logs.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
-const WAIT = { timeout: 5000, interval: 10 }
+const WAIT = { timeout: SAFETY_MS, interval: 10 }
 
 const BASE = simulatedConfig(
   `  - on: console/key:0
@@ -29,7 +30,7 @@ async function start(text = BASE) {
   // Finished in reverse: the daemon stops, then the sink comes back, then the folder goes.
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const logs = captureLogs()
-  const daemon = await Daemon.start({ config: file, drivers: [] })
+  const daemon = await Daemon.start({ config: file, drivers: [], reloadTimeoutMs: SAFETY_MS })
   onTestFinished(() => daemon.stop())
   return { daemon, file, dir, logs }
 }

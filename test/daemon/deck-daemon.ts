@@ -7,6 +7,7 @@ import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js'
 import { MemoryStreamDeckTransport } from '../surfaces/helpers/fake-hid.js'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { deckDriver } from '../surfaces/helpers/manager.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 export async function deckDaemon(
   file: string,
@@ -15,6 +16,7 @@ export async function deckDaemon(
 ): Promise<{ daemon: Daemon; transport: MemoryStreamDeckTransport; hotplug: FakeHotplug }> {
   const hotplug = new FakeHotplug()
   const daemon = await Daemon.start({
+    reloadTimeoutMs: SAFETY_MS,
     config: file,
     drivers: [deckDriver(transport)],
     hotplug,

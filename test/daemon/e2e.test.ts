@@ -11,17 +11,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { STOP_BOUND_MS } from '../../src/defaults.js'
 import { runCli, type CliChild } from '../helpers/cli.js'
 import { e2eConfig, saveAsEditors } from './helpers.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
-const WAIT = { timeout: 10_000, interval: 25 }
+const WAIT = { timeout: SAFETY_MS, interval: 25 }
 
 const start = (args: string[]): CliChild => runCli(args)
 
 async function waitForLine(c: CliChild, re: RegExp): Promise<RegExpExecArray> {
   let m: RegExpExecArray | null = null
-  await expect.poll(() => (m = re.exec(c.stdout())) !== null, { timeout: 20_000, interval: 25 }).toBe(true)
+  await expect.poll(() => (m = re.exec(c.stdout())) !== null, { timeout: SAFETY_MS, interval: 25 }).toBe(true)
   return m!
 }
 
@@ -98,7 +98,7 @@ describe('panelbridge run with the simulator as its own process', () => {
     const ports = { http: Number(new URL(sim.http).port), ws: Number(new URL(sim.ws).port) }
     await startSim(log2, ports)
     await expect
-      .poll(async () => (await api(base, 'api/status')).body.app, { timeout: 15_000, interval: 50 })
+      .poll(async () => (await api(base, 'api/status')).body.app, { timeout: SAFETY_MS, interval: 50 })
       .toMatchObject({
         state: 'connected',
       })
@@ -118,9 +118,7 @@ describe('panelbridge run with the simulator as its own process', () => {
     const code = daemon.exited
     daemon.child.kill('SIGTERM')
     expect(await code).toBe(0)
-    // Its own process, a simulator, an outage and reloads from sources (each reload a fresh worker with tsx
-    // loaded): about 16 s on a quiet 2-core machine, so the default 20 s left no room.
-  }, 60_000)
+  })
 
   it('SIGTERM during a jog storm exits within the bound with no unhandled rejection; a second SIGTERM changes nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-e2e-'))
@@ -148,16 +146,15 @@ describe('panelbridge run with the simulator as its own process', () => {
     await expect
       .poll(() => logged(join(dir, 'sim.jsonl')).filter((e) => e.name === 'replay_set_scrub_position').length, WAIT)
       .toBeGreaterThan(3)
-    const started = Date.now()
     daemon.child.kill('SIGTERM')
     await new Promise((r) => setTimeout(r, 50))
     daemon.child.kill('SIGTERM')
     const code = await daemon.exited
-    const took = Date.now() - started
     storming = false
     await storm
+    // Exit 0 is the bound kept: a close that outlasts STOP_BOUND_MS exits 1 and says so.
     expect(code).toBe(0)
-    expect(took).toBeLessThan(STOP_BOUND_MS + 1000)
+    expect(daemon.stderr() + daemon.stdout()).not.toMatch(/stop took longer than/)
     expect(daemon.stderr()).not.toMatch(/unhandled|UnhandledPromiseRejection/i)
   })
 })

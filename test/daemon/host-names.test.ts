@@ -22,6 +22,7 @@ import { formatProblem, loadConfigFile } from '../../src/mappings/load.js'
 import { WebSurfaceServer } from '../../src/surfaces/web/server.js'
 import { call, sampleDaemon } from './helpers.js'
 import { testDir } from '../helpers/files.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 const records: LogRecord[] = []
 const previousSink = setLogSink((r) => records.push(r))
@@ -129,7 +130,7 @@ surfaces:
   console: { driver: web, rows: 1, columns: 2 }
 `
     await writeFile(file, text('GFX-Box.lan'))
-    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+    const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(() => daemon.stop())
     const port = new URL(daemon.url).port
     const get = (host: string, path: string) =>

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { CommandEvent } from '../../src/daemon/api.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 
 const CONFIG = `version: 1
 app: { url: http://127.0.0.1:0, simulate: true }
@@ -46,7 +46,13 @@ async function startDaemon(): Promise<Rig> {
   await writeFile(file, CONFIG)
   const previous = setLogSink(() => undefined)
   const commands: CommandEvent[] = []
-  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, onCommand: (c) => commands.push(c) })
+  const daemon = await Daemon.start({
+    config: file,
+    drivers: [],
+    watch: false,
+    onCommand: (c) => commands.push(c),
+    reloadTimeoutMs: SAFETY_MS,
+  })
   cleanups.push(async () => {
     await daemon.stop()
     setLogSink(previous)
@@ -149,7 +155,7 @@ describe('a page that floods the daemon', () => {
         .reduce((total, c) => total + Number(c.params.position), 0)
     await until('the whole flood at the application', () => sent() === FRAMES, 30_000)
     expect(rig.commands.length).toBeLessThan(FRAMES / 20)
-  }, 120_000)
+  })
 
   it('a reader of /api/events that keeps up keeps its stream through a page’s 5,000 turns and sees their total', async () => {
     const rig = await startDaemon()
@@ -182,5 +188,5 @@ describe('a page that floods the daemon', () => {
     expect(rig.turns.sum).toBe(15_000)
     expect(closed).toBe(false)
     expect(text).not.toContain('event: dropped')
-  }, 60_000)
+  })
 })

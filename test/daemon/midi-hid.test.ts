@@ -23,10 +23,11 @@ import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
 import { testConfigFile } from '../helpers/files.js'
 import { simulatedConfig } from '../helpers/config.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 const writeConfig = (text: string): Promise<string> => testConfigFile('midi-hid', text)
 
-const WAIT = { timeout: 5000, interval: 10 }
+const WAIT = { timeout: SAFETY_MS, interval: 10 }
 const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0'
 const PEDAL = { path: '/dev/hidraw5', vendorId: 0x05f3, productId: 0x00ff, product: 'VEC USB Footpedal' }
 
@@ -61,6 +62,7 @@ async function start(config: string) {
   const backend = new FakeMidiBackend({ inputs: [PORT], outputs: [PORT] })
   const hid = new MemoryHidTransport([PEDAL])
   const daemon = await Daemon.start({
+    reloadTimeoutMs: SAFETY_MS,
     config: file,
     drivers: [new MidiDriver({ backend }), new ReportMapDriver({ transport: hid })],
     hotplug: new FakeHotplug(true),
@@ -202,6 +204,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
     const XTOUCH = 'X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0'
     const backend = new FakeMidiBackend({ inputs: [XTOUCH], outputs: [XTOUCH] })
     const daemon = await Daemon.start({
+      reloadTimeoutMs: SAFETY_MS,
       config: file,
       drivers: [new MidiDriver({ backend })],
       hotplug: new FakeHotplug(true),
@@ -292,7 +295,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
         '  pads: { driver: midi, input: APC mini, profile: apc-mini-mk2 }\n',
       ),
     )
-    const daemon = await Daemon.start({ config: file, watch: false })
+    const daemon = await Daemon.start({ config: file, watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     expect(stateOf(daemon, 'pads')).toBe('waiting')
@@ -320,7 +323,7 @@ describe('the daemon with MIDI and HID surfaces', () => {
   it('with the real drivers and a config without MIDI: the MIDI system is left alone (no line)', async () => {
     const logs = captureLogs()
     const file = await writeConfig(simulatedConfig('[]\n'))
-    const daemon = await Daemon.start({ config: file, watch: false })
+    const daemon = await Daemon.start({ config: file, watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(() => daemon.stop())
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     // A reload has rescanned every driver by the time it resolves.

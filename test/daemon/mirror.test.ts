@@ -11,7 +11,7 @@ import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
 import type { SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { appsHead, configFile, direct, ownSimulator, readyToScrub } from './apps-rig.js'
 
 const WAIT = { timeout: 20_000, interval: 20 }
@@ -40,7 +40,7 @@ async function startDaemon(text: string) {
   const file = await configFile('pb-mirror-', text)
   const logs = captureLogs()
   const metrics = new PrometheusMetrics({ processMetrics: false })
-  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics })
+  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, metrics, reloadTimeoutMs: SAFETY_MS })
   onTestFinished(() => daemon.stop())
   await expect.poll(() => daemon.status().apps?.map((a) => a.link.state), WAIT).toEqual(['connected', 'connected'])
   const key = (k: string) => daemon.controlState('console', k)
@@ -86,7 +86,6 @@ describe('a main and its backup', () => {
     main.http.reset()
     backup.http.reset()
     const { daemon } = await startDaemon(configOf(main, backup))
-    const started = Date.now()
     let sum = 0
     for (let i = 0; i < 60; i++) {
       const delta = [1, 2, -1][i % 3]!
@@ -99,9 +98,8 @@ describe('a main and its backup', () => {
     }
     const expected = (Math.round(5 * fps) + sum) / fps
     await expect.poll(() => main.state.replay.scrubPosition, WAIT).toBeCloseTo(expected, 6)
-    const mainDone = Date.now() - started
-    // The backup's seed alone takes 2 s: the main got there first, within a single application's bound.
-    expect(mainDone).toBeLessThan(2000)
+    // The main got there first: the backup, whose every answer is held, has not moved yet. The order shows
+    // it, not this test's clock.
     expect(backup.state.replay.scrubPosition).toBeCloseTo(5, 6)
     // The backup gets there too, latest-wins: one scrub in flight at a time, far fewer than the turns.
     await expect.poll(() => backup.state.replay.scrubPosition, WAIT).toBeCloseTo(expected, 6)
@@ -151,10 +149,8 @@ describe('a main and its backup', () => {
     const cut = Date.now()
     await direct(backup, 'schedule', { action: 'cutout', title: TITLE })
     await expect.poll(() => key('key:0'), WAIT).toMatchObject({ badge: 'diverged', detail: `backup: ${TITLE} off air` })
-    const after = Date.now() - cut
-    expect(after).toBeGreaterThanOrEqual(TOLERANCE_MS)
-    // Within the tolerance, plus the notification's way and a loaded machine's slack.
-    expect(after).toBeLessThan(TOLERANCE_MS + 1500)
+    // Not before the tolerance has passed (a lower bound, which a busy machine cannot break).
+    expect(Date.now() - cut).toBeGreaterThanOrEqual(TOLERANCE_MS)
     expect(key('key:0')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
     expect(logs.filter((l) => l.message.startsWith(`diverged: ${TITLE}`))).toHaveLength(1)
     expect(await metrics.text()).toMatch(/panelbridge_mirror_diverged_total\{app="backup",reason="state"\} 1/)

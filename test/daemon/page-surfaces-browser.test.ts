@@ -21,6 +21,7 @@ import { startBundledDaemon, stopBundledDaemon, type BundledDaemon } from './bun
 import { MidiDriver } from '../../src/surfaces/midi/driver.js'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
 import { FakeMidiBackend } from '../surfaces/helpers/fake-midi.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 const requireBrowser = useChromium('the page surfaces test')
 let started: BundledDaemon | undefined
@@ -173,6 +174,7 @@ describe('a generic MIDI controller plugged in', () => {
         `surfaces:\n  pads: { driver: midi, input: 'Launch Pads' }\nbindings:\n${padBindings}\n`,
     )
     const plugged = await Daemon.start({
+      reloadTimeoutMs: SAFETY_MS,
       config: file,
       drivers: [new MidiDriver({ backend: new FakeMidiBackend({ inputs: [port], outputs: [port] }) })],
       hotplug: new FakeHotplug(true),

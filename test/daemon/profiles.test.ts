@@ -19,7 +19,7 @@ import { DEFAULT_CONFIRM_MS, DEFAULT_PLAY_COLORS } from '../../src/mappings/cons
 import { TAP_HINT_MS } from '../../src/mappings/behaviours/press.js'
 import { getProfile, profileNames, startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { direct, readyToScrub } from './apps-rig.js'
 import { E2E_TITLE, e2eConfig, saveAsEditors } from './helpers.js'
 
@@ -52,7 +52,7 @@ async function bench(profile: string) {
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'config.yaml')
   await writeFile(file, configText(sim))
-  const daemon = await Daemon.start({ config: file, drivers: [] })
+  const daemon = await Daemon.start({ config: file, drivers: [], reloadTimeoutMs: SAFETY_MS })
   onTestFinished(() => daemon.stop())
   await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
   const key = (): ControlState => {

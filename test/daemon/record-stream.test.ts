@@ -17,7 +17,7 @@ import { startDaemonServer, type DaemonServer, type DaemonServerLimits } from '.
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { loggerInto } from '../helpers/logs.js'
 import { pagedConsoleHead } from '../helpers/paged-console.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { call, FakeDaemon, fileLogs, TOKEN } from './helpers.js'
 
 const records = fileLogs()
@@ -76,6 +76,7 @@ async function daemonIn(dir: string, record: boolean | string): Promise<Daemon> 
   await writeFile(config, CONFIG)
   const file = typeof record === 'string' ? record : join(dir, 'show.jsonl')
   const daemon = await Daemon.start({
+    reloadTimeoutMs: SAFETY_MS,
     config,
     drivers: [],
     watch: false,

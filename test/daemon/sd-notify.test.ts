@@ -15,6 +15,7 @@ import { createNotifier } from '../../src/daemon/sd-notify.js'
 import { createLogger } from '../../src/log.js'
 import { runCli } from '../helpers/cli.js'
 import { LABEL_KEY, simulatedConfig } from '../helpers/config.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 const LISTENER = `
 import json, socket, sys, time
@@ -59,14 +60,17 @@ describe('sd_notify', () => {
     const cli = runCli(['run', '--config', config], { env: { NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: '400000' } })
     const daemon = cli.child
     const has = (field: string) => received.filter((d) => d.fields.includes(field))
-    await vi.waitFor(() => expect(has('READY=1')).toHaveLength(1), { timeout: 15_000, interval: 20 })
+    await vi.waitFor(() => expect(has('READY=1')).toHaveLength(1), { timeout: SAFETY_MS, interval: 20 })
     const ready = has('READY=1')[0]!
     expect(ready.fields).toContain(`MAINPID=${daemon.pid}`)
     expect(ready.fields.find((f) => f.startsWith('STATUS='))).toMatch(
       /^STATUS=application (connected|link down) \(SIMULATED\); 1 surface open$/,
     )
 
-    await vi.waitFor(() => expect(has('WATCHDOG=1').length).toBeGreaterThanOrEqual(5), { timeout: 5000, interval: 20 })
+    await vi.waitFor(() => expect(has('WATCHDOG=1').length).toBeGreaterThanOrEqual(5), {
+      timeout: SAFETY_MS,
+      interval: 20,
+    })
     const pings = has('WATCHDOG=1').map((d) => d.at)
     const gaps = pings.slice(1).map((t, i) => t - pings[i]!)
     // Half of 400 ms; the median keeps a busy moment on a shared machine from deciding.
@@ -74,13 +78,13 @@ describe('sd_notify', () => {
     expect(median(gaps)).toBeLessThan(300)
 
     daemon.kill('SIGHUP')
-    await vi.waitFor(() => expect(has('RELOADING=1')).toHaveLength(1), { timeout: 5000, interval: 20 })
+    await vi.waitFor(() => expect(has('RELOADING=1')).toHaveLength(1), { timeout: SAFETY_MS, interval: 20 })
     expect(has('RELOADING=1')[0]!.fields.some((f) => /^MONOTONIC_USEC=\d+$/.test(f))).toBe(true)
-    await vi.waitFor(() => expect(has('READY=1')).toHaveLength(2), { timeout: 5000, interval: 20 })
+    await vi.waitFor(() => expect(has('READY=1')).toHaveLength(2), { timeout: SAFETY_MS, interval: 20 })
 
     daemon.kill('SIGTERM')
     expect(await cli.exited).toBe(0)
-    await vi.waitFor(() => expect(has('STOPPING=1')).toHaveLength(1), { timeout: 5000, interval: 20 })
+    await vi.waitFor(() => expect(has('STOPPING=1')).toHaveLength(1), { timeout: SAFETY_MS, interval: 20 })
   })
 
   it('sends nothing without NOTIFY_SOCKET', () => {

@@ -87,5 +87,5 @@ describe('remote API under hostile input', () => {
     // The generators reach both sides: accepted events and every kind of refusal.
     expect([...seen].sort((a, b) => a - b)).toEqual([200, 400, 404, 405, 409])
     expect(daemon.injections.length).toBeGreaterThan(0)
-  }, 120_000)
+  })
 })

@@ -580,7 +580,7 @@ describe('the web page mounted in the daemon server', () => {
     const script = await call(s.url, 'GET', '/client.js')
     expect(script.status).toBe(200)
     expect(script.text).toContain('/api/status')
-  }, 30_000)
+  })
 
   it('opens the page’s WebSocket from the page’s own Origin, and a press on it reaches the surface', async () => {
     const { s, surface } = await withWeb()

@@ -93,7 +93,7 @@ describe('the status strip', () => {
     await poll(page, STRIP_NOTICE_MS + STATUS_POLL_MS)
     await expect.poll(() => page.locator('#daemon-status .notice').count()).toBe(0)
     expect(await strip(page)).toContain('application: connected')
-  }, 30_000)
+  })
 
   it('says "config refused" while an older mapping runs, then "config reloaded"', async () => {
     const daemon = new ConfigDaemon()
@@ -114,5 +114,5 @@ describe('the status strip', () => {
     const text = await clearedError(page, daemon, '2026-11-26T09:01:00.000Z')
     expect(text).toContain('config reloaded')
     expect(text).not.toContain('refused')
-  }, 30_000)
+  })
 })

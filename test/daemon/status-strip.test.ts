@@ -76,7 +76,7 @@ describe('the status strip', () => {
     expect(after).toContain('application: connected')
     expect(after).not.toContain('SIMULATED')
     expect(after).not.toContain('TITLE_NOT_FOUND')
-  }, 30_000)
+  })
 
   it('works beyond loopback through the ?token= link: the cookie carries the page, its WebSocket and the strip', async () => {
     daemon.simulated = true
@@ -86,7 +86,7 @@ describe('the status strip', () => {
     expect(page.url()).toBe(`http://127.0.0.1:${s.port}/`)
     await page.waitForSelector('#daemon-status:not([hidden]) .simulated')
     expect(await strip(page)).toContain('application: connected')
-  }, 30_000)
+  })
 
   it('stays hidden when the page is served without a daemon', async () => {
     const url = await web.listen({ port: 0 })
@@ -100,5 +100,5 @@ describe('the status strip', () => {
     await page.waitForSelector('#status.live')
     expect(await page.locator('#daemon-status').isHidden()).toBe(true)
     expect(await strip(page)).toBe('')
-  }, 30_000)
+  })
 })

@@ -10,6 +10,7 @@ import { setLogSink } from '../../src/log.js'
 import { simulatedConfig } from '../helpers/config.js'
 import { testConfigFile } from '../helpers/files.js'
 import { call } from './helpers.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 /** `state → value` of every panelbridge_surfaces sample. */
 function byState(text: string): Record<string, number> {
@@ -35,7 +36,7 @@ describe('panelbridge_surfaces{state}', () => {
   it('says on a live daemon’s /metrics that its web surface is open', async () => {
     const file = await testConfigFile('surface-states', simulatedConfig('[]'))
     const prev = setLogSink(() => undefined)
-    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+    const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(async () => {
       await daemon.stop()
       setLogSink(prev)

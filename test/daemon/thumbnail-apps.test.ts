@@ -7,7 +7,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import type { SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { appsHead, configFile, ownSimulator } from './apps-rig.js'
 import { saveAsEditors } from './helpers.js'
 
@@ -28,11 +28,11 @@ bindings:
 `
 
 describe('a thumbnail key following another application, in the daemon', () => {
-  it('asks graphics2, not main; after a reload that follows main, main is asked', { timeout: 60_000 }, async () => {
+  it('asks graphics2, not main; after a reload that follows main, main is asked', async () => {
     const [a, b] = [await ownSimulator(), await ownSimulator()]
     const file = await configFile('pb-thumb-apps-', config(a, b, 'graphics2'))
     captureLogs()
-    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+    const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: SAFETY_MS })
     onTestFinished(() => daemon.stop())
 
     await until('graphics2 asked for its icons', () => iconCalls(b) > 0)

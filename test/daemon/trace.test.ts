@@ -17,11 +17,11 @@ import {
   TRACE_MAX_PARAMS_CHARS,
 } from '../../src/daemon/trace.js'
 import { setLogLevel, setLogSink, type LogRecord } from '../../src/log.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
 
 const SECRET = 'sk-live-TOPSECRET-4242'
-const WAIT = { timeout: 8000, interval: 10 }
+const WAIT = { timeout: SAFETY_MS, interval: 10 }
 
 describe('a trace line', () => {
   const at = new Date(2026, 10, 26, 14, 2, 11, 482)
@@ -125,6 +125,7 @@ describe('the daemon’s commands', () => {
     const lines: string[] = []
     const trace = traceTo((t) => void lines.push(t))
     const daemon = await Daemon.start({
+      reloadTimeoutMs: SAFETY_MS,
       config: file,
       drivers: [],
       watch: false,
@@ -189,5 +190,5 @@ describe('the daemon’s commands', () => {
     expect(JSON.stringify(events)).not.toContain(SECRET)
     expect(stream.body()).not.toContain(SECRET)
     expect(lines.join('')).not.toContain(SECRET)
-  }, 30_000)
+  })
 })

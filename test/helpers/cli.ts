@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { onTestFinished, vi } from 'vitest'
-import { until } from './until.js'
+import { SAFETY_MS, until } from './until.js'
 
 /** The CLI's source entry point (tsx runs it; no build needed). */
 export const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
@@ -73,7 +73,7 @@ export function runNode(args: readonly string[], options: CliOptions = {}): CliC
     stderr: () => err,
     lines,
     exited,
-    async waitFor(re, ms = 20_000) {
+    async waitFor(re, ms = SAFETY_MS) {
       let m: RegExpExecArray | null = null
       await until(`${String(re)} in the output`, () => (m = re.exec(all)) !== null || gone, ms)
       if (m === null) throw new Error(`exited before printing ${String(re)}; output:\n${all}`)

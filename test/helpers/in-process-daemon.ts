@@ -8,6 +8,7 @@ import { Daemon } from '../../src/daemon/daemon.js'
 import type { HotplugSource } from '../../src/surfaces/hotplug.js'
 import type { SurfaceDriver } from '../../src/surfaces/types.js'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
+import { SAFETY_MS } from './until.js'
 
 /** The daemon over `file` with `drivers`; `hotplug` is live unless the test passes another. */
 export async function testDaemon(
@@ -16,6 +17,7 @@ export async function testDaemon(
   hotplug: HotplugSource = new FakeHotplug(),
 ): Promise<Daemon> {
   const daemon = await Daemon.start({
+    reloadTimeoutMs: SAFETY_MS,
     config: file,
     drivers,
     hotplug,

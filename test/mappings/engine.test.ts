@@ -37,7 +37,8 @@ describe('press and feedback', () => {
     press: { command: schedule, params: { action: automatic, title: "Lower Third" } }
     feedback: { title: "Lower Third" }
 `,
-      // Why 400 ms: the key must be seen Running before it turns Paused; 40 ms was missed on a loaded machine.
+      // Why a long animation: the key must be seen Running before it turns Paused, over real sockets whose
+      // notifications a busy machine may deliver late; the harness's short default leaves no room for that.
       { animationMs: 400 },
     )
     await expect

@@ -111,21 +111,17 @@ describe('image: read by the loader', () => {
     expect(problems.map((p) => p.message)).toEqual(['image pipe.png: not a regular file'])
   })
 
-  it(
-    'reaches the daemon through the reload’s worker thread, a missing file as a warning',
-    { timeout: 60_000 },
-    async () => {
-      const file = await folder('icons/red.png', { 'icons/red.png': png('#ff0000') })
-      const off = await loadConfigOffLoop(file)
-      const got = picturesOf(off.config!)?.get('icons/red.png')
-      expect(got && 'picture' in got ? got.picture.rgba.slice(0, 4) : got).toEqual(new Uint8Array([255, 0, 0, 255]))
-      const missing = await loadConfigOffLoop(await folder('icons/none.png'))
-      expect(missing.config).toBeDefined()
-      expect(missing.problems.map((p) => [p.severity, p.message])).toEqual([
-        ['warning', 'image icons/none.png: file not found'],
-      ])
-    },
-  )
+  it('reaches the daemon through the reload’s worker thread, a missing file as a warning', async () => {
+    const file = await folder('icons/red.png', { 'icons/red.png': png('#ff0000') })
+    const off = await loadConfigOffLoop(file)
+    const got = picturesOf(off.config!)?.get('icons/red.png')
+    expect(got && 'picture' in got ? got.picture.rgba.slice(0, 4) : got).toEqual(new Uint8Array([255, 0, 0, 255]))
+    const missing = await loadConfigOffLoop(await folder('icons/none.png'))
+    expect(missing.config).toBeDefined()
+    expect(missing.problems.map((p) => [p.severity, p.message])).toEqual([
+      ['warning', 'image icons/none.png: file not found'],
+    ])
+  })
 })
 
 /** An engine with key pictures, its application nowhere (port 9): the image keys need none. Stopped at the test's end. */

@@ -62,36 +62,32 @@ bindings:
 }
 
 describe("a title's thumbnail on its key", () => {
-  it(
-    'shows the application’s icon with the play-state colour round it and the label over it',
-    { timeout: 30_000 },
-    async () => {
-      const { sim, surfaces, engine, state } = await world()
-      await vi.waitFor(() => expect(surfaces.of('desk/key:0')?.picture).toBeDefined(), WAIT)
-      const asked = sim.http.commands('getTitleControlInfo').map((c) => c.parameters)
-      expect(asked).toContainEqual(expect.objectContaining({ icon: '1', width: '72', height: '72' }))
+  it('shows the application’s icon with the play-state colour round it and the label over it', async () => {
+    const { sim, surfaces, engine, state } = await world()
+    await vi.waitFor(() => expect(surfaces.of('desk/key:0')?.picture).toBeDefined(), WAIT)
+    const asked = sim.http.commands('getTitleControlInfo').map((c) => c.parameters)
+    expect(asked).toContainEqual(expect.objectContaining({ icon: '1', width: '72', height: '72' }))
 
-      const renderer = new KeyRenderer()
-      const veiled = LOWER_THIRD.map((c) => Math.round(c * (1 - VEIL_ALPHA))) as Rgb
-      const off = renderer.render(surfaces.of('desk/key:0')!, SIZE)
-      expect(near(pixel(off, 1, 36), parseColor(DEFAULT_PLAY_COLORS.Off)!, 0)).toBe(true)
-      expect(near(pixel(off, 12, 12), veiled)).toBe(true)
-      // The label is drawn over it: white ink in the middle.
-      expect([...Array(40).keys()].some((x) => pixel(off, 16 + x, 36).every((v) => v > 200))).toBe(true)
+    const renderer = new KeyRenderer()
+    const veiled = LOWER_THIRD.map((c) => Math.round(c * (1 - VEIL_ALPHA))) as Rgb
+    const off = renderer.render(surfaces.of('desk/key:0')!, SIZE)
+    expect(near(pixel(off, 1, 36), parseColor(DEFAULT_PLAY_COLORS.Off)!, 0)).toBe(true)
+    expect(near(pixel(off, 12, 12), veiled)).toBe(true)
+    // The label is drawn over it: white ink in the middle.
+    expect([...Array(40).keys()].some((x) => pixel(off, 16 + x, 36).every((v) => v > 200))).toBe(true)
 
-      engine.handle({ surface: 'desk', control: 'key:0', type: 'down', at: performance.now() })
-      engine.handle({ surface: 'desk', control: 'key:0', type: 'up', at: performance.now() })
-      // On air (a cut-in holds on its last frame: the simulator says Paused), in that state's colour.
-      await vi.waitFor(() => expect(state.findTitle('Lower Third')?.play).toBe('Paused'), WAIT)
-      await vi.waitFor(() => expect(surfaces.of('desk/key:0')?.color).toBe(DEFAULT_PLAY_COLORS.Paused), WAIT)
-      const onAir = renderer.render(surfaces.of('desk/key:0')!, SIZE)
-      expect(near(pixel(onAir, 1, 36), parseColor(DEFAULT_PLAY_COLORS.Paused)!, 0)).toBe(true)
-      expect(near(pixel(onAir, 70, 36), parseColor(DEFAULT_PLAY_COLORS.Paused)!, 0)).toBe(true)
-      expect(near(pixel(onAir, 12, 12), veiled)).toBe(true)
-    },
-  )
+    engine.handle({ surface: 'desk', control: 'key:0', type: 'down', at: performance.now() })
+    engine.handle({ surface: 'desk', control: 'key:0', type: 'up', at: performance.now() })
+    // On air (a cut-in holds on its last frame: the simulator says Paused), in that state's colour.
+    await vi.waitFor(() => expect(state.findTitle('Lower Third')?.play).toBe('Paused'), WAIT)
+    await vi.waitFor(() => expect(surfaces.of('desk/key:0')?.color).toBe(DEFAULT_PLAY_COLORS.Paused), WAIT)
+    const onAir = renderer.render(surfaces.of('desk/key:0')!, SIZE)
+    expect(near(pixel(onAir, 1, 36), parseColor(DEFAULT_PLAY_COLORS.Paused)!, 0)).toBe(true)
+    expect(near(pixel(onAir, 70, 36), parseColor(DEFAULT_PLAY_COLORS.Paused)!, 0)).toBe(true)
+    expect(near(pixel(onAir, 12, 12), veiled)).toBe(true)
+  })
 
-  it('is fetched again after the title’s data changes', { timeout: 30_000 }, async () => {
+  it('is fetched again after the title’s data changes', async () => {
     const { sim, surfaces, state } = await world()
     await vi.waitFor(() => expect(surfaces.of('desk/key:0')?.picture).toBeDefined(), WAIT)
     const before = sim.http.commands('getTitleControlInfo').filter((c) => c.parameters.icon === '1').length

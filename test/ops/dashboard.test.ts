@@ -20,6 +20,7 @@ import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { call } from '../daemon/helpers.js'
 import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
 const OPS = new URL('../../ops/', import.meta.url)
 const DASHBOARD_FILE = new URL('grafana/panelbridge.json', OPS)
@@ -167,7 +168,7 @@ beforeAll(async () => {
   const file = join(dir, 'config.yaml')
   writeFileSync(file, CONFIG)
   const prev = setLogSink(() => undefined)
-  const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+  const daemon = await Daemon.start({ config: file, drivers: [], watch: false, reloadTimeoutMs: SAFETY_MS })
   try {
     const reply = await call(daemon.url, 'GET', '/metrics')
     expect(reply.status).toBe(200)

@@ -55,7 +55,7 @@ describe('secrets in what a process prints', () => {
       PANELBRIDGE_LOG_LEVEL: 'debug',
       PANELBRIDGE_LOG_FORMAT: 'json',
     })
-    await until('the simulator address', () => /WebSocket on ws:\/\/\S+/.test(r.out()), 15_000)
+    await until('the simulator address', () => /WebSocket on ws:\/\/\S+/.test(r.out()))
     const httpUrl = /listening on (http:\/\/\S+)/.exec(r.out())![1]!
     const wsUrl = /WebSocket on (ws:\/\/\S+)/.exec(r.out())![1]!
 
@@ -71,7 +71,7 @@ describe('secrets in what a process prints', () => {
       ws.once('error', reject)
     })
     ws.send(JSON.stringify({ type: 5, data: `client says token=${TOKEN} Authorization: Bearer ${BEARER}` }))
-    await until('the debug message in the log', () => r.out().includes('client debug message'), 15_000)
+    await until('the debug message in the log', () => r.out().includes('client debug message'))
     ws.close()
 
     r.child.kill('SIGTERM')

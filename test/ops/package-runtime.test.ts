@@ -96,7 +96,7 @@ describe('the runtime modules of the package', () => {
       expect([p, left(`node_modules/${p}`)]).toEqual([p, true])
     expect(left('node_modules/@scope')).toBe(false)
     expect(left('dist/cli.js')).toBe(true)
-  }, 60_000)
+  })
 
   it('does not count a package found only above the program’s folder (the repository’s, when staged inside it)', async () => {
     const outer = program({ 'node_modules/outside/package.json': pkg('outside'), 'node_modules/outside/index.js': '' })
@@ -107,7 +107,7 @@ describe('the runtime modules of the package', () => {
     const graph = await runtimeGraph(lib)
     expect([...graph.packages]).toEqual([])
     expect(graph.unresolved).toEqual(['outside (dist/cli.js)'])
-  }, 60_000)
+  })
 
   it('refuses to prune a file the program reads, whatever folder it sits in', async () => {
     const lib = program({
@@ -119,5 +119,5 @@ describe('the runtime modules of the package', () => {
     expect(() => pruneToRuntime(lib, graph)).toThrow(
       /pruned files the program reads: node_modules\/dep\/test\/fixture\.js/,
     )
-  }, 60_000)
+  })
 })

@@ -51,7 +51,7 @@ beforeAll(() => {
     entries.set(m[3]!, { mode: m[1]!, owner: m[2]!, ...(m[4] !== undefined ? { link: m[4] } : {}) })
   }
   execFileSync('dpkg-deb', ['-e', deb, control])
-}, 60_000)
+})
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const readStaged = (path: string): string => readFileSync(join(stage, path), 'utf8')

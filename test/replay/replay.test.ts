@@ -18,7 +18,7 @@ import { replayTrace } from '../../src/replay/drive.js'
 import { readTrace } from '../../src/replay/trace.js'
 import { loggerInto } from '../helpers/logs.js'
 import { pagedConsoleHead } from '../helpers/paged-console.js'
-import { until } from '../helpers/until.js'
+import { until, SAFETY_MS } from '../helpers/until.js'
 
 const HOLD_CUTOUT = { action: 'cutout', title: 'Score Bug' }
 
@@ -55,6 +55,7 @@ async function recordStorm(dir: string): Promise<{ trace: string; config: string
   await writeFile(config, storyConfig())
   const sent: SentCommand[] = []
   const daemon = await Daemon.start({
+    reloadTimeoutMs: SAFETY_MS,
     config,
     drivers: [],
     watch: false,
@@ -143,7 +144,7 @@ describe('record and replay', () => {
       plain((byBinding(l).get('console/jog') ?? []).filter((c) => c.command === SCRUB_COMMAND))
     expect(finals(produced)).toEqual(finals(recorded))
     expect(finals(recorded).length).toBe(2)
-  }, 60_000)
+  })
 
   it('--compare after one binding changed reports exactly that binding’s commands, and exits 1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-replay-'))
@@ -185,7 +186,7 @@ describe('record and replay', () => {
     // Both sides counted alike: as many compared of each (the recording's streaming polls left out).
     expect(again.join('')).toMatch(/same commands: (\d+) recorded and \1 replayed commands compared \(/)
     expect(code).toBe(0)
-  }, 60_000)
+  })
 
   it('record: in the config writes the trace beside the config file, every input, command and page turn in it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pb-replay-'))
@@ -193,7 +194,13 @@ describe('record and replay', () => {
     await writeFile(config, `${storyConfig()}record: { file: rec/show.jsonl, max_mb: 5 }\n`)
     await mkdir(join(dir, 'rec'))
     const sent: SentCommand[] = []
-    const daemon = await Daemon.start({ config, drivers: [], watch: false, onCommand: (c) => void sent.push(c) })
+    const daemon = await Daemon.start({
+      config,
+      drivers: [],
+      watch: false,
+      onCommand: (c) => void sent.push(c),
+      reloadTimeoutMs: SAFETY_MS,
+    })
     onTestFinished(() => daemon.stop())
     await until('the application link', () => daemon.status().app.state === 'connected')
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
@@ -214,5 +221,5 @@ describe('record and replay', () => {
     )
     expect(kinds).toHaveLength(7)
     expect(lines[0]).toMatchObject({ config, pages: { console: 'main' } })
-  }, 30_000)
+  })
 })

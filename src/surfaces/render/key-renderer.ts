@@ -196,8 +196,8 @@ function wholeSize(size: { width: number; height: number }): { width: number; he
 
 /**
  * ASSUMED: canvases kept for reuse, one per key size (a process draws a handful of sizes: 72, 80, 96,
- * 120, the + strip's 200×100); past this the set starts again. Making a canvas cost ~40 µs of a ~0.5 ms
- * key; resetting one ~6 µs.
+ * 120, the + strip's 200×100); past this the set starts again. Making a canvas is a good part of a key's
+ * drawing; resetting one costs little.
  */
 const MAX_CANVASES = 8
 const canvases = new Map<string, { canvas: Canvas; ctx: SKRSContext2D }>()

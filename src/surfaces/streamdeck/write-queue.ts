@@ -41,8 +41,7 @@ export interface WriteQueueOptions {
 export const DEFAULT_FRAME_MS = 1000 / 60
 /**
  * ASSUMED (issue 29: a jog within 2 ms of its lag with no paging): 0.5 ms of writes, then a turn of the
- * loop. A seen XL page is ~1.8 ms of writes here, so it gives input three or four turns; each costs a
- * few µs.
+ * loop, so a seen page's writes give input a few turns on the way; a turn costs far less than a slice.
  */
 export const WRITE_SLICE_MS = 0.5
 

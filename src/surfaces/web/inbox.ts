@@ -1,6 +1,6 @@
 /**
- * What browsers send, handled in bounded slices (issue 24, item 3: one page socket sending 100,000
- * rotate frames in 0.6 s held the loop 0.9 s, as every frame was handled where `ws` parsed it).
+ * What browsers send, handled in bounded slices (issue 24, item 3: one page socket flooding rotate frames
+ * held the loop for as long as the flood lasted, as every frame was handled where `ws` parsed it).
  *
  * Each browser's frames wait in its `Inbox`, in order; one `FrameTurns` per server hands them on a
  * slice at a time, once per turn of the event loop (`setImmediate`): the waiting browsers are visited in

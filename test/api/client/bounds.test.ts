@@ -102,7 +102,7 @@ async function streamBody(
   return { written, cutShort: closed && written < total }
 }
 
-/** Runs one hostile body against a client and returns the error, the elapsed time and what the server wrote. */
+/** Runs one hostile body against a client and returns the error and what the server wrote. */
 async function hostileBody(
   total: number,
   opts: { chunked: boolean; chunk?: number; delayMs?: number; declaredLength?: number },
@@ -112,11 +112,9 @@ async function hostileBody(
   const url = await rawServer((ex) => {
     streamed = streamBody(ex.socket, total, opts)
   })
-  const started = Date.now()
   const err = await commandFailure(client(url, clientOptions).call('closeDesigner'))
-  const elapsed = Date.now() - started
   const server = await streamed!
-  return { err, elapsed, server }
+  return { err, server }
 }
 
 describe('reply size cap', () => {
@@ -126,24 +124,23 @@ describe('reply size cap', () => {
   })
 
   it('refuses a 600 MB chunked body streamed quickly with REPLY_TOO_LARGE, and stops reading it', async () => {
-    const { err, elapsed, server } = await hostileBody(HUGE, { chunked: true }, { timeoutMs: 10_000 })
+    const { err, server } = await hostileBody(HUGE, { chunked: true }, { timeoutMs: 10_000 })
     expect(err.code).toBe('REPLY_TOO_LARGE')
     expect(err).toBeInstanceOf(ReplyTooLargeError)
     expect((err as ReplyTooLargeError).limitBytes).toBe(MAX_REPLY_BYTES)
-    expect(elapsed).toBeLessThan(10_000)
     // The client closed the socket: the server could not hand over more than the cap plus socket buffers.
     expect(server.cutShort).toBe(true)
     expect(server.written).toBeLessThan(MAX_REPLY_BYTES + 32 * MB)
   })
 
   it('refuses a 600 MB chunked body streamed slowly as soon as the cap is passed, well within the time-out', async () => {
-    const { err, elapsed, server } = await hostileBody(
+    const { err, server } = await hostileBody(
       HUGE,
       { chunked: true, chunk: 256 * 1024, delayMs: 5 },
       { timeoutMs: 20_000, maxReplyBytes: 2 * MB },
     )
+    // REPLY_TOO_LARGE, not TIMEOUT: the cap was met before the time-out, whatever the machine's speed.
     expect(err.code).toBe('REPLY_TOO_LARGE')
-    expect(elapsed).toBeLessThan(20_000)
     expect(server.cutShort).toBe(true)
     expect(server.written).toBeLessThan(2 * MB + 32 * MB)
   })
@@ -186,13 +183,13 @@ describe('reply size cap', () => {
 
 describe('time-outs while a body streams', () => {
   it('fires TIMEOUT while a small body trickles in, and closes the socket', async () => {
-    const { err, elapsed, server } = await hostileBody(
+    const { err, server } = await hostileBody(
       100 * 1024,
       { chunked: true, chunk: 100, delayMs: 20 },
       { timeoutMs: 300 },
     )
     expect(err.code).toBe('TIMEOUT')
-    expect(elapsed).toBeLessThan(3000)
+    // Cut short: the time-out ended it before the body had all come.
     expect(server.cutShort).toBe(true)
   })
 })

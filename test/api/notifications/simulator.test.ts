@@ -264,9 +264,9 @@ describe('NotificationLink against the simulator', () => {
   })
 
   it('keeps a quiet but healthy socket (pings answered)', async () => {
-    // Real sockets, so a time-out with room for a loaded machine: a pong late by 300 ms (SILENCE's
-    // time-out) once dropped this healthy socket in CI. The exact ping and drop times are pinned with
-    // fake timers in reconnect.test.ts.
+    // Real sockets, so a time-out with room for a busy machine: a pong late by SILENCE's time-out would
+    // drop this healthy socket. The exact ping and drop times are pinned with fake timers in
+    // reconnect.test.ts.
     const { link } = await setup({ timing: { livenessTimeoutMs: 1200, callTimeoutMs: 1200 } })
     const phases: string[] = []
     link.on('phase', (p) => phases.push(p))

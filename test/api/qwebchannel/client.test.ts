@@ -217,7 +217,7 @@ describe('QWebChannel client', () => {
     expect(sockets).toHaveLength(1)
     expect(err).toBeInstanceOf(QWebChannelError)
     expect((err as QWebChannelError).code).toBe('DISCONNECTED')
-  }, 5000)
+  })
 
   it('rejects a malformed init reply with BAD_REPLY', async () => {
     const raw = await rawServer((msg, ws) => {

@@ -13,6 +13,7 @@ import { captureLogs } from '../../helpers/logs.js'
 import { loadConfigText } from '../../../src/mappings/load.js'
 import { appProfileNames } from '../../../src/mappings/schema.js'
 import { profileNames } from '../../../src/app-kit/simulator/profile.js'
+import { SAFETY_MS } from '../../helpers/until.js'
 
 const config = (simulate: string): string => `version: 1
 app:
@@ -73,7 +74,7 @@ describe('the daemon with app.simulate: {profile}', () => {
     await writeFile(file, config(simulate))
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const logs = captureLogs()
-    const daemon = await Daemon.start({ config: file, drivers: [] })
+    const daemon = await Daemon.start({ config: file, drivers: [], reloadTimeoutMs: SAFETY_MS })
     onTestFinished(() => daemon.stop())
     return { daemon, logs }
   }

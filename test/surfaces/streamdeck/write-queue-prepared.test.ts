@@ -2,7 +2,7 @@
  * The write queue's two-step jobs (issue 29): a flush's prepares run side by side up to `parallel`, their
  * writes go out one at a time as each prepare finishes, and the next flush waits for all of them.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { WriteQueue, type WriteJob } from '../../../src/surfaces/streamdeck/write-queue.js'
 import { gate } from '../helpers/surfaces.js'
 
@@ -62,15 +62,21 @@ describe('two-step write jobs', () => {
   })
 
   it('a slot put again during a flush is prepared only after that flush has written everything', async () => {
+    // Fake time (the queue's loop turns and frame clock too): that nothing more is prepared while the first
+    // flush waits is seen after a long wait that takes no real time.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] })
+    onTestFinished(() => void vi.useRealTimers())
     const h = harness(4)
     const first = gate()
     h.put('a', first.done)
-    await expect.poll(() => h.log).toEqual(['prepare a'])
+    await vi.advanceTimersByTimeAsync(0)
+    expect(h.log).toEqual(['prepare a'])
     h.put('a', Promise.resolve())
     h.put('b', Promise.resolve())
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    await vi.advanceTimersByTimeAsync(1000)
     expect(h.log).toEqual(['prepare a'])
     first.open()
+    await vi.advanceTimersByTimeAsync(1000)
     await h.queue.idle()
     expect(h.log).toEqual(['prepare a', 'write a', 'prepare a', 'prepare b', 'write a', 'write b'])
   })
