@@ -47,7 +47,7 @@ export const BUILD_STAMP = join('dist', 'build.json')
  * What under dist/ the build stamp's hash leaves out: what only the build reads (source maps, tsc's
  * build info, the bundles' stamps) and the stamp itself.
  */
-const NOT_RUNTIME = /(\.map|\.tsbuildinfo|\.stamp\.json|^build\.json)$/
+const NOT_RUNTIME = /(\.map|\.d\.ts|\.tsbuildinfo|\.stamp\.json|^build\.json)$/
 
 const here = dirname(fileURLToPath(import.meta.url))
 

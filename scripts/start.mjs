@@ -34,13 +34,15 @@ const ROOT = join(here, '..')
 
 /**
  * What `tsc -b tsconfig.build.json` reads, as tsconfig.build.json says (a test holds the two together):
- * its build info (`tsBuildInfoFile`), the folder it includes, and the files that shape its options
- * (package.json's `type` decides the module format under NodeNext).
+ * the build info of its last part (the command line's, `src/tsconfig.cli.json`, which every part the
+ * daemon runs comes before: tsc -b leaves it as it was when any of them fails), the folder its parts
+ * include (their own tsconfig files are in it), and the files that shape their options (package.json's
+ * `type` decides the module format under NodeNext).
  */
 export const TS_BUILD = {
-  buildInfo: join('dist', 'tsconfig.build.tsbuildinfo'),
+  buildInfo: join('dist', 'tsconfig.cli.tsbuildinfo'),
   sources: ['src'],
-  configs: ['tsconfig.json', 'tsconfig.build.json', 'package.json'],
+  configs: ['tsconfig.json', 'tsconfig.parts.json', 'tsconfig.build.json', 'package.json'],
   /** What must exist for the build to count as done (the program this script runs). */
   outputs: [join('dist', 'cli.js')],
 }

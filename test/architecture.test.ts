@@ -420,3 +420,26 @@ describe("the config loader's bundle", () => {
     expect(inBundle.filter((f) => f.startsWith('surfaces/')).length).toBeLessThanOrEqual(LOADER_MAX_SURFACE_FILES)
   }, 120_000)
 })
+
+describe('the parts of the build', () => {
+  /** A tsconfig read as tsc reads it. */
+  function read(file: string): ts.ParsedCommandLine {
+    const { config } = ts.readConfigFile(file, (path) => ts.sys.readFile(path))
+    return ts.parseJsonConfigFileContent(config, ts.sys, dirname(file), undefined, file)
+  }
+
+  it('every source file of src/ is in exactly one part of tsconfig.build.json (tsc -b holds the walls)', () => {
+    const parts = (read(join(src, '..', 'tsconfig.build.json')).projectReferences ?? []).map((r) => r.path)
+    expect(parts.length).toBeGreaterThan(8)
+    const owner = new Map<string, string[]>()
+    for (const part of parts) {
+      for (const file of read(part).fileNames) owner.set(file, [...(owner.get(file) ?? []), relative(src, part)])
+    }
+    const sources = files.filter((f) => !f.endsWith('.test.ts'))
+    expect(
+      sources
+        .filter((f) => owner.get(f)?.length !== 1)
+        .map((f) => `${relative(src, f)}: ${owner.get(f)?.join(', ') ?? 'none'}`),
+    ).toEqual([])
+  })
+})

@@ -81,8 +81,8 @@ export interface ProgramReport {
   modules: { name: string; version: string; license: string }[]
 }
 
-/** What dist/ holds for the build alone: source maps, tsc's incremental build info, the page bundle's stamp. */
-const DIST_BUILD_ONLY = ['.map', '.tsbuildinfo', '.stamp.json']
+/** What dist/ holds for the build alone: source maps, the parts' declarations and build info, the page bundle's stamp. */
+const DIST_BUILD_ONLY = ['.map', '.d.ts', '.tsbuildinfo', '.stamp.json']
 
 function copyDist(from: string, to: string): void {
   for (const entry of readdirSync(from, { withFileTypes: true })) {

@@ -145,11 +145,18 @@ export type ClientMessage =
 
 export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; reason: string }
 
+/** The part of the WHATWG `TextDecoder` the face uses: Node and every browser have it, under one name. */
+interface Utf8Decoder {
+  decode(input: Uint8Array): string
+}
+type TextDecoderClass = new (label: 'utf-8', options: { ignoreBOM: boolean }) => Utf8Decoder
+
 /**
  * Decodes frame bytes as `Buffer.toString('utf8')` does (bad bytes become U+FFFD, a BOM is kept), but
- * without Node's `Buffer`: this module is also compiled into the page script, which has none.
+ * without Node's `Buffer`: this module is also compiled into the page script, which has none. The face
+ * is built with neither Node's nor the DOM's typings, so the global is named through its own type.
  */
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true })
+const utf8 = new (globalThis as unknown as { TextDecoder: TextDecoderClass }).TextDecoder('utf-8', { ignoreBOM: true })
 
 function isId(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import ts from 'typescript'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -130,14 +130,24 @@ describe('npm start skips tsc -b only when nothing it reads is newer than its bu
   })
 
   it('what the script reads is what tsconfig.build.json names', () => {
-    const file = join(REPO, 'tsconfig.build.json')
-    const { config } = ts.readConfigFile(file, (path) => ts.sys.readFile(path))
-    const parsed = ts.parseJsonConfigFileContent(config, ts.sys, REPO, undefined, file)
-    expect(parsed.options.tsBuildInfoFile).toBe(join(REPO, TS_BUILD.buildInfo))
-    expect(config.include).toEqual(TS_BUILD.sources)
-    const extended = resolve(REPO, config.extends as string)
+    const read = (file: string): ts.ParsedCommandLine => {
+      const { config } = ts.readConfigFile(file, (path) => ts.sys.readFile(path))
+      return ts.parseJsonConfigFileContent(config, ts.sys, dirname(file), undefined, file)
+    }
+    const build = read(join(REPO, 'tsconfig.build.json'))
+    const parts = (build.projectReferences ?? []).map((r) => r.path)
+    const cli = parts.find((p) => p.endsWith('tsconfig.cli.json'))!
+    expect(ts.getTsBuildInfoEmitOutputFilePath(read(cli).options)).toBe(join(REPO, TS_BUILD.buildInfo))
+    for (const part of parts) {
+      for (const file of read(part).fileNames) expect(relative(REPO, file).split(sep)[0]).toBe(TS_BUILD.sources[0])
+    }
     expect(TS_BUILD.configs.map((c) => join(REPO, c))).toEqual(
-      expect.arrayContaining([file, extended, join(REPO, 'package.json')]),
+      expect.arrayContaining([
+        join(REPO, 'tsconfig.build.json'),
+        join(REPO, 'tsconfig.parts.json'),
+        join(REPO, 'tsconfig.json'),
+        join(REPO, 'package.json'),
+      ]),
     )
     expect(ts.version).toBe(
       JSON.parse(readFileSync(join(REPO, 'node_modules/typescript/package.json'), 'utf8')).version,
@@ -159,6 +169,8 @@ describe('against a real TypeScript build', () => {
         compilerOptions: { strict: true, module: 'NodeNext', lib: ['es5'], types: [], skipLibCheck: true },
       }),
     )
+    // What the parts share: read by none of this one-part build, but a config the script watches.
+    writeFileSync(join(root, 'tsconfig.parts.json'), '{}\n')
     const buildOptions = { rootDir: 'src', outDir: 'dist', incremental: true, tsBuildInfoFile: TS_BUILD.buildInfo }
     writeFileSync(
       join(root, 'tsconfig.build.json'),
