@@ -206,5 +206,7 @@ function payloadOf(e: DaemonEvent): unknown {
       return e.unclaimed
     case 'unclaimed-input':
       return e.input
+    case 'selected':
+      return e.selected
   }
 }
