@@ -234,7 +234,14 @@ export interface BindingAddress {
  */
 export interface EditRefusal {
   status: 403 | 404 | 409 | 422 | 500
-  code: 'EDIT_DISABLED' | 'NOT_EDITABLE' | 'NO_BINDING' | 'CONFIG_CHANGED' | 'CONFIG_REFUSED' | 'NOTHING_TO_UNDO' | 'RELOAD_FAILED'
+  code:
+    | 'EDIT_DISABLED'
+    | 'NOT_EDITABLE'
+    | 'NO_BINDING'
+    | 'CONFIG_CHANGED'
+    | 'CONFIG_REFUSED'
+    | 'NOTHING_TO_UNDO'
+    | 'RELOAD_FAILED'
   message: string
   hash?: string
   problems?: { path: string; message: string }[]

@@ -174,7 +174,8 @@ export class ConfigEditor implements ConfigEditApi {
       }
       const result: SaveResult = await this.history.save(hash, next, this.check)
       if (!result.ok) {
-        if (result.code === 'CONFIG_CHANGED') return refuse(409, 'CONFIG_CHANGED', changedMessage(), { hash: result.hash })
+        if (result.code === 'CONFIG_CHANGED')
+          return refuse(409, 'CONFIG_CHANGED', changedMessage(), { hash: result.hash })
         if (result.code === 'NOT_WRITABLE') return refuse(403, 'EDIT_DISABLED', result.reason)
         return refuse(422, 'CONFIG_REFUSED', 'the check refused the edit; the file is unchanged', {
           problems: result.problems,

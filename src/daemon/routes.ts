@@ -89,7 +89,12 @@ export class Routes {
     }
     if (segments[0] === 'config' && segments.length <= 2) return this.config(method, segments[1], body)
     if (segments[0] === 'find' && segments.length === 1) return this.find(method, body)
-    if (segments.length === 5 && segments[0] === 'surfaces' && segments[2] === 'controls' && segments[4] === 'binding') {
+    if (
+      segments.length === 5 &&
+      segments[0] === 'surfaces' &&
+      segments[2] === 'controls' &&
+      segments[4] === 'binding'
+    ) {
       return this.binding(method, segments, query, body)
     }
     if (segments.length >= 4 && segments.length <= 5 && segments[0] === 'surfaces' && segments[2] === 'controls') {
@@ -147,18 +152,21 @@ export class Routes {
     const edit = this.editor()
     const surface = decodeSegment(segments[1]!)
     const control = decodeSegment(segments[3]!)
-    if (!isSurfaceName(surface)) throw new HttpError(404, 'UNKNOWN_SURFACE', `no surface named ${JSON.stringify(surface)}`)
+    if (!isSurfaceName(surface))
+      throw new HttpError(404, 'UNKNOWN_SURFACE', `no surface named ${JSON.stringify(surface)}`)
     parseControl(control)
     const page = query.get('page')
     const at: BindingAddress = { surface, control, ...(page !== null && page !== '' ? { page } : {}) }
     if (method === 'GET' || method === 'HEAD') return answer(await edit.read(at))
     if (method === 'DELETE') {
       const hash = query.get('hash')
-      if (hash === null || hash === '') throw new HttpError(400, 'BAD_VALUE', 'DELETE needs ?hash=, the hash the file was read with')
+      if (hash === null || hash === '')
+        throw new HttpError(400, 'BAD_VALUE', 'DELETE needs ?hash=, the hash the file was read with')
       return answer(await edit.remove(at, hash))
     }
     const binding = isRecord(body) ? body.binding : undefined
-    if (!isRecord(binding)) throw new HttpError(400, 'BAD_VALUE', 'the body needs "binding", the binding as a JSON object')
+    if (!isRecord(binding))
+      throw new HttpError(400, 'BAD_VALUE', 'the body needs "binding", the binding as a JSON object')
     return answer(await edit.put(at, hashOf(body), binding))
   }
 

@@ -312,7 +312,10 @@ export class SurfaceManager implements SurfaceRegistry {
     const own = (): Feedback => this.feedback.get(surfaceId)?.get(control) ?? {}
     const { image: _image, picture: _picture, ...rest } = own()
     try {
-      entry.surface.setFeedback(control, shownBy(entry, control, { ...rest, color: '#ffffff', textColor: '#000000', led: 'on' }))
+      entry.surface.setFeedback(
+        control,
+        shownBy(entry, control, { ...rest, color: '#ffffff', textColor: '#000000', led: 'on' }),
+      )
     } catch (err) {
       this.onSurfaceError(surfaceId, err)
       return
