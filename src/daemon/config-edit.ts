@@ -227,7 +227,10 @@ function editFailure(err: unknown, hash: string): EditRefusal {
       return refuse(403, 'NOT_EDITABLE', err.message)
     case 'BAD_BINDING':
       return refuse(422, 'CONFIG_REFUSED', err.message, { problems: [{ path: 'binding', message: err.message }] })
-    default:
+    case 'ALREADY_BOUND':
+    case 'NOT_PRESERVED':
+    case 'SYNTAX':
+    case 'UNSUPPORTED':
       return refuse(422, 'CONFIG_REFUSED', err.message, { problems: [{ path: '', message: err.message }] })
   }
 }

@@ -183,7 +183,7 @@ export class Routes {
     if (isRecord(body) && body.surfaces !== undefined) {
       if (!Array.isArray(body.surfaces) || !body.surfaces.every((s) => typeof s === 'string'))
         throw new HttpError(400, 'BAD_VALUE', '"surfaces" is a list of surface names')
-      surfaces = body.surfaces as string[]
+      surfaces = body.surfaces
     }
     const armed = find.arm(surfaces)
     if ('status' in armed) throw refusal(armed)

@@ -216,6 +216,24 @@ describe('the editor through the remote API', () => {
     expect(await readFile(r.file, 'utf8')).toBe(before)
   })
 
+  it('a binding built by a merge key is read-only at that binding, with why; a save of it is 403 NOT_EDITABLE', async () => {
+    const r = await rig(
+      FILE_TEXT().replace(
+        '  - on: console/jog',
+        '  - <<: { press: { command: schedule, params: { action: cutin, title: "Lower Third" } } }\n    on: console/key:2\n  - on: console/jog',
+      ),
+    )
+    const before = await readFile(r.file, 'utf8')
+    const path = '/api/surfaces/console/controls/key%3A2/binding'
+    const read = await send(r, 'GET', path)
+    expect(read.status).toBe(200)
+    expect(read.json).toMatchObject({ readOnly: expect.stringContaining('merge') })
+    const put = await send(r, 'PUT', path, { hash: hashBytes(before), binding: NEW_BINDING })
+    expect(put.status).toBe(403)
+    expect(put.json).toMatchObject({ error: { code: 'NOT_EDITABLE', reason: expect.stringContaining('merge') } })
+    expect(await readFile(r.file, 'utf8')).toBe(before)
+  })
+
   it('listen.edit: false switches the editor off (403 EDIT_DISABLED, writable false)', async () => {
     const r = await rig(FILE_TEXT('{ host: 127.0.0.1, port: 0, edit: false }'))
     const before = await readFile(r.file, 'utf8')

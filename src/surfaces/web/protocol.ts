@@ -273,7 +273,7 @@ function findMessageOf(m: Record<string, unknown>): FindClientMessage | string {
   if (m.surfaces === undefined) return { type: 'find' }
   if (!Array.isArray(m.surfaces) || m.surfaces.length > MAX_FIND_SURFACES || !m.surfaces.every(isId))
     return 'bad find surfaces'
-  return { type: 'find', surfaces: m.surfaces as string[] }
+  return { type: 'find', surfaces: m.surfaces }
 }
 
 /** Checks one frame from a page: a control's input (`parseClientMessage`) or a deck's (`DeckClientMessage`). */
