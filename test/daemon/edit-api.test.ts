@@ -19,6 +19,7 @@ import type { LogRecord } from '../../src/log.js'
 import { putBinding } from '../../src/mappings/edit/edit.js'
 import { hashBytes } from '../../src/mappings/edit/save.js'
 import { captureLogs } from '../helpers/logs.js'
+import { openJsonSocket } from '../helpers/json-socket.js'
 import { until } from '../helpers/until.js'
 import { call, TOKEN, type Reply } from './helpers.js'
 
@@ -316,5 +317,39 @@ describe('find by pressing through the remote API', () => {
     expect((await send(r, 'POST', '/api/find', { surfaces: ['nowhere'] })).status).toBe(404)
     const notJson = await call(r.base, 'POST', '/api/find', { 'content-type': 'application/json' }, '{')
     expect(notJson.status).toBe(400)
+  })
+
+  it('through the page protocol: find arms, selected comes back to the page, its socket closing disarms; a viewer is refused', async () => {
+    const r = await rig()
+    const { port } = new URL(r.base)
+    const origin = { origin: `http://127.0.0.1:${port}` }
+    type M = { type: string; [k: string]: unknown }
+    const viewer = await openJsonSocket<M>(`ws://127.0.0.1:${port}/ws?view=1`, origin)
+    onTestFinished(() => viewer.ws.terminate())
+    viewer.ws.send(JSON.stringify({ type: 'find' }))
+    // The viewer's find armed nothing: key:1 still sends.
+    await send(r, 'POST', '/api/surfaces/console/controls/key%3A1/press')
+    await until('key:1 sent', () => r.commands.length === 1)
+    expect(viewer.messages.some((m) => m.type === 'find-state')).toBe(false)
+    const page = await openJsonSocket<M>(`ws://127.0.0.1:${port}/ws`, origin)
+    onTestFinished(() => page.ws.terminate())
+    page.ws.send(JSON.stringify({ type: 'find', surfaces: ['console'] }))
+    await until('armed', () => page.messages.some((m) => m.type === 'find-state' && m.armed === true))
+    await send(r, 'POST', '/api/surfaces/console/controls/key%3A0/press')
+    await until('selected', () => page.messages.some((m) => m.type === 'selected'))
+    expect(page.messages.find((m) => m.type === 'selected')).toEqual({
+      type: 'selected',
+      surface: 'console',
+      control: 'key:0',
+      page: null,
+    })
+    page.ws.close()
+    await until('disarmed', () => viewer.messages.some((m) => m.type === 'find-state' && m.armed === false))
+    await send(r, 'POST', '/api/surfaces/console/controls/key%3A0/press')
+    await until('key:0 sent', () => r.commands.length === 2)
+    expect(r.commands.map((c) => c.params)).toEqual([
+      expect.objectContaining({ action: 'cutout' }),
+      expect.objectContaining({ action: 'cutin' }),
+    ])
   })
 })
