@@ -23,6 +23,7 @@ import { EditHistory } from '../mappings/edit/history.js'
 import { EditError, parseForEdit, type BindingRef } from '../mappings/edit/locate.js'
 import { readBinding } from '../mappings/edit/read.js'
 import { checkWritable, readWithHash, type CheckText, type SaveResult } from '../mappings/edit/save.js'
+import { serviceStateFolder } from './recorder.js'
 import type { BindingAddress, BindingView, ConfigEditApi, ConfigInfo, EditRefusal } from './api.js'
 
 export interface ConfigEditorOptions {
@@ -53,10 +54,9 @@ export const EDIT_OFF_REASON = 'editing is switched off in the config (listen.ed
  * directories say; never in the config's folder, where versions would be read as configs or committed.
  */
 export function editHistoryFolder(configFile: string, env: NodeJS.ProcessEnv = process.env): string {
-  const state = env.STATE_DIRECTORY?.split(':')[0]
-  const base = state
-    ? resolve(state)
-    : join(env.XDG_STATE_HOME ? resolve(env.XDG_STATE_HOME) : join(homedir(), '.local', 'state'), 'panelbridge')
+  const base =
+    serviceStateFolder(env) ??
+    join(env.XDG_STATE_HOME ? resolve(env.XDG_STATE_HOME) : join(homedir(), '.local', 'state'), 'panelbridge')
   const id = createHash('sha256').update(resolve(configFile)).digest('hex').slice(0, 16)
   return join(base, 'edits', id)
 }
