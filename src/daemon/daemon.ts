@@ -258,7 +258,8 @@ export class Daemon implements DaemonApi {
         this.webServer.findSelected(selected)
       },
       flash: (surface, control) => this.manager.flash(surface, control, FLASH_MS),
-      ended: () => this.webServer.findEnded(),
+      armed: (surfaces) => this.webServer.findState(surfaces),
+      ended: () => this.webServer.findState(undefined),
       log: this.log.child('find'),
     })
     this.door.gate = this.find

@@ -27,6 +27,8 @@ export interface FindModeOptions {
   selected(e: SelectedEvent): void
   /** Shows the selection on the control where the surface can (a key or LED flashed once). */
   flash?(surface: string, control: ControlId): void
+  /** Armed (or re-armed) on these surfaces. */
+  armed?(surfaces: string[] | 'all'): void
   /** Arming ended (timed out, disarmed, its page closed). */
   ended?(why: 'timeout' | 'disarmed' | 'closed'): void
   log?: Logger
@@ -63,6 +65,7 @@ export class FindMode {
     this.last = undefined
     this.restart()
     this.o.log?.info('find by pressing armed', { surfaces: this.surfaces })
+    this.o.armed?.(this.surfaces ?? 'all')
   }
 
   /** Disarms (whoever armed). */

@@ -351,5 +351,9 @@ describe('find by pressing through the remote API', () => {
       expect.objectContaining({ action: 'cutout' }),
       expect.objectContaining({ action: 'cutin' }),
     ])
+    // Armed through the remote API, every page is told too (the viewer shows it, and cannot end it).
+    await send(r, 'POST', '/api/find', {})
+    await until('told', () => viewer.messages.some((m) => m.type === 'find-state' && m.surfaces === 'all'))
+    await send(r, 'DELETE', '/api/find')
   })
 })

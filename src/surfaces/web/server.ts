@@ -308,9 +308,11 @@ export class WebSurfaceServer {
     for (const conn of this.connections) conn.enqueue({ type: 'selected', ...e })
   }
 
-  /** Find-by-pressing ended (timed out, disarmed, its page closed): every page is told. */
-  findEnded(): void {
-    for (const conn of this.connections) conn.enqueue({ type: 'find-state', armed: false })
+  /** Find-by-pressing armed on `surfaces`, or ended (undefined: timed out, disarmed, its page closed): every page is told. */
+  findState(surfaces: string[] | 'all' | undefined): void {
+    const m: ServerMessage =
+      surfaces === undefined ? { type: 'find-state', armed: false } : { type: 'find-state', armed: true, surfaces }
+    for (const conn of this.connections) conn.enqueue(m)
   }
 
   /** A page's `find` or `disarm`: never from a read-only viewer. */
@@ -322,8 +324,6 @@ export class WebSurfaceServer {
     }
     if (m.type === 'disarm') return this.find.disarm()
     this.find.arm(conn.id, m.surfaces)
-    const armed: ServerMessage = { type: 'find-state', armed: true, surfaces: m.surfaces ?? 'all' }
-    for (const c of this.connections) c.enqueue(armed)
   }
 
   removeSurface(id: string): void {
