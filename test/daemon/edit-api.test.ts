@@ -7,10 +7,10 @@
  * counted; and find-by-pressing: an armed surface's press or turn selects it, sends nothing, arrives as
  * `selected` on `/api/events`, and the surface sends again once disarmed.
  */
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { request, type IncomingMessage } from 'node:http'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { CommandEvent } from '../../src/daemon/api.js'
 import { Daemon } from '../../src/daemon/daemon.js'
@@ -51,7 +51,8 @@ interface Rig {
   logs: LogRecord[]
 }
 
-async function rig(text = FILE_TEXT()): Promise<Rig> {
+/** A daemon over a new file of `text`, or over `existing` (a file a test made) as it is. */
+async function rig(text = FILE_TEXT(), existing?: string): Promise<Rig> {
   const dir = await mkdtemp(join(tmpdir(), 'pb-edit-api-'))
   const state = await mkdtemp(join(tmpdir(), 'pb-edit-state-'))
   onTestFinished(async () => {
@@ -59,8 +60,8 @@ async function rig(text = FILE_TEXT()): Promise<Rig> {
     await rm(dir, { recursive: true, force: true })
     await rm(state, { recursive: true, force: true })
   })
-  const file = join(dir, 'desk.yaml')
-  await writeFile(file, text)
+  const file = existing ?? join(dir, 'desk.yaml')
+  if (existing === undefined) await writeFile(file, text)
   const logs = captureLogs()
   const metrics = new PrometheusMetrics({ processMetrics: false })
   const daemon = await Daemon.start({
@@ -233,6 +234,29 @@ describe('the editor through the remote API', () => {
     expect(put.status).toBe(403)
     expect(put.json).toMatchObject({ error: { code: 'NOT_EDITABLE', reason: expect.stringContaining('merge') } })
     expect(await readFile(r.file, 'utf8')).toBe(before)
+  })
+
+  it('a read-only folder, and a config that is a symbolic link (a ConfigMap), are not writable, with why', async () => {
+    const r = await rig()
+    const before = await readFile(r.file, 'utf8')
+    await chmod(dirname(r.file), 0o555)
+    expect((await send(r, 'GET', '/api/config')).json).toMatchObject({
+      writable: false,
+      reason: expect.stringContaining('is read-only'),
+    })
+    const put = await send(r, 'PUT', BINDING, { hash: hashBytes(before), binding: NEW_BINDING })
+    expect(put.status).toBe(403)
+    await chmod(dirname(r.file), 0o755)
+    expect(await readFile(r.file, 'utf8')).toBe(before)
+
+    const link = join(dirname(r.file), 'linked.yaml')
+    await symlink(r.file, link)
+    const linked = await rig(before, link)
+    expect((await send(linked, 'GET', '/api/config')).json).toMatchObject({
+      path: link,
+      writable: false,
+      reason: expect.stringContaining('symbolic link'),
+    })
   })
 
   it('listen.edit: false switches the editor off (403 EDIT_DISABLED, writable false)', async () => {
