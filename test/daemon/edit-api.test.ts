@@ -100,7 +100,8 @@ const NEW_BINDING = {
   press: { command: 'schedule', params: { action: 'cutin', title: 'Fullscreen Bug' } },
 }
 
-describe('the editor through the remote API', () => {
+// Each save waits for a whole reload (the check, then the loader in its worker): slow on a busy machine.
+describe('the editor through the remote API', { timeout: 60_000 }, () => {
   it('GET /api/config and …/binding read the file with its hash; a control without one is 404 NO_BINDING', async () => {
     const r = await rig()
     const bytes = await readFile(r.file)
