@@ -17,6 +17,8 @@ import { readListenToken } from '../daemon/auth.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT, SYSTEM_CONFIG } from '../defaults.js'
 import { reachableHost } from '../listen-address.js'
 import { createLogger } from '../log.js'
+import { readFileSync } from 'node:fs'
+import { allBindings, parseForEdit } from '../mappings/edit/locate.js'
 import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { assignClaims } from '../families/claims.js'
@@ -184,12 +186,33 @@ interface LearnedEvent {
   raw?: number
 }
 
+/**
+ * Controls whose value is centred, -1..1 (0 at rest; `src/surfaces/types.ts`): a range for them runs
+ * from reverse to forward, so that rest is a speed of 0. The shuttle has a binding of its own.
+ */
+const CENTRED_VALUE_KINDS: ReadonlySet<ControlKind> = new Set(['pitchbend', 'joystick'])
+
+/**
+ * A fader's `range:` from the control's own range (issue 42 item 7): a control sending 0..1 maps onto
+ * 0 to full speed, a centred one (-1..1) onto full reverse to full forward; a comment says what it sends.
+ */
+function valueBody(kind: ControlKind | undefined, event: LearnedEvent): string[] {
+  const centred = (kind !== undefined && CENTRED_VALUE_KINDS.has(kind)) || (event.value ?? 0) < 0
+  const sends = centred ? '-1..1, 0 at rest' : '0..1'
+  const raw = event.raw !== undefined ? `; raw ${event.raw} now` : ''
+  return [
+    "label: 'Speed'",
+    `# the control sends ${sends}${raw}: range maps its ends`,
+    `value: { command: replay_set_replay_speed, param: speed, range: ${centred ? '[-2, 2]' : '[0, 2]'} }`,
+  ]
+}
+
 /** What a control of this kind does first when touched, for the snippet. */
 function bindingBody(kind: ControlKind | undefined, event: LearnedEvent): string[] {
   if (event.type === 'rotate') return ['jog: { scrub: { step_frames: 1 } }']
   if (event.type === 'value') {
     if (kind === 'shuttle') return ["label: '{{speed}}×'", 'shuttle: { speeds: [0, 0.1, 0.25, 0.5, 1, 2, 4, 8] }']
-    return ["label: 'Speed'", 'value: { command: replay_set_replay_speed, param: speed, range: [0, 2] }']
+    return valueBody(kind, event)
   }
   return [
     'label: "{{name}}\\n{{play}}"',
@@ -204,6 +227,46 @@ function eventDetail(e: LearnedEvent): string {
   return ''
 }
 
+/** A binding in a few words, for `already bound`: its label, else what it sends (`play 'Lower Third'`). */
+export function bindingSummary(b: Record<string, unknown>): string {
+  const first = (v: unknown): Record<string, unknown> | undefined => {
+    const one: unknown = Array.isArray(v) ? v[0] : v
+    return isRecord(one) ? one : undefined
+  }
+  for (const use of ['press', 'value', 'rotate', 'long_press'] as const) {
+    const c = first(b[use])
+    if (!c) continue
+    const params = isRecord(c.params) ? c.params : {}
+    const what = typeof params.action === 'string' ? params.action : typeof c.command === 'string' ? c.command : use
+    return typeof params.title === 'string' ? `${what} '${params.title}'` : what
+  }
+  for (const use of ['jog', 'shuttle', 'page', 'feedback']) if (b[use] !== undefined) return use
+  return typeof b.label === 'string' ? `label '${b.label.replace(/\n/g, ' ')}'` : 'a binding'
+}
+
+/**
+ * Where each control is bound in `file` (`surface/control` → `file:line: summary`; the binding without a
+ * page first), read with the editor's locator; empty when the file cannot be read or parsed.
+ */
+export function boundControlsOf(file: string | undefined): Map<string, string> {
+  const bound = new Map<string, string>()
+  if (file === undefined) return bound
+  try {
+    const ed = parseForEdit(readFileSync(file, 'utf8'))
+    const found = allBindings(ed, file)
+    ed.bindings.forEach((data, i) => {
+      const where = found[i]
+      if (typeof data.on !== 'string' || !where) return
+      const page = typeof data.page === 'string' ? ` (page ${data.page})` : ''
+      const line = `${where.where}: ${bindingSummary(data)}${page}`
+      if (!bound.has(data.on) || data.page === undefined) bound.set(data.on, line)
+    })
+  } catch {
+    // A file learn cannot read is no reason to stop learning; `check` says what is wrong with it.
+  }
+  return bound
+}
+
 /** The lines `learn` prints, whichever way the events come (devices opened here, or a daemon's stream). */
 class LearnPrinter {
   private readonly shown = new Set<string>()
@@ -211,6 +274,8 @@ class LearnPrinter {
   constructor(
     private readonly out: (line: string) => void,
     private readonly surfaces: Config['surfaces'] | undefined,
+    /** Where each control is bound already (`boundControlsOf`). */
+    private readonly bound: ReadonlyMap<string, string> = new Map(),
   ) {}
 
   /** A surface that is not open (waiting, failed, closed): its status line. */
@@ -253,6 +318,8 @@ class LearnPrinter {
     const key = `${id} ${e.type === 'down' ? 'press' : e.type}`
     if (this.shown.has(key)) return
     this.shown.add(key)
+    const at = this.bound.get(id)
+    if (at !== undefined) this.out(`  already bound at ${at}`)
     const body = bindingBody(kind, e)
     this.out(['  binding:', `    - on: ${id}`, ...body.map((line) => `      ${line}`)].join('\n'))
   }
@@ -383,7 +450,7 @@ async function learnThroughDaemon(
         from = probe.status.config
       }
     }
-    const printer = new LearnPrinter((line) => deps.out(line), surfaces)
+    const printer = new LearnPrinter((line) => deps.out(line), surfaces, boundControlsOf(from))
     deps.out(
       `learning through the panelbridge daemon at ${base}, which keeps its devices: press, turn or move a control; ` +
         `Ctrl+C stops${from !== undefined ? ` (surface names from ${from})` : ''}`,
@@ -544,7 +611,7 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, base: strin
     return name
   }
   const controls = new Map<string, Map<string, ControlDescriptor>>()
-  const printer = new LearnPrinter((line) => deps.out(line), read.config?.surfaces)
+  const printer = new LearnPrinter((line) => deps.out(line), read.config?.surfaces, boundControlsOf(read.file))
 
   manager.events.on('status', (s) => {
     if (s.state !== 'open') return printer.status(s)

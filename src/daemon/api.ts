@@ -186,6 +186,82 @@ export type DaemonEvent =
   | { type: 'command'; command: CommandEvent }
   | { type: 'unclaimed'; unclaimed: UnclaimedDeviceEvent }
   | { type: 'unclaimed-input'; input: UnclaimedInputEvent }
+  | { type: 'selected'; selected: SelectedEvent }
+
+/**
+ * A control chosen by pressing it while find-by-pressing is armed (`event: selected`, issue 42): the
+ * press was taken for the editor and sent no command. `page` is the page the surface was on (null for a
+ * surface without pages).
+ */
+export interface SelectedEvent {
+  surface: string
+  control: ControlId
+  page: string | null
+}
+
+/** `GET /api/config` (issue 42): the mapping file, the hash of its bytes, and whether the editor may write it. */
+export interface ConfigInfo {
+  path: string
+  /** SHA-256 of the file's bytes, hex. */
+  hash: string
+  writable: boolean
+  /** Why not, when not writable (editing switched off, a read-only file, a symbolic link, …). */
+  reason?: string
+}
+
+/** A control's binding as the editor reads it (`GET …/binding`). */
+export interface BindingView {
+  hash: string
+  file: string
+  line: number
+  yaml: string
+  /** The binding's YAML mapping as JSON, without `on` and `page`. */
+  binding: Record<string, unknown>
+  /** The binding is written where the editor cannot change it alone (a merge key, an alias): why. */
+  readOnly?: string
+}
+
+/** Which binding: a control, and the page asked for (see `locateBinding`). */
+export interface BindingAddress {
+  surface: string
+  control: ControlId
+  page?: string
+}
+
+/**
+ * Why an edit was refused; the server maps `status` to the answer. `hash` where the file's current hash
+ * is to be shown (409, and 404 `NO_BINDING`); `problems` for 422.
+ */
+export interface EditRefusal {
+  status: 403 | 404 | 409 | 422 | 500
+  code:
+    | 'EDIT_DISABLED'
+    | 'NOT_EDITABLE'
+    | 'NO_BINDING'
+    | 'CONFIG_CHANGED'
+    | 'CONFIG_REFUSED'
+    | 'NOTHING_TO_UNDO'
+    | 'RELOAD_FAILED'
+  message: string
+  hash?: string
+  problems?: { path: string; message: string }[]
+}
+
+/** What the remote API edits the mapping file through (issue 42 item 6; `config-edit.ts`). */
+export interface ConfigEditApi {
+  info(): Promise<ConfigInfo>
+  read(at: BindingAddress): Promise<BindingView | EditRefusal>
+  /** Resolves once the reload that follows the save has applied. */
+  put(at: BindingAddress, hash: string, binding: unknown): Promise<{ hash: string } | EditRefusal>
+  remove(at: BindingAddress, hash: string): Promise<{ hash: string } | EditRefusal>
+  undo(hash: string): Promise<{ hash: string } | EditRefusal>
+}
+
+/** Find-by-pressing (issue 42 item 1; `find.ts`): arms the surfaces named (all without), or refuses. */
+export interface FindApi {
+  arm(surfaces?: readonly string[]): { armed: string[] | 'all'; timeoutMs: number } | InjectRefusal
+  disarm(): void
+}
 
 export interface DaemonApi {
   status(): DaemonStatus
@@ -218,6 +294,10 @@ export interface DaemonApi {
    * recording makes from then on, and `end` once it stops. A daemon without it answers 404 there.
    */
   watchRecord?(follower: RecordFollower): RecordFollowing | undefined
+  /** The mapping file's editor (`/api/config`, `…/binding`): a daemon without it answers 404 there. */
+  readonly edit?: ConfigEditApi
+  /** Find-by-pressing (`/api/find`): a daemon without it answers 404 there. */
+  readonly findByPressing?: FindApi
 }
 
 /** A reader of the recording (`GET /api/record`). Called on the input path: it must not wait. */
@@ -252,6 +332,8 @@ export interface DaemonMetrics {
   setLinkUp(up: boolean): void
   /** The config file on disk runs (`ok`) or was refused (`refused`); the mapping that runs was loaded at `lastGoodLoadMs` (epoch ms). */
   setConfigState(state: 'ok' | 'refused', lastGoodLoadMs: number): void
+  /** The editor saved the mapping file (issue 42): a binding put or deleted, or a save undone. */
+  configEdited?(kind: 'put' | 'delete' | 'undo'): void
   /** The recording's state (`off`, `recording`, `failed`). Optional: a daemon that cannot record needs none. */
   setRecording?(state: RecordingStatus['state']): void
   /** Issue 27, by application (optional: a daemon of one application needs none): its link up or not. */

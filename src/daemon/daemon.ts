@@ -47,11 +47,14 @@ import type {
   DaemonStatus,
   InjectKind,
   InjectRefusal,
+  FindApi,
   InjectRehearsal,
   RecentError,
   RecordFollower,
   RecordFollowing,
 } from './api.js'
+import { ConfigEditor, editHistoryFolder } from './config-edit.js'
+import { FIND_TIMEOUT_MS, FindMode } from './find.js'
 import { AppLinks, type PreparedLinks } from './apps.js'
 import { InputDoor } from './input.js'
 import { applyBrightness, sameButBrightness } from './brightness.js'
@@ -69,6 +72,12 @@ import { boundControls, WaitingSurfaces } from './waiting.js'
 
 /** The config that ships with the package: the simulator and a web console. */
 export const BUNDLED_CONFIG = fileURLToPath(new URL('../../config/default.yaml', import.meta.url))
+
+/**
+ * How long a control selected by pressing is lit, ms. ASSUMED: long enough to be seen from the desk,
+ * short enough not to be taken for the control's own feedback.
+ */
+const FLASH_MS = 300
 
 /** Which config `run` uses without `--config`, and why. */
 export function defaultConfigPath(exists: (p: string) => boolean = existsSync): { path: string; why: string } {
@@ -106,6 +115,8 @@ export interface DaemonOptions {
   rehearse?: boolean
   /** `run --record FILE`: the trace to write (over the config's `record:`; see `recorder.ts`). */
   record?: RecordWanted
+  /** Where the editor keeps the saved versions (default `editHistoryFolder`, in the state folder). */
+  editHistory?: string
   logger?: Logger
 }
 
@@ -145,6 +156,10 @@ export class Daemon implements DaemonApi {
   /** Every application's link (issue 27; `app:` alone is one), and the engine's way to all of them. */
   private readonly apps: AppLinks
   private readonly router: AppRouter
+  /** The mapping file's editor (`/api/config`, `…/binding`; issue 42). */
+  readonly edit: ConfigEditor
+  /** Find-by-pressing: armed, it takes the next input of an armed surface for the editor (issue 42). */
+  private readonly find: FindMode
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -236,6 +251,34 @@ export class Daemon implements DaemonApi {
       claims: () => (this.config ? claimsOfConfig(this.config.surfaces) : []),
       publish: (e) => this.api.publishEvent(e),
       statuses: this.manager.events,
+    })
+    this.find = new FindMode({
+      pageOf: (surface) => this.engine.pageOf(surface),
+      selected: (selected) => {
+        this.api.publishEvent({ type: 'selected', selected })
+        this.webServer.findSelected(selected)
+      },
+      flash: (surface, control) => this.manager.flash(surface, control, FLASH_MS),
+      armed: (surfaces) => this.webServer.findState(surfaces),
+      ended: () => this.webServer.findState(undefined),
+      log: this.log.child('find'),
+    })
+    this.door.gate = this.find
+    this.webServer.setFind({
+      arm: (page, surfaces) => this.find.arm(surfaces, { page }),
+      disarm: () => this.find.disarm(),
+      closed: (page) => this.find.ownerGone({ page }),
+    })
+    this.edit = new ConfigEditor({
+      file: options.config,
+      historyFolder: options.editHistory ?? editHistoryFolder(options.config),
+      enabled: () => this.config.listen.edit !== false,
+      ...(resolve(options.config) === BUNDLED_CONFIG
+        ? { fixedReason: 'this is the bundled default config, part of the package: run with a config of your own' }
+        : {}),
+      reload: () => this.reload(),
+      log: this.log.child('edit'),
+      onSaved: (kind) => this.metrics.configEdited?.(kind),
     })
     this.manager.events.on('input', (e) => this.door.enter(e, 'surface'))
     // An unplugged or removed surface ends the presses held on it: nothing fires for them.
@@ -470,6 +513,7 @@ export class Daemon implements DaemonApi {
     this.notifier.stopping()
     this.notifier.close()
     this.reloader.close()
+    this.find.close()
     this.door.close()
     this.engine.stop()
     this.router.dispose()
@@ -505,6 +549,19 @@ export class Daemon implements DaemonApi {
   watchEvents(listener: (event: DaemonEvent) => void): () => void {
     return this.api.watchEvents(listener)
   }
+  /** `POST /api/find` and `DELETE /api/find`: arms the surfaces named (every one without), or refuses one unknown. */
+  readonly findByPressing: FindApi = {
+    arm: (surfaces) => {
+      const known = new Set(Object.keys(this.config.surfaces))
+      const unknown = surfaces?.find((s) => !known.has(s))
+      if (unknown !== undefined)
+        return { status: 404, code: 'UNKNOWN_SURFACE', message: `no surface named ${JSON.stringify(unknown)}` }
+      this.find.arm(surfaces)
+      return { armed: this.find.surfaces ?? 'all', timeoutMs: FIND_TIMEOUT_MS }
+    },
+    disarm: () => this.find.disarm(),
+  }
+
   /** `GET /api/record`: the recording's lines, while there is one. */
   watchRecord(follower: RecordFollower): RecordFollowing | undefined {
     return this.recording.active?.follow(follower)

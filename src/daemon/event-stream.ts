@@ -3,6 +3,7 @@
  * remote API, read-only, for `panelbridge learn`). `event: surface` with a `SurfaceStateEvent` for
  * every surface at once and on every change, `event: input` with an `InputEvent` per control event,
  * `event: command` with a `CommandEvent` per command the bindings sent (secrets already replaced),
+ * `event: selected` with a `SelectedEvent` per control chosen by find-by-pressing,
  * `: keep-alive` comments every `eventStreamHeartbeatMs`. At most `maxEventStreams` at once (503
  * beyond).
  *
@@ -206,5 +207,7 @@ function payloadOf(e: DaemonEvent): unknown {
       return e.unclaimed
     case 'unclaimed-input':
       return e.input
+    case 'selected':
+      return e.selected
   }
 }

@@ -12,6 +12,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** More fields of the error object (the editor's `hash`, `problems`, `reason`). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message)
   }
@@ -62,7 +64,7 @@ export function sendJson(
 
 export function sendError(res: ServerResponse, err: HttpError, headOnly: boolean): void {
   const headers = err.status === 503 ? { 'retry-after': String(RETRY_AFTER_SECONDS), ...err.headers } : err.headers
-  sendJson(res, err.status, { error: { code: err.code, message: err.message } }, headOnly, headers)
+  sendJson(res, err.status, { error: { code: err.code, message: err.message, ...err.details } }, headOnly, headers)
 }
 
 /**
@@ -148,4 +150,55 @@ export function readNoBody(req: IncomingMessage, max: number): Promise<void> {
     req.on('end', onEnd)
     req.on('error', onError)
   })
+}
+
+/**
+ * Reads a JSON request body of at most `max` bytes (413 beyond, declared or as it arrives; 400 when it is
+ * not JSON, 415 when it is declared as anything else). An empty body is undefined.
+ */
+export async function readJsonBody(req: IncomingMessage, max: number): Promise<unknown> {
+  const tooLarge = (): HttpError =>
+    new HttpError(413, 'BODY_TOO_LARGE', `the request body is over ${max} bytes, the most this route takes`)
+  const length = req.headers['content-length']
+  if (length !== undefined && Number(length) > max) throw tooLarge()
+  const type = req.headers['content-type']
+  if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type))
+    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json')
+  const chunks: Buffer[] = []
+  let received = 0
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length
+      if (received > max) {
+        cleanup()
+        req.pause()
+        reject(tooLarge())
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = (): void => {
+      cleanup()
+      resolve()
+    }
+    const onError = (err: Error): void => {
+      cleanup()
+      reject(err)
+    }
+    const cleanup = (): void => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+  })
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new HttpError(400, 'BAD_JSON', 'the request body is not JSON')
+  }
 }

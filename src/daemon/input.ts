@@ -59,8 +59,15 @@ export class InputDoor {
     this.log = logger ?? createLogger('input')
   }
 
+  /**
+   * Takes inputs before the engine (find-by-pressing, `find.ts`): an event it does not pass reaches
+   * neither the engine nor the observers.
+   */
+  gate: { pass(event: SurfaceEvent): boolean } | undefined
+
   /** Hands an input to the engine, then to every observer; a turn may wait to be summed with the next. */
   enter(event: SurfaceEvent, source: InputSource): void {
+    if (this.gate && !this.gate.pass(event)) return
     if (event.type === 'rotate') return this.turn(event, source)
     this.flushTurns()
     this.lastTurn = undefined

@@ -73,6 +73,7 @@ export class PrometheusMetrics implements DaemonMetrics {
   private readonly reconnectsTotal: Counter
   private readonly surfaceOpensTotal: Counter
   private readonly surfaceFailuresTotal: Counter
+  private readonly configEditsTotal: Counter<'kind'>
   private readonly surfacesOpen: Gauge
   private readonly surfacesByState: Gauge<'state'>
   private readonly linkUp: Gauge
@@ -131,6 +132,12 @@ export class PrometheusMetrics implements DaemonMetrics {
     this.surfaceFailuresTotal = new Counter({
       name: `${p}surface_failures_total`,
       help: 'Surfaces that failed to open or failed while open.',
+      registers,
+    })
+    this.configEditsTotal = new Counter({
+      name: `${p}config_edits_total`,
+      help: 'Saves of the mapping file through the editor (page or remote API), by kind (put, delete, undo).',
+      labelNames: ['kind'],
       registers,
     })
     this.surfacesOpen = new Gauge({ name: `${p}surfaces_open`, help: 'Surfaces open now.', registers })
@@ -231,6 +238,10 @@ export class PrometheusMetrics implements DaemonMetrics {
     this.configLoaded.set({ state: 'ok' }, state === 'ok' ? 1 : 0)
     this.configLoaded.set({ state: 'refused' }, state === 'refused' ? 1 : 0)
     this.configLastGoodLoad.set(lastGoodLoadMs / 1000)
+  }
+
+  configEdited(kind: 'put' | 'delete' | 'undo'): void {
+    this.configEditsTotal.inc({ kind })
   }
 
   setRecording(state: 'off' | 'recording' | 'failed'): void {

@@ -343,8 +343,13 @@ export class Recorder {
  * the config file's folder.
  */
 export function recordFolder(configFile: string, env: NodeJS.ProcessEnv = process.env): string {
+  return serviceStateFolder(env) ?? dirname(configFile)
+}
+
+/** The service's state folder (`$STATE_DIRECTORY`, the first when it names several), absolute; none outside systemd. */
+export function serviceStateFolder(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const state = env.STATE_DIRECTORY?.split(':')[0]
-  return state ? resolve(state) : dirname(configFile)
+  return state ? resolve(state) : undefined
 }
 
 /** What `run --record` or the config's `record:` asks for. */

@@ -9,6 +9,10 @@
  *   `value?value=X`, `down?lease_ms=N`) → `DaemonApi.inject()` → `200 {"ok":true}`; on a surface waiting
  *   for its device that takes rehearsal presses, `200 {"ok":true,"rehearsal":true,"waitingFor":"Stream Deck XL"}`
  *   (without `rehearse`, 409 `SURFACE_NOT_OPEN` saying it is waiting)
+ * - the mapping file's editor (issue 42; `config-edit.ts`, JSON bodies of at most MAX_EDIT_BODY_BYTES):
+ *   `GET /api/config` → `DaemonApi.edit.info()`; `GET|PUT|DELETE /api/surfaces/{surface}/controls/{control}/binding`
+ *   (`?page=P`; PUT `{ "hash", "binding" }`, DELETE `?hash=`); `POST /api/config/undo` `{ "hash" }`
+ * - find-by-pressing: `POST /api/find` `{ "surfaces"?: [...] }` arms, `DELETE /api/find` disarms
  * - `GET /metrics` → Prometheus text
  * - the web page: `/` redirects to its base path when that is not the root; its own paths; else 404.
  *
@@ -19,9 +23,21 @@ import type { Duplex } from 'node:stream'
 import { ControlIdError, parseControlId, type ParsedControlId } from '../face/control-id.js'
 import { isSurfaceName } from '../face/surface-name.js'
 import { MAX_ROTATE_DELTA } from '../face/protocol.js'
-import type { DaemonApi, InjectKind, InjectRefusal } from './api.js'
+import type { BindingAddress, ConfigEditApi, DaemonApi, EditRefusal, InjectKind, InjectRefusal } from './api.js'
 import { MAX_API_LEASE_MS, MIN_API_LEASE_MS } from './input.js'
 import { allow, allowMethod, COMMON_HEADERS, HttpError } from './http.js'
+
+/**
+ * Largest request body of the editor's routes, bytes (the issue's bound; 413 beyond). A binding is a few
+ * hundred bytes; 64 KiB holds the largest a person writes (a long sequence) many times over.
+ */
+export const MAX_EDIT_BODY_BYTES = 64 * 1024
+
+/** Whether a request carries a JSON body this server reads (the editor's writes and find). */
+export function takesBody(method: string, path: string): boolean {
+  if (method === 'PUT') return /^\/api\/surfaces\/[^/]+\/controls\/[^/]+\/binding$/.test(path)
+  return method === 'POST' && (path === '/api/config/undo' || path === '/api/find')
+}
 
 /** Largest `|delta|` of `rotate?delta=N` (the web page's own bound). */
 export const MAX_INJECT_ROTATE_DELTA = MAX_ROTATE_DELTA
@@ -60,12 +76,26 @@ export interface RoutesOptions {
 export class Routes {
   constructor(private readonly o: RoutesOptions) {}
 
-  /** `/api/...` (but the event stream): the JSON body of a 200, or throws the refusal. */
-  api(method: string, path: string, query: URLSearchParams): unknown {
+  /**
+   * `/api/...` (but the event stream): the JSON body of a 200, or throws the refusal; the editor's routes
+   * give a promise of it. `body` is the request's JSON, read by the server for the routes that take one
+   * (`takesBody`).
+   */
+  api(method: string, path: string, query: URLSearchParams, body?: unknown): unknown {
     const segments = path.split('/').slice(2) // '' and 'api'
     if (segments.length === 1 && (segments[0] === 'status' || segments[0] === 'errors')) {
       allowMethod(method, ['GET', 'HEAD'])
       return segments[0] === 'status' ? this.o.api.status() : { errors: this.o.api.recentErrors() }
+    }
+    if (segments[0] === 'config' && segments.length <= 2) return this.config(method, segments[1], body)
+    if (segments[0] === 'find' && segments.length === 1) return this.find(method, body)
+    if (
+      segments.length === 5 &&
+      segments[0] === 'surfaces' &&
+      segments[2] === 'controls' &&
+      segments[4] === 'binding'
+    ) {
+      return this.binding(method, segments, query, body)
     }
     if (segments.length >= 4 && segments.length <= 5 && segments[0] === 'surfaces' && segments[2] === 'controls') {
       return this.control(method, segments, query)
@@ -96,6 +126,68 @@ export class Routes {
     }
     if (web?.handleRequest(req, res)) return
     throw new HttpError(404, 'NOT_FOUND', 'no such page')
+  }
+
+  /** The editor, or 404 on a daemon without one. */
+  private editor(): ConfigEditApi {
+    const edit = this.o.api.edit
+    if (!edit) throw new HttpError(404, 'NOT_FOUND', 'this daemon has no editor')
+    return edit
+  }
+
+  /** `GET /api/config`, `POST /api/config/undo`. */
+  private async config(method: string, action: string | undefined, body: unknown): Promise<unknown> {
+    if (action === undefined) {
+      allowMethod(method, ['GET', 'HEAD'])
+      return this.editor().info()
+    }
+    if (action !== 'undo') throw new HttpError(404, 'NOT_FOUND', 'no such API route')
+    allowMethod(method, ['POST'])
+    return answer(await this.editor().undo(hashOf(body)))
+  }
+
+  /** `GET|PUT|DELETE /api/surfaces/{surface}/controls/{control}/binding`. */
+  private async binding(method: string, segments: string[], query: URLSearchParams, body: unknown): Promise<unknown> {
+    allowMethod(method, ['GET', 'HEAD', 'PUT', 'DELETE'])
+    const edit = this.editor()
+    const surface = decodeSegment(segments[1]!)
+    const control = decodeSegment(segments[3]!)
+    if (!isSurfaceName(surface))
+      throw new HttpError(404, 'UNKNOWN_SURFACE', `no surface named ${JSON.stringify(surface)}`)
+    parseControl(control)
+    const page = query.get('page')
+    const at: BindingAddress = { surface, control, ...(page !== null && page !== '' ? { page } : {}) }
+    if (method === 'GET' || method === 'HEAD') return answer(await edit.read(at))
+    if (method === 'DELETE') {
+      const hash = query.get('hash')
+      if (hash === null || hash === '')
+        throw new HttpError(400, 'BAD_VALUE', 'DELETE needs ?hash=, the hash the file was read with')
+      return answer(await edit.remove(at, hash))
+    }
+    const binding = isRecord(body) ? body.binding : undefined
+    if (!isRecord(binding))
+      throw new HttpError(400, 'BAD_VALUE', 'the body needs "binding", the binding as a JSON object')
+    return answer(await edit.put(at, hashOf(body), binding))
+  }
+
+  /** `POST /api/find` arms find-by-pressing, `DELETE /api/find` disarms. */
+  private find(method: string, body: unknown): unknown {
+    allowMethod(method, ['POST', 'DELETE'])
+    const find = this.o.api.findByPressing
+    if (!find) throw new HttpError(404, 'NOT_FOUND', 'this daemon has no find-by-pressing')
+    if (method === 'DELETE') {
+      find.disarm()
+      return { ok: true }
+    }
+    let surfaces: string[] | undefined
+    if (isRecord(body) && body.surfaces !== undefined) {
+      if (!Array.isArray(body.surfaces) || !body.surfaces.every((s) => typeof s === 'string'))
+        throw new HttpError(400, 'BAD_VALUE', '"surfaces" is a list of surface names')
+      surfaces = body.surfaces
+    }
+    const armed = find.arm(surfaces)
+    if ('status' in armed) throw refusal(armed)
+    return { ok: true, surfaces: armed.armed, timeoutMs: armed.timeoutMs }
   }
 
   /** `/api/surfaces/{surface}/controls/{control}[/{action}]`. */
@@ -186,4 +278,26 @@ function injectArgument(kind: InjectKind, control: ParsedControlId, query: URLSe
 
 function refusal(r: InjectRefusal): HttpError {
   return new HttpError(r.status, r.code, r.message)
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** The body's `hash`: the file's hash the edit was made on. */
+function hashOf(body: unknown): string {
+  const hash = isRecord(body) ? body.hash : undefined
+  if (typeof hash !== 'string' || hash === '')
+    throw new HttpError(400, 'BAD_VALUE', 'the body needs "hash", the hash the file was read with (GET /api/config)')
+  return hash
+}
+
+/** The editor's answer: its result, or its refusal as the error reply (with `hash`, `problems` or `reason`). */
+function answer<T extends object>(r: T | EditRefusal): T {
+  if (!('status' in r && 'code' in r)) return r
+  const details: Record<string, unknown> = {}
+  if (r.hash !== undefined) details.hash = r.hash
+  if (r.problems !== undefined) details.problems = r.problems
+  if (r.code === 'EDIT_DISABLED' || r.code === 'NOT_EDITABLE') details.reason = r.message
+  throw new HttpError(r.status, r.code, r.message, {}, details)
 }

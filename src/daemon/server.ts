@@ -7,8 +7,10 @@
  * Errors are `{ "error": { "code", "message" } }`: 400 bad value or control id, or an over-long
  * `Authorization`, 401 token missing or wrong, 403 Host refused (a browser asking for a page gets an
  * HTML page naming `listen.allowed_hosts` instead) or a cross-site request, 404 unknown path, surface or
- * control, 405 wrong method, 409 the surface is not open or the control does not take the event, 413 a
- * request body (no route takes one; declared or chunked, answered before the connection closes), 503
+ * control, 405 wrong method, 409 the surface is not open or the control does not take the event (or the
+ * file changed under an edit), 413 a request body (only the editor's routes take one, of at most
+ * MAX_EDIT_BODY_BYTES; declared or chunked, answered before the connection closes), 422 an edit the check
+ * refused, 503
  * busy (too many event streams or page sockets, every connection answering), always with `Retry-After`.
  *
  * Security, in this order on every request:
@@ -38,8 +40,8 @@ import { ServerAuth } from './auth.js'
 import { Connections, rawBusyReply, type ConnectionLimits } from './connections.js'
 import { EventStreams, type EventStreamLimits } from './event-stream.js'
 import { RecordStreams } from './record-stream.js'
-import { closeAfterBody, HttpError, rawReply, readNoBody, sendError, sendHtml, sendJson } from './http.js'
-import { Routes, type MetricsSource, type MountedWebServer } from './routes.js'
+import { closeAfterBody, HttpError, rawReply, readJsonBody, readNoBody, sendError, sendHtml, sendJson } from './http.js'
+import { MAX_EDIT_BODY_BYTES, Routes, takesBody, type MetricsSource, type MountedWebServer } from './routes.js'
 
 /** Bounds of the server; every one overridable through `DaemonServerOptions.limits`. */
 export interface DaemonServerLimits extends EventStreamLimits, ConnectionLimits {
@@ -232,12 +234,16 @@ async function dispatch(rooms: Rooms, req: IncomingMessage, res: ServerResponse)
     const url = new URL(req.url ?? '/', 'http://localhost')
     const path = url.pathname
     auth.guard(req, isPageDocument(req, path, rooms.web))
-    await readNoBody(req, rooms.limits.maxBodyBytes)
+    const method = req.method ?? 'GET'
+    // The editor's writes and find take a JSON body, read once the token is checked; nothing else takes one.
+    const withBody = takesBody(method, path)
+    if (!withBody) await readNoBody(req, rooms.limits.maxBodyBytes)
     if (path === '/api' || path.startsWith('/api/')) {
       auth.requireToken(req)
       if (path === '/api/events') return openStream(rooms, req, res, head)
       if (path === '/api/record') return openRecordStream(rooms, req, res, head)
-      return sendJson(res, 200, routes.api(req.method ?? 'GET', path, url.searchParams), head)
+      const body = withBody ? await readJsonBody(req, MAX_EDIT_BODY_BYTES) : undefined
+      return sendJson(res, 200, await routes.api(method, path, url.searchParams, body), head)
     }
     if (path === '/metrics') {
       auth.requireToken(req)

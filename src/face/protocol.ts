@@ -135,6 +135,7 @@ export type ServerMessage =
    */
   | { type: 'page'; surface: string; page?: string; pages: string[] }
   | DeckServerMessage
+  | FindServerMessage
 
 export type ClientMessage =
   | { type: 'down'; surface: string; control: ControlId }
@@ -245,16 +246,47 @@ export const MAX_DECK_SERIAL_LENGTH = 64
 /** Longest model id a page may name (the library's ids are at most 16 characters). */
 export const MAX_DECK_MODEL_LENGTH = 32
 
+/**
+ * Find by pressing from the page's editor (issue 42 item 1): `find` arms the surfaces named (every one
+ * without), `disarm` ends it; arming also ends when this page's socket closes, after FIND_TIMEOUT_MS
+ * without a press (`src/daemon/find.ts`), or when another page or the remote API re-arms. The daemon
+ * answers `find-state` (armed or not, and on which surfaces) to every page, and sends `selected` with the
+ * control pressed while armed (its press sent no command). Refused on a read-only viewer's socket.
+ * Additive: a page without an editor sends none of it and may ignore both answers.
+ */
+export type FindClientMessage = { type: 'find'; surfaces?: string[] } | { type: 'disarm' }
+
+export type FindServerMessage =
+  | { type: 'find-state'; armed: boolean; surfaces?: string[] | 'all' }
+  | { type: 'selected'; surface: string; control: ControlId; page: string | null }
+
+/** Most surfaces one `find` may name (a config's surfaces are fewer). */
+export const MAX_FIND_SURFACES = 64
+
 export type PageParseResult =
-  | { ok: true; message: ClientMessage; deck?: undefined }
-  | { ok: true; deck: DeckClientMessage; message?: undefined }
+  | { ok: true; message: ClientMessage; deck?: undefined; find?: undefined }
+  | { ok: true; deck: DeckClientMessage; message?: undefined; find?: undefined }
+  | { ok: true; find: FindClientMessage; message?: undefined; deck?: undefined }
   | { ok: false; reason: string }
+
+/** A find message's shape, or a short stable reason (a log-once key). */
+function findMessageOf(m: Record<string, unknown>): FindClientMessage | string {
+  if (m.type === 'disarm') return { type: 'disarm' }
+  if (m.surfaces === undefined) return { type: 'find' }
+  if (!Array.isArray(m.surfaces) || m.surfaces.length > MAX_FIND_SURFACES || !m.surfaces.every(isId))
+    return 'bad find surfaces'
+  return { type: 'find', surfaces: m.surfaces }
+}
 
 /** Checks one frame from a page: a control's input (`parseClientMessage`) or a deck's (`DeckClientMessage`). */
 export function parsePageMessage(data: string | Uint8Array, isBinary: boolean): PageParseResult {
   const decoded = decodeFrame(data, isBinary)
   if ('reason' in decoded) return decoded
   const m = decoded.value
+  if (m.type === 'find' || m.type === 'disarm') {
+    const find = findMessageOf(m)
+    return typeof find === 'string' ? { ok: false, reason: find } : { ok: true, find }
+  }
   if (typeof m.type !== 'string' || !m.type.startsWith('deck-')) return clientMessageOf(m)
   const deck = deckMessageOf(m)
   return typeof deck === 'string' ? { ok: false, reason: deck } : { ok: true, deck }

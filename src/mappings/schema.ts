@@ -396,6 +396,14 @@ export const listenSection = z
           'its own (it starts on the shared page; its page keys turn only its page; a `?view=1` viewer ' +
           'follows the shared page).',
       ),
+    edit: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether the page and the remote API may edit the mapping file (default true): false switches the editor ' +
+          'off (its routes answer 403 EDIT_DISABLED). An edit is a write like any other: beyond loopback it needs ' +
+          'the token, which such a listener cannot start without.',
+      ),
   })
   .describe('The daemon’s own web page, status and remote API.')
 

@@ -298,6 +298,36 @@ export class SurfaceManager implements SurfaceRegistry {
     this.hub.emit('feedback', surfaceId, control, feedback)
   }
 
+  /**
+   * Lights one control of an open surface for `ms`, then shows its own feedback again (find-by-pressing
+   * shows the control it selected, issue 42): a key goes white, an LED on. Nothing is recorded; a control
+   * that cannot show either (a jog) shows nothing.
+   */
+  flash(surfaceId: string, control: ControlId, ms: number): void {
+    const entry = this.entries.get(surfaceId)
+    if (!entry) return
+    const own = (): Feedback => this.feedback.get(surfaceId)?.get(control) ?? {}
+    const { image: _image, picture: _picture, ...rest } = own()
+    try {
+      entry.surface.setFeedback(
+        control,
+        shownBy(entry, control, { ...rest, color: '#ffffff', textColor: '#000000', led: 'on' }),
+      )
+    } catch (err) {
+      this.onSurfaceError(surfaceId, err)
+      return
+    }
+    const back = setTimeout(() => {
+      if (this.entries.get(surfaceId) !== entry) return
+      try {
+        entry.surface.setFeedback(control, shownBy(entry, control, own()))
+      } catch (err) {
+        this.onSurfaceError(surfaceId, err)
+      }
+    }, ms)
+    back.unref?.()
+  }
+
   /** Sets (and remembers) a surface's brightness, 0..100. */
   setBrightness(surfaceId: string, percent: number): void {
     this.brightness.set(surfaceId, percent)

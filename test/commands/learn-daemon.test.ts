@@ -73,6 +73,8 @@ describe('panelbridge learn with a daemon running', () => {
       'streamdeck CL-PLUS-1 (Stream Deck +): open: learning as replay',
       '  claimed by surfaces: { replay: { driver: streamdeck, model: plus } }',
       'replay/key:3 down',
+      // The control the file binds already says so, at its line (issue 42 item 7).
+      `  already bound at ${file}:7: cutin 'Lower Third'`,
       '  binding:',
       '    - on: replay/key:3',
       '      label: "{{name}}\\n{{play}}"',

@@ -58,18 +58,23 @@ describe('learn with the MIDI driver', () => {
     port.receive([0x90, 60, 100]) // note on, channel 1
     port.receive([0x80, 60, 0]) // note off
     port.receive([0xb3, 7, 127]) // CC 7 on channel 4
-    await until('the CC', () => h.out.some((l) => l.startsWith('pads/cc:4:7 value')))
+    port.receive([0xe0, 0, 0x20]) // pitch bend on channel 1, below centre
+    await until('the pitch bend', () => h.out.some((l) => l.startsWith('pads/pitchbend:1 value')))
     expect(h.out.filter((l) => l.startsWith('pads/'))).toEqual([
       'pads/note:1:60 down',
       'pads/note:1:60 up',
       'pads/cc:4:7 value 1.000 (raw 127)',
+      expect.stringMatching(/^pads\/pitchbend:1 value -0\.500/),
     ])
     expect(h.out).toContain('    - on: pads/note:1:60')
     expect(h.out).toContain('    - on: pads/cc:4:7')
+    // The range comes from the control's own: 0..1 for a CC, -1..1 (reverse to forward) for a pitch bend.
+    expect(h.out).toContain('      # the control sends 0..1; raw 127 now: range maps its ends')
     expect(h.out).toContain('      value: { command: replay_set_replay_speed, param: speed, range: [0, 2] }')
+    expect(h.out).toContain('      value: { command: replay_set_replay_speed, param: speed, range: [-2, 2] }')
     const { config, problems } = await pasted(h, CONFIG)
     expect(problems).toEqual([])
-    expect(config!.bindings.map((b) => b.on)).toEqual(['pads/note:1:60', 'pads/cc:4:7'])
+    expect(config!.bindings.map((b) => b.on)).toEqual(['pads/note:1:60', 'pads/cc:4:7', 'pads/pitchbend:1'])
     stop.abort()
     expect(await done).toBe(0)
   })

@@ -51,6 +51,7 @@ import {
   WEB_PROTOCOL_VERSION,
   clampValue,
   type ClientMessage,
+  type FindClientMessage,
   type ServerMessage,
   type WebSurfaceView,
 } from '../../face/protocol.js'
@@ -107,6 +108,14 @@ export interface WebSurfaceServerOptions {
    * `boundChanged` (a reload).
    */
   boundControls?: (surface: string) => readonly ControlDescriptor[]
+}
+
+/** The daemon's find-by-pressing as a page reaches it (`page`: the page socket's number). */
+export interface PageFindPort {
+  arm(page: number, surfaces: string[] | undefined): void
+  disarm(): void
+  /** A page socket closed: what it armed ends. */
+  closed(page: number): void
 }
 
 export interface ListenOptions {
@@ -207,6 +216,7 @@ export class WebSurfaceServer {
   private readonly own = new Map<string, OwnSurface>()
   private readonly mirrors = new Map<string, Mirror>()
   private readonly connections = new Set<Connection>()
+  private find: PageFindPort | undefined
   /** Every browser's frames, handed on in bounded slices. */
   private readonly frameTurns = new FrameTurns()
   private readonly images: KeyImages
@@ -282,6 +292,34 @@ export class WebSurfaceServer {
     const send = (message: ServerMessage): void => conn.enqueue(message)
     if (!this.pages) return surface.showTo(send)
     surface.showTo(send, { port: this.pages, view: viewOf(conn), mayOwn: !conn.viewer })
+  }
+
+  /** Where a page's `find` and `disarm` go (the daemon's find-by-pressing); without it they are refused. */
+  setFind(port: PageFindPort): void {
+    this.find = port
+  }
+
+  /** A control was selected by pressing: to every page (the editor opens it). */
+  findSelected(e: { surface: string; control: string; page: string | null }): void {
+    for (const conn of this.connections) conn.enqueue({ type: 'selected', ...e })
+  }
+
+  /** Find-by-pressing armed on `surfaces`, or ended (undefined: timed out, disarmed, its page closed): every page is told. */
+  findState(surfaces: string[] | 'all' | undefined): void {
+    const m: ServerMessage =
+      surfaces === undefined ? { type: 'find-state', armed: false } : { type: 'find-state', armed: true, surfaces }
+    for (const conn of this.connections) conn.enqueue(m)
+  }
+
+  /** A page's `find` or `disarm`: never from a read-only viewer. */
+  private onFind(conn: Connection, m: FindClientMessage): void {
+    if (conn.viewer || !this.find) {
+      const why = conn.viewer ? 'read-only viewer' : 'no find here'
+      this.logOnce(conn, `refused-find:${why}`, 'refused find-by-pressing from a browser', { reason: why })
+      return
+    }
+    if (m.type === 'disarm') return this.find.disarm()
+    this.find.arm(conn.id, m.surfaces)
   }
 
   removeSurface(id: string): void {
@@ -575,6 +613,8 @@ export class WebSurfaceServer {
       conn.outgoing.dispose()
       for (const { surface } of this.own.values()) surface.forget(viewOf(conn), conn)
       this.releaseRehearsal(conn)
+      // Find-by-pressing armed by this page ends with it: a closed editor never leaves a desk dead.
+      this.find?.closed(conn.id)
       this.pageDevices?.drop(conn.deviceLink)
       for (const key of conn.logKeys) log.clear(key)
       if (this.connections.size === 0) for (const { surface } of this.own.values()) surface.setWatched(false)
@@ -613,6 +653,7 @@ export class WebSurfaceServer {
       })
       return
     }
+    if (parsed.find) return this.onFind(conn, parsed.find)
     if (parsed.deck) {
       // Only a page that may send input registers a deck: never a read-only viewer's socket.
       if (conn.viewer || !this.pageDevices) {

@@ -79,6 +79,29 @@ describe('feedback, brightness and surfaces added by hand', () => {
     expect(s.brightness).toEqual([40])
   })
 
+  it('flash lights a control once, then shows its own feedback again, unrecorded and unannounced', () => {
+    vi.useFakeTimers()
+    try {
+      const { manager } = manage([])
+      const seen: string[] = []
+      manager.events.on('feedback', (id, control) => seen.push(`${id} ${control}`))
+      const s = handSurface('desk')
+      manager.addSurface(s)
+      manager.setFeedback('desk', 'key:1', { color: '#123456' })
+      manager.flash('desk', 'key:1', 300)
+      manager.flash('nowhere', 'key:1', 300)
+      expect(s.feedback).toEqual(['key:1 #123456', 'key:1 #ffffff'])
+      vi.advanceTimersByTime(299)
+      expect(s.feedback).toHaveLength(2)
+      vi.advanceTimersByTime(1)
+      expect(s.feedback).toEqual(['key:1 #123456', 'key:1 #ffffff', 'key:1 #123456'])
+      expect(manager.feedbackOf('desk').get('key:1')).toEqual({ color: '#123456' })
+      expect(seen).toEqual(['desk key:1'])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('gives an opened surface no brightness or feedback unless one was set', () => {
     const { manager } = manage([])
     const s = handSurface('web')
