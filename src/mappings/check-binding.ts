@@ -9,6 +9,7 @@ import { ControlIdError, controlSends, parseControlAddress } from '../surfaces/c
 import type { ControlDescriptor, ControlKind, SurfaceEvent } from '../surfaces/types.js'
 import { CONFIRM_COMMANDS, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
 import { checkCommand } from './check-command.js'
+import { checkTemplates } from './check-templates.js'
 import { controlRangeHint } from './control-range.js'
 import type { Path, Problems } from './problems.js'
 import { suggest } from './suggest.js'
@@ -177,6 +178,7 @@ function checkBehaviour(ctx: BindingContext, b: Binding, surface: string, at: (.
   }
   if (b.label !== undefined)
     for (const t of parseTemplate(b.label).problems) problems.add(at('label'), 'error', `label: ${t}`)
+  checkTemplates(problems, b, actionsOf(b), at)
   if (b.feedback?.channel !== undefined && b.feedback.input === undefined) {
     problems.add(at('feedback', 'channel'), 'error', 'feedback: channel goes with input')
   }

@@ -32,6 +32,7 @@ import type { CommandPort, SendObserver } from './sender.js'
 import { oneApp, type AppChange, type EngineApps } from './app-router.js'
 import { parseTemplate, type Template } from './template.js'
 import { hasPicture, withPicture, type PictureSource } from './pictures.js'
+import { replayContext, showsPlayhead } from './playhead.js'
 
 /** Where the engine draws: the surface manager (by configured surface name). */
 export interface FeedbackSink {
@@ -101,7 +102,11 @@ const SHOWS: Record<AppChange, (b: Binding) => boolean> = {
   titlesReset: (b) => b.feedback?.title !== undefined,
   link: (b) => b.feedback !== undefined || b.toggle !== undefined,
   replay: (b) =>
-    b.feedback?.replay_state !== undefined || b.jog !== undefined || b.shuttle !== undefined || showsReplaySpeed(b),
+    b.feedback?.replay_state !== undefined ||
+    b.jog !== undefined ||
+    b.shuttle !== undefined ||
+    showsReplaySpeed(b) ||
+    showsPlayhead(b),
   streaming: (b) => b.feedback?.streaming !== undefined,
   tally: (b) => b.feedback?.input !== undefined,
 }
@@ -429,7 +434,9 @@ export class Engine implements PagePort {
         if (this.isCurrent(bound)) this.redraw(key)
       },
       setPage: (page) => this.setPage(surface, page, this.actedBy.get(key)),
-      titleContext: () => titleContext(followedTitle(binding, host.state)),
+      titleContext: () => ({ ...replayContext(host.state), ...titleContext(followedTitle(binding, host.state)) }),
+      notSent: (command, reason) =>
+        this.log.warn(`${key}: ${command} not sent: ${reason}`, { control: key, command, outcome: 'NOT_SENT' }),
     }
     if (binding.press || binding.toggle || binding.steps || binding.hold) {
       bound.behaviour = new PressBehaviour(binding, host, () => indicatorOn(binding, host.state))

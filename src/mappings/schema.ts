@@ -95,7 +95,28 @@ export const resyncAction = z
   })
   .describe('Brings a mirror back in step with its main (after an outage, or a divergence).')
 
-export const action = z.union([commandAction, waitAction, pageAction, resyncAction])
+/** The replay operator's verbs (issue 43), each sugar over catalogue commands (`behaviours/clip.ts`). */
+export const CLIP_VERBS = ['mark_in', 'mark_out', 'go_to_in', 'go_to_out', 'play_clip', 'clear_marks'] as const
+
+export const clipAction = z
+  .strictObject({
+    clip: z
+      .enum(CLIP_VERBS)
+      .describe(
+        '`mark_in` / `mark_out`: the in or out point at the playhead; `go_to_in` / `go_to_out`: scrub there; ' +
+          '`play_clip`: scrub to in, set the speed, play; `clear_marks`: in at the buffer start, out at its end.',
+      ),
+    speed: z
+      .number()
+      .min(-100)
+      .max(100)
+      .optional()
+      .describe('`play_clip` only: the replay speed (1 = normal, 0.5 = half). Default 1.'),
+  })
+  .refine((c) => c.speed === undefined || c.clip === 'play_clip', { message: 'speed goes with clip: play_clip' })
+  .describe('A replay clip action: marks at the playhead, and the clip from in to out.')
+
+export const action = z.union([commandAction, waitAction, pageAction, resyncAction, clipAction])
 export const actions = z.union([action, z.array(action).min(1).max(CONFIG_LIMITS.sequence)])
 
 const holdMs = z.int().min(0).max(CONFIG_LIMITS.holdMs)
@@ -444,6 +465,7 @@ export type Config = z.output<typeof configSchema>
 export type Binding = z.output<typeof binding>
 export type Action = z.output<typeof action>
 export type CommandAction = z.output<typeof commandAction>
+export type ClipAction = z.output<typeof clipAction>
 export type Actions = z.output<typeof actions>
 export type SurfaceConfig = z.output<typeof surface>
 export type FeedbackConfig = z.output<typeof feedback>

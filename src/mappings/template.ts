@@ -1,13 +1,28 @@
 /**
  * Label and parameter templates: `{{name}}`, `{{play}}`, `{{var.NAME}}` of the followed title (a name
  * runs up to `}}`, spaces included; a missing one renders empty), `{{step}}` (the step the next press
- * sends, 1-based), and `{{value}}`, `{{delta}}`, `{{speed}}`, `{{position}}` of continuous controls.
+ * sends, 1-based), `{{value}}`, `{{delta}}`, `{{speed}}`, `{{position}}` of continuous controls, and the
+ * playhead anywhere: `{{replay.position}}`, `{{replay.in}}`, `{{replay.out}}`, `{{replay.speed}}`,
+ * `{{replay.length}}` (seconds in the buffer; `./playhead.ts`).
  * Text substitution only: nothing is evaluated. A label may mark a value it does not know yet (a fader
  * that has not moved shows `{{value}}` as `UNKNOWN_VALUE_TEXT`, not as nothing or 0).
  */
 
 /** The names a template may use (besides `var.NAME`). */
-export const TEMPLATE_NAMES = ['name', 'play', 'step', 'value', 'delta', 'speed', 'position'] as const
+export const TEMPLATE_NAMES = [
+  'name',
+  'play',
+  'step',
+  'value',
+  'delta',
+  'speed',
+  'position',
+  'replay.position',
+  'replay.in',
+  'replay.out',
+  'replay.speed',
+  'replay.length',
+] as const
 export type TemplateName = (typeof TEMPLATE_NAMES)[number]
 
 export type TemplatePart = { text: string } | { name: TemplateName } | { variable: string }
@@ -27,6 +42,11 @@ export interface TemplateContext {
   delta?: number
   speed?: number
   position?: number
+  'replay.position'?: number
+  'replay.in'?: number
+  'replay.out'?: number
+  'replay.speed'?: number
+  'replay.length'?: number
 }
 
 const TEMPLATE = /\{\{(.*?)\}\}/g

@@ -103,29 +103,30 @@ export class JogScrub implements Behaviour {
   private seed(): void {
     this.seeding = true
     this.host.changed()
-    void Promise.all([this.host.send('replay_get_play_info', {}), this.host.send('replay_get_settings', {})]).then(
-      ([info, settings]) => {
-        this.seeding = false
-        if (this.disposed) return
-        if (!info.ok) {
-          this.early = []
-          this.failed(info)
-          return
-        }
-        const rate = finiteNumberOf(info.reply.frameRate)
-        if (rate !== undefined && rate > 0) this.frameRate = rate
-        const buffer = settings.ok
-          ? finiteNumberOf((settings.reply.settings as Record<string, unknown> | undefined)?.bufferLength)
-          : undefined
-        // Whole frames inside the buffer: the last frame that starts before its end.
-        if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
-        this.cursor = Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate)
-        this.sent = this.cursor
-        for (const frames of this.early) this.move(frames)
+    void Promise.all([
+      this.host.send('replay_get_play_info', {}, { own: true }),
+      this.host.send('replay_get_settings', {}, { own: true }),
+    ]).then(([info, settings]) => {
+      this.seeding = false
+      if (this.disposed) return
+      if (!info.ok) {
         this.early = []
-        this.pump()
-      },
-    )
+        this.failed(info)
+        return
+      }
+      const rate = finiteNumberOf(info.reply.frameRate)
+      if (rate !== undefined && rate > 0) this.frameRate = rate
+      const buffer = settings.ok
+        ? finiteNumberOf((settings.reply.settings as Record<string, unknown> | undefined)?.bufferLength)
+        : undefined
+      // Whole frames inside the buffer: the last frame that starts before its end.
+      if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
+      this.cursor = Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate)
+      this.sent = this.cursor
+      for (const frames of this.early) this.move(frames)
+      this.early = []
+      this.pump()
+    })
   }
 
   /** Sends the cursor if it differs from what was sent and nothing is in flight. */
@@ -173,7 +174,7 @@ export class JogScrub implements Behaviour {
   private enterReplayMode(): void {
     this.entering = true
     this.inFlight = true
-    void this.host.send('replay_enable_scrubbing', { enable: true }).then((r) => {
+    void this.host.send('replay_enable_scrubbing', { enable: true }, { own: true }).then((r) => {
       this.inFlight = false
       this.entering = false
       if (this.disposed) return
