@@ -78,3 +78,23 @@ export function showsPlayhead(binding: Binding): boolean {
   if (binding.label === undefined || !binding.label.includes('{{replay.')) return false
   return parseTemplate(binding.label).template.parts.some((p) => 'name' in p && p.name.startsWith('replay.'))
 }
+
+/** The replay as `/api/status` shows it: only what is known, in seconds. */
+export function replayStatus(state: AppState): {
+  state?: string
+  position?: number
+  in?: number
+  out?: number
+  length?: number
+  speed?: number
+} {
+  const r = state.replay
+  const out: ReturnType<typeof replayStatus> = {}
+  if (r.state !== undefined) out.state = r.state
+  if (r.position !== undefined) out.position = r.position
+  if (r.inPoint !== undefined) out.in = r.inPoint
+  if (r.outPoint !== undefined) out.out = r.outPoint
+  if (r.inPoint !== undefined && r.outPoint !== undefined) out.length = r.outPoint - r.inPoint
+  if (r.speed !== undefined) out.speed = r.speed
+  return out
+}
