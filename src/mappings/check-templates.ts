@@ -53,15 +53,16 @@ function* stringsOf(value: unknown, path: Path, depth = 0): Generator<{ text: st
 function* textsOf(
   b: Binding,
   actions: Iterable<BindingAction>,
+  at: (...p: Path) => Path,
 ): Generator<{ text: string; path: Path; where: string }> {
   if (b.label !== undefined) yield { text: b.label, path: ['label'], where: 'label' }
   for (const { action, path } of actions) {
     if ('command' in action && action.params)
-      for (const s of stringsOf(action.params, [...path, 'params'])) yield { ...s, where: pathText(s.path) }
+      for (const s of stringsOf(action.params, [...path, 'params'])) yield { ...s, where: pathText(at(...s.path)) }
   }
   for (const kind of ['value', 'rotate'] as const) {
     const params = b[kind]?.params
-    if (params) for (const s of stringsOf(params, [kind, 'params'])) yield { ...s, where: pathText(s.path) }
+    if (params) for (const s of stringsOf(params, [kind, 'params'])) yield { ...s, where: pathText(at(...s.path)) }
   }
 }
 
@@ -92,7 +93,7 @@ export function checkTemplates(
   at: (...p: Path) => Path,
 ): void {
   const known = templatesKnownTo(b)
-  for (const { text, path, where } of textsOf(b, actions)) {
+  for (const { text, path, where } of textsOf(b, actions, at)) {
     if (!text.includes('{{')) continue
     for (const part of parseTemplate(text).template.parts) {
       if ('text' in part) continue

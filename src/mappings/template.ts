@@ -7,6 +7,7 @@
  * Text substitution only: nothing is evaluated. A label may mark a value it does not know yet (a fader
  * that has not moved shows `{{value}}` as `UNKNOWN_VALUE_TEXT`, not as nothing or 0).
  */
+import { nearest } from './suggest.js'
 
 /** The names a template may use (besides `var.NAME`). */
 export const TEMPLATE_NAMES = [
@@ -52,6 +53,12 @@ export interface TemplateContext {
 const TEMPLATE = /\{\{(.*?)\}\}/g
 const ONE_TEMPLATE = /^\{\{(.*?)\}\}$/
 
+/** " (did you mean {{x}}?)" for an unknown name one slip from a known one, else "". */
+function meant(name: string): string {
+  const near = nearest(name, TEMPLATE_NAMES)
+  return near === undefined ? '' : ` (did you mean {{${near}}}?)`
+}
+
 /** One `{{...}}` body as a part, or a problem. */
 function partOf(body: string): TemplatePart | string {
   if (body.startsWith('var.')) {
@@ -61,7 +68,7 @@ function partOf(body: string): TemplatePart | string {
   const name = body.trim()
   return (TEMPLATE_NAMES as readonly string[]).includes(name)
     ? { name: name as TemplateName }
-    : `unknown template {{${body}}}: use one of ${TEMPLATE_NAMES.map((n) => `{{${n}}}`).join(', ')} or {{var.NAME}}`
+    : `unknown template {{${body}}}${meant(name)}: use one of ${TEMPLATE_NAMES.map((n) => `{{${n}}}`).join(', ')} or {{var.NAME}}`
 }
 
 /** Parses a text with templates; `problems` lists every unknown template. */

@@ -17,6 +17,18 @@ import type { ClipAction } from '../schema.js'
 import type { SendFailure, SendResult } from '../sender.js'
 import type { BehaviourHost } from './types.js'
 
+/** What each verb sends, in order (the command reference prints it: `npm run commands-doc`). */
+export const CLIP_SENDS: Readonly<Record<ClipAction['clip'], string>> = {
+  mark_in: '`replay_set_in_point` with `position` = the playhead',
+  mark_out: '`replay_set_out_point` with `position` = the playhead',
+  go_to_in: '`replay_set_scrub_position` with `position` = the in point',
+  go_to_out: '`replay_set_scrub_position` with `position` = the out point',
+  play_clip:
+    '`replay_set_scrub_position` at the in point, `replay_set_replay_speed` with `speed` (default 1), `replay_play_pause`',
+  clear_marks:
+    '`replay_get_settings` (the buffer length), `replay_set_in_point` at 0, `replay_set_out_point` at the buffer end',
+}
+
 /** The speed `play_clip` plays at when the binding gives none. */
 export const DEFAULT_CLIP_SPEED = 1
 
