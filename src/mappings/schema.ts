@@ -139,13 +139,50 @@ export const jog = z
       .strictObject({
         step_frames: z.number().positive().max(10_000).optional().describe('Frames per detent (default 1).'),
         step_seconds: z.number().positive().max(3600).optional().describe('Seconds per detent, instead of frames.'),
+        frames_per_turn: z
+          .number()
+          .positive()
+          .max(100_000)
+          .optional()
+          .describe(
+            'Frames per full turn of a wheel that reports its turn in detents (a Contour jog: 10 a turn), instead of step_frames: each detent moves a share of it, fractions kept exactly.',
+          ),
+        detents_per_turn: z
+          .int()
+          .min(1)
+          .max(10_000)
+          .optional()
+          .describe('Detents the wheel reports per full turn, for frames_per_turn. Default 10 (a Contour jog).'),
+        fine: z
+          .strictObject({
+            key: z
+              .string()
+              .min(1)
+              .describe('The control held for fine steps: `<surface>/<control>`, e.g. `desk/key:7`.'),
+            divide: z
+              .number()
+              .min(1)
+              .max(1000)
+              .optional()
+              .describe('What a held fine key divides the step by. Default 4.'),
+          })
+          .optional()
+          .describe('Fine steps while a key is held.'),
+        acceleration: z
+          .array(z.tuple([z.int().min(1).max(1000), z.number().positive().max(100)]))
+          .min(1)
+          .max(16)
+          .optional()
+          .describe(
+            'The acceleration curve as data: [detents in one report, multiplier] pairs, ascending; a report of at least that many detents moves each by its multiplier (a fast spin goes further). Default: none.',
+          ),
         enter: z
           .boolean()
           .optional()
           .describe('Turn scrubbing on (replay mode) first when the application is not in replay mode.'),
       })
-      .refine((s) => s.step_frames === undefined || s.step_seconds === undefined, {
-        message: 'give step_frames or step_seconds, not both',
+      .refine((s) => [s.step_frames, s.step_seconds, s.frames_per_turn].filter((x) => x !== undefined).length <= 1, {
+        message: 'give one of step_frames, step_seconds and frames_per_turn',
       }),
   })
   .describe('Scrubs the replay buffer (`replay_set_scrub_position`), latest position wins.')

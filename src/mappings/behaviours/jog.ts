@@ -10,7 +10,14 @@
  * one request after the last delta.
  */
 import { ControlBadge } from '../../surfaces/badge.js'
-import { ASSUMED_FRAME_RATE, DEFAULT_STEP_FRAMES, JOG_RESEED_AFTER_MS } from '../constants.js'
+import {
+  ASSUMED_FRAME_RATE,
+  DEFAULT_DETENTS_PER_TURN,
+  DEFAULT_FINE_DIVIDE,
+  DEFAULT_STEP_FRAMES,
+  JOG_RESEED_AFTER_MS,
+  JOG_SUBFRAMES,
+} from '../constants.js'
 import type { Binding } from '../schema.js'
 import type { SendFailure } from '../sender.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
@@ -23,16 +30,16 @@ export const NOT_IN_REPLAY_MODE = 'not in replay mode'
 
 export class JogScrub implements Behaviour {
   private readonly badge: ControlBadge
-  /** The cursor in frames; undefined until seeded. */
+  /** The cursor in sub-frames (JOG_SUBFRAMES a frame); undefined until seeded. */
   private cursor: number | undefined
   private frameRate = ASSUMED_FRAME_RATE
   /** Buffer end in frames. */
   private maxFrames = Number.POSITIVE_INFINITY
-  /** Deltas (in frames) that arrived before the seed. */
-  private early: number[] = []
+  /** Deltas (detents, fine or not) that arrived before the seed: moved once the frame rate is known. */
+  private early: { delta: number; fine: boolean }[] = []
   private seeding = false
   private inFlight = false
-  /** The last position (frames) the application acknowledged, or sent and in flight. */
+  /** The last position (whole frames) the application acknowledged, or sent and in flight. */
   private sent: number | undefined
   private lastDeltaAt = Number.NEGATIVE_INFINITY
   private detail: string | undefined
@@ -54,17 +61,17 @@ export class JogScrub implements Behaviour {
     const now = performance.now()
     const rested = now - this.lastDeltaAt >= JOG_RESEED_AFTER_MS && !this.inFlight
     this.lastDeltaAt = now
-    const frames = this.framesPerDetent() * delta
+    const fine = this.scrub.fine !== undefined && this.host.isHeld?.(this.scrub.fine.key) === true
     if (this.cursor === undefined || (rested && !this.seeding)) {
-      this.early.push(frames)
+      this.early.push({ delta, fine })
       if (!this.seeding) this.seed()
       return
     }
     if (this.seeding) {
-      this.early.push(frames)
+      this.early.push({ delta, fine })
       return
     }
-    this.move(frames)
+    this.move(delta, fine)
     this.pump()
   }
 
@@ -76,7 +83,7 @@ export class JogScrub implements Behaviour {
     const look: BehaviourLook = {
       pending: this.inFlight || this.seeding,
       failed: this.badge.badge === 'failed',
-      context: this.cursor !== undefined ? { position: this.cursor / this.frameRate } : {},
+      context: this.cursor !== undefined ? { position: this.frames() / this.frameRate } : {},
     }
     const detail = look.failed && this.failure !== undefined ? this.failure : this.detail
     if (detail !== undefined) look.detail = detail
@@ -88,15 +95,38 @@ export class JogScrub implements Behaviour {
     this.badge.dispose()
   }
 
-  /** Frames per detent: `step_frames`, or `step_seconds` at the application's frame rate (at least 1). */
+  /**
+   * Frames per detent: `step_frames`, or `step_seconds` at the application's frame rate (at least 1), or
+   * a share of `frames_per_turn` (a fraction kept: the cursor counts sub-frames).
+   */
   private framesPerDetent(): number {
-    if (this.scrub.step_seconds !== undefined) return Math.max(1, Math.round(this.scrub.step_seconds * this.frameRate))
+    const { step_seconds, frames_per_turn, detents_per_turn } = this.scrub
+    if (frames_per_turn !== undefined) return frames_per_turn / (detents_per_turn ?? DEFAULT_DETENTS_PER_TURN)
+    if (step_seconds !== undefined) return Math.max(1, Math.round(step_seconds * this.frameRate))
     return Math.max(1, Math.round(this.scrub.step_frames ?? DEFAULT_STEP_FRAMES))
   }
 
-  private move(frames: number): void {
-    const next = (this.cursor ?? 0) + frames
-    this.cursor = Math.min(this.maxFrames, Math.max(0, Math.round(next)))
+  /**
+   * Sub-frames one detent moves in a report of `detents`: the step, times the curve's multiplier for a
+   * report that many detents strong, divided while the fine key is held; a whole number, the same either
+   * way, so a turn back undoes a turn forward exactly.
+   */
+  private subframesPerDetent(detents: number, fine: boolean): number {
+    let multiplier = 1
+    for (const [atLeast, m] of this.scrub.acceleration ?? []) if (detents >= atLeast) multiplier = m
+    const divide = fine ? (this.scrub.fine?.divide ?? DEFAULT_FINE_DIVIDE) : 1
+    return Math.max(1, Math.round((this.framesPerDetent() * multiplier * JOG_SUBFRAMES) / divide))
+  }
+
+  /** The cursor in whole frames (what is sent). */
+  private frames(): number {
+    return Math.round((this.cursor ?? 0) / JOG_SUBFRAMES)
+  }
+
+  private move(delta: number, fine: boolean): void {
+    const detents = Math.abs(Math.round(delta))
+    const next = (this.cursor ?? 0) + Math.sign(delta) * detents * this.subframesPerDetent(detents, fine)
+    this.cursor = Math.min(this.maxFrames * JOG_SUBFRAMES, Math.max(0, next))
   }
 
   /** Reads the position and the buffer length; deltas meanwhile wait in `early` and apply in order. */
@@ -121,9 +151,9 @@ export class JogScrub implements Behaviour {
         : undefined
       // Whole frames inside the buffer: the last frame that starts before its end.
       if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
-      this.cursor = Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate)
-      this.sent = this.cursor
-      for (const frames of this.early) this.move(frames)
+      this.cursor = Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate) * JOG_SUBFRAMES
+      this.sent = this.frames()
+      for (const { delta, fine } of this.early) this.move(delta, fine)
       this.early = []
       this.pump()
     })
@@ -131,11 +161,11 @@ export class JogScrub implements Behaviour {
 
   /** Sends the cursor if it differs from what was sent and nothing is in flight. */
   private pump(): void {
-    if (this.inFlight || this.disposed || this.cursor === undefined || this.cursor === this.sent) {
+    if (this.inFlight || this.disposed || this.cursor === undefined || this.frames() === this.sent) {
       this.host.changed()
       return
     }
-    const target = this.cursor
+    const target = this.frames()
     this.inFlight = true
     // With `enter: true`, "not in replay mode" is the cue to enter it (once per refusal), not a fault.
     const willEnter = this.scrub.enter === true && !this.entering && !this.justEntered

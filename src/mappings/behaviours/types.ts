@@ -15,6 +15,8 @@ export interface BehaviourHost {
   send(command: string, params: Record<string, unknown>, options?: SendOptions): Promise<SendResult>
   /** The control's look changed (detail, badge, value, step): the engine redraws it. */
   changed(): void
+  /** Whether a control (`surface/control`) is held down now, from any source (a jog's `fine` key). */
+  isHeld?(on: string): boolean
   /** Switches this control's surface to a page (`previous` and `next` included). */
   setPage(page: string): void
   /** `resync: NAME`: sends the main's play states to its mirror NAME (issue 27, `../app-router.ts`). */
