@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
+import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import { startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { direct } from './apps-rig.js'
 
@@ -53,7 +54,8 @@ async function bench(profile?: string) {
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'config.yaml')
   await writeFile(file, configText(sim))
-  const daemon = await Daemon.start({ config: file, drivers: [] })
+  const metrics = new PrometheusMetrics({ processMetrics: false })
+  const daemon = await Daemon.start({ config: file, drivers: [], metrics })
   onTestFinished(() => daemon.stop())
   await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
   const press = async (key: string): Promise<void> => {
@@ -65,12 +67,19 @@ async function bench(profile?: string) {
     if ('status' in state) throw new Error(`console/${key}: ${state.message}`)
     return state
   }
-  return { sim, daemon, press, label }
+  /** `panelbridge_sent_command_failures_total` by whose. */
+  const failures = async (by: string): Promise<number> => {
+    const line = (await metrics.text())
+      .split('\n')
+      .find((l) => l.startsWith(`panelbridge_sent_command_failures_total{by="${by}"}`))
+    return Number(line?.split(' ').at(-1))
+  }
+  return { sim, daemon, press, label, failures }
 }
 
 describe.each([undefined, 'strict-unknowns'])('clips against the simulator (%s profile)', (profile) => {
   it('marks in at 7.5 s and out at 12 s with the web jog; play_clip sends scrub, speed, play once each', async () => {
-    const { sim, daemon, press, label } = await bench(profile)
+    const { sim, daemon, press, label, failures } = await bench(profile)
     await press('key:0')
     await expect.poll(() => sim.state.replay.state, WAIT).toBe('recording')
 
@@ -103,9 +112,12 @@ describe.each([undefined, 'strict-unknowns'])('clips against the simulator (%s p
     expect(sim.state.replay.speed).toBe(0.5)
     expect(sim.state.replay.scrubPosition).toBe(7.5)
     // The engine's own steps (the jog's refused first scrub, entering replay mode, its reads) are not the operator's.
+    // The first scrub was refused (not in replay mode yet) and the jog entered it: the engine's plan.
     const { commands } = daemon.status()
     expect(commands.failed).toBe(0)
-    expect(commands.own?.sent).toBeGreaterThan(0)
+    expect(commands.own?.failed).toBeGreaterThanOrEqual(1)
+    expect(await failures('operator')).toBe(0)
+    expect(await failures('engine')).toBeGreaterThanOrEqual(1)
   })
 
   it('a parameter whose template is empty at the press sends nothing, and the key says why', async () => {
