@@ -178,6 +178,21 @@ function checkBehaviour(ctx: BindingContext, b: Binding, surface: string, at: (.
   if (b.label !== undefined)
     for (const t of parseTemplate(b.label).problems) problems.add(at('label'), 'error', `label: ${t}`)
   checkTemplates(problems, b, actionsOf(b), at)
+  const fineKey = b.jog?.scrub.fine?.key
+  if (fineKey !== undefined) {
+    const where = at('jog', 'scrub', 'fine', 'key')
+    try {
+      const { surface: named } = parseControlAddress(fineKey)
+      if (!Object.hasOwn(ctx.rawSurfaces, named))
+        problems.add(
+          where,
+          'error',
+          `fine: ${fineKey}: no surface ${named}${suggest(named, Object.keys(ctx.rawSurfaces))}`,
+        )
+    } catch (err) {
+      problems.add(where, 'error', `fine: ${err instanceof ControlIdError ? err.message : String(err)}`)
+    }
+  }
   if (b.feedback?.channel !== undefined && b.feedback.input === undefined) {
     problems.add(at('feedback', 'channel'), 'error', 'feedback: channel goes with input')
   }

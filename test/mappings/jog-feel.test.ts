@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { fc } from '../fuzz/harness.js'
 import { AppState } from '../../src/api/app-state.js'
 import { JogScrub } from '../../src/mappings/behaviours/jog.js'
+import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import type { BehaviourHost } from '../../src/mappings/behaviours/types.js'
 import { binding as bindingSchema, type Binding } from '../../src/mappings/schema.js'
 
@@ -121,6 +122,19 @@ describe('the jog feel', () => {
     expect(await moved(curve, [1, 1, 1])).toBe(6)
     expect(await moved(curve, [4])).toBe(24)
     expect(await moved(curve, [-4, 4])).toBe(0)
+  })
+
+  it('check refuses a fine key on a surface the file does not have', async () => {
+    const text = `version: 1
+surfaces:
+  console: { driver: web, rows: 1, columns: 4, jog: true }
+bindings:
+  - on: console/jog
+    jog: { scrub: { frames_per_turn: 25, fine: { key: consle/key:3 } } }
+`
+    expect((await loadConfigText(text, 'c.yaml')).problems.map(formatProblem)).toEqual([
+      'c.yaml:6:55: fine: consle/key:3: no surface consle (did you mean console?)',
+    ])
   })
 
   it('the schema takes one of step_frames, step_seconds and frames_per_turn', () => {
