@@ -1,10 +1,13 @@
 /**
  * Jog scrubbing that never lags behind the hand.
  *
- * A local cursor in whole frames, seeded from `replay_get_play_info` (and `replay_get_settings` for the
- * buffer length), and seeded again after the wheel has rested (playback moves the position meanwhile).
- * Each signed delta moves it by the step and is clamped to the buffer at once, as the hand feels the
- * end stop. Positions are sent latest-wins: at most one `replay_set_scrub_position` in flight per
+ * A local cursor in sub-frames (whole frames are sent), seeded from `replay_get_play_info` (and
+ * `replay_get_settings` for the buffer length), and seeded again after the wheel has rested (playback
+ * moves the position meanwhile). Each signed delta moves it by the step and is clamped to the buffer at
+ * once, as the hand feels the end stop. The feel (issue 43): the step is `step_frames`, `step_seconds` or
+ * a share of `frames_per_turn`; a held `fine` key divides it; the `acceleration` curve (data: detents in
+ * one report → multiplier) multiplies a fast report. Each detent moves a whole number of sub-frames, the
+ * same either way, so n detents back undo n forward exactly. Positions are sent latest-wins: at most one `replay_set_scrub_position` in flight per
  * binding; deltas that arrive meanwhile only move the cursor; the newest absolute position goes out as
  * soon as the previous reply arrives. Nothing is lost and nothing queues: a fast spin ends with at most
  * one request after the last delta.
