@@ -5,7 +5,8 @@
  * - `mark_in` / `mark_out`: `replay_set_in_point` / `replay_set_out_point` with the playhead's position;
  * - `go_to_in` / `go_to_out`: `replay_set_scrub_position` at the in or out point;
  * - `play_clip`: `replay_set_scrub_position` at the in point, `replay_set_replay_speed` (`speed`,
- *   default 1), `replay_play_pause`;
+ *   default 1), `replay_play_pause`. ASSUMED: the replay is paused when it is pressed (the contract has
+ *   no play-only command and `replay_play_pause` toggles; a scrub is taken to leave it paused);
  * - `clear_marks`: `replay_get_settings` (the buffer's length), then the in point at 0 and the out point
  *   at the buffer's end.
  *
