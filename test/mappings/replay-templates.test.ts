@@ -57,6 +57,16 @@ describe('check: a template the binding cannot fill', () => {
   })
 })
 
+describe('check: clip actions', () => {
+  it('takes every verb; speed goes with play_clip only', async () => {
+    const verbs = ['mark_in', 'mark_out', 'go_to_in', 'go_to_out', 'clear_marks']
+    const keys = verbs.map((v, i) => `  - on: console/key:${i}\n    press: { clip: ${v} }\n`).join('')
+    expect(await problems(keys + `  - on: console/key:5\n    press: { clip: play_clip, speed: 0.5 }\n`)).toEqual([])
+    const found = await problems(`  - on: console/key:0\n    press: { clip: mark_in, speed: 0.5 }\n`)
+    expect(found.join('\n')).toContain('speed goes with clip: play_clip')
+  })
+})
+
 describe('the playhead in templates', () => {
   it('fills from what was sent and what the application reported, in seconds', () => {
     const state = new AppState()
