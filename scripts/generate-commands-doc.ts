@@ -12,6 +12,7 @@ import {
   paramTypeText,
   type CommandFacts,
 } from '../src/mappings/command-reference.js'
+import { CLIP_SENDS } from '../src/mappings/behaviours/clip.js'
 import { DEFAULT_CONFIRM_MS } from '../src/mappings/constants.js'
 
 const code = (text: string): string => `\`${text}\``
@@ -31,6 +32,25 @@ function commandSection(c: CommandFacts): string[] {
     out.push(`| ${code(p.name)} | ${type} | ${p.required ? 'yes' : ''} | ${cell(note)} |`)
   }
   return out
+}
+
+/** The replay operator's clip verbs (`press: { clip: mark_in }`): sugar over the replay commands above. */
+function clipSection(): string[] {
+  return [
+    '',
+    '## Clip actions',
+    '',
+    "The replay operator's verbs, written in place of a command in `press`, `toggle` or `steps`:",
+    '`press: { clip: mark_in }`, `press: { clip: play_clip, speed: 0.5 }`. Each sends catalogue commands, in',
+    'order, once each; a failure stops the rest. The playhead is where panelbridge last scrubbed (or, in',
+    'playback, where `replay_get_play_info` says it is, read at the press); times are seconds in the buffer.',
+    'Labels and parameters can show them: `{{replay.position}}`, `{{replay.in}}`, `{{replay.out}}`,',
+    '`{{replay.length}}` (out − in), `{{replay.speed}}`.',
+    '',
+    '| clip | sends |',
+    '| --- | --- |',
+    ...Object.entries(CLIP_SENDS).map(([verb, sends]) => `| ${code(verb)} | ${cell(sends)} |`),
+  ]
 }
 
 /** The whole document. */
@@ -69,6 +89,7 @@ export function commandsMarkdown(): string {
     out.push('', `## ${title}`)
     for (const c of members) out.push(...commandSection(c))
   }
+  out.push(...clipSection())
   return `${out.join('\n')}\n`
 }
 

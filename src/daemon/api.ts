@@ -22,7 +22,13 @@ export interface DaemonStatus {
     device?: string
     page?: string
   }[]
-  commands: { sent: number; failed: number }
+  /**
+   * The bindings' commands: `sent` and `failed` are the operator's (presses, turns, faders); `own` counts
+   * apart what the engine sent on its own (the jog entering replay mode, polls, reads before a clip verb).
+   */
+  commands: { sent: number; failed: number; own?: { sent: number; failed: number } }
+  /** The replay as panelbridge knows it (issue 43): its state, playhead, in and out points, clip length, speed (seconds). */
+  replay?: ReplayStatus
   /**
    * Whether the config file on disk runs (an extension): `refused` when the last reload was refused or
    * failed and an older mapping runs on. Always set by the daemon; optional for other `DaemonApi`s.
@@ -315,6 +321,17 @@ export interface RecordFollowing {
   stop(): void
 }
 
+/** `/api/status`'s `replay`: only what is known (a field not known yet is absent). */
+export interface ReplayStatus {
+  state?: string
+  position?: number
+  in?: number
+  out?: number
+  /** The clip: out − in. */
+  length?: number
+  speed?: number
+}
+
 /** What the daemon reports to the metrics (`GET /metrics`). */
 export interface DaemonMetrics {
   /** A surface event reached the engine and a command request was handed to the client, ms later. */
@@ -340,6 +357,8 @@ export interface DaemonMetrics {
   setAppLinkUp?(app: string, up: boolean): void
   /** A command sent to an application, `ok` or its error code. */
   appCommand?(app: string, outcome: string): void
+  /** A binding's command failed: the operator's, or the engine's own (`own`; issue 43 item 6). */
+  sentCommandFailed?(own: boolean): void
   /** A mirror began to diverge from its main: `command` (one side failed) or `state` (a title apart). */
   mirrorDiverged?(mirror: string, reason: 'command' | 'state'): void
 }

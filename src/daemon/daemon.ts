@@ -576,7 +576,8 @@ export class Daemon implements DaemonApi {
 
   /** A command sent, on any application: counts, events, `run --trace`, the recording, the metrics by application. */
   private commandSent(outcome: string, sent: SentCommand): void {
-    this.api.countSend(outcome)
+    this.api.countSend(outcome, sent.own === true)
+    if (outcome !== 'ok') this.metrics.sentCommandFailed?.(sent.own === true)
     this.api.publishCommand(sent)
     this.options.onCommand?.(sent)
     this.recording.active?.command(sent)

@@ -71,6 +71,7 @@ export class PrometheusMetrics implements DaemonMetrics {
   private readonly commandsTotal: Counter<'command' | 'outcome'>
   private readonly errorsTotal: Counter<'code'>
   private readonly reconnectsTotal: Counter
+  private readonly sentFailuresTotal: Counter<'by'>
   private readonly surfaceOpensTotal: Counter
   private readonly surfaceFailuresTotal: Counter
   private readonly configEditsTotal: Counter<'kind'>
@@ -119,6 +120,17 @@ export class PrometheusMetrics implements DaemonMetrics {
       labelNames: ['code'],
       registers,
     })
+    // Always both series (at 0 until one fails): the failure alert reads `by="operator"` with no
+    // absent-series rule.
+    this.sentFailuresTotal = new Counter({
+      name: `${p}sent_command_failures_total`,
+      help:
+        'Failed commands of the bindings, by whose: `operator` (a press, a turn, a fader) or `engine` (its own ' +
+        'steps: the jog entering replay mode, polls, reads before a clip verb). The failure alert counts the operator’s.',
+      labelNames: ['by'],
+      registers,
+    })
+    for (const by of ['operator', 'engine']) this.sentFailuresTotal.inc({ by }, 0)
     this.reconnectsTotal = new Counter({
       name: `${p}app_reconnects_total`,
       help: 'Times the notification link to the application was re-established.',
@@ -198,6 +210,10 @@ export class PrometheusMetrics implements DaemonMetrics {
     const ok = outcome === 'ok'
     this.commandsTotal.inc({ command: name, outcome: ok ? 'ok' : 'error' })
     if (!ok) this.errorsTotal.inc({ code: this.codes.label(outcome) })
+  }
+
+  sentCommandFailed(own: boolean): void {
+    this.sentFailuresTotal.inc({ by: own ? 'engine' : 'operator' })
   }
 
   notificationToFeedback(ms: number): void {

@@ -7,6 +7,7 @@
 import type { AppState } from '../api/app-state.js'
 import { EventHub } from '../events.js'
 import type { Engine } from '../mappings/engine.js'
+import { replayStatus } from '../mappings/playhead.js'
 import type { Config } from '../mappings/schema.js'
 import { controlSends, ControlIdError, parseControlId, type ControlId } from '../face/control-id.js'
 import type { SurfaceManager } from '../surfaces/manager.js'
@@ -61,7 +62,7 @@ export interface ProjectionOptions {
 export class DaemonProjection implements DaemonApi {
   /** Newest first; an entry with a key is the latest of its fault (`recordError`). */
   private readonly errors: (RecentError & { key?: string })[] = []
-  private readonly counts = { sent: 0, failed: 0 }
+  private readonly counts = { sent: 0, failed: 0, own: { sent: 0, failed: 0 } }
   /** What `GET /api/events` streams (`watchEvents`). */
   private readonly watchers = new EventHub<{ event: [DaemonEvent] }>()
 
@@ -71,10 +72,11 @@ export class DaemonProjection implements DaemonApi {
 
   // ---- what the daemon reports -------------------------------------------------------------------
 
-  /** A command was sent; `outcome` is `ok` or its failure. */
-  countSend(outcome: string): void {
-    this.counts.sent++
-    if (outcome !== 'ok') this.counts.failed++
+  /** A command was sent; `outcome` is `ok` or its failure; `own`: the engine's own, counted apart. */
+  countSend(outcome: string, own = false): void {
+    const counts = own ? this.counts.own : this.counts
+    counts.sent++
+    if (outcome !== 'ok') counts.failed++
   }
 
   /**
@@ -132,7 +134,8 @@ export class DaemonProjection implements DaemonApi {
         ...(link.status === 'stale' && link.error !== undefined ? { error: link.error } : {}),
       },
       surfaces: this.surfaceStatuses(config),
-      commands: { ...this.counts },
+      commands: { ...this.counts, own: { ...this.counts.own } },
+      replay: replayStatus(this.o.state),
       ...(this.o.configState ? { configState: this.o.configState() } : {}),
       ...(this.o.apps ? { apps: this.o.apps() } : {}),
       ...(this.o.recording ? { recording: this.o.recording() } : {}),

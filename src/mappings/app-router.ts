@@ -160,7 +160,8 @@ export class AppRouter implements EngineApps {
   poll(app: string, command: string, origin: string): Promise<SendResult> {
     const sender = this.senders.get(app)
     if (!sender) return Promise.resolve({ ok: false, code: NOT_CONNECTED, message: `no application ${app}` })
-    return sender.send(command, {}, origin, { repeating: true })
+    // A poll is the engine's own command: its failures are not an operator's (issue 43 item 6).
+    return sender.send(command, {}, origin, { repeating: true, own: true })
   }
 
   followedBy(binding: Binding): string[] {

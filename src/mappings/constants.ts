@@ -28,6 +28,15 @@ export const DEFAULT_HOLD_MS = 800
 export const DEFAULT_STEP_FRAMES = 1
 /** A jog wheel that rested this long re-reads the play position (playback moves it meanwhile), ms. */
 export const JOG_RESEED_AFTER_MS = 1000
+/** Detents a wheel reports per full turn when `frames_per_turn` is given without `detents_per_turn` (a Contour jog's 10). */
+export const DEFAULT_DETENTS_PER_TURN = 10
+/** What a held `fine` key divides a jog's step by, by default. */
+export const DEFAULT_FINE_DIVIDE = 4
+/**
+ * The jog's cursor resolution: sub-units per frame. Every detent moves a whole number of them (the same
+ * number either way), so n detents forward then n back return exactly; positions sent are whole frames.
+ */
+export const JOG_SUBFRAMES = 5040
 /** Frame rate assumed when the application's play info gives none (ASSUMED: 30 fps). */
 export const ASSUMED_FRAME_RATE = 30
 

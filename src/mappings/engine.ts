@@ -34,6 +34,7 @@ import type { CommandPort, SendObserver } from './sender.js'
 import { oneApp, type AppChange, type EngineApps } from './app-router.js'
 import { parseTemplate, type Template } from './template.js'
 import { hasPicture, withPicture, type PictureSource } from './pictures.js'
+import { PLAYHEAD_POLL_MS, replayContext, showsPlayhead } from './playhead.js'
 
 /** Where the engine draws: the surface manager (by configured surface name). */
 export interface FeedbackSink {
@@ -103,7 +104,11 @@ const SHOWS: Record<AppChange, (b: Binding) => boolean> = {
   titlesReset: (b) => b.feedback?.title !== undefined,
   link: (b) => b.feedback !== undefined || b.toggle !== undefined,
   replay: (b) =>
-    b.feedback?.replay_state !== undefined || b.jog !== undefined || b.shuttle !== undefined || showsReplaySpeed(b),
+    b.feedback?.replay_state !== undefined ||
+    b.jog !== undefined ||
+    b.shuttle !== undefined ||
+    showsReplaySpeed(b) ||
+    showsPlayhead(b),
   streaming: (b) => b.feedback?.streaming !== undefined,
   tally: (b) => b.feedback?.input !== undefined,
 }
@@ -144,6 +149,8 @@ export class Engine implements PagePort {
    * press's name within that binding: presses from different sources are tracked apart.
    */
   private readonly heldBy = new Map<string, { b: Bound; press: string }>()
+  /** Every control held down now, by control key and press (bound or not): a jog's `fine` key. */
+  private readonly down = new Set<string>()
   /** Rotary controls in a burst on a binding a reload replaced. */
   private readonly burstOn = new Map<string, Bound>()
   /** What each control shows now (as drawn), by key. */
@@ -151,6 +158,11 @@ export class Engine implements PagePort {
   /** When each control's latest event reached the engine (`performance.now()`), for the event → request metric. */
   private readonly lastEventAt = new Map<string, number>()
   private streamingPoll: NodeJS.Timeout | undefined
+  /** Polls `replay_get_play_info` while a shown label follows the playhead and the replay is on. */
+  private playheadPoll: NodeJS.Timeout | undefined
+  private playheadApps: string[] = []
+  /** Applications whose playhead read is in flight: at most one each (the poll is bounded). */
+  private readonly playheadAsking = new Set<string>()
   /** The applications the streaming poll asks: each one a key showing streaming follows. */
   private streamingApps: string[] = []
   private stopped = false
@@ -170,6 +182,7 @@ export class Engine implements PagePort {
     const detachApps = this.apps.watch((change) => {
       const shows = change === undefined ? undefined : SHOWS[change]
       this.redrawWhere(shows ? (b) => shows(b.binding) : () => true)
+      if (change === undefined || change === 'replay' || change === 'link') this.updatePlayheadPoll()
     })
     this.unsubscribe = () => {
       detachApps()
@@ -247,6 +260,7 @@ export class Engine implements PagePort {
       redraw: (key) => this.redraw(key),
       done: () => {
         if (!this.stopped) this.updateStreamingPoll()
+        this.updatePlayheadPoll()
       },
     }
     return compiler
@@ -300,6 +314,8 @@ export class Engine implements PagePort {
     // Two views on different pages hold two bindings of one control; two sources hold two presses.
     const press = `${view?.id ?? ''}\u0000${event.source ?? ''}`
     const heldKey = `${key}\u0000${press}`
+    if (event.type === 'down') this.down.add(heldKey)
+    else if (event.type === 'up') this.down.delete(heldKey)
     switch (event.type) {
       case 'down': {
         const b = this.active(key, view)
@@ -334,6 +350,7 @@ export class Engine implements PagePort {
    */
   cancelPresses(surface: string): number {
     const prefix = `${surface}/`
+    for (const k of [...this.down]) if (k.startsWith(prefix)) this.down.delete(k)
     let n = 0
     for (const heldKey of [...this.heldBy.keys()]) {
       if (!heldKey.startsWith(prefix)) continue
@@ -370,6 +387,7 @@ export class Engine implements PagePort {
     return () => {
       this.views.close(view)
       this.updateStreamingPoll()
+      this.updatePlayheadPoll()
     }
   }
 
@@ -401,6 +419,7 @@ export class Engine implements PagePort {
     this.stopped = true
     this.unsubscribe()
     clearInterval(this.streamingPoll)
+    clearInterval(this.playheadPoll)
     this.options.pictures?.stop()
     for (const slot of this.controls.values())
       for (const b of [slot.all, ...slot.pages.values()]) b?.behaviour?.dispose()
@@ -431,7 +450,13 @@ export class Engine implements PagePort {
         if (this.isCurrent(bound)) this.redraw(key)
       },
       setPage: (page) => this.setPage(surface, page, this.actedBy.get(key)),
-      titleContext: () => titleContext(followedTitle(binding, host.state)),
+      isHeld: (on) => {
+        for (const k of this.down) if (k.startsWith(`${on}\u0000`)) return true
+        return false
+      },
+      titleContext: () => ({ ...replayContext(host.state), ...titleContext(followedTitle(binding, host.state)) }),
+      notSent: (command, reason) =>
+        this.log.warn(`${key}: ${command} not sent: ${reason}`, { control: key, command, outcome: 'NOT_SENT' }),
     }
     if (binding.press || binding.toggle || binding.steps || binding.hold) {
       bound.behaviour = new PressBehaviour(binding, host, () => indicatorOn(binding, host.state))
@@ -502,6 +527,7 @@ export class Engine implements PagePort {
       for (const key of this.controls.keys()) if (splitKey(key)[0] === surface) this.redraw(key)
     }
     this.updateStreamingPoll()
+    this.updatePlayheadPoll()
   }
 
   private redrawWhere(match: (b: Bound) => boolean): void {
@@ -574,6 +600,45 @@ export class Engine implements PagePort {
     if (!view.own) return
     for (const key of this.controls.keys()) if (splitKey(key)[0] === view.surface) this.redrawView(key, view)
     this.updateStreamingPoll()
+    this.updatePlayheadPoll()
+  }
+
+  /**
+   * Polls the playhead (`replay_get_play_info`, the engine's own command) while a label on a current page
+   * shows it (`{{replay.*}}`) and its application's replay is on (replay mode or playback, where the
+   * position moves): every PLAYHEAD_POLL_MS, at most one read in flight per application; stopped when no
+   * label shows it or the replay is off.
+   */
+  private updatePlayheadPoll(): void {
+    if (this.stopped) return
+    const apps = new Set<string>()
+    for (const k of this.controls.keys()) {
+      const shown = [
+        this.active(k),
+        ...this.views.of(splitKey(k)[0]).map((v) => (v.own ? this.active(k, v) : undefined)),
+      ]
+      for (const b of shown) {
+        if (!b || !showsPlayhead(b.binding)) continue
+        const replay = this.apps.stateFor(b.binding).replay.state
+        if (replay !== 'replay' && replay !== 'playback') continue
+        for (const name of this.apps.followedBy(b.binding)) apps.add(name)
+      }
+    }
+    this.playheadApps = [...apps]
+    if (apps.size > 0 && !this.playheadPoll) {
+      this.playheadPoll = setInterval(() => {
+        for (const name of this.playheadApps) {
+          if (this.playheadAsking.has(name)) continue
+          this.playheadAsking.add(name)
+          void this.apps
+            .poll(name, 'replay_get_play_info', 'playhead poll')
+            .finally(() => this.playheadAsking.delete(name))
+        }
+      }, PLAYHEAD_POLL_MS)
+    } else if (apps.size === 0 && this.playheadPoll) {
+      clearInterval(this.playheadPoll)
+      this.playheadPoll = undefined
+    }
   }
 
   /**

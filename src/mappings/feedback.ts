@@ -14,7 +14,8 @@ import type { Feedback } from '../face/feedback.js'
 import type { BehaviourLook } from './behaviours/types.js'
 import { DEFAULT_PLAY_COLORS, DEFAULT_TEXT_COLOR, INDICATOR_OFF, INDICATOR_ON } from './constants.js'
 import type { Binding } from './schema.js'
-import { renderTemplate, UNKNOWN_VALUE_TEXT, type Template, type TemplateContext } from './template.js'
+import { replayContext } from './playhead.js'
+import { renderTemplate, TEMPLATE_NAMES, UNKNOWN_VALUE_TEXT, type Template, type TemplateContext } from './template.js'
 
 /** The title a binding follows (its feedback title), looked up by name, then by id. */
 export function followedTitle(binding: Binding, state: AppState): TitleState | undefined {
@@ -82,6 +83,10 @@ export function showsReplaySpeed(binding: Binding): boolean {
   return binding.value?.command === REPLAY_SPEED.command && binding.value.param === REPLAY_SPEED.param
 }
 
+const PLAYHEAD_UNKNOWN = Object.fromEntries(
+  TEMPLATE_NAMES.filter((n) => n.startsWith('replay.')).map((n) => [n, UNKNOWN_VALUE_TEXT]),
+)
+
 export interface FeedbackInput {
   binding: Binding
   label: Template | undefined
@@ -121,10 +126,14 @@ export function computeFeedback({ binding, label, look: own, state }: FeedbackIn
   if (label) {
     // A title the application does not have (or not yet: the link is down) keeps its name on the key.
     const named = title ?? (fb?.title !== undefined ? { name: fb.title } : undefined)
-    const ctx: TemplateContext = { ...(title ? titleContext(title) : named), ...look.context }
+    const ctx: TemplateContext = { ...replayContext(state), ...(title ? titleContext(title) : named), ...look.context }
     const words = title ? binding.labels?.[title.play] : undefined
     if (words !== undefined) ctx.play = words
-    out.text = renderTemplate(label, ctx, valueUnknown ? { value: UNKNOWN_VALUE_TEXT } : undefined)
+    // The playhead not known yet shows as such on a label (a parameter never sends it: `actions.ts`).
+    out.text = renderTemplate(label, ctx, {
+      ...PLAYHEAD_UNKNOWN,
+      ...(valueUnknown ? { value: UNKNOWN_VALUE_TEXT } : {}),
+    })
   }
   const badge = pickBadge({ failed: look.failed, pending: look.pending, stale, unknown: unseen || valueUnknown })
   if (badge) out.badge = badge

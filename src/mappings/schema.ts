@@ -95,7 +95,28 @@ export const resyncAction = z
   })
   .describe('Brings a mirror back in step with its main (after an outage, or a divergence).')
 
-export const action = z.union([commandAction, waitAction, pageAction, resyncAction])
+/** The replay operator's verbs (issue 43), each sugar over catalogue commands (`behaviours/clip.ts`). */
+export const CLIP_VERBS = ['mark_in', 'mark_out', 'go_to_in', 'go_to_out', 'play_clip', 'clear_marks'] as const
+
+export const clipAction = z
+  .strictObject({
+    clip: z
+      .enum(CLIP_VERBS)
+      .describe(
+        '`mark_in` / `mark_out`: the in or out point at the playhead; `go_to_in` / `go_to_out`: scrub there; ' +
+          '`play_clip`: scrub to in, set the speed, play; `clear_marks`: in at the buffer start, out at its end.',
+      ),
+    speed: z
+      .number()
+      .min(-100)
+      .max(100)
+      .optional()
+      .describe('`play_clip` only: the replay speed (1 = normal, 0.5 = half). Default 1.'),
+  })
+  .refine((c) => c.speed === undefined || c.clip === 'play_clip', { message: 'speed goes with clip: play_clip' })
+  .describe('A replay clip action: marks at the playhead, and the clip from in to out.')
+
+export const action = z.union([commandAction, waitAction, pageAction, resyncAction, clipAction])
 export const actions = z.union([action, z.array(action).min(1).max(CONFIG_LIMITS.sequence)])
 
 const holdMs = z.int().min(0).max(CONFIG_LIMITS.holdMs)
@@ -118,13 +139,50 @@ export const jog = z
       .strictObject({
         step_frames: z.number().positive().max(10_000).optional().describe('Frames per detent (default 1).'),
         step_seconds: z.number().positive().max(3600).optional().describe('Seconds per detent, instead of frames.'),
+        frames_per_turn: z
+          .number()
+          .positive()
+          .max(100_000)
+          .optional()
+          .describe(
+            'Frames per full turn of a wheel that reports its turn in detents (a Contour jog: 10 a turn), instead of step_frames: each detent moves a share of it, fractions kept exactly.',
+          ),
+        detents_per_turn: z
+          .int()
+          .min(1)
+          .max(10_000)
+          .optional()
+          .describe('Detents the wheel reports per full turn, for frames_per_turn. Default 10 (a Contour jog).'),
+        fine: z
+          .strictObject({
+            key: z
+              .string()
+              .min(1)
+              .describe('The control held for fine steps: `<surface>/<control>`, e.g. `desk/key:7`.'),
+            divide: z
+              .number()
+              .min(1)
+              .max(1000)
+              .optional()
+              .describe('What a held fine key divides the step by. Default 4.'),
+          })
+          .optional()
+          .describe('Fine steps while a key is held.'),
+        acceleration: z
+          .array(z.tuple([z.int().min(1).max(1000), z.number().positive().max(100)]))
+          .min(1)
+          .max(16)
+          .optional()
+          .describe(
+            'The acceleration curve as data: [detents in one report, multiplier] pairs, ascending; a report of at least that many detents moves each by its multiplier (a fast spin goes further). Default: none.',
+          ),
         enter: z
           .boolean()
           .optional()
           .describe('Turn scrubbing on (replay mode) first when the application is not in replay mode.'),
       })
-      .refine((s) => s.step_frames === undefined || s.step_seconds === undefined, {
-        message: 'give step_frames or step_seconds, not both',
+      .refine((s) => [s.step_frames, s.step_seconds, s.frames_per_turn].filter((x) => x !== undefined).length <= 1, {
+        message: 'give one of step_frames, step_seconds and frames_per_turn',
       }),
   })
   .describe('Scrubs the replay buffer (`replay_set_scrub_position`), latest position wins.')
@@ -452,6 +510,7 @@ export type Config = z.output<typeof configSchema>
 export type Binding = z.output<typeof binding>
 export type Action = z.output<typeof action>
 export type CommandAction = z.output<typeof commandAction>
+export type ClipAction = z.output<typeof clipAction>
 export type Actions = z.output<typeof actions>
 export type SurfaceConfig = z.output<typeof surface>
 export type FeedbackConfig = z.output<typeof feedback>

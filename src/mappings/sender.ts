@@ -20,6 +20,7 @@ import { AppError, CommandError, NotSentError } from '../api/errors.js'
 import { applyImpliedState } from '../api/implied-state.js'
 import type { Logger } from '../log.js'
 import { redact } from '../redact.js'
+import { notePlayhead } from './playhead.js'
 
 /** The part of the command client the engine uses (the daemon passes the real client). */
 export interface CommandPort {
@@ -44,6 +45,11 @@ export interface SendOptions {
   repeating?: boolean
   /** The application of `apps:` a command action names (`app:`); the router sends by it (issue 27). */
   app?: string
+  /**
+   * The engine's own command, not the operator's (the jog entering replay mode, a poll, a read before a
+   * clip verb): its failures are counted apart from the operator's (`/api/status`, `/metrics`).
+   */
+  own?: boolean
 }
 
 /** One command sent and its outcome, as the observer sees it. */
@@ -61,6 +67,8 @@ export interface SentCommand {
   durationMs: number
   /** The application it went to, when the config has several (`apps:`); absent with `app:` alone. */
   app?: string
+  /** The engine sent it on its own (`SendOptions.own`), not for an operator's command. */
+  own?: true
 }
 
 /**
@@ -94,6 +102,7 @@ export class Sender {
     try {
       const r = await this.client.callByName(command, params, { unlisted: true })
       applyImpliedState(this.state, command, params, { ok: true, reply: r.raw })
+      notePlayhead(this.state, command, params, { ok: true, reply: r.raw })
       result = { ok: true, reply: r.raw }
     } catch (err) {
       const e = err instanceof CommandError ? err : new CommandError('NETWORK', command, String(err))
@@ -143,6 +152,9 @@ export class Sender {
       ...(result.ok ? {} : { message: result.message }),
       durationMs,
       ...(this.app !== undefined ? { app: this.app } : {}),
+      // A failure the behaviour expected (the jog's scrub refused before it enters replay mode) is part of
+      // the engine's plan, not the operator's failure.
+      ...(options.own === true || (!result.ok && options.expected?.(result) === true) ? { own: true as const } : {}),
     })
   }
 

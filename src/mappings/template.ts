@@ -1,13 +1,29 @@
 /**
  * Label and parameter templates: `{{name}}`, `{{play}}`, `{{var.NAME}}` of the followed title (a name
  * runs up to `}}`, spaces included; a missing one renders empty), `{{step}}` (the step the next press
- * sends, 1-based), and `{{value}}`, `{{delta}}`, `{{speed}}`, `{{position}}` of continuous controls.
+ * sends, 1-based), `{{value}}`, `{{delta}}`, `{{speed}}`, `{{position}}` of continuous controls, and the
+ * playhead anywhere: `{{replay.position}}`, `{{replay.in}}`, `{{replay.out}}`, `{{replay.speed}}`,
+ * `{{replay.length}}` (seconds in the buffer; `./playhead.ts`).
  * Text substitution only: nothing is evaluated. A label may mark a value it does not know yet (a fader
  * that has not moved shows `{{value}}` as `UNKNOWN_VALUE_TEXT`, not as nothing or 0).
  */
+import { nearest } from './suggest.js'
 
 /** The names a template may use (besides `var.NAME`). */
-export const TEMPLATE_NAMES = ['name', 'play', 'step', 'value', 'delta', 'speed', 'position'] as const
+export const TEMPLATE_NAMES = [
+  'name',
+  'play',
+  'step',
+  'value',
+  'delta',
+  'speed',
+  'position',
+  'replay.position',
+  'replay.in',
+  'replay.out',
+  'replay.speed',
+  'replay.length',
+] as const
 export type TemplateName = (typeof TEMPLATE_NAMES)[number]
 
 export type TemplatePart = { text: string } | { name: TemplateName } | { variable: string }
@@ -27,10 +43,21 @@ export interface TemplateContext {
   delta?: number
   speed?: number
   position?: number
+  'replay.position'?: number
+  'replay.in'?: number
+  'replay.out'?: number
+  'replay.speed'?: number
+  'replay.length'?: number
 }
 
 const TEMPLATE = /\{\{(.*?)\}\}/g
 const ONE_TEMPLATE = /^\{\{(.*?)\}\}$/
+
+/** " (did you mean {{x}}?)" for an unknown name one slip from a known one, else "". */
+function meant(name: string): string {
+  const near = nearest(name, TEMPLATE_NAMES)
+  return near === undefined ? '' : ` (did you mean {{${near}}}?)`
+}
 
 /** One `{{...}}` body as a part, or a problem. */
 function partOf(body: string): TemplatePart | string {
@@ -41,7 +68,7 @@ function partOf(body: string): TemplatePart | string {
   const name = body.trim()
   return (TEMPLATE_NAMES as readonly string[]).includes(name)
     ? { name: name as TemplateName }
-    : `unknown template {{${body}}}: use one of ${TEMPLATE_NAMES.map((n) => `{{${n}}}`).join(', ')} or {{var.NAME}}`
+    : `unknown template {{${body}}}${meant(name)}: use one of ${TEMPLATE_NAMES.map((n) => `{{${n}}}`).join(', ')} or {{var.NAME}}`
 }
 
 /** Parses a text with templates; `problems` lists every unknown template. */

@@ -60,7 +60,8 @@ describe('check: characters no key font draws', () => {
   })
 
   it('only the text around templates is checked: a variable name is never drawn', async () => {
-    const text = file(['  - on: desk/key:0', '    label: "{{var.ሀ}}"'].join('\n'))
+    // The variable's title followed: a variable template needs one (issue 43).
+    const text = file(['  - on: desk/key:0', '    label: "{{var.ሀ}}"', '    feedback: { title: Bug }'].join('\n'))
     const r = await loadConfigText(text, 'glyphs.yaml')
     expect(r.problems).toEqual([])
   })

@@ -30,7 +30,7 @@ describe('the reference file', () => {
     const r = await loadConfigText(text, 'reference.yaml')
     expect(r.problems.map(formatProblem)).toEqual([])
     expect(r.config!.bindings).toHaveLength(12)
-    expect(r.config!.listen).toEqual({ host: '127.0.0.1', port: 8088 })
+    expect(r.config!.listen).toEqual({ host: '127.0.0.1', port: 8088, edit: true })
     expect(r.config!.surfaces.desk).toEqual({
       driver: 'streamdeck',
       model: 'plus',
@@ -145,6 +145,9 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
       'c.yaml:10:60: bindings[0].press[0]: schedule: parameter title must be a string, got 3',
       'c.yaml:11:20: bindings[0].press[1]: switchVideoIn: missing required parameter channel',
       'c.yaml:13:55: bindings[1].value: replay_set_replay_speed has no parameter sped (did you mean speed?)',
+      // A key knows no fader value and has no steps (issue 43): templates it cannot fill.
+      'c.yaml:15:57: bindings[2].press.params.channel: {{value}} needs a value binding (fader or knob) or a shuttle, which this binding has not',
+      'c.yaml:15:77: bindings[2].press.params.video: {{step}} needs steps, which this binding has not',
       'c.yaml:15:101: bindings[2].press: switchVideoIn: unknown parameter colour',
     ],
   },
@@ -153,7 +156,7 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
     text: problemFile('hold-and-template.yaml'),
     problems: [
       'c.yaml:10:11: hold: the press needs a hold to confirm already; set confirm_ms: 0 on this binding to use hold',
-      'c.yaml:16:12: label: unknown template {{nmae}}: use one of {{name}}, {{play}}, {{step}}, {{value}}, {{delta}}, {{speed}}, {{position}} or {{var.NAME}}',
+      'c.yaml:16:12: label: unknown template {{nmae}} (did you mean {{name}}?): use one of {{name}}, {{play}}, {{step}}, {{value}}, {{delta}}, {{speed}}, {{position}}, {{replay.position}}, {{replay.in}}, {{replay.out}}, {{replay.speed}}, {{replay.length}} or {{var.NAME}}',
       'c.yaml:16:12: label: a variable template names the variable: {{var.NAME}}',
     ],
   },

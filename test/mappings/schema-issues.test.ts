@@ -18,7 +18,7 @@ describe('keysAt', () => {
   }
 
   it('gives the keys of every option of a union, in the schema order, each once', () => {
-    const actionKeys = ['command', 'params', 'all', 'unlisted', 'app', 'wait_ms', 'page', 'resync']
+    const actionKeys = ['command', 'params', 'all', 'unlisted', 'app', 'wait_ms', 'page', 'resync', 'clip', 'speed']
     expect(keysAt(['bindings', 0, 'press'], root)).toEqual(actionKeys)
     expect(keysAt(['bindings', 0, 'press', 0], root)).toEqual(actionKeys)
     expect(keysAt(['bindings', 0, 'steps', 1, 0], root)).toEqual(actionKeys)
@@ -38,7 +38,15 @@ describe('keysAt', () => {
   it('gives an object its own keys only: a toggle has on and off, a jog its scrub', () => {
     expect(keysAt(['bindings', 0, 'toggle'], root)).toEqual(['on', 'off'])
     expect(keysAt(['bindings', 0, 'jog'], root)).toEqual(['scrub'])
-    expect(keysAt(['bindings', 0, 'jog', 'scrub'], root)).toEqual(['step_frames', 'step_seconds', 'enter'])
+    expect(keysAt(['bindings', 0, 'jog', 'scrub'], root)).toEqual([
+      'step_frames',
+      'step_seconds',
+      'frames_per_turn',
+      'detents_per_turn',
+      'fine',
+      'acceleration',
+      'enter',
+    ])
     expect(keysAt(['bindings', 0], root)).toEqual(Object.keys(binding.shape))
   })
 

@@ -167,7 +167,7 @@ bindings:
           `  - on: console/key:0
     press: { command: switchVideoIn, params: { chanel: 1, video: Cam } }
   - on: console/key:1
-    press: { command: switchVideoIn, params: { channel: "{{step}}", vidoe: "{{value}}" } }
+    press: { command: switchVideoIn, params: { channel: "{{replay.speed}}", vidoe: "{{replay.in}}" } }
   - on: console/fader:0
     value: { command: replay_set_replay_speed, param: sped, range: [0, 1] }
   - on: console/key:2
@@ -176,7 +176,7 @@ bindings:
       ),
     ).toEqual([
       'c.yaml:6:56: bindings[0].press: switchVideoIn: unknown parameter chanel (did you mean channel?)',
-      'c.yaml:8:76: bindings[1].press: switchVideoIn: unknown parameter vidoe (did you mean video?)',
+      'c.yaml:8:84: bindings[1].press: switchVideoIn: unknown parameter vidoe (did you mean video?)',
       'c.yaml:10:55: bindings[2].value: replay_set_replay_speed has no parameter sped (did you mean speed?)',
       'c.yaml:12:78: bindings[3].press: switchVideoIn: unknown parameter zoom',
     ])

@@ -71,7 +71,9 @@ describe('the loader', () => {
       HEAD +
         '  - on: console/key:0\n    press: { command: schedule, params: { action: animateOut }, all: true }\n' +
         "  - on: console/key:1\n    press: { command: schedule, params: { action: cutout, title: 'Lower Third' } }\n" +
-        "  - on: console/key:2\n    press: { command: schedule, params: { action: cutout, title: '{{name}}' } }\n",
+        // `{{name}}` is the followed title's (issue 43: check refuses it on a binding that follows none).
+        "  - on: console/key:2\n    press: { command: schedule, params: { action: cutout, title: '{{name}}' } }\n" +
+        "    feedback: { title: 'Lower Third' }\n",
       'c.yaml',
     )
     expect(ok.problems.map(formatProblem)).toEqual([])

@@ -35,8 +35,8 @@ describe('README.md', () => {
       '| `surfaces.<name>.rows (driver: web)` | integer 1–16 | yes |',
       '| `bindings[].on` | text | yes |',
       // An action is a command, a wait, a page turn or a resync: one of them, none required alone.
-      '| `bindings[].press.command` | text | one of `command`, `wait_ms`, `page`, `resync` |',
-      '| `bindings[].press.wait_ms` | integer 0–60000 | one of `command`, `wait_ms`, `page`, `resync` |',
+      '| `bindings[].press.command` | text | one of `command`, `wait_ms`, `page`, `resync`, `clip` |',
+      '| `bindings[].press.wait_ms` | integer 0–60000 | one of `command`, `wait_ms`, `page`, `resync`, `clip` |',
       '| `bindings[].hold.page` | text | one of `command`, `page` |',
       '| `bindings[].toggle.on` | mapping or list of mapping 1–32 entries | yes |',
       '| `bindings[].feedback.replay_state` | `disabled`, `armed`, `recording`, `replay`, `playback` |',

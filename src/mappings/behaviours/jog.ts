@@ -1,16 +1,26 @@
 /**
  * Jog scrubbing that never lags behind the hand.
  *
- * A local cursor in whole frames, seeded from `replay_get_play_info` (and `replay_get_settings` for the
- * buffer length), and seeded again after the wheel has rested (playback moves the position meanwhile).
- * Each signed delta moves it by the step and is clamped to the buffer at once, as the hand feels the
- * end stop. Positions are sent latest-wins: at most one `replay_set_scrub_position` in flight per
+ * A local cursor in sub-frames (whole frames are sent), seeded from `replay_get_play_info` (and
+ * `replay_get_settings` for the buffer length), and seeded again after the wheel has rested (playback
+ * moves the position meanwhile). Each signed delta moves it by the step and is clamped to the buffer at
+ * once, as the hand feels the end stop. The feel (issue 43): the step is `step_frames`, `step_seconds` or
+ * a share of `frames_per_turn`; a held `fine` key divides it; the `acceleration` curve (data: detents in
+ * one report → multiplier) multiplies a fast report. Each detent moves a whole number of sub-frames, the
+ * same either way, so n detents back undo n forward exactly. Positions are sent latest-wins: at most one `replay_set_scrub_position` in flight per
  * binding; deltas that arrive meanwhile only move the cursor; the newest absolute position goes out as
  * soon as the previous reply arrives. Nothing is lost and nothing queues: a fast spin ends with at most
  * one request after the last delta.
  */
 import { ControlBadge } from '../../surfaces/badge.js'
-import { ASSUMED_FRAME_RATE, DEFAULT_STEP_FRAMES, JOG_RESEED_AFTER_MS } from '../constants.js'
+import {
+  ASSUMED_FRAME_RATE,
+  DEFAULT_DETENTS_PER_TURN,
+  DEFAULT_FINE_DIVIDE,
+  DEFAULT_STEP_FRAMES,
+  JOG_RESEED_AFTER_MS,
+  JOG_SUBFRAMES,
+} from '../constants.js'
 import type { Binding } from '../schema.js'
 import type { SendFailure } from '../sender.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
@@ -23,16 +33,16 @@ export const NOT_IN_REPLAY_MODE = 'not in replay mode'
 
 export class JogScrub implements Behaviour {
   private readonly badge: ControlBadge
-  /** The cursor in frames; undefined until seeded. */
+  /** The cursor in sub-frames (JOG_SUBFRAMES a frame); undefined until seeded. */
   private cursor: number | undefined
   private frameRate = ASSUMED_FRAME_RATE
   /** Buffer end in frames. */
   private maxFrames = Number.POSITIVE_INFINITY
-  /** Deltas (in frames) that arrived before the seed. */
-  private early: number[] = []
+  /** Deltas (detents, fine or not) that arrived before the seed: moved once the frame rate is known. */
+  private early: { delta: number; fine: boolean }[] = []
   private seeding = false
   private inFlight = false
-  /** The last position (frames) the application acknowledged, or sent and in flight. */
+  /** The last position (whole frames) the application acknowledged, or sent and in flight. */
   private sent: number | undefined
   private lastDeltaAt = Number.NEGATIVE_INFINITY
   private detail: string | undefined
@@ -54,17 +64,17 @@ export class JogScrub implements Behaviour {
     const now = performance.now()
     const rested = now - this.lastDeltaAt >= JOG_RESEED_AFTER_MS && !this.inFlight
     this.lastDeltaAt = now
-    const frames = this.framesPerDetent() * delta
+    const fine = this.scrub.fine !== undefined && this.host.isHeld?.(this.scrub.fine.key) === true
     if (this.cursor === undefined || (rested && !this.seeding)) {
-      this.early.push(frames)
+      this.early.push({ delta, fine })
       if (!this.seeding) this.seed()
       return
     }
     if (this.seeding) {
-      this.early.push(frames)
+      this.early.push({ delta, fine })
       return
     }
-    this.move(frames)
+    this.move(delta, fine)
     this.pump()
   }
 
@@ -76,7 +86,7 @@ export class JogScrub implements Behaviour {
     const look: BehaviourLook = {
       pending: this.inFlight || this.seeding,
       failed: this.badge.badge === 'failed',
-      context: this.cursor !== undefined ? { position: this.cursor / this.frameRate } : {},
+      context: this.cursor !== undefined ? { position: this.frames() / this.frameRate } : {},
     }
     const detail = look.failed && this.failure !== undefined ? this.failure : this.detail
     if (detail !== undefined) look.detail = detail
@@ -88,53 +98,77 @@ export class JogScrub implements Behaviour {
     this.badge.dispose()
   }
 
-  /** Frames per detent: `step_frames`, or `step_seconds` at the application's frame rate (at least 1). */
+  /**
+   * Frames per detent: `step_frames`, or `step_seconds` at the application's frame rate (at least 1), or
+   * a share of `frames_per_turn` (a fraction kept: the cursor counts sub-frames).
+   */
   private framesPerDetent(): number {
-    if (this.scrub.step_seconds !== undefined) return Math.max(1, Math.round(this.scrub.step_seconds * this.frameRate))
+    const { step_seconds, frames_per_turn, detents_per_turn } = this.scrub
+    if (frames_per_turn !== undefined) return frames_per_turn / (detents_per_turn ?? DEFAULT_DETENTS_PER_TURN)
+    if (step_seconds !== undefined) return Math.max(1, Math.round(step_seconds * this.frameRate))
     return Math.max(1, Math.round(this.scrub.step_frames ?? DEFAULT_STEP_FRAMES))
   }
 
-  private move(frames: number): void {
-    const next = (this.cursor ?? 0) + frames
-    this.cursor = Math.min(this.maxFrames, Math.max(0, Math.round(next)))
+  /**
+   * Sub-frames one detent moves in a report of `detents`: the step, times the curve's multiplier for a
+   * report that many detents strong, divided while the fine key is held; a whole number, the same either
+   * way, so a turn back undoes a turn forward exactly.
+   */
+  private subframesPerDetent(detents: number, fine: boolean): number {
+    let multiplier = 1
+    for (const [atLeast, m] of this.scrub.acceleration ?? []) if (detents >= atLeast) multiplier = m
+    const divide = fine ? (this.scrub.fine?.divide ?? DEFAULT_FINE_DIVIDE) : 1
+    return Math.max(1, Math.round((this.framesPerDetent() * multiplier * JOG_SUBFRAMES) / divide))
+  }
+
+  /** The cursor in whole frames (what is sent). */
+  private frames(): number {
+    return Math.round((this.cursor ?? 0) / JOG_SUBFRAMES)
+  }
+
+  private move(delta: number, fine: boolean): void {
+    const detents = Math.abs(Math.round(delta))
+    const next = (this.cursor ?? 0) + Math.sign(delta) * detents * this.subframesPerDetent(detents, fine)
+    this.cursor = Math.min(this.maxFrames * JOG_SUBFRAMES, Math.max(0, next))
   }
 
   /** Reads the position and the buffer length; deltas meanwhile wait in `early` and apply in order. */
   private seed(): void {
     this.seeding = true
     this.host.changed()
-    void Promise.all([this.host.send('replay_get_play_info', {}), this.host.send('replay_get_settings', {})]).then(
-      ([info, settings]) => {
-        this.seeding = false
-        if (this.disposed) return
-        if (!info.ok) {
-          this.early = []
-          this.failed(info)
-          return
-        }
-        const rate = finiteNumberOf(info.reply.frameRate)
-        if (rate !== undefined && rate > 0) this.frameRate = rate
-        const buffer = settings.ok
-          ? finiteNumberOf((settings.reply.settings as Record<string, unknown> | undefined)?.bufferLength)
-          : undefined
-        // Whole frames inside the buffer: the last frame that starts before its end.
-        if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
-        this.cursor = Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate)
-        this.sent = this.cursor
-        for (const frames of this.early) this.move(frames)
+    void Promise.all([
+      this.host.send('replay_get_play_info', {}, { own: true }),
+      this.host.send('replay_get_settings', {}, { own: true }),
+    ]).then(([info, settings]) => {
+      this.seeding = false
+      if (this.disposed) return
+      if (!info.ok) {
         this.early = []
-        this.pump()
-      },
-    )
+        this.failed(info)
+        return
+      }
+      const rate = finiteNumberOf(info.reply.frameRate)
+      if (rate !== undefined && rate > 0) this.frameRate = rate
+      const buffer = settings.ok
+        ? finiteNumberOf((settings.reply.settings as Record<string, unknown> | undefined)?.bufferLength)
+        : undefined
+      // Whole frames inside the buffer: the last frame that starts before its end.
+      if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
+      this.cursor = Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate) * JOG_SUBFRAMES
+      this.sent = this.frames()
+      for (const { delta, fine } of this.early) this.move(delta, fine)
+      this.early = []
+      this.pump()
+    })
   }
 
   /** Sends the cursor if it differs from what was sent and nothing is in flight. */
   private pump(): void {
-    if (this.inFlight || this.disposed || this.cursor === undefined || this.cursor === this.sent) {
+    if (this.inFlight || this.disposed || this.cursor === undefined || this.frames() === this.sent) {
       this.host.changed()
       return
     }
-    const target = this.cursor
+    const target = this.frames()
     this.inFlight = true
     // With `enter: true`, "not in replay mode" is the cue to enter it (once per refusal), not a fault.
     const willEnter = this.scrub.enter === true && !this.entering && !this.justEntered
@@ -173,7 +207,7 @@ export class JogScrub implements Behaviour {
   private enterReplayMode(): void {
     this.entering = true
     this.inFlight = true
-    void this.host.send('replay_enable_scrubbing', { enable: true }).then((r) => {
+    void this.host.send('replay_enable_scrubbing', { enable: true }, { own: true }).then((r) => {
       this.inFlight = false
       this.entering = false
       if (this.disposed) return

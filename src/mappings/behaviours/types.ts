@@ -15,11 +15,18 @@ export interface BehaviourHost {
   send(command: string, params: Record<string, unknown>, options?: SendOptions): Promise<SendResult>
   /** The control's look changed (detail, badge, value, step): the engine redraws it. */
   changed(): void
+  /** Whether a control (`surface/control`) is held down now, from any source (a jog's `fine` key). */
+  isHeld?(on: string): boolean
   /** Switches this control's surface to a page (`previous` and `next` included). */
   setPage(page: string): void
   /** `resync: NAME`: sends the main's play states to its mirror NAME (issue 27, `../app-router.ts`). */
   resync?(mirror: string): Promise<SendResult>
-  /** The followed title's name, play state and variables, for parameter templates. */
+  /**
+   * A command of the binding that was not sent (a template empty at the press, a clip verb without its
+   * point): logged as a refused press is. The key shows the reason through the behaviour's failure.
+   */
+  notSent?(command: string, reason: string): void
+  /** The followed title's name, play state and variables, and the playhead, for parameter templates. */
   titleContext(): TemplateContext
 }
 

@@ -1,0 +1,145 @@
+/**
+ * Issue 43 item 4, the jog's feel pinned: `frames_per_turn` (a share of a turn per detent, fractions kept),
+ * a held `fine` key dividing the step, the acceleration curve as data. The property: n detents forward
+ * then n back return the playhead exactly where it was, for any n, rate (detents per report),
+ * `frames_per_turn`, curve, and fine or not.
+ */
+import { describe, expect, it } from 'vitest'
+import { fc } from '../fuzz/harness.js'
+import { AppState } from '../../src/api/app-state.js'
+import { JogScrub } from '../../src/mappings/behaviours/jog.js'
+import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
+import type { BehaviourHost } from '../../src/mappings/behaviours/types.js'
+import { binding as bindingSchema, type Binding } from '../../src/mappings/schema.js'
+
+type Scrub = NonNullable<Binding['jog']>['scrub']
+
+/** A host whose application holds a scrub position (seconds) and answers at once. */
+function fakeApp(startFrames: number, fps: number, fineHeld: boolean) {
+  let position = startFrames / fps
+  let scrubs = 0
+  const host: BehaviourHost = {
+    origin: 'test/jog',
+    state: new AppState(),
+    send: (command, params) => {
+      if (command === 'replay_get_play_info')
+        return Promise.resolve({ ok: true, reply: { replayTime: position, frameRate: fps } })
+      if (command === 'replay_get_settings')
+        return Promise.resolve({ ok: true, reply: { settings: { bufferLength: 1_000_000 } } })
+      if (command === 'replay_set_scrub_position') {
+        scrubs++
+        position = params.position as number
+        return Promise.resolve({ ok: true, reply: {} })
+      }
+      return Promise.resolve({ ok: false, code: 'APP_ERROR', message: `unexpected ${command}` })
+    },
+    changed: () => undefined,
+    setPage: () => undefined,
+    titleContext: () => ({}),
+    isHeld: (on) => fineHeld && on === 'desk/key:7',
+  }
+  return { host, frames: () => Math.round(position * fps), scrubs: () => scrubs }
+}
+
+/** Lets every reply and the sends that follow run (no time passes: only queued callbacks). */
+async function settle(jog: JogScrub): Promise<void> {
+  for (let i = 0; i < 1000 && jog.look().pending; i++) await new Promise((resolve) => setImmediate(resolve))
+  expect(jog.look().pending).toBe(false)
+}
+
+/** Turns `n` detents in reports of `rate` detents each (the last report the rest), `sign` the direction. */
+function turn(jog: JogScrub, n: number, rate: number, sign: 1 | -1): void {
+  for (let left = n; left > 0; left -= rate) jog.rotate(sign * Math.min(rate, left))
+}
+
+function scrubOf(raw: unknown): Scrub {
+  return bindingSchema.parse({ on: 'desk/jog', jog: { scrub: raw } }).jog!.scrub
+}
+
+describe('the jog feel', () => {
+  it('n detents forward then n back return the playhead exactly, at any rate, frames_per_turn, curve, fine or not', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 500 }),
+        fc.integer({ min: 1, max: 360 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom(25, 29.97, 30, 50, 59.94),
+        fc.boolean(),
+        async (n, rate, framesPerTurn, detentsPerTurn, fine, accelerate, fps, backFirst) => {
+          const scrub = scrubOf({
+            frames_per_turn: framesPerTurn,
+            detents_per_turn: detentsPerTurn,
+            fine: { key: 'desk/key:7', divide: 3 },
+            ...(accelerate
+              ? {
+                  acceleration: [
+                    [1, 1],
+                    [3, 2],
+                    [6, 4.5],
+                  ],
+                }
+              : {}),
+          })
+          const startFrames = 2_000_000
+          const app = fakeApp(startFrames, fps, fine)
+          const jog = new JogScrub(scrub, app.host)
+          turn(jog, n, rate, backFirst ? -1 : 1)
+          await settle(jog)
+          turn(jog, n, rate, backFirst ? 1 : -1)
+          await settle(jog)
+          expect(app.frames()).toBe(startFrames)
+          expect(jog.look().context.position).toBeCloseTo(startFrames / fps, 9)
+          jog.dispose()
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
+  it('frames_per_turn: a full turn moves exactly that many frames; fine divides it; the curve multiplies a fast report', async () => {
+    const moved = async (raw: unknown, reports: number[], fine = false): Promise<number> => {
+      const app = fakeApp(1000, 30, fine)
+      const jog = new JogScrub(scrubOf(raw), app.host)
+      for (const d of reports) jog.rotate(d)
+      await settle(jog)
+      jog.dispose()
+      return app.frames() - 1000
+    }
+    // A Contour jog: 10 detents a turn; 25 frames a turn is 2.5 a detent, the half kept.
+    expect(await moved({ frames_per_turn: 25 }, Array(10).fill(1))).toBe(25)
+    expect(await moved({ frames_per_turn: 25 }, Array(5).fill(1))).toBe(13) // 12.5 frames, sent as a whole frame
+    expect(await moved({ frames_per_turn: 24, fine: { key: 'desk/key:7' } }, Array(10).fill(1), true)).toBe(6)
+    const curve = {
+      step_frames: 2,
+      acceleration: [
+        [1, 1],
+        [4, 3],
+      ],
+    }
+    expect(await moved(curve, [1, 1, 1])).toBe(6)
+    expect(await moved(curve, [4])).toBe(24)
+    expect(await moved(curve, [-4, 4])).toBe(0)
+  })
+
+  it('check refuses a fine key on a surface the file does not have', async () => {
+    const text = `version: 1
+surfaces:
+  console: { driver: web, rows: 1, columns: 4, jog: true }
+bindings:
+  - on: console/jog
+    jog: { scrub: { frames_per_turn: 25, fine: { key: consle/key:3 } } }
+`
+    expect((await loadConfigText(text, 'c.yaml')).problems.map(formatProblem)).toEqual([
+      'c.yaml:6:55: fine: consle/key:3: no surface consle (did you mean console?)',
+    ])
+  })
+
+  it('the schema takes one of step_frames, step_seconds and frames_per_turn', () => {
+    expect(() => scrubOf({ step_frames: 1, frames_per_turn: 10 })).toThrow(
+      /one of step_frames, step_seconds and frames_per_turn/,
+    )
+  })
+})
