@@ -10,7 +10,7 @@ import { UDEV_FILES } from '../../src/families/udev.js'
 import { expectRegistered, harness, type Harness } from './hardware-helpers.js'
 
 /** The built-in drivers, as the first line of the listing names them. */
-const DRIVERS = 'streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid'
+const DRIVERS = 'streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, replay-editor, midi, hid'
 
 /** `devices --config` over a config with these lines under `surfaces:`; it exits 0. The file and the output's text. */
 async function listWith(h: Harness, surfaces: string[]): Promise<{ file: string; text: string }> {
