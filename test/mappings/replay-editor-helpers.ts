@@ -100,9 +100,9 @@ export async function editorDesk(
       return new Promise<CallResult>((resolve, reject) => {
         const answer = (): void => {
           if (name === SCRUB) desk.scrubsInFlight--
-          const result = (sim.dispatch(name, params).result ?? {}) as Record<string, unknown>
+          const result = sim.dispatch(name, params).result ?? {}
           if (typeof result.error === 'string' && result.error !== '') reject(new Error(result.error))
-          else resolve({ command: name as never, requestId: '1', reply: result as never, raw: result, latencyMs: 0 })
+          else resolve({ command: name as never, requestId: '1', reply: result, raw: result, latencyMs: 0 })
         }
         const delay = opts.delays?.[name] ?? 0
         if (delay > 0) setTimeout(answer, delay)

@@ -13,6 +13,7 @@ import {
   replayEditorFacts,
   TBAR_FRAME_MS,
 } from '../../src/families/replay-editor.js'
+import { familyFace, familyLights } from '../../src/families/index.js'
 import { BmdDriver } from '../../src/surfaces/replay-editor/driver.js'
 import type { BmdSurface } from '../../src/surfaces/replay-editor/surface.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
@@ -76,6 +77,13 @@ describe('Blackmagic panels: the family data', () => {
     expect(face.spots.get('tbar')).toEqual({ x: 0, y: 40, w: 9, h: 49 })
     expect(face.spots.get('jog')).toEqual({ x: 120, y: 50, w: 29, h: 39 })
     expect(bmdFace({ model: 'Stream Deck XL', controls: [] })).toBeUndefined()
+  })
+
+  it('the page mirror finds the face through the families table; the lights follow the common rules', () => {
+    const editor = bmdModelById(EDITOR)!
+    const description = { driver: 'replay-editor', model: editor.name, controls: [...editor.controls] }
+    expect(familyFace(description)?.spots.get(button(EDITOR, 'cue'))).toEqual({ x: 60, y: 0, w: 9, h: 9 })
+    expect(familyLights(description)).toBeUndefined()
   })
 })
 

@@ -8,7 +8,7 @@ import { createLogger } from '../../log.js'
 import { detectedHid, openTarget } from '../usb-hid/identity.js'
 import type { DetectedDevice, SurfaceDriver } from '../types.js'
 import { findBmdModel } from '../../families/replay-editor.js'
-import { BmdReportGuard, MICRO_PANEL_REPORTS, REPLAY_EDITOR_REPORTS } from './report-guard.js'
+import { BmdReportGuard, reportLayoutOf } from './report-guard.js'
 import { BmdSurface } from './surface.js'
 import { nodeHidBmdTransport, type BmdTransport } from './transport.js'
 
@@ -35,8 +35,7 @@ export class BmdDriver implements SurfaceDriver {
     const { path, model } = openTarget(this.name, device, findBmdModel, 'Blackmagic panel')
     const hid = await this.transport.open(path)
     const log = this.log.child(device.id)
-    const layout = model.id === 'atem-micro-panel' ? MICRO_PANEL_REPORTS : REPLAY_EDITOR_REPORTS
-    const guard = new BmdReportGuard(hid, layout)
+    const guard = new BmdReportGuard(hid, reportLayoutOf(model.id))
     try {
       const spec = DEVICE_MODELS2[model.id]
       // The panel answers nothing until the app side passes its challenge (the library's own handshake).

@@ -4,7 +4,7 @@
  * of the HID layer's event handler on a report too short for its id, or on a button report of even
  * length (it reads whole uint16 pairs to the end). Such reports are dropped, or cut to whole pairs.
  */
-import type { HIDDevice, HIDDeviceEvents, HIDDeviceInfo } from '@blackmagic-controller/core'
+import { DeviceModelId, type HIDDevice, type HIDDeviceEvents, type HIDDeviceInfo } from '@blackmagic-controller/core'
 import { EventEmitter } from 'eventemitter3'
 
 /** Report ids and the shortest length the library reads of each, per model (its `DefaultInputService` options). */
@@ -19,6 +19,11 @@ export interface BmdReportLayout {
 export const REPLAY_EDITOR_REPORTS: BmdReportLayout = { button: 0x04, tbar: 0x0a, jog: 0x03, battery: 0x06 }
 /** The ATEM Micro Panel's (`models/atem-micro-panel.js`). */
 export const MICRO_PANEL_REPORTS: BmdReportLayout = { button: 0x03, tbar: 0x08, battery: 0x06 }
+
+/** The input report layout of a model. */
+export function reportLayoutOf(model: DeviceModelId): BmdReportLayout {
+  return model === DeviceModelId.AtemMicroPanel ? MICRO_PANEL_REPORTS : REPLAY_EDITOR_REPORTS
+}
 
 /** Bytes the library reads: tbar uint16 at 1, jog int32 at 2, battery uint8 at 2. */
 const TBAR_BYTES = 3

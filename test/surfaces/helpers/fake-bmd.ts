@@ -10,7 +10,7 @@ import { EventEmitter } from 'eventemitter3'
 import { bmdModelById, type BmdModel } from '../../../src/families/replay-editor.js'
 import {
   MICRO_PANEL_REPORTS,
-  REPLAY_EDITOR_REPORTS,
+  reportLayoutOf,
   type BmdReportLayout,
 } from '../../../src/surfaces/replay-editor/report-guard.js'
 import type { BmdListing, BmdTransport } from '../../../src/surfaces/replay-editor/transport.js'
@@ -36,7 +36,7 @@ export class FakeBmdHid extends EventEmitter<HIDDeviceEvents> implements HIDDevi
     readonly model: BmdModel,
   ) {
     super()
-    this.layout = model.id === 'atem-micro-panel' ? MICRO_PANEL_REPORTS : REPLAY_EDITOR_REPORTS
+    this.layout = reportLayoutOf(model.id)
   }
 
   close(): Promise<void> {
@@ -127,7 +127,7 @@ export class FakeBmdHid extends EventEmitter<HIDDeviceEvents> implements HIDDevi
   tbarLeds(): string {
     const def = this.model.definitions.find((d) => d.type === 'tbar')
     if (!def || def.type !== 'tbar') throw new Error('no lever')
-    const r = this.lastLeds(this.model.id === 'atem-micro-panel' ? MICRO_LED_REPORT : REPLAY_LED_REPORT)
+    const r = this.lastLeds(this.layout === MICRO_PANEL_REPORTS ? MICRO_LED_REPORT : REPLAY_LED_REPORT)
     return Array.from({ length: def.ledSegments }, (_, i) => (this.bit(r, def.ledBitIndex + i) ? '1' : '0')).join('')
   }
 }
