@@ -14,6 +14,7 @@ import {
   TBAR_FRAME_MS,
 } from '../../src/families/replay-editor.js'
 import { familyFace, familyLights } from '../../src/families/index.js'
+import { ONE_COLOUR_LED } from '../../src/families/lights.js'
 import { BmdDriver } from '../../src/surfaces/replay-editor/driver.js'
 import type { BmdSurface } from '../../src/surfaces/replay-editor/surface.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
@@ -79,11 +80,19 @@ describe('Blackmagic panels: the family data', () => {
     expect(bmdFace({ model: 'Stream Deck XL', controls: [] })).toBeUndefined()
   })
 
-  it('the page mirror finds the face through the families table; the lights follow the common rules', () => {
+  it('the page mirror finds the face through the families table; the lights as the panel shows them', () => {
     const editor = bmdModelById(EDITOR)!
     const description = { driver: 'replay-editor', model: editor.name, controls: [...editor.controls] }
     expect(familyFace(description)?.spots.get(button(EDITOR, 'cue'))).toEqual({ x: 60, y: 0, w: 9, h: 9 })
-    expect(familyLights(description)).toBeUndefined()
+    const lights = familyLights(description)!
+    const cue = editor.controls.find((c) => c.label === 'cue')!
+    // The panel drives no flashing: a blinking LED shows steady on the page as on the panel.
+    expect(lights(cue)!({ led: 'blink' })).toEqual({ color: ONE_COLOUR_LED, blink: false })
+    expect(lights(cue)!({ color: '#202020' })).toBeUndefined()
+    const micro = bmdModelById(MICRO)!
+    const microLights = familyLights({ driver: 'replay-editor', model: micro.name })!
+    const program = micro.controls.find((c) => c.label === 'program1')!
+    expect(microLights(program)!({ color: '#e01010' })).toEqual({ color: '#ff0000', blink: false })
   })
 })
 

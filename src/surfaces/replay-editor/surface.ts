@@ -9,20 +9,20 @@
  *   back exactly; the engine's latest-wins scrub turns the steps into positions.
  * - The lever: its value 0..1, at most one per `TBAR_FRAME_MS` and the last one always (after at most
  *   that long), so a sweep sends at most one speed per frame and ends on the lever's exact position.
- * - Lights: a button's LED by the common rule (`led`, else a bright colour; RGB buttons their colour),
+ * - Lights: a button's LED as `buttonLight` says (the family's rule, which the page mirror draws too),
  *   the lever's 16 LEDs by `Feedback.value`. Changes wait while a write is in flight and go out together:
  *   at most one LED write in flight, the newest state always last.
  */
 import type { BlackmagicController, BlackmagicControllerSetButtonSomeValue } from '@blackmagic-controller/core'
 import { createLogger, type Logger } from '../../log.js'
-import { colorOf, ledStateOf } from '../../families/lights.js'
-import { hexRgb } from '../../families/lights.js'
 import {
+  buttonLight,
   JOG_UNITS_PER_STEP,
   TBAR_FRAME_MS,
   TBAR_RAW_MAX,
   tbarLeds,
   type BmdModel,
+  type ButtonLight,
 } from '../../families/replay-editor.js'
 import { HidSurface } from '../usb-hid/hid-surface.js'
 import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
@@ -31,8 +31,6 @@ import type { BmdReportGuard } from './report-guard.js'
 export interface BmdSurfaceOptions {
   logger?: Logger
 }
-
-type ButtonLight = { type: 'on-off'; on: boolean } | { type: 'rgb'; red: boolean; green: boolean; blue: boolean }
 
 const sameLight = (a: ButtonLight | undefined, b: ButtonLight): boolean =>
   a !== undefined && JSON.stringify(a) === JSON.stringify(b)
@@ -93,7 +91,7 @@ export class BmdSurface extends HidSurface {
       return
     }
     if (button.feedback === 'none') return
-    const light = lightOf(button.feedback, feedback)
+    const light = buttonLight(button.feedback, feedback)
     if (sameLight(this.shown.get(button.name), light)) return
     this.shown.set(button.name, light)
     this.pending.set(button.name, light)
@@ -184,15 +182,4 @@ export class BmdSurface extends HidSurface {
     }
     if (this.pending.size > 0 || this.pendingTbar !== undefined) this.queueFlush()
   }
-}
-
-/** The light a feedback gives a button: a one-colour LED by the common rule, an RGB one its colour's channels. */
-function lightOf(type: 'on-off' | 'rgb', feedback: Feedback): ButtonLight {
-  const state = ledStateOf(feedback)
-  if (type === 'on-off') return { type, on: state !== 'off' }
-  const rgb =
-    feedback.led === 'off' ? undefined : hexRgb(colorOf(feedback) ?? (state !== 'off' ? '#ffffff' : '#000000'))
-  // The panel's RGB LEDs are on or off per channel: a channel lights from half its range.
-  const half = 0x80
-  return { type, red: (rgb?.[0] ?? 0) >= half, green: (rgb?.[1] ?? 0) >= half, blue: (rgb?.[2] ?? 0) >= half }
 }
