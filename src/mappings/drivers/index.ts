@@ -17,7 +17,17 @@ import { streamdeckNet } from './streamdeck-net.js'
 import { web } from './web.js'
 import { xkeys } from './xkeys.js'
 
-export const MAPPING_FAMILIES = [streamdeck, streamdeckNet, browserDeck, shuttle, xkeys, replayEditor, web, midi, reportMap] as const
+export const MAPPING_FAMILIES = [
+  streamdeck,
+  streamdeckNet,
+  browserDeck,
+  shuttle,
+  xkeys,
+  replayEditor,
+  web,
+  midi,
+  reportMap,
+] as const
 
 type Schemas<T extends readonly MappingFamily[]> = { -readonly [I in keyof T]: T[I]['schema'] }
 
