@@ -10,6 +10,7 @@ import type { DeviceFace } from '../face/device-face.js'
 import type { FamilyFacts } from './family.js'
 import type { LightChooser } from './lights.js'
 import { midiFacts } from './midi.js'
+import { replayEditorFacts } from './replay-editor.js'
 import { reportMapFacts } from './report-map.js'
 import { shuttleFacts } from './shuttle.js'
 import { streamdeckFacts } from './streamdeck.js'
@@ -23,6 +24,7 @@ export const FAMILIES: Readonly<Record<string, FamilyFacts>> = {
   'browser-deck': browserDeckFacts,
   shuttle: shuttleFacts,
   xkeys: xkeysFacts,
+  'replay-editor': replayEditorFacts,
   midi: midiFacts,
   hid: reportMapFacts,
 }

@@ -14,6 +14,7 @@ import { browserDeckFamily } from './browser-deck/family.js'
 import type { DriverFamily, HardwareDriver, SharedDriverOptions, UnclaimedDeviceSource } from './driver-family.js'
 import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
 import { midiFamily } from './midi/family.js'
+import { replayEditorFamily } from './replay-editor/family.js'
 import { reportMapFamily } from './report-map/family.js'
 import { shuttleFamily } from './shuttle/family.js'
 import { streamdeckFamily } from './streamdeck/family.js'
@@ -32,6 +33,7 @@ const FAMILIES = {
   'browser-deck': browserDeckFamily,
   shuttle: shuttleFamily,
   xkeys: xkeysFamily,
+  'replay-editor': replayEditorFamily,
   midi: midiFamily,
   hid: reportMapFamily,
 }

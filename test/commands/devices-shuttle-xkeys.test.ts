@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { runDevices } from '../../src/commands/devices.js'
 import { loadConfigText } from '../../src/mappings/load.js'
+import { FAMILY_NAMES } from '../helpers/driver-families.js'
 import { hidHarness } from './hid-harness.js'
 
 describe('panelbridge devices with Contour Shuttle and X-keys devices', () => {
@@ -26,7 +27,7 @@ describe('panelbridge devices with Contour Shuttle and X-keys devices', () => {
     )
     expect(await runDevices(['--config', file], h.deps)).toBe(0)
     expect(h.out).toEqual([
-      `4 devices found (drivers: streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid); claims from ${file}`,
+      `4 devices found (drivers: ${FAMILY_NAMES.join(', ')}); claims from ${file}`,
       '',
       'shuttle  ShuttlePro v2  serial SP2-1  /dev/hidraw2',
       '  controls: 15 buttons, 1 jog, 1 shuttle',

@@ -7,10 +7,12 @@ import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, vi } from 'vitest'
 import { DEVICES_DETECT_TIMEOUT_MS, devicesCommand, runDevices } from '../../src/commands/devices.js'
 import { UDEV_FILES } from '../../src/families/udev.js'
+import { FAMILY_NAMES } from '../helpers/driver-families.js'
 import { expectRegistered, harness, type Harness } from './hardware-helpers.js'
 
 /** The built-in drivers, as the first line of the listing names them. */
-const DRIVERS = 'streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, midi, hid'
+/** Every driver family, in the one driver list's order (a new family changes nothing here). */
+const DRIVERS = FAMILY_NAMES.join(', ')
 
 /** `devices --config` over a config with these lines under `surfaces:`; it exits 0. The file and the output's text. */
 async function listWith(h: Harness, surfaces: string[]): Promise<{ file: string; text: string }> {

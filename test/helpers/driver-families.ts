@@ -3,4 +3,13 @@
  * what the architecture test reads from the tables and what `hardwareDrivers` lists, written once here so that a
  * new family is added to both expectations at once.
  */
-export const FAMILY_NAMES = ['streamdeck', 'streamdeck-net', 'browser-deck', 'shuttle', 'xkeys', 'midi', 'hid']
+export const FAMILY_NAMES = [
+  'streamdeck',
+  'streamdeck-net',
+  'browser-deck',
+  'shuttle',
+  'xkeys',
+  'replay-editor',
+  'midi',
+  'hid',
+]

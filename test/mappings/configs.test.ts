@@ -33,6 +33,7 @@ describe('shipped configs', () => {
     expect(files.sort()).toEqual([
       'default.yaml',
       'examples/apc-mini-titles.yaml',
+      'examples/replay-editor.yaml',
       'examples/shuttlepro-replay.yaml',
       'examples/streamdeck-plus-replay.yaml',
       'examples/streamdeck-xl-titles.yaml',

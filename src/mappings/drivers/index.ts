@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { browserDeck } from './browser-deck.js'
 import type { MappingFamily } from './common.js'
 import { midi } from './midi.js'
+import { replayEditor } from './replay-editor.js'
 import { reportMap } from './report-map.js'
 import { shuttle } from './shuttle.js'
 import { streamdeck } from './streamdeck.js'
@@ -16,7 +17,17 @@ import { streamdeckNet } from './streamdeck-net.js'
 import { web } from './web.js'
 import { xkeys } from './xkeys.js'
 
-export const MAPPING_FAMILIES = [streamdeck, streamdeckNet, browserDeck, shuttle, xkeys, web, midi, reportMap] as const
+export const MAPPING_FAMILIES = [
+  streamdeck,
+  streamdeckNet,
+  browserDeck,
+  shuttle,
+  xkeys,
+  replayEditor,
+  web,
+  midi,
+  reportMap,
+] as const
 
 type Schemas<T extends readonly MappingFamily[]> = { -readonly [I in keyof T]: T[I]['schema'] }
 
