@@ -22,11 +22,15 @@ import {
   VENDOR_ID,
   type BlackmagicControllerControlDefinition,
 } from '@blackmagic-controller/core'
-import { controlId } from '../surfaces/control-id.js'
-import type { ControlDescriptor, ControlId, Feedback, SurfaceDescription } from '../surfaces/types.js'
-import type { DeviceFace, FaceSpot } from './device-face.js'
 import type { FamilyFacts, ModelTable } from './family.js'
 import { colorOf, hexRgb, ledStateOf, ONE_COLOUR_LED, type LightChooser, type LightRule } from './lights.js'
+import type { ControlDescriptor } from '../face/surface.js'
+import type { SurfaceDescription } from '../face/surface.js'
+import type { ControlId } from '../face/control-id.js'
+import type { Feedback } from '../face/feedback.js'
+import type { DeviceFace } from '../face/device-face.js'
+import type { FaceSpot } from '../face/device-face.js'
+import { controlId } from '../face/control-id.js'
 
 /**
  * ASSUMED (not checked on hardware here; the library scales nothing, "TODO - some scaling"): each jog

@@ -6,11 +6,12 @@
 import { DEVICE_MODELS2 } from '@blackmagic-controller/core'
 import { createLogger } from '../../log.js'
 import { detectedHid, openTarget } from '../usb-hid/identity.js'
-import type { DetectedDevice, SurfaceDriver } from '../types.js'
+import type { SurfaceDriver } from '../types.js'
 import { findBmdModel } from '../../families/replay-editor.js'
 import { BmdReportGuard, reportLayoutOf } from './report-guard.js'
 import { BmdSurface } from './surface.js'
 import { nodeHidBmdTransport, type BmdTransport } from './transport.js'
+import type { DetectedDevice } from '../../face/surface.js'
 
 export interface BmdDriverOptions {
   /** Defaults to node-hid. Tests pass an in-memory transport. */

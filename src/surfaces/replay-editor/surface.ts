@@ -25,8 +25,10 @@ import {
   type ButtonLight,
 } from '../../families/replay-editor.js'
 import { HidSurface } from '../usb-hid/hid-surface.js'
-import type { ControlId, Feedback, SurfaceDescription } from '../types.js'
 import type { BmdReportGuard } from './report-guard.js'
+import type { SurfaceDescription } from '../../face/surface.js'
+import type { ControlId } from '../../face/control-id.js'
+import type { Feedback } from '../../face/feedback.js'
 
 export interface BmdSurfaceOptions {
   logger?: Logger
