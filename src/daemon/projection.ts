@@ -12,6 +12,7 @@ import { controlSends, ControlIdError, parseControlId, type ControlId } from '..
 import type { SurfaceManager } from '../surfaces/manager.js'
 import type { SurfaceEvent } from '../surfaces/types.js'
 import type {
+  AppStatus,
   CommandEvent,
   ConfigStateStatus,
   ControlState,
@@ -26,7 +27,6 @@ import type {
   SurfaceStateEvent,
   UnclaimedDeviceEvent,
 } from './api.js'
-import type { AppStatus } from './apps.js'
 import type { InputDoor, InputSource } from './input.js'
 import type { WaitingSurfaces } from './waiting.js'
 import { PANELBRIDGE_VERSION } from '../version.js'

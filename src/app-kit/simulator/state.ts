@@ -28,7 +28,6 @@ import {
   SEED_VIDEO_INS,
   titlesFromSeeds,
   type SimVideoIn,
-  type VideoFormat,
 } from './seed.js'
 import {
   BARE_REPLY,
@@ -38,6 +37,7 @@ import {
   type Reply,
   type ReplyResult,
   type SimTitle,
+  type VideoFormat,
 } from './types.js'
 
 const log = createLogger('simulator')

@@ -22,9 +22,9 @@ import { checkCount, MAX_TITLES } from '../limits.js'
 import { flagText } from '../params.js'
 import { refused, REFUSALS } from '../refusals.js'
 import { THUMBNAIL_JPEG_BASE64 } from '../png.js'
-import { SEED_PROJECTS, titlesFromSeeds, type VideoFormat } from '../seed.js'
+import { SEED_PROJECTS, titlesFromSeeds } from '../seed.js'
 import type { Handler, SimulatorState } from '../state.js'
-import { BARE_REPLY, HandlerError, type SimTitle } from '../types.js'
+import { BARE_REPLY, HandlerError, type SimTitle, type VideoFormat } from '../types.js'
 
 const PROJECT_EXTENSIONS = [FILE_EXTENSIONS.project, FILE_EXTENSIONS.package]
 /** How many projects getRecentProjects keeps. */
