@@ -1,7 +1,7 @@
 /**
  * The simulated application's model: titles and their play state, video inputs, output and stream,
- * instant replay, the project, the video format and the notification senders. One `dispatch` serves
- * the HTTP interface and the WebSocket's scheduleCommand alike, so both behave identically.
+ * instant replay, the project, the video format and the notification senders. The command handlers
+ * (`handlers/`) work on it; `state.ts` answers commands with them.
  */
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'eventemitter3'
@@ -12,13 +12,10 @@ import {
   type PlayState,
   type ScheduleAction,
 } from '../../api/protocol.js'
-import { createLogger } from '../../log.js'
-import { isRecord } from '../../wire.js'
-import { HANDLERS } from './handlers/index.js'
 import { checkCount, checkName, MAX_TITLES } from './limits.js'
-import { Params, type RawParams } from './params.js'
+import type { Params } from './params.js'
 import { getProfile, type SimProfile } from './profile.js'
-import { dataNotification, playNotification, shapeReply, titleNotification } from './profile-shapes.js'
+import { dataNotification, playNotification, titleNotification } from './profile-shapes.js'
 import { ReplayModel } from './replay.js'
 import {
   DEFAULT_OUTPUT_DEVICE,
@@ -29,18 +26,7 @@ import {
   titlesFromSeeds,
   type SimVideoIn,
 } from './seed.js'
-import {
-  BARE_REPLY,
-  HandlerError,
-  envelope,
-  type HandlerResult,
-  type Reply,
-  type ReplyResult,
-  type SimTitle,
-  type VideoFormat,
-} from './types.js'
-
-const log = createLogger('simulator')
+import { HandlerError, type HandlerResult, type SimTitle, type VideoFormat } from './types.js'
 
 // ---------------------------------------------------------------------------------------------
 // Notification senders and matching (contract: Notification commands, rules 1–5; decisions: Notifications)
@@ -124,13 +110,8 @@ export interface SimulatorStateOptions {
   profile?: SimProfile
 }
 
-export type Handler = (state: SimulatorState, params: Params) => HandlerResult
-
-/**
- * Commands whose every reply, errors included, names another command as `command` and `reply`
- * (contract: removeTitleInput answers as setTitleInput, without a condition).
- */
-export const REPLY_ALIASES: ReadonlyMap<string, string> = new Map([['removeTitleInput', 'setTitleInput']])
+/** A command's handler: what it does to the model and what it answers. */
+export type Handler = (state: SimulatorModel, params: Params) => HandlerResult
 
 export interface ProjectStatus {
   /** '' for an unsaved project. */
@@ -140,7 +121,7 @@ export interface ProjectStatus {
   videoSource: string
 }
 
-export class SimulatorState {
+export class SimulatorModel {
   readonly dataDir: string
   readonly animationMs: number
   /** The variant of the application being played (`config/app-profiles/`). */
@@ -184,48 +165,6 @@ export class SimulatorState {
       this.videoIns.map((v) => v.name),
       () => this.videoFormat.frameRate,
     )
-  }
-
-  /**
-   * Runs one command and builds its reply. Never throws: a failed command answers with `error`,
-   * an unknown one with 'unknown command', and a handler bug with an error reply (and a log line).
-   */
-  dispatch(command: string, rawParams: RawParams = {}, variables?: unknown): Reply {
-    // The socket hands over whatever a client sent: anything but an object counts as no parameters.
-    const params: RawParams = isRecord(rawParams) ? rawParams : {}
-    const base = envelope(
-      REPLY_ALIASES.get(command) ?? command,
-      Object.hasOwn(params, 'requestId') ? params.requestId : undefined,
-    )
-    // Every reply, errors included, is shaped here as the profile answers (profile-shapes.ts): the one
-    // place both transports pass through.
-    return shapeReply(command, this.run(command, params, variables, base), this.profile.facts)
-  }
-
-  private run(command: string, params: RawParams, variables: unknown, base: ReplyResult): Reply {
-    const handler = Object.hasOwn(HANDLERS, command) ? HANDLERS[command] : undefined
-    if (!handler) return { result: { ...base, error: APP_ERRORS.unknownCommand } }
-    try {
-      const out = handler(this, new Params(params, variables))
-      if (out === BARE_REPLY) return {}
-      return { result: { ...base, ...(out ?? {}) } }
-    } catch (err) {
-      if (err instanceof HandlerError) return { result: { ...base, error: err.message } }
-      const message = err instanceof Error ? err.message : String(err)
-      log.error('command handler failed', { command, message })
-      return { result: { ...base, error: `internal error: ${message}` } }
-    }
-  }
-
-  /**
-   * The WebSocket's scheduleAction(action, inputName, titleId, variables): the action on one title
-   * (titleId), on every title of an input (inputName), or on all titles when both are empty.
-   */
-  scheduleAction(action: string, inputName: string, titleId: string, variables: unknown): Reply {
-    const params: RawParams = { action }
-    if (titleId) params.id = titleId
-    if (inputName) params.input = inputName
-    return this.dispatch('schedule', params, variables)
   }
 
   // ----- notifications ------------------------------------------------------------------------
