@@ -7,8 +7,8 @@
  * - the config loader (`src/mappings/load.ts`, which `check` and every reload's worker load) bundles no
  *   driver, no surface manager, no web server, no key worker and not the driver table, and few files;
  * - no import circle anywhere in src/, through type-only imports neither (read from the source, as madge does);
- * - a family's name stands only in its own places (its families file, its surface folder, its mapping
- *   record) and the three tables.
+ * - a family's name stands only in its own places (its families file and any light rules' file, its
+ *   surface folder, its mapping record) and the three tables.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -216,7 +216,7 @@ describe('import circles', () => {
 
 /**
  * Each family's own places, read from the three tables (keyed by driver name): its families file
- * (`src/families/index.ts`), its surface folder (`src/surfaces/drivers.ts`) and its mapping record
+ * (`src/families/index.ts`, and its light rules' file where FAMILY_LIGHTS there lists one), its surface folder (`src/surfaces/drivers.ts`) and its mapping record
  * (`src/mappings/drivers/index.ts`). Its name (`'midi'`, `driver: 'shuttle'`) and imports of its places
  * stand only there, in the tables, in the tools listed in FAMILY_TOOLS and in the places of a family
  * built on it (FAMILY_BASES); the shared places (`src/families/lights.ts`, `claims.ts`,
@@ -280,6 +280,8 @@ interface FamilyPlaces {
   name: string
   /** Its families file. */
   facts: string
+  /** Its light rules' file (FAMILY_LIGHTS), where its lights look other than the common rules; '' where not. */
+  lights: string
   /** Its surface folder, with a trailing slash. */
   folder: string
   /** Its mapping record. */
@@ -288,6 +290,7 @@ interface FamilyPlaces {
 
 async function familyPlaces(): Promise<FamilyPlaces[]> {
   const facts = tableEntries(FAMILIES_TABLE, 'FAMILIES')
+  const lights = tableEntries(FAMILIES_TABLE, 'FAMILY_LIGHTS')
   const surfaces = tableEntries(SURFACE_TABLE, 'FAMILIES')
   const mappings = new Map<string, string>()
   for (const [record, file] of tableEntries(MAPPING_TABLE, 'MAPPING_FAMILIES')) {
@@ -297,6 +300,7 @@ async function familyPlaces(): Promise<FamilyPlaces[]> {
   return [...surfaces].map(([name, record]) => ({
     name,
     facts: facts.get(name) ?? '',
+    lights: lights.get(name) ?? '',
     folder: `${dirname(record)}/`,
     mapping: mappings.get(name) ?? '',
   }))
@@ -332,6 +336,7 @@ describe('driver families', () => {
     expect(families.find((f) => f.name === 'hid')).toEqual({
       name: 'hid',
       facts: join(src, 'families/report-map.ts'),
+      lights: '',
       folder: join(src, 'surfaces/report-map/'),
       mapping: join(src, 'mappings/drivers/report-map.ts'),
     })
@@ -340,6 +345,7 @@ describe('driver families', () => {
       expect(f.mapping, f.name).not.toBe('')
     }
     expect([...tableEntries(FAMILIES_TABLE, 'FAMILIES').keys()]).toEqual(FAMILY_NAMES)
+    expect(families.find((f) => f.name === 'xkeys')?.lights).toBe(join(src, 'families/xkeys-lights.ts'))
     // The mapping table also holds web's record (the daemon's own surface, no driver family).
     expect(tableEntries(MAPPING_TABLE, 'MAPPING_FAMILIES').size).toBe(FAMILY_NAMES.length + 1)
   })
@@ -356,7 +362,10 @@ describe('driver families', () => {
     const places = await familyPlaces()
     const tables = [FAMILIES_TABLE, SURFACE_TABLE, MAPPING_TABLE]
     const own = (family: FamilyPlaces, file: string): boolean =>
-      file === family.facts || file.startsWith(family.folder) || file === family.mapping
+      file === family.facts ||
+      (family.lights !== '' && file === family.lights) ||
+      file.startsWith(family.folder) ||
+      file === family.mapping
     const allowed = (family: FamilyPlaces, file: string): boolean =>
       own(family, file) ||
       tables.includes(file) ||
