@@ -397,12 +397,15 @@ describe('driver families', () => {
 /**
  * The config loader's bounds: it bundles the mapping file's schema, checks and each family's data (its
  * families file and its mapping record, two files a family), never the hardware layer (drivers, the
- * manager, the web server, key workers, the driver table). The bound is on the files no one family
- * owns, so a new family moves none of it.
- * ASSUMED: the bounds are today's figures; a new shared file in the loader's bundle is a choice to make here.
+ * manager, the web server, key workers, the driver table). Issue 41 bounds the whole bundle, each
+ * family's two files counted (LOADER_MAX_FILES, LOADER_MAX_SURFACE_FILES), with room for a few more
+ * families; the files no one family owns are bounded apart (LOADER_MAX_SHARED_FILES), so that a new
+ * family moves none of that.
+ * ASSUMED: the shared bound is today's figure; a new shared file in the loader's bundle is a choice to make here.
  */
-const LOADER_MAX_SHARED_FILES = 43
+const LOADER_MAX_FILES = 55
 const LOADER_MAX_SURFACE_FILES = 12
+const LOADER_MAX_SHARED_FILES = 39
 
 describe("the config loader's bundle", () => {
   it('holds no driver, manager, web server, key worker or driver table, and few files', async () => {
@@ -431,7 +434,10 @@ describe("the config loader's bundle", () => {
     expect(hardware).toEqual([])
     const families = await familyPlaces()
     const owned = new Set(families.flatMap((f) => [f.facts, f.mapping].map((file) => relative(src, file))))
-    expect(inBundle.filter((f) => !owned.has(f)).length).toBeLessThanOrEqual(LOADER_MAX_SHARED_FILES)
+    // Each family's two files are in it, and counted in the whole.
+    expect(inBundle.filter((f) => owned.has(f))).toHaveLength(owned.size)
+    expect(inBundle.length).toBeLessThanOrEqual(LOADER_MAX_FILES)
     expect(inBundle.filter((f) => f.startsWith('surfaces/')).length).toBeLessThanOrEqual(LOADER_MAX_SURFACE_FILES)
+    expect(inBundle.filter((f) => !owned.has(f)).length).toBeLessThanOrEqual(LOADER_MAX_SHARED_FILES)
   }, 120_000)
 })
