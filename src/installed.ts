@@ -16,10 +16,63 @@
  * Run from the TypeScript sources (tests, `npm run bench`) there is no stamp and no bundle: nothing to
  * compare, and the worker starts from its source under tsx (`config-load.ts`).
  */
-import { readFileSync, statSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import { isMainThread, Worker, workerData, type WorkerOptions } from 'node:worker_threads'
 import { gunzipSync } from 'node:zlib'
-import { readBuildStamp, type BuildStamp } from './version.js'
+
+/** package.json and build.json are a few kB; past this they are not ours, and are not read. */
+const MAX_SMALL_JSON_BYTES = 64 * 1024
+/** A version as package.json spells one (semver: digits, letters, `.`, `-`, `+`). */
+export const VERSION_TEXT = /^[0-9A-Za-z.+-]{1,64}$/
+
+/**
+ * The JSON of the small file at `url` (at most MAX_SMALL_JSON_BYTES): package.json (`version.ts`) or the
+ * build stamp; undefined when missing, too big or not JSON.
+ */
+export function readSmallJson(url: URL): unknown {
+  try {
+    const fd = openSync(url, 'r')
+    let text: string
+    try {
+      const buffer = Buffer.alloc(MAX_SMALL_JSON_BYTES + 1)
+      let length = 0
+      for (let n = -1; n !== 0 && length < buffer.length; length += n) {
+        n = readSync(fd, buffer, length, buffer.length - length, null)
+      }
+      if (length > MAX_SMALL_JSON_BYTES) return undefined
+      text = buffer.toString('utf8', 0, length)
+    } finally {
+      closeSync(fd)
+    }
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+/** What `npm run build` stamps a build with (`dist/build.json`, scripts/build-workers.mjs). */
+export interface BuildStamp {
+  /** package.json's version when it was built. */
+  version: string
+  /** A hash of what the build made: another id is another build. */
+  id: string
+}
+
+/** A build id as the build writes one. */
+const BUILD_ID_TEXT = /^[0-9a-f]{16}$/
+
+/**
+ * The build stamp at `url` (by default the one beside the compiled modules, `dist/build.json`);
+ * undefined when there is none (run from the TypeScript sources) or it is unreadable or odd.
+ */
+export function readBuildStamp(url: URL = new URL('./build.json', import.meta.url)): BuildStamp | undefined {
+  const json = readSmallJson(url)
+  if (typeof json !== 'object' || json === null) return undefined
+  const { version, id } = json as { version?: unknown; id?: unknown }
+  if (typeof version !== 'string' || !VERSION_TEXT.test(version)) return undefined
+  if (typeof id !== 'string' || !BUILD_ID_TEXT.test(id)) return undefined
+  return { version, id }
+}
 
 /** The workers started from held bundles. */
 export type WorkerName = 'config-worker'

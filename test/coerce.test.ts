@@ -1,9 +1,9 @@
 /**
- * The one text-to-number and text-to-boolean rule (src/coerce.ts): what the reply decoder, the request
+ * The one text-to-number and text-to-boolean rule (src/wire.ts): what the reply decoder, the request
  * encoder, the implied app state and the jog accept.
  */
 import { describe, expect, it } from 'vitest'
-import { booleanOf, finiteNumberOf, numberOf } from '../src/coerce.js'
+import { booleanOf, finiteNumberOf, numberOf } from '../src/wire.js'
 
 describe('numberOf', () => {
   it('takes numbers and numeric text, blanks around allowed', () => {

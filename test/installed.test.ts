@@ -9,8 +9,14 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { InstalledTree, lateImport, lateRequire, TreeReplacedError, WORKER_BUNDLE_FILES } from '../src/installed.js'
-import { readBuildStamp } from '../src/version.js'
+import {
+  InstalledTree,
+  lateImport,
+  lateRequire,
+  readBuildStamp,
+  TreeReplacedError,
+  WORKER_BUNDLE_FILES,
+} from '../src/installed.js'
 
 /** A tree's dist/ with the build stamp `stamp` (written as is when a string). */
 function dist(stamp: object | string | undefined): { dir: string; url: URL; restamp: (s: object | string) => void } {

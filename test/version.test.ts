@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { transformSync } from 'esbuild'
+import { buildSync } from 'esbuild'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { LINK_CLIENT_VERSION } from '../src/api/notifications.js'
 import { PANELBRIDGE_VERSION, readPackageVersion, UNKNOWN_VERSION } from '../src/version.js'
@@ -34,9 +34,16 @@ describe('the version', () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'dist'))
     packageAt(dir, JSON.stringify({ name: 'x', version: '9.8.7-beta.1' }))
-    const source = readFileSync(new URL('../src/version.ts', import.meta.url), 'utf8')
     const built = join(dir, 'dist', 'version.mjs')
-    writeFileSync(built, transformSync(source, { loader: 'ts', format: 'esm' }).code)
+    // With the bounded reader it takes from installed.ts, in one file where the built module would be.
+    buildSync({
+      entryPoints: [new URL('../src/version.ts', import.meta.url).pathname],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile: built,
+      logLevel: 'silent',
+    })
     const module = (await import(pathToFileURL(built).href)) as { PANELBRIDGE_VERSION: string }
     expect(module.PANELBRIDGE_VERSION).toBe('9.8.7-beta.1')
   })

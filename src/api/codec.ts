@@ -19,8 +19,7 @@ import {
 import { AppError, CommandError, HttpStatusError, RequestIdMismatchError } from './errors.js'
 import { looksLikeReply, readReply, ReplyShapeError, type ReadReply } from './reply.js'
 import { checkParamEntries, type ParamProblem } from './params.js'
-import { booleanOf, numberOf } from '../coerce.js'
-import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
+import { booleanOf, isRecord, jsonDepthExceeds, jsonSnippet, numberOf } from '../wire.js'
 
 export { checkParams, type ParamProblem, type ParamProblemKind } from './params.js'
 

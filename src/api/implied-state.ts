@@ -7,7 +7,7 @@
  */
 import type { AppState } from './app-state.js'
 import { isRefusal } from './protocol.js'
-import { booleanOf, finiteNumberOf, numberOf } from '../coerce.js'
+import { booleanOf, finiteNumberOf, numberOf } from '../wire.js'
 
 /** How a command ended: its raw reply, or the application's error text when it gave one. */
 export type CommandOutcome = { ok: true; reply: Readonly<Record<string, unknown>> } | { ok: false; appMessage?: string }

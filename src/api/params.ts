@@ -5,8 +5,7 @@
  * config loader needs the catalogue and these rules, not the client's reply reading and errors.
  */
 import { getCommandSpec, type CommandSpec, type ParamSpec } from './commands.js'
-import { numberOf } from '../coerce.js'
-import { isRecord } from '../wire.js'
+import { isRecord, numberOf } from '../wire.js'
 
 export type ParamProblemKind = 'unknown-command' | 'unknown-parameter' | 'missing' | 'type'
 

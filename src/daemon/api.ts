@@ -4,7 +4,6 @@
  */
 import type { ControlId, ControlKind } from '../face/control-id.js'
 import type { SentCommand } from '../mappings/sender.js'
-import type { AppStatus } from './apps.js'
 
 /** `GET /api/status`. */
 export interface DaemonStatus {
@@ -44,6 +43,17 @@ export interface DaemonStatus {
    * be opened or written, and the daemon runs on without it. Always set by the daemon.
    */
   recording?: RecordingStatus
+}
+
+/** One application as `GET /api/status` lists it. */
+export interface AppStatus {
+  name: string
+  /** Its HTTP URL (the simulator's when simulated). */
+  url: string
+  simulated: boolean
+  default: boolean
+  mirrorOf?: string
+  link: { state: 'connected' | 'stale'; since: string; error?: string }
 }
 
 /** `GET /api/status`'s `recording`. */

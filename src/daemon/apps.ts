@@ -14,7 +14,7 @@ import type { Logger } from '../log.js'
 import { appsOf, MAIN_APP, type AppsPlan } from '../mappings/apps.js'
 import type { AppPort } from '../mappings/app-router.js'
 import type { Config } from '../mappings/schema.js'
-import type { DaemonMetrics } from './api.js'
+import type { AppStatus, DaemonMetrics } from './api.js'
 import {
   AppLinkSwapError,
   prepareAppLink,
@@ -24,17 +24,6 @@ import {
   type AppLinkDeps,
   type PreparedLink,
 } from './app-link.js'
-
-/** One application as `GET /api/status` lists it. */
-export interface AppStatus {
-  name: string
-  /** Its HTTP URL (the simulator's when simulated). */
-  url: string
-  simulated: boolean
-  default: boolean
-  mirrorOf?: string
-  link: { state: 'connected' | 'stale'; since: string; error?: string }
-}
 
 interface Linked {
   app: Config['app']

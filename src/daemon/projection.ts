@@ -13,6 +13,7 @@ import { controlSends, ControlIdError, parseControlId, type ControlId } from '..
 import type { SurfaceManager } from '../surfaces/manager.js'
 import type { SurfaceEvent } from '../surfaces/types.js'
 import type {
+  AppStatus,
   CommandEvent,
   ConfigStateStatus,
   ControlState,
@@ -27,7 +28,6 @@ import type {
   SurfaceStateEvent,
   UnclaimedDeviceEvent,
 } from './api.js'
-import type { AppStatus } from './apps.js'
 import type { InputDoor, InputSource } from './input.js'
 import type { WaitingSurfaces } from './waiting.js'
 import { PANELBRIDGE_VERSION } from '../version.js'

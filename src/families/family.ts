@@ -1,13 +1,13 @@
 /**
- * What a hardware family *is*, as data: its models and their controls, how its lights look, where its
- * controls sit on its face, the USB devices its udev rules open. One record per family, in
+ * What a hardware family *is*, as data: its models and their controls, where its controls sit on its
+ * face, the USB devices its udev rules open (how its lights look, where that differs from the common
+ * rules: `FAMILY_LIGHTS` in `index.ts`). One record per family, in
  * `src/families/<family>.ts`, listed once in `index.ts`. Nothing here opens a device or reads a file,
  * and nothing imports the drivers (`src/surfaces/<family>/`) or the mapping file's records
  * (`src/mappings/drivers/<family>.ts`): both import these, so the config loader knows each family's
  * controls without loading any driver.
  */
 import type { DeviceFace } from '../face/device-face.js'
-import type { LightChooser } from './lights.js'
 import type { ControlDescriptor } from '../face/surface.js'
 import type { SurfaceDescription } from '../face/surface.js'
 
@@ -37,11 +37,6 @@ export interface ProfileTable {
 export interface FamilyFacts {
   /** The family's model table, where it has one. */
   readonly models?: ModelTable
-  /**
-   * How the lit controls of one of the family's surfaces look on the web mirror, where they differ from
-   * the common rule (an RGB light shows its colour, an LED lights by `led` or a bright colour).
-   */
-  lights?(description: Pick<SurfaceDescription, 'model'>): LightChooser | undefined
   /**
    * Where one of the family's surfaces has each control on its face, for a page that draws it as the
    * device looks; undefined (a grid) where the family does not say.

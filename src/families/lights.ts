@@ -2,7 +2,7 @@
  * Lights: what a backlight or LED shows for a feedback. The common rules live here (an RGB light shows
  * its colour; a one-colour LED lights by `led`, else by a bright enough colour); a family whose device
  * lights differently (X-keys' blue and red LEDs, MIDI pads that show their idle colour when off) gives
- * its own rules through its record (`FamilyFacts.lights`). The web mirror draws with them, so the page
+ * its own rules in a file of its own, listed in FAMILY_LIGHTS (`index.ts`). The web mirror draws with them, so the page
  * shows what the panel shows rather than what the engine asked for.
  */
 import { parseColor } from '../face/key-paint.js'

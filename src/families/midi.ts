@@ -1,12 +1,11 @@
 /**
  * The MIDI family, as data: a configured surface's entry as its driver takes it, how a relative
  * encoder's CC value encodes a signed step count (controllers disagree, so the mode is chosen per
- * control in the config), and how its pads light on the web mirror. Its controls are its profile's
- * (`src/surfaces/midi/profile.ts`).
+ * control in the config). Its controls are its profile's (`src/surfaces/midi/profile.ts`); how its pads
+ * light on the web mirror, `midi-lights.ts`.
  */
-import type { FamilyFacts } from './family.js'
-import { colorOf, ledStateOf, lit, WHITE_LIGHT, type LightRule } from './lights.js'
 import type { ControlId } from '../face/control-id.js'
+import type { FamilyFacts } from './family.js'
 
 /** The relative encodings of a 7-bit CC value. */
 export const RELATIVE_MODES = ['twos-complement', 'sign-magnitude', 'binary-offset'] as const
@@ -44,13 +43,5 @@ export interface MidiSurfaceConfig {
   relative?: Readonly<Record<ControlId, RelativeMode>>
 }
 
-/** A MIDI RGB pad: its colour in every state (the idle colour when off), white when lit without one. */
-const rgbPad: LightRule = (fb) => {
-  const state = ledStateOf(fb)
-  return lit(colorOf(fb) ?? (state === 'off' ? undefined : WHITE_LIGHT), state === 'blink')
-}
-
-export const midiFacts: FamilyFacts = {
-  // A one-colour LED lights by the common rule; an RGB pad shows the profile's palette colour even when off.
-  lights: () => (control) => (control.capabilities.rgb ? rgbPad : undefined),
-}
+/** No model table (a MIDI surface's controls are its profile's) and no udev entry (ALSA opens the ports). */
+export const midiFacts: FamilyFacts = {}

@@ -1,5 +1,5 @@
 /**
- * The X-keys family, as data: its models, how their backlights look and its udev entry.
+ * The X-keys family, as data: its models and its udev entry (how their backlights look: `xkeys-lights.ts`).
  *
  * The models, known without a device: the library's own product table (`@xkeys-lib/core`
  * `PRODUCTS`) mapped to control ids, so `check` refuses `key:30` on an XK-24 and `jog` on a model
@@ -12,23 +12,14 @@
  * - `button:0`: the program switch (where the model has one); `button:1`.. the extra buttons;
  * - `jog`, `shuttle`, `tbar`: the first of each the model has;
  * - `joystick:x`, `joystick:y`, `joystick:z`: the axes of the model's (first) joystick.
- *
- * How an X-keys panel's backlights look (the web mirror draws them so): the library's rule per
- * backlight type (`@xkeys-lib/core` `setBacklight`). RGB panels show the colour; the older panels have a
- * blue and a red LED under each key, blue lit by any blue in the colour and red by any red or green, both
- * together showing violet; stick buttons have one LED.
  */
 import { BackLightType, PRODUCTS, XKEYS_VENDOR_ID, type Product } from '@xkeys-lib/core'
-import { parseColor } from '../face/key-paint.js'
 import type { FamilyFacts, ModelTable } from './family.js'
-import { lit, type LightChooser, type LightRule } from './lights.js'
-import type { Feedback } from '../face/feedback.js'
 import { JOYSTICK_AXES } from '../face/control-id.js'
 import { controlId } from '../face/control-id.js'
 import { formatControlId } from '../face/control-id.js'
 import type { ControlCapabilities } from '../face/surface.js'
 import type { ControlDescriptor } from '../face/surface.js'
-import type { SurfaceDescription } from '../face/surface.js'
 
 /** One X-keys model as the config and the driver see it. */
 export interface XkeysModel {
@@ -141,63 +132,8 @@ export const xkeysModels: ModelTable = {
   nameOf: (id) => Promise.resolve(xkeysModelById(id)?.name),
 }
 
-const hex2 = (n: number): string => n.toString(16).padStart(2, '0')
-
-/** The backlight a feedback asks for: `rrggbb` and whether it flashes. */
-export function backlightOf(fb: Feedback): { color: string; flashing: boolean } {
-  if (fb.led === 'off') return { color: '000000', flashing: false }
-  const rgb = parseColor(fb.color) ?? (fb.led === 'on' || fb.led === 'blink' ? ([255, 255, 255] as const) : undefined)
-  if (!rgb) return { color: '000000', flashing: false }
-  return { color: rgb.map(hex2).join(''), flashing: fb.led === 'blink' }
-}
-
-/** The older X-keys panels' blue and red backlights, and both lit at once. */
-export const XKEYS_BLUE = '#2f6bff'
-export const XKEYS_RED = '#ff3030'
-export const XKEYS_BLUE_AND_RED = '#c050ff'
-
-function xkeysRule(type: BackLightType): LightRule | undefined {
-  switch (type) {
-    case BackLightType.NONE:
-      return undefined
-    case BackLightType.REMAP_24:
-    case BackLightType.RGBx2:
-      return (fb) => {
-        const { color, flashing } = backlightOf(fb)
-        return lit(color === '000000' ? undefined : `#${color}`, flashing)
-      }
-    case BackLightType.STICK_BUTTONS:
-      // One LED per key, lit by any colour; drawn blue, the library's colour for a plain "on".
-      return (fb) => {
-        const { color, flashing } = backlightOf(fb)
-        return lit(color === '000000' ? undefined : XKEYS_BLUE, flashing)
-      }
-    case BackLightType.LEGACY:
-    case BackLightType.LINEAR:
-      return (fb) => {
-        const { color, flashing } = backlightOf(fb)
-        const [r, g, b] = parseColor(`#${color}`) ?? [0, 0, 0]
-        const red = r > 0 || g > 0
-        const blue = b > 0
-        return lit(red && blue ? XKEYS_BLUE_AND_RED : blue ? XKEYS_BLUE : red ? XKEYS_RED : undefined, flashing)
-      }
-  }
-}
-
-/**
- * The keys' light rule of a panel, by the backlight type of its model (the description names the
- * model; the table knows the type the library writes by). Other controls, and a model without
- * backlights, take the common rule.
- */
-export function xkeysLights(description: Pick<SurfaceDescription, 'model'>): LightChooser | undefined {
-  const product = XKEYS_MODELS.find((m) => m.name === description.model)?.product
-  const rule = product && xkeysRule(product.backLightType)
-  return rule && ((control) => (control.kind === 'key' ? rule : undefined))
-}
-
 export const xkeysFacts: FamilyFacts = {
   models: xkeysModels,
-  lights: xkeysLights,
   // By vendor: the library knows more product ids than any list here would.
   udev: () => [{ name: 'P.I. Engineering X-keys', vendorId: XKEYS_VENDOR_ID }],
 }

@@ -9,7 +9,7 @@
  * outcome (the sender calls `notePlayhead` beside the implied state), so the command layer stays as it is.
  */
 import type { AppState, ReplayInfo } from '../api/app-state.js'
-import { finiteNumberOf } from '../coerce.js'
+import { finiteNumberOf } from '../wire.js'
 import type { Binding } from './schema.js'
 import type { TemplateContext } from './template.js'
 import { parseTemplate } from './template.js'

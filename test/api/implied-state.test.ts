@@ -1,6 +1,6 @@
 /**
  * What a command's outcome implies of state the application does not notify (src/api/implied-state.ts),
- * read with the one coercion rule of src/coerce.ts.
+ * read with the one coercion rule of src/wire.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'

@@ -20,7 +20,8 @@ import { startQWebChannelSimulator, type ClientAnnouncement } from './scheduler.
 import { SimulatorState } from './state.js'
 
 export { HttpHooks, type CommandLogEntry } from './hooks.js'
-export { SimulatorState, senderMatches, type Sender, type NotificationTopic } from './state.js'
+export { SimulatorState } from './state.js'
+export { senderMatches, type Sender, type NotificationTopic } from './model.js'
 export type { Reply, ReplyResult, SimTitle } from './types.js'
 export { DEFAULT_PROFILE, getProfile, loadProfiles, profileNames, type SimProfile } from './profile.js'
 

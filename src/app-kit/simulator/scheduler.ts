@@ -33,7 +33,7 @@ import {
   scopedId,
   stateOf,
 } from './registry.js'
-import type { ChangeEvents } from './state.js'
+import type { ChangeEvents } from './model.js'
 import { HandlerError, envelope, type SimTitle } from './types.js'
 import { commandXml, errorReplyXml, scheduleCommandXml, type XmlCommand } from './xml.js'
 

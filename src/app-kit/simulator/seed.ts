@@ -3,7 +3,7 @@
  * Title ids are fixed so that demos and example configurations can name them.
  */
 import { titleFromStore } from './files.js'
-import type { SimTitle, SimVariable } from './types.js'
+import type { SimTitle, SimVariable, VideoFormat } from './types.js'
 
 export interface SimVideoIn {
   name: string
@@ -13,13 +13,6 @@ export interface SimVideoIn {
   hasAudio: boolean
   /** Colour of the simulated picture (drawn into icons). */
   color: string
-}
-
-export interface VideoFormat {
-  width: number
-  height: number
-  frameRate: number
-  interlaced: boolean
 }
 
 function v(name: string, value: string, type: SimVariable['type'] = 'text'): SimVariable {

@@ -29,6 +29,14 @@ export interface SimTitle {
   color: string
 }
 
+/** The video format the application produces (`getVideoFormat`, `setVideoFormat`). */
+export interface VideoFormat {
+  width: number
+  height: number
+  frameRate: number
+  interlaced: boolean
+}
+
 /** The `result` member of a reply. */
 export interface ReplyResult {
   command: string

@@ -13,7 +13,7 @@
  * The playhead is the position panelbridge last sent or read (`../playhead.ts`); in playback, or when
  * it is not known yet, it is read at the press (`replay_get_play_info`, the engine's own command).
  */
-import { finiteNumberOf } from '../../coerce.js'
+import { finiteNumberOf } from '../../wire.js'
 import type { ClipAction } from '../schema.js'
 import type { SendFailure, SendResult } from '../sender.js'
 import type { BehaviourHost } from './types.js'

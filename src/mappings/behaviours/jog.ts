@@ -25,7 +25,7 @@ import type { Binding } from '../schema.js'
 import type { SendFailure } from '../sender.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
 import { isRefusal } from '../../api/protocol.js'
-import { finiteNumberOf } from '../../coerce.js'
+import { finiteNumberOf } from '../../wire.js'
 
 type Scrub = NonNullable<Binding['jog']>['scrub']
 

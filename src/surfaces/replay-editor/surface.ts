@@ -16,14 +16,13 @@
 import type { BlackmagicController, BlackmagicControllerSetButtonSomeValue } from '@blackmagic-controller/core'
 import { createLogger, type Logger } from '../../log.js'
 import {
-  buttonLight,
   JOG_UNITS_PER_STEP,
   TBAR_FRAME_MS,
   TBAR_RAW_MAX,
   tbarLeds,
   type BmdModel,
-  type ButtonLight,
 } from '../../families/replay-editor.js'
+import { buttonLight, type ButtonLight } from '../../families/replay-editor-lights.js'
 import { HidSurface } from '../usb-hid/hid-surface.js'
 import type { BmdReportGuard } from './report-guard.js'
 import type { SurfaceDescription } from '../../face/surface.js'

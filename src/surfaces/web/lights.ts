@@ -1,8 +1,8 @@
 /**
  * What a mirrored backlight or LED shows for a feedback: the colour the device itself lights, so that
  * the page shows what the panel shows rather than what the engine asked for. Each family says how its
- * lights look where they differ from the common rules (`src/families/lights.ts`), through its record
- * in the families table (`FamilyFacts.lights`); the rest light by the common rules: an RGB light shows its
+ * lights look where they differ from the common rules (`src/families/lights.ts`), through its line in
+ * the families' FAMILY_LIGHTS (`src/families/index.ts`); the rest light by the common rules: an RGB light shows its
  * colour unless `led` is off, a one-colour LED lights by `led` or a bright enough colour. A stale
  * feedback is dark (`lightFeedback`).
  * Server-side only.

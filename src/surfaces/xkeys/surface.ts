@@ -21,7 +21,8 @@ import { HidSurface, type Subscribable } from '../usb-hid/hid-surface.js'
 import { JogCounter } from '../usb-hid/jog-counter.js'
 import type { ControlId } from '../../face/control-id.js'
 import type { Feedback } from '../../face/feedback.js'
-import { backlightOf, type XkeysModel } from '../../families/xkeys.js'
+import { backlightOf } from '../../families/xkeys-lights.js'
+import type { XkeysModel } from '../../families/xkeys.js'
 import type { SurfaceDescription } from '../../face/surface.js'
 
 /** The T-bar's raw range (one byte). */

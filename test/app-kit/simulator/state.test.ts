@@ -4,12 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { APP_ERRORS } from '../../../src/api/protocol.js'
-import {
-  createDefaultSender,
-  senderMatches,
-  SimulatorState,
-  type Sender,
-} from '../../../src/app-kit/simulator/state.js'
+import { createDefaultSender, senderMatches, type Sender } from '../../../src/app-kit/simulator/model.js'
+import { SimulatorState } from '../../../src/app-kit/simulator/state.js'
 
 const ANIMATION_MS = 1000
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}' // input Newsroom

@@ -15,7 +15,7 @@ import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import { KeyImages } from '../../../src/surfaces/web/key-images.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { decodeGen2KeyImages, MemoryStreamDeckTransport, rawImageEncoder, rotate180 } from '../helpers/fake-hid.js'
-import { XKEYS_BLUE, XKEYS_RED } from '../../../src/families/xkeys.js'
+import { XKEYS_BLUE, XKEYS_RED } from '../../../src/families/xkeys-lights.js'
 import { connectForTest, hardwareMirrors, HARDWARE, webServerForTest } from './helpers.js'
 import type { Client, HardwareMirrors } from './helpers.js'
 

@@ -1,5 +1,5 @@
 /** Every command the simulator answers, by name. */
-import type { Handler } from '../state.js'
+import type { Handler } from '../model.js'
 import { notificationHandlers } from './notifications.js'
 import { outputHandlers } from './output.js'
 import { playoutHandlers } from './playout.js'

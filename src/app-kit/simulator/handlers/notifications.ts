@@ -4,7 +4,7 @@
  */
 import { APP_ERRORS } from '../../../api/protocol.js'
 import { flagText, type Params } from '../params.js'
-import type { Handler, Sender, SimulatorState } from '../state.js'
+import type { Handler, Sender, SimulatorModel } from '../model.js'
 import { checkCount, checkName, MAX_SENDER_ITEMS, MAX_SENDERS } from '../limits.js'
 import { BARE_REPLY, HandlerError } from '../types.js'
 
@@ -20,7 +20,7 @@ function items(p: Params, name: string): string[] {
   return list
 }
 
-function findSender(state: SimulatorState, name: string): Sender | undefined {
+function findSender(state: SimulatorModel, name: string): Sender | undefined {
   return state.senders.find((s) => s.name === name)
 }
 

@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { APP_ERRORS } from '../../../api/protocol.js'
 import { OUTPUT_DEVICES } from '../seed.js'
-import type { Handler } from '../state.js'
+import type { Handler } from '../model.js'
 import { refused, REFUSALS } from '../refusals.js'
 import { HandlerError } from '../types.js'
 

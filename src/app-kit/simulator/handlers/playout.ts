@@ -5,7 +5,7 @@
 import { APP_ERRORS, SCHEDULE_ACTIONS, type PlayState, type ScheduleAction } from '../../../api/protocol.js'
 import { flagText, readVariables, type Params } from '../params.js'
 import { iconDataUrl, iconSide } from '../png.js'
-import type { Handler, SimulatorState } from '../state.js'
+import type { Handler, SimulatorModel } from '../model.js'
 import { HandlerError, type SimTitle } from '../types.js'
 
 /** Parameters of `schedule` itself; any other query parameter of a GET is a title variable. */
@@ -47,13 +47,13 @@ const ICON_WIDTH = 96
 const ICON_HEIGHT = 54
 
 /** Titles of `channel` (absent or -1: every channel), in list order. */
-function titlesOnChannel(state: SimulatorState, p: Params): SimTitle[] {
+function titlesOnChannel(state: SimulatorModel, p: Params): SimTitle[] {
   const channel = p.int('channel', -1)!
   return state.orderedTitles().filter((t) => channel < 0 || t.channel === channel)
 }
 
 /** Titles of `channel` that use `input` (absent or empty: any input), in list order. */
-function titlesOnChannelAndInput(state: SimulatorState, p: Params): SimTitle[] {
+function titlesOnChannelAndInput(state: SimulatorModel, p: Params): SimTitle[] {
   const input = p.str('input').trim()
   return titlesOnChannel(state, p).filter((t) => input === '' || t.inputs.includes(input))
 }
@@ -62,7 +62,7 @@ function titlesOnChannelAndInput(state: SimulatorState, p: Params): SimTitle[] {
  * The titles a schedule addresses: `id`, else `title` (name or id), else every title of `channel`
  * (-1 or absent: all) and of `input` when given — "empty string = all" (protocol notes 4.1).
  */
-function scheduleTargets(state: SimulatorState, p: Params): SimTitle[] {
+function scheduleTargets(state: SimulatorModel, p: Params): SimTitle[] {
   if (p.has('id') || p.has('title')) return [state.findTitle(p)]
   return titlesOnChannelAndInput(state, p)
 }

@@ -22,9 +22,9 @@ import { checkCount, MAX_TITLES } from '../limits.js'
 import { flagText } from '../params.js'
 import { refused, REFUSALS } from '../refusals.js'
 import { THUMBNAIL_JPEG_BASE64 } from '../png.js'
-import { SEED_PROJECTS, titlesFromSeeds, type VideoFormat } from '../seed.js'
-import type { Handler, SimulatorState } from '../state.js'
-import { BARE_REPLY, HandlerError, type SimTitle } from '../types.js'
+import { SEED_PROJECTS, titlesFromSeeds } from '../seed.js'
+import type { Handler, SimulatorModel } from '../model.js'
+import { BARE_REPLY, HandlerError, type SimTitle, type VideoFormat } from '../types.js'
 
 const PROJECT_EXTENSIONS = [FILE_EXTENSIONS.project, FILE_EXTENSIONS.package]
 /** How many projects getRecentProjects keeps. */
@@ -38,11 +38,11 @@ function localIso(d: Date): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`
 }
 
-function rememberRecent(state: SimulatorState, path: string): void {
+function rememberRecent(state: SimulatorModel, path: string): void {
   state.recentProjects = [path, ...state.recentProjects.filter((p) => p !== path)].slice(0, MAX_RECENT)
 }
 
-export function saveProjectTo(state: SimulatorState, path: string): void {
+export function saveProjectTo(state: SimulatorModel, path: string): void {
   writeProjectFile(path, { videoFormat: { ...state.videoFormat }, titles: state.orderedTitles().map(storeTitle) })
   writeThumbnail(state.dataDir, path)
   state.project = { ...state.project, filePath: path, edited: false }
@@ -50,7 +50,7 @@ export function saveProjectTo(state: SimulatorState, path: string): void {
 }
 
 /** Titles from a file, with ids that clash with titles already present replaced by fresh ones. */
-function adoptTitles(state: SimulatorState, stored: StoredTitle[], channel?: number): SimTitle[] {
+function adoptTitles(state: SimulatorModel, stored: StoredTitle[], channel?: number): SimTitle[] {
   const seen = new Set<string>()
   return stored.map((s) => {
     const t = titleFromStore(s)
@@ -63,7 +63,7 @@ function adoptTitles(state: SimulatorState, stored: StoredTitle[], channel?: num
 }
 
 /** Writes the seeded projects into the data folder (if absent) and lists them as recent. */
-export function writeSeedProjects(state: SimulatorState): void {
+export function writeSeedProjects(state: SimulatorModel): void {
   for (const seed of [...SEED_PROJECTS].reverse()) {
     const path = join(state.dataDir, seed.file)
     let exists = true
@@ -90,7 +90,7 @@ export function writeSeedProjects(state: SimulatorState): void {
   }
 }
 
-function recentEntry(state: SimulatorState, path: string): Record<string, unknown> | undefined {
+function recentEntry(state: SimulatorModel, path: string): Record<string, unknown> | undefined {
   let stat
   try {
     stat = statSync(path)

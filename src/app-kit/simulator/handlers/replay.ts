@@ -4,7 +4,7 @@
  */
 import { APP_ERRORS } from '../../../api/protocol.js'
 import type { Params } from '../params.js'
-import type { Handler } from '../state.js'
+import type { Handler } from '../model.js'
 import { HandlerError } from '../types.js'
 
 function position(p: Params): number {

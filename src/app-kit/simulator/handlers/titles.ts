@@ -6,7 +6,7 @@ import { APP_ERRORS, FILE_EXTENSIONS } from '../../../api/protocol.js'
 import { readTitleFile, resolveFile, storeTitle, titleFromStore, writeTitleFile } from '../files.js'
 import { checkCount, checkName, MAX_INPUTS_PER_TITLE } from '../limits.js'
 import type { Params } from '../params.js'
-import type { Handler, SimulatorState } from '../state.js'
+import type { Handler, SimulatorModel } from '../model.js'
 import { HandlerError, type SimTitle } from '../types.js'
 
 /** Default name of a new title (made unique with a number). */
@@ -19,7 +19,7 @@ type TitleBody = Omit<SimTitle, 'id' | 'name' | 'channel' | 'position'>
  * name, channel and id used when those parameters are absent (an id already taken is replaced).
  */
 function placeNew(
-  state: SimulatorState,
+  state: SimulatorModel,
   p: Params,
   body: TitleBody,
   fallback: { name: string; channel?: number; id?: string },
@@ -38,7 +38,7 @@ function placeNew(
   return t
 }
 
-function tryNewTitleId(state: SimulatorState, wanted: string): string {
+function tryNewTitleId(state: SimulatorModel, wanted: string): string {
   try {
     return state.newTitleId(wanted)
   } catch {

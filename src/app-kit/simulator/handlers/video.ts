@@ -5,12 +5,12 @@ import { APP_ERRORS } from '../../../api/protocol.js'
 import { flagText, type Params } from '../params.js'
 import { iconSide, solidPng } from '../png.js'
 import type { SimVideoIn } from '../seed.js'
-import type { Handler, SimulatorState } from '../state.js'
+import type { Handler, SimulatorModel } from '../model.js'
 import { refused, REFUSALS } from '../refusals.js'
 import { HandlerError } from '../types.js'
 
 /** The device named by parameter `name`; missing or unknown → 'invalid params'. */
-function device(state: SimulatorState, p: Params, name: string): SimVideoIn {
+function device(state: SimulatorModel, p: Params, name: string): SimVideoIn {
   const wanted = p.required(name)
   const d = state.videoIns.find((v) => v.name === wanted)
   if (!d) throw new HandlerError(APP_ERRORS.invalidParams)
@@ -18,7 +18,7 @@ function device(state: SimulatorState, p: Params, name: string): SimVideoIn {
 }
 
 /** Item of getVideoInInfo (contract: Video input). `add` is '1' while the device can still be opened. */
-function info(state: SimulatorState, d: SimVideoIn): Record<string, string> {
+function info(state: SimulatorModel, d: SimVideoIn): Record<string, string> {
   return {
     add: flagText(!state.openedVideoIns.includes(d.name)),
     audio: flagText(d.hasAudio),
