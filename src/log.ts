@@ -59,7 +59,7 @@ export type LogSink = (record: LogRecord) => void
 /** Most `once` keys a logger remembers; past it the least recently seen key is forgotten. */
 export const LOG_ONCE_MAX_KEYS = 1000
 /** A `once` key is cut to this many characters (keys often embed a name a peer chose). */
-export const LOG_ONCE_MAX_KEY_CHARS = 200
+const LOG_ONCE_MAX_KEY_CHARS = 200
 /** The rate-limit window for warnings and errors, per logger, ms. */
 export const LOG_RATE_WINDOW_MS = 10_000
 /** Warnings and errors written per window and logger; the rest are counted and reported once. */
@@ -99,7 +99,7 @@ export function chooseLogFormat(
 }
 
 /** Pino child loggers a sink keeps per scope; past it the oldest is dropped (scopes may carry device ids). */
-export const LOG_MAX_SCOPES = 256
+const LOG_MAX_SCOPES = 256
 
 /**
  * Keys pino and pino-pretty give a meaning of their own. A field with one of these names is written as
@@ -110,7 +110,7 @@ export const LOG_MAX_SCOPES = 256
 const RESERVED_KEYS = new Set(['level', 'time', 'msg', 'scope', 'pid', 'hostname', 'name', 'caller', 'timestamp'])
 
 /** pino's second net for secrets: field names redacted wherever they stand at the top or one level down. */
-export const PINO_REDACT_PATHS: readonly string[] = [...SECRET_FIELD_NAMES, ...SECRET_FIELD_NAMES.map((k) => `*.${k}`)]
+const PINO_REDACT_PATHS: readonly string[] = [...SECRET_FIELD_NAMES, ...SECRET_FIELD_NAMES.map((k) => `*.${k}`)]
 
 /** pino's `formatters.log`: the fields with reserved names moved aside (the same object when there are none). */
 function withoutReservedKeys(fields: Record<string, unknown>): Record<string, unknown> {

@@ -45,7 +45,7 @@ export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
 }
 
 /** How deep a value may nest before `jsonSnippet` describes it instead of printing it. */
-export const SNIPPET_MAX_DEPTH = 32
+const SNIPPET_MAX_DEPTH = 32
 
 /**
  * A short text for a value from outside, for error messages and logs: JSON cut to `maxChars`, never a

@@ -34,7 +34,7 @@ export const DEFAULT_CONNECTIONS = 4
  * hint shortens it). Why not longer: a command written just as the server closes an idle socket fails,
  * and the client never re-sends, so the socket is better dropped first.
  */
-export const DEFAULT_KEEP_ALIVE_MS = 4000
+const DEFAULT_KEEP_ALIVE_MS = 4000
 const GET_HEADERS = { accept: 'application/json' }
 const POST_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
 /**

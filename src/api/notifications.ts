@@ -42,7 +42,7 @@ export const LINK_BACKOFF_MAX_MS = 1000
 /** A socket silent for this long (no frame, no pong) is dead. */
 export const LINK_LIVENESS_TIMEOUT_MS = 4000
 /** Time allowed for the socket to open and for each method call of the session. */
-export const LINK_CALL_TIMEOUT_MS = 3000
+const LINK_CALL_TIMEOUT_MS = 3000
 /** `{control:'addTitle'}`, `{data:'Update'}` and unknown title ids resynchronise after this quiet time. */
 export const LINK_RESYNC_DEBOUNCE_MS = 150
 /**
@@ -66,7 +66,7 @@ export const LAYER_STATE_KEY = 'newblue.automation.layerstate'
 const GET_VALUE_FOR_KEY = 'getValueForKey'
 const CHANGE_SIGNALS: ReadonlySet<string> = new Set(LINK_CHANGE_SIGNALS)
 /** The subscription sender panelbridge creates for itself. */
-export const LINK_DEFAULT_SENDER = 'panelbridge'
+const LINK_DEFAULT_SENDER = 'panelbridge'
 /** Version announced with `notifyClientConnected`: panelbridge's own (package.json's). */
 export const LINK_CLIENT_VERSION = PANELBRIDGE_VERSION
 /**
@@ -76,7 +76,7 @@ export const LINK_CLIENT_VERSION = PANELBRIDGE_VERSION
 export const NOTIFY_MAX_VALUE_DEPTH = 32
 
 /** The link's phases by name (`LinkPhase`). */
-export const LINK_PHASE = {
+const LINK_PHASE = {
   stopped: 'stopped',
   connecting: 'connecting',
   resynchronising: 'resynchronising',

@@ -17,20 +17,20 @@ import { QWC_MESSAGE } from './protocol.js'
 import { frameBytes, isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** Default time a method call may take before it is rejected with `TIMEOUT`. */
-export const QWC_DEFAULT_CALL_TIMEOUT_MS = 5000
+const QWC_DEFAULT_CALL_TIMEOUT_MS = 5000
 /** Default time for the socket to open and the init exchange to finish. */
-export const QWC_DEFAULT_CONNECT_TIMEOUT_MS = 5000
+const QWC_DEFAULT_CONNECT_TIMEOUT_MS = 5000
 /**
  * Largest frame accepted from the peer; a larger one closes the socket (code 1009) and the link
  * reconnects. Why 16 MiB: a `getTitleControlInfo` reply without icons is well under a megabyte for
  * hundreds of titles, and `ws`'s own default (100 MiB) lets one frame cost far too much memory.
  */
-export const QWC_MAX_FRAME_BYTES = 16 * 1024 * 1024
+const QWC_MAX_FRAME_BYTES = 16 * 1024 * 1024
 /**
  * Deepest nesting accepted in a frame or in a JSON-text result. The protocol's own messages nest a
  * handful of levels; a deeper frame is refused before any code walks it recursively.
  */
-export const QWC_MAX_DEPTH = 256
+const QWC_MAX_DEPTH = 256
 
 /**
  * Stable error codes; callers branch on `code`, never on message text. `TIMEOUT`, `DISCONNECTED` and

@@ -85,7 +85,7 @@ function failed(level: Record<string, unknown>): string | undefined {
 }
 
 /** Keys that mark an object as a command reply even when it carries no field of the command's own. */
-export const ENVELOPE_KEYS = ['command', 'reply', 'success', 'error', 'requestId'] as const
+const ENVELOPE_KEYS = ['command', 'reply', 'success', 'error', 'requestId'] as const
 
 /** Whether a flat reply names itself a reply (an envelope key) or carries one of `expected` fields. */
 export function looksLikeReply(fields: Record<string, unknown>, expected: readonly string[]): boolean {

@@ -16,8 +16,8 @@ import { redact, redactText } from '../redact.js'
 import { isRecord, jsonDepthExceeds } from '../wire.js'
 import { PROFILE_FACT_NAMES } from './app-profile-facts.js'
 
-export const CAPTURE_FORMAT = 'panelbridge-probe-capture'
-export const CAPTURE_VERSION = 1
+const CAPTURE_FORMAT = 'panelbridge-probe-capture'
+const CAPTURE_VERSION = 1
 /** Frames kept (both connections together); later ones are counted in `dropped.frames`. */
 export const CAPTURE_MAX_FRAMES = 2000
 /** Exchanges (request + reply) kept. */
@@ -32,7 +32,7 @@ export const CAPTURE_MAX_TOTAL_CHARS = 8 * 1024 * 1024
 /** Largest capture file read back, bytes (the writer's total plus its envelope). */
 export const CAPTURE_MAX_FILE_BYTES = 16 * 1024 * 1024
 /** Deepest nesting redacted or read back; deeper values are kept as redacted text. */
-export const CAPTURE_MAX_DEPTH = 64
+const CAPTURE_MAX_DEPTH = 64
 
 /** A capture that cannot be read. */
 export class CaptureError extends Error {

@@ -36,7 +36,7 @@ import {
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
 /** The commands probe runs over both transports: each one reads, none changes anything. */
-export const PROBE_COMMANDS: readonly {
+const PROBE_COMMANDS: readonly {
   command: string
   /** Parameters for the command client (catalogue types). */
   http: Record<string, unknown>
@@ -62,18 +62,18 @@ export const PROBE_COMMANDS: readonly {
 /** The layer state's key (protocol notes 2.4 [code S1]). */
 export const LAYER_STATE_KEY = 'newblue.automation.layerstate'
 /** The registry's kinds `_cmp_v1_query` is asked for (issue 30 Build 5; S1 `requestCompanionDefinition`). */
-export const REGISTRY_KINDS = ['actions', 'feedbacks', 'presets'] as const
+const REGISTRY_KINDS = ['actions', 'feedbacks', 'presets'] as const
 /** How probe announces itself: as the daemon does, so the application answers as it would answer panelbridge. */
-export const PROBE_CLIENT_VERSION = 'probe'
+const PROBE_CLIENT_VERSION = 'probe'
 /** Time one call may take, ms: generous, as a user's application may be busy rendering. */
-export const PROBE_CALL_TIMEOUT_MS = 5000
+const PROBE_CALL_TIMEOUT_MS = 5000
 /**
  * How often the titles are read during the listen window, ms (at most half the window): a title taken
  * to air and off again within one read of the next shows no change where no notification says it.
  */
-export const PROBE_POLL_MS = 1000
+const PROBE_POLL_MS = 1000
 /** Signal lines printed during the listen window; past it they are counted only (the capture keeps them). */
-export const PROBE_MAX_PRINTED_SIGNALS = 200
+const PROBE_MAX_PRINTED_SIGNALS = 200
 /** Signals kept for the analysis (the capture keeps its own, bounded copy). */
 const MAX_SIGNALS_KEPT = 5000
 /** Characters of one signal's frame past which its arguments are not kept for the analysis. */

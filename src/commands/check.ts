@@ -33,7 +33,7 @@ import { EXIT_FAILURE, EXIT_OK, type Subcommand } from './subcommand.js'
 export const EXIT_APP_UNREACHABLE = 3
 
 /** The most files one `check` takes (each is read whole, up to MAX_CONFIG_BYTES). */
-export const MAX_CHECK_FILES = 256
+const MAX_CHECK_FILES = 256
 
 export type CheckFormat = 'text' | 'json'
 

@@ -19,14 +19,14 @@ import { untilStopped, whileListening } from './until-stopped.js'
 const log = createLogger('learn')
 
 /** Most HID interfaces `learn --raw` lists when it does not know which to read. */
-export const RAW_MAX_LISTED = 20
+const RAW_MAX_LISTED = 20
 /** `VID:PID[:USAGE_PAGE]` in hex, each with an optional `0x` (`--device`). */
 export const DEVICE_ARG = /^(?:0x)?([0-9a-f]{1,4}):(?:0x)?([0-9a-f]{1,4})(?::(?:0x)?([0-9a-f]{1,4}))?$/i
 
 /** Most changed bytes named on one line; the rest are counted. */
 export const RAW_MAX_CHANGES_SHOWN = 8
 /** Most bytes of a first report shown in hex. */
-export const RAW_FIRST_REPORT_BYTES_SHOWN = 32
+const RAW_FIRST_REPORT_BYTES_SHOWN = 32
 
 const hex2 = (n: number): string => `0x${n.toString(16).padStart(2, '0')}`
 

@@ -28,20 +28,20 @@ import type { DetectedDevice } from '../face/surface.js'
 export const LEARN_RECORD_FORMAT = 'panelbridge-hid-trace'
 export const LEARN_RECORD_VERSION = 1
 /** What waits is written at least this often, ms. */
-export const LEARN_RECORD_FLUSH_MS = 1000
+const LEARN_RECORD_FLUSH_MS = 1000
 /**
  * The file is not grown past this many bytes; later reports are dropped. ASSUMED: 64 MiB, hours of a
  * jog wheel turned without a stop, and still a file a bug report can carry compressed.
  */
-export const LEARN_RECORD_MAX_BYTES = 64 * 1024 * 1024
+const LEARN_RECORD_MAX_BYTES = 64 * 1024 * 1024
 /** Characters waiting to be written at most (a disk that stalls); beyond, reports are dropped. */
-export const LEARN_RECORD_BUFFER_MAX_CHARS = 4 * 1024 * 1024
+const LEARN_RECORD_BUFFER_MAX_CHARS = 4 * 1024 * 1024
 /** A report longer than this is not a HID input report (1,024 bytes: a high-speed interrupt packet). */
-export const LEARN_RECORD_MAX_REPORT_BYTES = 1024
+const LEARN_RECORD_MAX_REPORT_BYTES = 1024
 /** Events kept with one report at most (a report makes a handful: the keys that changed). */
-export const LEARN_RECORD_MAX_EVENTS = 256
+const LEARN_RECORD_MAX_EVENTS = 256
 /** How long the stop waits for the last write, ms (a hung disk must not hold learn's stop). */
-export const LEARN_RECORD_STOP_WAIT_MS = 2000
+const LEARN_RECORD_STOP_WAIT_MS = 2000
 
 /** A surface event as the fixtures write it (`down button:0`, `rotate jog +1`, `value shuttle 3`). */
 export function eventNotation(e: SurfaceEvent): string {
@@ -215,7 +215,7 @@ export class LearnRecording {
 // ---- reading ------------------------------------------------------------------------------------
 
 /** A file longer than this is refused by the reader (the writer's bound, and a margin). */
-export const HID_TRACE_MAX_CHARS = LEARN_RECORD_MAX_BYTES + 1024 * 1024
+const HID_TRACE_MAX_CHARS = LEARN_RECORD_MAX_BYTES + 1024 * 1024
 /** A longer line is skipped. */
 const MAX_LINE_CHARS = 64 * 1024
 /** At most this many devices are read from one file. */

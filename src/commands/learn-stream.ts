@@ -12,7 +12,7 @@ import { isRecord } from '../wire.js'
 export const LEARN_MAX_EVENT_BYTES = 64 * 1024
 
 /** Longest text of the daemon's shown on the terminal (model, device, message), characters. */
-export const LEARN_MAX_TEXT = 200
+const LEARN_MAX_TEXT = 200
 
 /** One Server-Sent Event: its `event:` name (`message` when none) and its `data:` lines joined. */
 export interface ServerSentEvent {

@@ -63,11 +63,11 @@ const log = createLogger('learn')
  * at once), and a daemon taken for none makes `learn` fight it for the devices: 3 s, room for a daemon
  * whose loop is busy (a reload, a flood of input) or whose machine is.
  */
-export const LEARN_DAEMON_PROBE_MS = 3_000
+const LEARN_DAEMON_PROBE_MS = 3_000
 /** How long `learn` waits for the daemon's event stream to answer, ms. */
-export const LEARN_STREAM_CONNECT_MS = 5_000
+const LEARN_STREAM_CONNECT_MS = 5_000
 /** The environment variable `learn` takes a daemon's token from. */
-export const LEARN_TOKEN_ENV = 'PANELBRIDGE_TOKEN'
+const LEARN_TOKEN_ENV = 'PANELBRIDGE_TOKEN'
 
 /** learn's usage, in its help and in the general help's list. */
 const LEARN_USAGE = 'learn [--config FILE] [--url URL] [--token-file FILE] [--record FILE] [--raw]'

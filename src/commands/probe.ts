@@ -18,11 +18,11 @@ import { usageMessage } from './args.js'
 export type { ProbeDeps }
 
 /** Where probe goes without `--url`: the application's default address. */
-export const PROBE_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`
+const PROBE_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`
 /** How long probe listens by default, seconds (issue 20: while the operator plays a title). */
-export const PROBE_DEFAULT_LISTEN_S = 30
+const PROBE_DEFAULT_LISTEN_S = 30
 /** The longest listen window accepted, seconds. */
-export const PROBE_MAX_LISTEN_S = 3600
+const PROBE_MAX_LISTEN_S = 3600
 
 const PROBE_USAGE = 'probe [--url URL] [--notifications URL] [--listen-s N] [--out FILE]'
 

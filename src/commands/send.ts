@@ -25,7 +25,7 @@ import type { Subcommand } from './subcommand.js'
 import { usageMessage } from './args.js'
 
 /** Where `send` goes without `--url` or `--config`: the application's default address. */
-export const SEND_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`
+const SEND_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`
 
 export interface SendDeps {
   out(text: string): void

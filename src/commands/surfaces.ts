@@ -45,7 +45,7 @@ const log = createLogger('surfaces/check')
  * The web surface this command shows: a Stream Deck XL-sized grid, two encoders, a jog wheel, a
  * shuttle ring and two faders, so every kind of control can be tried from a browser.
  */
-export const CHECK_WEB_SURFACE = {
+const CHECK_WEB_SURFACE = {
   id: 'web',
   rows: 4,
   columns: 8,

@@ -45,7 +45,7 @@ export interface ConfigEditorOptions {
 }
 
 /** Why the editor is off when `listen.edit` is false. */
-export const EDIT_OFF_REASON = 'editing is switched off in the config (listen.edit: false)'
+const EDIT_OFF_REASON = 'editing is switched off in the config (listen.edit: false)'
 
 /**
  * The folder the editor's history of a config is kept in: `edits/<hash of the config's path>` under the

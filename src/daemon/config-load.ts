@@ -28,14 +28,14 @@ import type { ConfigAnswer, ConfigJob } from './config-worker.js'
  * bindings; the bound is 256 KiB and 2,000) needed under 100 MB of heap in `npm run bench config-reload`; the bound stops a worker from
  * taking the box's memory, not a real file.
  */
-export const CONFIG_WORKER_HEAP_MB = 256
+const CONFIG_WORKER_HEAP_MB = 256
 /**
  * The young generation of a reload's worker, MB. ASSUMED: the parse's garbage is short-lived, and V8's
  * default (up to 64 MB of semi-spaces on a 64-bit box) held ~25 MB more resident memory at the worker's
  * peak than 4 MB did, in the same time (measured for issue 24 with the built worker on a 533 KB,
  * 4,092-binding file, without the launcher's V8 flags; under them `--max-semi-space-size=1` bounds it).
  */
-export const CONFIG_WORKER_YOUNG_MB = 4
+const CONFIG_WORKER_YOUNG_MB = 4
 
 /** Why a reload's load stopped early: the reload timed out, or the daemon is stopping. */
 export class ConfigLoadAborted extends Error {

@@ -13,7 +13,7 @@ import { parentPort } from 'node:worker_threads'
 import { loadConfigText, type LoadResult } from '../mappings/load.js'
 
 /** Bindings in one serialized slice. ASSUMED: ~250 bindings rebuild in a few ms (`npm run bench config-reload`). */
-export const BINDINGS_PER_SLICE = 256
+const BINDINGS_PER_SLICE = 256
 
 /** What the daemon sends: the text read and the file it came from (for `file:line:col`). */
 export interface ConfigJob {

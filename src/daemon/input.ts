@@ -20,7 +20,7 @@ export type InputSource = 'surface' | 'api'
 export type InputObserver = (event: SurfaceEvent, source: InputSource) => void
 
 /** The source name the engine sees on the remote API's presses (tracked apart from a browser's or the device's). */
-export const API_SOURCE = 'api'
+const API_SOURCE = 'api'
 
 /**
  * How long a remote API `down` holds its control without its `up`, ms: a script that dies between the

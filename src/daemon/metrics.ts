@@ -19,11 +19,11 @@ import { AppMetrics } from './app-metrics.js'
 /** Distinct `command` label values kept; later commands count as OTHER_LABEL. */
 export const MAX_COMMAND_LABELS = 200
 /** Distinct `code` label values kept; later codes count as OTHER_LABEL. */
-export const MAX_ERROR_CODE_LABELS = 50
+const MAX_ERROR_CODE_LABELS = 50
 /** The label value that stands for everything past a cap. */
 export const OTHER_LABEL = 'other'
 /** Prefix of every metric the daemon exports (the default process metrics included). */
-export const METRIC_PREFIX = 'panelbridge_'
+const METRIC_PREFIX = 'panelbridge_'
 
 /**
  * Every state a surface can be in (the manager's `SurfaceState`): `panelbridge_surfaces{state}` exports
@@ -32,7 +32,7 @@ export const METRIC_PREFIX = 'panelbridge_'
 export const SURFACE_STATES = ['open', 'closed', 'failed', 'permission-denied', 'waiting'] as const
 
 /** Every state of the recording (`panelbridge_recording{state}` exports each). */
-export const RECORDING_STATES = ['off', 'recording', 'failed'] as const
+const RECORDING_STATES = ['off', 'recording', 'failed'] as const
 
 /** Buckets, seconds, for the in-process latencies (event → request, notification → feedback). */
 const LOCAL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]

@@ -33,7 +33,7 @@ import type { WaitingSurfaces } from './waiting.js'
 import { PANELBRIDGE_VERSION } from '../version.js'
 
 /** How many recent errors the status strip keeps. */
-export const RECENT_ERRORS = 20
+const RECENT_ERRORS = 20
 
 /** panelbridge's version, read once and bounded by src/version.ts (the link announces the same). */
 const VERSION = PANELBRIDGE_VERSION

@@ -39,22 +39,22 @@ import type { InputSource } from './input.js'
 
 /** The trace format's name and version (the start line's `format` and `version`). */
 export const RECORD_FORMAT = 'panelbridge-record'
-export const RECORD_VERSION = 1
+const RECORD_VERSION = 1
 /** The buffer is written at least this often, ms. */
 export const RECORD_FLUSH_MS = 1000
 /**
  * Characters waiting to be written at most; beyond, lines are dropped. ASSUMED: 8 Mi characters, a few
  * seconds of the 2,000 deltas/s storm on a disk that stalls, and a bound on the memory it can take.
  */
-export const RECORD_BUFFER_MAX_CHARS = 8 * 1024 * 1024
+const RECORD_BUFFER_MAX_CHARS = 8 * 1024 * 1024
 /** `--record-max-mb` by default: the file is rotated past this size. */
 export const DEFAULT_RECORD_MAX_MB = 100
 /** Rotated files kept beside the current one (FILE.1 .. FILE.3). ASSUMED: three. */
 export const RECORD_KEEP = 3
 /** A command's parameters longer than this in JSON are replaced by a marker (a line stays readable). */
-export const RECORD_MAX_PARAMS_CHARS = 4000
+const RECORD_MAX_PARAMS_CHARS = 4000
 /** A failure's text is cut to this many characters. */
-export const RECORD_MAX_MESSAGE_CHARS = 200
+const RECORD_MAX_MESSAGE_CHARS = 200
 /** How long the stop waits for the last write, ms (a hung disk must not hold the daemon's stop). */
 export const RECORD_STOP_WAIT_MS = 2000
 

@@ -28,7 +28,7 @@ import { loadConfigOffLoop } from './config-load.js'
 import type { Notifier } from './sd-notify.js'
 
 /** Editors write a file in bursts (truncate, write, rename): a reload waits for quiet this long, ms. */
-export const RELOAD_DEBOUNCE_MS = 200
+const RELOAD_DEBOUNCE_MS = 200
 /**
  * Longest a reload may take, ms, read, check and apply together. ASSUMED: the largest file loads in
  * about a second on a small box (`npm run bench config-reload`); ten leave room for a simulator to

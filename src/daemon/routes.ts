@@ -40,7 +40,7 @@ export function takesBody(method: string, path: string): boolean {
 }
 
 /** Largest `|delta|` of `rotate?delta=N` (the web page's own bound). */
-export const MAX_INJECT_ROTATE_DELTA = MAX_ROTATE_DELTA
+const MAX_INJECT_ROTATE_DELTA = MAX_ROTATE_DELTA
 
 /** The web page server as mounted here (`WebSurfaceServer` is one). */
 export interface MountedWebServer {

@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process'
 import type { Logger } from '../log.js'
 
 /** The helper that sends one notify datagram. */
-export const SYSTEMD_NOTIFY = 'systemd-notify'
+const SYSTEMD_NOTIFY = 'systemd-notify'
 /** The longest a status text may be (systemd shows one line). */
 const STATUS_MAX_CHARS = 200
 

@@ -16,7 +16,7 @@ export const HARD_LIMIT_FACTOR = 4
  * How long a dropped reader's socket is given to take its last event, ms, before it is cut. ASSUMED:
  * 2 s; a reader that reads gets it at once, and one that never reads holds only what was already unread.
  */
-export const LAST_EVENT_GRACE_MS = 2000
+const LAST_EVENT_GRACE_MS = 2000
 
 /** The shared part of a stream's reader; `W` is what waits (text, or what a stream still merges). */
 export abstract class StreamReader<W> {

@@ -84,7 +84,7 @@ const PLAIN = ['jog', 'shuttle', 'tbar'] as const
 const MIDI = ['note', 'cc', 'program'] as const
 const CHANNEL_ONLY = ['pitchbend'] as const
 /** Every control kind, in the order of the table above. */
-export const CONTROL_KINDS: readonly ControlKind[] = [
+const CONTROL_KINDS: readonly ControlKind[] = [
   'key',
   'encoder',
   'lcd',
@@ -100,7 +100,7 @@ export const CONTROL_KINDS: readonly ControlKind[] = [
   'joystick',
 ]
 /** The events each control kind sends (the table above). */
-export const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly ControlEventType[]>> = {
+const CONTROL_EVENTS: Readonly<Record<ControlKind, readonly ControlEventType[]>> = {
   key: ['down', 'up'],
   encoder: ['rotate', 'down', 'up'],
   lcd: ['down', 'up'],
@@ -132,7 +132,7 @@ export function shuttleZone(value: number): number {
 }
 
 /** Largest index accepted for `key:N` and the like: no surface has more controls than this. */
-export const MAX_CONTROL_INDEX = 9999
+const MAX_CONTROL_INDEX = 9999
 
 const EXAMPLES: Record<ControlKind, string> = {
   key: 'key:0',

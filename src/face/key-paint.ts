@@ -324,7 +324,7 @@ function drawStaleCover(ctx: KeyPaintContext, background: Rgb, width: number, he
  * `FIT_MARGIN`. One process (or page) measures with one font, so the cache is keyed by text alone.
  * `REF_PX` is the reference size (one font unit of the shipped font is 1/32 px there).
  */
-export const REF_PX = 64
+const REF_PX = 64
 const FIT_MARGIN = 0.96
 const MAX_WIDTH_CACHE = 20_000
 const widthCache = new Map<string, number>()

@@ -33,7 +33,7 @@ export const MAX_CLIENT_MESSAGE_BYTES = 4096
 /** A rotate message carries at most this many steps either way (the page batches per animation frame). */
 export const MAX_ROTATE_DELTA = 1000
 /** Longest surface or control id accepted from a browser. */
-export const MAX_ID_LENGTH = 200
+const MAX_ID_LENGTH = 200
 
 /**
  * The query parameter of a read-only viewer, on the page (`?view=1`) and on its WebSocket (`ws?view=1`):
@@ -50,7 +50,7 @@ export function viewerParam(value: string | null): boolean {
  * The range of each control kind that takes absolute values from a browser (the table in
  * `./control-id.ts`): the shuttle is centred, a fader runs from the bottom. A value outside is clamped.
  */
-export const VALUE_RANGES: Readonly<Partial<Record<ControlKind, readonly [min: number, max: number]>>> = {
+const VALUE_RANGES: Readonly<Partial<Record<ControlKind, readonly [min: number, max: number]>>> = {
   shuttle: [-1, 1],
   fader: [0, 1],
 }
@@ -240,11 +240,11 @@ export type DeckServerMessage =
   | { type: 'deck-brightness'; deck: number; percent: number }
 
 /** The page's numbers for its decks run from 0 below this (the family allows fewer at once). */
-export const MAX_DECK_NUMBER = 16
+const MAX_DECK_NUMBER = 16
 /** Longest serial number a page may register (real ones are 12 to 14 characters). */
 export const MAX_DECK_SERIAL_LENGTH = 64
 /** Longest model id a page may name (the library's ids are at most 16 characters). */
-export const MAX_DECK_MODEL_LENGTH = 32
+const MAX_DECK_MODEL_LENGTH = 32
 
 /**
  * Find by pressing from the page's editor (issue 42 item 1): `find` arms the surfaces named (every one
@@ -261,7 +261,7 @@ export type FindServerMessage =
   | { type: 'selected'; surface: string; control: ControlId; page: string | null }
 
 /** Most surfaces one `find` may name (a config's surfaces are fewer). */
-export const MAX_FIND_SURFACES = 64
+const MAX_FIND_SURFACES = 64
 
 export type PageParseResult =
   | { ok: true; message: ClientMessage; deck?: undefined; find?: undefined }

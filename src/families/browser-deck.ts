@@ -23,7 +23,7 @@ export interface BrowserDeckModel {
 }
 
 /** The model ids a browser deck may be (USB decks: the library's ids but the Network Dock's). */
-export const BROWSER_DECK_MODEL_IDS: readonly string[] = Object.values(DeviceModelId).filter(
+const BROWSER_DECK_MODEL_IDS: readonly string[] = Object.values(DeviceModelId).filter(
   (id) => DEVICE_MODELS2[id].type !== DeviceModelType.NETWORK_DOCK,
 )
 

@@ -53,7 +53,7 @@ export const ONE_COLOUR_LED = '#ffc940'
  * Below this relative luminance (0..1) a colour counts as unlit for a one-colour LED whose feedback
  * gives no LED state: the engine's "unlit" grey (#202020) must not light it.
  */
-export const LIT_LUMINANCE = 0.25
+const LIT_LUMINANCE = 0.25
 
 type Rgb = readonly [number, number, number]
 

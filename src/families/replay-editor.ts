@@ -46,7 +46,7 @@ export const JOG_UNITS_PER_STEP = 64
 export const TBAR_FRAME_MS = 40
 
 /** LEDs along the lever (both models, the library's `ledSegments`). */
-export const TBAR_LEDS = 16
+const TBAR_LEDS = 16
 
 /** The library's value of the lever at its far end (its report's uint16 is divided by this). */
 export const TBAR_RAW_MAX = 4096
@@ -132,7 +132,7 @@ function controlTable(id: DeviceModelId): readonly BlackmagicControllerControlDe
 /** Every model the library knows, in its own order. */
 export const BMD_MODELS: readonly BmdModel[] = (Object.keys(DEVICE_MODELS2) as DeviceModelId[]).map(toModel)
 
-export const BMD_MODEL_IDS: readonly string[] = BMD_MODELS.map((m) => m.id)
+const BMD_MODEL_IDS: readonly string[] = BMD_MODELS.map((m) => m.id)
 
 export function bmdModelById(id: string): BmdModel | undefined {
   return BMD_MODELS.find((m) => (m.id as string) === id)

@@ -105,7 +105,7 @@ function toModel(id: string, p: Product): XkeysModel {
 export const XKEYS_MODELS: readonly XkeysModel[] = Object.entries(PRODUCTS).map(([id, p]) => toModel(id, p))
 
 /** The model ids a config may name. */
-export const XKEYS_MODEL_IDS: readonly string[] = XKEYS_MODELS.map((m) => m.id)
+const XKEYS_MODEL_IDS: readonly string[] = XKEYS_MODELS.map((m) => m.id)
 
 export function xkeysModelById(id: string): XkeysModel | undefined {
   return XKEYS_MODELS.find((m) => m.id === id)

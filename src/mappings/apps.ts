@@ -13,7 +13,7 @@ export const MAIN_APP = 'main'
  * ASSUMED (issue 27): how long a title may be on air on one of a main/backup pair and not the other
  * before its keys show `diverged`, ms, when `diverged_after_ms` is not given.
  */
-export const DEFAULT_DIVERGED_AFTER_MS = 1000
+const DEFAULT_DIVERGED_AFTER_MS = 1000
 
 export interface PlannedApp {
   name: string

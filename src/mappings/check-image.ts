@@ -27,7 +27,7 @@ import type { Config } from './schema.js'
  * The bytes of every picture file read by one load and their pixels, together. ASSUMED: 64 MiB, a
  * hundred-odd distinct 256-px pictures; a file past it is a problem like a missing one.
  */
-export const PICTURE_BUDGET_BYTES = 64 * 1024 * 1024
+const PICTURE_BUDGET_BYTES = 64 * 1024 * 1024
 
 /** A binding's picture file: its pixels, or why there are none (the key says it). */
 export type FilePicture = { picture: KeyPicture } | { problem: string }

@@ -8,7 +8,7 @@ import { CONFIG_VERSION } from './schema.js'
 type Migration = (raw: Record<string, unknown>) => Record<string, unknown>
 
 /** `MIGRATIONS[n]` turns a version-n file into version n+1. */
-export const MIGRATIONS: Readonly<Record<number, Migration>> = {}
+const MIGRATIONS: Readonly<Record<number, Migration>> = {}
 
 export type Migrated = { value: unknown } | { problem: string; atKey: boolean }
 

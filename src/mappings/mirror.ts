@@ -26,7 +26,7 @@ export interface Divergence {
 }
 
 /** A backup send that a newer one of the same control replaced before it went out. */
-export const SUPERSEDED = 'superseded' as const
+const SUPERSEDED = 'superseded' as const
 type BackupResult = SendResult | typeof SUPERSEDED
 
 export interface MirrorSide {

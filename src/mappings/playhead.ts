@@ -19,7 +19,7 @@ import { parseTemplate } from './template.js'
  * (decisions.md: "every replay time field is in seconds"; the contract leaves the unit unknown): 1, the
  * scrub position's own unit (seconds in the buffer, the contract's example). One constant to correct.
  */
-export const PLAY_INFO_SECONDS_PER_UNIT = 1
+const PLAY_INFO_SECONDS_PER_UNIT = 1
 
 /** How often the playhead is polled while the replay plays and a control shows it, ms (a label's pace). */
 export const PLAYHEAD_POLL_MS = 500

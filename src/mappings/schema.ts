@@ -96,7 +96,7 @@ export const resyncAction = z
   .describe('Brings a mirror back in step with its main (after an outage, or a divergence).')
 
 /** The replay operator's verbs (issue 43), each sugar over catalogue commands (`behaviours/clip.ts`). */
-export const CLIP_VERBS = ['mark_in', 'mark_out', 'go_to_in', 'go_to_out', 'play_clip', 'clear_marks'] as const
+const CLIP_VERBS = ['mark_in', 'mark_out', 'go_to_in', 'go_to_out', 'play_clip', 'clear_marks'] as const
 
 export const clipAction = z
   .strictObject({

@@ -26,9 +26,9 @@ export const REFRESH_DEBOUNCE_MS = 1000
 /** ASSUMED: an input in the last 300 ms holds a thumbnail call back (a press's command goes first). */
 export const INPUT_QUIET_MS = 300
 /** ASSUMED: 8 MiB, over 200 thumbnails of a 96-px key. */
-export const THUMBNAIL_CACHE_BYTES = 8 * 1024 * 1024
+const THUMBNAIL_CACHE_BYTES = 8 * 1024 * 1024
 /** ASSUMED: a title list with icons takes longer than one command; 5 s, not the client's 2 s. */
-export const THUMBNAIL_TIMEOUT_MS = 5000
+const THUMBNAIL_TIMEOUT_MS = 5000
 /** The size asked for when the key's is not known (its surface not open): S1's 72×72. */
 export const DEFAULT_THUMBNAIL_BOX: Box = { width: 72, height: 72 }
 

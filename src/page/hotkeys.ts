@@ -26,7 +26,7 @@ export const KEY_ROWS: readonly (readonly string[])[] = [
 export const JOG_BACK = 'ArrowLeft'
 export const JOG_FORWARD = 'ArrowRight'
 /** With Shift, the digit row takes the dials and sliders, in page order. */
-export const DIAL_KEYS = KEY_ROWS[0]!
+const DIAL_KEYS = KEY_ROWS[0]!
 
 const PUNCTUATION: Readonly<Record<string, string>> = { Semicolon: ';', Comma: ',', Period: '.', Slash: '/' }
 

@@ -6,7 +6,7 @@
 import { VIEW_PARAM, viewerParam } from '../face/protocol.js'
 
 /** The query parameter that picks one surface. */
-export const SURFACE_PARAM = 'surface'
+const SURFACE_PARAM = 'surface'
 
 export interface PageOptions {
   /** The one surface to show full screen; undefined shows them all. */

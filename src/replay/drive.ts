@@ -35,13 +35,13 @@ import type { SurfaceEvent } from '../surfaces/types.js'
 import type { TraceInput } from './trace.js'
 
 /** At `max`, an input this long after the one before it waits for the commands in flight. ASSUMED: 20 ms. */
-export const REPLAY_SETTLE_GAP_MS = 20
+const REPLAY_SETTLE_GAP_MS = 20
 /** How long the replay waits for the application link at the start, ms. */
-export const REPLAY_CONNECT_MS = 10_000
+const REPLAY_CONNECT_MS = 10_000
 /** After the last input: done once nothing is in flight and no command came for this long, ms. */
-export const REPLAY_QUIET_MS = 300
+const REPLAY_QUIET_MS = 300
 /** ... or after this long at most, ms. */
-export const REPLAY_DRAIN_MAX_MS = 15_000
+const REPLAY_DRAIN_MAX_MS = 15_000
 /** A single wait for commands in flight is bounded by this, ms (an application that never answers). */
 const SETTLE_MAX_MS = 5_000
 

@@ -11,11 +11,11 @@ import { RECORD_FORMAT } from '../daemon/recorder.js'
 import type { SurfaceEvent } from '../surfaces/types.js'
 
 /** A trace longer than this is refused. ASSUMED: 1 GiB, ten of the recorder's default files. */
-export const REPLAY_MAX_BYTES = 1024 * 1024 * 1024
+const REPLAY_MAX_BYTES = 1024 * 1024 * 1024
 /** A longer line is skipped (the recorder's lines are far shorter). */
 export const REPLAY_MAX_LINE_CHARS = 64 * 1024
 /** At most this many lines are read. */
-export const REPLAY_MAX_LINES = 10_000_000
+const REPLAY_MAX_LINES = 10_000_000
 /** A rotate's delta or a value beyond this is not a device's: the line is skipped. */
 const MAX_MAGNITUDE = 1_000_000
 

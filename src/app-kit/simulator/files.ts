@@ -15,7 +15,7 @@ import { checkCount, checkName, MAX_INPUTS_PER_TITLE, MAX_VARIABLES_PER_TITLE } 
 
 export const FILE_FORMAT = 'panelbridge-simulator'
 /** Name of the project inside a `.zip` package. */
-export const PACKAGE_PROJECT_ENTRY = 'project.json'
+const PACKAGE_PROJECT_ENTRY = 'project.json'
 
 /** A title as stored in a file: no play state or selection (a loaded title starts Off, unselected). */
 export type StoredTitle = Omit<SimTitle, 'playState' | 'selected'>
@@ -34,7 +34,7 @@ type Kind = 'title' | 'layerList' | 'project'
  */
 export const FILE_OUTSIDE_DATA_DIR = 'file outside the data folder'
 /** Largest title, layer-list or project file read, bytes. */
-export const MAX_FILE_BYTES = 16 * 1024 * 1024
+const MAX_FILE_BYTES = 16 * 1024 * 1024
 
 /** Whether `path` is `dir` itself or below it (both absolute and normalised). */
 function isInside(dir: string, path: string): boolean {

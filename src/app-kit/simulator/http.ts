@@ -27,7 +27,7 @@ const log = createLogger('simulator/http')
 /** Largest request body accepted, bytes; a bigger one is answered 413 and its socket closed. */
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Largest request line (query string included) plus headers, bytes; bigger is answered 431. */
-export const MAX_HEADER_BYTES = 64 * 1024
+const MAX_HEADER_BYTES = 64 * 1024
 /** A request (or a WebSocket handshake) whose headers take longer than this is answered 408 and cut. */
 export const HEADERS_TIMEOUT_MS = 10_000
 /** A request not received whole (headers and body) within this is answered 408 and cut. */
@@ -35,7 +35,7 @@ export const REQUEST_TIMEOUT_MS = 30_000
 /** How often the server checks its sockets against those time-outs (Node's default is 30 s). */
 export const CONNECTIONS_CHECK_MS = 1_000
 /** An idle keep-alive socket is closed after this. */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000
+const KEEP_ALIVE_TIMEOUT_MS = 5_000
 const COMMAND_PATH = '/api/command/'
 
 export interface HttpServerOptions {

@@ -8,7 +8,7 @@ import { LruMap } from '../../lru.js'
 import { HandlerError } from './types.js'
 
 /** Largest icon side the simulator draws, pixels (bigger requests are refused as 'invalid params'). */
-export const MAX_ICON_SIDE = 1920
+const MAX_ICON_SIDE = 1920
 
 /** An icon side as asked for: from 1 to MAX_ICON_SIDE, else 'invalid params'. */
 export function iconSide(n: number): number {

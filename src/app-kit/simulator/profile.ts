@@ -17,11 +17,11 @@ import { DEFAULT_APP_PROFILE as DEFAULT_PROFILE } from '../../defaults.js'
 import { PROFILE_FACTS, PROFILE_FACT_NAMES, type ProfileFact, type ProfileFacts } from '../app-profile-facts.js'
 
 /** Where the shipped profiles live (`config/app-profiles`, found from this file in `src` or `dist`). */
-export const PROFILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'config', 'app-profiles')
+const PROFILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'config', 'app-profiles')
 /** The profile the simulator plays when none is named (in `src/defaults.ts`, which `probe`'s help reads too). */
 export { DEFAULT_PROFILE }
 /** Largest profile file read, bytes. */
-export const MAX_PROFILE_FILE_BYTES = 64 * 1024
+const MAX_PROFILE_FILE_BYTES = 64 * 1024
 /** Longest chain of `based_on`. */
 const MAX_BASE_DEPTH = 8
 

@@ -45,13 +45,13 @@ export interface QwcObjectLayout {
 }
 
 /** Largest frame a client may send, bytes (a bigger one closes its socket with 1009). */
-export const MAX_QWC_PAYLOAD_BYTES = 1024 * 1024
+const MAX_QWC_PAYLOAD_BYTES = 1024 * 1024
 /** Most sockets open at once; the next upgrade is answered 503. */
-export const MAX_QWC_CONNECTIONS = 64
+const MAX_QWC_CONNECTIONS = 64
 /** Most arguments a method call may carry (the scheduler's methods take four). */
-export const MAX_QWC_ARGS = 16
+const MAX_QWC_ARGS = 16
 /** Longest object, method, signal or string id a frame may name, characters. */
-export const MAX_QWC_NAME_CHARS = 256
+const MAX_QWC_NAME_CHARS = 256
 
 /** A client frame the server cannot act on (bad JSON, unknown type, a field of the wrong shape). */
 export class QwcFrameError extends Error {

@@ -59,18 +59,18 @@ export const PLAY_COMMANDS: Readonly<Record<string, { label: string; in: Schedul
   take: { label: 'Cut In / Cut Out', in: 'cutin', out: 'cutout' },
   inout: { label: 'Animate In Or Animate Out', in: 'animateIn', out: 'animateOut' },
 }
-export const DEFAULT_PLAY_COMMAND = 'auto'
+const DEFAULT_PLAY_COMMAND = 'auto'
 
 /** The image set S1 asks for (captivate.js 307) and the overlay names of its sample state (captivate.js 579-581). */
 export const IMAGE_SET_NAME = 'automation.glow.base'
-export const OVERLAY_IMAGE = 'play_layer'
-export const OVERLAY_IMAGE_ON_AIR = 'play_layer_red'
+const OVERLAY_IMAGE = 'play_layer'
+const OVERLAY_IMAGE_ON_AIR = 'play_layer_red'
 
 /** The key of the layer state (notes 2.4, captivate.js 599). */
 export const LAYER_STATE_KEY = 'newblue.automation.layerstate'
 
 /** Side of the thumbnails the registry carries: Companion's buttons are 72 pixels (lib/cache.js 118). */
-export const REGISTRY_THUMB_SIDE = 72
+const REGISTRY_THUMB_SIDE = 72
 
 /** Colours of the play-state feedback (Companion colours are 0xRRGGBB numbers). */
 const TEXT_COLOR = 0xffffff
@@ -237,9 +237,9 @@ export class RegistryError extends Error {
 }
 
 /** Longest option value read, characters (a variable's new value included). */
-export const MAX_OPTION_CHARS = 64 * 1024
+const MAX_OPTION_CHARS = 64 * 1024
 /** Most options read from one call. */
-export const MAX_OPTIONS = 32
+const MAX_OPTIONS = 32
 
 /**
  * The options a client sent (`_cmp_v1_performAction`, `_cmp_v1_queryFeedbackState`), bounded: at most

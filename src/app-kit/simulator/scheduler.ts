@@ -125,7 +125,7 @@ export async function socketReply(reply: unknown, profile: SimProfile): Promise<
 }
 
 /** Longest id, key or name argument read (an actor, a feedback, a target, a key), characters. */
-export const MAX_ID_CHARS = 1024
+const MAX_ID_CHARS = 1024
 
 /** An id-like argument as text, bounded. */
 function id(v: unknown): string {

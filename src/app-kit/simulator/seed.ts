@@ -85,7 +85,7 @@ export const SEED_TITLES: readonly TitleSeed[] = [
 ]
 
 /** The titles of the second seeded project ("Match Day"), so that loading it visibly changes the list. */
-export const SEED_MATCH_DAY_TITLES: readonly TitleSeed[] = [
+const SEED_MATCH_DAY_TITLES: readonly TitleSeed[] = [
   SEED_TITLES[1]!,
   {
     id: '{c4d5e6f7-0819-4a2b-9c3d-4e5f6a7b8c06}',

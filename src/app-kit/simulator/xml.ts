@@ -19,14 +19,14 @@ export const MAX_XML_CHARS = 64 * 1024
 /** Most elements in one command (the variables of a schedule are one each). */
 export const MAX_XML_ELEMENTS = 1024
 /** Deepest nesting: `newblue_ext` > `data` > `variable`. */
-export const MAX_XML_DEPTH = 3
+const MAX_XML_DEPTH = 3
 /** Most attributes on one element. */
-export const MAX_XML_ATTRIBUTES = 64
+const MAX_XML_ATTRIBUTES = 64
 /** Deepest reply object written (the dispatcher's replies are far shallower). */
 const MAX_REPLY_DEPTH = 16
 
 /** The root element of every command and reply (notes 3.1). */
-export const XML_ROOT = 'newblue_ext'
+const XML_ROOT = 'newblue_ext'
 
 /** One command read from XML. */
 export interface XmlCommand {

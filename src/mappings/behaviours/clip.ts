@@ -31,7 +31,7 @@ export const CLIP_SENDS: Readonly<Record<ClipAction['clip'], string>> = {
 }
 
 /** The speed `play_clip` plays at when the binding gives none. */
-export const DEFAULT_CLIP_SPEED = 1
+const DEFAULT_CLIP_SPEED = 1
 
 function refused(message: string): SendFailure {
   return { ok: false, code: 'NOT_SENT', message }

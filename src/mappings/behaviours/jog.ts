@@ -29,7 +29,7 @@ import { finiteNumberOf } from '../../wire.js'
 
 type Scrub = NonNullable<Binding['jog']>['scrub']
 
-export const NOT_IN_REPLAY_MODE = 'not in replay mode'
+const NOT_IN_REPLAY_MODE = 'not in replay mode'
 
 export class JogScrub implements Behaviour {
   private readonly badge: ControlBadge

@@ -24,7 +24,7 @@ export const BROWSER_DECK_DRIVER = 'browser-deck'
 /** Decks one page may register at once: a laptop with a deck or two, not a rack. */
 export const MAX_DECKS_PER_PAGE = 2
 /** Decks every page together may register at once. */
-export const MAX_BROWSER_DECKS = 16
+const MAX_BROWSER_DECKS = 16
 
 /** One deck a page registered. */
 export interface Registration {

@@ -18,12 +18,12 @@ import { RELATIVE_MODES, type RelativeMode } from '../../families/midi.js'
 import type { ControlDescriptor } from '../../face/surface.js'
 
 /** Largest profile file read, bytes. */
-export const MAX_PROFILE_BYTES = 256 * 1024
+const MAX_PROFILE_BYTES = 256 * 1024
 /** Alias expansions a profile may make. */
-export const MAX_PROFILE_ALIASES = 100
+const MAX_PROFILE_ALIASES = 100
 
 /** Where the shipped profiles live (`config/midi-profiles`, found from this file in `src` or `dist`). */
-export const SHIPPED_PROFILE_DIR = join(
+const SHIPPED_PROFILE_DIR = join(
   dirname(fileURLToPath(import.meta.url)),
   '..',
   '..',

@@ -13,7 +13,7 @@ import { fitInside } from './picture.js'
  * The border round a picture, as a share of the key's shorter side (6 px on a 72-px key, at least 2).
  * ASSUMED: wide enough to read a play-state colour from a desk away, narrow enough to leave the picture.
  */
-export const PICTURE_BORDER_FRACTION = 1 / 12
+const PICTURE_BORDER_FRACTION = 1 / 12
 /** The veil over a picture behind its label. ASSUMED: 45 % black keeps white text legible on white. */
 export const PICTURE_VEIL = 'rgba(0,0,0,0.45)'
 

@@ -21,7 +21,7 @@ import { lateRequire } from '../../installed.js'
  */
 export const MAX_PICTURE_BYTES = 2 * 1024 * 1024
 /** Largest width or height a picture may declare, pixels. ASSUMED: 4096 (64 MiB of RGBA while decoding). */
-export const MAX_PICTURE_SIDE = 4096
+const MAX_PICTURE_SIDE = 4096
 /**
  * Largest side a picture is kept at, pixels: the largest key the file can give (a web surface's
  * `key_size` goes to 256). Decoded once to at most this, the renderer scales it to each key.

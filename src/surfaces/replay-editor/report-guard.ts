@@ -16,7 +16,7 @@ export interface BmdReportLayout {
 }
 
 /** The Replay Editor's input report ids (`models/resolve-replay-editor.js`). */
-export const REPLAY_EDITOR_REPORTS: BmdReportLayout = { button: 0x04, tbar: 0x0a, jog: 0x03, battery: 0x06 }
+const REPLAY_EDITOR_REPORTS: BmdReportLayout = { button: 0x04, tbar: 0x0a, jog: 0x03, battery: 0x06 }
 /** The ATEM Micro Panel's (`models/atem-micro-panel.js`). */
 export const MICRO_PANEL_REPORTS: BmdReportLayout = { button: 0x03, tbar: 0x08, battery: 0x06 }
 

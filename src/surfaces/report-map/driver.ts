@@ -82,7 +82,7 @@ export interface ReportMapDriverOptions {
 }
 
 /** The driver's name in the mapping file (`driver: hid`), in device records and in logs. */
-export const REPORT_MAP_DRIVER = 'hid'
+const REPORT_MAP_DRIVER = 'hid'
 
 export class ReportMapDriver implements SurfaceDriver {
   readonly name = REPORT_MAP_DRIVER

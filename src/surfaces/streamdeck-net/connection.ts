@@ -30,7 +30,7 @@ import type { NetDeckTransport } from './socket.js'
 const DOCK_MODEL = 'network-dock'
 
 /** How long a deck that answered its keepalive may take to tell its model and serial. */
-export const DECK_OPEN_TIMEOUT_MS = 5000
+const DECK_OPEN_TIMEOUT_MS = 5000
 
 /** A deck that is up, as the driver lists it. */
 export interface NetDeck {

@@ -31,7 +31,7 @@ import { tcpTransport, type NetDeckTransport } from './socket.js'
 import { NetDeckSurface } from './surface.js'
 import type { DetectedDevice } from '../../face/surface.js'
 
-export const NET_DRIVER = 'streamdeck-net'
+const NET_DRIVER = 'streamdeck-net'
 
 export {
   DEFAULT_DECK_PORT,

@@ -16,7 +16,7 @@ import { LruMap } from '../../lru.js'
  * ASSUMED (issue 29, "a few MB"): 4 MiB of device bytes by default. A 96×96 XL key at JPEG quality 95 is
  * 3–8 KB of reports, so about 700 keys: twenty XL pages, far more than a control room pages through.
  */
-export const DEVICE_BYTES_CACHE_BYTES = 4 * 1024 * 1024
+const DEVICE_BYTES_CACHE_BYTES = 4 * 1024 * 1024
 
 /** One cached write: the library's prepared reports and what the surface records them as showing. */
 export interface DeviceBytes {

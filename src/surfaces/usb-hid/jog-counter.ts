@@ -13,7 +13,7 @@
  */
 
 /** Counts on the jog wheel's counter before it wraps. */
-export const JOG_COUNTER_MODULUS = 256
+const JOG_COUNTER_MODULUS = 256
 
 /**
  * Turns successive raw counter values into signed deltas. A true movement of less than half the modulus

@@ -24,7 +24,7 @@ const log = createLogger('web')
 /** Larger than any fallback font Debian ships (Noto Sans CJK Bold, 20 MB) with room to grow. */
 export const MAX_FALLBACK_FONT_BYTES = 64 * 1024 * 1024
 /** Fallback font files being sent at once; past this a request is asked to come back (503). */
-export const MAX_FALLBACK_FONT_STREAMS = 4
+const MAX_FALLBACK_FONT_STREAMS = 4
 /** As the key font: a browser may keep the file for a day. */
 export const FALLBACK_FONT_CACHE_CONTROL = 'public, max-age=86400'
 

@@ -19,7 +19,7 @@ export interface KeyImageRenderer {
 }
 
 /** Data URLs kept; a PNG data URL of a 96×96 key is a few kilobytes. */
-export const KEY_IMAGE_CACHE_ENTRIES = 512
+const KEY_IMAGE_CACHE_ENTRIES = 512
 
 export class KeyImages {
   private readonly cache: LruMap<string, string>

@@ -77,9 +77,9 @@ import type { SurfaceDescription } from '../../face/surface.js'
 export const DEFAULT_WEB_PORT = DEFAULT_PANELBRIDGE_PORT
 export const DEFAULT_WEB_HOST = DEFAULT_LISTEN_HOST
 /** A browser that answers no ping for this long is dropped (and its held keys released). */
-export const HEARTBEAT_MS = 30_000
+const HEARTBEAT_MS = 30_000
 /** How long `close()` waits for browsers to acknowledge the close frame before cutting them off. */
-export const CLOSE_GRACE_MS = 500
+const CLOSE_GRACE_MS = 500
 
 export interface WebSurfaceServerOptions {
   /** Configured web surfaces, shown interactive. More can be added with `addSurface`. */

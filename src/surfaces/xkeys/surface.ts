@@ -28,7 +28,7 @@ import type { SurfaceDescription } from '../../face/surface.js'
 /** The T-bar's raw range (one byte). */
 const TBAR_MAX = 255
 /** A joystick axis's raw full scale either side of centre (the library reports -127..127). */
-export const JOYSTICK_FULL_SCALE = 127
+const JOYSTICK_FULL_SCALE = 127
 
 export interface XkeysSurfaceOptions {
   logger?: Logger
