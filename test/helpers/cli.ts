@@ -63,7 +63,8 @@ let checkedBuild = false
 export function assertBuilt(): void {
   if (checkedBuild) return
   if (!existsSync(BUILD_STAMP)) throw new Error('dist/ has no build stamp: run npm run build first')
-  if (newest(SRC) > statSync(BUILD_STAMP).mtimeMs) throw new Error('src/ changed after the last build: run npm run build')
+  if (newest(SRC) > statSync(BUILD_STAMP).mtimeMs)
+    throw new Error('src/ changed after the last build: run npm run build')
   checkedBuild = true
 }
 
