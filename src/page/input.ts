@@ -9,7 +9,7 @@ import { DEAD_ZONE_FRACTION, TurnTracker } from './angle.js'
 /** Sends one message if the socket is open (input while disconnected is dropped, never replayed late). */
 export type Send = (message: ClientMessage) => void
 
-const ROTATE_BATCH_MS = 16
+export const ROTATE_BATCH_MS = 16
 const WHEEL_PIXELS_PER_STEP = 100
 /** Wheel `deltaMode` 1 counts lines (3 per notch in Firefox), 2 pages; one mouse notch is one step. */
 const WHEEL_LINE_PIXELS = 34

@@ -9,11 +9,12 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { CLI, TSX_LOADER } from '../helpers/cli.js'
+import { assertBuilt, BUILT_CLI } from '../helpers/cli.js'
 
 /** `panelbridge check FILE` as a user who may not read FILE: the exit code, stdout and stderr. */
 async function checkUnreadable(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const node = [process.execPath, '--import', TSX_LOADER, CLI, 'check', file]
+  assertBuilt()
+  const node = [process.execPath, BUILT_CLI, 'check', file]
   const asRoot = process.getuid?.() === 0
   const [cmd, ...args] = asRoot ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', ...node] : node
   const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'pipe'] })

@@ -5,21 +5,19 @@
 import { tmpdir } from 'node:os'
 import { expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
+import { SAFETY_MS } from '../helpers/until.js'
 
-/** A real process that loads tsx, then scans for devices (the MIDI system, hot-plug): slow on a loaded machine. */
-const PROCESS_MS = 45_000
-
-it('keeps learning until SIGINT, then exits 0', { timeout: PROCESS_MS + 15_000 }, async () => {
+it('keeps learning until SIGINT, then exits 0', { timeout: 2 * SAFETY_MS }, async () => {
   // Port 1 on loopback: no daemon answers there, so learn takes the devices (there are none here).
   const learn = runCli(['learn', '--url', 'http://127.0.0.1:1'], {
     cwd: tmpdir(),
     env: { PANELBRIDGE_LOG_LEVEL: 'debug', PANELBRIDGE_LOG_FORMAT: 'json' },
   })
-  await learn.waitFor(/learning: press, turn or move a control/, PROCESS_MS)
+  await learn.waitFor(/learning: press, turn or move a control/, SAFETY_MS)
   // The explicit signal that the first scan and hot-plug start are done and only the stop ends learn now.
   // A learn that gave up would end as soon as the event loop emptied after this line (stdout and stderr
   // pipes are written synchronously), long before the SIGINT below arrives; then no "stopping" is logged.
-  await learn.waitFor(/"msg":"waiting for the stop"/, PROCESS_MS)
+  await learn.waitFor(/"msg":"waiting for the stop"/, SAFETY_MS)
   expect(learn.child.exitCode).toBeNull()
   learn.child.kill('SIGINT')
   expect(await learn.exited).toBe(0)

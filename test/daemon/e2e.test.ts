@@ -129,7 +129,8 @@ describe('panelbridge run with the simulator as its own process', () => {
     await fetch(`${sim.http}/api/command/replay_enable_scrubbing?enable=true`)
     const file = join(dir, 'config.yaml')
     await writeFile(file, config(sim))
-    const daemon = start(['run', '--config', file])
+    // At info level: the second SIGTERM below waits for the "stopping" line of the first.
+    const daemon = runCli(['run', '--config', file], { env: { PANELBRIDGE_LOG_LEVEL: 'info' } })
     const base = (await waitForLine(daemon, /panelbridge running: (http:\/\/\S+)/))[1]!
     let storming = true
     const storm = (async () => {
@@ -147,7 +148,8 @@ describe('panelbridge run with the simulator as its own process', () => {
       .poll(() => logged(join(dir, 'sim.jsonl')).filter((e) => e.name === 'replay_set_scrub_position').length, WAIT)
       .toBeGreaterThan(3)
     daemon.child.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 50))
+    // The second SIGTERM once the first is taken: it finds the daemon stopping.
+    await daemon.waitFor(/stopping/)
     daemon.child.kill('SIGTERM')
     const code = await daemon.exited
     storming = false

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { median } from '../../bench/stats.js'
 import { createNotifier } from '../../src/daemon/sd-notify.js'
 import { createLogger } from '../../src/log.js'
 import { runCli } from '../helpers/cli.js'
@@ -67,15 +66,12 @@ describe('sd_notify', () => {
       /^STATUS=application (connected|link down) \(SIMULATED\); 1 surface open$/,
     )
 
-    await vi.waitFor(() => expect(has('WATCHDOG=1').length).toBeGreaterThanOrEqual(5), {
+    // The pings reach the socket (each through a systemd-notify process, whose start a busy machine
+    // delays at will: their spacing here says nothing; the interval is pinned on fake time below).
+    await vi.waitFor(() => expect(has('WATCHDOG=1').length).toBeGreaterThanOrEqual(3), {
       timeout: SAFETY_MS,
       interval: 20,
     })
-    const pings = has('WATCHDOG=1').map((d) => d.at)
-    const gaps = pings.slice(1).map((t, i) => t - pings[i]!)
-    // Half of 400 ms; the median keeps a busy moment on a shared machine from deciding.
-    expect(median(gaps)).toBeGreaterThan(150)
-    expect(median(gaps)).toBeLessThan(300)
 
     daemon.kill('SIGHUP')
     await vi.waitFor(() => expect(has('RELOADING=1')).toHaveLength(1), { timeout: SAFETY_MS, interval: 20 })
@@ -85,6 +81,29 @@ describe('sd_notify', () => {
     daemon.kill('SIGTERM')
     expect(await cli.exited).toBe(0)
     await vi.waitFor(() => expect(has('STOPPING=1')).toHaveLength(1), { timeout: SAFETY_MS, interval: 20 })
+  })
+
+  it('pings the watchdog at half WATCHDOG_USEC, and not after close', () => {
+    vi.useFakeTimers()
+    onTestFinished(() => void vi.useRealTimers())
+    const calls: string[][] = []
+    const n = createNotifier({
+      env: { NOTIFY_SOCKET: '/x', WATCHDOG_USEC: '400000' },
+      log: createLogger('t'),
+      run: (a) => (calls.push([...a]), Promise.resolve()),
+    })
+    const pings = (): number => calls.filter((c) => c.includes('WATCHDOG=1')).length
+    n.startWatchdog()
+    n.startWatchdog() // a second start keeps the one interval
+    vi.advanceTimersByTime(199)
+    expect(pings()).toBe(0)
+    vi.advanceTimersByTime(1)
+    expect(pings()).toBe(1)
+    vi.advanceTimersByTime(600)
+    expect(pings()).toBe(4)
+    n.close()
+    vi.advanceTimersByTime(2000)
+    expect(pings()).toBe(4)
   })
 
   it('sends nothing without NOTIFY_SOCKET', () => {

@@ -1,10 +1,16 @@
 /**
- * Running panelbridge as its own process, the way a user does: `node --import tsx src/cli.ts <args>`. The child
- * is killed (SIGKILL) when the test finishes, whatever happened; its stdout and stderr are collected as text
- * and as lines, and `waitFor` waits on what it prints (the explicit signal a process test waits for).
+ * Running panelbridge as its own process, the way it is deployed: `node dist/cli.js <args>`, the built
+ * program (`npm test` builds before vitest). The built daemon starts its worker threads (the reload's
+ * config worker among them) without compiling TypeScript on the way, so a loaded machine does not eat
+ * the daemon's own bounds (the reload's) before the code under test runs. Scripts (`runNode`) still run
+ * under tsx. The child is killed (SIGKILL) when the test finishes, whatever happened; its stdout and stderr
+ * are collected as text and as lines, and `waitFor` waits on what it prints (the explicit signal a process
+ * test waits for).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { onTestFinished, vi } from 'vitest'
@@ -12,6 +18,10 @@ import { SAFETY_MS, until } from './until.js'
 
 /** The CLI's source entry point (tsx runs it; no build needed). */
 export const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+/** The built CLI, as installed (`npm run build`). */
+export const BUILT_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url))
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
+const BUILD_STAMP = fileURLToPath(new URL('../../dist/build.json', import.meta.url))
 /** tsx as a file URL, so that `--import` finds it from any working directory. */
 export const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
@@ -35,14 +45,43 @@ export interface CliOptions {
   env?: NodeJS.ProcessEnv
 }
 
-/** Starts `panelbridge <args>` from source. */
+/** The newest modification time of a file under `dir`. */
+function newest(dir: string): number {
+  let t = 0
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs)
+  }
+  return t
+}
+
+let checkedBuild = false
+/**
+ * Fails, saying what to run, when there is no build or src/ changed after it: a test of the built
+ * program must not pass or fail on yesterday's code.
+ */
+export function assertBuilt(): void {
+  if (checkedBuild) return
+  if (!existsSync(BUILD_STAMP)) throw new Error('dist/ has no build stamp: run npm run build first')
+  if (newest(SRC) > statSync(BUILD_STAMP).mtimeMs)
+    throw new Error('src/ changed after the last build: run npm run build')
+  checkedBuild = true
+}
+
+/** Starts `panelbridge <args>`: the built program. */
 export function runCli(args: readonly string[], options: CliOptions = {}): CliChild {
-  return runNode([CLI, ...args], options)
+  assertBuilt()
+  return collect([BUILT_CLI, ...args], options)
 }
 
 /** Starts `node --import tsx <args>` (a script, or `-e` code), collected and killed as `runCli` is. */
 export function runNode(args: readonly string[], options: CliOptions = {}): CliChild {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, ...args], {
+  return collect(['--import', TSX_LOADER, ...args], options)
+}
+
+/** Starts `node <args>`, collected and killed when the test finishes. */
+function collect(args: readonly string[], options: CliOptions): CliChild {
+  const child = spawn(process.execPath, [...args], {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

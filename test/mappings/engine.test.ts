@@ -1,11 +1,14 @@
 /**
- * The binding engine against the simulator: every behaviour of the semantics list. Time-driven parts
- * (hold, confirm, failed badge) run on fake timers; the sockets run on real ones.
+ * The binding engine against the simulator: every behaviour of the semantics list. Where engine logic
+ * is the subject (a key following an animation, a sequence's wait) the application runs in memory
+ * (`./memory-app.ts`) on fake timers; the rest runs over real sockets, its time-driven parts (hold,
+ * confirm, failed badge) on fake timers.
  */
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { FAILED_BADGE_MS } from '../../src/surfaces/badge.js'
 import { TAP_HINT_MS } from '../../src/mappings/behaviours/press.js'
-import { consoleHarness, engineHarness, loadOrThrow, pagedDesk, WAIT, type EngineHarness } from './helpers.js'
+import { CONSOLE, consoleHarness, engineHarness, loadOrThrow, pagedDesk, WAIT, type EngineHarness } from './helpers.js'
+import { memoryHarness } from './memory-app.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 
@@ -31,32 +34,40 @@ async function settle(cond: () => boolean, what: string): Promise<void> {
 
 describe('press and feedback', () => {
   it('a press sends its command once; the key follows the title through notifications', async () => {
-    h = await consoleHarness(
-      `  - on: console/key:0
+    // Engine logic: the application in memory, its animation on fake time.
+    vi.useFakeTimers()
+    const m = await memoryHarness(
+      `${CONSOLE}bindings:
+  - on: console/key:0
     label: "{{name}}\\n{{play}}"
     press: { command: schedule, params: { action: automatic, title: "Lower Third" } }
     feedback: { title: "Lower Third" }
 `,
-      // Why a long animation: the key must be seen Running before it turns Paused, over real sockets whose
-      // notifications a busy machine may deliver late; the harness's short default leaves no room for that.
       { animationMs: 400 },
     )
-    await expect
-      .poll(() => h!.surfaces.of('console/key:0'), WAIT)
-      .toMatchObject({ text: 'Lower Third\nOff', color: '#202020' })
-    h.press('console/key:0')
-    await expect.poll(() => h!.sent('schedule').length, WAIT).toBe(1)
-    expect(h.sent('schedule')[0]).toMatchObject({ action: 'automatic', title: 'Lower Third' })
-    await expect.poll(() => h!.surfaces.of('console/key:0')?.text, WAIT).toBe('Lower Third\nRunning')
-    expect(h.surfaces.of('console/key:0')!.color).toBe('#c00000')
-    await expect.poll(() => h!.surfaces.of('console/key:0')?.text, WAIT).toBe('Lower Third\nPaused')
-    expect(h.surfaces.of('console/key:0')!.color).toBe('#d08000')
-    expect(h.sent('schedule')).toHaveLength(1)
+    onTestFinished(() => m.close())
+    await vi.advanceTimersByTimeAsync(0)
+    expect(m.surfaces.of('console/key:0')).toMatchObject({ text: 'Lower Third\nOff', color: '#202020' })
+    m.press('console/key:0')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(m.sent('schedule')).toHaveLength(1)
+    expect(m.sent('schedule')[0]).toMatchObject({ action: 'automatic', title: 'Lower Third' })
+    expect(m.surfaces.of('console/key:0')).toMatchObject({ text: 'Lower Third\nRunning', color: '#c00000' })
+    // Running for the whole animation, then Paused (held on air).
+    await vi.advanceTimersByTimeAsync(399)
+    expect(m.surfaces.of('console/key:0')?.text).toBe('Lower Third\nRunning')
+    // The animation's end, then the loop turns that carry it to the key (the state batches a turn's changes).
+    await vi.advanceTimersByTimeAsync(2)
+    expect(m.surfaces.of('console/key:0')).toMatchObject({ text: 'Lower Third\nPaused', color: '#d08000' })
+    expect(m.sent('schedule')).toHaveLength(1)
   })
 
   it('a sequence runs in order with its wait; a press meanwhile is ignored and the key shows pending', async () => {
-    h = await consoleHarness(
-      `  - on: console/key:1
+    // Engine logic: the application in memory, the wait and the animation on fake time.
+    vi.useFakeTimers()
+    const m = await memoryHarness(
+      `${CONSOLE}bindings:
+  - on: console/key:1
     label: "Score {{var.Home Score}}-{{var.Away Score}}"
     press:
       - { command: schedule, params: { action: update, title: "Score Bug" } }
@@ -64,17 +75,28 @@ describe('press and feedback', () => {
       - { command: schedule, params: { action: animateIn, title: "Score Bug" } }
     feedback: { title: "Score Bug", colors: { Running: "#0000ff", Paused: "#00ff00", Off: "#101010" } }
 `,
+      { animationMs: 40 },
     )
-    await expect.poll(() => h!.surfaces.of('console/key:1')?.color, WAIT).toBe('#101010')
-    h.press('console/key:1')
-    await expect.poll(() => h!.sent('schedule').length, WAIT).toBe(1)
-    expect(h.surfaces.of('console/key:1')!.badge).toBe('pending')
-    h.press('console/key:1') // ignored: the sequence is still running
-    await expect.poll(() => h!.sent('schedule').length, WAIT).toBe(2)
-    expect(h.sent('schedule').map((p) => p.action)).toEqual(['update', 'animateIn'])
-    await expect.poll(() => h!.surfaces.of('console/key:1')?.badge, WAIT).toBeUndefined()
-    await expect.poll(() => h!.surfaces.of('console/key:1')?.color, WAIT).toBe('#00ff00')
-    expect(h.sent('schedule')).toHaveLength(2)
+    onTestFinished(() => m.close())
+    const key = (): ReturnType<typeof m.surfaces.of> => m.surfaces.of('console/key:1')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(key()?.color).toBe('#101010')
+    m.press('console/key:1')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(m.sent('schedule')).toHaveLength(1)
+    expect(key()!.badge).toBe('pending')
+    m.press('console/key:1') // ignored: the sequence is still running
+    await vi.advanceTimersByTimeAsync(149)
+    expect(m.sent('schedule')).toHaveLength(1)
+    expect(key()!.badge).toBe('pending')
+    await vi.advanceTimersByTimeAsync(1)
+    expect(m.sent('schedule').map((p) => p.action)).toEqual(['update', 'animateIn'])
+    expect(key()!.badge).toBeUndefined()
+    expect(key()!.color).toBe('#0000ff')
+    // The animation's end, then the loop turns that carry it to the key.
+    await vi.advanceTimersByTimeAsync(42)
+    expect(key()!.color).toBe('#00ff00')
+    expect(m.sent('schedule')).toHaveLength(2)
   })
 
   it('a failure shows failed with the application’s error text in detail, for FAILED_BADGE_MS', async () => {

@@ -1,13 +1,15 @@
 /**
  * Views of a surface with a page of their own (`listen.pages: per-browser`), through the engine's page
  * port: each view is told its page, routes its input and turns its page by it, and is drawn on its
- * sink alone; with `shared` (the default) every view follows the surface's one page.
+ * sink alone; with `shared` (the default) every view follows the surface's one page. The application
+ * is in memory (`./memory-app.ts`): pages are engine logic, no socket is involved.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { carryPages, turnPage } from '../../src/mappings/page-views.js'
 import type { PageInfo, PageViewSink } from '../../src/surfaces/page-port.js'
 import type { Feedback } from '../../src/face/feedback.js'
-import { engineHarness, loadOrThrow, pagedDesk, type EngineHarness } from './helpers.js'
+import { loadOrThrow, pagedDesk } from './helpers.js'
+import { memoryHarness, type MemoryHarness } from './memory-app.js'
 
 const PAGED = (pages: 'shared' | 'per-browser'): string => pagedDesk({ listen: pages, everywhere: true })
 
@@ -29,9 +31,9 @@ class Recorder implements PageViewSink {
   }
 }
 
-let h: EngineHarness | undefined
-afterEach(async () => {
-  await h?.close()
+let h: MemoryHarness | undefined
+afterEach(() => {
+  h?.close()
   h = undefined
 })
 
@@ -54,7 +56,7 @@ async function press(control: string, view?: string): Promise<void> {
 
 describe('pages shared (the default)', () => {
   it('every view follows the surface’s page and is drawn by the surface, not on its sink', async () => {
-    h = await engineHarness(PAGED('shared'), { link: false })
+    h = await memoryHarness(PAGED('shared'))
     const a = new Recorder()
     h.engine.openView('desk', 'a', a, true)
     expect(a.last).toEqual({ page: 'titles', pages: ['titles', 'cameras'], own: false })
@@ -66,9 +68,8 @@ describe('pages shared (the default)', () => {
   })
 
   it('a surface without pages tells its views so', async () => {
-    h = await engineHarness(
+    h = await memoryHarness(
       'version: 1\nsurfaces:\n  desk: { driver: web, rows: 1, columns: 3 }\nbindings:\n  - on: desk/key:1\n    label: "x"\n',
-      { link: false },
     )
     const a = new Recorder()
     h.engine.openView('desk', 'a', a, true)
@@ -78,7 +79,7 @@ describe('pages shared (the default)', () => {
 
 describe('pages per browser', () => {
   it('each view starts on the shared page, turns only its own, and is drawn on its sink', async () => {
-    h = await engineHarness(PAGED('per-browser'), { link: false })
+    h = await memoryHarness(PAGED('per-browser'))
     const [a, b] = [new Recorder(), new Recorder()]
     h.engine.openView('desk', 'a', a, true)
     h.engine.openView('desk', 'b', b, true)
@@ -115,7 +116,7 @@ describe('pages per browser', () => {
   })
 
   it('a view that may not own a page follows the shared one', async () => {
-    h = await engineHarness(PAGED('per-browser'), { link: false })
+    h = await memoryHarness(PAGED('per-browser'))
     const viewer = new Recorder()
     h.engine.openView('desk', 'v', viewer, false)
     expect(viewer.last).toEqual({ page: 'titles', pages: ['titles', 'cameras'], own: false })
@@ -125,7 +126,7 @@ describe('pages per browser', () => {
   })
 
   it('a reload keeps each view’s own page; to shared and back, views follow, then own again', async () => {
-    h = await engineHarness(PAGED('per-browser'), { link: false })
+    h = await memoryHarness(PAGED('per-browser'))
     const a = new Recorder()
     h.engine.openView('desk', 'a', a, true)
     await press('key:0', 'a')

@@ -3,10 +3,11 @@
  * (`schedule` without `id` or `title`: every title to air) is refused unless the binding says
  * `all: true`; the on-purpose form sends no target, and the application takes every title.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { getCommandSpec } from '../../src/api/commands.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
-import { CONSOLE, engineHarness, WAIT, type EngineHarness } from './helpers.js'
+import { CONSOLE } from './helpers.js'
+import { memoryHarness } from './memory-app.js'
 
 const HEAD = `${CONSOLE}bindings:\n`
 
@@ -104,26 +105,25 @@ describe('the loader', () => {
 })
 
 describe('the engine sends the on-purpose form as written', () => {
-  let h: EngineHarness | undefined
-  afterEach(async () => {
-    await h?.close()
-    h = undefined
+  afterEach(() => {
+    vi.useRealTimers()
   })
 
   it('all: true sends schedule with its action alone, and every title goes to air', async () => {
-    h = await engineHarness(
+    // Engine logic: the application in memory (`./memory-app.ts`), on fake time.
+    vi.useFakeTimers()
+    const m = await memoryHarness(
       HEAD + '  - on: console/key:0\n    press: { command: schedule, params: { action: cutin }, all: true }\n',
     )
-    const titles = h.sim.state.orderedTitles()
+    onTestFinished(() => m.close())
+    const titles = m.sim.orderedTitles()
     expect(titles.length).toBeGreaterThan(1)
     expect(titles.every((t) => t.playState === 'Off')).toBe(true)
-    h.press('console/key:0')
-    await expect.poll(() => h!.sent('schedule'), WAIT).toHaveLength(1)
-    // The action alone: no id, no title (the client adds its request id).
-    expect(h.sent('schedule')[0]).toEqual({ action: 'cutin', requestId: expect.any(String) })
+    m.press('console/key:0')
+    await vi.advanceTimersByTimeAsync(0)
+    // The action alone: no id, no title (the request id aside, which the simulator does not count).
+    expect(m.sent('schedule')).toEqual([{ action: 'cutin' }])
     // cutin puts a title on air at once (Paused: shown, its animation held), every one of them.
-    await expect
-      .poll(() => h!.sim.state.orderedTitles().map((t) => t.playState), WAIT)
-      .toEqual(titles.map(() => 'Paused'))
+    expect(m.sim.orderedTitles().map((t) => t.playState)).toEqual(titles.map(() => 'Paused'))
   })
 })

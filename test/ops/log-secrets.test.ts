@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
-import { CLI, runNode, type CliChild } from '../helpers/cli.js'
+import { runCli, runNode, type CliChild } from '../helpers/cli.js'
 import { until } from '../helpers/until.js'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/log-secrets.ts', import.meta.url))
@@ -19,7 +19,7 @@ const STREAM_KEY = 'live_4f1c9e2a7b3d5e6f-streamkey'
 const TOKEN = 'tok_9a8b7c6d5e4f3a2b1c0d-secret'
 const BEARER = 'bearer_0f1e2d3c4b5a69788796-cred'
 
-/** A script or the CLI as its own process from an unrelated folder, both output streams collected. */
+/** A script as its own process from an unrelated folder, both output streams collected. */
 const run = (args: string[], env: NodeJS.ProcessEnv): CliChild => runNode(args, { cwd: tmpdir(), env })
 
 function expectNoSecret(text: string): void {
@@ -51,9 +51,9 @@ describe('secrets in what a process prints', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pb-secrets-'))
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     const commandLog = join(dir, 'commands.jsonl')
-    const r = run([CLI, 'sim', '--port', '0', '--ws-port', '0', '--log-commands', commandLog], {
-      PANELBRIDGE_LOG_LEVEL: 'debug',
-      PANELBRIDGE_LOG_FORMAT: 'json',
+    const r = runCli(['sim', '--port', '0', '--ws-port', '0', '--log-commands', commandLog], {
+      cwd: tmpdir(),
+      env: { PANELBRIDGE_LOG_LEVEL: 'debug', PANELBRIDGE_LOG_FORMAT: 'json' },
     })
     await until('the simulator address', () => /WebSocket on ws:\/\/\S+/.test(r.out()))
     const httpUrl = /listening on (http:\/\/\S+)/.exec(r.out())![1]!

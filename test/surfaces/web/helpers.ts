@@ -115,11 +115,59 @@ export async function connect(pageUrl: string, headers: Record<string, string> =
   }
 }
 
+/**
+ * Kept by every page a test opens (before its own script runs): the WebSockets the page opens, newest
+ * last, so `roundTrip` can use the page's own socket.
+ */
+const KEEP_SOCKETS = `{
+  const Native = window.WebSocket
+  const sockets = []
+  window.__testSockets = sockets
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args)
+      sockets.push(this)
+    }
+  }
+}`
+
 /** A page in a browser context of its own, closed when the test finishes. */
 export async function freshPage(browser: Browser, options: BrowserContextOptions): Promise<Page> {
   const context = await browser.newContext(options)
   onTestFinished(() => context.close())
+  await context.addInitScript({ content: KEEP_SOCKETS })
   return context.newPage()
+}
+
+/**
+ * The barrier that proves an absence on a page without waiting a time: a round trip on the page's own
+ * socket. First a timer of the page's own, set now, with `batchMs` (the page's longest batching delay
+ * for what the test did; timers of equal delay run in the order set), so that whatever the page queued
+ * before it has been sent. Then a deck message the server answers on the same socket (the test
+ * servers take no browser decks, and a viewer's socket none either: the answer is a refusal, which a
+ * page with no deck of that number ignores). The server handles one socket's messages in order, and
+ * the page its socket's: when the answer is in, the server has handled everything the page sent
+ * before it, and the page has handled everything the server sent it before the answer.
+ */
+export async function roundTrip(page: Page, batchMs = 0): Promise<void> {
+  await page.evaluate(`(async () => {
+    await new Promise((resolve) => setTimeout(resolve, ${batchMs}))
+    const ws = window.__testSockets.filter((s) => s.readyState === WebSocket.OPEN).at(-1)
+    if (!ws) throw new Error('the page has no open socket')
+    const deck = 15 // the last deck number a page may use; no test page has a deck
+    const answered = new Promise((resolve) =>
+      ws.addEventListener('message', function on(e) {
+        if (typeof e.data !== 'string') return
+        const m = JSON.parse(e.data)
+        if (m.type === 'deck-state' && m.deck === deck) {
+          ws.removeEventListener('message', on)
+          resolve()
+        }
+      }),
+    )
+    ws.send(JSON.stringify({ type: 'deck-add', deck, model: 'test-barrier', serial: 'barrier' }))
+    await answered
+  })()`)
 }
 
 /** As `connect`, and closed when the test finishes. */

@@ -11,7 +11,7 @@ import { setLogSink } from '../../../src/log.js'
 import { WebSurfaceServer } from '../../../src/surfaces/web/server.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { useChromium } from '../../helpers/browser.js'
-import { freshPage } from './helpers.js'
+import { freshPage, roundTrip } from './helpers.js'
 import { engineHarness, loadOrThrow, pagedDesk, type EngineHarness } from '../../mappings/helpers.js'
 
 const CONFIG = (pages: 'shared' | 'per-browser'): string => pagedDesk({ listen: pages })
@@ -76,8 +76,8 @@ describe('the page a surface shows', () => {
     await expect
       .poll(() => a.getAttribute('[data-surface="desk"][data-control="key:2"]', 'title'))
       .toBe('Cam 1 (hotkey 3)')
-    // b and the surface itself stay where they were.
-    await b.waitForTimeout(200)
+    // b and the surface itself stay where they were: b has had all the server sent it by now.
+    await roundTrip(b)
     expect(await shows(b)).toEqual(['page titles', 'Cameras → (hotkey 1)'])
     expect(engine.pageOf('desk')).toBe('titles')
 
@@ -99,7 +99,7 @@ describe('the page a surface shows', () => {
     engine.apply(await loadOrThrow(CONFIG('per-browser')))
     await b.click(KEY0)
     await expect.poll(() => shows(b)).toEqual(['page titles', 'Cameras → (hotkey 1)'])
-    await a.waitForTimeout(200)
+    await roundTrip(a)
     expect(await shows(a)).toEqual(['page cameras', '← Titles (hotkey 1)'])
   })
 
@@ -110,7 +110,7 @@ describe('the page a surface shows', () => {
     await expect.poll(() => viewer.textContent(PAGE)).toBe('page titles')
     await browser.click(KEY0)
     await expect.poll(() => shows(browser)).toEqual(['page cameras', '← Titles (hotkey 1)'])
-    await viewer.waitForTimeout(200)
+    await roundTrip(viewer)
     expect(await viewer.textContent(PAGE)).toBe('page titles')
     // The surface's own page (hardware, the remote API) turns: the viewer follows it.
     engine.handle({ type: 'down', surface: 'desk', control: 'key:0', at: performance.now() })

@@ -9,10 +9,11 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord } from '../../../src/log.js'
 import { JOG_STEPS_PER_TURN } from '../../../src/page/angle.js'
+import { ROTATE_BATCH_MS } from '../../../src/page/input.js'
 import type { SurfaceEvent } from '../../../src/surfaces/types.js'
 import { WebSurface } from '../../../src/surfaces/web/web-surface.js'
 import { useChromium } from '../../helpers/browser.js'
-import { recordInput, freshPage, startWebServer, type WebServerRig } from './helpers.js'
+import { recordInput, freshPage, roundTrip, startWebServer, type WebServerRig } from './helpers.js'
 
 const selector = (surface: string, control: string): string => `[data-surface="${surface}"][data-control="${control}"]`
 export const PHONE = { width: 390, height: 844 }
@@ -150,14 +151,13 @@ describe('the jog turns by angle', () => {
   it('a clockwise circle dragged round it is one turn forward; anticlockwise one back', async () => {
     const page = await open('?surface=grid8')
     await circle(page, ring, 0, 360)
-    await expect.poll(() => turned('jog')).toBeGreaterThan(0)
-    await page.waitForTimeout(100)
+    // Every step of the circle sent and taken (the page's batch included), then counted.
+    await roundTrip(page, ROTATE_BATCH_MS)
     // Within 10 % of a turn's steps (the page gives exactly one turn's).
     expect(Math.abs(turned('jog') - JOG_STEPS_PER_TURN)).toBeLessThanOrEqual(0.1 * JOG_STEPS_PER_TURN)
     input.length = 0
     await circle(page, ring, 90, 90 - 360, 8, 0.9)
-    await expect.poll(() => turned('jog')).toBeLessThan(0)
-    await page.waitForTimeout(100)
+    await roundTrip(page, ROTATE_BATCH_MS)
     expect(Math.abs(turned('jog') + JOG_STEPS_PER_TURN)).toBeLessThanOrEqual(0.1 * JOG_STEPS_PER_TURN)
   })
 
@@ -234,7 +234,7 @@ describe('hotkeys', () => {
     input.length = 0
     await page.keyboard.press('Escape')
     await page.keyboard.press('Control+KeyQ')
-    await page.waitForTimeout(100)
+    await roundTrip(page, ROTATE_BATCH_MS)
     expect(input).toEqual([])
   })
 
@@ -269,8 +269,10 @@ describe('?view=1, a read-only viewer', () => {
     await page.keyboard.press('Digit1')
     await page.keyboard.press('ArrowRight')
     await circle(page, `${selector('grid8', 'jog')} .ring`, 0, 180)
-    await page.waitForTimeout(200)
+    // All the viewer page sent (a batch of turns included) has been handled by the server: none of it was input.
+    await roundTrip(page, ROTATE_BATCH_MS)
     expect(input).toEqual([])
+    expect(records.map((r) => r.message)).not.toContain('ignored input from a read-only viewer')
     // The surface list keeps the viewer a viewer.
     expect(await page.getAttribute('nav a:has(.name:text-is("desk"))', 'href')).toBe('?surface=desk&view=1')
 
@@ -281,11 +283,18 @@ describe('?view=1, a read-only viewer', () => {
         await new Promise((resolve) => ws.addEventListener('open', resolve))
         ws.send(JSON.stringify({ type: 'down', surface: 'grid8', control: 'key:5' }))
         ws.send(JSON.stringify({ type: 'up', surface: 'grid8', control: 'key:5' }))
-        await new Promise((resolve) => setTimeout(resolve, 100))
+        // A deck the server refuses (it takes none here) on the same socket: its answer comes once the
+        // server has handled the press before it.
+        const answered = new Promise((resolve) =>
+          ws.addEventListener('message', (e) => {
+            if (typeof e.data === 'string' && (JSON.parse(e.data) as { type: string }).type === 'deck-state') resolve(e)
+          }),
+        )
+        ws.send(JSON.stringify({ type: 'deck-add', deck: 0, model: 'test-barrier', serial: 'barrier' }))
+        await answered
         ws.close()
       }, query)
     await press('?view=1')
-    await page.waitForTimeout(100)
     expect(input).toEqual([])
     expect(records.map((r) => r.message)).toContain('ignored input from a read-only viewer')
     await press('')
