@@ -1,8 +1,8 @@
 /**
  * The daemon's status strip: the application link (and `reconnected` when it came back), the config
  * (`config reloaded`, or `refused` while an older mapping runs), why a recording asked for is not made,
- * SIMULATED when the built-in simulator stands in for the application, and the latest errors that have
- * not cleared; what it says is
+ * SIMULATED when the built-in simulator stands in for the application, the replay's playhead and clip
+ * (in, out, length) while the replay is on, and the latest errors that have not cleared; what it says is
  * `strip-state.ts`'s. It polls the daemon's `/api/status` and `/api/errors` (same origin, so the token
  * cookie rides along). When the page is served without the daemon (the web surface on its own server),
  * those answer 404 and the strip stays hidden.
@@ -64,6 +64,12 @@ function render(root: HTMLElement, view: StripView, apps: StripApp[] = []): void
     parts.push(tipped('recording failed', view.recordingText, state.recordingFailed?.file ?? ''))
   }
   if (state.simulated) parts.push(tipped('simulated', 'SIMULATED', TIPS.simulated))
+  if (view.replayText !== undefined) {
+    const replay = tipped('replay', view.replayText, view.replayTitle ?? '')
+    // The line's gaps part its values (`in 7.5  out 12.0`): kept, not folded to one space.
+    replay.style.whiteSpace = 'pre'
+    parts.push(replay)
+  }
   if (view.errors.length > 0) {
     const list = el('ul', 'errors')
     list.title = TIPS.errors

@@ -11,7 +11,8 @@
  * - why the daemon is not recording, while a recording it was asked for failed (`recording`);
  * - the latest errors that have not cleared (an error the daemon marks `cleared` is dropped);
  * - while the application is not connected and no simulator stands in for it, that panelbridge is waiting
- *   for it, at which URL, and how its command interface is reached (`WAITING_HELP`).
+ *   for it, at which URL, and how its command interface is reached (`WAITING_HELP`);
+ * - while the replay is on, where its playhead is and its clip: in, out and length (`replay`, issue 43).
  *
  * The replies are read as untrusted JSON: only the fields shown are taken, each checked for its type.
  */
@@ -35,6 +36,19 @@ export interface StripReading {
   /** A recording asked for that failed: the daemon's sentence, and the file. */
   recordingFailed?: { error: string; file: string }
   errors: { time: string; message: string }[]
+  /** The replay, while it is on (its state known and not off): times in seconds in the buffer, each when known. */
+  replay?: StripReplay
+}
+
+/** The replay as the strip reads it from `/api/status`'s `replay`. */
+export interface StripReplay {
+  state: string
+  position?: number
+  in?: number
+  out?: number
+  /** The clip: out − in. */
+  length?: number
+  speed?: number
 }
 
 /** What the strip shows now, and what it remembers for the next reading. */
@@ -57,6 +71,9 @@ export interface StripView {
   /** For a while after the event: `reconnected`, `config reloaded`. */
   notices: string[]
   errors: { time: string; message: string }[]
+  /** `Replay ▶ 12.0 s  in 7.5  out 12.0  clip 4.5 s` while the replay is on; its state and speed are `replayTitle`. */
+  replayText?: string
+  replayTitle?: string
   /** Until when (epoch ms) each notice stays. */
   reconnectedUntil: number
   reloadedUntil: number
@@ -81,6 +98,54 @@ function appUrl(s: Record<string, unknown>): string {
 /** Longest application URL shown. */
 const MAX_URL_LENGTH = 200
 
+/**
+ * ASSUMED: the replay states that mean "off" (the simulator's `disabled`, and `off` should a daemon say so);
+ * any other state the daemon names means the replay is on and the strip shows it.
+ */
+const REPLAY_OFF_STATES: readonly string[] = ['disabled', 'off']
+/** Longest replay state name taken. */
+const MAX_STATE_LENGTH = 40
+/** Largest time or speed shown; beyond it (or not a finite number) the value is unknown. */
+const MAX_REPLAY_VALUE = 1e7
+
+/** A finite number of a sane size, else undefined. */
+function replayNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_REPLAY_VALUE ? value : undefined
+}
+
+/** `/api/status`'s `replay` while it is on; undefined when it is off, unknown or not of its shape. */
+function readReplay(value: unknown): StripReplay | undefined {
+  const r = record(value)
+  const state = text(r.state).slice(0, MAX_STATE_LENGTH)
+  if (state === '' || REPLAY_OFF_STATES.includes(state)) return undefined
+  const replay: StripReplay = { state }
+  const fields = ['position', 'in', 'out', 'length', 'speed'] as const
+  for (const field of fields) {
+    const n = replayNumber(r[field])
+    if (n !== undefined) replay[field] = n
+  }
+  // The daemon gives the length with both marks; an older or other reply may give the marks alone.
+  if (replay.length === undefined && replay.in !== undefined && replay.out !== undefined) {
+    replay.length = replay.out - replay.in
+  }
+  return replay
+}
+
+/** Seconds with one decimal, or `–` when not known. */
+function seconds(value: number | undefined): string {
+  if (value === undefined) return '–'
+  const shown = value.toFixed(1)
+  return shown === '-0.0' ? '0.0' : shown
+}
+
+/** The replay line: a play mark while it plays, a pause mark otherwise, then the playhead and the clip. */
+export function replayLine(replay: StripReplay): string {
+  const mark = replay.state === 'playback' ? '▶' : '‖'
+  const length = replay.length === undefined ? '–' : `${seconds(replay.length)} s`
+  const position = replay.position === undefined ? '–' : `${seconds(replay.position)} s`
+  return `Replay ${mark} ${position}  in ${seconds(replay.in)}  out ${seconds(replay.out)}  clip ${length}`
+}
+
 /** The fields the strip shows, from the two replies; errors that have cleared are left out. */
 export function readStrip(status: unknown, errors: unknown): StripReading {
   const s = record(status)
@@ -102,6 +167,8 @@ export function readStrip(status: unknown, errors: unknown): StripReading {
   if (rec.state === 'failed')
     reading.recordingFailed = { error: text(rec.error) || 'not recording', file: text(rec.file) }
   if (url !== '') reading.url = url
+  const replay = readReplay(s.replay)
+  if (replay) reading.replay = replay
   if (cfg.state === 'ok' || cfg.state === 'refused') {
     reading.config = { state: cfg.state, lastGoodLoad: text(cfg.lastGoodLoad), error: text(cfg.error) }
   }
@@ -170,6 +237,11 @@ export function viewStrip(reading: StripReading, before: StripView | undefined, 
   }
   if (reading.link === 'connected' && now < reconnectedUntil) view.notices.push('reconnected')
   if (reading.recordingFailed) view.recordingText = reading.recordingFailed.error
+  if (reading.replay) {
+    view.replayText = replayLine(reading.replay)
+    const speed = reading.replay.speed === undefined ? '' : `, speed ${reading.replay.speed}`
+    view.replayTitle = `replay: ${reading.replay.state}${speed}; times in seconds in the replay buffer`
+  }
   if (reading.config?.state === 'refused') view.refusedText = 'config refused: an older mapping runs'
   else if (now < reloadedUntil) view.notices.push('config reloaded')
   return view

@@ -1,12 +1,14 @@
 /**
  * The page's status strip in headless Chromium (playwright-core), served by the daemon's server over
- * a fake daemon: the application link, SIMULATED, the latest errors, live updates, the token link on a
+ * a fake daemon: the application link, SIMULATED, the latest errors, the replay's line, live updates, the token link on a
  * bind beyond loopback, and a hidden strip when the page runs without a daemon.
  *
  * Never skipped: without Chromium at /usr/bin/chromium every test here fails saying how to install it.
  */
 import type { Page } from 'playwright-core'
 import { useChromium } from '../helpers/browser.js'
+import { AppState } from '../../src/api/app-state.js'
+import { replayStatus } from '../../src/mappings/playhead.js'
 import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { startDaemonServer } from '../../src/daemon/server.js'
 import { setLogSink } from '../../src/log.js'
@@ -76,6 +78,25 @@ describe('the status strip', () => {
     expect(after).toContain('application: connected')
     expect(after).not.toContain('SIMULATED')
     expect(after).not.toContain('TITLE_NOT_FOUND')
+    expect(await page.locator('#daemon-status .replay').count()).toBe(0)
+
+    // The replay on, its in and out marked (issue 43): the strip shows the playhead, in, out and the clip,
+    // from the status the daemon projects of what it knows of the replay.
+    const replay = new AppState()
+    replay.setReplay({ state: 'playback', position: 12, inPoint: 7.5, outPoint: 12, speed: 0.5 })
+    const base = daemon.status.bind(daemon)
+    daemon.status = () => ({ ...base(), replay: replayStatus(replay) })
+    await page.clock.fastForward(STATUS_POLL_MS)
+    await page.waitForSelector('#daemon-status .replay')
+    const line = page.locator('#daemon-status .replay')
+    expect(await line.innerText()).toBe('Replay ▶ 12.0 s  in 7.5  out 12.0  clip 4.5 s')
+    expect(await line.getAttribute('title')).toContain('speed 0.5')
+
+    // Off again: the line goes.
+    replay.setReplay({ state: 'disabled' })
+    await page.clock.fastForward(STATUS_POLL_MS)
+    await page.waitForSelector('#daemon-status .replay', { state: 'detached' })
+    expect(await strip(page)).toContain('application: connected')
   })
 
   it('works beyond loopback through the ?token= link: the cookie carries the page, its WebSocket and the strip', async () => {

@@ -1,6 +1,6 @@
 /**
  * The page's reader of `/api/status` and `/api/errors` (the status strip: the links, the waiting line,
- * a refused config, a recording that failed): any JSON, of the daemon's shape or not, gives a reading
+ * a refused config, a recording that failed, the replay): any JSON, of the daemon's shape or not, gives a reading
  * and a view, never a throw. The replies are untrusted: a proxy, another version, a damaged answer.
  */
 import { describe } from 'vitest'
@@ -28,6 +28,20 @@ const status = fc.oneof(
           file: fc.jsonValue(),
           error: fc.jsonValue(),
         }),
+        fc.jsonValue(),
+      ),
+      replay: fc.oneof(
+        fc.record(
+          {
+            state: fc.oneof(fc.constantFrom('disabled', 'off', 'armed', 'replay', 'playback'), fc.jsonValue()),
+            position: fc.oneof(fc.double(), fc.jsonValue()),
+            in: fc.oneof(fc.double(), fc.jsonValue()),
+            out: fc.oneof(fc.double(), fc.jsonValue()),
+            length: fc.oneof(fc.double(), fc.jsonValue()),
+            speed: fc.oneof(fc.double(), fc.jsonValue()),
+          },
+          { requiredKeys: [] },
+        ),
         fc.jsonValue(),
       ),
     },
