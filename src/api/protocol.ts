@@ -90,7 +90,6 @@ export const QWC_MESSAGE = {
   setProperty: 9,
   response: 10,
 } as const
-export type QwcMessageType = (typeof QWC_MESSAGE)[keyof typeof QWC_MESSAGE]
 
 /** QWebChannel: the one object every client uses, and its notification signal (protocol notes 1.3, 2.1). */
 export const QWC_SCHEDULER_OBJECT = 'scheduler'

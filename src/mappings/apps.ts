@@ -4,7 +4,7 @@
  * into one plan, and says which application a binding's commands go to and whose state its feedback
  * shows. The daemon makes one link per application from the plan; the engine's router sends by it.
  */
-import type { Action, AppEntry, Binding, Config } from './schema.js'
+import type { AppEntry, Binding, Config } from './schema.js'
 
 /** The name `app:` alone stands for. */
 export const MAIN_APP = 'main'
@@ -63,12 +63,6 @@ function defaultAppName(apps: ReadonlyMap<string, PlannedApp>): string {
 export function defaultAppSection(config: Pick<Config, 'app' | 'apps'>): Config['app'] {
   const plan = appsOf(config)
   return plan.apps.get(plan.defaultApp)!.app
-}
-
-/** Where a binding's commands go: the command's own `app`, else the binding's, else the default. */
-export function commandAppOf(plan: Pick<AppsPlan, 'defaultApp'>, binding: Binding, action?: Action): string {
-  const own = action !== undefined && 'command' in action ? action.app : undefined
-  return own ?? binding.app ?? plan.defaultApp
 }
 
 /** Whose state a binding's feedback shows: `feedback.app`, else the binding's `app`, else the default. */

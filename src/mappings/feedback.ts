@@ -55,11 +55,6 @@ export function indicatorOn(binding: Binding, state: AppState): boolean | undefi
   return undefined
 }
 
-/** Whether a binding shows application state (and so goes `stale` while the link is down). */
-export function isStateDriven(binding: Binding): boolean {
-  return binding.feedback !== undefined
-}
-
 /** The command and parameter that set the replay speed: a fader bound to them shows the speed. */
 const REPLAY_SPEED = { command: 'replay_set_replay_speed', param: 'speed' } as const
 

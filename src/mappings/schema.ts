@@ -513,7 +513,6 @@ export type CommandAction = z.output<typeof commandAction>
 export type ClipAction = z.output<typeof clipAction>
 export type Actions = z.output<typeof actions>
 export type SurfaceConfig = z.output<typeof surface>
-export type FeedbackConfig = z.output<typeof feedback>
 export type AppEntry = z.output<typeof appEntry>
 
 /** The JSON Schema for editors (yaml-language-server), from the same schema. */

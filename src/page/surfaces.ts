@@ -102,6 +102,10 @@ export class SurfacesView {
       case 'deck-state':
         // A browser deck's own messages: the page's deck script (browser-deck.ts) takes them.
         break
+      case 'find-state':
+      case 'selected':
+        // Find by pressing answers the page that arms it; this page has no editor to open yet.
+        break
     }
   }
 

@@ -23,14 +23,7 @@ const MAX_PROFILE_BYTES = 256 * 1024
 const MAX_PROFILE_ALIASES = 100
 
 /** Where the shipped profiles live (`config/midi-profiles`, found from this file in `src` or `dist`). */
-const SHIPPED_PROFILE_DIR = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  '..',
-  'config',
-  'midi-profiles',
-)
+const SHIPPED_PROFILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'config', 'midi-profiles')
 /** The profile used when a MIDI surface names none. */
 export const DEFAULT_PROFILE = 'generic'
 

@@ -54,6 +54,11 @@ function coalesceKey(message: ServerMessage): string | undefined {
       return `db\0${message.deck}`
     case 'deck-state':
       return undefined
+    // Find by pressing: the newest armed state replaces an older one; every selection is its own.
+    case 'find-state':
+      return 'f'
+    case 'selected':
+      return undefined
   }
 }
 
@@ -64,6 +69,8 @@ function surfaceOf(message: ServerMessage): string | undefined {
     case 'deck-key':
     case 'deck-color':
     case 'deck-brightness':
+    case 'find-state':
+    case 'selected':
       return undefined
     case 'surface':
       return message.surface.id

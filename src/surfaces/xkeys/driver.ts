@@ -33,9 +33,6 @@ export interface XkeysDriverOptions {
   initTimeoutMs?: number
 }
 
-/** Stable identity (the serial number, else `vendor:product@path`): the one rule of every HID driver. */
-export const xkeysIdentity = hidIdentity
-
 export class XkeysDriver implements SurfaceDriver {
   readonly name = 'xkeys'
   private readonly transport: XkeysTransport
