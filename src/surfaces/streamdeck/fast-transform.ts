@@ -3,9 +3,9 @@
  * thread, where every key image is converted (under `--no-opt` the library's would hold the loop for
  * longer than drawing the key). Before
  * a key image is encoded, `@elgato-stream-deck/core` turns the pixels to the model's orientation and
- * colour order with `transformImageBuffer`, a loop of DataView reads and writes per pixel: measured
- * here at 2.5–4 ms a 96×96 key with V8's optimizing compiler and 15 ms under the daemon's V8 flags
- * (`--no-opt`, see bench/daemon.bench.ts), the largest part of a cold key's cost, more than drawing it.
+ * colour order with `transformImageBuffer`, a loop of DataView reads and writes per pixel: under the
+ * daemon's V8 flags (`--no-opt`) the largest part of a cold key's cost, more than drawing it
+ * (`npm run bench surfaces` prints both).
  *
  * For the case the JPEG models take (RGBA in, RGBA out, flipped on either axis, not rotated), the same
  * colour bytes come from copying whole rows as 32-bit pixels (reversed for a horizontal flip; the 180°
@@ -17,9 +17,8 @@
  * The alpha byte is left as the source's, where the library writes 255: every 'rgba' conversion of
  * `@elgato-stream-deck/core` goes straight into its JPEG encoder (services/imagePacker/jpeg.js,
  * lcdSegmentDisplay/generic.js and neo.js), and both encoders ignore the fourth byte (jpeg-turbo's
- * FORMAT_RGBA, jpeg-js reads r, g, b and skips it), so the JPEG is the same bytes. Setting it cost a
- * loop over every pixel, 0.7 ms a key under the daemon's V8 flags (`--no-opt`), the largest single cost
- * of a key. The key renderer's pixels are opaque anyway (its background is painted first).
+ * FORMAT_RGBA, jpeg-js reads r, g, b and skips it), so the JPEG is the same bytes. Setting it costs a
+ * loop over every pixel, under the daemon's V8 flags (`--no-opt`) the largest single cost of a key. The key renderer's pixels are opaque anyway (its background is painted first).
  */
 import { createRequire } from 'node:module'
 import { endianness } from 'node:os'
