@@ -113,16 +113,16 @@ export function rawReply(status: number): string {
 }
 
 /**
- * Reads (and drops) a request body, refusing one larger than `max` bytes with 413. Requests without a
- * body (the usual case) resolve at once.
+ * Reads a request body as it arrives, handing each chunk to `keep`, and refuses it with `tooLarge` once
+ * more than `max` bytes came (the socket paused, nothing more read). The one reader under both kinds of
+ * route: those that take no body and those that take JSON.
  */
-export function readNoBody(req: IncomingMessage, max: number): Promise<void> {
-  const length = req.headers['content-length']
-  const chunked = req.headers['transfer-encoding'] !== undefined
-  if (!chunked && (length === undefined || length === '0')) return Promise.resolve()
-  if (length !== undefined && Number(length) > max) {
-    return Promise.reject(new HttpError(413, 'BODY_TOO_LARGE', `no route takes a request body (at most ${max} bytes)`))
-  }
+function readBody(
+  req: IncomingMessage,
+  max: number,
+  tooLarge: () => HttpError,
+  keep?: (chunk: Buffer) => void,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let received = 0
     const onData = (chunk: Buffer): void => {
@@ -130,8 +130,10 @@ export function readNoBody(req: IncomingMessage, max: number): Promise<void> {
       if (received > max) {
         cleanup()
         req.pause()
-        reject(new HttpError(413, 'BODY_TOO_LARGE', `no route takes a request body (at most ${max} bytes)`))
+        reject(tooLarge())
+        return
       }
+      keep?.(chunk)
     }
     const onEnd = (): void => {
       cleanup()
@@ -153,6 +155,20 @@ export function readNoBody(req: IncomingMessage, max: number): Promise<void> {
 }
 
 /**
+ * Reads (and drops) a request body, refusing one larger than `max` bytes with 413. Requests without a
+ * body (the usual case) resolve at once.
+ */
+export function readNoBody(req: IncomingMessage, max: number): Promise<void> {
+  const length = req.headers['content-length']
+  const chunked = req.headers['transfer-encoding'] !== undefined
+  if (!chunked && (length === undefined || length === '0')) return Promise.resolve()
+  const tooLarge = (): HttpError =>
+    new HttpError(413, 'BODY_TOO_LARGE', `no route takes a request body (at most ${max} bytes)`)
+  if (length !== undefined && Number(length) > max) return Promise.reject(tooLarge())
+  return readBody(req, max, tooLarge)
+}
+
+/**
  * Reads a JSON request body of at most `max` bytes (413 beyond, declared or as it arrives; 400 when it is
  * not JSON, 415 when it is declared as anything else). An empty body is undefined.
  */
@@ -165,35 +181,7 @@ export async function readJsonBody(req: IncomingMessage, max: number): Promise<u
   if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type))
     throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json')
   const chunks: Buffer[] = []
-  let received = 0
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length
-      if (received > max) {
-        cleanup()
-        req.pause()
-        reject(tooLarge())
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = (): void => {
-      cleanup()
-      resolve()
-    }
-    const onError = (err: Error): void => {
-      cleanup()
-      reject(err)
-    }
-    const cleanup = (): void => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-    }
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-  })
+  await readBody(req, max, tooLarge, (chunk) => chunks.push(chunk))
   const text = Buffer.concat(chunks).toString('utf8')
   if (text.trim() === '') return undefined
   try {
