@@ -19,7 +19,7 @@ describe('readRegularFile', () => {
     writeFileSync(file, '0123456789')
     expect(await readRegularFile(file, 100)).toEqual({ bytes: Buffer.from('0123456789') })
     expect(await readRegularFile(file, 10)).toEqual({ bytes: Buffer.from('0123456789') })
-    expect(await readRegularFile(file, 9)).toEqual({ tooLarge: true })
+    expect(await readRegularFile(file, 9)).toEqual({ tooLarge: true, size: 10 })
   })
 
   it('reads past what its stat said: a /proc file of size 0, to its end or refused past the bound', async () => {
@@ -27,7 +27,8 @@ describe('readRegularFile', () => {
     expect('bytes' in read && read.bytes.toString('utf8')).toMatch(/^Name:/)
     const length = 'bytes' in read ? read.bytes.length : 0
     expect(length).toBeGreaterThan(100)
-    expect(await readRegularFile('/proc/self/status', 50)).toEqual({ tooLarge: true })
+    // Past the bound it stops reading: the size it gives is at least the bound's next byte.
+    expect(await readRegularFile('/proc/self/status', 50)).toEqual({ tooLarge: true, size: 51 })
   })
 
   it('refuses what is not a regular file, and says a missing one', async () => {
