@@ -38,8 +38,15 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { Daemon } from '../src/daemon/daemon.js'
 import { setLogSink } from '../src/log.js'
 import { loadConfigFile } from '../src/mappings/load.js'
-import { rssOf, startOwnDaemon, underProbe, type LoopFigures, type OwnDaemon } from './own-daemon.js'
-import { RSS_TARGET_MB as TARGET_RSS_MB, STALL_TARGET_MS as TARGET_STALL_MS } from './own-daemon.js'
+import {
+  rssOf,
+  startOwnDaemon,
+  underProbe,
+  type LoopFigures,
+  type OwnDaemon,
+  RSS_TARGET_MB as TARGET_RSS_MB,
+  STALL_TARGET_MS as TARGET_STALL_MS,
+} from './own-daemon.js'
 import { median } from './stats.js'
 
 const RUNS = process.env.BENCH_QUICK === '1' ? 2 : 5

@@ -25,8 +25,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Daemon } from '../src/daemon/daemon.js'
 import { setLogSink } from '../src/log.js'
-import { clientCase, inProcessProbe, inRounds, memoryJudged, ownKind, ROUNDS, startOwnDaemon } from './own-daemon.js'
-import { RSS_TARGET_MB, STALL_TARGET_MS, verdict, type CaseFigures, type DaemonProbe } from './own-daemon.js'
+import {
+  clientCase,
+  inProcessProbe,
+  inRounds,
+  memoryJudged,
+  ownKind,
+  ROUNDS,
+  startOwnDaemon,
+  RSS_TARGET_MB,
+  STALL_TARGET_MS,
+  verdict,
+  type CaseFigures,
+  type DaemonProbe,
+} from './own-daemon.js'
 
 export const FLOOD_FRAMES = 100_000
 const CASE_SECONDS = Number(process.env.SOCKET_FLOOD_SECONDS ?? 4)

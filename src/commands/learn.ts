@@ -52,8 +52,7 @@ import {
 } from './learn-stream.js'
 import { untilStopped, whileListening } from './until-stopped.js'
 import { usageMessage } from './args.js'
-import type { ControlDescriptor } from '../face/surface.js'
-import type { DetectedDevice } from '../face/surface.js'
+import type { ControlDescriptor, DetectedDevice } from '../face/surface.js'
 
 const log = createLogger('learn')
 

@@ -36,8 +36,7 @@ import { portArg, UsageError, usageFailure } from './args.js'
 import { formatStatus } from './hardware.js'
 import { EXIT_FAILURE, type Subcommand } from './subcommand.js'
 import { untilStopped } from './until-stopped.js'
-import type { ControlDescriptor } from '../face/surface.js'
-import type { SurfaceDescription } from '../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../face/surface.js'
 
 const log = createLogger('surfaces/check')
 

@@ -8,8 +8,7 @@
  * controls without loading any driver.
  */
 import type { DeviceFace } from '../face/device-face.js'
-import type { ControlDescriptor } from '../face/surface.js'
-import type { SurfaceDescription } from '../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../face/surface.js'
 
 /** A family's models, known without a device: what a config may name and the controls of each. */
 export interface ModelTable {

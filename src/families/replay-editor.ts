@@ -23,11 +23,9 @@ import {
   type BlackmagicControllerControlDefinition,
 } from '@blackmagic-controller/core'
 import type { FamilyFacts, ModelTable } from './family.js'
-import type { ControlDescriptor } from '../face/surface.js'
-import type { SurfaceDescription } from '../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../face/surface.js'
 import type { ControlId } from '../face/control-id.js'
-import type { DeviceFace } from '../face/device-face.js'
-import type { FaceSpot } from '../face/device-face.js'
+import type { DeviceFace, FaceSpot } from '../face/device-face.js'
 import { controlId } from '../face/control-id.js'
 
 /**

@@ -28,8 +28,7 @@ import { PRODUCTS, type Product, type ProductModelId } from '@shuttle-lib/core'
 import { controlId, type ControlId } from '../face/control-id.js'
 import type { Centred, DeviceFace, FaceSpot } from '../face/device-face.js'
 import type { FamilyFacts, ModelTable } from './family.js'
-import type { ControlDescriptor } from '../face/surface.js'
-import type { SurfaceDescription } from '../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../face/surface.js'
 
 /** One Contour model as the config and the driver see it. */
 export interface ShuttleModel {

@@ -5,8 +5,7 @@
  * without opening anything) both use it. The daemon makes web surfaces itself: no driver, no claim.
  */
 import { controlId } from '../face/control-id.js'
-import type { ControlDescriptor } from '../face/surface.js'
-import type { SurfaceDescription } from '../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../face/surface.js'
 
 export const WEB_DRIVER = 'web'
 export const WEB_MODEL = 'Web surface'

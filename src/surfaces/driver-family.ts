@@ -15,8 +15,7 @@ import type { KeyRenderer } from './render/key-renderer.js'
 import type { SurfaceDriver } from './types.js'
 import type { ControlId, ControlKind } from '../face/control-id.js'
 import type { PageDevicePort } from './web/page-devices.js'
-import type { ControlDescriptor } from '../face/surface.js'
-import type { DetectedDevice } from '../face/surface.js'
+import type { ControlDescriptor, DetectedDevice } from '../face/surface.js'
 
 /** What the program hands every family's driver alike. */
 export interface SharedDriverOptions {

@@ -31,13 +31,9 @@ import type { ControlId } from '../face/control-id.js'
 import type { Surface, SurfaceDriver, SurfaceEvent, SurfaceRegistry, SurfaceRegistryEvents } from './types.js'
 import type { Feedback } from '../face/feedback.js'
 import { SURFACE_RETRY } from './retry.js'
-import { UDEV_FILES } from '../families/udev.js'
-import { UDEV_GROUP } from '../families/udev.js'
-import { UDEV_INSTALL_HINT } from '../families/udev.js'
-import { lightFeedback } from '../families/lights.js'
-import { lightOnly } from '../families/lights.js'
-import type { SurfaceDescription } from '../face/surface.js'
-import type { DetectedDevice } from '../face/surface.js'
+import { UDEV_FILES, UDEV_GROUP, UDEV_INSTALL_HINT } from '../families/udev.js'
+import { lightFeedback, lightOnly } from '../families/lights.js'
+import type { SurfaceDescription, DetectedDevice } from '../face/surface.js'
 
 /** Defaults, named so the timing of the manager can be read in one place. */
 export const MANAGER_DEFAULTS = {

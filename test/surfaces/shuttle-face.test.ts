@@ -4,8 +4,7 @@
  * docs/controls.md show beside the id.
  */
 import { describe, expect, it } from 'vitest'
-import { shuttleButtonPlace, shuttleFace } from '../../src/families/shuttle.js'
-import { SHUTTLE_MODELS, shuttleControls } from '../../src/families/shuttle.js'
+import { shuttleButtonPlace, shuttleFace, SHUTTLE_MODELS, shuttleControls } from '../../src/families/shuttle.js'
 
 describe('Contour Shuttle faces', () => {
   it.each(SHUTTLE_MODELS.map((m) => [m.name, m] as const))(

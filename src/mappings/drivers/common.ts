@@ -13,8 +13,7 @@
 import { z } from 'zod'
 import type { ClaimMatch, SurfaceClaim } from '../../families/claims.js'
 import type { ModelTable } from '../../families/family.js'
-import type { ControlDescriptor } from '../../face/surface.js'
-import type { DetectedDevice } from '../../face/surface.js'
+import type { ControlDescriptor, DetectedDevice } from '../../face/surface.js'
 
 /** The controls of a configured surface, or a problem with its options. */
 export type SurfaceControls =

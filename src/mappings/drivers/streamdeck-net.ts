@@ -11,8 +11,8 @@ import {
   entryAddress,
   parseDeckAddress,
   type NetDeckConfig,
+  netDeckModels,
 } from '../../families/streamdeck-net.js'
-import { netDeckModels } from '../../families/streamdeck-net.js'
 import {
   brightnessField,
   modelControls,

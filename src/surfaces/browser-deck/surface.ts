@@ -14,8 +14,7 @@ import type { Feedback } from '../../face/feedback.js'
 import type { KeyImages } from '../web/key-images.js'
 import type { DeckServerMessage } from '../../face/protocol.js'
 import { BROWSER_DECK_DRIVER, type BrowserDeckInput, type Registration } from './hub.js'
-import type { ControlDescriptor } from '../../face/surface.js'
-import type { SurfaceDescription } from '../../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../../face/surface.js'
 
 export type { BrowserDeckInput } from './hub.js'
 

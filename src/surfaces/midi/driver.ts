@@ -15,8 +15,7 @@ import { findPort, type MidiBackend, type MidiPortList } from './port.js'
 import { DEFAULT_PROFILE, loadMidiProfile, type MidiProfile } from './profile.js'
 import type { MidiSurfaceConfig } from '../../families/midi.js'
 import { MidiSurface } from './surface.js'
-import type { ControlDescriptor } from '../../face/surface.js'
-import type { DetectedDevice } from '../../face/surface.js'
+import type { ControlDescriptor, DetectedDevice } from '../../face/surface.js'
 
 /** How often the MIDI port lists are read, ms. */
 export const MIDI_RESCAN_MS = 2000

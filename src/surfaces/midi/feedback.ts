@@ -5,8 +5,7 @@
  */
 import type { Feedback } from '../../face/feedback.js'
 import type { LedOut, RingOut } from './profile.js'
-import { hexRgb } from '../../families/lights.js'
-import { ledStateOf } from '../../families/lights.js'
+import { hexRgb, ledStateOf } from '../../families/lights.js'
 
 /** What a control's output needs: its own channel and number, and the profile's rules for it. */
 export interface OutputRule {

@@ -13,9 +13,7 @@ import type { Surface, SurfaceDriver, SurfaceEvents } from '../types.js'
 import type { Feedback } from '../../face/feedback.js'
 import { reportMapControls, type ReportMapDeviceConfig } from '../../families/report-map.js'
 import { MAX_REPORT_BYTES, ReportDecoder, toSurfaceEvents, type ReportMap } from './report-map.js'
-import type { ControlDescriptor } from '../../face/surface.js'
-import type { SurfaceDescription } from '../../face/surface.js'
-import type { DetectedDevice } from '../../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription, DetectedDevice } from '../../face/surface.js'
 
 /** What the driver sees of a listed HID interface (a subset of node-hid's `Device`). */
 export interface HidListing {

@@ -30,8 +30,7 @@ import type { Surface, SurfaceEvent, SurfaceEvents } from '../types.js'
 import type { Feedback } from '../../face/feedback.js'
 import { DeviceBytesCache, preparedBytes, type DeviceBytes } from './device-bytes.js'
 import { WriteQueue, type WriteJob } from './write-queue.js'
-import type { ControlDescriptor } from '../../face/surface.js'
-import type { SurfaceDescription } from '../../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../../face/surface.js'
 
 type Writer = (feedback: Feedback) => { hash: string; write: () => Promise<void> } | undefined
 

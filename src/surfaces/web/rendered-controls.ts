@@ -13,8 +13,7 @@ import type { LightRule } from '../../families/lights.js'
 import { lightRules } from './lights.js'
 import { controlStateOf, imageLabelOf } from './views.js'
 import { type ServerMessage, type WebControlState } from '../../face/protocol.js'
-import type { ControlDescriptor } from '../../face/surface.js'
-import type { SurfaceDescription } from '../../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../../face/surface.js'
 
 export class RenderedControls {
   readonly controls: ReadonlyMap<ControlId, ControlDescriptor>

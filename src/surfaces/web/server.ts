@@ -70,8 +70,7 @@ import {
   servedHosts,
   wantsHtmlRefusal,
 } from '../../http-guard.js'
-import type { ControlDescriptor } from '../../face/surface.js'
-import type { SurfaceDescription } from '../../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../../face/surface.js'
 
 /** Where the web surface listens when it runs its own server (panelbridge's one listener). */
 export const DEFAULT_WEB_PORT = DEFAULT_PANELBRIDGE_PORT

@@ -6,8 +6,7 @@
 import type { Feedback } from '../../face/feedback.js'
 import type { DeviceFace } from '../../face/device-face.js'
 import type { WebControlState, WebSurfaceView, WebWidget } from '../../face/protocol.js'
-import type { ControlDescriptor } from '../../face/surface.js'
-import type { SurfaceDescription } from '../../face/surface.js'
+import type { ControlDescriptor, SurfaceDescription } from '../../face/surface.js'
 
 /** A key image's text for assistive tech and the tooltip: the label, then the detail. */
 export function imageLabelOf(feedback: Feedback): string {

@@ -6,8 +6,7 @@
  */
 import { EventHub } from '../../../src/events.js'
 import { onTestFinished } from 'vitest'
-import type { Surface, SurfaceDriver, SurfaceEvents } from '../../../src/surfaces/types.js'
-import type { SurfaceEvent } from '../../../src/surfaces/types.js'
+import type { Surface, SurfaceDriver, SurfaceEvents, SurfaceEvent } from '../../../src/surfaces/types.js'
 import type { DetectedDevice } from '../../../src/face/surface.js'
 
 /** A surface as a driver hands it out: records what the manager does to it, and can fail on demand. */

@@ -12,8 +12,7 @@ import { decodeGen2KeyImages } from '../helpers/fake-hid.js'
 import { MemoryXkeysTransport } from '../helpers/fake-xkeys.js'
 import { WAIT, manage, startedDeckRig, useManagerLogs } from '../helpers/manager.js'
 import { openFirstDetected } from '../helpers/surfaces.js'
-import { lightFeedback } from '../../../src/families/lights.js'
-import { lightOnly } from '../../../src/families/lights.js'
+import { lightFeedback, lightOnly } from '../../../src/families/lights.js'
 import type { ControlDescriptor } from '../../../src/face/surface.js'
 
 const logs = useManagerLogs()

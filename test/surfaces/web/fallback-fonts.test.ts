@@ -3,8 +3,7 @@
  * installs, streamed, bounded (size, streams at once) and cached as the key font is.
  */
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
-import { get, request, type IncomingMessage } from 'node:http'
-import { createServer, type Server } from 'node:http'
+import { get, request, type IncomingMessage, createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

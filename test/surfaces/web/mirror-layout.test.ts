@@ -24,8 +24,7 @@ import { XkeysDriver } from '../../../src/surfaces/xkeys/driver.js'
 import { FakeMidiConnection } from '../helpers/fake-midi.js'
 import { MemoryShuttleTransport } from '../helpers/fake-shuttle.js'
 import { MemoryXkeysTransport } from '../helpers/fake-xkeys.js'
-import { ONE_COLOUR_LED } from '../../../src/families/lights.js'
-import { WHITE_LIGHT } from '../../../src/families/lights.js'
+import { ONE_COLOUR_LED, WHITE_LIGHT } from '../../../src/families/lights.js'
 import type { SurfaceDescription } from '../../../src/face/surface.js'
 
 const previousSink = setLogSink(() => undefined)
