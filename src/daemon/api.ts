@@ -4,6 +4,7 @@
  */
 import type { ControlId, ControlKind } from '../face/control-id.js'
 import type { SentCommand } from '../mappings/sender.js'
+import type { ReplayStatus } from '../mappings/playhead.js'
 
 /** `GET /api/status`. */
 export interface DaemonStatus {
@@ -329,17 +330,6 @@ export interface RecordFollowing {
   /** A start line of the recording's format, as of now (`continued: true`, the pages now). */
   start: string
   stop(): void
-}
-
-/** `/api/status`'s `replay`: only what is known (a field not known yet is absent). */
-export interface ReplayStatus {
-  state?: string
-  position?: number
-  in?: number
-  out?: number
-  /** The clip: out − in. */
-  length?: number
-  speed?: number
 }
 
 /** What the daemon reports to the metrics (`GET /metrics`). */

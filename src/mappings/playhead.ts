@@ -79,17 +79,21 @@ export function showsPlayhead(binding: Binding): boolean {
   return parseTemplate(binding.label).template.parts.some((p) => 'name' in p && p.name.startsWith('replay.'))
 }
 
-/** The replay as `/api/status` shows it: only what is known, in seconds. */
-export function replayStatus(state: AppState): {
+/** `/api/status`'s `replay`: only what is known (a field not known yet is absent), in seconds. */
+export interface ReplayStatus {
   state?: string
   position?: number
   in?: number
   out?: number
+  /** The clip: out − in. */
   length?: number
   speed?: number
-} {
+}
+
+/** The replay as `/api/status` shows it. */
+export function replayStatus(state: AppState): ReplayStatus {
   const r = state.replay
-  const out: ReturnType<typeof replayStatus> = {}
+  const out: ReplayStatus = {}
   if (r.state !== undefined) out.state = r.state
   if (r.position !== undefined) out.position = r.position
   if (r.inPoint !== undefined) out.in = r.inPoint
