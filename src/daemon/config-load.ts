@@ -1,8 +1,8 @@
 /**
  * A reload's read and check of the config file, kept off the daemon's event loop: the file is read
  * without ever blocking (opened non-blocking, refused unless it is a regular file, bounded), then parsed
- * and checked in a worker thread (`config-worker.ts`), whose result is copied back. A reload of a
- * 4,096-binding file held the loop over a second when the loader ran on it (issue 24, item 3).
+ * and checked in a worker thread (`config-worker.ts`), whose result is copied back: parsing and checking
+ * a large file on the loop would hold every press and light for as long as it takes.
  *
  * `run`'s first load and `check` still load on the main thread (`loadConfigFile`): nothing else runs
  * yet, and their errors are the same.
@@ -31,9 +31,9 @@ import type { ConfigAnswer, ConfigJob } from './config-worker.js'
 const CONFIG_WORKER_HEAP_MB = 256
 /**
  * The young generation of a reload's worker, MB. ASSUMED: the parse's garbage is short-lived, and V8's
- * default (up to 64 MB of semi-spaces on a 64-bit box) held ~25 MB more resident memory at the worker's
- * peak than 4 MB did, in the same time (measured for issue 24 with the built worker on a 533 KB,
- * 4,092-binding file, without the launcher's V8 flags; under them `--max-semi-space-size=1` bounds it).
+ * default (up to 64 MB of semi-spaces on a 64-bit box) holds far more resident memory at the worker's
+ * peak for no gain in time (`npm run bench config-reload` compares); under the launcher's V8 flags
+ * `--max-semi-space-size=1` bounds it anyway.
  */
 const CONFIG_WORKER_YOUNG_MB = 4
 

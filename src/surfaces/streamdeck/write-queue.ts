@@ -40,8 +40,8 @@ export interface WriteQueueOptions {
 
 export const DEFAULT_FRAME_MS = 1000 / 60
 /**
- * ASSUMED (issue 29: a jog within 2 ms of its lag with no paging): 0.5 ms of writes, then a turn of the
- * loop, so a seen page's writes give input a few turns on the way; a turn costs far less than a slice.
+ * ASSUMED (`npm run bench` jog lag while a page is written): half a millisecond of writes, then a turn of
+ * the loop, so a seen page's writes give input a few turns on the way; a turn costs far less than a slice.
  */
 const WRITE_SLICE_MS = 0.5
 
