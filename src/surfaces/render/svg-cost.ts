@@ -12,7 +12,10 @@
  *   children, and each local reference it makes (`<use href="#a">`, `fill="url(#p)"`) counts the whole
  *   of what it refers to, again each time it is referred to. Counted with memoisation (each element's
  *   drawn count once) and saturated at the limit, so a bomb is refused after a few thousand steps; a
- *   reference that leads back to itself is refused too.
+ *   reference that leads back to itself is refused too. An element drawn in a layer of its own (a
+ *   `mask`, an `opacity`) counts `layerCost`: the rasteriser draws it apart, then over the rest;
+ * - no filter: its cost is set by its own parameters (a blur over the whole picture, a turbulence's
+ *   octaves), which no count of elements bounds (five hundred blurred squares held it over 20 s).
  *
  * The scan reads tags, not the full XML grammar: an SVG that hides a tag from it (inside a CDATA section
  * or a comment) hides it from the count, never from the rule, since those are skipped whole by the
@@ -22,12 +25,23 @@
 /** The bounds of an SVG's cost (see the header). */
 export const SVG_LIMITS = {
   /**
-   * Elements written in the file. ASSUMED: 20,000; a detailed icon exported by a drawing program has a
-   * few hundred to a few thousand.
+   * Elements written in the file. ASSUMED: 4,000; a detailed icon exported by a drawing program has a
+   * few hundred. The scan runs where the picture arrives (a thumbnail: the daemon's loop), so this
+   * bounds the scan's own time too.
    */
-  maxElements: 20_000,
-  /** Elements drawn once references are expanded. ASSUMED: 50,000, a few times the largest real icon. */
-  maxDrawnElements: 50_000,
+  maxElements: 4_000,
+  /**
+   * Elements drawn once references are expanded, a layer counting `layerCost`. ASSUMED: 10,000, a few
+   * times the largest real icon; at a key's size the rasteriser draws that many within a fraction of
+   * a second.
+   */
+  maxDrawnElements: 10_000,
+  /**
+   * What an element drawn in a layer of its own costs (a `mask`, an `opacity`: the rasteriser draws it
+   * apart, then over the rest), in drawn elements. ASSUMED: 160, so about sixty layers at most; two
+   * thousand masked squares held the rasteriser for seconds.
+   */
+  layerCost: 160,
   /** Nesting of elements, and of references followed one from another. ASSUMED: 128. */
   maxDepth: 128,
 } as const
@@ -46,6 +60,8 @@ interface Tree {
   children: number[][]
   /** The ids each element refers to (`href="#id"`, `url(#id)`). */
   refs: string[][]
+  /** Whether each element is drawn in a layer of its own (`mask`, `opacity`). */
+  layered: boolean[]
   /** Elements by their `id`. */
   ids: Map<string, number>
   /** The top-level elements. */
@@ -61,9 +77,12 @@ const URL_REF = /url\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))\s*\)/gi
 /** Why a reference is refused: the rasteriser must never open a file or a URL, nor decode a picture inside one. */
 const OUTSIDE = 'an SVG whose href, url() or @import names anything but an element of the file (#id) is not read'
 
+/** Why a filter is refused: a filter's own parameters (a blur's radius, a turbulence's octaves) set its cost. */
+const FILTERS = 'an SVG with filters is not read'
+
 /** The elements of `text` as a tree with their references, or why it is refused. */
 function scanTags(text: string, limits: typeof SVG_LIMITS): Tree | string {
-  const tree: Tree = { children: [], refs: [], ids: new Map(), roots: [] }
+  const tree: Tree = { children: [], refs: [], layered: [], ids: new Map(), roots: [] }
   const open: number[] = []
   let at = 0
   for (;;) {
@@ -104,10 +123,13 @@ function scanTags(text: string, limits: typeof SVG_LIMITS): Tree | string {
     }
     const index = tree.children.length
     if (index >= limits.maxElements) return `an SVG of more than ${limits.maxElements} elements is not read`
+    if (/^(?:[\w.-]+:)?filter$/i.test(m[2]!)) return FILTERS
     tree.children.push([])
-    const refs = attributeRefs(attributes ?? '', tree.ids, index)
+    const layered = { is: false }
+    const refs = attributeRefs(attributes ?? '', tree.ids, index, layered)
     if (typeof refs === 'string') return refs
     tree.refs.push(refs)
+    tree.layered.push(layered.is)
     if (open.length > 0) tree.children[open[open.length - 1]!]!.push(index)
     else tree.roots.push(index)
     if (selfClosed !== '/') {
@@ -119,11 +141,20 @@ function scanTags(text: string, limits: typeof SVG_LIMITS): Tree | string {
 }
 
 /** The local references of one tag's attributes (its `id` noted), or why one is refused. */
-function attributeRefs(attributes: string, ids: Map<string, number>, index: number): string[] | string {
+function attributeRefs(
+  attributes: string,
+  ids: Map<string, number>,
+  index: number,
+  layered: { is: boolean },
+): string[] | string {
   const refs: string[] = []
   for (const a of attributes.matchAll(ATTRIBUTE)) {
     const name = a[1]!.toLowerCase()
     const value = a[2] ?? a[3] ?? a[4] ?? ''
+    if (name === 'filter' && value.trim() !== 'none') return FILTERS
+    if (name === 'style' && /(?:^|[;\s])filter\s*:\s*(?!none)/i.test(value)) return FILTERS
+    if (name === 'mask' || name === 'opacity' || (name === 'style' && /(?:^|[;\s])(?:mask|opacity)\s*:/i.test(value)))
+      layered.is = true
     if (name === 'id') {
       if (!ids.has(value)) ids.set(value, index)
     } else if (name === 'href' || name.endsWith(':href')) {
@@ -143,6 +174,7 @@ function attributeRefs(attributes: string, ids: Map<string, number>, index: numb
 function refsIn(text: string): string[] | string {
   if (text.indexOf('(') < 0 && text.indexOf('@') < 0) return []
   if (/@import/i.test(text)) return OUTSIDE
+  if (/(?:^|[;{\s])filter\s*:\s*(?!none)/i.test(text)) return FILTERS
   const refs: string[] = []
   for (const u of text.matchAll(URL_REF)) {
     const ref = localRef((u[1] ?? u[2] ?? u[3] ?? '').trim())
@@ -177,7 +209,7 @@ function drawnProblem(tree: Tree, limits: typeof SVG_LIMITS): string | undefined
       return max + 1
     }
     onPath.add(i)
-    let total = 1
+    let total = tree.layered[i] ? limits.layerCost : 1
     for (const child of tree.children[i]!) {
       total += drawn(child, depth + 1)
       if (total > max) break

@@ -67,6 +67,22 @@ describe('svgCostProblem', () => {
     }
   })
 
+  it('refuses filters, and counts a masked or translucent element as a layer of its own', () => {
+    for (const body of [
+      '<filter id="b"><feGaussianBlur stdDeviation="50"/></filter><rect filter="url(#b)"/>',
+      '<rect style="fill: red; filter: blur(4px)"/>',
+      '<style>rect { filter: url(#b) }</style><rect/>',
+    ]) {
+      expect(svgCostProblem(svg(body)), body).toBe('an SVG with filters is not read')
+    }
+    const layers = Math.floor(SVG_LIMITS.maxDrawnElements / SVG_LIMITS.layerCost)
+    const masked = (n: number): string =>
+      svg('<mask id="m"><rect width="9" height="9" fill="white"/></mask>' + '<rect mask="url(#m)"/>'.repeat(n))
+    expect(svgCostProblem(masked(Math.floor(layers / 2)))).toBeUndefined()
+    expect(svgCostProblem(masked(layers + 1))).toContain('once its <use> references are expanded')
+    expect(svgCostProblem(svg('<g opacity="0.5"><rect/></g>'.repeat(layers + 1)))).toContain('are expanded')
+  })
+
   it('refuses a DOCTYPE and entity declarations', () => {
     expect(svgCostProblem(`<!DOCTYPE svg [<!ENTITY a "aaaa">]>${svg('')}`)).toBe('an SVG with a DOCTYPE is not read')
     expect(svgCostProblem(`<!DOCTYPE svg>${svg('')}`)).toBe('an SVG with a DOCTYPE is not read')
