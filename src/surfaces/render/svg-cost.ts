@@ -15,7 +15,7 @@
  *   reference that leads back to itself is refused too. An element drawn in a layer of its own (a
  *   `mask`, an `opacity`) counts `layerCost`: the rasteriser draws it apart, then over the rest;
  * - no filter: its cost is set by its own parameters (a blur over the whole picture, a turbulence's
- *   octaves), which no count of elements bounds (five hundred blurred squares held it over 20 s).
+ *   octaves), which no count of elements bounds (a few hundred blurred squares held it for many seconds).
  *
  * The scan reads tags, not the full XML grammar: an SVG that hides a tag from it (inside a CDATA section
  * or a comment) hides it from the count, never from the rule, since those are skipped whole by the
@@ -38,8 +38,8 @@ export const SVG_LIMITS = {
   maxDrawnElements: 10_000,
   /**
    * What an element drawn in a layer of its own costs (a `mask`, an `opacity`: the rasteriser draws it
-   * apart, then over the rest), in drawn elements. ASSUMED: 160, so about sixty layers at most; two
-   * thousand masked squares held the rasteriser for seconds.
+   * apart, then over the rest), in drawn elements. ASSUMED: 160, so about sixty layers at most; a
+   * few thousand masked squares held the rasteriser for seconds.
    */
   layerCost: 160,
   /** Nesting of elements, and of references followed one from another. ASSUMED: 128. */
