@@ -24,9 +24,10 @@ export const OUTGOING_LIMITS = {
   maxUnsentBytes: 4 * 1024 * 1024,
   /**
    * What one pipelined request waiting its turn counts for: its parsed request and the answer owed.
-   * ASSUMED: 16 KiB, so a connection may have 256 requests waiting; a client that reads has one or two.
+   * ASSUMED: 4 KiB, a few times what one holds, so a connection may have 1,024 requests waiting; a
+   * client that reads has a few, or a few hundred written at once.
    */
-  pipelinedRequestBytes: 16 * 1024,
+  pipelinedRequestBytes: 4 * 1024,
   /**
    * Unsent bytes a network Stream Deck may hold. ASSUMED: 1 MiB: a deck's own traffic is key images
    * (a few kilobytes each, sent as they change) and keepalive answers; one that does not read them is
