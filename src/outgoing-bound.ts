@@ -34,6 +34,12 @@ export const OUTGOING_LIMITS = {
    * not a deck that works.
    */
   maxUnsentDeckBytes: 1024 * 1024,
+  /**
+   * Unsent bytes a page socket may hold. ASSUMED: 8 MiB: its queue keeps only the newest face of each
+   * key, so a page that reads slowly holds a few surfaces' worth of key images; what grows past that is
+   * a page that does not read.
+   */
+  maxUnsentPageBytes: 8 * 1024 * 1024,
 } as const
 
 /** What the rule needs to say of a dropped peer. */
