@@ -13,6 +13,7 @@
 import { Announcer } from '../events.js'
 import WebSocket from 'ws'
 import { createLogger, type Logger } from '../log.js'
+import { OUTGOING_LIMITS, overOutgoingBound } from '../outgoing-bound.js'
 import { QWC_MESSAGE } from './protocol.js'
 import { frameBytes, isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 
@@ -31,6 +32,13 @@ const QWC_MAX_FRAME_BYTES = 16 * 1024 * 1024
  * handful of levels; a deeper frame is refused before any code walks it recursively.
  */
 const QWC_MAX_DEPTH = 256
+/**
+ * Largest init reply accepted, bytes: refused before it is decoded, and the link closed (its reconnect
+ * backs off). ASSUMED: 2 MiB; the init reply describes the published objects (names, method and signal
+ * indices, property values), tens of kilobytes from a real application, and a peer that answers each
+ * init with megabytes costs the daemon that many, again at every reconnect.
+ */
+const QWC_MAX_INIT_BYTES = 2 * 1024 * 1024
 
 /**
  * Stable error codes; callers branch on `code`, never on message text. `TIMEOUT`, `DISCONNECTED` and
@@ -326,9 +334,41 @@ export class QWebChannelClient extends Announcer<QWebChannelClientEvents> {
     })
   }
 
+  /**
+   * Sends one message; an application that does not read what it is sent is dropped past the
+   * outgoing bound (`outgoing-bound.ts`): the socket closed, its unsent calls let go and failed.
+   */
   private send(message: Json): void {
-    if (this.ws?.readyState !== WebSocket.OPEN) return
-    this.ws.send(JSON.stringify(message))
+    const ws = this.ws
+    if (ws?.readyState !== WebSocket.OPEN) return
+    ws.send(JSON.stringify(message))
+    const peer = { kind: 'qwebchannel', log: this.log, drop: () => this.close() }
+    overOutgoingBound(peer, ws.bufferedAmount, OUTGOING_LIMITS.maxUnsentBytes)
+  }
+
+  /** Whether the init exchange waits for its reply (the only call made before it ends). */
+  private initPending(): boolean {
+    for (const call of this.pending.values()) if (call.what === 'init') return true
+    return false
+  }
+
+  /**
+   * A frame too large for an init reply came before the init exchange finished: the init fails
+   * (BAD_REPLY) and the link is closed, the frame never decoded.
+   */
+  private refuseInit(bytes: number): void {
+    this.log.once('init-too-large', 'warn', 'refused an init reply larger than the bound', {
+      url: this.url,
+      bytes,
+      limitBytes: QWC_MAX_INIT_BYTES,
+    })
+    for (const [id, call] of this.pending) {
+      if (call.what !== 'init') continue
+      this.pending.delete(id)
+      clearTimeout(call.timer)
+      call.reject(new QWebChannelError('BAD_REPLY', `init: a reply of ${bytes} bytes (at most ${QWC_MAX_INIT_BYTES})`))
+    }
+    this.close()
   }
 
   /** Runs a handler of peer data; a throw becomes a logged `BAD_MESSAGE` fault and the socket stays up. */
@@ -351,7 +391,9 @@ export class QWebChannelClient extends Announcer<QWebChannelClientEvents> {
 
   private onFrame(raw: WebSocket.RawData): void {
     this.lastActivity = Date.now()
-    const text = frameBytes(raw).toString()
+    const bytes = frameBytes(raw)
+    if (bytes.length > QWC_MAX_INIT_BYTES && this.initPending()) return this.refuseInit(bytes.length)
+    const text = bytes.toString()
     this.options.onFrame?.(text)
     let msg: unknown
     try {

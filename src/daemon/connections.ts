@@ -20,11 +20,13 @@
  * handled while the previous answer is unsent or more than `pipelineBufferBytes` wait on the socket,
  * so a peer that pipelines and never reads holds one answer's worth of memory, not one per request.
  * A connection whose answer makes no progress for `writeStallTimeoutMs` (its peer does not read) is
- * closed.
+ * closed, and so at once is one owing more than the outgoing bound (`outgoing-bound.ts`): its requests
+ * waiting their turn count as answers owed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from '../log.js'
+import { OUTGOING_LIMITS, overOutgoingBound } from '../outgoing-bound.js'
 import { rawReply, RETRY_AFTER_SECONDS } from './http.js'
 
 export type ConnectionState = 'pending' | 'idle' | 'active' | 'stream' | 'upgraded'
@@ -118,6 +120,7 @@ export class Connections {
     if (conn.state !== 'stream' && conn.state !== 'upgraded') this.enter(conn, 'active')
     res.once('close', () => this.answered(conn))
     conn.turns.push(handle)
+    if (this.owesTooMuch(conn)) return
     this.next(conn)
   }
 
@@ -183,6 +186,25 @@ export class Connections {
     conn.socket.end(rawBusyReply())
     // It asked nothing yet: do not wait for it to read the refusal.
     setTimeout(() => conn.socket.destroy(), 1_000).unref()
+  }
+
+  /**
+   * Whether the connection was dropped for owing more than the outgoing bound (`outgoing-bound.ts`):
+   * the answers waiting on its socket and those its pipelined requests are owed. A peer that writes
+   * requests and never reads their answers is closed, and the requests it queued are let go.
+   */
+  private owesTooMuch(conn: Connection): boolean {
+    const owed = conn.socket.writableLength + conn.turns.length * OUTGOING_LIMITS.pipelinedRequestBytes
+    const peer = {
+      kind: 'http',
+      log: this.log,
+      drop: () => {
+        this.all.delete(conn.socket)
+        conn.turns.length = 0
+        conn.socket.destroy()
+      },
+    }
+    return overOutgoingBound(peer, owed, OUTGOING_LIMITS.maxUnsentBytes)
   }
 
   /** Runs the connection's next request if it is its turn: nothing in flight, little waiting on the socket. */

@@ -18,6 +18,7 @@ import {
   MAX_PICTURE_BYTES,
   PictureError,
   PICTURE_STORE_SIDE,
+  sniffPicture,
 } from '../surfaces/render/picture.js'
 import { readRegularFile } from '../read-regular.js'
 import type { Problems, Severity } from './problems.js'
@@ -28,6 +29,12 @@ import type { Config } from './schema.js'
  * hundred-odd distinct 256-px pictures; a file past it is a problem like a missing one.
  */
 const PICTURE_BUDGET_BYTES = 64 * 1024 * 1024
+/**
+ * The pixels all the raster pictures of one load may declare, decoded whole before they are scaled
+ * down. ASSUMED: 64 Mpx, sixteen pictures of the largest side; their decoding stays well within a
+ * reload's time limit on a two-core box (`npm run bench pictures`). A picture past it is a problem.
+ */
+const PICTURE_BUDGET_PIXELS = 64 * 1024 * 1024
 
 /** A binding's picture file: its pixels, or why there are none (the key says it). */
 export type FilePicture = { picture: KeyPicture } | { problem: string }
@@ -58,12 +65,19 @@ async function readPictureFile(path: string): Promise<Uint8Array> {
   throw new PictureError(code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? read.error.message})`)
 }
 
-/** One picture file read and decoded, or why not; `spent` counts the budget used. */
-async function loadPicture(path: string, budget: { left: number }): Promise<FilePicture> {
+/** One picture file read and decoded, or why not; `budget` counts what the load has left. */
+async function loadPicture(path: string, budget: { left: number; pixels: number }): Promise<FilePicture> {
   try {
     if (budget.left <= 0) throw new PictureError(`past the ${PICTURE_BUDGET_BYTES} bytes all pictures may take`)
     const bytes = await readPictureFile(path)
     budget.left -= bytes.byteLength
+    const sniffed = sniffPicture(bytes)
+    if (sniffed.kind !== 'svg') {
+      const pixels = sniffed.width * sniffed.height
+      if (pixels > budget.pixels)
+        throw new PictureError(`past the ${PICTURE_BUDGET_PIXELS} pixels all pictures of a file may declare`)
+      budget.pixels -= pixels
+    }
     const picture = await decodePicture(bytes, { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE })
     budget.left -= picture.rgba.byteLength
     return { picture }
@@ -86,7 +100,7 @@ export async function checkImages(
 ): Promise<ConfigPictures> {
   const pictures: ConfigPictures = new Map()
   const byPath = new Map<string, FilePicture>()
-  const budget = { left: PICTURE_BUDGET_BYTES }
+  const budget = { left: PICTURE_BUDGET_BYTES, pixels: PICTURE_BUDGET_PIXELS }
   for (const [i, raw] of rawBindings.entries()) {
     const image = raw !== null && typeof raw === 'object' ? (raw as { image?: unknown }).image : undefined
     if (typeof image !== 'string' || image === '' || image.length > 4096) continue

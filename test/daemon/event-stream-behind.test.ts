@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { DaemonEvent, InputEvent } from '../../src/daemon/api.js'
 import { DROPPED_EVENT } from '../../src/daemon/event-stream.js'
 import { startDaemonServer, type DaemonServer, type DaemonServerLimits } from '../../src/daemon/server.js'
-import { fileLogs, WatchedDaemon } from './helpers.js'
+import { call, fileLogs, WatchedDaemon } from './helpers.js'
 import { until } from '../helpers/until.js'
 
 const records = fileLogs()
@@ -112,6 +112,21 @@ describe('GET /api/events under a burst', () => {
     // Still followed afterwards.
     daemon.emit(turn(-3))
     await until('a later turn', () => deltas(eventsOf(reader.text())).at(-1) === -3)
+  })
+
+  it('drops every one of eight readers that never read under 80,000 events (the default bound), another client served', async () => {
+    const s = await start()
+    const stalled = await Promise.all(Array.from({ length: 8 }, () => open(s, true)))
+    await until('the stalled readers', () => daemon.watchers.size === stalled.length)
+    let sent = 0
+    while (daemon.watchers.size > 0 && sent < 80_000) {
+      for (let i = 0; i < 1000; i++) daemon.emit(PRESS)
+      sent += 1000
+      await new Promise((r) => setImmediate(r))
+    }
+    expect(daemon.watchers.size).toBe(0)
+    expect(records.filter((r) => r.message === 'dropped an event stream whose reader fell behind')).toHaveLength(1)
+    expect((await call(s.url, 'GET', '/api/status')).status).toBe(200)
   })
 
   it('drops a reader that never reads, and its stream ends with the last event saying why', async () => {

@@ -12,6 +12,7 @@ import WebSocket from 'ws'
 import { bearer, MAX_AUTHORIZATION_LENGTH } from '../../src/daemon/auth.js'
 import type { DaemonEvent } from '../../src/daemon/api.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
+import { OUTGOING_LIMITS } from '../../src/outgoing-bound.js'
 import type { MountedWebServer } from '../../src/daemon/routes.js'
 import {
   DAEMON_SERVER_LIMITS,
@@ -273,6 +274,26 @@ describe('unread answers (item 2)', () => {
     socket.resume()
     await until('the end of what was sent', () => seen.closed())
     expect((seen.text().match(/HTTP\/1\.1 200/g) ?? []).length).toBe(r.pageRequests())
+  })
+
+  it('drops a peer owing more answers than the outgoing bound at once, logged once; another client is served', async () => {
+    // The stall time-out far off: only the outgoing bound can close these peers within the test.
+    const r = await rig({ limits: { writeStallTimeoutMs: 600_000 } })
+    const owedAtMost = OUTGOING_LIMITS.maxUnsentBytes / OUTGOING_LIMITS.pipelinedRequestBytes
+    const peers: { closed: () => boolean }[] = []
+    for (let i = 0; i < 3; i++) {
+      const socket = await open(r.s.port)
+      cleanups.push(() => void socket.destroy())
+      socket.pause() // never reads
+      peers.push(record(socket))
+      socket.write('GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(2 * owedAtMost))
+    }
+    await until('every peer that does not read closed', () => peers.every((p) => p.closed()))
+    const drops = records.filter((x) => x.message === 'dropped a peer that does not read what it is sent')
+    expect(drops.map((x) => [x.fields?.peer, x.fields?.limitBytes])).toEqual([['http', OUTGOING_LIMITS.maxUnsentBytes]])
+    expect(records.some((x) => x.message === 'closed a connection whose peer does not read its answers')).toBe(false)
+    const status = await call(r.s.url, 'GET', '/api/status')
+    expect(status.status).toBe(200)
   })
 
   it('answers every pipelined request in order once the peer reads', async () => {

@@ -19,6 +19,9 @@ import { formatProblem, loadConfigFile, loadConfigText } from '../../src/mapping
 import { KeyPictures } from '../../src/mappings/pictures.js'
 import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
 import { MAX_PICTURE_BYTES } from '../../src/surfaces/render/picture.js'
+import { SVG_LIMITS } from '../../src/surfaces/render/svg-cost.js'
+import { useBomb } from '../helpers/svg-bomb.js'
+import { SAFETY_MS } from '../helpers/until.js'
 import { RecordingSurfaces } from './helpers.js'
 
 const require = createRequire(import.meta.url)
@@ -90,7 +93,7 @@ describe('image: read by the loader', () => {
         Buffer.concat([png('#000000'), Buffer.alloc(MAX_PICTURE_BYTES)]),
         `larger than ${MAX_PICTURE_BYTES} bytes`,
       ],
-      ['wide.png', header, '5000x1 pixels is larger than 4096x4096'],
+      ['wide.png', header, '5000x1 pixels is larger than 2048x2048'],
       ['broken.png', png('#000000').subarray(0, 40), 'does not decode'],
       ['icons', undefined, 'not a regular file'],
     ]
@@ -102,6 +105,36 @@ describe('image: read by the loader', () => {
       expect(problems[0]).toMatchObject({ line: IMAGE_AT.line, col: IMAGE_AT.col, severity: 'error' })
       expect(problems[0]!.message, name).toContain(why)
     }
+  })
+
+  it('refuses the SVG <use> bomb at its image: line with the reason, before anything draws it', async () => {
+    const file = await folder('icons/bomb.svg', { 'icons/bomb.svg': useBomb(7, 10) })
+    const started = performance.now()
+    const { config, problems } = await loadConfigFile(file)
+    // A safety bound, not a measure (the bench times it): it drew for over 30 s before this was refused.
+    expect(performance.now() - started).toBeLessThan(SAFETY_MS)
+    expect(config).toBeUndefined()
+    expect(problems.map(formatProblem)).toEqual([
+      `${file}:${IMAGE_AT.line}:${IMAGE_AT.col}: image icons/bomb.svg: an SVG that draws more than ` +
+        `${SVG_LIMITS.maxDrawnElements} elements once its <use> references are expanded is not read`,
+    ])
+  })
+
+  it('refuses the raster pictures past the pixels all the pictures of one file may declare', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-images-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    // Seventeen files of 2048×2048 pixels: sixteen fit the 64 Mpx of one file, the seventeenth does not.
+    const lines = ['version: 1', 'surfaces:', '  desk: { driver: web, rows: 3, columns: 6 }', 'bindings:']
+    const big = png('#000080', 2048, 2048)
+    for (let i = 0; i < 17; i++) {
+      await writeFile(join(dir, `p${i}.png`), big)
+      lines.push(`  - on: desk/key:${i}`, `    image: p${i}.png`)
+    }
+    await writeFile(join(dir, 'config.yaml'), `${lines.join('\n')}\n`)
+    const { problems } = await loadConfigFile(join(dir, 'config.yaml'))
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [4 + 2 * 17, `image p16.png: past the ${64 * 1024 * 1024} pixels all pictures of a file may declare`],
+    ])
   })
 
   it('never blocks on a named pipe in the picture’s place', async () => {

@@ -5,7 +5,8 @@
  * in bytes, and a reason on the key when none can be had. The command port answers as the simulator
  * does (its own icon encoder); the store is the real AppState; time is fake.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createRequire } from 'node:module'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import type { CallResult } from '../../src/api/client.js'
 import { CommandError } from '../../src/api/errors.js'
@@ -22,7 +23,11 @@ import {
   type ThumbnailLook,
 } from '../../src/mappings/thumbnails.js'
 import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
+import { SVG_LIMITS } from '../../src/surfaces/render/svg-cost.js'
+import { useBomb } from '../helpers/svg-bomb.js'
 import { RecordingSurfaces } from './helpers.js'
+
+const require = createRequire(import.meta.url)
 
 interface Call {
   params: Record<string, unknown>
@@ -260,5 +265,27 @@ describe('thumbnails', () => {
     expect((thumbs.lookOf(binding('B', 1)) as { picture: unknown }).picture).toBe((b as { picture: unknown }).picture)
     expect((thumbs.lookOf(binding('A')) as { picture: unknown }).picture).not.toBe((a as { picture: unknown }).picture)
     expect(topLeft(thumbs.lookOf(binding('A')))).toEqual([0, 255, 0])
+  })
+
+  it('refuses an SVG <use> bomb from the application before the rasteriser sees it, the other titles drawn', async () => {
+    const skia = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
+    const rasterise = vi.spyOn(skia, 'loadImage')
+    onTestFinished(() => rasterise.mockRestore())
+    const bomb = `data:image/svg+xml;base64,${Buffer.from(useBomb(7, 10)).toString('base64')}`
+    app.image = (id, w, h) => (id === 'a' ? bomb : iconDataUrl(w, h, '#0000ff'))
+    const thumbs = start()
+    const done = nextChange()
+    thumbs.want([binding('A'), binding('B', 1)])
+    await vi.advanceTimersByTimeAsync(0)
+    await done
+    expect(thumbs.lookOf(binding('A'))).toEqual({
+      why: `thumbnail: an SVG that draws more than ${SVG_LIMITS.maxDrawnElements} elements once its <use> references are expanded is not read`,
+    })
+    expect(topLeft(thumbs.lookOf(binding('B', 1)))).toEqual([0, 0, 255])
+    // Through the real decoding path: the rasteriser ran for B's icon only, never with the bomb.
+    expect(rasterise).toHaveBeenCalledTimes(1)
+    expect(rasterise.mock.calls.map(([source]) => Buffer.from(source as Buffer).toString('latin1', 0, 4))).toEqual([
+      '\x89PNG',
+    ])
   })
 })

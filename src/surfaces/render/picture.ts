@@ -4,7 +4,8 @@
  *
  * Everything is bounded before Skia sees a byte: the size of the bytes (MAX_PICTURE_BYTES), the
  * pixels their header declares (MAX_PICTURE_SIDE each way, read here from the PNG header, the JPEG
- * frame or the SVG root), and the pixels decoded (fitted inside the box asked for, never above
+ * frame or the SVG root), an SVG's cost to draw (`svg-cost.ts`: no entity, nothing outside the file,
+ * its elements counted with every `<use>` expanded), and the pixels decoded (fitted inside the box asked for, never above
  * PICTURE_STORE_SIDE). Skia aborts the whole process on an allocation it cannot make (an SVG declaring
  * 100000×100000 pixels did), so an SVG's root gets the raster size written over its own.
  *
@@ -14,14 +15,20 @@
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { lateRequire } from '../../installed.js'
+import { svgCostProblem } from './svg-cost.js'
 
 /**
  * Largest picture file or thumbnail read, bytes. ASSUMED (issue 26 item 3: "bounded in bytes"): 2 MiB,
  * ten times a detailed 256-px PNG icon; a photo straight off a camera is refused, not shrunk.
  */
 export const MAX_PICTURE_BYTES = 2 * 1024 * 1024
-/** Largest width or height a picture may declare, pixels. ASSUMED: 4096 (64 MiB of RGBA while decoding). */
-const MAX_PICTURE_SIDE = 4096
+/**
+ * Largest width or height a picture may declare, pixels. ASSUMED: 2048 (16 MiB of RGBA while decoding),
+ * eight times the largest side a picture is kept at. A raster picture is decoded whole before it is
+ * scaled down, so its cost goes with its declared pixels: at 4096 a side, 64 distinct pictures (within
+ * every other bound) took a reload past its time limit on a two-core box (`npm run bench pictures`).
+ */
+const MAX_PICTURE_SIDE = 2048
 /**
  * Largest side a picture is kept at, pixels: the largest key the file can give (a web surface's
  * `key_size` goes to 256). Decoded once to at most this, the renderer scales it to each key.
@@ -156,9 +163,10 @@ export function sniffPicture(bytes: Uint8Array): Sniffed {
         ? { kind: 'svg', ...svgSize(root) }
         : undefined
   if (!found) throw new PictureError('not a PNG, JPEG or SVG image')
-  if (found.kind === 'svg' && /<!ENTITY/i.test(Buffer.from(bytes).toString('utf8'))) {
-    // An entity can expand without bound (a "billion laughs" file): refused before the parser sees it.
-    throw new PictureError('an SVG with entity declarations is not read')
+  if (found.kind === 'svg') {
+    // Its cost to draw is bounded before the rasteriser sees it (entities, references, `<use>` expansion).
+    const problem = svgCostProblem(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'))
+    if (problem !== undefined) throw new PictureError(problem)
   }
   if (!(found.width >= 1 && found.height >= 1)) throw new PictureError(`an image of no size (${found.kind})`)
   if (found.width > MAX_PICTURE_SIDE || found.height > MAX_PICTURE_SIDE) {

@@ -17,6 +17,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from '../../log.js'
+import { OUTGOING_LIMITS, overOutgoingBound } from '../../outgoing-bound.js'
 import type { NetDeckSocket } from './socket.js'
 
 /** The first bytes of every Cora packet. */
@@ -102,12 +103,23 @@ export class DeckLink extends EventEmitter {
 
   sendCoraWrites(messages: readonly CoraMessage[]): void {
     if (this.mode !== 'cora' || this.ended) throw new Error('the deck is not connected')
-    for (const m of messages) this.socket.write(encodeCora(m))
+    for (const m of messages) this.send(encodeCora(m))
   }
 
   sendLegacyWrites(buffers: readonly Uint8Array[]): void {
     if (this.mode !== 'legacy' || this.ended) throw new Error('the deck is not connected')
-    for (const b of buffers) this.socket.write(b)
+    for (const b of buffers) this.send(b)
+  }
+
+  /**
+   * Writes to the deck; a deck that does not read what it is sent (its keepalives answered, its keys
+   * drawn) is dropped past OUTGOING_LIMITS.maxUnsentDeckBytes, and what waited for it is let go.
+   */
+  private send(bytes: Uint8Array): void {
+    if (this.ended) return
+    this.socket.write(bytes)
+    const peer = { kind: 'network Stream Deck', log: this.log, drop: () => this.drop('the deck does not read') }
+    overOutgoingBound(peer, this.socket.writableLength ?? 0, OUTGOING_LIMITS.maxUnsentDeckBytes)
   }
 
   /** Ends the connection (idempotent); `disconnected` follows. */
@@ -160,7 +172,7 @@ export class DeckLink extends EventEmitter {
       if (packet[0] === 1 && packet[1] === 10) {
         const ack = Buffer.alloc(1024)
         ack.set([3, 26, packet[5] ?? 0])
-        this.socket.write(ack)
+        this.send(ack)
         this.becomeReady()
       } else this.deliver('dataLegacy', packet)
     }
@@ -190,7 +202,7 @@ export class DeckLink extends EventEmitter {
       if (p.length > 4 && p[0] === 1 && p[1] === 10) {
         const ack = Buffer.alloc(32)
         ack.set([3, 26, p[5] ?? 0])
-        this.socket.write(encodeCora({ ...message, flags: CoraFlags.ACK_NAK, payload: ack }))
+        this.send(encodeCora({ ...message, flags: CoraFlags.ACK_NAK, payload: ack }))
         this.becomeReady()
       } else this.deliver('dataCora', message)
     }

@@ -9,6 +9,8 @@ import { Socket } from 'node:net'
 /** What the link needs of a connected byte stream. */
 export interface NetDeckSocket {
   write(data: Uint8Array): void
+  /** Bytes written and not yet sent (a TCP socket's; a deck that does not read lets them grow). */
+  readonly writableLength?: number
   /** Closes the stream; `close` follows (once). */
   destroy(): void
   on(event: 'connect', listener: () => void): this

@@ -3,8 +3,12 @@
  * of the event loop; a newer key face (or state) for a control replaces a queued one, so a browser on a
  * slow link gets the newest picture of every key, never a backlog. While its socket holds more than
  * the high-water mark of unsent bytes nothing more is written; the queue keeps coalescing meanwhile.
+ * A browser holding more than the outgoing bound (`outgoing-bound.ts`), its socket's unsent bytes and
+ * what is queued here together, does not read: it is dropped, and what was queued for it let go.
  */
 import type { ServerMessage } from '../../face/protocol.js'
+import type { Logger } from '../../log.js'
+import { OUTGOING_LIMITS, overOutgoingBound } from '../../outgoing-bound.js'
 
 /** A browser whose socket holds more unsent bytes than this gets no new frames until it drains. */
 export const SEND_HIGH_WATER_BYTES = 1 << 20
@@ -52,8 +56,9 @@ function coalesceKey(message: ServerMessage): string | undefined {
       return `d\0${message.deck}\0${message.control}`
     case 'deck-brightness':
       return `db\0${message.deck}`
+    // A deck's newest state replaces an older one: a page repeating a refused `deck-add` gets one refusal.
     case 'deck-state':
-      return undefined
+      return `ds\0${message.deck}`
     // Find by pressing: the newest armed state replaces an older one; every selection is its own.
     case 'find-state':
       return 'f'
@@ -83,8 +88,20 @@ function surfaceOf(message: ServerMessage): string | undefined {
   }
 }
 
+/** What the queue does with a browser that does not read (the outgoing rule, `outgoing-bound.ts`). */
+export interface OutgoingDrop {
+  /** Closes the browser's socket (what waited for it is let go when it closes). */
+  drop(): void
+  log?: Logger
+  /** Unsent bytes allowed, in the socket and here together (default OUTGOING_LIMITS.maxUnsentPageBytes). */
+  limitBytes?: number
+}
+
 export class OutgoingQueue {
   private readonly queue = new Map<string, ServerMessage>()
+  /** The bytes of the messages queued (their JSON text). */
+  private queuedBytes = 0
+  private dropped = false
   private seq = 0
   private immediate: NodeJS.Immediate | undefined
   private timer: NodeJS.Timeout | undefined
@@ -92,6 +109,7 @@ export class OutgoingQueue {
   constructor(
     private readonly sink: MessageSink,
     private readonly highWaterBytes = SEND_HIGH_WATER_BYTES,
+    private readonly overflow?: OutgoingDrop,
   ) {}
 
   /** Messages waiting (for tests and diagnostics). */
@@ -104,15 +122,41 @@ export class OutgoingQueue {
    * queued for it is dropped (the caller follows a `surface` with the surface's current state).
    */
   enqueue(message: ServerMessage): void {
+    if (this.dropped) return
     const key = coalesceKey(message) ?? `#${this.seq++}`
     if (message.type === 'surface' || message.type === 'removed') {
       const id = surfaceOf(message)
-      for (const [k, queued] of this.queue) if (surfaceOf(queued) === id) this.queue.delete(k)
+      for (const [k, queued] of this.queue) if (surfaceOf(queued) === id) this.forget(k)
     }
     // Delete first so that the replacement goes to the end: a surface is never drawn after its keys.
-    this.queue.delete(key)
+    this.forget(key)
     this.queue.set(key, message)
+    this.queuedBytes += jsonOf(message).length
+    if (this.overBound()) return
     if (!this.immediate && !this.timer) this.immediate = setImmediate(() => this.flush())
+  }
+
+  /** Bytes waiting for this browser: its socket's and the queue's. */
+  get unsentBytes(): number {
+    return this.sink.bufferedAmount + this.queuedBytes
+  }
+
+  private forget(key: string): void {
+    const queued = this.queue.get(key)
+    if (queued === undefined) return
+    this.queue.delete(key)
+    this.queuedBytes -= jsonOf(queued).length
+  }
+
+  /** The outgoing rule: a browser past the bound is dropped, and everything queued for it let go. */
+  private overBound(): boolean {
+    const o = this.overflow
+    if (!o) return false
+    const peer = { kind: 'page', log: o.log, drop: () => o.drop() }
+    if (!overOutgoingBound(peer, this.unsentBytes, o.limitBytes ?? OUTGOING_LIMITS.maxUnsentPageBytes)) return false
+    this.dropped = true
+    this.dispose()
+    return true
   }
 
   /** Drops everything and stops the timers (the browser has gone). */
@@ -121,6 +165,7 @@ export class OutgoingQueue {
     if (this.timer) clearTimeout(this.timer)
     this.immediate = this.timer = undefined
     this.queue.clear()
+    this.queuedBytes = 0
   }
 
   private flush(): void {
@@ -132,6 +177,7 @@ export class OutgoingQueue {
     }
     const batch = [...this.queue.values()]
     this.queue.clear()
+    this.queuedBytes = 0
     for (const message of batch) this.sink.send(jsonOf(message))
   }
 }

@@ -149,7 +149,7 @@ class Connection {
     turns: FrameTurns,
     handle: (conn: Connection, data: RawData, isBinary: boolean) => void,
   ) {
-    this.outgoing = new OutgoingQueue(ws)
+    this.outgoing = new OutgoingQueue(ws, undefined, { log, drop: () => ws.terminate() })
     this.deviceLink = {
       id,
       send: (message) => this.outgoing.enqueue(message),

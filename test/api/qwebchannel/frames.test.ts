@@ -10,6 +10,7 @@ import WebSocket, { WebSocketServer } from 'ws'
 import { QWC_MESSAGE } from '../../../src/api/protocol.js'
 import { QWebChannelClient, QWebChannelError, parseInitReply, parseQwcResult } from '../../../src/api/qwebchannel.js'
 import type { LogRecord } from '../../../src/log.js'
+import { OUTGOING_LIMITS } from '../../../src/outgoing-bound.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { thrownBy } from '../../helpers/thrown.js'
 
@@ -444,5 +445,51 @@ describe('edges the second mutation run found unwatched', () => {
     // The client's own socket closes before the peer reads the FIN; one more turn lets its handler run.
     await new Promise((r) => setImmediate(r))
     expect(closes).toEqual([])
+  })
+})
+
+describe('an application that does not read, or answers init with megabytes (issue 46, item 2)', () => {
+  it('refuses an init reply past its bound before decoding it, and the connect fails', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 })
+    await new Promise<void>((r) => wss.once('listening', () => r()))
+    onTestFinished(() => new Promise<void>((r) => wss.close(() => r())))
+    const huge = {
+      scheduler: { methods: [['m', 1]], signals: [], properties: [[1, 'p', [1, 2], 'x'.repeat(3 << 20)]] },
+    }
+    wss.on('connection', (ws) => {
+      ws.on('message', (raw: WebSocket.RawData) => {
+        const msg = JSON.parse((raw as Buffer).toString()) as Record<string, unknown>
+        if (msg.type === QWC_MESSAGE.init) ws.send(JSON.stringify({ type: 10, id: msg.id, data: huge }))
+      })
+    })
+    const client = new QWebChannelClient({
+      url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+      connectTimeoutMs: 60_000,
+    })
+    onTestFinished(() => client.close())
+    const err = await rejection(client.connect())
+    expect(err.code).toBe('BAD_REPLY')
+    expect(err.message).toMatch(/^init: a reply of \d+ bytes \(at most 2097152\)$/)
+    expect(logs.filter((r) => r.message === 'refused an init reply larger than the bound')).toHaveLength(1)
+  })
+
+  it('drops the link once what waits to be sent passes the outgoing bound; its calls fail', async () => {
+    const p = await peer()
+    const client = await connected(p.url, { callTimeoutMs: 600_000 })
+    // The application stops reading: the kernel's buffers fill, then the calls wait in the client.
+    p.sockets[0]!.pause()
+    const arg = 'x'.repeat(64 * 1024)
+    const calls: Promise<unknown>[] = []
+    for (let i = 0; i < 400 && client.pendingCount === i; i++) {
+      calls.push(client.invoke('scheduler', 'scheduleCommand', [arg]).catch((e: unknown) => e))
+      await new Promise((r) => setImmediate(r))
+    }
+    const failed = await Promise.all(calls)
+    expect(failed.every((e) => e instanceof QWebChannelError && e.code === 'DISCONNECTED')).toBe(true)
+    expect(client.pendingCount).toBe(0)
+    const drops = logs.filter((r) => r.message === 'dropped a peer that does not read what it is sent')
+    expect(drops.map((r) => [r.fields?.peer, r.fields?.limitBytes])).toEqual([
+      ['qwebchannel', OUTGOING_LIMITS.maxUnsentBytes],
+    ])
   })
 })

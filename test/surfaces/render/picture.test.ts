@@ -137,10 +137,10 @@ describe('what a picture may be', () => {
     expect(() => sniffPicture(Buffer.from('just some text'))).toThrow('not a PNG, JPEG or SVG image')
     const big = Buffer.concat([pngHeader(10, 10), Buffer.alloc(MAX_PICTURE_BYTES)])
     expect(() => sniffPicture(big)).toThrow(`larger than ${MAX_PICTURE_BYTES} bytes`)
-    expect(() => sniffPicture(pngHeader(5000, 10))).toThrow('5000x10 pixels is larger than 4096x4096')
+    expect(() => sniffPicture(pngHeader(5000, 10))).toThrow('5000x10 pixels is larger than 2048x2048')
     expect(() =>
       sniffPicture(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"></svg>')),
-    ).toThrow('100000x100000 pixels is larger than 4096x4096')
+    ).toThrow('100000x100000 pixels is larger than 2048x2048')
     expect(() =>
       sniffPicture(
         Buffer.from(

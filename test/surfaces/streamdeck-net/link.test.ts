@@ -6,7 +6,11 @@
  * kept past the cap.
  */
 import { EventEmitter } from 'node:events'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { OUTGOING_LIMITS } from '../../../src/outgoing-bound.js'
 import {
   CORA_MAGIC,
   CoraFlags,
@@ -18,8 +22,10 @@ import {
   encodeCora,
   type CoraMessage,
 } from '../../../src/surfaces/streamdeck-net/link.js'
-import type { NetDeckSocket } from '../../../src/surfaces/streamdeck-net/socket.js'
+import { tcpTransport, type NetDeckSocket } from '../../../src/surfaces/streamdeck-net/socket.js'
+import type { Logger } from '../../../src/log.js'
 import { loggerInto } from '../../helpers/logs.js'
+import { until } from '../../helpers/until.js'
 
 /** The host's end of a stream, driven by the test: `feed` is what the deck sends. */
 class TestSocket extends EventEmitter implements NetDeckSocket {
@@ -193,3 +199,51 @@ describe('the network deck link', () => {
     expect(t.socket.destroyed).toBe(1)
   })
 })
+
+describe('a network deck that floods keepalives and never reads (issue 46, item 2)', () => {
+  it('is dropped once its unsent answers pass the bound, logged once, and what waited for it is let go', async () => {
+    // A real loopback socket: the kernel's buffers fill, then the answers wait in the daemon's socket.
+    const server = createServer((deck) => {
+      deck.pause() // never reads
+      const keepalive = Buffer.alloc(LEGACY_PACKET)
+      keepalive.set([1, 10])
+      const flood = Buffer.concat(Array.from({ length: 1024 }, () => keepalive)) // 512 KiB of keepalives
+      const more = (): void => {
+        while (!deck.destroyed && deck.write(flood));
+        if (!deck.destroyed) deck.once('drain', more)
+      }
+      deck.on('error', () => undefined)
+      more()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())))
+    const { port } = server.address() as AddressInfo
+    const { logger, records } = loggerInto('net')
+    // Only weak references are kept here: once dropped, nothing of the daemon's side may hold the socket.
+    const { socket, gone } = connect(port, logger)
+    await gone
+    expect(records.filter((r) => r.level === 'warn').map((r) => [r.message, r.fields?.limitBytes])).toEqual([
+      ['dropped a peer that does not read what it is sent', OUTGOING_LIMITS.maxUnsentDeckBytes],
+    ])
+    // The unsent answers lived in the socket's buffer: the socket is let go, and its buffer with it.
+    const gc = collector()
+    await until('the dropped socket and its unsent bytes to be collected', () => {
+      gc()
+      return socket.deref() === undefined
+    })
+  })
+})
+
+/** A link to a deck at `port` on loopback; only a weak reference to its socket is handed back. */
+function connect(port: number, logger: Logger): { socket: WeakRef<Socket>; gone: Promise<void> } {
+  const socket = tcpTransport.connect('127.0.0.1', port) as Socket
+  const link = new DeckLink(socket, '127.0.0.1', port, logger)
+  const gone = new Promise<void>((resolve) => link.once('disconnected', () => resolve()))
+  return { socket: new WeakRef(socket), gone }
+}
+
+/** The garbage collector, asked for directly (a test of memory let go). */
+function collector(): () => void {
+  setFlagsFromString('--expose_gc')
+  return runInNewContext('gc') as () => void
+}

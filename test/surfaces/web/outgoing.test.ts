@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { OutgoingQueue, SEND_RETRY_MS, type MessageSink } from '../../../src/surfaces/web/outgoing.js'
 import type { ServerMessage } from '../../../src/face/protocol.js'
+import { loggerInto } from '../../helpers/logs.js'
 
 // The queue sends on the next turn (setImmediate) and retries a backed-up socket after SEND_RETRY_MS:
 // both run on a fake clock, so "nothing was sent" is checked after the send or retry was due.
@@ -98,5 +99,58 @@ describe('OutgoingQueue', () => {
     queue.enqueue(image('key:0', 'b'))
     await vi.advanceTimersByTimeAsync(0)
     expect(socket.sent).toEqual([])
+  })
+})
+
+describe('a browser that does not read (issue 46, item 2)', () => {
+  const refusal = (deck: number, detail: string): ServerMessage => ({
+    type: 'deck-state',
+    deck,
+    state: 'refused',
+    detail,
+  })
+
+  it("merges a deck's refusals: a page repeating deck-add gets one refusal per deck, not one per message", async () => {
+    const socket = new FakeSocket()
+    socket.bufferedAmount = 10_000 // backed up: nothing is written, everything waits
+    const queue = new OutgoingQueue(socket, 1000, { drop: () => expect.unreachable('not dropped') })
+    for (let i = 0; i < 10_000; i++) queue.enqueue(refusal(i % 16, `unknown model m${i}`))
+    expect(queue.size).toBe(16)
+    socket.bufferedAmount = 0
+    await vi.advanceTimersByTimeAsync(SEND_RETRY_MS)
+    expect(socket.sent).toHaveLength(16)
+    expect(socket.sent.at(-1)).toEqual(refusal(15, 'unknown model m9999'))
+  })
+
+  it('drops it once its unsent bytes (socket and queue) pass the bound, logged once, the queue let go', async () => {
+    const socket = new FakeSocket()
+    socket.bufferedAmount = 60_000
+    const { logger, records } = loggerInto('web')
+    let drops = 0
+    const queue = new OutgoingQueue(socket, 1000, { drop: () => drops++, log: logger, limitBytes: 64 * 1024 })
+    // Selections are never merged: each is its own message, so only the bound holds them.
+    for (let i = 0; i < 1000; i++) queue.enqueue({ type: 'selected', surface: 'desk', control: `key:${i}`, page: null })
+    expect(drops).toBe(1)
+    expect(queue.size).toBe(0)
+    expect(queue.unsentBytes).toBe(socket.bufferedAmount)
+    expect(records.map((r) => [r.level, r.message, r.fields?.peer])).toEqual([
+      ['warn', 'dropped a peer that does not read what it is sent', 'page'],
+    ])
+    await vi.advanceTimersByTimeAsync(SEND_RETRY_MS * 4)
+    expect(socket.sent).toEqual([])
+  })
+
+  it('keeps a browser that reads, whatever it is sent', async () => {
+    const socket = new FakeSocket()
+    const queue = new OutgoingQueue(socket, 1000, {
+      drop: () => expect.unreachable('not dropped'),
+      limitBytes: 64 * 1024,
+    })
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 100; i++)
+        queue.enqueue({ type: 'selected', surface: 'desk', control: `key:${i}`, page: null })
+      await vi.advanceTimersByTimeAsync(0)
+    }
+    expect(socket.sent).toHaveLength(2000)
   })
 })

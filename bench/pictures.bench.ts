@@ -1,0 +1,163 @@
+/**
+ * `npm run bench pictures` (issue 46, item 1): what pictures cost the daemon, on this machine.
+ *
+ * Rows (wall time, median of RUNS, and whether a reload finished within RELOAD_TIMEOUT_MS):
+ * - reload adding 64 distinct 4096² PNGs: a daemon in this process (no hardware, the simulator) reloads
+ *   a file whose 64 keys each have their own 4096×4096 PNG (about 75 KB each: one picture, each file
+ *   made distinct by a text chunk of its own). Above the side a picture may declare, each is refused
+ *   from its header and the reload ends at once.
+ * - reload adding 64 distinct 2048² PNGs: the largest side allowed; sixteen fit the pixels one file's
+ *   pictures may declare and are decoded, the rest refused. This is the most decoding one reload does.
+ * - one 4096² PNG through the rasteriser: what each of the 64 cost before the side was lowered (the
+ *   reload decoded them one after another: 64 times this).
+ * - check of the SVG <use> bomb: `loadConfigFile` of a file whose key's image is the bomb (refused).
+ * - the bomb as a thumbnail: `decodePicture` of it (refused), with the event loop's longest stall.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { Daemon } from '../src/daemon/daemon.js'
+import { RELOAD_TIMEOUT_MS } from '../src/daemon/reload.js'
+import { setLogSink } from '../src/log.js'
+import { loadConfigFile } from '../src/mappings/load.js'
+import { decodePicture, PictureError } from '../src/surfaces/render/picture.js'
+import { useBomb } from '../test/helpers/svg-bomb.js'
+import { median } from './stats.js'
+
+const RUNS = process.env.BENCH_QUICK === '1' ? 1 : 3
+const PICTURES = 64
+
+const require = createRequire(import.meta.url)
+
+/** A PNG of `side` pixels a side, mostly one colour (a small file, a large picture). */
+function bigPng(side: number): Buffer {
+  const { createCanvas } = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
+  const canvas = createCanvas(side, side)
+  const ctx = canvas.getContext('2d')
+  ctx.fillStyle = '#123456'
+  ctx.fillRect(0, 0, side, side)
+  ctx.fillStyle = '#abcdef'
+  ctx.fillRect(side / 8, side / 8, side / 2, (side * 3) / 4)
+  return canvas.encodeSync('png')
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+  return c >>> 0
+})
+function crc32(bytes: Buffer): number {
+  let c = 0xffffffff
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8)
+  return (c ^ 0xffffffff) >>> 0
+}
+
+/** `png` with a tEXt chunk saying `n` after its header: a distinct file of the same picture. */
+function distinct(png: Buffer, n: number): Buffer {
+  const body = Buffer.from(`Comment\0picture ${n}`, 'latin1')
+  const typeAndBody = Buffer.concat([Buffer.from('tEXt', 'latin1'), body])
+  const chunk = Buffer.alloc(12 + body.length)
+  chunk.writeUInt32BE(body.length, 0)
+  typeAndBody.copy(chunk, 4)
+  chunk.writeUInt32BE(crc32(typeAndBody), 8 + body.length)
+  const afterHeader = 8 + 25 // the signature, then IHDR (length, type, 13 bytes, CRC)
+  return Buffer.concat([png.subarray(0, afterHeader), chunk, png.subarray(afterHeader)])
+}
+
+function configText(images: number): string {
+  const lines = [
+    'version: 1',
+    'app: { url: http://127.0.0.1:0, simulate: true }',
+    'listen: { host: 127.0.0.1, port: 0 }',
+    'surfaces:',
+    '  desk: { driver: web, rows: 8, columns: 8 }',
+    'bindings:',
+  ]
+  if (images === 0) lines.push('  - on: desk/key:0', '    label: "K"')
+  for (let i = 0; i < images; i++) lines.push(`  - on: desk/key:${i}`, `    label: "K${i}"`, `    image: p${i}.png`)
+  return `${lines.join('\n')}\n`
+}
+
+async function timed(work: () => Promise<unknown>): Promise<{ ms: number; loopMaxMs: number; result: unknown }> {
+  const h = monitorEventLoopDelay({ resolution: 1 })
+  h.enable()
+  const t0 = performance.now()
+  const result = await work()
+  const ms = performance.now() - t0
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  h.disable()
+  return { ms, loopMaxMs: h.max / 1e6, result }
+}
+
+export default async function bench(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'pb-bench-pictures-'))
+  const file = join(dir, 'config.yaml')
+  const restore = setLogSink(() => undefined)
+  const rows: string[] = []
+  try {
+    await writeFile(file, configText(0))
+    // The default reload bound: the row is whether the reload ends within it.
+    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
+    try {
+      for (const side of [4096, 2048]) {
+        const png = bigPng(side)
+        for (let i = 0; i < PICTURES; i++) await writeFile(join(dir, `p${i}.png`), distinct(png, i))
+        const ms: number[] = []
+        const ok: unknown[] = []
+        for (let r = 0; r < RUNS; r++) {
+          await writeFile(file, configText(PICTURES))
+          const run = await timed(() => daemon.reload())
+          ms.push(run.ms)
+          ok.push(run.result)
+          await writeFile(file, configText(0))
+          await daemon.reload()
+        }
+        rows.push(
+          `reload adding ${PICTURES} distinct ${side}² PNGs (${(png.length / 1024).toFixed(0)} KB each) | ` +
+            `${median(ms).toFixed(0)} ms (max ${Math.max(...ms).toFixed(0)}) | finished within ${RELOAD_TIMEOUT_MS} ms: ` +
+            `${ok.every((o) => o === true) ? 'yes' : `no (${ok.join(', ')})`}`,
+        )
+      }
+    } finally {
+      await daemon.stop()
+    }
+    // What one 4096² picture cost the rasteriser before the side was lowered (decoded at 2048, then 4096).
+    const { loadImage } = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
+    const png4096 = bigPng(4096)
+    const one: number[] = []
+    for (let r = 0; r < RUNS; r++) one.push((await timed(() => loadImage(png4096))).ms)
+    rows.push(
+      `one 4096² PNG through the rasteriser | ${median(one).toFixed(0)} ms ` +
+        `(× ${PICTURES} = ${((median(one) * PICTURES) / 1000).toFixed(1)} s, against the reload's ${RELOAD_TIMEOUT_MS / 1000} s)`,
+    )
+    const bomb = useBomb(7, 10)
+    await writeFile(join(dir, 'bomb.svg'), bomb)
+    await writeFile(file, configText(0).replace('label: "K"', 'image: bomb.svg'))
+    const check: number[] = []
+    for (let r = 0; r < RUNS; r++) check.push((await timed(() => loadConfigFile(file))).ms)
+    const refused = (await loadConfigFile(file)).problems.map((p) => p.message).join('; ')
+    rows.push(`check of the SVG <use> bomb (${bomb.length} B) | ${median(check).toFixed(0)} ms | ${refused}`)
+    const thumb: { ms: number; loopMaxMs: number }[] = []
+    for (let r = 0; r < RUNS; r++) {
+      thumb.push(
+        await timed(() =>
+          decodePicture(Buffer.from(bomb), { width: 72, height: 72 }).then(
+            () => 'decoded',
+            (err: unknown) => (err instanceof PictureError ? 'refused' : String(err)),
+          ),
+        ),
+      )
+    }
+    rows.push(
+      `the bomb as a thumbnail | ${median(thumb.map((t) => t.ms)).toFixed(1)} ms | ` +
+        `loop stall max ${median(thumb.map((t) => t.loopMaxMs)).toFixed(0)} ms (target < 50)`,
+    )
+  } finally {
+    setLogSink(restore)
+    await rm(dir, { recursive: true, force: true })
+  }
+  console.log(`row | wall (median of ${RUNS}) | notes`)
+  for (const row of rows) console.log(row)
+}
