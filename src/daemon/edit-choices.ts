@@ -3,7 +3,8 @@
  * grouped and headed as the command reference groups them, each with its description and typed
  * parameters (the parameters that name a title, a video input or a replay input say so); and the names
  * to pick from, from the live application when it answers, else from the names the file already uses.
- * Read-only: the application is asked only its listing commands (the ones `check --app` sends), with a
+ * Read-only: the application is asked only its listing commands (the ones `check --app` sends; titles
+ * without their icons), with a
  * short time-out, and every list is bounded.
  */
 import type { TitleState } from '../api/app-state.js'
@@ -23,7 +24,7 @@ export const EDIT_CHOICES_LIMITS = { appTimeoutMs: 2000, maxNames: 2000, maxName
 export interface ChoicesSources {
   /** The mapping in force (the names the file already uses). */
   config: Config
-  /** The default application's titles, when its link is up; undefined when it is not. */
+  /** The default application's titles as its state knows them, when its link is up (when the listing fails). */
   titles?: readonly TitleState[]
   /** The default application's client, when it has one (video and replay inputs are asked of it). */
   client?: CommandPort
@@ -75,15 +76,25 @@ function fileNames(config: Config, kinds: readonly NameKind[]): string[] {
 }
 
 /** One listing of the application, or undefined when it does not answer it. */
-async function listed(client: CommandPort | undefined, command: string, field: string): Promise<unknown[] | undefined> {
+async function listed(
+  client: CommandPort | undefined,
+  command: string,
+  field: string,
+  params: Record<string, unknown> = {},
+): Promise<unknown[] | undefined> {
   if (!client) return undefined
   try {
-    const r = await client.callByName(command, {}, { timeoutMs: EDIT_CHOICES_LIMITS.appTimeoutMs })
+    const r = await client.callByName(command, params, { timeoutMs: EDIT_CHOICES_LIMITS.appTimeoutMs })
     const list = (r.raw as Record<string, unknown>)[field]
     return Array.isArray(list) ? list : undefined
   } catch {
     return undefined
   }
+}
+
+/** A title as `getTitleControlInfo` lists it (`{ id, name, … }`). */
+function titleName(item: unknown): unknown {
+  return item !== null && typeof item === 'object' ? (item as { name?: unknown }).name : undefined
 }
 
 /** A replay input as `replay_get_inputs` lists it (a name, or an object with one; ASSUMED as `check --app`). */
@@ -97,17 +108,15 @@ export async function editChoices(s: ChoicesSources): Promise<EditChoices> {
     live !== undefined
       ? { from: 'application', names: bounded(live) }
       : { from: 'file', names: fileNames(s.config, kinds) }
-  const [videoIns, replayIns] = await Promise.all([
+  const [titles, videoIns, replayIns] = await Promise.all([
+    listed(s.client, 'getTitleControlInfo', 'titles', { icon: false }),
     listed(s.client, 'getAllVideoIns', 'videoIns'),
     listed(s.client, 'replay_get_inputs', 'inputs'),
   ])
   return {
     groups: commandGroups(),
     names: {
-      titles: pick(
-        s.titles?.map((t) => t.name),
-        ['title'],
-      ),
+      titles: pick(titles?.map(titleName) ?? s.titles?.map((t) => t.name), ['title']),
       videoInputs: pick(videoIns, ['video input']),
       replayInputs: pick(replayIns?.map(replayInputName), ['replay input']),
     },
