@@ -248,6 +248,39 @@ describe('the editor on the page', () => {
     }
   })
 
+  it('refusals on the page leave the file byte-identical: the check at its field (422), a file changed on disk (409)', async () => {
+    const original = await readFile(file)
+    const page = await openEditor()
+    try {
+      await arm(page, 'titles')
+      pressXkeys(1)
+      await page.waitForSelector('#editor .binding h3')
+      // schedule without its action: the check refuses it, at the command's field.
+      await page.selectOption('#editor .command select', 'schedule')
+      await page.fill('#editor [data-path="press.params.title"] input', 'Score Bug')
+      await page.click('#editor button.save')
+      await page.waitForSelector('#editor [data-path="press.command"].bad')
+      expect(await page.textContent('#editor [data-path="press.command"] .problem')).toContain('action')
+      expect(await page.textContent('#editor .message')).toContain('refused')
+      expect(await readFile(file)).toEqual(original)
+
+      // A hand edit on disk after the form was read: the save is refused and the change shown.
+      const handEdited = CONFIG.replace('label: Replay', 'label: Replay key')
+      await writeFile(file, handEdited)
+      await page.selectOption('#editor [data-path="press.params.action"] select', 'cutin')
+      await page.click('#editor button.save')
+      await page.waitForSelector('#editor .message .diff')
+      expect(await page.textContent('#editor .message')).toContain('changed on disk')
+      expect(await page.textContent('#editor .message .diff')).toContain('+     label: Replay key')
+      expect(await readFile(file, 'utf8')).toBe(handEdited)
+      await page.click('#editor .message button.reload')
+      await page.waitForFunction(() => document.querySelector('#editor .yaml pre')?.textContent?.includes('Replay key'))
+    } finally {
+      await page.close()
+      await writeFile(file, original)
+    }
+  })
+
   it(
     'a read-only viewer (?view=1) has no Edit switch',
     async () => {
