@@ -293,6 +293,7 @@ describe('the editor on the page', () => {
         await roundTrip(page)
         expect(await page.locator('.edit-switch').count()).toBe(0)
         expect(await page.locator('#editor').count()).toBe(0)
+        expect(await page.getAttribute('body', 'data-editor')).toBeNull()
       } finally {
         await page.close()
       }

@@ -53,14 +53,12 @@ describe('the editor on the page where editing is not allowed', () => {
     const text = config('{ host: 127.0.0.1, port: 0, edit: false }')
     const { daemon, file } = await start(text)
     const page = await freshPage(requireBrowser(), { viewport: { width: 1024, height: 768 } })
-    const asked = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/config')
     await page.goto(daemon.url)
-    const info = (await (await asked).json()) as { enabled: boolean }
-    expect(info.enabled).toBe(false)
-    await page.waitForSelector('#status.live')
-    // The page read the answer before this round trip ended: the switch stays hidden.
-    await roundTrip(page)
+    // The page has read the answer (it marks the body): the switch stays hidden.
+    await page.waitForSelector('body[data-editor="off"]', { state: 'attached' })
     expect(await page.locator('.edit-switch').isHidden()).toBe(true)
+    const info = (await (await fetch(new URL('api/config', daemon.url))).json()) as { enabled: boolean }
+    expect(info.enabled).toBe(false)
     const binding = new URL('api/surfaces/console/controls/key%3A0/binding', daemon.url)
     const { hash } = (await (await fetch(binding)).json()) as { hash: string }
     const put = await fetch(binding, {

@@ -81,7 +81,10 @@ export class Editor {
   /** Shows the switch once the daemon says editing is on. */
   private async start(): Promise<void> {
     const info = await request('GET', '/api/config')
-    if (info.status !== 200 || info.body?.enabled !== true) return
+    const on = info.status === 200 && info.body?.enabled === true
+    // What the page made of the answer, on the body: `on`, or `off` (no switch).
+    document.body.dataset.editor = on ? 'on' : 'off'
+    if (!on) return
     this.showConfig(info)
     this.toggle.hidden = false
   }
@@ -141,8 +144,10 @@ export class Editor {
   /** The server's messages the editor reads: surfaces (for its lists), find's state and selections. */
   handle(m: ServerMessage): void {
     if (m.type === 'hello') {
+      // A new socket: its daemon sends find's state afresh (a closed page's arming ended with it).
       this.surfaces.clear()
       this.fillTargets()
+      this.showArmed(false, undefined)
     } else if (m.type === 'surface') {
       this.surfaces.set(
         m.surface.id,
@@ -154,16 +159,21 @@ export class Editor {
       this.surfaces.delete(m.surface)
       this.fillTargets()
     } else if (m.type === 'find-state') {
-      this.armedOn = m.armed ? (m.surfaces ?? 'all') : undefined
-      this.findButton.textContent = m.armed ? 'Stop finding' : 'Find by pressing'
-      this.findButton.setAttribute('aria-pressed', String(m.armed))
-      this.findState.textContent = m.armed
-        ? `Armed on ${m.surfaces === 'all' || m.surfaces === undefined ? WORDS.findAll : m.surfaces.join(', ')}. ${WORDS.armed}`
-        : ''
-      this.frame()
+      this.showArmed(m.armed, m.surfaces)
     } else if (m.type === 'selected' && document.body.classList.contains('editing')) {
       void this.select(m.surface, m.control, m.page)
     }
+  }
+
+  /** Find's state on the panel and the surfaces. */
+  private showArmed(armed: boolean, surfaces: string[] | 'all' | undefined): void {
+    this.armedOn = armed ? (surfaces ?? 'all') : undefined
+    this.findButton.textContent = armed ? 'Stop finding' : 'Find by pressing'
+    this.findButton.setAttribute('aria-pressed', String(armed))
+    this.findState.textContent = armed
+      ? `Armed on ${surfaces === 'all' || surfaces === undefined ? WORDS.findAll : surfaces.join(', ')}. ${WORDS.armed}`
+      : ''
+    this.frame()
   }
 
   /** The surfaces to arm: all, or one. */
