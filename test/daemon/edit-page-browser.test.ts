@@ -281,6 +281,44 @@ describe('the editor on the page', () => {
     }
   })
 
+  it("Copy to another control adds its binding after the surface's last; Delete removes one; undo puts back each", async () => {
+    const original = await readFile(file, 'utf8')
+    const page = await openEditor()
+    try {
+      await arm(page, 'titles')
+      pressXkeys(1)
+      await page.waitForSelector('#editor .binding h3')
+      await page.fill('#editor .copy-to', 'titles/key:2')
+      await page.click('#editor button.copy')
+      await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('Copied'))
+      const copied = (await readFile(file, 'utf8')).split('\n')
+      const at = copied.indexOf('  - on: titles/key:2')
+      // After the titles' last binding (key:1), before the comment that opens the jog's.
+      expect(copied.slice(at - 2, at)).toEqual([
+        "    press: { command: schedule, params: { action: cutin, title: 'Lower Third' } }",
+        "    feedback: { title: 'Lower Third' }",
+      ])
+      expect(copied.slice(at + 1, at + 3)).toEqual(['    press: { command: replay_enable }', '    label: Replay'])
+      expect([...copied.slice(0, at), ...copied.slice(at + 3)].join('\n')).toBe(original)
+      await page.click('#editor button.undo')
+      await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('undone'))
+      expect(await readFile(file, 'utf8')).toBe(original)
+
+      await page.click('#editor button.delete')
+      await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('Deleted'))
+      const deleted = await readFile(file, 'utf8')
+      expect(deleted).not.toContain('titles/key:0')
+      expect(deleted).toContain('# Top row: the replay, then the titles.')
+      // The control has no binding now: the editor offers a new one.
+      expect(await page.textContent('#editor .binding .where')).toContain('no binding yet')
+      await page.click('#editor button.undo')
+      await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('undone'))
+      expect(await readFile(file, 'utf8')).toBe(original)
+    } finally {
+      await page.close()
+    }
+  })
+
   it(
     'a read-only viewer (?view=1) has no Edit switch',
     async () => {

@@ -314,8 +314,8 @@ export class Editor {
     const [surface, control] = [target.slice(0, slash), target.slice(slash + 1)]
     const r = await request('PUT', bindingPath(surface, control, open.page), { hash: open.hash, binding })
     if (r.status === 200) {
-      this.say(`Copied to ${surface}/${control}; the mapping was reloaded.`, 'ok')
       await this.select(open.surface, open.control, open.page)
+      this.say(`Copied to ${surface}/${control}; the mapping was reloaded.`, 'ok')
       return
     }
     await this.after(r, '')
