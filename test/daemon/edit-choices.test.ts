@@ -22,7 +22,7 @@ bindings:
 
 /** An application that never answers. */
 const down: CommandPort = {
-  callByName: () => Promise.reject(new CommandError('CONNECTION_REFUSED', 'connection refused')),
+  callByName: (name) => Promise.reject(new CommandError('CONNECTION_REFUSED', name, 'connection refused')),
 }
 
 describe('the editor choices without the application', () => {
