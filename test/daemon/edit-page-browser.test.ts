@@ -158,6 +158,14 @@ describe('the editor on the page', () => {
       await page.fill('#editor [data-path="press.params.title"] input', 'Score Bug')
       // The change shows on the page's copy of the key, sent nowhere.
       await page.waitForSelector(`${control('titles', 'key:0')}.previewing`)
+      // At 1024×768 the editor sits beside the surfaces: nothing under it, no sideways scroll.
+      const layout = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth - window.innerWidth,
+        surfacesRight: document.querySelector('#surfaces')!.getBoundingClientRect().right,
+        editorLeft: document.querySelector('#editor')!.getBoundingClientRect().left,
+      }))
+      expect(layout.scroll).toBeLessThanOrEqual(0)
+      expect(layout.surfacesRight).toBeLessThanOrEqual(layout.editorLeft)
       if (process.env.PANELBRIDGE_SCREENSHOTS === '1') {
         mkdirSync('docs/images', { recursive: true })
         await page.screenshot({ path: 'docs/images/edit-on-the-panel.png' })
