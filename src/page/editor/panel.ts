@@ -148,6 +148,8 @@ export class Editor {
       this.surfaces.clear()
       this.fillTargets()
       this.showArmed(false, undefined)
+      // A daemon that was down when the page loaded (or restarted with editing on) is asked again.
+      if (this.toggle.hidden) void this.start()
     } else if (m.type === 'surface') {
       this.surfaces.set(
         m.surface.id,
