@@ -327,6 +327,37 @@ describe('the editor on the page', () => {
     }
   })
 
+  it("a control without a binding gets a new one from the form, after the surface's last binding", async () => {
+    const original = await readFile(file, 'utf8')
+    const page = await openEditor()
+    try {
+      await arm(page, 'titles')
+      pressXkeys(19) // the top row's last key: the panel numbers its keys down the columns
+      await page.waitForFunction(() => document.querySelector('#editor .binding h3')?.textContent === 'titles/key:3')
+      expect(await page.textContent('#editor .binding .where')).toContain('no binding yet')
+      await page.selectOption('#editor .command select', 'schedule')
+      await page.selectOption('#editor [data-path="press.params.action"] select', 'cutout')
+      await page.fill('#editor [data-path="press.params.title"] input', 'Clock')
+      await page.fill('#editor [data-path="label"] input', 'Clock out')
+      await page.click('#editor button.save')
+      await page.waitForSelector('#editor .message.ok')
+      const added = (await readFile(file, 'utf8')).split('\n')
+      const at = added.indexOf('  - on: titles/key:3')
+      expect(added[at - 1]).toBe("    feedback: { title: 'Lower Third' }")
+      expect(added.slice(at + 1, at + 3)).toEqual([
+        "    press: { command: schedule, params: { action: cutout, title: 'Clock' } }",
+        '    label: Clock out',
+      ])
+      expect([...added.slice(0, at), ...added.slice(at + 3)].join('\n')).toBe(original)
+      expect(await page.textContent('#editor .binding .where')).toBe(`${file}:${at + 1}`)
+      await page.click('#editor button.undo')
+      await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('undone'))
+      expect(await readFile(file, 'utf8')).toBe(original)
+    } finally {
+      await page.close()
+    }
+  })
+
   it(
     'a read-only viewer (?view=1) has no Edit switch',
     async () => {
