@@ -8,22 +8,10 @@
  * log to that), and only those the file needs (no replay input named: no replay question).
  */
 import { CommandClient } from '../api/client.js'
-import { getCommandSpec, type CommandGroup } from '../api/commands.js'
 import { CommandError } from '../api/errors.js'
+import type { NameKind, NameUse } from '../mappings/config-names.js'
 import type { Path } from '../mappings/problems.js'
-import type { Actions, CommandAction, Config } from '../mappings/schema.js'
 import { nearest } from '../mappings/suggest.js'
-import { usesTemplate } from '../mappings/template.js'
-
-/** What a name in the file stands for. */
-export type NameKind = 'title' | 'title id' | 'video input' | 'replay input'
-
-/** A name the file gives the application, and where. */
-export interface NameUse {
-  kind: NameKind
-  name: string
-  path: Path
-}
 
 /**
  * The command that lists each kind, all read-only: `getTitleControlInfo` (protocol notes 4.2; without
@@ -31,86 +19,6 @@ export interface NameUse {
  * usable for replay).
  */
 export const READ_COMMANDS = ['getTitleControlInfo', 'getAllVideoIns', 'replay_get_inputs'] as const
-
-/**
- * Which parameter of which commands names what, by the catalogue's groups: a title command's and a
- * playout command's `title` (a name or an id) and `id`, a video-input command's `video` and `videoIn`,
- * a replay command's `inputs`. (A title's data `input` is not checked: no read-only command lists
- * the inputs a title may take.)
- */
-const NAMED_PARAMS: Readonly<Record<string, { groups: readonly CommandGroup[]; kind: NameKind }>> = {
-  title: { groups: ['title', 'playout'], kind: 'title' },
-  id: { groups: ['title', 'playout'], kind: 'title id' },
-  video: { groups: ['videoIn'], kind: 'video input' },
-  videoIn: { groups: ['videoIn'], kind: 'video input' },
-  inputs: { groups: ['replay'], kind: 'replay input' },
-}
-
-/** A value that names something as written (a template is filled in only when sent). */
-function plainName(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' && !usesTemplate(value) ? value : undefined
-}
-
-/** The names in one command's parameters. */
-function commandNames(command: string, params: Readonly<Record<string, unknown>> | undefined, at: Path): NameUse[] {
-  const spec = getCommandSpec(command)
-  if (spec === undefined || params === undefined) return []
-  const out: NameUse[] = []
-  for (const [param, value] of Object.entries(params)) {
-    const named = NAMED_PARAMS[param]
-    if (named === undefined || !named.groups.includes(spec.group) || !Object.hasOwn(spec.params, param)) continue
-    if (named.kind === 'replay input') {
-      // A list, or comma-separated text (how a GET carries it).
-      const items: { v: unknown; p: Path }[] = Array.isArray(value)
-        ? value.map((v: unknown, i) => ({ v, p: [...at, param, i] }))
-        : [{ v: value, p: [...at, param] }]
-      for (const { v, p } of items) {
-        for (const name of typeof v === 'string' ? v.split(',') : []) {
-          const plain = plainName(name.trim())
-          if (plain !== undefined) out.push({ kind: named.kind, name: plain, path: p })
-        }
-      }
-      continue
-    }
-    const name = plainName(value)
-    if (name !== undefined) out.push({ kind: named.kind, name, path: [...at, param] })
-  }
-  return out
-}
-
-/** Every command action of a press, hold, toggle side or step, with its path. */
-function commandActions(b: Config['bindings'][number], at: Path): { action: CommandAction; path: Path }[] {
-  const out: { action: CommandAction; path: Path }[] = []
-  const add = (a: Actions, path: Path): void => {
-    const list = Array.isArray(a) ? a.map((x, i) => ({ x, p: [...path, i] })) : [{ x: a, p: path }]
-    for (const { x, p } of list) if ('command' in x) out.push({ action: x, path: p })
-  }
-  if (b.press) add(b.press, [...at, 'press'])
-  if (b.hold && 'command' in b.hold) out.push({ action: b.hold, path: [...at, 'hold'] })
-  if (b.toggle) {
-    add(b.toggle.on, [...at, 'toggle', 'on'])
-    add(b.toggle.off, [...at, 'toggle', 'off'])
-  }
-  if (b.steps) for (const [i, s] of b.steps.entries()) add(s, [...at, 'steps', i])
-  return out
-}
-
-/** Every name a loaded mapping gives the application, in file order of bindings. */
-export function namesInConfig(config: Config): NameUse[] {
-  const out: NameUse[] = []
-  for (const [i, b] of config.bindings.entries()) {
-    const at: Path = ['bindings', i]
-    const title = plainName(b.feedback?.title)
-    if (title !== undefined) out.push({ kind: 'title', name: title, path: [...at, 'feedback', 'title'] })
-    const input = plainName(b.feedback?.input)
-    if (input !== undefined) out.push({ kind: 'video input', name: input, path: [...at, 'feedback', 'input'] })
-    for (const { action, path } of commandActions(b, at))
-      out.push(...commandNames(action.command, action.params, [...path, 'params']))
-    if (b.value) out.push(...commandNames(b.value.command, b.value.params, [...at, 'value', 'params']))
-    if (b.rotate) out.push(...commandNames(b.rotate.command, b.rotate.params, [...at, 'rotate', 'params']))
-  }
-  return out
-}
 
 /** What the application has, by kind; a kind not asked for (no name of it in the files) is absent. */
 export interface AppNames {

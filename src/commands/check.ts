@@ -14,19 +14,12 @@ import { LineCounter, parseDocument } from 'yaml'
 import { DEFAULT_TIMEOUT_MS } from '../api/client.js'
 import { applyListenRules } from '../daemon/listen-rules.js'
 import { serviceRecordProblem } from '../daemon/service-sandbox.js'
+import { namesInConfig, type NameKind, type NameUse } from '../mappings/config-names.js'
 import { formatProblem, loadConfigFile, MAX_CONFIG_BYTES, type ConfigProblem } from '../mappings/load.js'
 import { pathText, Problems } from '../mappings/problems.js'
 import type { Config } from '../mappings/schema.js'
 import { UsageError, usageFailure } from './args.js'
-import {
-  appProblems,
-  AppUnreachableError,
-  namesInConfig,
-  readAppNames,
-  type AppNames,
-  type NameKind,
-  type NameUse,
-} from './check-app.js'
+import { appProblems, AppUnreachableError, readAppNames, type AppNames } from './check-app.js'
 import { EXIT_FAILURE, EXIT_OK, type Subcommand } from './subcommand.js'
 
 /** `--app URL` could not be reached: the files were checked without it. */

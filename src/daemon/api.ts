@@ -224,6 +224,45 @@ export interface ConfigInfo {
   writable: boolean
   /** Why not, when not writable (editing switched off, a read-only file, a symbolic link, …). */
   reason?: string
+  /** Whether editing is switched on (`listen.edit`); off, the page shows no editor at all. */
+  enabled: boolean
+}
+
+/** A parameter of a command as the editor's form shows it. */
+export interface ParamChoice {
+  name: string
+  type: 'string' | 'number' | 'boolean' | 'string[]' | 'object'
+  /** Its type as a mapping file writes it (`animateIn | cutin | …`, `number`). */
+  typeText: string
+  required: boolean
+  values?: string[]
+  note?: string
+  /** What it names, for a picker: a title, a title id, a video input, a replay input. */
+  names?: 'title' | 'title id' | 'video input' | 'replay input'
+}
+
+/** A command as the editor's picker lists it. */
+export interface CommandChoice {
+  name: string
+  summary: string
+  /** A press of it waits for a hold before it is sent. */
+  confirm: boolean
+  /** The parameters that, all left out, make it act on every target. */
+  allWhenEmpty: string[]
+  params: ParamChoice[]
+}
+
+/** Names to pick from: the live application's when it answered, else those the file already uses. */
+export interface NameChoices {
+  from: 'application' | 'file'
+  names: string[]
+}
+
+/** `GET /api/config/choices` (issue 42 item 2): what the page's editor offers. */
+export interface EditChoices {
+  /** The catalogue, grouped and headed as the command reference. */
+  groups: { group: string; title: string; commands: CommandChoice[] }[]
+  names: { titles: NameChoices; videoInputs: NameChoices; replayInputs: NameChoices }
 }
 
 /** A control's binding as the editor reads it (`GET …/binding`). */
@@ -267,6 +306,8 @@ export interface EditRefusal {
 /** What the remote API edits the mapping file through (issue 42 item 6; `config-edit.ts`). */
 export interface ConfigEditApi {
   info(): Promise<ConfigInfo>
+  /** What the editor's form offers (read-only; the application asked only its listings). */
+  choices(): Promise<EditChoices>
   read(at: BindingAddress): Promise<BindingView | EditRefusal>
   /** Resolves once the reload that follows the save has applied. */
   put(at: BindingAddress, hash: string, binding: unknown): Promise<{ hash: string } | EditRefusal>

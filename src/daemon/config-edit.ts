@@ -24,7 +24,7 @@ import { EditError, parseForEdit, type BindingRef } from '../mappings/edit/locat
 import { readBinding } from '../mappings/edit/read.js'
 import { checkWritable, readWithHash, type CheckText, type SaveResult } from '../mappings/edit/save.js'
 import { serviceStateFolder } from './recorder.js'
-import type { BindingAddress, BindingView, ConfigEditApi, ConfigInfo, EditRefusal } from './api.js'
+import type { BindingAddress, BindingView, ConfigEditApi, ConfigInfo, EditChoices, EditRefusal } from './api.js'
 
 export interface ConfigEditorOptions {
   /** The mapping file (absolute). */
@@ -37,11 +37,20 @@ export interface ConfigEditorOptions {
   fixedReason?: string
   /** The daemon's reload; resolves false when the file was refused. */
   reload(): Promise<boolean>
+  /** What the editor's form offers (`GET /api/config/choices`; `edit-choices.ts`). */
+  choices?(): Promise<EditChoices>
   /** The check a save passes (default: the loader's, as the daemon loads). */
   check?: CheckText
   log: Logger
   /** A save was made (for `/metrics`). */
   onSaved?(kind: 'put' | 'delete' | 'undo'): void
+}
+
+/** The names offered by an editor without a source of them. */
+const NO_NAMES: EditChoices['names'] = {
+  titles: { from: 'file', names: [] },
+  videoInputs: { from: 'file', names: [] },
+  replayInputs: { from: 'file', names: [] },
 }
 
 /** Why the editor is off when `listen.edit` is false. */
@@ -110,7 +119,17 @@ export class ConfigEditor implements ConfigEditApi {
   async info(): Promise<ConfigInfo> {
     const { hash } = await readWithHash(this.o.file)
     const reason = await this.disabled()
-    return { path: this.o.file, hash, writable: reason === undefined, ...(reason !== undefined ? { reason } : {}) }
+    return {
+      path: this.o.file,
+      hash,
+      writable: reason === undefined,
+      ...(reason !== undefined ? { reason } : {}),
+      enabled: this.o.enabled(),
+    }
+  }
+
+  choices(): Promise<EditChoices> {
+    return this.o.choices?.() ?? Promise.resolve({ groups: [], names: NO_NAMES })
   }
 
   async read(at: BindingAddress): Promise<BindingView | EditRefusal> {

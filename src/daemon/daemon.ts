@@ -23,7 +23,7 @@ import { createLogger, type Logger } from '../log.js'
 import { prepareMapping } from '../mappings/compile-slices.js'
 import { Engine } from '../mappings/engine.js'
 import { AppRouter } from '../mappings/app-router.js'
-import type { SentCommand } from '../mappings/sender.js'
+import type { CommandPort, SentCommand } from '../mappings/sender.js'
 import { KeyPictures } from '../mappings/pictures.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config, SurfaceConfig } from '../mappings/schema.js'
@@ -54,6 +54,7 @@ import type {
   RecordFollowing,
 } from './api.js'
 import { ConfigEditor, editHistoryFolder } from './config-edit.js'
+import { editChoices } from './edit-choices.js'
 import { FIND_TIMEOUT_MS, FindMode } from './find.js'
 import { AppLinks, type PreparedLinks } from './apps.js'
 import { InputDoor } from './input.js'
@@ -277,6 +278,12 @@ export class Daemon implements DaemonApi {
         ? { fixedReason: 'this is the bundled default config, part of the package: run with a config of your own' }
         : {}),
       reload: () => this.reload(),
+      choices: () =>
+        editChoices({
+          config: this.config,
+          ...(this.state.link.status === 'connected' ? { titles: this.state.titles() } : {}),
+          ...this.defaultClient(),
+        }),
       log: this.log.child('edit'),
       onSaved: (kind) => this.metrics.configEdited?.(kind),
     })
@@ -582,6 +589,12 @@ export class Daemon implements DaemonApi {
     this.options.onCommand?.(sent)
     this.recording.active?.command(sent)
     this.metrics.appCommand?.(sent.app ?? this.apps.defaultApp, outcome)
+  }
+
+  /** The default application's client, for the editor's listings (none before the links are in place). */
+  private defaultClient(): { client?: CommandPort } {
+    const client = this.apps.ports().get(this.apps.defaultApp)?.client
+    return client ? { client } : {}
   }
 
   /** The router's applications (the links in place). */

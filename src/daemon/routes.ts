@@ -10,7 +10,8 @@
  *   for its device that takes rehearsal presses, `200 {"ok":true,"rehearsal":true,"waitingFor":"Stream Deck XL"}`
  *   (without `rehearse`, 409 `SURFACE_NOT_OPEN` saying it is waiting)
  * - the mapping file's editor (issue 42; `config-edit.ts`, JSON bodies of at most MAX_EDIT_BODY_BYTES):
- *   `GET /api/config` → `DaemonApi.edit.info()`; `GET|PUT|DELETE /api/surfaces/{surface}/controls/{control}/binding`
+ *   `GET /api/config` → `DaemonApi.edit.info()`; `GET /api/config/choices` → `edit.choices()` (the
+ *   editor form's commands and names, read-only); `GET|PUT|DELETE /api/surfaces/{surface}/controls/{control}/binding`
  *   (`?page=P`; PUT `{ "hash", "binding" }`, DELETE `?hash=`); `POST /api/config/undo` `{ "hash" }`
  * - find-by-pressing: `POST /api/find` `{ "surfaces"?: [...] }` arms, `DELETE /api/find` disarms
  * - `GET /metrics` → Prometheus text
@@ -135,11 +136,15 @@ export class Routes {
     return edit
   }
 
-  /** `GET /api/config`, `POST /api/config/undo`. */
+  /** `GET /api/config`, `GET /api/config/choices`, `POST /api/config/undo`. */
   private async config(method: string, action: string | undefined, body: unknown): Promise<unknown> {
     if (action === undefined) {
       allowMethod(method, ['GET', 'HEAD'])
       return this.editor().info()
+    }
+    if (action === 'choices') {
+      allowMethod(method, ['GET', 'HEAD'])
+      return this.editor().choices()
     }
     if (action !== 'undo') throw new HttpError(404, 'NOT_FOUND', 'no such API route')
     allowMethod(method, ['POST'])

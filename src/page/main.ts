@@ -7,6 +7,7 @@
 import { VIEW_PARAM, type ClientMessage, type ServerMessage } from '../face/protocol.js'
 import { BrowserDecks } from './browser-deck.js'
 import { byId } from './dom.js'
+import { Editor } from './editor/panel.js'
 import { trackChrome } from './layout.js'
 import { allSurfacesHref, pageOptions } from './options.js'
 import { startStatusStrip } from './status-strip.js'
@@ -63,7 +64,16 @@ const decks = options.view
   ? undefined
   : new BrowserDecks(document.querySelector<HTMLElement>('header.top') ?? document.body, sendText)
 
-/** Sends a frame as it is, while the socket is open (the decks' messages). */
+// The binding editor (its "Edit" switch shows when the daemon has editing on): never on a viewer.
+const editor = options.view
+  ? undefined
+  : new Editor(
+      document.querySelector<HTMLElement>('header.top') ?? document.body,
+      (m) => sendText(JSON.stringify(m)),
+      byId('surfaces'),
+    )
+
+/** Sends a frame as it is, while the socket is open (the decks' messages, the editor's find). */
 function sendText(text: string): void {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(text)
 }
@@ -88,8 +98,10 @@ function connect(): void {
     } catch {
       return
     }
-    if (isMessage(m)) view.handle(m)
-    if (isMessage(m)) decks?.handle(m)
+    if (!isMessage(m)) return
+    view.handle(m)
+    decks?.handle(m)
+    editor?.handle(m)
   }
   ws.onclose = () => {
     socket = null

@@ -104,7 +104,7 @@ export class SurfacesView {
         break
       case 'find-state':
       case 'selected':
-        // Find by pressing answers the page that arms it; this page has no editor to open yet.
+        // Find by pressing: the editor (editor/panel.ts) takes them.
         break
     }
   }

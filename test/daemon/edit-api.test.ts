@@ -17,6 +17,7 @@ import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import type { LogRecord } from '../../src/log.js'
 import { putBinding } from '../../src/mappings/edit/edit.js'
+import { GROUP_TITLES } from '../../src/mappings/command-reference.js'
 import { hashBytes } from '../../src/mappings/edit/save.js'
 import { captureLogs } from '../helpers/logs.js'
 import { openJsonSocket } from '../helpers/json-socket.js'
@@ -107,7 +108,7 @@ describe('the editor through the remote API', { timeout: 60_000 }, () => {
     const bytes = await readFile(r.file)
     const config = await send(r, 'GET', '/api/config')
     expect(config.status).toBe(200)
-    expect(config.json).toEqual({ path: r.file, hash: hashBytes(bytes), writable: true })
+    expect(config.json).toEqual({ path: r.file, hash: hashBytes(bytes), writable: true, enabled: true })
     const read = await send(r, 'GET', BINDING)
     expect(read.status).toBe(200)
     expect(read.json).toEqual({
@@ -202,6 +203,27 @@ describe('the editor through the remote API', { timeout: 60_000 }, () => {
     expect(await readFile(r.file, 'utf8')).toBe(changed)
   })
 
+  it("GET /api/config/choices: the catalogue grouped as the command reference, the application's names, read-only", async () => {
+    const r = await rig()
+    await until('the application link', () => r.daemon.status().app.state === 'connected')
+    const sentBefore = r.daemon.status().commands.sent
+    const choices = await send(r, 'GET', '/api/config/choices')
+    expect(choices.status).toBe(200)
+    const body = choices.json as {
+      groups: { title: string; commands: { name: string; params: { name: string; names?: string }[] }[] }[]
+      names: Record<string, { from: string; names: string[] }>
+    }
+    expect(body.groups.map((g) => g.title)).toEqual(Object.values(GROUP_TITLES))
+    const schedule = body.groups.flatMap((g) => g.commands).find((c) => c.name === 'schedule')
+    expect(schedule?.params.find((p) => p.name === 'title')?.names).toBe('title')
+    expect(schedule?.params.find((p) => p.name === 'action')?.names).toBeUndefined()
+    // From the simulator, which has titles the file never names; no command of the bindings was sent.
+    expect(body.names.titles).toEqual({ from: 'application', names: expect.arrayContaining(['Lower Third', 'Clock']) })
+    expect(body.names.videoInputs).toEqual({ from: 'application', names: expect.arrayContaining(['Camera 1']) })
+    expect(r.daemon.status().commands.sent).toBe(sentBefore)
+    expect((await send(r, 'POST', '/api/config/choices', {})).status).toBe(405)
+  })
+
   it('a read-only file: GET /api/config says writable false and why; a save is 403 EDIT_DISABLED', async () => {
     const r = await rig()
     const before = await readFile(r.file, 'utf8')
@@ -212,6 +234,7 @@ describe('the editor through the remote API', { timeout: 60_000 }, () => {
       hash: hashBytes(before),
       writable: false,
       reason: 'the file is read-only',
+      enabled: true,
     })
     const put = await send(r, 'PUT', BINDING, { hash: hashBytes(before), binding: NEW_BINDING })
     expect(put.status).toBe(403)
@@ -266,6 +289,7 @@ describe('the editor through the remote API', { timeout: 60_000 }, () => {
     expect((await send(r, 'GET', '/api/config')).json).toMatchObject({
       writable: false,
       reason: expect.stringContaining('listen.edit: false'),
+      enabled: false,
     })
     const put = await send(r, 'PUT', BINDING, { hash: hashBytes(before), binding: NEW_BINDING })
     expect(put.status).toBe(403)

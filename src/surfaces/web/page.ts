@@ -377,4 +377,44 @@ html:not([data-pointer="touch"]) [data-hotkey]:hover::after { content: attr(data
 .face > .slider.on-face .zone { bottom: 19%; }
 .face > .slider.on-face .label { bottom: 8%; }
 .fader.centred .track { background: linear-gradient(#555, #555) center / 100% 2px no-repeat, #333; }
+/* The binding editor (src/page/editor/): a panel at the right, the surfaces beside it (a 1024×768 tablet too). */
+.edit-switch { font: inherit; padding: 2px 12px; border-radius: 4px; border: 1px solid var(--accent); background: none;
+  color: var(--accent); cursor: pointer; }
+.edit-switch[aria-pressed="true"] { background: var(--accent); color: #000; }
+body.editing { padding-right: calc(min(420px, 45vw) + 16px); }
+.editor { position: fixed; top: 0; right: 0; bottom: 0; width: min(420px, 45vw); overflow-y: auto; padding: 12px;
+  background: var(--panel); border-left: 1px solid #44484e; z-index: 10; font-size: 13px; }
+.editor header { display: flex; justify-content: space-between; align-items: baseline; gap: 8px; }
+.editor h3 { font-size: 15px; margin: 8px 0 2px; }
+.editor .file, .editor .where { color: var(--dim); margin: 2px 0; font-family: ui-monospace, monospace; font-size: 12px; }
+.editor .read-only-note { color: #ffe08a; margin: 4px 0; }
+.editor .find-row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 8px 0 4px; }
+.editor button, .editor select, .editor input, .editor textarea { font: inherit; }
+.editor button { padding: 3px 10px; }
+.editor .find[aria-pressed="true"] { background: #b8860b; color: #000; }
+.editor .find-state { color: #ffb000; margin: 4px 0; min-height: 1em; }
+.editor .message { white-space: pre-line; margin: 6px 0; }
+.editor .message.ok { color: #6fcf6f; }
+.editor .message.bad { color: #ff8a65; }
+.editor .diff { white-space: pre-wrap; background: #15171a; padding: 6px; border-radius: 4px; color: var(--fg); }
+.editor .yaml pre { margin: 4px 0; padding: 6px; background: #15171a; border-radius: 4px; white-space: pre-wrap;
+  font-size: 12px; max-height: 9em; overflow: auto; }
+.editor .field { display: grid; grid-template-columns: 8.5em 1fr; gap: 2px 8px; align-items: center; margin: 4px 0; }
+.editor .field .problem { grid-column: 2; color: #ff8a65; font-size: 12px; }
+.editor .field .problem:empty { display: none; }
+.editor .field.bad input, .editor .field.bad select, .editor .field.bad textarea { outline: 2px solid #ff5252; }
+.editor .field input, .editor .field select, .editor .field textarea { width: 100%; min-width: 0; }
+.editor .params { border-left: 2px solid #44484e; padding-left: 8px; }
+.editor .summary, .editor .note { color: var(--dim); margin: 2px 0 4px; }
+.editor .actions { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 10px; align-items: center; }
+.editor .actions .copy-to { width: 10em; }
+.editor .save { background: var(--accent); color: #000; border: 0; border-radius: 4px; }
+section.surface.find-armed .key, section.surface.find-armed .pad, section.surface.find-armed .ring,
+section.surface.find-armed .slider .track { outline: 2px dashed #ffb000; outline-offset: 2px; }
+section.surface.find-armed { box-shadow: 0 0 0 2px #ffb00088; }
+.previewing { outline: 2px solid #d040ff !important; }
+.pad.previewing:not(.on-face) { position: relative; }
+.previewing::before { content: attr(data-preview); position: absolute; inset: auto 0 0 0; z-index: 2; padding: 1px 2px;
+  background: #d040ffdd; color: #fff; font: bold 11px/1.2 system-ui, sans-serif; text-align: center; pointer-events: none;
+  white-space: pre-line; }
 `
