@@ -94,17 +94,27 @@ export function refusedHostMessage(host: string): string {
 }
 
 /**
+ * A request's target as a URL, read as the path it is: `//api/x` is the path `//api/x`, not the host
+ * `api` (which `new URL(target, base)` would make of it, and throw on `//?x`). Undefined when the target
+ * is no URL at all.
+ */
+export function requestTarget(target: string | undefined): URL | undefined {
+  const raw = target ?? '/'
+  try {
+    return new URL(`http://localhost${raw.startsWith('/') ? raw : `/${raw}`}`)
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Whether a refused request gets the HTML page rather than the listener's own short answer: a browser
  * (its `Accept` names `text/html`) that did not ask for JSON, on a path that is not the API's.
  */
 export function wantsHtmlRefusal(req: IncomingMessage): boolean {
   const accept = (req.headers.accept ?? '').toLowerCase()
-  let path = '/'
-  try {
-    path = new URL(req.url ?? '/', 'http://localhost').pathname
-  } catch {
-    // a malformed target: the path check below treats it as the page's
-  }
+  // A malformed target: the path check below treats it as the page's.
+  const path = requestTarget(req.url)?.pathname ?? '/'
   if (path === '/api' || path.startsWith('/api/')) return false
   return accept.includes('text/html') && !accept.includes('application/json')
 }

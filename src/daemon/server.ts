@@ -32,7 +32,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
-import { REFUSED_HOST_PAGE_CSP, refusedHostPage, wantsHtmlRefusal } from '../http-guard.js'
+import { REFUSED_HOST_PAGE_CSP, refusedHostPage, requestTarget, wantsHtmlRefusal } from '../http-guard.js'
 import { reachableHost } from '../listen-address.js'
 import { createLogger, type Logger } from '../log.js'
 import type { DaemonApi } from './api.js'
@@ -231,7 +231,7 @@ async function dispatch(rooms: Rooms, req: IncomingMessage, res: ServerResponse)
   const { auth, routes } = rooms
   const head = req.method === 'HEAD'
   try {
-    const url = new URL(req.url ?? '/', 'http://localhost')
+    const url = requestTarget(req.url) ?? new URL('http://localhost/')
     const path = url.pathname
     auth.guard(req, isPageDocument(req, path, rooms.web))
     const method = req.method ?? 'GET'

@@ -278,10 +278,10 @@ describe('remote API: 401 on a bind beyond loopback', () => {
     const bad = await call(base, 'GET', '/?token=wrong-token-of-some-length')
     expect(bad.status).toBe(401)
     expect(bad.headers['set-cookie']).toBeUndefined()
-    // A path that would read as another host after the redirect stays on this one.
+    // A path that would read as another host after the redirect stays on this one (a path of this server).
     const sneaky = await call(base, 'GET', `//evil.example/?token=${TOKEN}`)
     expect(sneaky.status).toBe(303)
-    expect(sneaky.headers.location).toBe('/')
+    expect(sneaky.headers.location).toBe('/evil.example/')
   })
 
   it('refuses the page’s WebSocket without the token and opens it with the cookie', async () => {
@@ -405,6 +405,9 @@ describe('remote API: 404', () => {
       ['GET', `${CONTROL}`, 'NOT_FOUND'],
       ['GET', '/nope', 'NOT_FOUND'],
       ['GET', '/metrics', 'NOT_FOUND'],
+      // A target starting with `//` is a path, not a host: neither a 500 nor `/api/status` under another name.
+      ['GET', '//?view=1', 'NOT_FOUND'],
+      ['GET', '//api/status', 'NOT_FOUND'],
     ]
     for (const [method, path, code] of cases) {
       const r = await call(s.url, method, path)

@@ -67,6 +67,7 @@ import {
   REFUSED_HOST_PAGE_CSP,
   refusedHostMessage,
   refusedHostPage,
+  requestTarget,
   servedHosts,
   wantsHtmlRefusal,
 } from '../../http-guard.js'
@@ -430,7 +431,7 @@ export class WebSurfaceServer {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return true
     }
-    const viewer = viewerParam(new URL(req.url ?? '/', 'http://localhost').searchParams.get(VIEW_PARAM))
+    const viewer = viewerParam(requestTarget(req.url)?.searchParams.get(VIEW_PARAM) ?? null)
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, viewer))
     return true
   }
@@ -520,12 +521,8 @@ export class WebSurfaceServer {
   }
 
   private relativePath(url: string | undefined): string | undefined {
-    let path: string
-    try {
-      path = new URL(url ?? '/', 'http://localhost').pathname
-    } catch {
-      return undefined
-    }
+    const path = requestTarget(url)?.pathname
+    if (path === undefined) return undefined
     if (this.basePath === '') return path
     if (path === this.basePath) return ''
     return path.startsWith(this.basePath + '/') ? path.slice(this.basePath.length) : undefined
