@@ -136,7 +136,7 @@ export class InputDoor {
         // cancelled first (as its lease would), so nothing of it fires late and this press goes.
         if (this.leases.has(`${surface}/${control}`)) {
           this.endLease(surface, control)
-          enter({ type: 'up', cancel: true })
+          this.enter({ type: 'up', cancel: true, surface, control, at: performance.now(), source: API_SOURCE }, 'api')
         }
         enter({ type: 'down' })
         enter({ type: 'up' })
