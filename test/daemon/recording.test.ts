@@ -6,6 +6,7 @@
  * A reload (the daemon's own, the file read in its worker) starts, stops or moves the recording, and
  * tries a failed one again. Real daemons against the simulator, real files in a temporary folder.
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -204,6 +205,26 @@ describe('the record file replaced by a device mid-show (a full disk: the record
     ])
     // What was written before stays.
     expect(await kinds(kept)).toEqual(['start', 'input', 'input', 'command'])
+  })
+})
+
+describe('a FIFO in the record file’s place (issue 46 item 4)', () => {
+  it('is refused at the start with the warning shown, never waited on; the daemon runs, presses are sent, and it stops', async () => {
+    const dir = await tempDir('pb-rec-fifo-')
+    const config = join(dir, 'show.yaml')
+    const file = join(dir, 'show.jsonl')
+    execFileSync('mkfifo', [file])
+    await writeFile(config, configText('{ file: show.jsonl }'))
+    const { logger, records } = loggerInto('daemon')
+    const { daemon, sent } = await startDaemon(config, { logger })
+    const error = `not recording: cannot open ${file}: it is not a regular file (a pipe, a device or a socket); a recording is written to a file only`
+    expect(daemon.status().recording).toEqual({ state: 'failed', file, error })
+    expect(messages(records, 'warn').filter((m) => m.includes('recording'))).toEqual([
+      `${error}; the daemon runs on without a recording`,
+    ])
+    expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+    await until('the command', () => sent.length === 1)
+    await daemon.stop()
   })
 })
 
