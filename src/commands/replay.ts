@@ -108,15 +108,16 @@ Options:
                   print every difference (changed: before → after, gone, new, order; outcome:
                   the same command went through on one side and failed on the other) and how
                   many of each side were compared; the jog's positions count by the last of
-                  each run, the streaming poll not at all. Exit 1 when they differ
+                  each run, the streaming poll not at all. Exit 1 when they differ, or when
+                  lines of the trace were skipped (they were not compared)
 
 Examples:
   panelbridge replay show.jsonl --speed max
   panelbridge replay show.jsonl --config new-show.yaml --speed max --compare
   panelbridge replay show.jsonl --against http://gfx-box:9022 --yes
 
-Exit codes: 0 replayed (and, with --compare, the same commands), 1 could not replay or the commands
-differ, 2 bad command line.
+Exit codes: 0 replayed (and, with --compare, the same commands, every line read), 1 could not replay,
+the commands differ, or lines were skipped under --compare, 2 bad command line.
 `,
   async run(argv) {
     let args: ReplayArgs
@@ -178,10 +179,16 @@ async function replay(args: ReplayArgs): Promise<number> {
   const recorded = trace.commands.map((c, i) => ({ ...c, run: runs[i]! }))
   const { differences, compared } = compareRuns(recorded, produced)
   // Both sides counted by the same rules: what was set against each other, not every line sent.
-  const counted = `${compared.recorded} recorded and ${compared.replayed} replayed commands compared (streaming polls left out, each run of jog positions counted by its last)`
-  if (differences.length === 0) {
+  const skipped = `${trace.skipped} line${trace.skipped === 1 ? '' : 's'} skipped`
+  const counted = `${compared.recorded} recorded, ${compared.replayed} replayed, ${skipped} (commands compared: streaming polls left out, each run of jog positions counted by its last)`
+  if (differences.length === 0 && trace.skipped === 0) {
     process.stdout.write(`same commands: ${counted}\n`)
     return EXIT_OK
+  }
+  if (differences.length === 0) {
+    // Lines that were not records were not compared: never called the same.
+    process.stdout.write(`not compared in full: ${counted}; no difference in what was read\n`)
+    return EXIT_FAILURE
   }
   process.stdout.write(`${differences.length} difference${differences.length === 1 ? '' : 's'} in ${counted}:\n`)
   for (const d of differences) process.stdout.write(`${redactText(formatDifference(d))}\n`)

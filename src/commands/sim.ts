@@ -181,7 +181,7 @@ async function profileOfCapture(file: string, writeTo: string | undefined): Prom
   const { profileFromCaptureFile, profileToYaml } = await import('../app-kit/simulator/profile-from-capture.js')
   let profile: SimProfile
   try {
-    profile = profileFromCaptureFile(file)
+    profile = await profileFromCaptureFile(file)
   } catch (err) {
     if (!(err instanceof CaptureError)) throw err
     process.stderr.write(`panelbridge: cannot play the capture: ${err.message}\n`)

@@ -4,6 +4,7 @@
  * check and the request-body guard.
  */
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 
 /** An HTTP error reply: status, stable code, message for people. */
 export class HttpError extends Error {
@@ -94,6 +95,25 @@ export function closeAfterBody(req: IncomingMessage, res: ServerResponse, ms: nu
   })
   req.resume()
   close()
+}
+
+/**
+ * After a refused request head (431, 400, 408, on a socket Node no longer reads as HTTP): the answer is
+ * written and the connection half-closed, and what the client still sends is read and dropped for at
+ * most `ms` and `maxBytes`, so that a client still sending its oversized head reads the answer instead
+ * of a reset (the lingering close of `closeAfterBody`). Past either bound the connection is cut.
+ */
+export function closeAfterHead(socket: Duplex, reply: string, ms: number, maxBytes: number): void {
+  const cut = setTimeout(() => socket.destroy(), ms)
+  cut.unref()
+  socket.once('close', () => clearTimeout(cut))
+  let left = maxBytes
+  socket.on('data', (chunk: Buffer) => {
+    left -= chunk.length
+    if (left < 0) socket.destroy()
+  })
+  socket.end(reply)
+  socket.resume()
 }
 
 /** An HTML page of the daemon's own (a refusal a browser reads), under the policy `csp`. */

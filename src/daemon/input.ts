@@ -5,8 +5,9 @@
  *
  * Presses the operator never finished end here too: a remote API `down` holds its control only for a
  * lease (`lease_ms`, default `DEFAULT_API_LEASE_MS`); when the lease ends before its `up`, the press
- * is cancelled (nothing fires for it) and logged. A surface that goes (unplugged, removed by a reload)
- * cancels every press held on it.
+ * is cancelled (nothing fires for it late) and logged. A remote API `press` on a control whose `down`
+ * is still held cancels that one first, so a later press is never swallowed by an earlier `down` that
+ * never got its `up`. A surface that goes (unplugged, removed by a reload) cancels every press held on it.
  */
 import { createLogger, type Logger } from '../log.js'
 import type { ControlId } from '../face/control-id.js'
@@ -131,6 +132,12 @@ export class InputDoor {
       this.enter({ ...e, surface, control, at: performance.now(), source: API_SOURCE } as SurfaceEvent, 'api')
     switch (kind) {
       case 'press':
+        // A down still held from the API (its up never came) would swallow this press: it is
+        // cancelled first (as its lease would), so nothing of it fires late and this press goes.
+        if (this.leases.has(`${surface}/${control}`)) {
+          this.endLease(surface, control)
+          this.enter({ type: 'up', cancel: true, surface, control, at: performance.now(), source: API_SOURCE }, 'api')
+        }
         enter({ type: 'down' })
         enter({ type: 'up' })
         break

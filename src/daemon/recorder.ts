@@ -18,14 +18,20 @@
  * and written by a flush at least every RECORD_FLUSH_MS and at stop. When the buffer is full (a slow
  * disk), lines are dropped and a warning says so once; the stop says how many. A write that fails (a
  * full disk, an I/O error) stops the recording there (`onFail`: the daemon says so and runs on); what
- * was written stays. The file is rotated by size: FILE becomes FILE.1 (FILE.1 becomes FILE.2, ... up to RECORD_KEEP)
+ * was written stays, in whole lines only: a write that fails or ends short is cut back to the last
+ * whole line and its lines counted dropped.
+ *
+ * The record file is a regular file or nothing: a FIFO or a device (at the start, or put in its place
+ * later) is refused, never opened in a way that waits. A file moved away (log rotation) is noticed at
+ * the next flush, and the new file at its path starts with a start line of its own (`continued: true`). The file is rotated by size: FILE becomes FILE.1 (FILE.1 becomes FILE.2, ... up to RECORD_KEEP)
  * and the new FILE opens with a start line of its own (`continued: true`), so each file replays alone.
  *
  * Readers of `GET /api/record` follow the same lines (`follow`), handed each line as it is made, before
  * the buffer (a slow disk does not drop a reader's lines); each reader bounds itself (`record-stream.ts`).
  * A start line names the pages as they are when it is written (a page line moves them on).
  */
-import { appendFile, mkdir, rename, stat } from 'node:fs/promises'
+import { constants as fsc } from 'node:fs'
+import { mkdir, open, rename, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { Logger } from '../log.js'
@@ -58,22 +64,87 @@ const RECORD_MAX_MESSAGE_CHARS = 200
 /** How long the stop waits for the last write, ms (a hung disk must not hold the daemon's stop). */
 export const RECORD_STOP_WAIT_MS = 2000
 
-/** The file system as the recorder uses it (tests pass a slow or full one). */
-export interface RecordFs {
-  appendFile(path: string, data: string): Promise<void>
-  rename(from: string, to: string): Promise<void>
-  /** The file's size in bytes; 0 when it does not exist. */
-  size(path: string): Promise<number>
+/**
+ * The record file, open for appending, as the recorder uses it (tests pass one that is slow, full or
+ * writes short).
+ */
+export interface RecordHandle {
+  /** Which file this is (device and inode): a file moved away and replaced has another. */
+  readonly identity: string
+  /** The file's size now, bytes. */
+  size(): Promise<number>
+  /** Whether the file is empty or its last byte ends a line (a line cut by a crash does not). */
+  endsLine(): Promise<boolean>
+  /** Appends `data`; resolves with the bytes written, fewer than asked on a short write. */
+  write(data: Buffer): Promise<number>
+  /** Cuts the file back to `length` bytes (a line that could not be written whole goes). */
+  truncate(length: number): Promise<void>
+  close(): Promise<void>
 }
 
+/** The file system as the recorder uses it (tests pass their own). */
+export interface RecordFs {
+  /**
+   * Opens FILE for appending, made when missing: never waits on it (non-blocking), and refuses anything
+   * but a regular file (a FIFO or a device put in its place) with `NOT_REGULAR`.
+   */
+  open(path: string): Promise<RecordHandle>
+  rename(from: string, to: string): Promise<void>
+  /** The identity of what is at `path` now (as `RecordHandle.identity`); undefined when nothing is. */
+  identity(path: string): Promise<string | undefined>
+}
+
+/** The error of a record file that is not a regular file (`fileTrouble` says it in words). */
+function notRegular(path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${path} is not a regular file`), { code: NOT_REGULAR })
+}
+const NOT_REGULAR = 'NOT_REGULAR'
+
+const identityOf = (st: { dev: number; ino: number }): string => `${st.dev}:${st.ino}`
+
 export const nodeRecordFs: RecordFs = {
-  appendFile: (path, data) => appendFile(path, data, 'utf8'),
+  async open(path) {
+    // Something already there that is no file is refused before it is opened: opening a FIFO waits for
+    // a reader, a device may do anything.
+    const before = await stat(path).catch(() => undefined)
+    if (before && !before.isFile()) throw notRegular(path)
+    // O_NONBLOCK as well: what was put there between the look and the open is never waited on.
+    const fh = await open(path, fsc.O_WRONLY | fsc.O_APPEND | fsc.O_CREAT | fsc.O_NONBLOCK, 0o666)
+    const st = await fh.stat().catch(async (err: unknown) => {
+      await fh.close()
+      throw err
+    })
+    if (!st.isFile()) {
+      await fh.close()
+      throw notRegular(path)
+    }
+    return {
+      identity: identityOf(st),
+      size: async () => (await fh.stat()).size,
+      endsLine: async () => {
+        const size = (await fh.stat()).size
+        if (size === 0) return true
+        // Opened for writing only: the last byte is read through a second, read-only descriptor.
+        const reader = await open(path, fsc.O_RDONLY | fsc.O_NONBLOCK)
+        try {
+          const last = Buffer.alloc(1)
+          await reader.read(last, 0, 1, size - 1)
+          return last[0] === 0x0a
+        } finally {
+          await reader.close()
+        }
+      },
+      write: async (data) => (await fh.write(data)).bytesWritten,
+      truncate: (length) => fh.truncate(length),
+      close: () => fh.close(),
+    }
+  },
   rename: (from, to) => rename(from, to),
-  size: async (path) => {
+  identity: async (path) => {
     try {
-      return (await stat(path)).size
+      return identityOf(await stat(path))
     } catch {
-      return 0
+      return undefined
     }
   },
 }
@@ -100,6 +171,9 @@ export class Recorder {
   private readonly t0 = performance.now()
   private readonly started = new Date().toISOString()
   private readonly buffer: LineBuffer
+  /** The file being written; replaced when it was moved away (log rotation) or rotated by size. */
+  private handle!: RecordHandle
+  /** Bytes of the file that end in a whole line: a write that fails is cut back to here. */
   private fileBytes = 0
   private dropped = 0
   private saidDropped = false
@@ -124,13 +198,25 @@ export class Recorder {
     })
   }
 
-  /** Opens FILE for appending (throws when it cannot be) and puts the start line in the buffer. */
+  /**
+   * Opens FILE for appending (throws when it cannot be, or it is no regular file) and puts the start line
+   * in the buffer.
+   */
   static async open(options: RecorderOptions): Promise<Recorder> {
     const fs = options.fs ?? nodeRecordFs
-    await fs.appendFile(options.file, '')
+    const handle = await fs.open(options.file)
+    let cut = false
+    try {
+      cut = !(await handle.endsLine())
+    } catch (err) {
+      await handle.close().catch(() => undefined)
+      throw err
+    }
     const r = new Recorder(options)
-    r.fileBytes = await fs.size(options.file)
-    r.put(r.startLine(false))
+    r.handle = handle
+    r.fileBytes = await handle.size()
+    // A line a crash left cut stays alone on its line (a reader skips it), never joined to the start line.
+    r.put(`${cut ? '\n' : ''}${r.startLine(false)}`)
     return r
   }
 
@@ -217,6 +303,8 @@ export class Recorder {
     if (this.stopped) return
     this.halt('the recording stopped')
     await this.buffer.stop()
+    // Not awaited past the stop's bound: a close on a hung disk must not hold the daemon's stop.
+    void this.handle.close().catch(() => undefined)
     if (this.dropped > 0)
       this.options.log.warn('recording stopped; lines were dropped', { file: this.file, dropped: this.dropped })
     else this.options.log.info('recording stopped', { file: this.file })
@@ -284,6 +372,10 @@ export class Recorder {
 
   /** The lines in parts that fit the file, rotating between them. A part that fails is dropped. */
   private async write(lines: string[]): Promise<void> {
+    if (this.failure === undefined && !(await this.sameFile())) {
+      this.dropped += lines.length
+      return
+    }
     let part = ''
     let partBytes = 0
     let partLines = 0
@@ -303,19 +395,59 @@ export class Recorder {
     await this.append(part, partBytes, partLines)
   }
 
+  /**
+   * Appends whole lines or none: a write that fails or ends short is cut back to the last whole line, its
+   * lines counted dropped (a line half written would join the next one and spoil both).
+   */
   private async append(text: string, bytes: number, lines: number): Promise<void> {
     if (lines === 0) return
     if (this.failure !== undefined) {
       this.dropped += lines
       return
     }
+    const data = Buffer.from(text)
+    let written = 0
     try {
-      await this.fs.appendFile(this.file, text)
+      while (written < data.length) {
+        const n = await this.handle.write(written === 0 ? data : data.subarray(written))
+        if (n <= 0) throw Object.assign(new Error('the disk took no more'), { code: 'ENOSPC' })
+        written += n
+      }
       this.fileBytes += bytes
     } catch (err) {
       this.dropped += lines
+      // Cut back to the last whole line; should even that fail, the next start begins on a line of its own.
+      await this.handle.truncate(this.fileBytes).catch(() => undefined)
       this.fail(err)
     }
+  }
+
+  /**
+   * Whether the file written is still the one at its path. One moved away (log rotation) or replaced is
+   * followed: the new file at the path is opened (a regular one only) and starts with its own start
+   * line, so it replays alone. False when the new one cannot be opened (the recording stops, said why).
+   */
+  private async sameFile(): Promise<boolean> {
+    const now = await this.fs.identity(this.file)
+    if (now === this.handle.identity) return true
+    try {
+      await this.reopen()
+    } catch (err) {
+      this.fail(err)
+      return false
+    }
+    this.options.log.info('recording: the file was moved away; a new one is started', { file: this.file })
+    const start = this.startLine(true)
+    await this.append(`${start}\n`, Buffer.byteLength(start) + 1, 1)
+    return this.failure === undefined
+  }
+
+  /** Closes the file written and opens the one at its path now. */
+  private async reopen(): Promise<void> {
+    const old = this.handle
+    this.handle = await this.fs.open(this.file)
+    this.fileBytes = await this.handle.size()
+    void old.close().catch(() => undefined)
   }
 
   /** FILE → FILE.1 → ... → FILE.RECORD_KEEP (the oldest replaced); the new FILE starts with a start line. */
@@ -325,11 +457,16 @@ export class Recorder {
       for (let i = RECORD_KEEP - 1; i >= 1; i--)
         await this.fs.rename(`${file}.${i}`, `${file}.${i + 1}`).catch(() => {})
       await this.fs.rename(file, `${file}.1`)
-      this.fileBytes = 0
     } catch (err) {
       // The file could not be moved aside: it grows on rather than losing lines, and no more is tried.
       this.maxBytes = Number.POSITIVE_INFINITY
       this.options.log.warn('recording: the file could not be rotated; it grows on', { file, error: String(err) })
+      return
+    }
+    try {
+      await this.reopen()
+    } catch (err) {
+      this.fail(err)
       return
     }
     const start = this.startLine(true)
@@ -410,7 +547,8 @@ export async function makeStateFolders(target: RecordTarget): Promise<void> {
 export function fileTrouble(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code
   const words = code === undefined ? undefined : FILE_TROUBLES[code]
-  if (words !== undefined) return `${words} (${code})`
+  // Our own code is no system's: the words alone.
+  if (words !== undefined) return code === NOT_REGULAR ? words : `${words} (${code})`
   if (code !== undefined) return code
   return err instanceof Error ? err.message : String(err)
 }
@@ -426,6 +564,8 @@ const FILE_TROUBLES: Readonly<Record<string, string>> = {
   EDQUOT: 'the disk quota is used up',
   EIO: 'the disk reported an input/output error',
   EFBIG: 'the file is too large',
+  [NOT_REGULAR]: 'it is not a regular file (a pipe, a device or a socket); a recording is written to a file only',
+  ENXIO: 'it is a pipe or a device, not a regular file',
 }
 
 /** `--record FILE [--record-max-mb N]` as a RecordWanted; throws a usage error's text when they are wrong. */

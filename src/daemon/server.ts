@@ -40,7 +40,17 @@ import { ServerAuth } from './auth.js'
 import { Connections, rawBusyReply, type ConnectionLimits } from './connections.js'
 import { EventStreams, type EventStreamLimits } from './event-stream.js'
 import { RecordStreams } from './record-stream.js'
-import { closeAfterBody, HttpError, rawReply, readJsonBody, readNoBody, sendError, sendHtml, sendJson } from './http.js'
+import {
+  closeAfterBody,
+  closeAfterHead,
+  HttpError,
+  rawReply,
+  readJsonBody,
+  readNoBody,
+  sendError,
+  sendHtml,
+  sendJson,
+} from './http.js'
 import { MAX_EDIT_BODY_BYTES, Routes, takesBody, type MetricsSource, type MountedWebServer } from './routes.js'
 
 /** Bounds of the server; every one overridable through `DaemonServerOptions.limits`. */
@@ -55,8 +65,13 @@ export interface DaemonServerLimits extends EventStreamLimits, ConnectionLimits 
   requestTimeoutMs: number
   /** An idle keep-alive connection is closed after this long, ms. */
   keepAliveTimeoutMs: number
-  /** After a 413, how long the rest of the body is read (and dropped) before the connection is cut, ms. */
+  /**
+   * After a 413, or a refused request head (431), how long the rest of what the client sends is read
+   * (and dropped) before the connection is cut, ms.
+   */
   bodyLingerMs: number
+  /** After a refused request head, how much more of it is read and dropped before the connection is cut, bytes. */
+  headLingerBytes: number
 }
 
 export const DAEMON_SERVER_LIMITS: Readonly<DaemonServerLimits> = {
@@ -81,6 +96,9 @@ export const DAEMON_SERVER_LIMITS: Readonly<DaemonServerLimits> = {
   writeStallTimeoutMs: 10_000,
   // ASSUMED: nginx's lingering_timeout is 5 s; a body this server refuses is at most a few MB on a LAN.
   bodyLingerMs: 2_000,
+  // ASSUMED: a client's oversized head of a few MB (a 1 MB cookie, a runaway script) is drained so it
+  // reads its 431; past this it is a flood, and cut.
+  headLingerBytes: 4 * 1024 * 1024,
   maxEventStreams: 8,
   maxEventStreamBufferBytes: 256 * 1024,
   eventStreamHeartbeatMs: 15_000,
@@ -216,12 +234,16 @@ function createHttpServer(rooms: Rooms, log: Logger): Server {
       })
     },
   )
+  // Node may report one broken connection more than once (its parser sees each later chunk fail too).
+  const answered = new WeakSet<Socket>()
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (answered.has(socket)) return
+    answered.add(socket)
     log.once('client-error', 'warn', 'bad HTTP request on the daemon port', { code: err.code })
     // As Node answers when nobody listens: 408 for a time-out, 431 for oversized headers, else 400.
     const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
-    if (socket.writable && socket.bytesWritten === 0) socket.write(rawReply(status))
-    socket.destroy()
+    if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy()
+    closeAfterHead(socket, rawReply(status), limits.bodyLingerMs, limits.headLingerBytes)
   })
   return server
 }

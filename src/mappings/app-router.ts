@@ -21,7 +21,7 @@ import type { Feedback } from '../face/feedback.js'
 import { feedbackAppOf, MAIN_APP, mirrorsOf, type AppsPlan, type PlannedApp } from './apps.js'
 import { MirrorPair } from './mirror.js'
 import type { Binding } from './schema.js'
-import { Sender, type CommandPort, type SendObserver, type SendOptions, type SendResult } from './sender.js'
+import { busy, Sender, type CommandPort, type SendObserver, type SendOptions, type SendResult } from './sender.js'
 
 /** One application as the router reaches it: its command client (through the daemon's link) and its state. */
 export interface AppPort {
@@ -52,6 +52,8 @@ export interface EngineApps {
     origin: string,
     options: SendOptions,
   ): Promise<SendResult>
+  /** Whether a binding's commands also go to a mirror (`SendOptions.mirrorsOnly` can reach one). */
+  mirrored?(binding: Binding): boolean
   /** Asks one application (no mirror) the same command again and again (a poll). Never throws. */
   poll(app: string, command: string, origin: string): Promise<SendResult>
   /** The applications whose state a binding's feedback may show: the one it follows, then its mirrors. */
@@ -147,6 +149,7 @@ export class AppRouter implements EngineApps {
     const target = options.app ?? binding.app ?? this.defaults().defaultApp
     const sender = this.senders.get(target)
     if (!sender) return { ok: false, code: NOT_CONNECTED, message: `no application ${target}` }
+    if (options.mirrorsOnly === true) return this.sendToMirrors(binding, target, command, params, origin, options)
     const main = sender.send(command, params, origin, options)
     for (const pair of this.pairs.values()) {
       if (pair.main !== target) continue
@@ -155,6 +158,13 @@ export class AppRouter implements EngineApps {
       void Promise.all([main, backup]).then(([m, b]) => pair.outcome(origin, command, m, b, title))
     }
     return main
+  }
+
+  /** Whether a binding's commands go to a mirror too (a press then has a second application to reach). */
+  mirrored(binding: Binding): boolean {
+    const target = binding.app ?? this.defaults().defaultApp
+    for (const pair of this.pairs.values()) if (pair.main === target) return true
+    return false
   }
 
   poll(app: string, command: string, origin: string): Promise<SendResult> {
@@ -209,6 +219,33 @@ export class AppRouter implements EngineApps {
   }
 
   // ---- internals -------------------------------------------------------------------------------
+
+  /**
+   * A press the main has not answered the binding's previous one for (`SendOptions.mirrorsOnly`): sent to
+   * each mirror of `target` that has answered its own, and marked there as reaching the backup only.
+   */
+  private async sendToMirrors(
+    binding: Binding,
+    target: string,
+    command: string,
+    params: Record<string, unknown>,
+    origin: string,
+    options: SendOptions,
+  ): Promise<SendResult> {
+    const sends: Promise<SendResult>[] = []
+    const mainBusy: SendResult = busy('still waiting for its answer to the previous press')
+    const { mirrorsOnly: _, ...own } = options
+    for (const pair of this.pairs.values()) {
+      if (pair.main !== target || pair.busyWith(origin)) continue
+      const backup = pair.sendToBackup(command, params, origin, own, false) as Promise<SendResult>
+      const title = binding.feedback?.title
+      void backup.then((b) => pair.outcome(origin, command, mainBusy, b, title))
+      sends.push(backup)
+    }
+    if (sends.length === 0) return busy('every application is still answering the previous press')
+    const results = await Promise.all(sends)
+    return results.find((r) => r.ok) ?? results[0]!
+  }
 
   private defaults(): Pick<AppsPlan, 'defaultApp'> {
     return this.plan ?? { defaultApp: MAIN_APP }

@@ -446,6 +446,7 @@ export class Engine implements PagePort {
         return apps.send(binding, command, params, key, options ?? {})
       },
       resync: (mirror) => apps.resync(mirror, key),
+      mirrored: () => apps.mirrored?.(binding) ?? false,
       changed: () => {
         if (this.isCurrent(bound)) this.redraw(key)
       },

@@ -2,7 +2,9 @@
  * A main/backup pair (`apps: { backup: { mirror_of: main } }`, issue 27) that never diverges silently.
  *
  * - Sending: every command sent to the main is sent to the backup too, by the router, each at most once
- *   and neither waiting for the other. Continuous controls (jog, shuttle, faders, knobs) are latest-wins
+ *   and neither waiting for the other. A binding's at-most-one-in-flight rule is per application: a
+ *   press made while the main has not answered the binding's previous one still goes to the backup
+ *   (`mirrorsOnly`), when the backup has answered its own; the key then shows the main as diverged. Continuous controls (jog, shuttle, faders, knobs) are latest-wins
  *   on the backup per control and command (`sendToBackup`): one in flight, the newest waiting behind it,
  *   so a slow backup never piles up positions (and never delays the main, which has its own sender).
  *   Nothing is queued for a backup that is away: a command that cannot reach it fails there at once,
@@ -60,6 +62,8 @@ function onAir(state: AppState, name: string): boolean {
 export class MirrorPair {
   /** Continuous sends to the backup in flight, by `origin\0command`, with the newest one waiting. */
   private readonly inFlight = new Map<string, Waiting | undefined>()
+  /** Other sends to the backup in flight, counted by origin (the backup's own at-most-one per binding). */
+  private readonly pressesInFlight = new Map<string, number>()
   /** Keys whose last command succeeded on one side only, with the title they follow (if any). */
   private readonly commandSplit = new Map<string, Divergence & { title?: string }>()
   /** Titles seen apart, with their timer until they count as diverged, or diverged. */
@@ -107,7 +111,16 @@ export class MirrorPair {
     options: SendOptions,
     continuous: boolean,
   ): Promise<BackupResult> {
-    if (!continuous) return this.o.backup.sender.send(command, params, origin, options)
+    if (!continuous) {
+      this.pressesInFlight.set(origin, (this.pressesInFlight.get(origin) ?? 0) + 1)
+      const sent = this.o.backup.sender.send(command, params, origin, options)
+      void sent.then(() => {
+        const n = (this.pressesInFlight.get(origin) ?? 1) - 1
+        if (n > 0) this.pressesInFlight.set(origin, n)
+        else this.pressesInFlight.delete(origin)
+      })
+      return sent
+    }
     const key = `${origin}\u0000${command}`
     if (this.inFlight.has(key)) {
       return new Promise((resolve) => {
@@ -119,6 +132,11 @@ export class MirrorPair {
     const sent = this.o.backup.sender.send(command, params, origin, options)
     void sent.then(() => this.next(key, command, origin))
     return sent
+  }
+
+  /** Whether a command of `origin` is in flight to the backup (not yet answered there). */
+  busyWith(origin: string): boolean {
+    return this.pressesInFlight.has(origin)
   }
 
   /** The send in flight settled: the newest waiting one goes out (it is the latest, not a late one). */

@@ -46,10 +46,28 @@ export interface SendOptions {
   /** The application of `apps:` a command action names (`app:`); the router sends by it (issue 27). */
   app?: string
   /**
+   * The router sends to the mirrors only (the main has not answered the binding's previous press): each
+   * mirror that has answered its own gets it; none free answers `BUSY` (`app-router.ts`).
+   */
+  mirrorsOnly?: boolean
+  /**
    * The engine's own command, not the operator's (the jog entering replay mode, a poll, a read before a
    * clip verb): its failures are counted apart from the operator's (`/api/status`, `/metrics`).
    */
   own?: boolean
+}
+
+/** The code of a press not sent to an application still answering the binding's previous one. */
+const BUSY = 'BUSY'
+
+/** A press not sent because its application has not answered the binding's previous one (`mirrorsOnly`). */
+export function busy(message: string): SendFailure {
+  return { ok: false, code: BUSY, message }
+}
+
+/** Whether a result is `busy()`'s: nothing was sent, and nothing failed. */
+export function isBusy(r: SendResult): boolean {
+  return !r.ok && r.code === BUSY
 }
 
 /** One command sent and its outcome, as the observer sees it. */

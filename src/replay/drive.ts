@@ -208,7 +208,7 @@ async function pause(
   inFlight: InFlight,
 ): Promise<void> {
   if (speed !== 'max') {
-    if (gap > 0) await sleep(gap / speed)
+    if (gap > 0) await sleepLong(gap / speed)
     else await nextTurn()
     return
   }
@@ -218,4 +218,12 @@ async function pause(
   if (holding) await sleep(Math.max(0, gap - (performance.now() - started)))
   else if (gap >= JOG_RESEED_AFTER_MS) await sleep(JOG_RESEED_AFTER_MS + 50)
   else await nextTurn()
+}
+
+/** The longest single timer Node keeps (a longer one fires at once), ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** Sleeps `ms`, however long: a gap of weeks in a show is slept in parts a timer can hold. */
+async function sleepLong(ms: number): Promise<void> {
+  for (let left = ms; left > 0; left -= MAX_TIMER_MS) await sleep(Math.min(left, MAX_TIMER_MS))
 }

@@ -159,6 +159,7 @@ export class SurfaceManager implements SurfaceRegistry {
       const problems = validateClaims(this.claims)
       if (problems.length > 0) throw new SurfaceClaimError(problems)
     }
+    for (const d of this.drivers) d.claimsChanged?.(this.claims)
     this.hotplug = opts.hotplug ?? usbHotplugSource()
     this.access = opts.access ?? checkDeviceAccess
     this.log = opts.logger ?? createLogger('surfaces')
@@ -242,6 +243,7 @@ export class SurfaceManager implements SurfaceRegistry {
     }
     const before = this.claims
     this.claims = claims
+    for (const d of this.drivers) d.claimsChanged?.(claims)
     const same = (name: string): boolean => {
       if (before === 'all' || claims === 'all') return before === claims
       const a = before.find((c) => c.name === name)

@@ -10,6 +10,7 @@ import type { Listenable } from '../events.js'
 import type { ControlId } from '../face/control-id.js'
 import type { Feedback } from '../face/feedback.js'
 import type { DetectedDevice, SurfaceDescription } from '../face/surface.js'
+import type { SurfaceClaim } from '../families/claims.js'
 
 interface SurfaceEventBase {
   /** The surface (see SurfaceDescription.id): the configured name once it leaves the manager. */
@@ -89,6 +90,11 @@ export interface SurfaceDriver {
   detect(): Promise<DetectedDevice[]>
   /** Opens one detected device. */
   open(device: DetectedDevice): Promise<Surface>
+  /**
+   * The configured surfaces' claims, at start and after every reload: a driver whose devices come from
+   * peers (a page's browser deck) keeps room for the ones the config names.
+   */
+  claimsChanged?(claims: readonly SurfaceClaim[] | 'all'): void
 }
 
 export interface SurfaceRegistryEvents {

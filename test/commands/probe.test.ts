@@ -5,6 +5,7 @@
  * read-only commands the issues list (on both transports), and the capture is JSON with the frames
  * and no secret in it.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -277,9 +278,9 @@ describe.each(profileNames())('probe against the simulator playing %s', (name) =
     expect(run.out.join('\n')).not.toContain('SECRET')
   })
 
-  it('turns its capture into a profile that plays the facts it saw, the rest as captivate', () => {
+  it('turns its capture into a profile that plays the facts it saw, the rest as captivate', async () => {
     const file = out()
-    const fromCapture = profileFromCaptureFile(file)
+    const fromCapture = await profileFromCaptureFile(file)
     const base = getProfile('captivate')
     const started = parseCapture(readFileSync(file, 'utf8')).started
     for (const fact of PROFILE_FACT_NAMES) {
@@ -344,11 +345,16 @@ describe('a capture as a profile file', () => {
     expect(reply).toMatchObject({ result: { command: 'getOutputDevice' } })
   })
 
-  it('refuses a file that is not a capture, naming it', () => {
+  it('refuses a file that is not a capture, naming it; reads a regular file only (issue 46 item 5)', async () => {
     const file = join(dir, 'not-a-capture.json')
     writeFileSync(file, JSON.stringify({ format: 'something-else' }))
-    expect(() => profileFromCaptureFile(file)).toThrow(/not-a-capture\.json: not a capture: format/)
-    expect(() => profileFromCaptureFile(join(dir, 'missing.json'))).toThrow(/missing\.json: ENOENT/)
+    await expect(profileFromCaptureFile(file)).rejects.toThrow(/not-a-capture\.json: not a capture: format/)
+    await expect(profileFromCaptureFile(join(dir, 'missing.json'))).rejects.toThrow(/missing\.json: ENOENT/)
+    // Only a regular file is read: a device is refused at once (never read without end), a FIFO never waited on.
+    await expect(profileFromCaptureFile('/dev/zero')).rejects.toThrow('/dev/zero: a device, not a capture file')
+    const fifo = join(dir, 'capture.fifo')
+    execFileSync('mkfifo', [fifo])
+    await expect(profileFromCaptureFile(fifo)).rejects.toThrow(`${fifo}: a named pipe, not a capture file`)
   })
 })
 

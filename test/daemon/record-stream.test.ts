@@ -161,9 +161,17 @@ describe('GET /api/record', () => {
   it('drops a reader that does not read, with a last line saying why; the recording and a reader that reads lose nothing', async () => {
     const written: string[] = []
     const fs: RecordFs = {
-      appendFile: (_p, data) => (written.push(data), Promise.resolve()),
+      open: () =>
+        Promise.resolve({
+          identity: 'only',
+          size: () => Promise.resolve(0),
+          endsLine: () => Promise.resolve(true),
+          write: (data: Buffer) => (written.push(data.toString()), Promise.resolve(data.length)),
+          truncate: () => Promise.resolve(),
+          close: () => Promise.resolve(),
+        }),
       rename: () => Promise.resolve(),
-      size: () => Promise.resolve(0),
+      identity: () => Promise.resolve('only'),
     }
     const recorder = await Recorder.open({ file: 'show.jsonl', config: 'show.yaml', log: loggerInto('rec').logger, fs })
     onTestFinished(() => recorder.stop())

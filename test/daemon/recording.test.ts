@@ -6,6 +6,7 @@
  * A reload (the daemon's own, the file read in its worker) starts, stops or moves the recording, and
  * tries a failed one again. Real daemons against the simulator, real files in a temporary folder.
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -13,7 +14,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
-import type { RecordFs } from '../../src/daemon/recorder.js'
+import type { RecordFs, RecordHandle } from '../../src/daemon/recorder.js'
 import { Recording } from '../../src/daemon/recording.js'
 import { configSchema } from '../../src/mappings/schema.js'
 import type { SentCommand } from '../../src/mappings/sender.js'
@@ -166,13 +167,13 @@ describe('a record file that cannot be opened', () => {
   })
 })
 
-describe('a disk that fills mid-show', () => {
+describe('the record file replaced by a device mid-show (a full disk: the recorder test)', () => {
   it('stops the recording with the warning shown; every press is sent; the daemon runs on', async () => {
     const dir = await tempDir('pb-rec-full-')
     const config = join(dir, 'show.yaml')
     const kept = join(dir, 'kept.jsonl')
     const file = join(dir, 'show.jsonl')
-    // The record file is a link: to a real file first, then to /dev/full, whose every write fails with ENOSPC.
+    // The record file is a link: to a real file first, then to /dev/full, a device: never written to.
     await symlink(kept, file)
     await writeFile(config, configText('{ file: show.jsonl }'))
     const metrics = new PrometheusMetrics({ processMetrics: false })
@@ -195,15 +196,35 @@ describe('a disk that fills mid-show', () => {
     for (let i = 0; i < 3; i++) await press()
     expect(sent.map((c) => c.outcome)).toEqual(Array<string>(5).fill('ok'))
 
-    const error = `recording stopped: cannot write ${file}: the disk is full (ENOSPC)`
+    const error = `recording stopped: cannot write ${file}: it is not a regular file (a pipe, a device or a socket); a recording is written to a file only`
     expect(daemon.status().recording).toEqual({ state: 'failed', file, error })
     expect(await recordingGauge(metrics)).toEqual({ off: 0, recording: 0, failed: 1 })
     expect(stripOf(daemon).recordingText).toBe(error)
     expect(messages(records, 'warn').filter((m) => m.includes('recording'))).toEqual([
       `${error}; the daemon runs on without a recording`,
     ])
-    // What was written before the disk filled stays.
+    // What was written before stays.
     expect(await kinds(kept)).toEqual(['start', 'input', 'input', 'command'])
+  })
+})
+
+describe('a FIFO in the record file’s place (issue 46 item 4)', () => {
+  it('is refused at the start with the warning shown, never waited on; the daemon runs, presses are sent, and it stops', async () => {
+    const dir = await tempDir('pb-rec-fifo-')
+    const config = join(dir, 'show.yaml')
+    const file = join(dir, 'show.jsonl')
+    execFileSync('mkfifo', [file])
+    await writeFile(config, configText('{ file: show.jsonl }'))
+    const { logger, records } = loggerInto('daemon')
+    const { daemon, sent } = await startDaemon(config, { logger })
+    const error = `not recording: cannot open ${file}: it is not a regular file (a pipe, a device or a socket); a recording is written to a file only`
+    expect(daemon.status().recording).toEqual({ state: 'failed', file, error })
+    expect(messages(records, 'warn').filter((m) => m.includes('recording'))).toEqual([
+      `${error}; the daemon runs on without a recording`,
+    ])
+    expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
+    await until('the command', () => sent.length === 1)
+    await daemon.stop()
   })
 })
 
@@ -289,11 +310,19 @@ describe('a reload', { timeout: 4 * RELOAD_BOUND_MS }, () => {
 describe('the daemon stopping while a reload opens a record file', () => {
   it('stops the recorder that opens late: its observer comes off the door, and it is not the one in use', async () => {
     let opened: () => void = () => undefined
-    const fs: RecordFs = {
-      // The open's first write waits until the test lets it end; later writes go nowhere.
-      appendFile: (_path, data) => (data === '' ? new Promise<void>((r) => (opened = r)) : Promise.resolve()),
-      rename: () => Promise.resolve(),
+    const handle: RecordHandle = {
+      identity: 'only',
       size: () => Promise.resolve(0),
+      endsLine: () => Promise.resolve(true),
+      write: (data) => Promise.resolve(data.length),
+      truncate: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    }
+    const fs: RecordFs = {
+      // The open waits until the test lets it end; later writes go nowhere.
+      open: () => new Promise<RecordHandle>((r) => (opened = () => r(handle))),
+      rename: () => Promise.resolve(),
+      identity: () => Promise.resolve('only'),
     }
     let observers = 0
     const door = {

@@ -502,6 +502,36 @@ describe('bounds', () => {
     expect(r.status).toBe(431)
     expect((await call(s.url, 'GET', '/api/status', { 'x-filler': 'x'.repeat(1000) })).status).toBe(200)
   })
+
+  it('answers an oversized request head with 431, not a reset; what comes past its drain bound is cut (issue 46 item 3)', async () => {
+    const MB = 1024 * 1024
+    // A head this large is still being sent when refused, even over loopback: a close then would reset it.
+    const s = await start({ limits: { headLingerBytes: 32 * MB } })
+    const send = async (bytes: number): Promise<{ answer: string; failure?: Error }> => {
+      const socket = await openSocket(s.port)
+      let answer = ''
+      let failure: Error | undefined
+      socket.on('data', (d: Buffer) => (answer += d.toString('latin1')))
+      socket.on('error', (err) => (failure = err))
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+      socket.write(`GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ${'x'.repeat(bytes)}\r\n\r\n`)
+      await closed
+      return { answer, ...(failure ? { failure } : {}) }
+    }
+    for (const mb of [1, 16]) {
+      const { answer, failure } = await send(mb * MB)
+      expect(failure).toBeUndefined()
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /)
+    }
+    // Past the bound the rest is no longer drained: the connection is cut (the answer may be lost).
+    const capped = await start({ limits: { headLingerBytes: 64 * 1024 } })
+    const socket = await openSocket(capped.port)
+    socket.on('error', () => undefined)
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    socket.write(`GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ${'x'.repeat(16 * MB)}\r\n\r\n`)
+    await closed
+    expect(socket.destroyed).toBe(true)
+  })
 })
 
 describe('/metrics', () => {

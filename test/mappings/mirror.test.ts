@@ -29,6 +29,8 @@ class FakeApp {
   readonly calls: { name: string; params: Record<string, unknown> }[] = []
   readonly state = new AppState()
   fail: string | undefined
+  /** Never answers (a hung application): the calls are still recorded. */
+  hung = false
   constructor() {
     this.state.resetTitles([{ id: 't1', name: TITLE, play: 'Off' }])
     this.up()
@@ -36,6 +38,7 @@ class FakeApp {
   client = {
     callByName: (name: string, params: Record<string, unknown> = {}): Promise<CallResult> => {
       this.calls.push({ name, params })
+      if (this.hung) return new Promise<CallResult>(() => {})
       if (this.fail !== undefined) return Promise.reject(new AppError(name, this.fail, {}))
       return Promise.resolve({ raw: {}, reply: {} } as unknown as CallResult)
     },
@@ -78,6 +81,8 @@ bindings:
   - on: console/key:2
     press: { resync: backup }
     confirm_ms: 0
+  - on: console/key:3
+    press: { command: schedule, params: { action: cutin, title: "${TITLE}" } }
 `
 
 async function rig(text = PAIR): Promise<{
@@ -203,5 +208,50 @@ describe('a main and its mirror: the objections', () => {
     backup.play('Paused')
     await pressAndSettle(engine, 'key:2')
     expect(backup.named('schedule')).toHaveLength(1)
+  })
+})
+
+describe('every press reaches the mirror (issue 46 item 6)', () => {
+  it('with the main hung, ten presses 300 ms apart reach the backup ten times; the key says the main is behind', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    const { engine, main, backup, surfaces } = await rig()
+    main.hung = true
+    for (let i = 0; i < 10; i++) {
+      press(engine, 'key:3')
+      await settle()
+      vi.advanceTimersByTime(300)
+    }
+    // The main still has the first press (its at-most-one holds there); the backup had every one.
+    expect(main.named('schedule')).toHaveLength(1)
+    expect(backup.named('schedule')).toHaveLength(10)
+    expect(surfaces.of('console/key:3')).toMatchObject({ badge: 'pending' })
+  })
+
+  it('a backup that has not answered its own press is not sent the next one; a mirror-only press never fails the key', async () => {
+    const { engine, main, backup, surfaces } = await rig()
+    main.hung = true
+    backup.hung = true
+    for (let i = 0; i < 3; i++) {
+      press(engine, 'key:3')
+      await settle()
+    }
+    expect(main.named('schedule')).toHaveLength(1)
+    expect(backup.named('schedule')).toHaveLength(1)
+    expect(surfaces.of('console/key:3')?.badge).toBe('pending')
+  })
+
+  it('with no mirror, a press while the previous one is unanswered is still ignored', async () => {
+    const text = PAIR.replace(', mirror_of: main, diverged_after_ms: 500', '').replace(
+      / {2}- on: console\/key:2\n.*\n.*\n/,
+      '',
+    )
+    const { engine, main, backup } = await rig(text)
+    main.hung = true
+    for (let i = 0; i < 3; i++) {
+      press(engine, 'key:3')
+      await settle()
+    }
+    expect(main.named('schedule')).toHaveLength(1)
+    expect(backup.calls).toEqual([])
   })
 })

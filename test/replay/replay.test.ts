@@ -166,7 +166,7 @@ describe('record and replay', () => {
     }
     expect(code).toBe(1)
     const report = out.join('')
-    expect(report).toMatch(/^1 difference in (\d+) recorded and \1 replayed commands compared \(/m)
+    expect(report).toMatch(/^1 difference in (\d+) recorded, \1 replayed, 0 lines skipped \(/m)
     expect(report).toContain(
       'console/key:0: changed: schedule {"action":"cutin","title":"Lower Third"} → schedule {"action":"cutin","title":"Breaking News"}\n',
     )
@@ -184,7 +184,7 @@ describe('record and replay', () => {
       e2.mockRestore()
     }
     // Both sides counted alike: as many compared of each (the recording's streaming polls left out).
-    expect(again.join('')).toMatch(/same commands: (\d+) recorded and \1 replayed commands compared \(/)
+    expect(again.join('')).toMatch(/same commands: (\d+) recorded, \1 replayed, 0 lines skipped \(/)
     expect(code).toBe(0)
   })
 
@@ -221,5 +221,68 @@ describe('record and replay', () => {
     )
     expect(kinds).toHaveLength(7)
     expect(lines[0]).toMatchObject({ config, pages: { console: 'main' } })
+  })
+})
+
+/** Runs `replay` with `args`, what it wrote to stdout and its exit code. */
+async function replayCli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const w = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out.push(String(chunk))
+    return true
+  })
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    err.push(String(chunk))
+    return true
+  })
+  try {
+    return { code: await replayCommand.run(args), out: out.join(''), err: err.join('') }
+  } finally {
+    w.mockRestore()
+    e.mockRestore()
+  }
+}
+
+describe('a show of any length, and a summary that never says same over skipped lines (issue 46 item 5)', () => {
+  it.each([1e6, 1e7, 1e9])(
+    'a recording whose t runs past %d ms: every record replayed, the same commands',
+    async (offset) => {
+      const dir = await mkdtemp(join(tmpdir(), 'pb-replay-long-'))
+      const { trace } = await recordStorm(dir)
+      const short = await readTrace(trace)
+      // The same show, as if it had begun `offset` ms earlier: every line's t moved on.
+      const text = await readFile(trace, 'utf8')
+      const late = join(dir, 'late.jsonl')
+      await writeFile(
+        late,
+        text
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => {
+            const r = JSON.parse(l) as { t: number; kind: string }
+            return JSON.stringify(r.kind === 'start' ? r : { ...r, t: r.t + offset })
+          })
+          .join('\n') + '\n',
+      )
+      const read = await readTrace(late)
+      expect(read.skipped).toBe(0)
+      expect(read.inputs).toHaveLength(short.inputs.length)
+      expect(read.commands).toHaveLength(short.commands.length)
+      const { code, out } = await replayCli([late, '--speed', 'max', '--compare'])
+      expect(out).toMatch(/same commands: (\d+) recorded, \1 replayed, 0 lines skipped \(/)
+      expect(Number(/same commands: (\d+)/.exec(out)![1])).toBeGreaterThan(0)
+      expect(code).toBe(0)
+    },
+  )
+
+  it('a trace with a line that is not a record: --compare says how many were skipped, never "same", and exits 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pb-replay-skip-'))
+    const { trace } = await recordStorm(dir)
+    await writeFile(trace, `${await readFile(trace, 'utf8')}{"t":1,"kind":"input","surface":"console"\n`)
+    const { code, out } = await replayCli([trace, '--speed', 'max', '--compare'])
+    expect(out).not.toContain('same commands')
+    expect(out).toMatch(/^not compared in full: (\d+) recorded, \1 replayed, 1 line skipped \(/m)
+    expect(code).toBe(1)
   })
 })

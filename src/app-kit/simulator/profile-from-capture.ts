@@ -4,10 +4,10 @@
  * (`capture <file> <time>`). So a user's real application can be played by the simulator
  * (`panelbridge sim --replay-capture FILE`) and written into `config/app-profiles/` as YAML.
  */
-import { readFileSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { stringify } from 'yaml'
 import { CAPTURE_MAX_FILE_BYTES, CaptureError, parseCapture, type ParsedCapture } from '../probe-capture.js'
+import { readRegularFile } from '../../read-regular.js'
 import { isRecord } from '../../wire.js'
 import {
   DEFAULT_PROFILE,
@@ -89,19 +89,18 @@ export function profileFromCapture(capture: ParsedCapture, file: string): SimPro
   }
 }
 
-/** Reads a capture file (bounded) and turns it into a profile. Throws CaptureError. */
-export function profileFromCaptureFile(file: string): SimProfile {
-  let text: string
+/**
+ * Reads a capture file and turns it into a profile. Throws CaptureError. Only a regular file is read
+ * (a FIFO is never waited on, a device such as /dev/zero never read without end), and at most
+ * CAPTURE_MAX_FILE_BYTES of it.
+ */
+export async function profileFromCaptureFile(file: string): Promise<SimProfile> {
+  const read = await readRegularFile(file, CAPTURE_MAX_FILE_BYTES)
+  if ('error' in read) throw new CaptureError(`${file}: ${read.error.code ?? read.error.message}`)
+  if ('notRegular' in read) throw new CaptureError(`${file}: ${read.notRegular}, not a capture file`)
+  if ('tooLarge' in read) throw new CaptureError(`${file}: larger than ${CAPTURE_MAX_FILE_BYTES} bytes`)
   try {
-    const size = statSync(file).size
-    if (size > CAPTURE_MAX_FILE_BYTES) throw new CaptureError(`${file}: larger than ${CAPTURE_MAX_FILE_BYTES} bytes`)
-    text = readFileSync(file, 'utf8')
-  } catch (err) {
-    if (err instanceof CaptureError) throw err
-    throw new CaptureError(`${file}: ${err instanceof Error ? err.message : String(err)}`)
-  }
-  try {
-    return profileFromCapture(parseCapture(text), file)
+    return profileFromCapture(parseCapture(read.bytes.toString('utf8')), file)
   } catch (err) {
     if (err instanceof CaptureError) throw new CaptureError(`${file}: ${err.message}`)
     throw err

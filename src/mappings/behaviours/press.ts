@@ -6,7 +6,10 @@
  * - Hold-to-confirm (destructive commands by default, or `confirm_ms: N`): the command fires when the
  *   countdown (shown in `detail`) ends while still held; releasing early sends nothing, and the key says
  *   `hold N s` for `TAP_HINT_MS`, so a short tap is not mistaken for a press that did nothing.
- * - A press while this binding's sequence is still running is ignored (the key shows `pending`).
+ * - A press while this binding's sequence is still running is ignored (the key shows `pending`), on
+ *   each application apart: with a mirror, a press the main has not answered yet does not hold back
+ *   the next one on the backup (`mirrorRun`). The binding's own state (a toggle's side, a step) follows
+ *   the main's runs only, so the two never count a press twice.
  * - Presses from different sources (each browser, the remote API, the device) are tracked apart; a
  *   press cancelled (its browser gone, its device unplugged, its API lease ended) fires nothing, not
  *   even the short press: only a hold whose time was reached before has fired.
@@ -16,6 +19,7 @@ import { ControlBadge } from '../../surfaces/badge.js'
 import { CONFIRM_COMMANDS, CONFIRM_TICK_MS, DEFAULT_CONFIRM_MS, DEFAULT_HOLD_MS } from '../constants.js'
 import type { Actions, Binding } from '../schema.js'
 import { actionList, runActions } from './actions.js'
+import { isBusy } from '../sender.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
 
 /** How long a short tap on a hold-to-confirm key shows how long to hold: long enough to read at a glance. */
@@ -65,6 +69,8 @@ export class PressBehaviour implements Behaviour {
   /** Runs while the key says how long to hold, after a tap too short to confirm. */
   private hintTimer: NodeJS.Timeout | undefined
   private running = false
+  /** A press sent to the mirrors alone runs (the main still had the one before). */
+  private mirrorRunning = false
   private disposed = false
   private failure: string | undefined
   /** Index of the step the next press sends. */
@@ -86,7 +92,8 @@ export class PressBehaviour implements Behaviour {
     if (this.presses.has(source) || this.disposed) return
     const press: Press = { holdFired: false, confirmEndsAt: 0 }
     this.presses.set(source, press)
-    if (this.running) return // ignored while the sequence runs; the key shows pending
+    // Ignored while the sequence runs (the key shows pending), unless a mirror can still take it.
+    if (this.running && !this.mirrorFree()) return
     if (this.confirmMs > 0 && this.primary() !== undefined) {
       this.endHint()
       press.confirmEndsAt = performance.now() + this.confirmMs
@@ -154,7 +161,7 @@ export class PressBehaviour implements Behaviour {
 
   look(): BehaviourLook {
     const look: BehaviourLook = {
-      pending: this.running,
+      pending: this.running || this.mirrorRunning,
       failed: this.badge.badge === 'failed',
       context: this.binding.steps ? { step: this.step + 1 } : {},
     }
@@ -218,8 +225,17 @@ export class PressBehaviour implements Behaviour {
     return soonest
   }
 
+  /** Whether a press made now can go to a mirror alone: the binding has one, and it has no press of ours. */
+  private mirrorFree(): boolean {
+    return !this.mirrorRunning && this.host.mirrored?.() === true
+  }
+
   private fire(actions: Actions | undefined): void {
-    if (actions === undefined || this.running || this.disposed) return
+    if (actions === undefined || this.disposed) return
+    if (this.running) {
+      if (this.mirrorFree()) this.mirrorRun(actions)
+      return
+    }
     this.running = true
     const b = this.binding
     const goingOn = b.toggle !== undefined && actions === b.toggle.on
@@ -241,6 +257,40 @@ export class PressBehaviour implements Behaviour {
       }
       this.badge.setPending(false)
       this.host.changed()
+    })
+  }
+
+  /**
+   * A press while the main has not answered the binding's previous one: its commands go to the mirrors
+   * alone (those that answered theirs). Page switches and resyncs are the main run's to make, once.
+   */
+  private mirrorRun(actions: Actions): void {
+    this.mirrorRunning = true
+    const host = this.host
+    const mirrors: BehaviourHost = {
+      origin: host.origin,
+      get state() {
+        return host.state
+      },
+      send: (command, params, options) => host.send(command, params, { ...options, mirrorsOnly: true }),
+      changed: () => host.changed(),
+      setPage: () => {},
+      resync: () => Promise.resolve({ ok: true, reply: {} }),
+      titleContext: () => host.titleContext(),
+      ...(host.isHeld ? { isHeld: (on: string) => host.isHeld!(on) } : {}),
+      ...(host.notSent ? { notSent: (command: string, reason: string) => host.notSent!(command, reason) } : {}),
+    }
+    const ctx = { ...host.titleContext(), ...(this.binding.steps ? { step: this.step + 1 } : {}) }
+    const done = runActions(mirrors, actions, ctx, () => this.disposed)
+    host.changed()
+    void done.then((result) => {
+      this.mirrorRunning = false
+      if (this.disposed) return
+      if (!result.ok && !isBusy(result)) {
+        this.failure = result.message
+        this.badge.fail()
+      }
+      host.changed()
     })
   }
 }

@@ -13,6 +13,11 @@ export interface BehaviourHost {
   readonly state: AppState
   /** Sends one command (parameters already filled in); `options` say which failures are no news. Never throws. */
   send(command: string, params: Record<string, unknown>, options?: SendOptions): Promise<SendResult>
+  /**
+   * Whether the binding's commands also go to a mirror: a press made while the main has not answered
+   * the previous one is then sent to the mirror alone (`SendOptions.mirrorsOnly`).
+   */
+  mirrored?(): boolean
   /** The control's look changed (detail, badge, value, step): the engine redraws it. */
   changed(): void
   /** Whether a control (`surface/control`) is held down now, from any source (a jog's `fine` key). */

@@ -10,6 +10,7 @@ import { KeyImages } from '../web/key-images.js'
 import { BROWSER_DECK_DRIVER, BrowserDeckHub } from './hub.js'
 import { BrowserDeckSurface } from './surface.js'
 import type { DetectedDevice } from '../../face/surface.js'
+import type { SurfaceClaim } from '../../families/claims.js'
 
 export interface BrowserDeckDriverOptions {
   /** The registrations; tests pass their own. */
@@ -25,6 +26,10 @@ export class BrowserDeckDriver implements SurfaceDriver {
 
   constructor(private readonly opts: BrowserDeckDriverOptions = {}) {
     this.hub = opts.hub ?? new BrowserDeckHub()
+  }
+
+  claimsChanged(claims: readonly SurfaceClaim[] | 'all'): void {
+    this.hub.setClaims(claims)
   }
 
   detect(): Promise<DetectedDevice[]> {

@@ -8,6 +8,11 @@
  * Bounds: a page registers at most MAX_DECKS_PER_PAGE decks at once, all pages MAX_BROWSER_DECKS; a
  * model must be one of the model table's, whose controls the deck then has (the page's word on keys
  * is never taken); a serial another registration holds is refused. The protocol bounds the strings.
+ *
+ * No page takes a claimed deck's place: decks whose serial no `surfaces:` entry claims (`setClaims`)
+ * fill at most MAX_UNCLAIMED_DECKS of the slots, so the rest stay free for the decks the config names;
+ * and should the claimed ones need more, the oldest unclaimed deck no surface has open is dropped (its
+ * page is told why). A claim by model alone reserves nothing: any page can offer that model.
  */
 import { createLogger } from '../../log.js'
 import type { HotplugChange, HotplugSource } from '../hotplug.js'
@@ -15,6 +20,7 @@ import type { PageDeviceLink, PageDevicePort } from '../web/page-devices.js'
 import type { DeckClientMessage, DeckServerMessage } from '../../face/protocol.js'
 import { browserDeckModel, type BrowserDeckModel } from '../../families/browser-deck.js'
 import type { DetectedDevice } from '../../face/surface.js'
+import type { SurfaceClaim } from '../../families/claims.js'
 
 /** A deck's input as the page sends it. */
 export type BrowserDeckInput = Extract<DeckClientMessage, { type: 'deck-input' }>
@@ -25,6 +31,11 @@ export const BROWSER_DECK_DRIVER = 'browser-deck'
 export const MAX_DECKS_PER_PAGE = 2
 /** Decks every page together may register at once. */
 const MAX_BROWSER_DECKS = 16
+/**
+ * Of them, decks whose serial no surface claims: the rest are kept for the claimed ones, so pages
+ * registering junk never lock out the deck the config names. ASSUMED: half.
+ */
+const MAX_UNCLAIMED_DECKS = 8
 
 /** One deck a page registered. */
 export interface Registration {
@@ -42,9 +53,15 @@ export interface Registration {
 const log = createLogger('browser-deck')
 
 export class BrowserDeckHub implements PageDevicePort {
+  /** In the order they registered (the oldest unclaimed one is the first dropped). */
   private readonly decks = new Map<string, Registration>()
-  /** Registrations whose model is being looked up, by link and deck number (they count against the bounds). */
-  private readonly pending = new Set<string>()
+  /**
+   * Registrations whose model is being looked up, by link and deck number, with whether a surface
+   * claims their serial (they count against the bounds).
+   */
+  private readonly pending = new Map<string, boolean>()
+  /** The serials the configured surfaces claim (trimmed, as claims match them). */
+  private claimed = new Set<string>()
   private readonly listeners = new Set<(change: HotplugChange) => void>()
   /** Who takes the input of decks no surface has open (`learn` through the daemon; issue 26 item 2). */
   private readonly unclaimedInput = new Set<(reg: Registration, message: BrowserDeckInput) => void>()
@@ -78,6 +95,12 @@ export class BrowserDeckHub implements PageDevicePort {
       modelId: reg.model.id,
       ...(reg.serial !== '' ? { serial: reg.serial } : {}),
     }))
+  }
+
+  /** The configured surfaces' claims (at start and after every reload): the serials they claim have room kept. */
+  setClaims(claims: readonly SurfaceClaim[] | 'all'): void {
+    const serials = claims === 'all' ? [] : claims.filter((c) => c.driver === BROWSER_DECK_DRIVER)
+    this.claimed = new Set(serials.flatMap((c) => (c.match.serial !== undefined ? [c.match.serial.trim()] : [])))
   }
 
   /** A registration by its device identity. */
@@ -127,15 +150,18 @@ export class BrowserDeckHub implements PageDevicePort {
     }
     const slot = `${link.id}:${m.deck}`
     const ofPage = [...this.decks.values()].filter((r) => r.link === link).length
-    const pendingOfPage = [...this.pending].filter((p) => p.startsWith(`${link.id}:`)).length
+    const pendingOfPage = [...this.pending.keys()].filter((p) => p.startsWith(`${link.id}:`)).length
     if (this.find(link, m.deck) || this.pending.has(slot)) return refuse('this page registered that deck already')
     if (ofPage + pendingOfPage >= MAX_DECKS_PER_PAGE)
       return refuse(`a page registers at most ${MAX_DECKS_PER_PAGE} decks`)
-    if (this.decks.size + this.pending.size >= MAX_BROWSER_DECKS)
+    const claimed = this.isClaimed(m.serial)
+    if (!claimed && this.unclaimedCount() >= MAX_UNCLAIMED_DECKS)
+      return refuse(`at most ${MAX_UNCLAIMED_DECKS} browser decks that no surface claims at once`)
+    if (this.decks.size + this.pending.size >= MAX_BROWSER_DECKS && !(claimed && this.dropOldestUnclaimed()))
       return refuse(`at most ${MAX_BROWSER_DECKS} browser decks at once`)
     const id = m.serial !== '' ? m.serial : `page${link.id}-deck${m.deck}`
     if (this.decks.has(id)) return refuse('a deck with this serial number is registered already')
-    this.pending.add(slot)
+    this.pending.set(slot, claimed)
     let model: BrowserDeckModel | undefined
     try {
       model = await browserDeckModel(m.model)
@@ -156,6 +182,31 @@ export class BrowserDeckHub implements PageDevicePort {
       detail: `no surface claims it yet; to use it, add under surfaces: { driver: ${BROWSER_DECK_DRIVER}, model: ${model.id}${m.serial !== '' ? `, serial: ${m.serial}` : ''} }`,
     })
     this.fire('attach')
+  }
+
+  private isClaimed(serial: string): boolean {
+    return serial.trim() !== '' && this.claimed.has(serial.trim())
+  }
+
+  /** Registered or being registered decks whose serial no surface claims. */
+  private unclaimedCount(): number {
+    let n = 0
+    for (const reg of this.decks.values()) if (!this.isClaimed(reg.serial)) n++
+    for (const claimed of this.pending.values()) if (!claimed) n++
+    return n
+  }
+
+  /** Makes room for a claimed deck: the oldest unclaimed deck no surface has open goes. Whether one went. */
+  private dropOldestUnclaimed(): boolean {
+    for (const reg of this.decks.values()) {
+      if (this.isClaimed(reg.serial) || reg.input) continue
+      const detail = 'dropped to make room for a deck a surface claims'
+      log.warn('dropped an unclaimed browser deck', { device: reg.id, page: reg.link.id, detail })
+      reg.link.send({ type: 'deck-state', deck: reg.deck, state: 'refused', detail })
+      this.remove(reg)
+      return true
+    }
+    return false
   }
 
   private remove(reg: Registration | undefined): void {

@@ -122,6 +122,28 @@ describe('the browser-deck hub', () => {
     expect(hub.list().map((x) => x.id)).toEqual(['B1', 'D0'])
   })
 
+  it('keeps room for claimed serials: junk fills at most its share, and a claimed deck past the total drops the oldest junk', async () => {
+    const hub = new BrowserDeckHub()
+    const claimed = Array.from({ length: 9 }, (_, i) => `REAL${i}`)
+    hub.setClaims(claimed.map((serial, i) => ({ name: `d${i}`, driver: 'browser-deck', match: { serial } })))
+    const pages = Array.from({ length: 13 }, (_, i) => page(i + 1))
+    // Eight pages of junk: the ninth junk deck is refused.
+    for (let i = 0; i < 9; i++) hub.handle(pages[Math.floor(i / 2)]!, add(i % 2, `JUNK${i}`))
+    await until('the junk answered', () => pages.slice(0, 5).reduce((n, p) => n + p.sent.length, 0) === 9)
+    expect(hub.list().filter((d) => d.id.startsWith('JUNK'))).toHaveLength(8)
+    // Nine claimed decks: the ninth takes the place of the oldest junk, whose page is told.
+    for (let i = 0; i < 9; i++) hub.handle(pages[5 + Math.floor(i / 2)]!, add(i % 2, claimed[i]!))
+    await until('every claimed deck registered', () => claimed.every((id) => hub.get(id) !== undefined))
+    expect(hub.get('JUNK0')).toBeUndefined()
+    expect(pages[0]!.sent.at(-1)).toEqual({
+      type: 'deck-state',
+      deck: 0,
+      state: 'refused',
+      detail: 'dropped to make room for a deck a surface claims',
+    })
+    expect(hub.list()).toHaveLength(16)
+  })
+
   it("opens as its model's surface: the page's input is checked against the model, feedback goes back as faces", async () => {
     const driver = new BrowserDeckDriver()
     const p = page(1)

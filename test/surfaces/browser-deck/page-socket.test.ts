@@ -12,7 +12,13 @@ import { setLogSink } from '../../../src/log.js'
 import type { DeckServerMessage } from '../../../src/face/protocol.js'
 import { testConfigFile } from '../../helpers/files.js'
 import { until } from '../../helpers/until.js'
-import { browserDeckDaemon, connectSocket as connect, laptopDeckConfig, pageSocketOf } from './daemon-rig.js'
+import {
+  browserDeckDaemon,
+  connectSocket as connect,
+  laptopDeckConfig,
+  pageSocket,
+  pageSocketOf,
+} from './daemon-rig.js'
 
 const previousSink = setLogSink(() => undefined)
 afterAll(() => setLogSink(previousSink))
@@ -74,5 +80,29 @@ describe('a deck registers only over a page socket that passed the checks', () =
       daemon.status().surfaces.some((s) => s.name === 'laptop' && s.state === 'waiting'),
     )
     expect(driver.hub.list()).toEqual([])
+  })
+})
+
+describe('no page takes the place of the deck the config claims (issue 46 item 3)', () => {
+  it('twelve sockets registering junk decks leave room: the deck claimed by serial still comes up', async () => {
+    const file = await testConfigFile('deck-junk', laptopDeckConfig())
+    const { daemon, driver } = await browserDeckDaemon(file)
+    const junk: DeckServerMessage[][] = []
+    for (let p = 0; p < 12; p++) {
+      const socket = await pageSocket(daemon)
+      junk.push(deckMessages(socket))
+      for (let deck = 0; deck < 2; deck++)
+        socket.send(JSON.stringify({ type: 'deck-add', deck, model: 'original-mk2', serial: `JUNK${p}-${deck}` }))
+    }
+    await until('every junk deck answered', () => junk.every((got) => got.length === 2))
+    const refusals = junk.flat().flatMap((m) => (m.type === 'deck-state' && m.state === 'refused' ? [m.detail] : []))
+    expect(refusals.length).toBeGreaterThan(0)
+    expect(new Set(refusals)).toEqual(new Set(['at most 8 browser decks that no surface claims at once']))
+    const own = await pageSocket(daemon)
+    own.send(REGISTER)
+    await until('the claimed deck open as laptop', () =>
+      daemon.status().surfaces.some((s) => s.name === 'laptop' && s.state === 'open'),
+    )
+    expect(driver.hub.list().filter((d) => d.id.startsWith('JUNK'))).toHaveLength(8)
   })
 })
