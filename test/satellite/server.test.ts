@@ -281,11 +281,7 @@ describe('the Satellite server', () => {
     const ws = new WebSocket(`ws://127.0.0.1:${wsPort}`)
     onTestFinished(() => ws.terminate())
     ws.on('message', (data) =>
-      got.push(
-        ...String(data)
-          .split('\n')
-          .filter((l) => l !== ''),
-      ),
+      got.push(...(Buffer.isBuffer(data) ? data.toString('utf8') : '').split('\n').filter((l) => l !== '')),
     )
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
     await until('BEGIN and CAPS', () => got.length >= 2)
