@@ -53,6 +53,9 @@ describe('the Satellite server', () => {
     c.send(addDevice('sd:PLUS1', manifest(2, 4, 96, 2), 'png'))
     await c.waitFor('ADD-DEVICE OK', (l) => l.command === 'ADD-DEVICE' && l.status === 'OK')
     const surface = await opened(driver, 'sd:PLUS1')
+    // It said PINCODE_LOCK: it is told at open that it is unlocked.
+    const locked = await c.waitFor('LOCKED-STATE', (l) => l.command === 'LOCKED-STATE')
+    expect(locked.params).toMatchObject({ DEVICEID: 'sd:PLUS1', LOCKED: '0', CHARACTER_COUNT: '0' })
     expect(surface.description.controls.map((x) => x.id)).toEqual([
       ...Array.from({ length: 8 }, (_, i) => `key:${i}`),
       'encoder:0',
