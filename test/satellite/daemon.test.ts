@@ -110,7 +110,7 @@ describe('a Satellite client that never reads, in the daemon', () => {
     // The silent one adds a device of 256 keys of 256×256 pixels (every key drawn on add: far more output than
     // the bound), and never reads a byte.
     const silent = connect({ port, host: '127.0.0.1' })
-    onTestFinished(() => silent.destroy())
+    onTestFinished(() => void silent.destroy())
     silent.on('error', () => undefined)
     silent.pause()
     silent.write(addDevice('silent:1', manifest(16, 16, 256)) + '\n')
