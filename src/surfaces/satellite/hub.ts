@@ -89,7 +89,6 @@ export class SatelliteHub {
       id: d.id,
       model: d.productName,
       serial: d.id,
-      port: d.client.link.peer,
     }))
   }
 
