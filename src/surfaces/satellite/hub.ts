@@ -259,8 +259,10 @@ export class SatelliteClient {
     const name = 'ADD-DEVICE'
     const id = params.DEVICEID
     if (typeof id !== 'string' || id === '') return this.error(name, undefined, 'Missing DEVICEID')
-    // ASSUMED: device ids as Satellite makes them (`streamdeck:CL12K1A00042`): printable, at most 128 characters.
-    if (id.length > 128 || !/^[\x21-\x7e]+$/.test(id)) return this.error(name, undefined, 'Invalid DEVICEID')
+    // ASSUMED: device ids as Satellite makes them (`streamdeck:CL12K1A00042`): at most 128 characters, no
+    // control character, quote or backslash (the id goes back quoted in every line about the device).
+    if (id.length > 128 || [...id].some((ch) => ch < ' ' || ch === '\x7f' || ch === '"' || ch === '\\'))
+      return this.error(name, undefined, 'Invalid DEVICEID')
     if (params.PRODUCT_NAME === undefined || params.PRODUCT_NAME === true)
       return this.error(name, id, 'Missing PRODUCT_NAME')
     if (this.devices.has(id)) return this.error(name, id, 'Device already added')

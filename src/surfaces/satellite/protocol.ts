@@ -27,7 +27,7 @@ export const SATELLITE_LIMITS = {
   controlsPerDevice: 256,
   /** The widest or tallest bitmap a control may ask for, pixels. */
   bitmapSide: 512,
-  /** A line longer than this (bytes, before its newline) drops the client: a layout is a few kilobytes. */
+  /** A line longer than this (characters, before its newline) drops the client: a layout is a few kilobytes. */
   lineBytes: 256 * 1024,
   /** Output a client has not read yet, bytes, past which it is dropped (its surfaces go stale until it is back). */
   unreadBytes: 4 * 1024 * 1024,

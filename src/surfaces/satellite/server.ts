@@ -120,6 +120,11 @@ export class SatelliteServer {
       ...(wsPort !== undefined ? { ws_port: wsPort } : {}),
       ...(config.allow ? { allow: config.allow } : {}),
     })
+    if (!config.allow && !isLoopback(host))
+      this.hub.log.warn(
+        'the Satellite server listens beyond this machine with no satellite.allow: any peer that reaches it may attach surfaces',
+        { host },
+      )
     this.announce(this.listening)
   }
 
@@ -382,6 +387,11 @@ export class SatelliteServer {
     }
     return reader
   }
+}
+
+/** Whether a bind address is this machine's alone. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host)
 }
 
 function sameBinding(a: SatelliteServerConfig, b: SatelliteServerConfig): boolean {
