@@ -15,10 +15,8 @@ const LEGACY_PER_ROW = 8
 /** The bitmap size a grid client that says only `BITMAPS=1` gets (Companion's). */
 const LEGACY_BITMAP = 72
 
-const size = z
-  .strictObject({ w: z.number().int().min(0), h: z.number().int().min(0) })
-  .partial()
-  .required()
+// As loose as Companion's own schema (`SatelliteSurfaceManifestSchema.ts`): unknown keys are ignored.
+const size = z.looseObject({ w: z.number().min(0), h: z.number().min(0) })
 const style = z.looseObject({
   bitmap: size.optional(),
   text: z.boolean().optional(),
@@ -33,8 +31,8 @@ const manifestSchema = z.looseObject({
       .regex(/^[a-zA-Z0-9\-/]+$/)
       .max(64),
     z.looseObject({
-      row: z.number().int().min(0).max(999),
-      column: z.number().int().min(0).max(999),
+      row: z.number().min(0).max(999),
+      column: z.number().min(0).max(999),
       stylePreset: z.string().min(1).max(64).optional(),
     }),
   ),
@@ -46,7 +44,9 @@ export type ParsedLayout =
 function styleOf(s: z.output<typeof style> | undefined): SatelliteControlStyle {
   if (!s) return {}
   return {
-    ...(s.bitmap && s.bitmap.w > 0 && s.bitmap.h > 0 ? { bitmap: { w: s.bitmap.w, h: s.bitmap.h } } : {}),
+    ...(s.bitmap && Math.round(s.bitmap.w) > 0 && Math.round(s.bitmap.h) > 0
+      ? { bitmap: { w: Math.round(s.bitmap.w), h: Math.round(s.bitmap.h) } }
+      : {}),
     ...(s.colors ? { colors: s.colors } : {}),
     ...(s.text ? { text: true } : {}),
     ...(s.textStyle ? { textStyle: true } : {}),
@@ -84,7 +84,7 @@ function manifestLayout(value: string | true): ParsedLayout {
   const out: SatelliteLayoutControl[] = []
   for (const [clientId, c] of Object.entries(controls)) {
     const preset = c.stylePreset !== undefined && Object.hasOwn(stylePresets, c.stylePreset) ? c.stylePreset : 'default'
-    out.push({ clientId, row: c.row, column: c.column, style: styleOf(stylePresets[preset]) })
+    out.push({ clientId, row: Math.floor(c.row), column: Math.floor(c.column), style: styleOf(stylePresets[preset]) })
   }
   return { ok: true, fromManifest: true, controls: out }
 }
