@@ -50,6 +50,14 @@ describe('the Satellite server', () => {
     c.send('NOPE X=1')
     const err = await c.waitFor('ERROR', (l) => l.command === 'ERROR')
     expect(err.params.MESSAGE).toBe('Unknown command: NOPE')
+    // What panelbridge does not take is refused, the link kept; a device id with a quote is refused.
+    c.send('SET-VARIABLE-VALUE DEVICEID="x" VARIABLE="a" VALUE="Yg=="')
+    const notTaken = await c.waitFor('SET-VARIABLE-VALUE', (l) => l.command === 'SET-VARIABLE-VALUE')
+    expect(notTaken).toMatchObject({ status: 'ERROR', params: { MESSAGE: 'Not supported by panelbridge' } })
+    c.send('ADD-DEVICE DEVICEID=a\\"b PRODUCT_NAME="P"')
+    const badId = await c.waitFor('ADD-DEVICE', (l) => l.command === 'ADD-DEVICE')
+    expect(badId).toMatchObject({ status: 'ERROR', params: { MESSAGE: 'Invalid DEVICEID' } })
+    expect(c.closed).toBe(false)
   })
 
   it('a current client: keys drawn at its size in the format it asked for, press and signed rotation', async () => {
