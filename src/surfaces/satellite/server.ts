@@ -297,16 +297,10 @@ export class SatelliteServer {
       () => socket.resume(),
     )
     const entry = { client: undefined as unknown as SatelliteClient, end: () => socket.terminate() }
-    let idle = setTimeout(() => drop('it sent nothing for too long'), this.limits.idleMs)
+    const idle = setTimeout(() => drop('it sent nothing for too long'), this.limits.idleMs)
     socket.on('message', (data, isBinary) => {
       idle.refresh()
-      lines.push(
-        isBinary
-          ? ''
-          : Buffer.isBuffer(data)
-            ? data.toString('utf8')
-            : Buffer.concat(data as Buffer[]).toString('utf8'),
-      )
+      lines.push(isBinary ? '' : (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString('utf8'))
     })
     socket.on('close', () => {
       clearTimeout(idle)
@@ -318,7 +312,6 @@ export class SatelliteServer {
     entry.client = this.hub.connect(link, this.limits, 'panelbridge')
     lines.client = entry.client
     this.links.add(entry)
-    idle = idle.ref()
   }
 
   /**
