@@ -300,7 +300,13 @@ export class SatelliteServer {
     const idle = setTimeout(() => drop('it sent nothing for too long'), this.limits.idleMs)
     socket.on('message', (data, isBinary) => {
       idle.refresh()
-      lines.push(isBinary ? '' : (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString('utf8'))
+      lines.push(
+        isBinary
+          ? ''
+          : (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString(
+              'utf8',
+            ),
+      )
     })
     socket.on('close', () => {
       clearTimeout(idle)
