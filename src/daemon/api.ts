@@ -5,6 +5,7 @@
 import type { ControlId, ControlKind } from '../face/control-id.js'
 import type { SentCommand } from '../mappings/sender.js'
 import type { ReplayStatus } from '../mappings/playhead.js'
+import type { FamilyServiceStatus } from '../surfaces/driver-family.js'
 
 /** `GET /api/status`. */
 export interface DaemonStatus {
@@ -44,6 +45,11 @@ export interface DaemonStatus {
    * be opened or written, and the daemon runs on without it. Always set by the daemon.
    */
   recording?: RecordingStatus
+  /**
+   * The Companion Satellite server while the config's `satellite:` runs it (issue 44, an extension): the
+   * ports it bound, the clients attached and the devices they added.
+   */
+  satellite?: FamilyServiceStatus
 }
 
 /** One application as `GET /api/status` lists it. */

@@ -28,7 +28,15 @@ import { KeyPictures } from '../mappings/pictures.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import type { Config, SurfaceConfig } from '../mappings/schema.js'
 import { claimsOfConfig, driverConfigsOf, takesDriverOptions, webSurfaceOptions } from '../mappings/surfaces.js'
-import { configureDrivers, hardwareDrivers, hardwareHotplug, pageDevicePort } from '../surfaces/drivers.js'
+import {
+  configureDrivers,
+  familyServices,
+  hardwareDrivers,
+  hardwareHotplug,
+  pageDevicePort,
+  withServiceDrivers,
+} from '../surfaces/drivers.js'
+import type { FamilyService, FamilyServiceStatus } from '../surfaces/driver-family.js'
 import type { AccessCheck, HotplugSource } from '../surfaces/hotplug.js'
 import { SurfaceManager } from '../surfaces/manager.js'
 import { UnclaimedDevices } from './unclaimed.js'
@@ -120,6 +128,21 @@ export interface DaemonOptions {
   logger?: Logger
 }
 
+/** The top-level section of the config a family's listener reads (`satellite:`); undefined when absent. */
+function sectionOf(config: Config, section: string): unknown {
+  return (config as unknown as Record<string, unknown>)[section]
+}
+
+/** The running listeners' states for `/api/status`, each under its section's name. */
+function serviceStatuses(services: readonly FamilyService[]): Record<string, FamilyServiceStatus> {
+  const out: Record<string, FamilyServiceStatus> = {}
+  for (const s of services) {
+    const status = s.status()
+    if (status) out[s.section] = status
+  }
+  return out
+}
+
 function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
 }
@@ -145,6 +168,8 @@ export class Daemon implements DaemonApi {
   private readonly waiting: WaitingSurfaces
   private readonly webSurfaces = new Map<string, { surface: WebSurface; config: SurfaceConfig }>()
   private readonly drivers: SurfaceDriver[]
+  /** The families' listeners (the Companion Satellite server), each configured by its top-level section. */
+  private readonly services: FamilyService[]
   private readonly unclaimed: UnclaimedDevices
   /** The config in force. */
   private config!: Config
@@ -168,7 +193,11 @@ export class Daemon implements DaemonApi {
     this.log = options.logger ?? createLogger('daemon')
     this.notifier = options.notifier ?? createNotifier({ log: this.log.child('systemd') })
     this.metrics = options.metrics ?? new PrometheusMetrics()
-    this.drivers = options.drivers ?? hardwareDrivers({ renderer: this.renderer, passive: true }).map((e) => e.driver)
+    this.drivers = withServiceDrivers(
+      options.drivers ?? hardwareDrivers({ renderer: this.renderer, passive: true }).map((e) => e.driver),
+      { renderer: this.renderer },
+    )
+    this.services = familyServices(this.drivers)
     configureDrivers(this.drivers, driverConfigsOf(config.surfaces))
     this.manager = new SurfaceManager({
       drivers: this.drivers,
@@ -231,6 +260,7 @@ export class Daemon implements DaemonApi {
       recording: () => this.recording.status(),
       unclaimed: () => this.unclaimed.snapshot(),
       apps: () => this.apps.statuses(),
+      services: () => serviceStatuses(this.services),
     })
     const serve: ServeFn = options.serve ?? ((o) => startDaemonServer({ ...o, metrics: this.metrics }))
     this.listener = new Listener({ serve, api: this, web: this.webServer, log: this.log })
@@ -368,6 +398,8 @@ export class Daemon implements DaemonApi {
     await this.waiting.apply(config)
     applyBrightness(this.manager, config.surfaces)
     await this.manager.start()
+    // A family's listener that cannot bind refuses the start, as the daemon's own listener does.
+    for (const service of this.services) await service.apply(sectionOf(config, service.section))
     this.apps.startLinks()
     await this.listener.apply(config.listen)
     if (this.options.watch !== false) await this.reloader.watch()
@@ -429,8 +461,27 @@ export class Daemon implements DaemonApi {
     await this.manager.setClaims(claimsOfConfig(config.surfaces))
     await mapping.commit()
     this.setLinkFilter()
+    await this.applyServices(config)
     // Last: the recording's start line names the new mapping's pages. It never fails the reload.
     await this.recording.apply(this.options.record, config, this.options.config)
+  }
+
+  /**
+   * A reload's families' listeners (the Satellite server): started, moved or stopped as their sections
+   * say. ASSUMED: one that cannot bind its new address fails nothing else of the reload (the mapping has
+   * swapped by then): it is logged and shown among the errors, and is stopped until the next reload.
+   */
+  private async applyServices(config: Config): Promise<void> {
+    for (const service of this.services) {
+      try {
+        await service.apply(sectionOf(config, service.section))
+        this.api.clearError(`service:${service.section}`)
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err)
+        this.log.error(`${service.section}: could not start its server`, { error: err })
+        this.api.recordError(`${service.section}: ${message}`, `service:${service.section}`)
+      }
+    }
   }
 
   /** The titles the bindings follow, to every link's filter (where they changed, or the link is new). */
@@ -522,7 +573,12 @@ export class Daemon implements DaemonApi {
     this.unclaimed.close()
     // The page's server first, so browsers get a clean close; then the listener, surfaces and links.
     await this.webServer.close()
-    await Promise.allSettled([this.manager.stop(), this.listener.close(), this.apps.stop()])
+    await Promise.allSettled([
+      this.manager.stop(),
+      this.listener.close(),
+      this.apps.stop(),
+      ...this.services.map((s) => s.close()),
+    ])
     this.state.dispose()
     await this.recording.stop()
   }

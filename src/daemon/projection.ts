@@ -12,6 +12,7 @@ import type { Config } from '../mappings/schema.js'
 import { controlSends, ControlIdError, parseControlId, type ControlId } from '../face/control-id.js'
 import type { SurfaceManager } from '../surfaces/manager.js'
 import type { SurfaceEvent } from '../surfaces/types.js'
+import type { FamilyServiceStatus } from '../surfaces/driver-family.js'
 import type {
   AppStatus,
   CommandEvent,
@@ -53,6 +54,8 @@ export interface ProjectionOptions {
   configState?(): ConfigStateStatus
   /** The recording's state (`/api/status`'s `recording`). */
   recording?(): RecordingStatus
+  /** The families' listeners (the Satellite server), each under its section's name (`/api/status`'s `satellite`). */
+  services?(): Record<string, FamilyServiceStatus>
   /** Every application with its link (issue 27, `apps.ts`). */
   apps?(): AppStatus[]
   /** The devices no entry claims, for a new reader of the events (`unclaimed.ts`; issue 26 item 2). */
@@ -139,6 +142,7 @@ export class DaemonProjection implements DaemonApi {
       ...(this.o.configState ? { configState: this.o.configState() } : {}),
       ...(this.o.apps ? { apps: this.o.apps() } : {}),
       ...(this.o.recording ? { recording: this.o.recording() } : {}),
+      ...this.o.services?.(),
     }
   }
 

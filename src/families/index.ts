@@ -16,6 +16,7 @@ import { replayEditorFacts } from './replay-editor.js'
 import { replayEditorLights } from './replay-editor-lights.js'
 import { midiLights } from './midi-lights.js'
 import { reportMapFacts } from './report-map.js'
+import { satelliteFacts } from './satellite.js'
 import { shuttleFacts } from './shuttle.js'
 import { streamdeckFacts } from './streamdeck.js'
 import { streamdeckNetFacts } from './streamdeck-net.js'
@@ -32,6 +33,7 @@ export const FAMILIES: Readonly<Record<string, FamilyFacts>> = {
   'replay-editor': replayEditorFacts,
   midi: midiFacts,
   hid: reportMapFacts,
+  satellite: satelliteFacts,
 }
 
 /** How the lit controls of a family's surface look, by driver name, where the family's differ from the common rules. */

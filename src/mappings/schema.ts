@@ -15,7 +15,7 @@ import { z } from 'zod'
 import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 import { SURFACE_NAME_CHARS, SURFACE_NAME_MAX_CHARS, SURFACE_NAME_RULE } from '../face/surface-name.js'
-import { surfaceSchema } from './drivers/index.js'
+import { FAMILY_SECTIONS, surfaceSchema } from './drivers/index.js'
 import { CONFIG_LIMITS } from './limits.js'
 
 export { CONFIG_LIMITS }
@@ -503,6 +503,7 @@ export const configSchema = z
       .describe('Pages per surface; the first is the start page.'),
     bindings: z.array(binding).max(CONFIG_LIMITS.bindings).default([]),
     record: recordSection,
+    ...FAMILY_SECTIONS,
   })
   .describe('panelbridge mapping file')
 

@@ -65,6 +65,32 @@ export interface DriverFamily<Options = unknown, Entry = never> {
   pageDevices?(driver: SurfaceDriver): PageDevicePort | undefined
   /** Devices the family holds inside the daemon that no claim may take yet (a page's deck), for `learn`. */
   unclaimedDevices?(driver: SurfaceDriver): UnclaimedDeviceSource | undefined
+  /**
+   * A listener of the family's own that the daemon runs, configured by a top-level section of the mapping
+   * file (the Companion Satellite server, `satellite:`). A daemon whose driver list lacks such a family's
+   * driver gets one (`withServiceDrivers`).
+   */
+  service?(driver: SurfaceDriver): FamilyService | undefined
+}
+
+/** A family's listener, as the daemon starts, moves and stops it (see `DriverFamily.service`). */
+export interface FamilyService {
+  /** The top-level section of the mapping file that configures it, and its name in `/api/status`. */
+  readonly section: string
+  /** Starts, moves or stops it as the section says (undefined: absent, stopped); rejects when it cannot bind. */
+  apply(section: unknown): Promise<void>
+  /** What `/api/status` shows under the section's name; undefined while it is stopped. */
+  status(): FamilyServiceStatus | undefined
+  /** Stops it. Idempotent. */
+  close(): Promise<void>
+}
+
+/** A family listener's state for `/api/status`: its ports, clients and the devices they brought. */
+export interface FamilyServiceStatus {
+  port: number
+  ws_port?: number
+  clients: number
+  devices: number
 }
 
 /** A control event of a device no surface has open, checked against its model (issue 26 item 2). */

@@ -11,11 +11,18 @@
  * each driver's own, such as MIDI's port rescans).
  */
 import { browserDeckFamily } from './browser-deck/family.js'
-import type { DriverFamily, HardwareDriver, SharedDriverOptions, UnclaimedDeviceSource } from './driver-family.js'
+import type {
+  DriverFamily,
+  FamilyService,
+  HardwareDriver,
+  SharedDriverOptions,
+  UnclaimedDeviceSource,
+} from './driver-family.js'
 import { combineHotplugSources, usbHotplugSource, type HotplugSource } from './hotplug.js'
 import { midiFamily } from './midi/family.js'
 import { replayEditorFamily } from './replay-editor/family.js'
 import { reportMapFamily } from './report-map/family.js'
+import { satelliteFamily } from './satellite/family.js'
 import { shuttleFamily } from './shuttle/family.js'
 import { streamdeckFamily } from './streamdeck/family.js'
 import { streamdeckNetFamily } from './streamdeck-net/family.js'
@@ -36,6 +43,7 @@ const FAMILIES = {
   'replay-editor': replayEditorFamily,
   midi: midiFamily,
   hid: reportMapFamily,
+  satellite: satelliteFamily,
 }
 
 type Families = typeof FAMILIES
@@ -124,6 +132,31 @@ export function pageDevicePort(drivers: readonly SurfaceDriver[]): PageDevicePor
     if (port) return port
   }
   return undefined
+}
+
+/**
+ * The driver list with a driver of every family that runs a service (`DriverFamily.service`) and has
+ * none in it: a test's list of in-memory drivers still gets the Satellite server its config asks for.
+ */
+export function withServiceDrivers(
+  drivers: readonly SurfaceDriver[],
+  shared: SharedDriverOptions = {},
+): SurfaceDriver[] {
+  const out = [...drivers]
+  for (const name of DRIVER_NAMES) {
+    const family = DRIVER_FAMILIES[name] as DriverFamily<unknown, unknown>
+    if (!family.service || out.some((d) => d.name === name)) continue
+    out.push(family.create(undefined, shared).driver)
+  }
+  return out
+}
+
+/** The services of the drivers' families (the Satellite server), each once. */
+export function familyServices(drivers: readonly SurfaceDriver[]): FamilyService[] {
+  return drivers.flatMap((d) => {
+    const service = isDriverName(d.name) ? DRIVER_FAMILIES[d.name].service?.(d) : undefined
+    return service ? [service] : []
+  })
 }
 
 /** The sources of devices the families hold inside the daemon that no claim takes yet (`learn`; issue 26 item 2). */

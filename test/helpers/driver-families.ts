@@ -12,4 +12,5 @@ export const FAMILY_NAMES = [
   'replay-editor',
   'midi',
   'hid',
+  'satellite',
 ]

@@ -11,6 +11,7 @@ import type { MappingFamily } from './common.js'
 import { midi } from './midi.js'
 import { replayEditor } from './replay-editor.js'
 import { reportMap } from './report-map.js'
+import { satellite, satelliteSection } from './satellite.js'
 import { shuttle } from './shuttle.js'
 import { streamdeck } from './streamdeck.js'
 import { streamdeckNet } from './streamdeck-net.js'
@@ -27,7 +28,16 @@ export const MAPPING_FAMILIES = [
   web,
   midi,
   reportMap,
+  satellite,
 ] as const
+
+/**
+ * The mapping file's top-level sections a family owns (its listener's: the Companion Satellite server),
+ * joined to the file's schema (`schema.ts`) under these names.
+ */
+export const FAMILY_SECTIONS = {
+  satellite: satelliteSection,
+}
 
 type Schemas<T extends readonly MappingFamily[]> = { -readonly [I in keyof T]: T[I]['schema'] }
 

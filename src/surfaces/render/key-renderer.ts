@@ -300,10 +300,15 @@ function drawImage(ctx: SKRSContext2D, image: NonNullable<Feedback['image']>, wi
 
 /** Encodes a rendered key as PNG (web surface, screenshots, fixtures). */
 export function encodePng(key: RenderedKey): Buffer {
+  return encodeKey(key, 'png')
+}
+
+/** Encodes a rendered key as PNG or WebP (at full quality: a Satellite client that asked for WebP). */
+export function encodeKey(key: RenderedKey, format: 'png' | 'webp'): Buffer {
   const canvas = createCanvas(key.width, key.height)
   const ctx = canvas.getContext('2d')
   const pixels = ctx.createImageData(key.width, key.height)
   pixels.data.set(key.rgba)
   ctx.putImageData(pixels, 0, 0)
-  return canvas.encodeSync('png')
+  return format === 'png' ? canvas.encodeSync('png') : canvas.encodeSync('webp', 100)
 }
