@@ -131,10 +131,11 @@ export default async function (): Promise<void> {
     if (typeof port !== 'number') throw new Error(`/api/status names no Satellite port: ${JSON.stringify(status)}`)
     await host.client.connect({ mode: 'tcp', host: '127.0.0.1', port })
     if (!(await waitFor(() => host.connects > 0))) throw new Error('the Satellite client did not connect')
-    const deck = transport.lastOpened('/dev/bench-sd')
-    if (!(await waitFor(() => deck !== undefined && keyWrites.length >= 15)))
-      throw new Error('the deck was not painted')
-    const device = deck!
+    const open = (name: string): boolean => daemon.status().surfaces.some((x) => x.name === name && x.state === 'open')
+    if (!(await waitFor(() => open('deck') && keyWrites.some((w) => w.key === 2)))) {
+      throw new Error('the Stream Deck was not opened and drawn')
+    }
+    const device = transport.lastOpened('/dev/bench-sd')!
 
     // Add: ADD-DEVICE to every key's bitmap; then removed and added again, ADDS times.
     const addMs: number[] = []
