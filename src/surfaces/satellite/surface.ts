@@ -49,6 +49,10 @@ export class SatelliteSurface implements Surface {
       controls: satelliteDescriptors(device.controls),
     }
     this.controls = new Map(device.controls.map((c) => [c.id, c]))
+    // Every key is drawn on open, blank until the engine says otherwise: a key no binding shows would
+    // otherwise keep what the client showed before (Companion's grey keys after a reconnect).
+    for (const c of device.controls) if (c.kind === 'key') this.pending.set(c.id, {})
+    if (this.pending.size > 0) this.scheduled = setImmediate(() => this.flush())
     device.input = (input) => this.input(input)
     // Removed by its client, or its client gone: the manager closes the surface (it shows stale).
     device.gone = () => {

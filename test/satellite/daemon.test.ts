@@ -1,0 +1,89 @@
+/**
+ * A Satellite surface in the real daemon, started in this process over the built-in simulator the way the
+ * other daemon tests start it (`testDaemon`, no driver given: the daemon adds the satellite driver itself for
+ * the config's `satellite:`), reached by a stand-in client: every key drawn on add, a press sends the bound
+ * command once, a feedback change reaches the key as a new bitmap, an encoder's rotations scrub, a reconnect
+ * repaints every key, `/api/status` shows the server.
+ */
+import { describe, expect, it } from 'vitest'
+import { testConfigFile } from '../helpers/files.js'
+import { simulatedDaemonConfig, surfaceState, testDaemon } from '../helpers/in-process-daemon.js'
+import { until } from '../helpers/until.js'
+import { addDevice, manifest, StandInClient } from './stand-in-client.js'
+
+const DEVICE = 'streamdeck:CL12K1A00042'
+const CONFIG = simulatedDaemonConfig(
+  `  desk2: { driver: satellite, device: "${DEVICE}" }\n`,
+  `bindings:
+  - on: desk2/key:0
+    label: Lower third
+    press: { command: schedule, params: { action: cutin, title: "Lower Third" } }
+    feedback: { title: "Lower Third", colors: { Running: "#c00000" } }
+  - on: desk2/key:1
+    press: [{ command: replay_arm_inputs, params: { inputs: ["Camera 1"] } }, { command: replay_enable }]
+  - on: desk2/encoder:1
+    jog: { scrub: { step_frames: 1, enter: true } }
+satellite: { port: 0 }
+`,
+)
+
+/** 5×3 keys of 72 pixels and two encoders, the issue's fake device. */
+const LAYOUT = manifest(3, 5, 72, 2)
+
+async function statusOf(url: string): Promise<Record<string, unknown>> {
+  const res = await fetch(new URL('api/status', url))
+  return (await res.json()) as Record<string, unknown>
+}
+
+describe('a Satellite surface in the daemon', () => {
+  it('is drawn whole on add, presses send once, feedback redraws, encoders scrub, a reconnect repaints', async () => {
+    const file = await testConfigFile('satellite-daemon', CONFIG)
+    const daemon = await testDaemon(file, [])
+    const status = daemon.status().satellite
+    expect(status).toMatchObject({ clients: 0, devices: 0 })
+    const port = status!.port
+    expect(port).toBeGreaterThan(0)
+    expect(surfaceState(daemon, 'desk2')).toBe('waiting')
+
+    const c = await StandInClient.connect(port)
+    c.send(addDevice(DEVICE, LAYOUT))
+    await until('all 15 keys drawn', () => c.keyStates(DEVICE).size === 15)
+    expect(surfaceState(daemon, 'desk2')).toBe('open')
+    expect(await statusOf(daemon.url)).toMatchObject({ satellite: { port, clients: 1, devices: 1 } })
+    const first = c.keyStates(DEVICE).get('0/0')!
+    expect(Buffer.from(String(first.params.BITMAP), 'base64').length).toBe(72 * 72 * 3)
+
+    // A press sends the bound command once; the title goes on air and key 0 is redrawn.
+    const drawnBefore = c.lines.length
+    c.send(`KEY-PRESS DEVICEID="${DEVICE}" CONTROLID="0/0" KEY="0/0" PRESSED=1`)
+    c.send(`KEY-PRESS DEVICEID="${DEVICE}" CONTROLID="0/0" KEY="0/0" PRESSED=0`)
+    await until('the press sent', () => daemon.status().commands.sent === 1)
+    await until('key 0 redrawn on air', () => {
+      const now = c.keyStates(DEVICE, drawnBefore).get('0/0')
+      return now !== undefined && now.params.BITMAP !== first.params.BITMAP
+    })
+    expect(daemon.status().commands).toMatchObject({ sent: 1, failed: 0 })
+
+    // Signed rotations on encoder 1 (enc1) scrub: the sum of the steps, exactly.
+    c.send(`KEY-PRESS DEVICEID="${DEVICE}" CONTROLID="0/1" KEY="0/1" PRESSED=1`)
+    c.send(`KEY-PRESS DEVICEID="${DEVICE}" CONTROLID="0/1" KEY="0/1" PRESSED=0`)
+    await until('replay enabled', () => daemon.status().commands.sent === 3)
+    for (const d of [7, -3, 5, 1, 1]) c.send(`KEY-ROTATE DEVICEID="${DEVICE}" CONTROLID="enc1" DIRECTION=${d}`)
+    await until(
+      'every rotation answered',
+      () => c.lines.filter((l) => l.command === 'KEY-ROTATE' && l.status === 'OK').length === 5,
+    )
+    // 7 - 3 + 5 + 1 + 1 = 11 frames of the simulator's 29.97 (30000/1001) frames a second.
+    const frames = (): number => ((daemon.status().replay?.position ?? 0) * 30000) / 1001
+    await until('the playhead at 11 frames', () => Math.abs(frames() - 11) < 1e-6)
+
+    // The client goes: the surface waits; it comes back: every key is repainted.
+    c.close()
+    await until('desk2 waiting', () => surfaceState(daemon, 'desk2') === 'waiting')
+    const again = await StandInClient.connect(port)
+    again.send(addDevice(DEVICE, LAYOUT))
+    await until('all 15 keys repainted', () => again.keyStates(DEVICE).size === 15)
+    expect(surfaceState(daemon, 'desk2')).toBe('open')
+    expect(frames()).toBeCloseTo(11, 6)
+  })
+})
