@@ -6,7 +6,8 @@
  * fifteen keys in three rows of five and two encoders, claimed as `desk2`. Every key gets a bitmap of
  * the size the device declared; a press sends the bound `schedule` once and the key is drawn again when
  * the title is on air; an encoder's signed turns scrub the replay to the exact frame; the client
- * disconnected and connected again, every key is drawn again.
+ * disconnected and connected again, every key is drawn again. The same client over the WebSocket link
+ * (`ws_port`) gets its keys and sends its press too.
  *
  * How soon the keys arrive is the bench's to measure (`bench/satellite.bench.ts`); here every wait ends
  * at its event, with SAFETY_MS as the net.
@@ -34,6 +35,7 @@ import {
   KEY_PX,
   keyId,
   loadSatelliteClient,
+  type ConnectionDetails,
   readBitmap,
 } from './satellite-client.js'
 
@@ -56,11 +58,11 @@ const VENDORED_BLOBS: Record<string, string> = {
   LICENSE: '772f57c4ae1e513994d59ec696d7293fb6cde7a3',
 }
 
-function configText(sim: SimulatorHandle): string {
+function configText(sim: SimulatorHandle, satellite = '{ port: 0 }'): string {
   return `version: 1
 app: { url: ${sim.httpUrl}, notifications: ${sim.wsUrl} }
 listen: { host: 127.0.0.1, port: 0 }
-satellite: { port: 0 }
+satellite: ${satellite}
 surfaces:
   desk2: { driver: satellite, device: "${DEVICE}" }
 bindings:
@@ -75,29 +77,29 @@ bindings:
 `
 }
 
-/** The port the daemon's Satellite server listens on, as `/api/status` says. */
-async function satellitePort(daemon: Daemon): Promise<number> {
+/** Where the daemon's Satellite server listens, as `/api/status` says: its TCP port, and its WebSocket one if any. */
+async function satelliteAddress(daemon: Daemon): Promise<{ port: number; wsPort: number | undefined }> {
   const res = await fetch(new URL('api/status', daemon.url))
-  const status = (await res.json()) as { satellite?: { port?: unknown } }
-  const port = status.satellite?.port
+  const status = (await res.json()) as { satellite?: { port?: unknown; ws_port?: unknown } }
+  const { port, ws_port: wsPort } = status.satellite ?? {}
   if (typeof port !== 'number' || port <= 0) {
     throw new Error(`/api/status names no Satellite port: ${JSON.stringify(status.satellite)}`)
   }
-  return port
+  return { port, wsPort: typeof wsPort === 'number' ? wsPort : undefined }
 }
 
-/** Satellite's client, connected to `port`; resolves once it says it is connected (after `BEGIN` and `CAPS`). */
-async function connectedClient(port: number): Promise<JudgeHost> {
+/** Satellite's client, connected; resolves once it says it is connected (after `BEGIN` and `CAPS`). */
+async function connectedClient(details: ConnectionDetails): Promise<JudgeHost> {
   const Client = await loadSatelliteClient()
   const host = new JudgeHost(new Client(), DEVICE)
   onTestFinished(() => host.close())
-  await connect(host, port)
+  await connect(host, details)
   return host
 }
 
-async function connect(host: JudgeHost, port: number): Promise<void> {
+async function connect(host: JudgeHost, details: ConnectionDetails): Promise<void> {
   const connects = host.connects
-  await host.client.connect({ mode: 'tcp', host: '127.0.0.1', port })
+  await host.client.connect(details)
   await until('the client connected (BEGIN, then CAPS)', () => host.connects > connects)
 }
 
@@ -111,16 +113,21 @@ async function addAndPaint(host: JudgeHost): Promise<{ ms: number; mark: number 
   return { ms, mark }
 }
 
-async function start() {
+/** A daemon and the client attached over TCP (or WebSocket), the device added and every key drawn. */
+async function start(over: 'tcp' | 'ws' = 'tcp') {
   const logs = captureLogs()
   const sim = await ownSimulator()
-  const daemon = await satelliteDaemon(await testConfigFile('satellite-judge', configText(sim)))
-  const port = await satellitePort(daemon)
-  const host = await connectedClient(port)
+  const satellite = over === 'ws' ? '{ port: 0, ws_port: 0 }' : '{ port: 0 }'
+  const daemon = await satelliteDaemon(await testConfigFile('satellite-judge', configText(sim, satellite)))
+  const { port, wsPort } = await satelliteAddress(daemon)
+  if (over === 'ws' && wsPort === undefined) throw new Error('/api/status names no Satellite WebSocket port')
+  const details: ConnectionDetails =
+    over === 'ws' ? { mode: 'ws', url: `ws://127.0.0.1:${wsPort}` } : { mode: 'tcp', host: '127.0.0.1', port }
+  const host = await connectedClient(details)
   const painted = await addAndPaint(host)
   expect(host.added).toEqual([DEVICE])
   await expect.poll(() => surfaceState(daemon, 'desk2'), WAIT).toBe('open')
-  return { logs, sim, daemon, port, host, painted }
+  return { logs, sim, daemon, details, host, painted }
 }
 
 describe("Companion Satellite's own client against panelbridge's Satellite server", () => {
@@ -197,7 +204,7 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
   })
 
   it('the client disconnected and connected again: the surface waits, then every key is drawn again as it was', async () => {
-    const { sim, daemon, port, host } = await start()
+    const { sim, daemon, details, host } = await start()
     // The title on air first, so the repaint has a key that is not its first, blank-state drawing.
     const id = keyId(PRESS_KEY)
     const offAir = host.lastImage(id)
@@ -210,9 +217,13 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
       .toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
     const shown = new Map(KEY_IDS.map((k) => [k, host.lastImage(k)]))
 
+    const disconnects = host.disconnects
     host.client.disconnect()
     await expect.poll(() => surfaceState(daemon, 'desk2'), WAIT).not.toBe('open')
-    await connect(host, port)
+    // The client's own close seen too: connected again before it, the old link's close would mark the new
+    // one disconnected inside the client (its onClose), and its ADD-DEVICE would never be sent.
+    await until('the client saw its link close', () => host.disconnects > disconnects)
+    await connect(host, details)
     const again = await addAndPaint(host)
     expect(again.ms).toBeLessThan(SAFETY_MS)
     expect(host.added).toEqual([DEVICE, DEVICE])
@@ -224,6 +235,20 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
       expect({ k, image: repainted(k) }).toEqual({ k, image: shown.get(k) })
     expect(repainted(id)).not.toBe(offAir)
     expect(repainted(id)).not.toBe(repainted(keyId(0)))
+    expect(host.errors).toEqual([])
+  })
+
+  it("over WebSocket (Satellite's other link): every key drawn, and a press sends its schedule", async () => {
+    const { sim, host, details } = await start('ws')
+    expect(details.mode).toBe('ws')
+    expect(KEY_IDS.filter((id) => readBitmap(host.lastImage(id)!).width !== KEY_PX)).toEqual([])
+    const id = keyId(PRESS_KEY)
+    const control = judgeLayout().controls[id]!
+    host.client.keyDown(DEVICE, id, control)
+    host.client.keyUp(DEVICE, id, control)
+    await expect
+      .poll(() => sim.http.commands('schedule').map((e) => [e.parameters.action, e.parameters.title]), WAIT)
+      .toEqual([['cutin', TITLE]])
     expect(host.errors).toEqual([])
   })
 })
