@@ -16,7 +16,9 @@
  * - Add: from `ADD-DEVICE` to every key's bitmap read by the client (the issue's bound: within 1 s).
  *
  * Rounds alternate between the two surfaces, with a short rest between rounds so each starts from a
- * quiet daemon. Medians and p95.
+ * quiet daemon. Medians and p95. Everything runs in the bench's own process, without the daemon's V8
+ * flags (`own-daemon.ts`): both surfaces alike, so the two sides compare; the absolute figures are this
+ * machine's of the day.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -206,7 +208,7 @@ export default async function (): Promise<void> {
       ['Stream Deck key press → schedule at the application', stats(press.deck)],
       ['feedback change → Satellite KEY-STATE out', stats(change.satellite)],
       ['feedback change → Stream Deck key image written', stats(change.deck)],
-      ['  (of which the change request to the application)', stats(change.request)],
+      ["  the change request's own round trip (in both)", stats(change.request)],
     ]
     const w = Math.max(...rows.map((r) => r[0].length))
     console.log(`${'case'.padEnd(w)} | figures`)
