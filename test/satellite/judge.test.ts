@@ -154,7 +154,8 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
     // The client reported no error of its own and was never refused.
     expect(host.errors).toEqual([])
     expect(host.refused).toEqual([])
-    expect(host.logs.filter((l) => /unhandled|missing|bad |failed|unsupported/i.test(l))).toEqual([])
+    expect(host.logs.filter((l) => /unhandled|missing|bad |failed|unsupported|timeout/i.test(l))).toEqual([])
+    expect(host.disconnects).toBe(0)
   })
 
   it('a press sends the bound schedule once; the key is drawn again when the title is on air', async () => {
@@ -236,6 +237,36 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
     expect(repainted(id)).not.toBe(offAir)
     expect(repainted(id)).not.toBe(repainted(keyId(0)))
     expect(host.errors).toEqual([])
+  })
+
+  it('removed and added again on the same link: the surface waits, then every key is drawn again', async () => {
+    const { daemon, host } = await start()
+    const shown = new Map(KEY_IDS.map((k) => [k, host.lastImage(k)]))
+    host.client.removeDevice(DEVICE)
+    await expect.poll(() => surfaceState(daemon, 'desk2'), WAIT).not.toBe('open')
+    const again = await addAndPaint(host)
+    expect(again.ms).toBeLessThan(SAFETY_MS)
+    await expect.poll(() => surfaceState(daemon, 'desk2'), WAIT).toBe('open')
+    const repainted = (k: string): string | undefined => host.drawsSince(again.mark, k).findLast((d) => d.image)?.image
+    expect(KEY_IDS.filter((k) => repainted(k) !== shown.get(k))).toEqual([])
+    expect(host.disconnects).toBe(0)
+  })
+
+  it('a second Satellite adding the same device id is refused, as the client reads a refusal; the first keeps the surface', async () => {
+    const { sim, details, host } = await start()
+    const second = await connectedClient(details)
+    second.client.addDevice(DEVICE, 'Judge deck', judgeProps(DEVICE))
+    await until('the second add refused', () => second.refused.length > 0)
+    expect(second.refused).toEqual([{ deviceId: DEVICE, message: expect.any(String) as string }])
+    expect(second.refused[0]!.message).not.toBe('Unknown Error')
+    expect(second.added).toEqual([])
+    // The first still has it: its press goes through, and the second's never would.
+    const id = keyId(PRESS_KEY)
+    const control = judgeLayout().controls[id]!
+    host.client.keyDown(DEVICE, id, control)
+    host.client.keyUp(DEVICE, id, control)
+    await expect.poll(() => sim.http.commands('schedule').length, WAIT).toBe(1)
+    expect(second.draws).toEqual([])
   })
 
   it("over WebSocket (Satellite's other link): every key drawn, and a press sends its schedule", async () => {
