@@ -139,9 +139,13 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
     }
   })
 
-  it('every key of the device added gets a bitmap of the size it declared; the encoders get none', async () => {
+  it('every key of the device added gets a bitmap of the size it declared; the encoders get none', async ({
+    annotate,
+  }) => {
     const { host, painted } = await start()
     expect(painted.ms).toBeLessThan(SAFETY_MS)
+    // The time is recorded, not judged: the bench holds it to the issue's 1 s.
+    await annotate(`every key's bitmap ${painted.ms.toFixed(1)} ms after ADD-DEVICE`)
     for (const id of KEY_IDS) {
       const bitmap = readBitmap(host.lastImage(id)!)
       expect({ id, width: bitmap.width, height: bitmap.height }).toEqual({ id, width: KEY_PX, height: KEY_PX })
@@ -204,7 +208,9 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
     expect(sim.http.commands('replay_set_scrub_position').length).toBe(scrubs)
   })
 
-  it('the client disconnected and connected again: the surface waits, then every key is drawn again as it was', async () => {
+  it('the client disconnected and connected again: the surface waits, then every key is drawn again as it was', async ({
+    annotate,
+  }) => {
     const { sim, daemon, details, host } = await start()
     // The title on air first, so the repaint has a key that is not its first, blank-state drawing.
     const id = keyId(PRESS_KEY)
@@ -227,6 +233,7 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
     await connect(host, details)
     const again = await addAndPaint(host)
     expect(again.ms).toBeLessThan(SAFETY_MS)
+    await annotate(`every key's bitmap ${again.ms.toFixed(1)} ms after ADD-DEVICE on the new link`)
     expect(host.added).toEqual([DEVICE, DEVICE])
     await expect.poll(() => surfaceState(daemon, 'desk2'), WAIT).toBe('open')
     // Every key drawn again: the ones the press did not touch exactly as before the link dropped, the
