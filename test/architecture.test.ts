@@ -414,8 +414,9 @@ describe('driver families', () => {
  * families; the files no one family owns are bounded apart (LOADER_MAX_SHARED_FILES), so that a new
  * family moves none of that.
  * ASSUMED: the shared bound is today's figure; a new shared file in the loader's bundle is a choice to make here.
+ * The whole: the Satellite family (issue 44) took the last room of 55; 61 leaves room for two more families.
  */
-const LOADER_MAX_FILES = 55
+const LOADER_MAX_FILES = 61
 const LOADER_MAX_SURFACE_FILES = 12
 const LOADER_MAX_SHARED_FILES = 39
 

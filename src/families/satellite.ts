@@ -13,6 +13,9 @@
 import type { FamilyFacts } from './family.js'
 import type { ControlDescriptor } from '../face/surface.js'
 
+/** The ports Satellite connects to unless told otherwise (Companion's own). */
+export const satellitePorts = { tcp: 16622, ws: 16623 } as const
+
 /** The mapping file's `satellite:` as the server takes it (off when absent). */
 export interface SatelliteServerConfig {
   /** TCP port of the line protocol; 0 picks a free one. */

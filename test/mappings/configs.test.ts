@@ -34,6 +34,7 @@ describe('shipped configs', () => {
       'default.yaml',
       'examples/apc-mini-titles.yaml',
       'examples/replay-editor.yaml',
+      'examples/satellite-loupedeck.yaml',
       'examples/shuttlepro-replay.yaml',
       'examples/streamdeck-plus-replay.yaml',
       'examples/streamdeck-xl-titles.yaml',

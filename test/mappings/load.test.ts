@@ -86,7 +86,7 @@ const PROBLEM_FILES: { name: string; text: string; problems: unknown[] }[] = [
       'c.yaml:3:8: app.url: must be an http:// URL',
       'c.yaml:4:3: app: unknown key simulte (did you mean simulate?)',
       'c.yaml:5:17: listen.port: Too big: expected number to be <=65535',
-      'c.yaml:7:18: surfaces.pad.driver: must be one of streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, replay-editor, web, midi, hid',
+      'c.yaml:7:18: surfaces.pad.driver: must be one of streamdeck, streamdeck-net, browser-deck, shuttle, xkeys, replay-editor, web, midi, hid, satellite',
       'c.yaml:8:9: surfaces.grid: columns is required',
     ],
   },

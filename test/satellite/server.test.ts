@@ -108,7 +108,9 @@ describe('the Satellite server', () => {
     ])
     expect(surface.description.grid).toEqual({ rows: 2, columns: 3 })
     surface.setFeedback('key:4', { text: 'Hi', color: '#ff0000', textColor: '#00ff00' })
-    const state = await c.waitFor('KEY-STATE', (l) => l.command === 'KEY-STATE')
+    // Every key is drawn blank on open; key 4's own face follows.
+    const hi = Buffer.from('Hi').toString('base64')
+    const state = await c.waitFor('KEY-STATE of key 4', (l) => l.command === 'KEY-STATE' && l.params.TEXT === hi)
     expect(state.params).toMatchObject({ KEY: '4', COLOR: '#ff0000', TEXTCOLOR: '#00ff00' })
     expect(Buffer.from(String(state.params.TEXT), 'base64').toString()).toBe('Hi')
     const rgb = Buffer.from(String(state.params.BITMAP), 'base64')

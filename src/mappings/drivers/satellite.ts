@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net'
 import { z } from 'zod'
-import type { SatelliteServerConfig } from '../../families/satellite.js'
+import { satellitePorts, type SatelliteServerConfig } from '../../families/satellite.js'
 import type { DetectedDevice } from '../../face/surface.js'
 import { claimFields, modelClaim, rehearseField, type MappingFamily } from './common.js'
 
@@ -53,14 +53,16 @@ export const satelliteSection = z
       .int()
       .min(0)
       .max(65_535)
-      .default(16622)
-      .describe('The TCP port Satellite connects to (Satellite’s default 16622; 0 picks a free one).'),
+      .default(satellitePorts.tcp)
+      .describe(`The TCP port Satellite connects to (Satellite’s default ${satellitePorts.tcp}; 0 picks a free one).`),
     ws_port: z
       .int()
       .min(0)
       .max(65_535)
       .optional()
-      .describe('The WebSocket port for Satellite’s WebSocket connection (its default 16623); none when absent.'),
+      .describe(
+        `The WebSocket port for Satellite’s WebSocket connection (its default ${satellitePorts.ws}); none when absent.`,
+      ),
     host: z
       .string()
       .min(1)
