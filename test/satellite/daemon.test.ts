@@ -5,10 +5,12 @@
  * command once, a feedback change reaches the key as a new bitmap, an encoder's rotations scrub, a reconnect
  * repaints every key, `/api/status` shows the server.
  */
-import { describe, expect, it } from 'vitest'
+import { connect } from 'node:net'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { testConfigFile } from '../helpers/files.js'
 import { simulatedDaemonConfig, surfaceState, testDaemon } from '../helpers/in-process-daemon.js'
-import { until } from '../helpers/until.js'
+import { SAFETY_MS, until } from '../helpers/until.js'
+import { setLogSink, type LogRecord } from '../../src/log.js'
 import { addDevice, manifest, StandInClient } from './stand-in-client.js'
 
 const DEVICE = 'streamdeck:CL12K1A00042'
@@ -73,8 +75,8 @@ describe('a Satellite surface in the daemon', () => {
       'every rotation answered',
       () => c.lines.filter((l) => l.command === 'KEY-ROTATE' && l.status === 'OK').length === 5,
     )
-    // 7 - 3 + 5 + 1 + 1 = 11 frames of the simulator's 29.97 (30000/1001) frames a second.
-    const frames = (): number => ((daemon.status().replay?.position ?? 0) * 30000) / 1001
+    // 7 - 3 + 5 + 1 + 1 = 11 frames of the simulator's 29.97 frames a second.
+    const frames = (): number => (daemon.status().replay?.position ?? 0) * 29.97
     await until('the playhead at 11 frames', () => Math.abs(frames() - 11) < 1e-6)
 
     // The client goes: the surface waits; it comes back: every key is repainted.
@@ -85,5 +87,51 @@ describe('a Satellite surface in the daemon', () => {
     await until('all 15 keys repainted', () => again.keyStates(DEVICE).size === 15)
     expect(surfaceState(daemon, 'desk2')).toBe('open')
     expect(frames()).toBeCloseTo(11, 6)
+  })
+})
+
+describe('a Satellite client that never reads, in the daemon', () => {
+  it('is dropped at the bound while another client and /api/status keep being answered', async () => {
+    const file = await testConfigFile(
+      'satellite-silent',
+      simulatedDaemonConfig(
+        `  desk2: { driver: satellite, device: "${DEVICE}" }\n  mute: { driver: satellite, device: "silent:1" }\n`,
+        'satellite: { port: 0 }\n',
+      ),
+    )
+    const logged: LogRecord[] = []
+    const previous = setLogSink((r) => {
+      logged.push(r)
+      previous(r)
+    })
+    onTestFinished(() => void setLogSink(previous))
+    const daemon = await testDaemon(file, [])
+    const port = daemon.status().satellite!.port
+    // The silent one adds a device of 256 keys of 256×256 pixels (every key drawn on add: far more output than
+    // the bound), and never reads a byte.
+    const silent = connect({ port, host: '127.0.0.1' })
+    onTestFinished(() => silent.destroy())
+    silent.on('error', () => undefined)
+    silent.pause()
+    silent.write(addDevice('silent:1', manifest(16, 16, 256)) + '\n')
+    const other = await StandInClient.connect(port)
+    other.send(addDevice(DEVICE, LAYOUT))
+    // /api/status is asked over and over while the server draws for the silent one, and answers every time.
+    let answered = 0
+    const end = Date.now() + SAFETY_MS
+    while (!logged.some((r) => r.message === 'dropped a Satellite client: it does not read what the server sends')) {
+      if (Date.now() > end) throw new Error('timed out waiting for the silent client to be dropped')
+      const status = await statusOf(daemon.url)
+      expect(status.satellite).toMatchObject({ port })
+      answered++
+    }
+    expect(answered).toBeGreaterThan(0)
+    await until('all 15 keys of the other drawn', () => other.keyStates(DEVICE).size === 15)
+    other.send('PING alive')
+    await other.waitFor('PONG', (l) => l.raw === 'PONG alive')
+    expect(await statusOf(daemon.url)).toMatchObject({ satellite: { port, clients: 1, devices: 1 } })
+    expect(surfaceState(daemon, 'desk2')).toBe('open')
+    // Its surface waits for it to come back.
+    await until('mute waiting', () => surfaceState(daemon, 'mute') === 'waiting')
   })
 })

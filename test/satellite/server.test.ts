@@ -4,6 +4,7 @@
  * duplicate id) and the bounds on a client that never reads.
  */
 import { connect } from 'node:net'
+import WebSocket from 'ws'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { SatelliteDriver, type SatelliteDriverOptions } from '../../src/surfaces/satellite/driver.js'
 import type { SatelliteSurface } from '../../src/surfaces/satellite/surface.js'
@@ -52,6 +53,9 @@ describe('the Satellite server', () => {
     c.send(addDevice('sd:PLUS1', manifest(2, 4, 96, 2), 'png'))
     await c.waitFor('ADD-DEVICE OK', (l) => l.command === 'ADD-DEVICE' && l.status === 'OK')
     const surface = await opened(driver, 'sd:PLUS1')
+    // It said PINCODE_LOCK: it is told at open that it is unlocked.
+    const locked = await c.waitFor('LOCKED-STATE', (l) => l.command === 'LOCKED-STATE')
+    expect(locked.params).toMatchObject({ DEVICEID: 'sd:PLUS1', LOCKED: '0', CHARACTER_COUNT: '0' })
     expect(surface.description.controls.map((x) => x.id)).toEqual([
       ...Array.from({ length: 8 }, (_, i) => `key:${i}`),
       'encoder:0',
@@ -268,5 +272,35 @@ describe('the Satellite server', () => {
     other.send('PING ok')
     await other.waitFor('PONG', (l) => l.raw === 'PONG ok')
     expect(driver.server.status()).toMatchObject({ clients: 1, devices: 1 })
+  })
+
+  it('speaks the same lines over WebSocket on ws_port; a browser (an Origin) is refused', async () => {
+    const driver = new SatelliteDriver()
+    await driver.server.apply({ port: 0, ws_port: 0 })
+    onTestFinished(() => driver.server.close())
+    const wsPort = driver.server.status()!.ws_port!
+    expect(wsPort).toBeGreaterThan(0)
+    const got: string[] = []
+    const ws = new WebSocket(`ws://127.0.0.1:${wsPort}`)
+    onTestFinished(() => ws.terminate())
+    ws.on('message', (data) =>
+      got.push(...(Buffer.isBuffer(data) ? data.toString('utf8') : '').split('\n').filter((l) => l !== '')),
+    )
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+    await until('BEGIN and CAPS', () => got.length >= 2)
+    expect(got[0]).toMatch(/^BEGIN .*ApiVersion="1\.14\.0"/)
+    ws.send(addDevice('ws:1', manifest(1, 2, 72)) + '\n')
+    ws.send('PING w\n')
+    await until('OK and PONG', () => got.includes('ADD-DEVICE OK DEVICEID="ws:1"') && got.includes('PONG w'))
+    await opened(driver, 'ws:1')
+    await until('both keys drawn', () => got.filter((l) => l.startsWith('KEY-STATE')).length === 2)
+    expect(driver.server.status()).toMatchObject({ clients: 1, devices: 1 })
+    const browser = new WebSocket(`ws://127.0.0.1:${wsPort}`, { headers: { origin: 'http://evil.example' } })
+    const refused = await new Promise<number>((resolve) => {
+      browser.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+      browser.once('open', () => resolve(101))
+      browser.once('error', () => resolve(-1))
+    })
+    expect(refused).toBe(401)
   })
 })

@@ -56,6 +56,8 @@ export interface SatelliteDevice {
   readonly bitmapFormat: SatelliteBitmapFormat
   /** Whether it takes BRIGHTNESS. */
   readonly brightness: boolean
+  /** Whether it draws a pin-code lock itself (`PINCODE_LOCK`): it is told at open that it is unlocked. */
+  readonly lockedState: boolean
   /** Where its input goes while a surface has it open. */
   input?: ((input: SatelliteInput) => void) | undefined
   /** Told once when it is removed or its client goes. */
@@ -295,6 +297,7 @@ export class SatelliteClient {
       fromManifest: layout.fromManifest,
       bitmapFormat,
       brightness: params.BRIGHTNESS === undefined || isTruthy(params.BRIGHTNESS),
+      lockedState: params.PINCODE_LOCK === 'FULL' || params.PINCODE_LOCK === 'PARTIAL',
       byClientId: new Map(controls.map((c) => [c.clientId, c])),
       byPlace: new Map(controls.map((c) => [`${c.row}/${c.column}`, c])),
     }

@@ -49,6 +49,9 @@ export class SatelliteSurface implements Surface {
       controls: satelliteDescriptors(device.controls),
     }
     this.controls = new Map(device.controls.map((c) => [c.id, c]))
+    // panelbridge has no pin-code lock: a device that would draw one is told it is unlocked.
+    if (device.lockedState)
+      device.client.send('LOCKED-STATE', null, device.id, { LOCKED: false, CHARACTER_COUNT: 0, ROTATION: 0 })
     // Every key is drawn on open, blank until the engine says otherwise: a key no binding shows would
     // otherwise keep what the client showed before (Companion's grey keys after a reconnect).
     for (const c of device.controls) if (c.kind === 'key') this.pending.set(c.id, {})
