@@ -162,6 +162,9 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
     // The labelled keys differ from a blank one: the bitmaps are drawn, not filler.
     expect(host.lastImage(keyId(14))).not.toBe(host.lastImage(keyId(0)))
     expect(host.lastImage(keyId(PRESS_KEY))).not.toBe(host.lastImage(keyId(0)))
+    // The device draws its own pin-code lock (Satellite adds it with PINCODE_LOCK): it was told, in a
+    // LOCKED-STATE the client reads, that it is not locked.
+    expect(host.locked).toEqual([{ deviceId: DEVICE, locked: false, characterCount: 0 }])
     // The client reported no error of its own and was never refused.
     expect(host.errors).toEqual([])
     expect(host.refused).toEqual([])

@@ -176,6 +176,7 @@ export class JudgeHost {
   readonly refused: { deviceId: string; message: string }[] = []
   readonly brightness: { deviceId: string; percent: number }[] = []
   readonly cleared: string[] = []
+  readonly locked: { deviceId: string; locked: boolean; characterCount: number }[] = []
   connects = 0
   disconnects = 0
   private readonly off: (() => void)[] = []
@@ -203,6 +204,9 @@ export class JudgeHost {
     on('deviceErrored', (e: { deviceId: string; message: string }) => this.refused.push(e))
     on('brightness', (e: { deviceId: string; percent: number }) => this.brightness.push(e))
     on('clearDeck', (e: { deviceId: string }) => this.cleared.push(e.deviceId))
+    on('lockedState', (e: { deviceId: string; locked: boolean; characterCount: number }) =>
+      this.locked.push({ deviceId: e.deviceId, locked: e.locked, characterCount: e.characterCount }),
+    )
   }
 
   /** The draws from index `from` on, of `control` when given. */
