@@ -13,7 +13,9 @@
  *   new image leaving the daemon: the `KEY-STATE` line as the client reads it off loopback, the deck's
  *   first key-image report written to the device. The request's own round trip is printed beside them:
  *   it is in both figures, the application's part of the path.
- * - Add: from `ADD-DEVICE` to every key's bitmap read by the client (the issue's bound: within 1 s).
+ * - Add: from `ADD-DEVICE` to every key's bitmap read by the client (the issue's bound: within 1 s). The
+ *   device is removed and added again each round: the first add draws cold, the others from the key
+ *   renderer's cache, as a reconnect does.
  *
  * Rounds alternate between the two surfaces, with a short rest between rounds so each starts from a
  * quiet daemon. Medians and p95. Everything runs in the bench's own process, without the daemon's V8
