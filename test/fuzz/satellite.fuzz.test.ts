@@ -50,7 +50,7 @@ const line = fc.oneof(
 function client(): { written: string[]; handle: (text: string) => void } {
   const written: string[] = []
   const link: SatelliteLink = { peer: 'fuzz', write: (l) => (written.push(l), true), close: () => undefined }
-  const hub = new SatelliteHub(createLogger('satellite-fuzz', { level: 'error' }))
+  const hub = new SatelliteHub(createLogger('satellite-fuzz', { sink: () => undefined }))
   const c = hub.connect(link, SATELLITE_LIMITS, 'fuzz')
   return { written, handle: (text) => c.line(text) }
 }

@@ -5,6 +5,7 @@
  * command once, a feedback change reaches the key as a new bitmap, an encoder's rotations scrub, a reconnect
  * repaints every key, `/api/status` shows the server.
  */
+import { writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { testConfigFile } from '../helpers/files.js'
@@ -110,7 +111,7 @@ describe('a Satellite client that never reads, in the daemon', () => {
     // The silent one adds a device of 256 keys of 256×256 pixels (every key drawn on add: far more output than
     // the bound), and never reads a byte.
     const silent = connect({ port, host: '127.0.0.1' })
-    onTestFinished(() => silent.destroy())
+    onTestFinished(() => void silent.destroy())
     silent.on('error', () => undefined)
     silent.pause()
     silent.write(addDevice('silent:1', manifest(16, 16, 256)) + '\n')
@@ -133,5 +134,29 @@ describe('a Satellite client that never reads, in the daemon', () => {
     expect(surfaceState(daemon, 'desk2')).toBe('open')
     // Its surface waits for it to come back.
     await until('mute waiting', () => surfaceState(daemon, 'mute') === 'waiting')
+  })
+})
+
+describe('satellite: in a reload', () => {
+  it('starts the server when the section comes, keeps its port while it stays, stops it when it goes', async () => {
+    const without = simulatedDaemonConfig(`  desk2: { driver: satellite, device: "${DEVICE}" }\n`)
+    const file = await testConfigFile('satellite-reload', without)
+    const daemon = await testDaemon(file, [])
+    expect(daemon.status().satellite).toBeUndefined()
+    await writeFile(file, `${without}satellite: { port: 0 }\n`)
+    expect(await daemon.reload()).toBe(true)
+    const port = daemon.status().satellite!.port
+    const c = await StandInClient.connect(port)
+    c.send(addDevice(DEVICE, LAYOUT))
+    await until('desk2 open', () => surfaceState(daemon, 'desk2') === 'open')
+    // Only allow changes: the same server, the client still attached.
+    await writeFile(file, `${without}satellite: { port: 0, allow: [127.0.0.1] }\n`)
+    expect(await daemon.reload()).toBe(true)
+    expect(daemon.status().satellite).toMatchObject({ port, clients: 1, devices: 1 })
+    await writeFile(file, without)
+    expect(await daemon.reload()).toBe(true)
+    expect(daemon.status().satellite).toBeUndefined()
+    await c.waitClosed()
+    await until('desk2 waiting', () => surfaceState(daemon, 'desk2') === 'waiting')
   })
 })

@@ -9,6 +9,11 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { SatelliteDriver, type SatelliteDriverOptions } from '../../src/surfaces/satellite/driver.js'
 import type { SatelliteSurface } from '../../src/surfaces/satellite/surface.js'
 import { SATELLITE_API_VERSION } from '../../src/surfaces/satellite/protocol.js'
+import {
+  announcedName,
+  type SatelliteAnnouncement,
+  type SatelliteAnnouncer,
+} from '../../src/surfaces/satellite/announce.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { until } from '../helpers/until.js'
 import { addDevice, manifest, StandInClient } from './stand-in-client.js'
@@ -249,7 +254,7 @@ describe('the Satellite server', () => {
     const { driver, port } = await server({}, { limits: { unreadBytes: 256 * 1024 } })
     // The silent one: it sends, never reads (paused), so the server's writes pile up.
     const silent = connect({ port, host: '127.0.0.1' })
-    onTestFinished(() => silent.destroy())
+    onTestFinished(() => void silent.destroy())
     silent.pause()
     silent.on('error', () => undefined)
     silent.write(addDevice('mute:1', manifest(4, 8, 120)) + '\n')
@@ -302,5 +307,31 @@ describe('the Satellite server', () => {
       browser.once('error', () => resolve(-1))
     })
     expect(refused).toBe(401)
+  })
+
+  it('announces over mDNS only when asked, with the bound ports, and stops with the server (a fake announcer)', async () => {
+    const announced: SatelliteAnnouncement[] = []
+    let stopped = 0
+    const announcer: SatelliteAnnouncer = (what) => {
+      announced.push(what)
+      return { stop: () => void stopped++ }
+    }
+    const driver = new SatelliteDriver({ announcer })
+    onTestFinished(() => driver.server.close())
+    await driver.server.apply({ port: 0 })
+    expect(announced).toEqual([])
+    const port = driver.server.status()!.port
+    await driver.server.apply({ port, ws_port: 0, announce: true })
+    const wsPort = driver.server.status()!.ws_port!
+    expect(announced).toEqual([{ name: announcedName(), tcpPort: port, wsPort, apiVersion: '1.14.0' }])
+    // The same binding without announce: the announcement stops, the server stays.
+    await driver.server.apply({ port, ws_port: wsPort, announce: false })
+    expect(stopped).toBe(1)
+    expect(driver.server.status()!.port).toBe(port)
+    await driver.server.apply({ port, ws_port: wsPort, announce: true })
+    expect(announced).toHaveLength(2)
+    await driver.server.close()
+    expect(stopped).toBe(2)
+    expect(driver.server.status()).toBeUndefined()
   })
 })

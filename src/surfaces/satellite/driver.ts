@@ -22,6 +22,8 @@ export interface SatelliteDriverOptions {
   limits?: Partial<SatelliteLimits>
   /** The peer check over `allow` (tests). */
   allowed?: SatelliteServerOptions['allowed']
+  /** The announcer of `announce: true` (tests pass a fake). */
+  announcer?: SatelliteServerOptions['announcer']
 }
 
 export class SatelliteDriver implements SurfaceDriver {
@@ -38,6 +40,7 @@ export class SatelliteDriver implements SurfaceDriver {
       hub: this.hub,
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.allowed ? { allowed: opts.allowed } : {}),
+      ...(opts.announcer ? { announcer: opts.announcer } : {}),
     })
     this.drawsPerTurn = opts.limits?.drawsPerTurn ?? SATELLITE_LIMITS.drawsPerTurn
   }

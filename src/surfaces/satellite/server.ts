@@ -16,7 +16,8 @@ import { StringDecoder } from 'node:string_decoder'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { SatelliteServerConfig } from '../../families/satellite.js'
 import type { SatelliteClient, SatelliteHub, SatelliteLink } from './hub.js'
-import { SATELLITE_LIMITS, type SatelliteLimits } from './protocol.js'
+import { announcedName, mdnsAnnouncer, type SatelliteAnnouncer } from './announce.js'
+import { SATELLITE_API_VERSION, SATELLITE_LIMITS, type SatelliteLimits } from './protocol.js'
 
 /** What `/api/status` shows of the server. */
 export interface SatelliteServerStatus {
@@ -32,6 +33,8 @@ export interface SatelliteServerOptions {
   limits?: Partial<SatelliteLimits>
   /** The peer check, over `allow` (a test makes loopback look foreign). */
   allowed?: (address: string) => boolean
+  /** Announces the server for `announce: true` (default mDNS; tests pass a fake). */
+  announcer?: SatelliteAnnouncer
 }
 
 /** The peer address as the allow list reads it: an IPv4 address mapped into IPv6 as the IPv4 one. */
@@ -68,6 +71,7 @@ interface Listening {
   ws?: WebSocketServer
   port: number
   wsPort?: number
+  announced?: { stop(): void }
 }
 
 export class SatelliteServer {
@@ -89,6 +93,7 @@ export class SatelliteServer {
       // Only who may attach (or the announcement) changed: the clients attached stay.
       this.allow = config.allow ? allowList(config.allow) : undefined
       this.listening!.config = config
+      this.announce(this.listening!)
       return
     }
     await this.close()
@@ -115,12 +120,26 @@ export class SatelliteServer {
       ...(wsPort !== undefined ? { ws_port: wsPort } : {}),
       ...(config.allow ? { allow: config.allow } : {}),
     })
-    if (config.announce)
-      this.hub.log.once(
-        'announce',
-        'warn',
-        'satellite.announce: mDNS announcement is not built yet; Satellite must be pointed at this address',
+    this.announce(this.listening)
+  }
+
+  /** Starts or stops the announcement as the config says. */
+  private announce(l: Listening): void {
+    if (l.config.announce === true && !l.announced) {
+      const announcer = this.opts.announcer ?? mdnsAnnouncer
+      l.announced = announcer(
+        {
+          name: announcedName(),
+          tcpPort: l.port,
+          ...(l.wsPort !== undefined ? { wsPort: l.wsPort } : {}),
+          apiVersion: SATELLITE_API_VERSION,
+        },
+        this.hub.log,
       )
+    } else if (l.config.announce !== true && l.announced) {
+      l.announced.stop()
+      l.announced = undefined
+    }
   }
 
   status(): SatelliteServerStatus | undefined {
@@ -140,6 +159,7 @@ export class SatelliteServer {
     this.listening = undefined
     for (const link of [...this.links]) link.end()
     if (!l) return
+    l.announced?.stop()
     await Promise.all([
       new Promise<void>((resolve) => l.tcp.close(() => resolve())),
       l.ws ? new Promise<void>((resolve) => l.ws!.close(() => resolve())) : undefined,
