@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    // src/app-kit/vendor/newblue-captivate: NewBlue's module, vendored unmodified (its own style, plain JS).
+    // src/app-kit/vendor: NewBlue's module (plain JS) and Companion Satellite's protocol client (TypeScript),
+    // vendored unmodified in their own style.
     ignores: [
       'dist/**',
       'node_modules/**',
