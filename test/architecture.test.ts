@@ -414,10 +414,9 @@ describe('driver families', () => {
  * families; the files no one family owns are bounded apart (LOADER_MAX_SHARED_FILES), so that a new
  * family moves none of that.
  * ASSUMED: the shared bound is today's figure; a new shared file in the loader's bundle is a choice to make here.
- * Issue 46 chose one: `surfaces/render/svg-cost.ts`, the SVG's cost worked out before a picture named by
- * `image:` is decoded, which the loader must do.
+ * Issue 41 bounds the whole at 55, the Satellite family's two files included (issue 44).
  */
-const LOADER_MAX_FILES = 58
+const LOADER_MAX_FILES = 56
 const LOADER_MAX_SURFACE_FILES = 12
 const LOADER_MAX_SHARED_FILES = 40
 

@@ -24,13 +24,13 @@ import { checkBinding, type BindingContext, type SurfaceInfo } from './check-bin
 import { attachPictures, checkImages } from './check-image.js'
 import { checkApps } from './check-apps.js'
 import { PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
-import { migrate } from './migrate.js'
 import { Problems, type ConfigProblem, type Severity } from './problems.js'
 import { reportIssues, type IssueContext } from './schema-issues.js'
 import {
   CONFIG_LIMITS,
   binding as bindingSchema,
   configSchema,
+  migrate,
   surface as surfaceSchema,
   type Binding,
   type Config,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest'
 import { PictureError, sniffPicture } from '../../src/surfaces/render/picture.js'
-import { SVG_LIMITS, svgCostProblem } from '../../src/surfaces/render/svg-cost.js'
+import { SVG_LIMITS, svgCostProblem } from '../../src/surfaces/render/picture.js'
 import { checkProperty, fc, fuzzParser } from './harness.js'
 
 const tagName = fc.constantFrom('g', 'use', 'rect', 'defs', 'symbol', 'mask', 'pattern', 'style', 'x:y', 'svg')

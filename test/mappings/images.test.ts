@@ -19,7 +19,7 @@ import { formatProblem, loadConfigFile, loadConfigText } from '../../src/mapping
 import { KeyPictures } from '../../src/mappings/pictures.js'
 import { KeyRenderer } from '../../src/surfaces/render/key-renderer.js'
 import { MAX_PICTURE_BYTES } from '../../src/surfaces/render/picture.js'
-import { SVG_LIMITS } from '../../src/surfaces/render/svg-cost.js'
+import { SVG_LIMITS } from '../../src/surfaces/render/picture.js'
 import { useBomb } from '../helpers/svg-bomb.js'
 import { SAFETY_MS } from '../helpers/until.js'
 import { RecordingSurfaces } from './helpers.js'

@@ -23,7 +23,7 @@ import {
   type ThumbnailLook,
 } from '../../src/mappings/thumbnails.js'
 import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
-import { SVG_LIMITS } from '../../src/surfaces/render/svg-cost.js'
+import { SVG_LIMITS } from '../../src/surfaces/render/picture.js'
 import { useBomb } from '../helpers/svg-bomb.js'
 import { RecordingSurfaces } from './helpers.js'
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { sniffPicture } from '../../../src/surfaces/render/picture.js'
-import { SVG_LIMITS, svgCostProblem } from '../../../src/surfaces/render/svg-cost.js'
+import { SVG_LIMITS, svgCostProblem } from '../../../src/surfaces/render/picture.js'
 import { useBomb } from '../../helpers/svg-bomb.js'
 
 const svg = (body: string): string => `<svg xmlns="http://www.w3.org/2000/svg" width="72" height="72">${body}</svg>`
