@@ -40,7 +40,7 @@ export const LINK_BACKOFF_INITIAL_MS = 250
 /** ...up to this cap. */
 export const LINK_BACKOFF_MAX_MS = 1000
 /** A socket silent for this long (no frame, no pong) is dead. */
-export const LINK_LIVENESS_TIMEOUT_MS = 4000
+const LINK_LIVENESS_TIMEOUT_MS = 4000
 /** Time allowed for the socket to open and for each method call of the session. */
 const LINK_CALL_TIMEOUT_MS = 3000
 /** `{control:'addTitle'}`, `{data:'Update'}` and unknown title ids resynchronise after this quiet time. */

@@ -60,7 +60,7 @@ const PROBE_COMMANDS: readonly {
 ]
 
 /** The layer state's key (protocol notes 2.4 [code S1]). */
-export const LAYER_STATE_KEY = 'newblue.automation.layerstate'
+const LAYER_STATE_KEY = 'newblue.automation.layerstate'
 /** The registry's kinds `_cmp_v1_query` is asked for (issue 30 Build 5; S1 `requestCompanionDefinition`). */
 const REGISTRY_KINDS = ['actions', 'feedbacks', 'presets'] as const
 /** How probe announces itself: as the daemon does, so the application answers as it would answer panelbridge. */

@@ -47,7 +47,7 @@ export function usageFailure(command: string, message: string): number {
 }
 
 /** The widest line of a help text, in columns: every `--help` keeps to it (a test holds them to it). */
-export const HELP_WIDTH = 100
+const HELP_WIDTH = 100
 
 /** `text` broken at spaces into lines of at most `width` columns, each after `indent`. */
 export function wrapText(text: string, indent: string, width = HELP_WIDTH): string[] {

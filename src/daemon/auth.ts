@@ -30,8 +30,6 @@ import { applyListenRules, hostRuleProblem, type ListenKeys } from './listen-rul
 /** The cookie that carries the token for the page (set from a `?token=` link). */
 export const COOKIE_NAME = 'panelbridge_token'
 
-export { MIN_TOKEN_LENGTH } from './listen-rules.js'
-
 /** Why the server refused to start (e.g. a non-loopback bind without a token). */
 export class DaemonServerConfigError extends Error {
   override readonly name = 'DaemonServerConfigError'

@@ -34,7 +34,7 @@ const RELOAD_DEBOUNCE_MS = 200
  * about a second on a small box (`npm run bench config-reload`); ten leave room for a simulator to
  * start, and a wedged step (a worker that never answers) is stopped within this.
  */
-export const RELOAD_TIMEOUT_MS = 10_000
+const RELOAD_TIMEOUT_MS = 10_000
 /** Links followed from the config path when working out what to watch (a loop of links ends here). */
 const MAX_LINK_HOPS = 8
 

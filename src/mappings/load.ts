@@ -38,7 +38,7 @@ import {
 import { claimsOfConfig, defaultSurfaceCatalogue, type SurfaceCatalogue } from './surfaces.js'
 import { MAX_CONFIG_DEPTH, parseYaml, syntaxProblems, tooDeepOffset } from './yaml-read.js'
 
-export { ConfigError, formatProblem, MAX_PROBLEMS, type ConfigProblem, type Severity } from './problems.js'
+export { ConfigError, formatProblem, type ConfigProblem, type Severity } from './problems.js'
 export { pressNeedsConfirm } from './check-binding.js'
 export { MAX_CONFIG_DEPTH } from './yaml-read.js'
 

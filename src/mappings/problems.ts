@@ -18,7 +18,7 @@ import {
 } from 'yaml'
 
 /** How many problems are listed before the rest are counted. */
-export const MAX_PROBLEMS = 200
+const MAX_PROBLEMS = 200
 
 export type Severity = 'error' | 'warning'
 

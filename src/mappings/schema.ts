@@ -410,7 +410,7 @@ export const appEntry = appSection
   .describe('One application panelbridge drives.')
 
 /** ASSUMED: a control room's handful of graphics machines; a bound, not a need (notes: issue 27). */
-export const MAX_APPS = 16
+const MAX_APPS = 16
 
 export const appsSection = z
   .record(name('an application name'), appEntry)
