@@ -15,7 +15,7 @@ import {
   type CommandFacts,
   type ParamFacts,
 } from '../mappings/command-reference.js'
-import { DEFAULT_CONFIRM_MS } from '../mappings/constants.js'
+import { ENGINE_TUNABLES } from '../mappings/constants.js'
 import { suggest } from '../mappings/schema-issues.js'
 import { COMMAND_NAMES } from '../api/commands.js'
 import { UsageError, usageFailure } from './args.js'
@@ -98,7 +98,7 @@ export function commandDetailText(c: CommandFacts): string {
   }
   if (c.confirm) {
     out.push(
-      `hold to confirm: a press is sent only after a ${DEFAULT_CONFIRM_MS / 1000} s hold (the binding's confirm_ms changes it; 0 turns it off)`,
+      `hold to confirm: a press is sent only after a ${ENGINE_TUNABLES.defaultConfirmMs / 1000} s hold (the binding's confirm_ms changes it; 0 turns it off)`,
       'panelbridge send sends it only with --yes',
     )
   }

@@ -23,7 +23,7 @@ import { checkLabelGlyphs } from './check-glyphs.js'
 import { checkBinding, type BindingContext, type SurfaceInfo } from './check-binding.js'
 import { attachPictures, checkImages } from './check-image.js'
 import { checkApps } from './check-apps.js'
-import { PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
+import { PAGE_WORDS } from './constants.js'
 import { migrate } from './migrate.js'
 import { Problems, type ConfigProblem, type Severity } from './problems.js'
 import { reportIssues, type IssueContext } from './schema-issues.js'
@@ -167,7 +167,7 @@ function checkPages(
     }
     const seen = new Set<string>()
     for (const [i, page] of list.entries()) {
-      if (page === PAGE_PREVIOUS || page === PAGE_NEXT) {
+      if (page === PAGE_WORDS.previous || page === PAGE_WORDS.next) {
         problems.add(
           ['pages', surfaceName, i],
           'error',

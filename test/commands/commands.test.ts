@@ -13,7 +13,7 @@ import { COMMAND_NAMES, getCommandSpec } from '../../src/api/commands.js'
 import { EXIT_OK, EXIT_USAGE } from '../../src/cli.js'
 import { commandDetailText, commandListText, examplePress, parseCommandsArgs } from '../../src/commands/commands.js'
 import { allCommandFacts, commandFacts } from '../../src/mappings/command-reference.js'
-import { CONFIRM_COMMANDS, DEFAULT_PLAY_COLORS, INDICATOR_OFF, INDICATOR_ON } from '../../src/mappings/constants.js'
+import { CONFIRM_COMMANDS, FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { configSchemaText, editorJsonSchema } from '../../src/mappings/schema-file.js'
 import { TEMPLATE_NAMES } from '../../src/mappings/template.js'
@@ -175,10 +175,10 @@ describe('README sections for mapping authors', () => {
   it('shows the play-state words, the default palette and the indicator colours as the code has them', () => {
     expect(readme).toContain('### Play-state words')
     expect(readme).toContain("labels: { Running: 'ON AIR', Paused: 'ON AIR', Off: 'off' }")
-    for (const [state, colour] of Object.entries(DEFAULT_PLAY_COLORS))
+    for (const [state, colour] of Object.entries(FEEDBACK_COLORS.play))
       expect(readme).toMatch(new RegExp(`\\| \`${state}\` +\\| \`${colour}\` +\\|`))
-    expect(readme).toContain(`lit \`${INDICATOR_ON}\``)
-    expect(readme).toContain(`dark \`${INDICATOR_OFF}\``)
+    expect(readme).toContain(`lit \`${FEEDBACK_COLORS.indicatorOn}\``)
+    expect(readme).toContain(`dark \`${FEEDBACK_COLORS.indicatorOff}\``)
   })
 
   it('lists exactly the commands that need a hold to confirm', () => {
