@@ -18,7 +18,7 @@
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_HTTP_PORT } from './api/protocol.js'
+import { APP_DEFAULT_PORTS } from './api/protocol.js'
 import { parseCheckArgs, type CheckCommandLine } from './commands/check.js'
 import { SUBCOMMANDS } from './commands/index.js'
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './commands/subcommand.js'
@@ -41,7 +41,7 @@ Examples:
   panelbridge sim
   panelbridge surfaces
   panelbridge sim --port 0 --data-dir ./sim-data
-  curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
+  curl 'http://127.0.0.1:${APP_DEFAULT_PORTS.http}/api/command/getAllVideoIns?requestId=r1'
 
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line, ${EXIT_CONFIG} (run) the
 configuration stops the start: starting again will not help.

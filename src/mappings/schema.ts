@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
+import { APP_DEFAULT_PORTS, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 import { SURFACE_NAME_CHARS, SURFACE_NAME_MAX_CHARS, SURFACE_NAME_RULE } from '../face/surface-name.js'
 import { surfaceSchema } from './drivers/index.js'
@@ -370,7 +370,7 @@ export const appSection = z
   .strictObject({
     url: z
       .url({ protocol: /^https?$/, error: 'must be an http:// URL' })
-      .default(`http://127.0.0.1:${DEFAULT_HTTP_PORT}`)
+      .default(`http://127.0.0.1:${APP_DEFAULT_PORTS.http}`)
       .describe('The application’s command interface.'),
     notifications: z
       .url({ protocol: /^wss?$/, error: 'must be a ws:// URL' })

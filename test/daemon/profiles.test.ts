@@ -136,7 +136,7 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
     const { sim, daemon } = await bench(name)
     // The hold's clock is the test's: the confirm and hint timers, performance.now() and Date (the
     // simulator stamps each command with it) are fake from here. The link's liveness interval stays real,
-    // and every jump below is well inside its 4 s (LINK_LIVENESS_TIMEOUT_MS).
+    // and every jump below is well inside its 4 s (LINK_TUNABLES.livenessTimeoutMs).
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
     const stopKey = () => daemon.controlState('console', 'key:2')
     const sent = () => sim.http.commands('stopStreaming').length

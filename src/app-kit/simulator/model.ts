@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'eventemitter3'
 import {
   APP_ERRORS,
-  DEFAULT_SENDER_EVENTS,
-  SIM_DEFAULT_ANIMATION_MS,
+  SENDER_EVENTS,
+  SIM_ASSUMED_DEFAULTS,
   type PlayState,
   type ScheduleAction,
 } from '../../api/protocol.js'
@@ -54,7 +54,7 @@ export interface NotificationTopic {
 }
 
 export function createDefaultSender(): Sender {
-  return { name: '', ids: [], inputs: [], events: DEFAULT_SENDER_EVENTS.split(','), isDefault: true }
+  return { name: '', ids: [], inputs: [], events: SENDER_EVENTS.defaultSender.split(','), isDefault: true }
 }
 
 /** Compares title ids with or without braces, case-insensitively. */
@@ -102,7 +102,7 @@ export type ChangeEvents = {
 export interface SimulatorStateOptions {
   /** Folder for title, layer-list and project files; relative `file` parameters resolve here. */
   dataDir: string
-  /** In/out animation length of a title, ms. Default SIM_DEFAULT_ANIMATION_MS. */
+  /** In/out animation length of a title, ms. Default SIM_ASSUMED_DEFAULTS.animationMs. */
   animationMs?: number
   /** Start with the application's default sender (true). Tests of sender filtering turn it off. */
   defaultSender?: boolean
@@ -158,7 +158,7 @@ export class SimulatorModel {
   constructor(opts: SimulatorStateOptions) {
     this.dataDir = opts.dataDir
     this.profile = opts.profile ?? getProfile()
-    this.animationMs = opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS
+    this.animationMs = opts.animationMs ?? SIM_ASSUMED_DEFAULTS.animationMs
     this.withDefaultSender = opts.defaultSender !== false
     this.senders = this.withDefaultSender ? [createDefaultSender()] : []
     this.replay = new ReplayModel(

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import WebSocket, { WebSocketServer } from 'ws'
-import { DEFAULT_WS_PORT, QWC_MESSAGE } from '../../api/protocol.js'
+import { APP_DEFAULT_PORTS, QWC_MESSAGE } from '../../api/protocol.js'
 import { DEFAULT_LISTEN_HOST } from '../../defaults.js'
 import { createLogger, type Logger } from '../../log.js'
 import { hostAllowed, hostSet, isLoopbackAddress, originAllowed } from '../../http-guard.js'
@@ -198,7 +198,7 @@ export class QWebChannelServer {
   constructor(private readonly options: QWebChannelServerOptions) {
     this.log = options.logger ?? createLogger('sim/qwebchannel')
     this.host = options.host ?? DEFAULT_LISTEN_HOST
-    this.port = options.port ?? DEFAULT_WS_PORT
+    this.port = options.port ?? APP_DEFAULT_PORTS.ws
     this.shuffle = options.shuffle ?? false
     this.byNameAllowed = (options.methodCalls ?? 'index-or-name') === 'index-or-name'
     this.random = options.random ?? Math.random

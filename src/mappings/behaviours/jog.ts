@@ -28,7 +28,7 @@ export class JogScrub implements Behaviour {
   private readonly badge: ControlBadge
   /** The cursor in sub-frames (ENGINE_TUNABLES.jogSubframes a frame); undefined until seeded. */
   private cursor: number | undefined
-  private frameRate = ENGINE_TUNABLES.assumedFrameRate
+  private frameRate: number = ENGINE_TUNABLES.assumedFrameRate
   /** Buffer end in frames. */
   private maxFrames = Number.POSITIVE_INFINITY
   /** Deltas (detents, fine or not) that arrived before the seed: moved once the frame rate is known. */
