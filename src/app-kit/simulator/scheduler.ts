@@ -59,7 +59,7 @@ export interface SchedulerBackend {
 export type SocketCommandLog = (name: string, parameters: Record<string, unknown>, transport: CommandTransport) => void
 
 /** What `notifyClientConnected` answers by default (protocol notes 1.3): the default profile's `client_info`. */
-export const SIM_CLIENT_INFO = getProfile().clientInfo
+const SIM_CLIENT_INFO = getProfile().clientInfo
 
 export interface ClientAnnouncement {
   appId: string

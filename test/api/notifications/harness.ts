@@ -30,7 +30,7 @@ export const METHODS = ['notifyClientConnected', 'scheduleCommand', 'getValueFor
 /** `onOther` stands for a signal of the scheduler the link has no use for. */
 export const SIGNALS = [
   'onNotify',
-  ...LINK_CHANGE_SIGNALS,
+  ...SCHEDULER_CHANNEL.changeSignals,
   '_cmp_v1_handleActorRegistryChangeEvent',
   'onOther',
 ] as const

@@ -48,7 +48,7 @@ describe('which signals the link connects', () => {
   it('connects onNotify and each change signal the init reply lists, and no other', async () => {
     const server = await scheduler()
     await connectedLink(server)
-    expect(server.connected.sort()).toEqual(['onNotify', ...LINK_CHANGE_SIGNALS].sort())
+    expect(server.connected.sort()).toEqual(['onNotify', ...SCHEDULER_CHANNEL.changeSignals].sort())
   })
 
   it('never fails when the scheduler has none of them (an older build): onNotify alone, connected', async () => {
