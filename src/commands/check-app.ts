@@ -121,7 +121,7 @@ export interface AppNames {
   notes: string[]
 }
 
-/** The application could not be reached at all: `check --app` says so and exits EXIT_APP_UNREACHABLE. */
+/** The application could not be reached at all: `check --app` says so and exits EXIT.appUnreachable. */
 export class AppUnreachableError extends Error {
   override readonly name = 'AppUnreachableError'
 }

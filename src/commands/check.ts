@@ -27,10 +27,7 @@ import {
   type NameKind,
   type NameUse,
 } from './check-app.js'
-import { EXIT_FAILURE, EXIT_OK, type Subcommand } from './subcommand.js'
-
-/** `--app URL` could not be reached: the files were checked without it. */
-export const EXIT_APP_UNREACHABLE = 3
+import { EXIT, type Subcommand } from './subcommand.js'
 
 /** The most files one `check` takes (each is read whole, up to MAX_CONFIG_BYTES). */
 const MAX_CHECK_FILES = 256
@@ -231,8 +228,8 @@ export async function runCheck(
   for (const r of reports)
     if (unreadableForUser(r))
       err(`panelbridge: cannot read ${r.path}: permission denied; try: sudo panelbridge check ${r.path}\n`)
-  if (reports.some((r) => !r.ok)) return EXIT_FAILURE
-  return app && 'unreachable' in app ? EXIT_APP_UNREACHABLE : EXIT_OK
+  if (reports.some((r) => !r.ok)) return EXIT.failure
+  return app && 'unreachable' in app ? EXIT.appUnreachable : EXIT.ok
 }
 
 export const checkCommand: Subcommand = {

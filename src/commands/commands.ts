@@ -19,7 +19,7 @@ import { ENGINE_TUNABLES } from '../mappings/constants.js'
 import { suggest } from '../mappings/schema-issues.js'
 import { COMMAND_NAMES } from '../api/commands.js'
 import { UsageError, usageFailure } from './args.js'
-import { EXIT_OK, type Subcommand } from './subcommand.js'
+import { EXIT, type Subcommand } from './subcommand.js'
 
 export type CommandsCommandLine = { kind: 'commands'; name?: string } | { kind: 'error'; message: string }
 
@@ -138,6 +138,6 @@ Exit codes: 0 shown, 2 bad command line (a name not in the catalogue).
     if (cmd.kind === 'error') return Promise.resolve(usageFailure('commands', cmd.message))
     const facts = cmd.name === undefined ? undefined : commandFacts(cmd.name)
     process.stdout.write(facts ? commandDetailText(facts) : commandListText())
-    return Promise.resolve(EXIT_OK)
+    return Promise.resolve(EXIT.ok)
   },
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { COMMANDS_DOC, commandsMarkdown } from '../../scripts/generate-commands-doc.js'
 import { COMMAND_NAMES, getCommandSpec } from '../../src/api/commands.js'
-import { EXIT_OK, EXIT_USAGE } from '../../src/cli.js'
+import { EXIT } from '../../src/cli.js'
 import { commandDetailText, commandListText, examplePress, parseCommandsArgs } from '../../src/commands/commands.js'
 import { allCommandFacts, commandFacts } from '../../src/mappings/command-reference.js'
 import { CONFIRM_COMMANDS, FEEDBACK_COLORS } from '../../src/mappings/constants.js'
@@ -27,7 +27,7 @@ afterEach(() => vi.restoreAllMocks())
 describe('panelbridge commands', () => {
   it('lists every catalogue command with its parameters and marks, by group', async () => {
     const { code, out } = await cli(['commands'])
-    expect(code).toBe(EXIT_OK)
+    expect(code).toBe(EXIT.ok)
     expect(out).toBe(commandListText())
     for (const name of COMMAND_NAMES) expect(out).toMatch(new RegExp(`^  ${name} `, 'm'))
     expect(out).toMatch(/^ {2}stopStreaming .*\[hold to confirm\]$/m)
@@ -39,7 +39,7 @@ describe('panelbridge commands', () => {
 
   it('shows one command in full: each parameter with its type, required or not, and a binding to paste', async () => {
     const { code, out } = await cli(['commands', 'schedule'])
-    expect(code).toBe(EXIT_OK)
+    expect(code).toBe(EXIT.ok)
     expect(out).toMatch(/^ {2}action +required animateIn \| animateOut \|/m)
     expect(out).toMatch(/^ {2}channel +optional number \(-1 = all channels\)$/m)
     expect(out).toContain('acts on every target when id and title are all left out')
@@ -76,7 +76,7 @@ describe('panelbridge commands', () => {
     })
     expect(parseCommandsArgs(['schedule', 'extra'])).toMatchObject({ kind: 'error', message: /unexpected argument/ })
     const { code, err } = await cli(['commands', 'stopStreeming'])
-    expect(code).toBe(EXIT_USAGE)
+    expect(code).toBe(EXIT.usage)
     expect(err).toContain('did you mean stopStreaming?')
   })
 
