@@ -21,7 +21,7 @@
  */
 import { Announcer } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
-import { APP_STATE_MAX_VARIABLE_VALUE_CHARS, type AppState, type LinkPhase, type TitleSnapshot } from './app-state.js'
+import { APP_STATE_LIMITS, type AppState, type LinkPhase, type TitleSnapshot } from './app-state.js'
 import { SCHEDULER_CHANNEL, SENDER_EVENTS, parsePlayState, type PlayState } from './protocol.js'
 import { QWebChannelClient, QWebChannelError } from './qwebchannel.js'
 import { readReply, ReplyShapeError, type ReadReply } from './reply.js'
@@ -132,11 +132,11 @@ export interface NotificationLinkEvents {
 export type DroppedVariable = (name: string, why: string) => void
 
 /**
- * A variable value as text, at most APP_STATE_MAX_VARIABLE_VALUE_CHARS long; undefined when it is
+ * A variable value as text, at most APP_STATE_LIMITS.maxVariableValueChars long; undefined when it is
  * JSON nested deeper than LINK_TUNABLES.maxValueDepth (stringifying it could overflow the stack).
  */
 function valueText(v: unknown): string | undefined {
-  const max = APP_STATE_MAX_VARIABLE_VALUE_CHARS
+  const max = APP_STATE_LIMITS.maxVariableValueChars
   if (typeof v === 'string') return v.length > max ? v.slice(0, max) : v
   if (v === undefined || v === null) return ''
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v)

@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { LineCounter, parseDocument } from 'yaml'
-import { DEFAULT_TIMEOUT_MS } from '../api/client.js'
+import { CLIENT_DEFAULTS } from '../api/client.js'
 import { applyListenRules } from '../daemon/listen-rules.js'
 import { serviceRecordProblem } from '../daemon/service-sandbox.js'
 import { formatProblem, loadConfigFile, MAX_CONFIG_BYTES, type ConfigProblem } from '../mappings/load.js'
@@ -161,7 +161,7 @@ async function askApp(files: readonly Loaded[], url: string): Promise<AppOutcome
   const wanted = new Set<NameKind>()
   for (const { config } of files) for (const use of config ? namesInConfig(config) : []) wanted.add(use.kind)
   try {
-    return { url, names: await readAppNames(url, wanted, DEFAULT_TIMEOUT_MS) }
+    return { url, names: await readAppNames(url, wanted, CLIENT_DEFAULTS.timeoutMs) }
   } catch (err) {
     if (err instanceof AppUnreachableError) return { url, unreachable: err.message }
     throw err

@@ -7,7 +7,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { stringify } from 'yaml'
-import { CAPTURE_MAX_FILE_BYTES, CaptureError, parseCapture, type ParsedCapture } from '../probe-capture.js'
+import { CAPTURE_LIMITS, CaptureError, parseCapture, type ParsedCapture } from '../probe-capture.js'
 import { isRecord } from '../../wire.js'
 import {
   DEFAULT_PROFILE,
@@ -94,7 +94,8 @@ export function profileFromCaptureFile(file: string): SimProfile {
   let text: string
   try {
     const size = statSync(file).size
-    if (size > CAPTURE_MAX_FILE_BYTES) throw new CaptureError(`${file}: larger than ${CAPTURE_MAX_FILE_BYTES} bytes`)
+    if (size > CAPTURE_LIMITS.maxFileBytes)
+      throw new CaptureError(`${file}: larger than ${CAPTURE_LIMITS.maxFileBytes} bytes`)
     text = readFileSync(file, 'utf8')
   } catch (err) {
     if (err instanceof CaptureError) throw err

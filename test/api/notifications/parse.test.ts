@@ -6,7 +6,7 @@
  * (mutation survivors) and notifications-signals.test.ts ('readLayerState and titlePlay').
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { APP_STATE_MAX_VARIABLE_VALUE_CHARS } from '../../../src/api/app-state.js'
+import { APP_STATE_LIMITS } from '../../../src/api/app-state.js'
 import {
   LINK_TUNABLES,
   parseNotification,
@@ -33,7 +33,7 @@ const bad = (f: () => unknown): QWebChannelError => thrownBy(f, QWebChannelError
 
 describe('variable values', () => {
   it('keeps text up to the limit and cuts longer text to it', () => {
-    const max = APP_STATE_MAX_VARIABLE_VALUE_CHARS
+    const max = APP_STATE_LIMITS.maxVariableValueChars
     expect(valueOf('a'.repeat(max))).toHaveLength(max)
     expect(valueOf('b'.repeat(max + 5))).toBe('b'.repeat(max))
   })
@@ -50,8 +50,8 @@ describe('variable values', () => {
 
   it('turns JSON into its text, cut to the limit; drops JSON nested past the limit and says why', () => {
     expect(valueOf({ a: [1] })).toBe('{"a":[1]}')
-    const long = valueOf(['c'.repeat(APP_STATE_MAX_VARIABLE_VALUE_CHARS)])
-    expect(long).toHaveLength(APP_STATE_MAX_VARIABLE_VALUE_CHARS)
+    const long = valueOf(['c'.repeat(APP_STATE_LIMITS.maxVariableValueChars)])
+    expect(long).toHaveLength(APP_STATE_LIMITS.maxVariableValueChars)
     expect(valueOf(nested(LINK_TUNABLES.maxValueDepth))).toBe(JSON.stringify(nested(LINK_TUNABLES.maxValueDepth)))
     const dropped: string[] = []
     const n = parseNotification(
