@@ -85,7 +85,7 @@ function omitPath(value: unknown, path: readonly string[]): void {
 }
 
 /** Numbers and booleans as text (`1.5` → `"1.5"`, `true` → `"true"`), in a copy, at most `depth` deep. */
-export function valuesAsText(value: unknown, depth = SIM_LIMITS.maxShapeDepth): unknown {
+export function valuesAsText(value: unknown, depth: number = SIM_LIMITS.maxShapeDepth): unknown {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   // Deeper than the bound, a value is passed on as it is rather than walked.
   if (depth <= 0 || value === null || typeof value !== 'object') return value

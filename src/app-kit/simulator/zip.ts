@@ -33,7 +33,11 @@ function checkEnd(zip: Buffer): void {
 }
 
 /** The data of entry `name`, or undefined when the archive lacks it. Throws on a damaged archive. */
-export function readZipEntry(zip: Buffer, name: string, maxBytes = SIM_LIMITS.maxZipEntryBytes): Buffer | undefined {
+export function readZipEntry(
+  zip: Buffer,
+  name: string,
+  maxBytes: number = SIM_LIMITS.maxZipEntryBytes,
+): Buffer | undefined {
   checkEnd(zip)
   let tooLarge = false
   const files = unzipSync(zip, {
