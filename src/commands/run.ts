@@ -14,7 +14,7 @@ import { createLogger } from '../log.js'
 import { usageFailure } from './args.js'
 import { EXIT, type Subcommand } from './subcommand.js'
 import { holdSignalsWhileStarting, untilStopped } from './until-stopped.js'
-import { traceTo, traceWanted, TRACE_ENV } from '../daemon/trace.js'
+import { traceTo, traceWanted, TRACE } from '../daemon/trace.js'
 import { DEFAULT_RECORD_MAX_MB, recordWanted, type RecordWanted } from '../daemon/recorder.js'
 
 const log = createLogger('run')
@@ -49,7 +49,7 @@ Options:
                   remote API, to rehearse a show (as rehearse: true on every such surface)
   --trace         print each command sent and its outcome on one line (stdout), for
                   commissioning: control, command, parameters (secrets as ***), outcome, ms;
-                  also ${TRACE_ENV}=1
+                  also ${TRACE.env}=1
   --record FILE   write every control input, command sent and page change to FILE, one JSON line
                   each, for panelbridge replay (overrides the config's record:)
   --record-max-mb N

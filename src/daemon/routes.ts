@@ -24,7 +24,7 @@ import { ControlIdError, parseControlId, type ParsedControlId } from '../face/co
 import { isSurfaceName } from '../face/surface-name.js'
 import { MAX_ROTATE_DELTA } from '../face/protocol.js'
 import type { BindingAddress, ConfigEditApi, DaemonApi, EditRefusal, InjectKind, InjectRefusal } from './api.js'
-import { MAX_API_LEASE_MS, MIN_API_LEASE_MS } from './input.js'
+import { API_LEASE } from './input.js'
 import { allow, allowMethod, COMMON_HEADERS, HttpError } from './http.js'
 
 /**
@@ -242,11 +242,11 @@ function injectArgument(kind: InjectKind, control: ParsedControlId, query: URLSe
   const lease = query.get('lease_ms')
   if (kind === 'down' && lease !== null) {
     const ms = INTEGER.test(lease) ? Number(lease) : NaN
-    if (!Number.isSafeInteger(ms) || ms < MIN_API_LEASE_MS || ms > MAX_API_LEASE_MS) {
+    if (!Number.isSafeInteger(ms) || ms < API_LEASE.minMs || ms > API_LEASE.maxMs) {
       throw new HttpError(
         400,
         'BAD_VALUE',
-        `lease_ms must be an integer from ${MIN_API_LEASE_MS} to ${MAX_API_LEASE_MS} (ms the down holds without its up)`,
+        `lease_ms must be an integer from ${API_LEASE.minMs} to ${API_LEASE.maxMs} (ms the down holds without its up)`,
       )
     }
     return ms
