@@ -14,7 +14,7 @@ import { LineCounter, parseDocument } from 'yaml'
 import { CLIENT_DEFAULTS } from '../api/client.js'
 import { applyListenRules } from '../daemon/listen-rules.js'
 import { serviceRecordProblem } from '../daemon/service-sandbox.js'
-import { formatProblem, loadConfigFile, MAX_CONFIG_BYTES, type ConfigProblem } from '../mappings/load.js'
+import { formatProblem, loadConfigFile, type ConfigProblem } from '../mappings/load.js'
 import { pathText, Problems } from '../mappings/problems.js'
 import type { Config } from '../mappings/schema.js'
 import { UsageError, usageFailure } from './args.js'
@@ -28,8 +28,9 @@ import {
   type NameUse,
 } from './check-app.js'
 import { EXIT, type Subcommand } from './subcommand.js'
+import { CONFIG_LIMITS } from '../mappings/limits.js'
 
-/** The most files one `check` takes (each is read whole, up to MAX_CONFIG_BYTES). */
+/** The most files one `check` takes (each is read whole, up to CONFIG_LIMITS.fileBytes). */
 const MAX_CHECK_FILES = 256
 
 export type CheckFormat = 'text' | 'json'
@@ -96,7 +97,7 @@ async function locator(file: string): Promise<Problems> {
   const lines = new LineCounter()
   try {
     const bytes = await readFile(file)
-    if (bytes.length <= MAX_CONFIG_BYTES) {
+    if (bytes.length <= CONFIG_LIMITS.fileBytes) {
       const doc = parseDocument(bytes.toString('utf8'), { lineCounter: lines, prettyErrors: false })
       return new Problems(file, doc, lines)
     }
