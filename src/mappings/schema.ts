@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { APP_DEFAULT_PORTS, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
-import { SURFACE_NAME_CHARS, SURFACE_NAME_MAX_CHARS, SURFACE_NAME_RULE } from '../face/surface-name.js'
+import { SURFACE_NAME } from '../face/surface-name.js'
 import { surfaceSchema } from './drivers/index.js'
 import { CONFIG_LIMITS } from './limits.js'
 
@@ -28,8 +28,8 @@ const name = (what: string) =>
   z
     .string()
     .min(1, `${what} must not be empty`)
-    .max(SURFACE_NAME_MAX_CHARS)
-    .regex(SURFACE_NAME_CHARS, `${what} ${SURFACE_NAME_RULE}`)
+    .max(SURFACE_NAME.maxChars)
+    .regex(SURFACE_NAME.chars, `${what} ${SURFACE_NAME.rule}`)
 
 const color = z
   .string()
@@ -64,7 +64,7 @@ const unlisted = z
   )
 
 /** An application of `apps:` by name (`app:` alone is one named `main`); the loader checks it names one. */
-const appName = z.string().min(1).max(SURFACE_NAME_MAX_CHARS)
+const appName = z.string().min(1).max(SURFACE_NAME.maxChars)
 
 export const commandAction = z
   .strictObject({
