@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { runLearn } from '../../src/commands/learn.js'
 import {
-  LEARN_RECORD_FORMAT,
+  LEARN_RECORD,
   LearnRecording,
   parseLearnRecording,
   type LearnRecordFs,
@@ -161,7 +161,7 @@ describe('the learn --record file', () => {
     expect(() => parseLearnRecording('{"kind":"start","format":"panelbridge-record","version":1}\n')).toThrow(
       /not a learn --record file/,
     )
-    const start = JSON.stringify({ kind: 'start', format: LEARN_RECORD_FORMAT, version: 1, started: 'then' })
+    const start = JSON.stringify({ kind: 'start', format: LEARN_RECORD.format, version: 1, started: 'then' })
     const device = JSON.stringify({ kind: 'device', device: 'D', driver: 'shuttle', model: 'm', name: 'M' })
     const good = JSON.stringify({ kind: 'report', t: 1, device: 'D', report: '00 01', events: ['down button:0'] })
     const lines = [
