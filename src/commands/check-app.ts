@@ -30,7 +30,7 @@ export interface NameUse {
  * icons), `getAllVideoIns` (contract: every video input device), `replay_get_inputs` (contract: inputs
  * usable for replay).
  */
-export const READ_COMMANDS = ['getTitleControlInfo', 'getAllVideoIns', 'replay_get_inputs'] as const
+const READ_COMMANDS = ['getTitleControlInfo', 'getAllVideoIns', 'replay_get_inputs'] as const
 
 /**
  * Which parameter of which commands names what, by the catalogue's groups: a title command's and a
