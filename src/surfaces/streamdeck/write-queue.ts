@@ -38,7 +38,7 @@ export interface WriteQueueOptions {
   sliceMs?: number
 }
 
-export const DEFAULT_FRAME_MS = 1000 / 60
+const DEFAULT_FRAME_MS = 1000 / 60
 /**
  * ASSUMED (issue 29: a jog within 2 ms of its lag with no paging): 0.5 ms of writes, then a turn of the
  * loop, so a seen page's writes give input a few turns on the way; a turn costs far less than a slice.
