@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkCommand, parseCheckArgs, runCheck } from '../../src/commands/check.js'
-import { READ_COMMANDS } from '../../src/commands/check-app.js'
 import { EXIT } from '../../src/commands/subcommand.js'
 import { startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 
