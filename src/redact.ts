@@ -59,8 +59,8 @@ export function redactText(text: string): string {
 
 /**
  * Copies a value with secrets replaced, bounded: texts cut to REDACT_LIMITS.maxTextChars, at most
- * REDACT_LIMITS.maxEntries entries per array or object, nothing below REDACT_LIMITS.maxDepth (a marker instead), BigInts
- * as text. The copy always serialises with `JSON.stringify`.
+ * REDACT_LIMITS.maxEntries entries per array or object, nothing below REDACT_LIMITS.maxDepth (a marker
+ * instead), BigInts as text. The copy always serialises with `JSON.stringify`.
  */
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactText(cutText(value))

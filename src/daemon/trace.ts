@@ -7,8 +7,9 @@
  *
  * The lines are the daemon's command records (`DaemonOptions.onCommand`, the same as the `command`
  * event of `GET /api/events`), whose parameters have their secrets replaced already, from the first
- * command at start on; the line redacts its texts once more and is bounded (TRACE.maxParamsChars, TRACE.maxMessageChars), so a hostile reply
- * or a huge parameter cannot flood the terminal and no secret reaches it.
+ * command at start on; the line redacts its texts once more and is bounded (TRACE.maxParamsChars,
+ * TRACE.maxMessageChars), so a hostile reply or a huge parameter cannot flood the terminal and no secret
+ * reaches it.
  */
 import { redactText } from '../redact.js'
 import type { CommandEvent } from './api.js'

@@ -30,7 +30,10 @@ export const ENGINE_TUNABLES = {
   defaultStepFrames: 1,
   /** A jog wheel that rested this long re-reads the play position (playback moves it meanwhile), ms. */
   jogReseedAfterMs: 1000,
-  /** Detents a wheel reports per full turn when `frames_per_turn` is given without `detents_per_turn` (a Contour jog's 10). */
+  /**
+   * Detents a wheel reports per full turn when `frames_per_turn` is given without `detents_per_turn` (a
+   * Contour jog's 10).
+   */
   defaultDetentsPerTurn: 10,
   /** What a held `fine` key divides a jog's step by, by default. */
   defaultFineDivide: 4,

@@ -151,7 +151,10 @@ export interface QWebChannelServerOptions {
   maxConnections?: number
   /** A socket holding more unsent bytes than this gets no new frames. Default SIM_LIMITS.sendHighWaterBytes. */
   sendHighWaterBytes?: number
-  /** A socket still behind this long after frames were first dropped for it is closed. Default SIM_LIMITS.slowClientGraceMs. */
+  /**
+   * A socket still behind this long after frames were first dropped for it is closed. Default
+   * SIM_LIMITS.slowClientGraceMs.
+   */
   slowClientGraceMs?: number
   /**
    * Apply the Host rule of `src/http-guard.ts` (DNS names other than localhost refused). Default: on

@@ -7,8 +7,8 @@
  * text (notes 3.1), lists as child elements in the form the 2019 Titler Live module read from
  * `readTitle` (`newblue_ext.title[].running[0].$.playState`, `variables[0].variable[]`; S2 4f39275).
  *
- * Read from outside, so bounded: at most SIM_LIMITS.maxXmlChars, SIM_LIMITS.maxXmlElements elements, MAX_XML_DEPTH deep,
- * MAX_XML_ATTRIBUTES per element; no declarations (`<!DOCTYPE`, `<!ENTITY`, comments, CDATA), only the
+ * Read from outside, so bounded: at most SIM_LIMITS.maxXmlChars, SIM_LIMITS.maxXmlElements elements,
+ * MAX_XML_DEPTH deep, MAX_XML_ATTRIBUTES per element; no declarations (`<!DOCTYPE`, `<!ENTITY`, comments, CDATA), only the
  * five predefined entities and character references. Anything else is an error reply, never a throw.
  */
 import { SCHEDULE_ACTIONS, type ScheduleAction } from '../../api/protocol.js'

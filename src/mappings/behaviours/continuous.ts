@@ -197,7 +197,8 @@ export class ValueSetter extends Setter {
 
 /**
  * A rotary control that is not a jog: `{{delta}}` in a parameter is the turn in steps, accelerated
- * (turns closer together than ENGINE_TUNABLES.rotateFastMs move further per detent, up to ENGINE_TUNABLES.rotateMaxMultiplier).
+ * (turns closer together than ENGINE_TUNABLES.rotateFastMs move further per detent, up to
+ * ENGINE_TUNABLES.rotateMaxMultiplier).
  * Steps that arrive while a request is in flight add up and go out together: none is lost.
  */
 export class RotateSender extends Setter {

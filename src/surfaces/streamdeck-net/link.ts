@@ -31,7 +31,10 @@ export const NET_DECK_LINK = {
    * bounds what one connection may buffer.
    */
   maxCoraPayload: 64 * 1024,
-  /** A deck silent this long is gone (ASSUMED: the library's TIMEOUT_DURATION; decks send a keepalive every second or so). */
+  /**
+   * A deck silent this long is gone (ASSUMED: the library's TIMEOUT_DURATION; decks send a keepalive every
+   * second or so).
+   */
   silenceTimeoutMs: 5000,
 } as const
 
