@@ -4,8 +4,10 @@
  * (and so its reply reader). Each name the application lacks is a problem at its node, with the
  * nearest name it has.
  *
- * Read-only: only the listing commands of READ_COMMANDS are sent (a test holds the simulator's command
- * log to that), and only those the file needs (no replay input named: no replay question).
+ * Read-only: only listing commands are sent (a test holds the simulator's command log to that), and only
+ * those the file needs (no replay input named: no replay question): `getTitleControlInfo` (protocol
+ * notes 4.2; without icons), `getAllVideoIns` (contract: every video input device), `replay_get_inputs`
+ * (contract: inputs usable for replay).
  */
 import { CommandClient } from '../api/client.js'
 import { getCommandSpec, type CommandGroup } from '../api/commands.js'
@@ -24,13 +26,6 @@ export interface NameUse {
   name: string
   path: Path
 }
-
-/**
- * The command that lists each kind, all read-only: `getTitleControlInfo` (protocol notes 4.2; without
- * icons), `getAllVideoIns` (contract: every video input device), `replay_get_inputs` (contract: inputs
- * usable for replay).
- */
-const READ_COMMANDS = ['getTitleControlInfo', 'getAllVideoIns', 'replay_get_inputs'] as const
 
 /**
  * Which parameter of which commands names what, by the catalogue's groups: a title command's and a

@@ -58,9 +58,6 @@ export interface SchedulerBackend {
 /** Records one call that reached the application over the socket (the command log: `transport: qwebchannel`). */
 export type SocketCommandLog = (name: string, parameters: Record<string, unknown>, transport: CommandTransport) => void
 
-/** What `notifyClientConnected` answers by default (protocol notes 1.3): the default profile's `client_info`. */
-const SIM_CLIENT_INFO = getProfile().clientInfo
-
 export interface ClientAnnouncement {
   appId: string
   version: string
