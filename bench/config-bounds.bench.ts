@@ -17,7 +17,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { setImmediate as yieldLoop } from 'node:timers/promises'
 import { parseDocument } from 'yaml'
 import { CONFIG_LIMITS } from '../src/mappings/limits.js'
-import { loadConfigText, MAX_CONFIG_BYTES } from '../src/mappings/load.js'
+import { loadConfigText } from '../src/mappings/load.js'
 import { bigConfig } from './config-reload.bench.js'
 import { median, percentile } from './stats.js'
 
@@ -31,12 +31,13 @@ export const TARGET_MS = 50
 const LONG = 10_000
 const long = (c: string): string => c.repeat(LONG)
 /** `unit` repeated to fill the largest file, less `room` bytes for what goes around it. */
-const fill = (unit: string, room: number): string => unit.repeat(Math.floor((MAX_CONFIG_BYTES - room) / unit.length))
+const fill = (unit: string, room: number): string =>
+  unit.repeat(Math.floor((CONFIG_LIMITS.fileBytes - room) / unit.length))
 /** Distinct short keys (`k0: 1, k1: 1, ...`) to fill the largest file, less `room` bytes. */
 function keys(room: number): string {
   const out: string[] = []
   let size = 0
-  for (let i = 0; size < MAX_CONFIG_BYTES - room - 16; i++) {
+  for (let i = 0; size < CONFIG_LIMITS.fileBytes - room - 16; i++) {
     out.push(`k${i}: 1`)
     size += out.at(-1)!.length + 2
   }
@@ -69,7 +70,7 @@ export const CASES: readonly (readonly [string, string])[] = [
   ['10,000-deep flow lists', `version: 1\nbindings: ${'['.repeat(LONG)}${']'.repeat(LONG)}\n`],
   ['10,000-deep flow maps', `version: 1\nbindings: ${'{a: '.repeat(LONG)}1${'}'.repeat(LONG)}\n`],
   ['10,000-deep block lists (- - -)', `version: 1\nbindings:\n  ${'- '.repeat(LONG)}1\n`],
-  ['the largest file, all [', `version: 1\nx: ${'['.repeat(MAX_CONFIG_BYTES - 20)}\n`],
+  ['the largest file, all [', `version: 1\nx: ${'['.repeat(CONFIG_LIMITS.fileBytes - 20)}\n`],
   // The largest file a control room could write: the loader's whole cost on a file within the bounds.
   ['the largest valid file: 2,000 bindings', bigConfig(CONFIG_LIMITS.bindings)],
   ['the largest file, all aliases of a list', `version: 1\na: &a [x]\nb: [${fill('*a, ', 30)}]\n`],

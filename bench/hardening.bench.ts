@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks'
 import { setImmediate as yieldLoop, setTimeout as sleep } from 'node:timers/promises'
 import WebSocket from 'ws'
 import { AppState } from '../src/api/app-state.js'
-import { CommandClient, DEFAULT_TIMEOUT_MS } from '../src/api/client.js'
+import { CommandClient, CLIENT_DEFAULTS } from '../src/api/client.js'
 import { isCommandError } from '../src/api/errors.js'
 import { parseNotification } from '../src/api/notifications.js'
 import { QWC_MESSAGE } from '../src/api/protocol.js'
@@ -210,7 +210,7 @@ async function hugeReplyServer(
 async function hugeReply(): Promise<CaseResult> {
   return runCase(`c ${HUGE_REPLY_BYTES / MB} MB reply → CommandClient`, async () => {
     const hostile = await hugeReplyServer(HUGE_REPLY_BYTES)
-    const client = new CommandClient({ baseUrl: hostile.url, timeoutMs: DEFAULT_TIMEOUT_MS })
+    const client = new CommandClient({ baseUrl: hostile.url, timeoutMs: CLIENT_DEFAULTS.timeoutMs })
     const started = performance.now()
     // Guarded: before the fix this never settles; the bench must still finish and report it.
     const outcome = await Promise.race([
@@ -218,12 +218,12 @@ async function hugeReply(): Promise<CaseResult> {
         () => 'resolved',
         (err: unknown) => (isCommandError(err) ? err.code : String(err)),
       ),
-      sleep(DEFAULT_TIMEOUT_MS * 5).then(() => 'never settled'),
+      sleep(CLIENT_DEFAULTS.timeoutMs * 5).then(() => 'never settled'),
     ])
     const elapsed = performance.now() - started
-    const inTime = outcome !== 'resolved' && outcome !== 'never settled' && elapsed <= DEFAULT_TIMEOUT_MS
+    const inTime = outcome !== 'resolved' && outcome !== 'never settled' && elapsed <= CLIENT_DEFAULTS.timeoutMs
     return {
-      note: `${outcome} after ${elapsed.toFixed(0)} ms (time-out ${DEFAULT_TIMEOUT_MS} ms); server sent ${(hostile.written() / MB).toFixed(1)} MB`,
+      note: `${outcome} after ${elapsed.toFixed(0)} ms (time-out ${CLIENT_DEFAULTS.timeoutMs} ms); server sent ${(hostile.written() / MB).toFixed(1)} MB`,
       extraPass: inTime && outcome === 'REPLY_TOO_LARGE',
       cleanup: async () => {
         await client.close()

@@ -235,7 +235,7 @@ interface JogResult {
 
 async function jogStorm(w: World, mode: JogMode): Promise<JogResult> {
   const { sim, probe, client, fps } = w
-  // From a rest (the engine re-seeds after JOG_RESEED_AFTER_MS), at the seed position.
+  // From a rest (the engine re-seeds after ENGINE_TUNABLES.jogReseedAfterMs), at the seed position.
   await client.call(SCRUB, { position: SEED_SECONDS })
   await sleep(1200)
   const seedFrame = Math.round(SEED_SECONDS * fps)

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Daemon } from '../src/daemon/daemon.js'
 import { createLogger, setLogSink } from '../src/log.js'
-import { DeckLink, LEGACY_PACKET } from '../src/surfaces/streamdeck-net/link.js'
+import { DeckLink, NET_DECK_LINK } from '../src/surfaces/streamdeck-net/link.js'
 import { tcpTransport } from '../src/surfaces/streamdeck-net/socket.js'
 import { median } from './stats.js'
 
@@ -37,7 +37,7 @@ async function once(): Promise<{ before: number; peak: number; after: number; dr
   const server = createServer((deck: Socket) => {
     deck.pause()
     deck.on('error', () => undefined)
-    const keepalive = Buffer.alloc(LEGACY_PACKET)
+    const keepalive = Buffer.alloc(NET_DECK_LINK.legacyPacket)
     keepalive.set([1, 10])
     const flood = Buffer.concat(Array.from({ length: 1024 }, () => keepalive))
     const more = (): void => {

@@ -104,7 +104,7 @@ async function storm(
   })
   try {
     if (!(await waitFor(() => daemon.status().app.state === 'connected', 5000))) throw new Error('link not connected')
-    // From a rest (the engine seeds again after JOG_RESEED_AFTER_MS), at the seed position.
+    // From a rest (the engine seeds again after ENGINE_TUNABLES.jogReseedAfterMs), at the seed position.
     await client.call(SCRUB, { position: SEED_SECONDS })
     await sleep(1200)
     const total = Math.round(JOG_RATE_PER_S * JOG_SECONDS)

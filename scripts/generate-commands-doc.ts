@@ -13,7 +13,7 @@ import {
   type CommandFacts,
 } from '../src/mappings/command-reference.js'
 import { CLIP_SENDS } from '../src/mappings/behaviours/clip.js'
-import { DEFAULT_CONFIRM_MS } from '../src/mappings/constants.js'
+import { ENGINE_TUNABLES } from '../src/mappings/constants.js'
 
 const code = (text: string): string => `\`${text}\``
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ')
@@ -67,7 +67,7 @@ export function commandsMarkdown(): string {
     'paste. `panelbridge check` refuses a missing required parameter, an unknown one and a value of the',
     'wrong type; a value may be a template (`{{value}}`).',
     '',
-    `- **hold to confirm**: destructive on air. A press is sent only after a ${DEFAULT_CONFIRM_MS / 1000} s hold,`,
+    `- **hold to confirm**: destructive on air. A press is sent only after a ${ENGINE_TUNABLES.defaultConfirmMs / 1000} s hold,`,
     "  with a countdown on the key; releasing early sends nothing. The binding's `confirm_ms` changes the",
     '  time, `confirm_ms: 0` turns it off. `panelbridge send` sends such a command only with `--yes`.',
     '- **without X: every target**: left without its target parameters, the command acts on everything',

@@ -18,15 +18,15 @@
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_HTTP_PORT } from './api/protocol.js'
+import { APP_DEFAULT_PORTS } from './api/protocol.js'
 import { parseCheckArgs, type CheckCommandLine } from './commands/check.js'
 import { SUBCOMMANDS } from './commands/index.js'
-import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './commands/subcommand.js'
+import { EXIT } from './commands/subcommand.js'
 import { wrapText } from './commands/args.js'
 import { parseSurfacesArgs, type SurfacesCommandLine } from './commands/surfaces.js'
 import { PANELBRIDGE_VERSION } from './version.js'
 
-export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE }
+export { EXIT }
 
 export const HELP = `panelbridge — bridges hardware control panels to a live-graphics application
 
@@ -41,9 +41,9 @@ Examples:
   panelbridge sim
   panelbridge surfaces
   panelbridge sim --port 0 --data-dir ./sim-data
-  curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
+  curl 'http://127.0.0.1:${APP_DEFAULT_PORTS.http}/api/command/getAllVideoIns?requestId=r1'
 
-Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line, ${EXIT_CONFIG} (run) the
+Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line, ${EXIT.config} (run) the
 configuration stops the start: starting again will not help.
 `
 
@@ -90,21 +90,21 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (sub) {
     if (rest.some((a) => a === '--help' || a === '-h')) {
       process.stdout.write(sub.help)
-      return EXIT_OK
+      return EXIT.ok
     }
     return sub.run(rest)
   }
   const read = topLevel(argv)
   if (read.kind === 'help') {
     process.stdout.write(helpText())
-    return EXIT_OK
+    return EXIT.ok
   }
   if (read.kind === 'version') {
     process.stdout.write(`panelbridge ${PANELBRIDGE_VERSION}\n`)
-    return EXIT_OK
+    return EXIT.ok
   }
   process.stderr.write(`panelbridge: ${read.message}\nRun 'panelbridge --help' for usage.\n`)
-  return EXIT_USAGE
+  return EXIT.usage
 }
 
 /** True when this file is the program being run (not imported by a test). */
@@ -123,7 +123,7 @@ if (isEntryPoint()) {
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`panelbridge: ${err instanceof Error ? err.message : String(err)}\n`)
-      process.exit(EXIT_FAILURE)
+      process.exit(EXIT.failure)
     },
   )
 }

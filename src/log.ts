@@ -14,11 +14,11 @@
  * - The record shape (`level` by name, ISO `time`, `scope`, `msg`, the fields) is pino's `formatters`;
  *   a field named like one of pino's own keys is written as `_name`.
  * - Warnings and errors are rate-limited per Logger in pino's `hooks.logMethod`: at most
- *   LOG_RATE_BURST records per LOG_RATE_WINDOW_MS; what is held back is counted and reported in one
+ *   LOG_LIMITS.rateBurst records per LOG_LIMITS.rateWindowMs; what is held back is counted and reported in one
  *   line when the window passes.
  * - `once(key, ...)` logs a fault the first time only, until `clear(key)`: a dropped socket or an
  *   unplugged device is logged once, not on every retry. Keys often carry names a peer chose (an
- *   unknown method, a signal), so a Logger remembers at most LOG_ONCE_MAX_KEYS of them, the least
+ *   unknown method, a signal), so a Logger remembers at most LOG_LIMITS.onceMaxKeys of them, the least
  *   recently seen forgotten first.
  *
  * `setLogSink` hands every record, after the threshold, the rate limit and redaction, to a function
@@ -38,7 +38,7 @@ import type PinoPretty from 'pino-pretty'
 import { LruMap } from './lru.js'
 import { cutText, redact, redactText, SECRET_FIELD_NAMES } from './redact.js'
 
-export { LOG_MAX_DEPTH, LOG_MAX_ENTRIES, LOG_MAX_TEXT_CHARS, redact, redactText } from './redact.js'
+export { REDACT_LIMITS, redact, redactText } from './redact.js'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 const LEVEL_NAMES: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']
@@ -56,14 +56,17 @@ export interface LogRecord {
 }
 export type LogSink = (record: LogRecord) => void
 
-/** Most `once` keys a logger remembers; past it the least recently seen key is forgotten. */
-export const LOG_ONCE_MAX_KEYS = 1000
-/** A `once` key is cut to this many characters (keys often embed a name a peer chose). */
-const LOG_ONCE_MAX_KEY_CHARS = 200
-/** The rate-limit window for warnings and errors, per logger, ms. */
-export const LOG_RATE_WINDOW_MS = 10_000
-/** Warnings and errors written per window and logger; the rest are counted and reported once. */
-export const LOG_RATE_BURST = 20
+/** A logger's bounds. */
+export const LOG_LIMITS = {
+  /** Most `once` keys a logger remembers; past it the least recently seen key is forgotten. */
+  onceMaxKeys: 1000,
+  /** A `once` key is cut to this many characters (keys often embed a name a peer chose). */
+  onceMaxKeyChars: 200,
+  /** The rate-limit window for warnings and errors, per logger, ms. */
+  rateWindowMs: 10_000,
+  /** Warnings and errors written per window and logger; the rest are counted and reported once. */
+  rateBurst: 20,
+} as const
 
 /** Overrides of the logger's bounds (tests and the bench lower them). */
 export interface LoggerLimits {
@@ -76,9 +79,9 @@ export interface LoggerOptions extends LoggerLimits {
   sink: LogSink
 }
 const DEFAULT_LIMITS: LoggerLimits = {
-  onceMaxKeys: LOG_ONCE_MAX_KEYS,
-  rateWindowMs: LOG_RATE_WINDOW_MS,
-  rateBurst: LOG_RATE_BURST,
+  onceMaxKeys: LOG_LIMITS.onceMaxKeys,
+  rateWindowMs: LOG_LIMITS.rateWindowMs,
+  rateBurst: LOG_LIMITS.rateBurst,
 }
 
 /** How records are written: JSON lines (journald, files, pipes) or one readable line (a terminal). */
@@ -287,7 +290,7 @@ export function setLogLevel(level: LogLevel): void {
   root.level = level
 }
 
-/** The rate limit of one Logger's warnings and errors (LOG_RATE_BURST per LOG_RATE_WINDOW_MS). */
+/** The rate limit of one Logger's warnings and errors (LOG_LIMITS.rateBurst per LOG_LIMITS.rateWindowMs). */
 class RateLimit {
   private windowStart = -Infinity
   private windowCount = 0
@@ -379,11 +382,11 @@ export class Logger {
   }
   /**
    * Logs only the first time `key` is seen (until `clear(key)`, or until the key is forgotten as the
-   * least recently seen of more than LOG_ONCE_MAX_KEYS). Returns whether the key was new; the record
+   * least recently seen of more than LOG_LIMITS.onceMaxKeys). Returns whether the key was new; the record
    * itself may still be held back by the rate limit.
    */
   once(key: string, level: LogLevel, message: string, fields?: Record<string, unknown>): boolean {
-    const k = key.length > LOG_ONCE_MAX_KEY_CHARS ? key.slice(0, LOG_ONCE_MAX_KEY_CHARS) : key
+    const k = key.length > LOG_LIMITS.onceMaxKeyChars ? key.slice(0, LOG_LIMITS.onceMaxKeyChars) : key
     // A key seen again becomes the most recently seen.
     if (this.onceKeys.get(k) !== undefined) return false
     this.onceKeys.set(k, true)
@@ -392,7 +395,7 @@ export class Logger {
   }
   /** Forgets a `once` key, e.g. when the fault has cleared, so that the next fault is logged again. */
   clear(key: string): void {
-    this.onceKeys.delete(key.length > LOG_ONCE_MAX_KEY_CHARS ? key.slice(0, LOG_ONCE_MAX_KEY_CHARS) : key)
+    this.onceKeys.delete(key.length > LOG_LIMITS.onceMaxKeyChars ? key.slice(0, LOG_LIMITS.onceMaxKeyChars) : key)
   }
 
   /** Writes the count of records held back in the window that passed, once. */

@@ -7,8 +7,8 @@
  *   at any depth.
  * - In texts: `streamKey=` query parameters, `Bearer` credentials and secret JSON members
  *   (`"token": "..."`) become `***`.
- * - A copy is bounded: texts cut to LOG_MAX_TEXT_CHARS, at most LOG_MAX_ENTRIES entries per array or
- *   object, nothing below LOG_MAX_DEPTH, so a hostile value can neither flood nor crash a writer.
+ * - A copy is bounded: texts cut to REDACT_LIMITS.maxTextChars, at most REDACT_LIMITS.maxEntries entries per array or
+ *   object, nothing below REDACT_LIMITS.maxDepth, so a hostile value can neither flood nor crash a writer.
  */
 
 const SECRET_KEY = /(stream_?key|token|password|secret|authorization|api_?key|cookie)/i
@@ -35,16 +35,21 @@ const BEARER_IN_TEXT = /(\bbearer\s+)[^\s"',;]+/gi
 /** `"streamKey": "abc"` (a JSON body quoted in a message, e.g. an application's reply). */
 const SECRET_JSON_IN_TEXT = /("(?:stream_?key|token|password|secret|api_?key|authorization)"\s*:\s*")(?:[^"\\]|\\.)*/gi
 
-/** Texts (a log message, string fields) are cut to this many characters. */
-export const LOG_MAX_TEXT_CHARS = 2000
-/** Fields nested deeper than this are replaced by a marker. */
-export const LOG_MAX_DEPTH = 6
-/** Arrays and objects in fields keep this many entries; the rest are counted. */
-export const LOG_MAX_ENTRIES = 50
+/** How much of a log record is kept. */
+export const REDACT_LIMITS = {
+  /** Texts (a log message, string fields) are cut to this many characters. */
+  maxTextChars: 2000,
+  /** Fields nested deeper than this are replaced by a marker. */
+  maxDepth: 6,
+  /** Arrays and objects in fields keep this many entries; the rest are counted. */
+  maxEntries: 50,
+} as const
 
-/** A text cut to LOG_MAX_TEXT_CHARS, with its full length said where it was cut. */
+/** A text cut to REDACT_LIMITS.maxTextChars, with its full length said where it was cut. */
 export function cutText(text: string): string {
-  return text.length > LOG_MAX_TEXT_CHARS ? `${text.slice(0, LOG_MAX_TEXT_CHARS)}… (${text.length} chars)` : text
+  return text.length > REDACT_LIMITS.maxTextChars
+    ? `${text.slice(0, REDACT_LIMITS.maxTextChars)}… (${text.length} chars)`
+    : text
 }
 
 /** Replaces secrets in a text (query strings, URLs, Bearer credentials, JSON bodies). */
@@ -53,26 +58,26 @@ export function redactText(text: string): string {
 }
 
 /**
- * Copies a value with secrets replaced, bounded: texts cut to LOG_MAX_TEXT_CHARS, at most
- * LOG_MAX_ENTRIES entries per array or object, nothing below LOG_MAX_DEPTH (a marker instead), BigInts
- * as text. The copy always serialises with `JSON.stringify`.
+ * Copies a value with secrets replaced, bounded: texts cut to REDACT_LIMITS.maxTextChars, at most
+ * REDACT_LIMITS.maxEntries entries per array or object, nothing below REDACT_LIMITS.maxDepth (a marker
+ * instead), BigInts as text. The copy always serialises with `JSON.stringify`.
  */
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactText(cutText(value))
   if (value instanceof Error) return redactText(cutText(value.message))
   if (typeof value === 'bigint') return String(value)
   if (value === null || typeof value !== 'object') return value
-  if (depth >= LOG_MAX_DEPTH) return Array.isArray(value) ? '[array]' : '[object]'
+  if (depth >= REDACT_LIMITS.maxDepth) return Array.isArray(value) ? '[array]' : '[object]'
   if (Array.isArray(value)) {
-    const out = value.slice(0, LOG_MAX_ENTRIES).map((v) => redact(v, depth + 1))
-    if (value.length > LOG_MAX_ENTRIES) out.push(`… ${value.length - LOG_MAX_ENTRIES} more`)
+    const out = value.slice(0, REDACT_LIMITS.maxEntries).map((v) => redact(v, depth + 1))
+    if (value.length > REDACT_LIMITS.maxEntries) out.push(`… ${value.length - REDACT_LIMITS.maxEntries} more`)
     return out
   }
   const out: Record<string, unknown> = {}
   let n = 0
   for (const k in value) {
     if (!Object.hasOwn(value, k)) continue
-    if (n++ === LOG_MAX_ENTRIES) {
+    if (n++ === REDACT_LIMITS.maxEntries) {
       out['…'] = 'more entries'
       break
     }

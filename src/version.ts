@@ -7,7 +7,7 @@
 import { readSmallJson, VERSION_TEXT } from './installed.js'
 
 /** What is announced when package.json cannot be read: says so, rather than a made-up number. */
-export const UNKNOWN_VERSION = '0.0.0-unknown'
+const UNKNOWN_VERSION = '0.0.0-unknown'
 
 /** The `version` of the package.json at `url`; UNKNOWN_VERSION when it is missing, too big or odd. */
 export function readPackageVersion(url: URL = new URL('../package.json', import.meta.url)): string {

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { afterAll, describe, expect, it } from 'vitest'
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP, helpText, parseCli } from '../src/cli.js'
+import { EXIT, HELP, helpText, parseCli } from '../src/cli.js'
 import { SUBCOMMANDS } from '../src/commands/index.js'
 import { parseSimArgs, simCommand } from '../src/commands/sim.js'
 import { startSimulator } from '../src/app-kit/simulator/index.js'
@@ -148,7 +148,7 @@ describe('the panelbridge program', () => {
     expect(body.result.videoIns).toContain('Camera 1')
     const exited = exitCode(child)
     child.kill('SIGTERM')
-    expect(await exited).toBe(EXIT_OK)
+    expect(await exited).toBe(EXIT.ok)
   })
 
   it('sim --profile plays that profile and says so; the default profile is named too', async () => {
@@ -161,19 +161,19 @@ describe('the panelbridge program', () => {
     expect(body.result).toMatchObject({ command: 'getOutputDevice', success: 'true' })
     const exited = exitCode(child)
     child.kill('SIGTERM')
-    expect(await exited).toBe(EXIT_OK)
+    expect(await exited).toBe(EXIT.ok)
 
     const plain = run(['sim', '--port', '0', '--ws-port', '0'])
     expect((await firstLines(plain, 4))[3]).toBe('application profile: captivate')
     const stopped = exitCode(plain)
     plain.kill('SIGTERM')
-    expect(await stopped).toBe(EXIT_OK)
+    expect(await stopped).toBe(EXIT.ok)
   })
 
   it('sim --profile with an unknown name exits 2 naming the known ones', async () => {
     const child = run(['sim', '--port', '0', '--ws-port', '0', '--profile', 'titler-live-1999'])
     const err = allOf(child, 'stderr')
-    expect(await exitCode(child)).toBe(EXIT_USAGE)
+    expect(await exitCode(child)).toBe(EXIT.usage)
     expect(await err).toContain('no application profile named titler-live-1999 (known: captivate, ')
     expect(await err).toContain('strict-unknowns')
   })
@@ -181,7 +181,7 @@ describe('the panelbridge program', () => {
   it('sim --list-profiles prints every profile with its summary, the default first', async () => {
     const child = run(['sim', '--list-profiles'])
     const out = allOf(child, 'stdout')
-    expect(await exitCode(child)).toBe(EXIT_OK)
+    expect(await exitCode(child)).toBe(EXIT.ok)
     const lines = (await out).trimEnd().split('\n')
     expect(lines[0]).toMatch(/^captivate\s+The current Captivate.*\(default\)$/)
     for (const name of ['titler-live-2021', 'strict-unknowns', 'feedback-signal-only'])
@@ -198,13 +198,13 @@ describe('the panelbridge program', () => {
     expect((await fetch(url)).status).toBe(200)
     const exited = exitCode(child)
     child.kill('SIGINT')
-    expect(await exited).toBe(EXIT_OK)
+    expect(await exited).toBe(EXIT.ok)
   })
 
   it('sim --help shows its options', async () => {
     const child = run(['sim', '--help'])
     const out = allOf(child, 'stdout')
-    expect(await exitCode(child)).toBe(EXIT_OK)
+    expect(await exitCode(child)).toBe(EXIT.ok)
     expect(await out).toContain('--profile NAME')
     expect(await out).toContain('--animation-ms N')
   })
@@ -216,7 +216,7 @@ describe('the panelbridge program', () => {
       writeFileSync(file, 'version: 1\napp:\n  simulate:\n    profile: titler-live-1999\n')
       const child = run(['check', file])
       const out = allOf(child, 'stdout')
-      expect(await exitCode(child)).toBe(EXIT_FAILURE)
+      expect(await exitCode(child)).toBe(EXIT.failure)
       const line = (await out).split('\n').find((l) => l.startsWith(`${file}:4:14: `))
       expect(line).toContain('titler-live-1999')
       expect(line).toContain('captivate')
@@ -227,23 +227,23 @@ describe('the panelbridge program', () => {
 
   it('exits 2 on a bad command line and 0 on --help', async () => {
     const bad = run(['sim', '--port', 'nope'])
-    expect(await exitCode(bad)).toBe(EXIT_USAGE)
+    expect(await exitCode(bad)).toBe(EXIT.usage)
     const help = run(['--help'])
     const text = firstLine(help)
-    expect(await exitCode(help)).toBe(EXIT_OK)
+    expect(await exitCode(help)).toBe(EXIT.ok)
     expect(await text).toContain('panelbridge')
   })
 
   it('exits 1 when the data folder cannot be made', async () => {
     const child = run(['sim', '--port', '0', '--ws-port', '0', '--data-dir', join(tmpdir(), 'pb-no-parent', 'data')])
-    expect(await exitCode(child)).toBe(EXIT_FAILURE)
+    expect(await exitCode(child)).toBe(EXIT.failure)
   })
 
   it('exits 1 when the port is taken', async () => {
     const busy = await startSimulator({ httpPort: 0, wsPort: 0 })
     try {
       const child = run(['sim', '--port', String(busy.httpPort), '--ws-port', '0'])
-      expect(await exitCode(child)).toBe(EXIT_FAILURE)
+      expect(await exitCode(child)).toBe(EXIT.failure)
     } finally {
       await busy.close()
     }

@@ -3,18 +3,7 @@
  * makes it log. Time is fake (the rate-limit window).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import {
-  LOG_MAX_DEPTH,
-  LOG_MAX_ENTRIES,
-  LOG_MAX_TEXT_CHARS,
-  LOG_ONCE_MAX_KEYS,
-  LOG_RATE_BURST,
-  LOG_RATE_WINDOW_MS,
-  createLogger,
-  redact,
-  setLogSink,
-  type LogRecord,
-} from '../src/log.js'
+import { REDACT_LIMITS, LOG_LIMITS, createLogger, redact, setLogSink, type LogRecord } from '../src/log.js'
 import { deepValue } from './fuzz/harness.js'
 
 const records: LogRecord[] = []
@@ -30,11 +19,11 @@ afterEach(() => {
 })
 
 describe('log-once keys', () => {
-  it(`remember at most LOG_ONCE_MAX_KEYS (${LOG_ONCE_MAX_KEYS}) keys, 250,000 unique keys later`, () => {
+  it(`remember at most LOG_LIMITS.onceMaxKeys (${LOG_LIMITS.onceMaxKeys}) keys, 250,000 unique keys later`, () => {
     const log = createLogger('keys', { rateBurst: Infinity })
     for (let i = 0; i < 250_000; i++) log.once(`no-method-m${i}`, 'debug', 'unknown method')
-    expect(LOG_ONCE_MAX_KEYS).toBeGreaterThan(0)
-    expect(log.onceKeyCount).toBe(LOG_ONCE_MAX_KEYS)
+    expect(LOG_LIMITS.onceMaxKeys).toBeGreaterThan(0)
+    expect(log.onceKeyCount).toBe(LOG_LIMITS.onceMaxKeys)
     // The oldest keys were forgotten, the newest are still known.
     expect(log.once('no-method-m0', 'debug', 'unknown method')).toBe(true)
     expect(log.once('no-method-m249999', 'debug', 'unknown method')).toBe(false)
@@ -65,18 +54,18 @@ describe('log-once keys', () => {
 })
 
 describe('rate limit of warnings', () => {
-  it(`writes LOG_RATE_BURST (${LOG_RATE_BURST}) per window, then reports the held-back count once when the window passes`, () => {
+  it(`writes LOG_LIMITS.rateBurst (${LOG_LIMITS.rateBurst}) per window, then reports the held-back count once when the window passes`, () => {
     const log = createLogger('flood')
     for (let i = 0; i < 1000; i++) log.warn(`warning ${i}`)
-    expect(records).toHaveLength(LOG_RATE_BURST)
-    vi.advanceTimersByTime(LOG_RATE_WINDOW_MS - 1)
-    expect(records).toHaveLength(LOG_RATE_BURST)
+    expect(records).toHaveLength(LOG_LIMITS.rateBurst)
+    vi.advanceTimersByTime(LOG_LIMITS.rateWindowMs - 1)
+    expect(records).toHaveLength(LOG_LIMITS.rateBurst)
     vi.advanceTimersByTime(1)
-    expect(records).toHaveLength(LOG_RATE_BURST + 1)
-    expect(records.at(-1)!.fields).toMatchObject({ suppressed: 1000 - LOG_RATE_BURST })
+    expect(records).toHaveLength(LOG_LIMITS.rateBurst + 1)
+    expect(records.at(-1)!.fields).toMatchObject({ suppressed: 1000 - LOG_LIMITS.rateBurst })
     // Nothing more is reported for a window with nothing held back.
-    vi.advanceTimersByTime(LOG_RATE_WINDOW_MS * 3)
-    expect(records).toHaveLength(LOG_RATE_BURST + 1)
+    vi.advanceTimersByTime(LOG_LIMITS.rateWindowMs * 3)
+    expect(records).toHaveLength(LOG_LIMITS.rateBurst + 1)
     // The next window writes again.
     log.error('after the window')
     expect(records.at(-1)!.message).toBe('after the window')
@@ -117,16 +106,16 @@ describe('bounded records', () => {
     }
   })
 
-  it('cuts long texts and keeps only LOG_MAX_ENTRIES entries', () => {
+  it('cuts long texts and keeps only REDACT_LIMITS.maxEntries entries', () => {
     const copy = redact({ text: 'y'.repeat(1_000_000), list: new Array(1000).fill(0) }) as {
       text: string
       list: unknown[]
     }
-    expect(copy.text.length).toBeLessThan(LOG_MAX_TEXT_CHARS + 50)
-    expect(copy.list).toHaveLength(LOG_MAX_ENTRIES + 1)
-    expect(JSON.stringify(redact(deepValue(LOG_MAX_DEPTH + 100)))).toContain('[')
+    expect(copy.text.length).toBeLessThan(REDACT_LIMITS.maxTextChars + 50)
+    expect(copy.list).toHaveLength(REDACT_LIMITS.maxEntries + 1)
+    expect(JSON.stringify(redact(deepValue(REDACT_LIMITS.maxDepth + 100)))).toContain('[')
     createLogger('msg').info('z'.repeat(1_000_000))
-    expect(records[0]!.message.length).toBeLessThan(LOG_MAX_TEXT_CHARS + 50)
+    expect(records[0]!.message.length).toBeLessThan(REDACT_LIMITS.maxTextChars + 50)
   })
 
   it('keeps a __proto__ key as a plain entry and still hides secrets below it', () => {

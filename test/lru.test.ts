@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { LruMap } from '../src/lru.js'
 import { Logger } from '../src/log.js'
 import { expectMapping } from './helpers/table.js'
-import { ICON_CACHE_ENTRIES, iconCacheStats, iconDataUrl } from '../src/app-kit/simulator/png.js'
+import { SIM_LIMITS } from '../src/app-kit/simulator/limits.js'
+import { iconCacheStats, iconDataUrl } from '../src/app-kit/simulator/png.js'
 
 const weighed = (maxEntries: number, maxWeight: number) =>
   new LruMap<string, string>(maxEntries, { maxWeight, weigh: (v) => v.length })
@@ -68,15 +69,15 @@ describe('its users', () => {
     expectMapping(once, { b: true })
   })
 
-  it("the simulator's icon cache: one drawing per size and colour, at most ICON_CACHE_ENTRIES kept", () => {
+  it("the simulator's icon cache: one drawing per size and colour, at most SIM_LIMITS.iconCacheEntries kept", () => {
     const before = iconCacheStats().renders
     const first = iconDataUrl(3, 2, '#123456')
     expect(iconDataUrl(3, 2, '#123456')).toBe(first)
     expect(iconCacheStats().renders).toBe(before + 1)
-    for (let i = 0; i < ICON_CACHE_ENTRIES + 5; i++)
+    for (let i = 0; i < SIM_LIMITS.iconCacheEntries + 5; i++)
       iconDataUrl(1, 1, `#0000${(i % 256).toString(16).padStart(2, '0')}`)
-    expect(iconCacheStats().size).toBe(ICON_CACHE_ENTRIES)
+    expect(iconCacheStats().size).toBe(SIM_LIMITS.iconCacheEntries)
     iconDataUrl(3, 2, '#123456') // forgotten by now: drawn again
-    expect(iconCacheStats().renders).toBe(before + 1 + ICON_CACHE_ENTRIES + 5 + 1)
+    expect(iconCacheStats().renders).toBe(before + 1 + SIM_LIMITS.iconCacheEntries + 5 + 1)
   })
 })

@@ -9,7 +9,10 @@ import { pathToFileURL } from 'node:url'
 import { buildSync } from 'esbuild'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { LINK_CLIENT_VERSION } from '../src/api/notifications.js'
-import { PANELBRIDGE_VERSION, readPackageVersion, UNKNOWN_VERSION } from '../src/version.js'
+import { PANELBRIDGE_VERSION, readPackageVersion } from '../src/version.js'
+
+/** What an unreadable package.json gives (`src/version.ts`). */
+const UNKNOWN_VERSION = '0.0.0-unknown'
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 

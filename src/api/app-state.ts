@@ -17,14 +17,16 @@ import type { PlayState, ReplayState } from './protocol.js'
  * application (or whoever answers on its port), so none of them may grow memory without limit: past
  * a bound the new entry is dropped, what is already held is kept, and the first drop is logged.
  */
-/** Most titles kept; a snapshot with more keeps the first ones. */
-export const APP_STATE_MAX_TITLES = 2000
-/** Most variables kept per title; new names past it are dropped, known ones still update. */
-export const APP_STATE_MAX_VARIABLES_PER_TITLE = 500
-/** A variable name longer than this is dropped (cutting it could merge two names). */
-export const APP_STATE_MAX_VARIABLE_NAME_CHARS = 256
-/** A variable value longer than this is cut to it. */
-export const APP_STATE_MAX_VARIABLE_VALUE_CHARS = 64 * 1024
+export const APP_STATE_LIMITS = {
+  /** Most titles kept; a snapshot with more keeps the first ones. */
+  maxTitles: 2000,
+  /** Most variables kept per title; new names past it are dropped, known ones still update. */
+  maxVariablesPerTitle: 500,
+  /** A variable name longer than this is dropped (cutting it could merge two names). */
+  maxVariableNameChars: 256,
+  /** A variable value longer than this is cut to it. */
+  maxVariableValueChars: 64 * 1024,
+} as const
 
 export interface AppStateLimits {
   maxTitles: number
@@ -126,10 +128,10 @@ export class AppState extends Announcer<AppStateEvents> {
   constructor(options: AppStateOptions = {}) {
     super()
     this.limits = {
-      maxTitles: APP_STATE_MAX_TITLES,
-      maxVariablesPerTitle: APP_STATE_MAX_VARIABLES_PER_TITLE,
-      maxVariableNameChars: APP_STATE_MAX_VARIABLE_NAME_CHARS,
-      maxVariableValueChars: APP_STATE_MAX_VARIABLE_VALUE_CHARS,
+      maxTitles: APP_STATE_LIMITS.maxTitles,
+      maxVariablesPerTitle: APP_STATE_LIMITS.maxVariablesPerTitle,
+      maxVariableNameChars: APP_STATE_LIMITS.maxVariableNameChars,
+      maxVariableValueChars: APP_STATE_LIMITS.maxVariableValueChars,
       ...options.limits,
     }
     this.log = options.logger ?? createLogger('app-state')

@@ -19,16 +19,26 @@ import { getCommandSpec, type CommandName, type HasRequiredParams, type ParamsOf
 import { CommandError, NotSentError, ReplyTooLargeError, TimeoutError, type CommandErrorCode } from './errors.js'
 import { decodeReply, encodeParams, unlistedSpec, type Encoded, type Transport } from './codec.js'
 
-/** Default time-out of one command, in ms (issue 2). */
-export const DEFAULT_TIMEOUT_MS = 2000
-/**
- * How long a command may wait to go on the wire, ms (`app.send_deadline_ms`). ASSUMED: 500 ms (issue 24,
- * item 8): a press the application takes later than that (its connections held by a hung request,
- * or while it restarts) is worse than a press shown as failed.
- */
-export const DEFAULT_SEND_DEADLINE_MS = 500
-/** Keep-alive sockets per application: commands are small and the panel rarely has more in flight. */
-export const DEFAULT_CONNECTIONS = 4
+/** The command client's defaults and bounds. */
+export const CLIENT_DEFAULTS = {
+  /** Default time-out of one command, in ms (issue 2). */
+  timeoutMs: 2000,
+  /**
+   * How long a command may wait to go on the wire, ms (`app.send_deadline_ms`). ASSUMED: 500 ms (issue 24,
+   * item 8): a press the application takes later than that (its connections held by a hung request,
+   * or while it restarts) is worse than a press shown as failed.
+   */
+  sendDeadlineMs: 500,
+  /** Keep-alive sockets per application: commands are small and the panel rarely has more in flight. */
+  connections: 4,
+  /**
+   * Largest reply body the client reads, bytes; past it the call fails with `REPLY_TOO_LARGE` and the
+   * rest of the body is never read (the connection is dropped). Why 4 MiB: the largest replies the
+   * contract describes (a title list with icons as data URLs) are well under it, and one reply must not
+   * be able to cost the daemon more than a few MB.
+   */
+  maxReplyBytes: 4 * 1024 * 1024,
+} as const
 /**
  * How long an idle keep-alive socket is kept, in ms (undici's default; a server's `Keep-Alive: timeout`
  * hint shortens it). Why not longer: a command written just as the server closes an idle socket fails,
@@ -37,13 +47,6 @@ export const DEFAULT_CONNECTIONS = 4
 const DEFAULT_KEEP_ALIVE_MS = 4000
 const GET_HEADERS = { accept: 'application/json' }
 const POST_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
-/**
- * Largest reply body the client reads, bytes; past it the call fails with `REPLY_TOO_LARGE` and the
- * rest of the body is never read (the connection is dropped). Why 4 MiB: the largest replies the
- * contract describes (a title list with icons as data URLs) are well under it, and one reply must not
- * be able to cost the daemon more than a few MB.
- */
-export const MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 export type { Transport } from './codec.js'
 
@@ -54,12 +57,12 @@ export interface CommandClientOptions {
   transport?: Transport
   /** Default time-out per call, ms. */
   timeoutMs?: number
-  /** How long a call may wait to go on the wire, ms (default DEFAULT_SEND_DEADLINE_MS). */
+  /** How long a call may wait to go on the wire, ms (default CLIENT_DEFAULTS.sendDeadlineMs). */
   sendDeadlineMs?: number
   /** Keep-alive sockets in the pool. */
   connections?: number
   keepAliveTimeoutMs?: number
-  /** Largest reply body read, bytes (default MAX_REPLY_BYTES). */
+  /** Largest reply body read, bytes (default CLIENT_DEFAULTS.maxReplyBytes). */
   maxReplyBytes?: number
   /**
    * Called once per finished call (success or failure) with its latency. Meant for a metrics layer;
@@ -139,13 +142,13 @@ export class CommandClient {
     const url = new URL(options.baseUrl)
     this.basePath = url.pathname.replace(/\/+$/, '')
     this.transport = options.transport ?? 'get'
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-    this.maxReplyBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES
-    this.sendDeadlineMs = options.sendDeadlineMs ?? DEFAULT_SEND_DEADLINE_MS
+    this.timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs
+    this.maxReplyBytes = options.maxReplyBytes ?? CLIENT_DEFAULTS.maxReplyBytes
+    this.sendDeadlineMs = options.sendDeadlineMs ?? CLIENT_DEFAULTS.sendDeadlineMs
     this.onCall = options.onCall
     this.onReply = options.onReply
     this.pool = new Pool(url.origin, {
-      connections: options.connections ?? DEFAULT_CONNECTIONS,
+      connections: options.connections ?? CLIENT_DEFAULTS.connections,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_MS,
       pipelining: 1,
     })

@@ -15,65 +15,54 @@
  *
  * Whatever says "something changed" without saying what (a notification of another shape, the scheduler's
  * `_cmp_v1_handleFeedbackChangeEvent`, `variablesChanged`, `messageIn`: protocol notes 2.1) re-reads the
- * titles: debounced, at most LINK_MAX_READS_PER_SECOND reads a second, and a change during a read leads to
+ * titles: debounced, at most LINK_TUNABLES.maxReadsPerSecond reads a second, and a change during a read leads to
  * one more read after it. Where the title list carries no play state, each read also takes it from the
  * layer state (`getValueForKey('newblue.automation.layerstate')`, protocol notes 2.4 [code S1]).
  */
 import { Announcer } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
-import { APP_STATE_MAX_VARIABLE_VALUE_CHARS, type AppState, type LinkPhase, type TitleSnapshot } from './app-state.js'
-import {
-  CLIENT_APP_ID,
-  NOTIFICATION_EVENTS,
-  QWC_NOTIFY_SIGNAL,
-  QWC_SCHEDULER_OBJECT,
-  parsePlayState,
-  type PlayState,
-} from './protocol.js'
+import { APP_STATE_LIMITS, type AppState, type LinkPhase, type TitleSnapshot } from './app-state.js'
+import { SCHEDULER_CHANNEL, SENDER_EVENTS, parsePlayState, type PlayState } from './protocol.js'
 import { QWebChannelClient, QWebChannelError } from './qwebchannel.js'
 import { readReply, ReplyShapeError, type ReadReply } from './reply.js'
 import { isRecord, jsonDepthExceeds, jsonSnippet } from '../wire.js'
 import { PANELBRIDGE_VERSION } from '../version.js'
 
-/** Reconnect back-off: first retry after this long, doubling per failed attempt... */
-export const LINK_BACKOFF_INITIAL_MS = 250
-/** ...up to this cap. */
-export const LINK_BACKOFF_MAX_MS = 1000
-/** A socket silent for this long (no frame, no pong) is dead. */
-export const LINK_LIVENESS_TIMEOUT_MS = 4000
-/** Time allowed for the socket to open and for each method call of the session. */
-const LINK_CALL_TIMEOUT_MS = 3000
-/** `{control:'addTitle'}`, `{data:'Update'}` and unknown title ids resynchronise after this quiet time. */
-export const LINK_RESYNC_DEBOUNCE_MS = 150
-/**
- * A change signal, or a notification of a shape the link does not read, re-reads the titles after this
- * quiet time: NewBlue's own module debounces a feedback change by 100 ms (protocol notes 5.9 [code S1]).
- */
-export const LINK_CHANGE_DEBOUNCE_MS = 100
-/**
- * At most this many title reads start within any 1000 ms, however many signals arrive: one per 250 ms on
- * average, the lifetime NewBlue's module gives a cached feedback state (protocol notes 5.9 [code S1]).
- */
-export const LINK_MAX_READS_PER_SECOND = 4
-/**
- * Scheduler signals that say something changed without saying what (protocol notes 2.1 [docs D-sig,
- * code S1]). Each is connected when the init reply lists it; each re-reads the titles.
- */
-export const LINK_CHANGE_SIGNALS = ['_cmp_v1_handleFeedbackChangeEvent', 'variablesChanged', 'messageIn'] as const
-/** The layer play states: `{<title id>: {playState: 'running'|'paused'}}` (protocol notes 2.4 [code S1]). */
-export const LAYER_STATE_KEY = 'newblue.automation.layerstate'
+/** The link's timings and bounds. */
+export const LINK_TUNABLES = {
+  /** Reconnect back-off: first retry after this long, doubling per failed attempt... */
+  backoffInitialMs: 250,
+  /** ...up to this cap. */
+  backoffMaxMs: 1000,
+  /** A socket silent for this long (no frame, no pong) is dead. */
+  livenessTimeoutMs: 4000,
+  /** Time allowed for the socket to open and for each method call of the session. */
+  callTimeoutMs: 3000,
+  /** `{control:'addTitle'}`, `{data:'Update'}` and unknown title ids resynchronise after this quiet time. */
+  resyncDebounceMs: 150,
+  /**
+   * A change signal, or a notification of a shape the link does not read, re-reads the titles after this
+   * quiet time: NewBlue's own module debounces a feedback change by 100 ms (protocol notes 5.9 [code S1]).
+   */
+  changeDebounceMs: 100,
+  /**
+   * At most this many title reads start within any 1000 ms, however many signals arrive: one per 250 ms on
+   * average, the lifetime NewBlue's module gives a cached feedback state (protocol notes 5.9 [code S1]).
+   */
+  maxReadsPerSecond: 4,
+  /**
+   * A variable value that is JSON (not text) nested deeper than this is dropped, with a log line; a
+   * shallower one becomes its JSON text. Title variables are text; a deep value is never meant.
+   */
+  maxValueDepth: 32,
+} as const
 /** The scheduler method that reads the layer state (protocol notes 1.3 [code S1]). */
 const GET_VALUE_FOR_KEY = 'getValueForKey'
-const CHANGE_SIGNALS: ReadonlySet<string> = new Set(LINK_CHANGE_SIGNALS)
+const CHANGE_SIGNALS: ReadonlySet<string> = new Set(SCHEDULER_CHANNEL.changeSignals)
 /** The subscription sender panelbridge creates for itself. */
 const LINK_DEFAULT_SENDER = 'panelbridge'
 /** Version announced with `notifyClientConnected`: panelbridge's own (package.json's). */
 export const LINK_CLIENT_VERSION = PANELBRIDGE_VERSION
-/**
- * A variable value that is JSON (not text) nested deeper than this is dropped, with a log line; a
- * shallower one becomes its JSON text. Title variables are text; a deep value is never meant.
- */
-export const NOTIFY_MAX_VALUE_DEPTH = 32
 
 /** The link's phases by name (`LinkPhase`). */
 const LINK_PHASE = {
@@ -90,9 +79,9 @@ export interface LinkTiming {
   livenessTimeoutMs: number
   callTimeoutMs: number
   resyncDebounceMs: number
-  /** Quiet time before a change signal's re-read (LINK_CHANGE_DEBOUNCE_MS). */
+  /** Quiet time before a change signal's re-read (LINK_TUNABLES.changeDebounceMs). */
   changeDebounceMs: number
-  /** Reads that may start within any 1000 ms (LINK_MAX_READS_PER_SECOND). */
+  /** Reads that may start within any 1000 ms (LINK_TUNABLES.maxReadsPerSecond). */
   maxReadsPerSecond: number
 }
 
@@ -143,15 +132,15 @@ export interface NotificationLinkEvents {
 export type DroppedVariable = (name: string, why: string) => void
 
 /**
- * A variable value as text, at most APP_STATE_MAX_VARIABLE_VALUE_CHARS long; undefined when it is
- * JSON nested deeper than NOTIFY_MAX_VALUE_DEPTH (stringifying it could overflow the stack).
+ * A variable value as text, at most APP_STATE_LIMITS.maxVariableValueChars long; undefined when it is
+ * JSON nested deeper than LINK_TUNABLES.maxValueDepth (stringifying it could overflow the stack).
  */
 function valueText(v: unknown): string | undefined {
-  const max = APP_STATE_MAX_VARIABLE_VALUE_CHARS
+  const max = APP_STATE_LIMITS.maxVariableValueChars
   if (typeof v === 'string') return v.length > max ? v.slice(0, max) : v
   if (v === undefined || v === null) return ''
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v)
-  if (jsonDepthExceeds(v, NOTIFY_MAX_VALUE_DEPTH)) return undefined
+  if (jsonDepthExceeds(v, LINK_TUNABLES.maxValueDepth)) return undefined
   return (JSON.stringify(v) ?? '').slice(0, max)
 }
 
@@ -163,7 +152,7 @@ function variableRecord(): Record<string, string> {
 /** Reads one variable into `into`, or reports it dropped. */
 function readVariable(into: Record<string, string>, name: string, value: unknown, onDropped?: DroppedVariable): void {
   const t = valueText(value)
-  if (t === undefined) onDropped?.(name, `value nested deeper than ${NOTIFY_MAX_VALUE_DEPTH} levels`)
+  if (t === undefined) onDropped?.(name, `value nested deeper than ${LINK_TUNABLES.maxValueDepth} levels`)
   else into[name] = t
 }
 
@@ -369,13 +358,13 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     super()
     this.log = options.logger ?? createLogger('notifications')
     this.timing = {
-      backoffInitialMs: LINK_BACKOFF_INITIAL_MS,
-      backoffMaxMs: LINK_BACKOFF_MAX_MS,
-      livenessTimeoutMs: LINK_LIVENESS_TIMEOUT_MS,
-      callTimeoutMs: LINK_CALL_TIMEOUT_MS,
-      resyncDebounceMs: LINK_RESYNC_DEBOUNCE_MS,
-      changeDebounceMs: LINK_CHANGE_DEBOUNCE_MS,
-      maxReadsPerSecond: LINK_MAX_READS_PER_SECOND,
+      backoffInitialMs: LINK_TUNABLES.backoffInitialMs,
+      backoffMaxMs: LINK_TUNABLES.backoffMaxMs,
+      livenessTimeoutMs: LINK_TUNABLES.livenessTimeoutMs,
+      callTimeoutMs: LINK_TUNABLES.callTimeoutMs,
+      resyncDebounceMs: LINK_TUNABLES.resyncDebounceMs,
+      changeDebounceMs: LINK_TUNABLES.changeDebounceMs,
+      maxReadsPerSecond: LINK_TUNABLES.maxReadsPerSecond,
       ...options.timing,
     }
     this.sender = options.sender ?? LINK_DEFAULT_SENDER
@@ -493,8 +482,8 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     const onClose = (info: { code: number; reason: string }): void =>
       this.fail(gen, new QWebChannelError('DISCONNECTED', `socket closed (${info.code})`))
     const onSignal = (e: { object: string; signal: string; args: unknown[] }): void => {
-      if (e.object !== QWC_SCHEDULER_OBJECT) return
-      if (e.signal === QWC_NOTIFY_SIGNAL) this.onNotify(e.args[0])
+      if (e.object !== SCHEDULER_CHANNEL.object) return
+      if (e.signal === SCHEDULER_CHANNEL.notifySignal) this.onNotify(e.args[0])
       else if (CHANGE_SIGNALS.has(e.signal)) this.onChangeSignal(e.signal)
     }
     client.on('close', onClose)
@@ -514,24 +503,24 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     await client.connect()
     if (gen !== this.generation) return
     this.startLiveness(client, gen)
-    client.connectSignal(QWC_SCHEDULER_OBJECT, QWC_NOTIFY_SIGNAL)
+    client.connectSignal(SCHEDULER_CHANNEL.object, SCHEDULER_CHANNEL.notifySignal)
     // Each change signal only where the application publishes it: older builds have none (notes 2.1).
-    const published = client.published.get(QWC_SCHEDULER_OBJECT)?.signals
-    for (const signal of LINK_CHANGE_SIGNALS) {
-      if (published?.has(signal)) client.connectSignal(QWC_SCHEDULER_OBJECT, signal)
+    const published = client.published.get(SCHEDULER_CHANNEL.object)?.signals
+    for (const signal of SCHEDULER_CHANNEL.changeSignals) {
+      if (published?.has(signal)) client.connectSignal(SCHEDULER_CHANNEL.object, signal)
     }
-    const info = await client.invoke(QWC_SCHEDULER_OBJECT, 'notifyClientConnected', [
-      CLIENT_APP_ID,
+    const info = await client.invoke(SCHEDULER_CHANNEL.object, 'notifyClientConnected', [
+      SCHEDULER_CHANNEL.clientAppId,
       this.options.version ?? LINK_CLIENT_VERSION,
       {},
     ])
     if (gen !== this.generation) return
     this.log.debug('application announced', { info: isRecord(info) ? info : jsonSnippet(info, 200) })
-    const events = NOTIFICATION_EVENTS.join(',')
+    const events = SENDER_EVENTS.subscribed.join(',')
     if (this.options.subscribe) {
       await this.options.subscribe(this.sender, events)
     } else {
-      const reply = await client.invoke(QWC_SCHEDULER_OBJECT, 'scheduleCommand', [
+      const reply = await client.invoke(SCHEDULER_CHANNEL.object, 'scheduleCommand', [
         'subscribe',
         { sender: this.sender, events, id: '', input: '' },
         {},
@@ -555,10 +544,10 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.readInFlight = true
     this.readStarts.push(Date.now())
     this.readStarts = this.readStarts.slice(-Math.max(1, this.timing.maxReadsPerSecond))
-    const layered = client.published.get(QWC_SCHEDULER_OBJECT)?.methods.has(GET_VALUE_FOR_KEY) === true
+    const layered = client.published.get(SCHEDULER_CHANNEL.object)?.methods.has(GET_VALUE_FOR_KEY) === true
     let snapshot: { count: number; statusless: string[] } = { count: 0, statusless: [] }
     // icon=0: the title icons (data URLs) are of no use to the link and would make each resync heavy.
-    await client.invoke(QWC_SCHEDULER_OBJECT, 'scheduleCommand', ['getTitleControlInfo', { icon: '0' }, {}], {
+    await client.invoke(SCHEDULER_CHANNEL.object, 'scheduleCommand', ['getTitleControlInfo', { icon: '0' }, {}], {
       // Applied as the reply frame is handled, so that notifications after it land on the new snapshot.
       onReply: (reply) => {
         if (gen !== this.generation) return
@@ -568,7 +557,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     })
     if (gen !== this.generation) return
     if (layered) {
-      await client.invoke(QWC_SCHEDULER_OBJECT, GET_VALUE_FOR_KEY, [LAYER_STATE_KEY], {
+      await client.invoke(SCHEDULER_CHANNEL.object, GET_VALUE_FOR_KEY, [SCHEDULER_CHANNEL.layerStateKey], {
         // Newer than the title list and than any play notification between the two replies.
         onReply: (reply) => {
           if (gen === this.generation) this.applyLayerState(reply, snapshot.statusless)
@@ -735,7 +724,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.announce('notification', n)
   }
 
-  /** A change signal (LINK_CHANGE_SIGNALS): what changed is not said, so the titles are read again. */
+  /** A change signal (SCHEDULER_CHANNEL.changeSignals): what changed is not said, so the titles are read again. */
   private onChangeSignal(signal: string): void {
     this.log.once(`change-signal-${signal}`, 'debug', 'a change signal; re-reading the titles', { signal })
     this.requestChangeRead()

@@ -8,10 +8,13 @@
  * catalogue (`commands.ts`), marked `assumed: true` on the entry.
  */
 
-/** Default HTTP command-interface port of the real application (protocol notes 1.1). */
-export const DEFAULT_HTTP_PORT = 9022
-/** Default QWebChannel WebSocket port of the real application (protocol notes 1.2). */
-export const DEFAULT_WS_PORT = 9023
+/** The real application's default ports. */
+export const APP_DEFAULT_PORTS = {
+  /** HTTP command interface (protocol notes 1.1). */
+  http: 9022,
+  /** QWebChannel WebSocket (protocol notes 1.2). */
+  ws: 9023,
+} as const
 
 /** Title play states seen in the real application (protocol notes 2.4; decisions: Title play state). */
 export const PLAY_STATES = ['Off', 'Running', 'Paused'] as const
@@ -55,14 +58,17 @@ export const SCHEDULE_ACTIONS = [
 ] as const
 export type ScheduleAction = (typeof SCHEDULE_ACTIONS)[number]
 
-/** ASSUMED: default in-animation / out-animation length of a simulated title, in ms (decisions). */
-export const SIM_DEFAULT_ANIMATION_MS = 1000
+/** The simulator's assumed defaults (decisions). */
+export const SIM_ASSUMED_DEFAULTS = {
+  /** ASSUMED: default in-animation / out-animation length of a simulated title, in ms. */
+  animationMs: 1000,
+  /** ASSUMED: default replay buffer length, seconds. All replay times are seconds. */
+  replayBufferSeconds: 20,
+} as const
 
 /** Instant-replay states as the simulator models them (decisions: Replay states). ASSUMED names. */
 export const REPLAY_STATES = ['disabled', 'armed', 'recording', 'replay', 'playback'] as const
 export type ReplayState = (typeof REPLAY_STATES)[number]
-/** ASSUMED: default replay buffer length, seconds (decisions). All replay times are seconds. */
-export const REPLAY_DEFAULT_BUFFER_SECONDS = 20
 
 /** File extensions. `.nbtitle` is seen in the vendor's docs; the others are ASSUMED (decisions). */
 export const FILE_EXTENSIONS = {
@@ -72,10 +78,13 @@ export const FILE_EXTENSIONS = {
   package: '.zip',
 } as const
 
-/** Notification event types a panelbridge sender subscribes to (protocol notes 2.2). */
-export const NOTIFICATION_EVENTS = ['play', 'data', 'control'] as const
-/** The default sender's events as the real application lists them (protocol notes 2.2). */
-export const DEFAULT_SENDER_EVENTS = 'play,control,data,play-data'
+/** Notification senders' events (protocol notes 2.2). */
+export const SENDER_EVENTS = {
+  /** The event types a panelbridge sender subscribes to. */
+  subscribed: ['play', 'data', 'control'],
+  /** The default sender's events as the real application lists them. */
+  defaultSender: 'play,control,data,play-data',
+} as const
 
 /** QWebChannel message types (Qt's qwebchannel.js `QWebChannelMessageTypes`; protocol notes 1.3). */
 export const QWC_MESSAGE = {
@@ -91,11 +100,22 @@ export const QWC_MESSAGE = {
   response: 10,
 } as const
 
-/** QWebChannel: the one object every client uses, and its notification signal (protocol notes 1.3, 2.1). */
-export const QWC_SCHEDULER_OBJECT = 'scheduler'
-export const QWC_NOTIFY_SIGNAL = 'onNotify'
-/** How panelbridge announces itself with `notifyClientConnected` (protocol notes 1.3). */
-export const CLIENT_APP_ID = 'com.panelbridge.daemon'
+/** The QWebChannel scheduler: the one object every client uses, its signals and keys. */
+export const SCHEDULER_CHANNEL = {
+  /** The object's name (protocol notes 1.3). */
+  object: 'scheduler',
+  /** Its notification signal (protocol notes 2.1). */
+  notifySignal: 'onNotify',
+  /**
+   * Scheduler signals that say something changed without saying what (protocol notes 2.1 [docs D-sig,
+   * code S1]). Each is connected when the init reply lists it; each re-reads the titles.
+   */
+  changeSignals: ['_cmp_v1_handleFeedbackChangeEvent', 'variablesChanged', 'messageIn'],
+  /** The layer play states' key: `{<title id>: {playState: 'running'|'paused'}}` (protocol notes 2.4 [code S1]). */
+  layerStateKey: 'newblue.automation.layerstate',
+  /** How panelbridge announces itself with `notifyClientConnected` (protocol notes 1.3). */
+  clientAppId: 'com.panelbridge.daemon',
+} as const
 
 /** Error strings the application answers with (contract: Errors; decisions: Errors). */
 export const APP_ERRORS = {

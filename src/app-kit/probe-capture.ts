@@ -18,19 +18,23 @@ import { PROFILE_FACT_NAMES } from './app-profile-facts.js'
 
 const CAPTURE_FORMAT = 'panelbridge-probe-capture'
 const CAPTURE_VERSION = 1
-/** Frames kept (both connections together); later ones are counted in `dropped.frames`. */
-export const CAPTURE_MAX_FRAMES = 2000
-/** Exchanges (request + reply) kept. */
-export const CAPTURE_MAX_EXCHANGES = 1000
-/**
- * Characters kept of one frame or one reply. Why 256 Ki: a title list with 72×72 icons for a hundred
- * titles fits; a larger text is kept as its head, marked cut (it is no longer JSON).
- */
-export const CAPTURE_MAX_TEXT_CHARS = 256 * 1024
-/** Characters of frames and replies kept in all: the file stays attachable to a bug report. */
-export const CAPTURE_MAX_TOTAL_CHARS = 8 * 1024 * 1024
-/** Largest capture file read back, bytes (the writer's total plus its envelope). */
-export const CAPTURE_MAX_FILE_BYTES = 16 * 1024 * 1024
+/** What a probe capture keeps at most. */
+export const CAPTURE_LIMITS = {
+  /** Frames kept (both connections together); later ones are counted in `dropped.frames`. */
+  maxFrames: 2000,
+  /** Exchanges (request + reply) kept. */
+  maxExchanges: 1000,
+  /**
+   * Characters kept of one frame or one reply. Why 256 Ki: a title list with 72×72 icons for a hundred
+   * titles fits; a larger text is kept as its head, marked cut (it is no longer JSON).
+   */
+  maxTextChars: 256 * 1024,
+  /** Characters of frames and replies kept in all: the file stays attachable to a bug report. */
+  maxTotalChars: 8 * 1024 * 1024,
+  /** Largest capture file read back, bytes (the writer's total plus its envelope). */
+  maxFileBytes: 16 * 1024 * 1024,
+} as const
+
 /** Deepest nesting redacted or read back; deeper values are kept as redacted text. */
 const CAPTURE_MAX_DEPTH = 64
 
@@ -107,7 +111,7 @@ export function redactValue(value: unknown, depth = 0): unknown {
 /** Text that is JSON (an object or array) is redacted as JSON and written back compact; other text as text. */
 function redactJsonText(text: string, depth: number): string {
   const t = text.trim()
-  if ((t.startsWith('{') || t.startsWith('[')) && text.length <= CAPTURE_MAX_TEXT_CHARS) {
+  if ((t.startsWith('{') || t.startsWith('[')) && text.length <= CAPTURE_LIMITS.maxTextChars) {
     let parsed: unknown
     try {
       parsed = JSON.parse(t)
@@ -139,7 +143,7 @@ export interface CaptureExchange {
   status?: number
   /** The reply as received (HTTP: the body; socket: the data, JSON text stays text), redacted. */
   reply?: unknown
-  /** Set when the reply was longer than CAPTURE_MAX_TEXT_CHARS: its length; `reply` is then its head. */
+  /** Set when the reply was longer than CAPTURE_LIMITS.maxTextChars: its length; `reply` is then its head. */
   cut?: number
   /** Why the call failed (a code and a message), when it did. */
   failure?: string
@@ -150,7 +154,7 @@ export interface CaptureFrame {
   connection: number
   /** The frame's text, redacted (JSON text stays text, as it arrived). */
   text: string
-  /** Set when the frame was longer than CAPTURE_MAX_TEXT_CHARS: its length; `text` is then its head. */
+  /** Set when the frame was longer than CAPTURE_LIMITS.maxTextChars: its length; `text` is then its head. */
   cut?: number
 }
 
@@ -199,10 +203,10 @@ export interface ProbeCapture {
   dropped: { frames: number; exchanges: number; signals: number; chars: number }
 }
 
-/** A text cut to CAPTURE_MAX_TEXT_CHARS, redacted. */
+/** A text cut to CAPTURE_LIMITS.maxTextChars, redacted. */
 function keptText(text: string): { text: string; cut?: number } {
-  if (text.length <= CAPTURE_MAX_TEXT_CHARS) return { text: redactJsonText(text, 0) }
-  return { text: redactCaptureText(text.slice(0, CAPTURE_MAX_TEXT_CHARS)), cut: text.length }
+  if (text.length <= CAPTURE_LIMITS.maxTextChars) return { text: redactJsonText(text, 0) }
+  return { text: redactCaptureText(text.slice(0, CAPTURE_LIMITS.maxTextChars)), cut: text.length }
 }
 
 /**
@@ -247,7 +251,7 @@ export class CaptureRecorder {
 
   /** Takes `n` characters from the total; false (and counted) when they do not fit. */
   private take(n: number): boolean {
-    if (this.chars + n > CAPTURE_MAX_TOTAL_CHARS) {
+    if (this.chars + n > CAPTURE_LIMITS.maxTotalChars) {
       this.capture.dropped.chars += n
       return false
     }
@@ -256,7 +260,7 @@ export class CaptureRecorder {
   }
 
   frame(connection: number, text: string): void {
-    if (this.capture.frames.length >= CAPTURE_MAX_FRAMES) {
+    if (this.capture.frames.length >= CAPTURE_LIMITS.maxFrames) {
       this.capture.dropped.frames++
       return
     }
@@ -275,7 +279,7 @@ export class CaptureRecorder {
     params: unknown,
     extra: { connection?: number; requestId?: string } = {},
   ): CaptureExchange | undefined {
-    if (this.capture.exchanges.length >= CAPTURE_MAX_EXCHANGES) {
+    if (this.capture.exchanges.length >= CAPTURE_LIMITS.maxExchanges) {
       this.capture.dropped.exchanges++
       return undefined
     }
@@ -296,7 +300,7 @@ export class CaptureRecorder {
     if (!entry) return
     entry.replyT = this.elapsed()
     if (status !== undefined) entry.status = status
-    if (typeof reply === 'string' && reply.length > CAPTURE_MAX_TEXT_CHARS) {
+    if (typeof reply === 'string' && reply.length > CAPTURE_LIMITS.maxTextChars) {
       const kept = keptText(reply)
       if (this.take(kept.text.length)) {
         entry.reply = kept.text
@@ -314,7 +318,7 @@ export class CaptureRecorder {
   }
 
   signal(connection: number, object: string, signal: string, args: unknown[]): void {
-    if (this.capture.signals.length >= CAPTURE_MAX_FRAMES) {
+    if (this.capture.signals.length >= CAPTURE_LIMITS.maxFrames) {
       this.capture.dropped.signals++
       return
     }
@@ -356,7 +360,7 @@ export class CaptureRecorder {
       text = ''
     }
     if (text === '') return { '(not kept)': 'nested too deep to write' }
-    if (text.length > CAPTURE_MAX_TEXT_CHARS) {
+    if (text.length > CAPTURE_LIMITS.maxTextChars) {
       const head = redactCaptureText(text.slice(0, 2000))
       this.take(head.length)
       return { '(cut)': text.length, head }
@@ -392,8 +396,8 @@ export type ParsedCapture = z.infer<typeof captureSchema>
 
 /** Reads a capture's text (bounded in size and depth). Throws only CaptureError. */
 export function parseCapture(text: string): ParsedCapture {
-  if (text.length > CAPTURE_MAX_FILE_BYTES) {
-    throw new CaptureError(`a capture is at most ${CAPTURE_MAX_FILE_BYTES} bytes; this one has ${text.length}`)
+  if (text.length > CAPTURE_LIMITS.maxFileBytes) {
+    throw new CaptureError(`a capture is at most ${CAPTURE_LIMITS.maxFileBytes} bytes; this one has ${text.length}`)
   }
   let json: unknown
   try {

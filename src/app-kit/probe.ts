@@ -19,7 +19,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CommandClient } from '../api/client.js'
 import { isCommandError } from '../api/errors.js'
-import { CLIENT_APP_ID, QWC_MESSAGE, QWC_SCHEDULER_OBJECT } from '../api/protocol.js'
+import { SCHEDULER_CHANNEL, QWC_MESSAGE } from '../api/protocol.js'
 import { QWebChannelClient, type QwcSignalEvent } from '../api/qwebchannel.js'
 import { readReply, ReplyShapeError } from '../api/reply.js'
 import { CaptureRecorder, redactCaptureText, redactValue } from './probe-capture.js'
@@ -59,8 +59,6 @@ const PROBE_COMMANDS: readonly {
   { command: 'getSubscriptions', http: {}, socket: {} },
 ]
 
-/** The layer state's key (protocol notes 2.4 [code S1]). */
-export const LAYER_STATE_KEY = 'newblue.automation.layerstate'
 /** The registry's kinds `_cmp_v1_query` is asked for (issue 30 Build 5; S1 `requestCompanionDefinition`). */
 const REGISTRY_KINDS = ['actions', 'feedbacks', 'presets'] as const
 /** How probe announces itself: as the daemon does, so the application answers as it would answer panelbridge. */
@@ -311,7 +309,7 @@ class ProbeSession {
     try {
       const objects = await client.connect()
       this.obs.socket.reached = true
-      const scheduler = objects.get(QWC_SCHEDULER_OBJECT)
+      const scheduler = objects.get(SCHEDULER_CHANNEL.object)
       if (scheduler) {
         this.obs.socket.scheduler = true
         this.obs.inits.push({ methods: scheduler.methods, signals: scheduler.signals })
@@ -339,7 +337,7 @@ class ProbeSession {
   }
 
   private has(client: QWebChannelClient, method: string): boolean {
-    return client.published.get(QWC_SCHEDULER_OBJECT)?.methods.has(method) === true
+    return client.published.get(SCHEDULER_CHANNEL.object)?.methods.has(method) === true
   }
 
   /** Calls a scheduler method; resolves with the reply's data as received (JSON text stays text). */
@@ -355,7 +353,7 @@ class ProbeSession {
     })
     let raw: unknown
     try {
-      await client.invoke(QWC_SCHEDULER_OBJECT, method, args, {
+      await client.invoke(SCHEDULER_CHANNEL.object, method, args, {
         // Runs as the reply frame is handled: the frame is the one this call's reply came in.
         onReply: () => {
           raw = rawReplyData(this.lastFrame.get(1))
@@ -388,7 +386,11 @@ class ProbeSession {
   private async runSocket(client: QWebChannelClient): Promise<void> {
     if (!this.obs.socket.scheduler) return
     if (this.has(client, 'notifyClientConnected')) {
-      const info = await this.invoke(client, 'notifyClientConnected', [CLIENT_APP_ID, PROBE_CLIENT_VERSION, {}])
+      const info = await this.invoke(client, 'notifyClientConnected', [
+        SCHEDULER_CHANNEL.clientAppId,
+        PROBE_CLIENT_VERSION,
+        {},
+      ])
       if (info) {
         this.obs.clientInfo = info.raw
         this.recorder.application(info.raw)
@@ -412,7 +414,7 @@ class ProbeSession {
 
   private async readLayerState(client: QWebChannelClient): Promise<unknown> {
     if (!this.has(client, 'getValueForKey')) return undefined
-    const reply = await this.invoke(client, 'getValueForKey', [LAYER_STATE_KEY])
+    const reply = await this.invoke(client, 'getValueForKey', [SCHEDULER_CHANNEL.layerStateKey])
     if (!reply) return undefined
     let value = reply.raw
     if (typeof value === 'string') {
@@ -431,7 +433,7 @@ class ProbeSession {
     const second = this.newClient(2)
     try {
       const objects = await second.connect()
-      const scheduler = objects.get(QWC_SCHEDULER_OBJECT)
+      const scheduler = objects.get(SCHEDULER_CHANNEL.object)
       if (scheduler) this.obs.inits.push({ methods: scheduler.methods, signals: scheduler.signals })
     } catch (err) {
       this.line(`socket: a second connection failed (${why(err)})`)

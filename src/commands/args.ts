@@ -1,5 +1,5 @@
 /** The pieces of argument reading that more than one subcommand uses. */
-import { EXIT_USAGE } from './subcommand.js'
+import { EXIT } from './subcommand.js'
 
 /** A command line that cannot be run; a command's parser turns it into `{kind: 'error'}`. */
 export class UsageError extends Error {}
@@ -43,11 +43,11 @@ export function usageMessage(command: string, err: unknown): string {
 /** Says what is wrong with the command line on stderr, with where to read the usage; exit code 2. */
 export function usageFailure(command: string, message: string): number {
   process.stderr.write(`panelbridge: ${usageText(command, message)}\nRun 'panelbridge ${command} --help' for usage.\n`)
-  return EXIT_USAGE
+  return EXIT.usage
 }
 
 /** The widest line of a help text, in columns: every `--help` keeps to it (a test holds them to it). */
-export const HELP_WIDTH = 100
+const HELP_WIDTH = 100
 
 /** `text` broken at spaces into lines of at most `width` columns, each after `indent`. */
 export function wrapText(text: string, indent: string, width = HELP_WIDTH): string[] {

@@ -4,21 +4,16 @@
  * (and so its reply reader). Each name the application lacks is a problem at its node, with the
  * nearest name it has.
  *
- * Read-only: only the listing commands of READ_COMMANDS are sent (a test holds the simulator's command
- * log to that), and only those the file needs (no replay input named: no replay question).
+ * Read-only: only listing commands are sent (a test holds the simulator's command log to that), and only
+ * those the file needs (no replay input named: no replay question): `getTitleControlInfo` (protocol
+ * notes 4.2; without icons), `getAllVideoIns` (contract: every video input device), `replay_get_inputs`
+ * (contract: inputs usable for replay).
  */
 import { CommandClient } from '../api/client.js'
 import { CommandError } from '../api/errors.js'
 import type { NameKind, NameUse } from '../mappings/config-names.js'
 import type { Path } from '../mappings/problems.js'
 import { nearest } from '../mappings/suggest.js'
-
-/**
- * The command that lists each kind, all read-only: `getTitleControlInfo` (protocol notes 4.2; without
- * icons), `getAllVideoIns` (contract: every video input device), `replay_get_inputs` (contract: inputs
- * usable for replay).
- */
-export const READ_COMMANDS = ['getTitleControlInfo', 'getAllVideoIns', 'replay_get_inputs'] as const
 
 /** What the application has, by kind; a kind not asked for (no name of it in the files) is absent. */
 export interface AppNames {
@@ -29,7 +24,7 @@ export interface AppNames {
   notes: string[]
 }
 
-/** The application could not be reached at all: `check --app` says so and exits EXIT_APP_UNREACHABLE. */
+/** The application could not be reached at all: `check --app` says so and exits EXIT.appUnreachable. */
 export class AppUnreachableError extends Error {
   override readonly name = 'AppUnreachableError'
 }

@@ -11,21 +11,19 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { LineCounter, parseDocument } from 'yaml'
-import { DEFAULT_TIMEOUT_MS } from '../api/client.js'
+import { CLIENT_DEFAULTS } from '../api/client.js'
 import { applyListenRules } from '../daemon/listen-rules.js'
 import { serviceRecordProblem } from '../daemon/service-sandbox.js'
 import { namesInConfig, type NameKind, type NameUse } from '../mappings/config-names.js'
-import { formatProblem, loadConfigFile, MAX_CONFIG_BYTES, type ConfigProblem } from '../mappings/load.js'
+import { formatProblem, loadConfigFile, type ConfigProblem } from '../mappings/load.js'
 import { pathText, Problems } from '../mappings/problems.js'
 import type { Config } from '../mappings/schema.js'
 import { UsageError, usageFailure } from './args.js'
 import { appProblems, AppUnreachableError, readAppNames, type AppNames } from './check-app.js'
-import { EXIT_FAILURE, EXIT_OK, type Subcommand } from './subcommand.js'
+import { EXIT, type Subcommand } from './subcommand.js'
+import { CONFIG_LIMITS } from '../mappings/limits.js'
 
-/** `--app URL` could not be reached: the files were checked without it. */
-export const EXIT_APP_UNREACHABLE = 3
-
-/** The most files one `check` takes (each is read whole, up to MAX_CONFIG_BYTES). */
+/** The most files one `check` takes (each is read whole, up to CONFIG_LIMITS.fileBytes). */
 const MAX_CHECK_FILES = 256
 
 export type CheckFormat = 'text' | 'json'
@@ -92,7 +90,7 @@ async function locator(file: string): Promise<Problems> {
   const lines = new LineCounter()
   try {
     const bytes = await readFile(file)
-    if (bytes.length <= MAX_CONFIG_BYTES) {
+    if (bytes.length <= CONFIG_LIMITS.fileBytes) {
       const doc = parseDocument(bytes.toString('utf8'), { lineCounter: lines, prettyErrors: false })
       return new Problems(file, doc, lines)
     }
@@ -157,7 +155,7 @@ async function askApp(files: readonly Loaded[], url: string): Promise<AppOutcome
   const wanted = new Set<NameKind>()
   for (const { config } of files) for (const use of config ? namesInConfig(config) : []) wanted.add(use.kind)
   try {
-    return { url, names: await readAppNames(url, wanted, DEFAULT_TIMEOUT_MS) }
+    return { url, names: await readAppNames(url, wanted, CLIENT_DEFAULTS.timeoutMs) }
   } catch (err) {
     if (err instanceof AppUnreachableError) return { url, unreachable: err.message }
     throw err
@@ -224,8 +222,8 @@ export async function runCheck(
   for (const r of reports)
     if (unreadableForUser(r))
       err(`panelbridge: cannot read ${r.path}: permission denied; try: sudo panelbridge check ${r.path}\n`)
-  if (reports.some((r) => !r.ok)) return EXIT_FAILURE
-  return app && 'unreachable' in app ? EXIT_APP_UNREACHABLE : EXIT_OK
+  if (reports.some((r) => !r.ok)) return EXIT.failure
+  return app && 'unreachable' in app ? EXIT.appUnreachable : EXIT.ok
 }
 
 export const checkCommand: Subcommand = {

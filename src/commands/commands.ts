@@ -15,11 +15,11 @@ import {
   type CommandFacts,
   type ParamFacts,
 } from '../mappings/command-reference.js'
-import { DEFAULT_CONFIRM_MS } from '../mappings/constants.js'
+import { ENGINE_TUNABLES } from '../mappings/constants.js'
 import { suggest } from '../mappings/schema-issues.js'
 import { COMMAND_NAMES } from '../api/commands.js'
 import { UsageError, usageFailure } from './args.js'
-import { EXIT_OK, type Subcommand } from './subcommand.js'
+import { EXIT, type Subcommand } from './subcommand.js'
 
 export type CommandsCommandLine = { kind: 'commands'; name?: string } | { kind: 'error'; message: string }
 
@@ -98,7 +98,7 @@ export function commandDetailText(c: CommandFacts): string {
   }
   if (c.confirm) {
     out.push(
-      `hold to confirm: a press is sent only after a ${DEFAULT_CONFIRM_MS / 1000} s hold (the binding's confirm_ms changes it; 0 turns it off)`,
+      `hold to confirm: a press is sent only after a ${ENGINE_TUNABLES.defaultConfirmMs / 1000} s hold (the binding's confirm_ms changes it; 0 turns it off)`,
       'panelbridge send sends it only with --yes',
     )
   }
@@ -138,6 +138,6 @@ Exit codes: 0 shown, 2 bad command line (a name not in the catalogue).
     if (cmd.kind === 'error') return Promise.resolve(usageFailure('commands', cmd.message))
     const facts = cmd.name === undefined ? undefined : commandFacts(cmd.name)
     process.stdout.write(facts ? commandDetailText(facts) : commandListText())
-    return Promise.resolve(EXIT_OK)
+    return Promise.resolve(EXIT.ok)
   },
 }

@@ -29,7 +29,7 @@ import { printable } from './learn-stream.js'
 import type { DetectedDevice } from '../face/surface.js'
 
 /** A driver's detection that takes longer is reported as failed (one hung device must not hang the listing). */
-export const DEVICES_DETECT_TIMEOUT_MS = MANAGER_DEFAULTS.callTimeoutMs
+const DEVICES_DETECT_TIMEOUT_MS = MANAGER_DEFAULTS.callTimeoutMs
 
 function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined

@@ -24,9 +24,12 @@ import { LineBuffer } from '../line-buffer.js'
 import type { Surface, SurfaceEvent } from '../surfaces/types.js'
 import type { DetectedDevice } from '../face/surface.js'
 
-/** The trace format's name and version (the start line's `format` and `version`). */
-export const LEARN_RECORD_FORMAT = 'panelbridge-hid-trace'
-export const LEARN_RECORD_VERSION = 1
+/** The trace format (the start line's `format` and `version`). */
+export const LEARN_RECORD = {
+  format: 'panelbridge-hid-trace',
+  version: 1,
+} as const
+
 /** What waits is written at least this often, ms. */
 const LEARN_RECORD_FLUSH_MS = 1000
 /**
@@ -116,8 +119,8 @@ export class LearnRecording {
   static async open(o: LearnRecordingOptions): Promise<LearnRecording> {
     const start = JSON.stringify({
       kind: 'start',
-      format: LEARN_RECORD_FORMAT,
-      version: LEARN_RECORD_VERSION,
+      format: LEARN_RECORD.format,
+      version: LEARN_RECORD.version,
       started: new Date().toISOString(),
     })
     await (o.fs ?? nodeFs).writeFile(o.file, `${start}\n`)
@@ -253,10 +256,10 @@ export function parseLearnRecording(text: string): { traces: RecordedHidTrace[];
   if (
     !start ||
     start.kind !== 'start' ||
-    start.format !== LEARN_RECORD_FORMAT ||
-    start.version !== LEARN_RECORD_VERSION
+    start.format !== LEARN_RECORD.format ||
+    start.version !== LEARN_RECORD.version
   )
-    throw new Error(`not a learn --record file (its first line is not a ${LEARN_RECORD_FORMAT} start line)`)
+    throw new Error(`not a learn --record file (its first line is not a ${LEARN_RECORD.format} start line)`)
   const started = isText(start.started) ? start.started : ''
   const traces = new Map<string, RecordedHidTrace>()
   let skipped = 0

@@ -4,8 +4,7 @@
  * answer at the daemon's address).
  */
 import type { InputEvent, SurfaceStateEvent, UnclaimedDeviceEvent, UnclaimedInputEvent } from '../daemon/api.js'
-import { isControlId, parseControlId } from '../face/control-id.js'
-import { isSurfaceName } from '../face/surface-name.js'
+import { isControlId, isSurfaceName, parseControlId } from '../face/control-id.js'
 import { isRecord } from '../wire.js'
 
 /** Longest event (all its lines) or line read from the stream, bytes; a longer one ends the stream. */

@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util'
 import type { ProbeDeps, ProbeLine } from '../app-kit/probe-command.js'
-import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT } from '../api/protocol.js'
+import { APP_DEFAULT_PORTS } from '../api/protocol.js'
 import { DEFAULT_APP_PROFILE } from '../defaults.js'
 import type { Subcommand } from './subcommand.js'
 import { usageMessage } from './args.js'
@@ -18,7 +18,7 @@ import { usageMessage } from './args.js'
 export type { ProbeDeps }
 
 /** Where probe goes without `--url`: the application's default address. */
-const PROBE_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`
+const PROBE_DEFAULT_URL = `http://127.0.0.1:${APP_DEFAULT_PORTS.http}`
 /** How long probe listens by default, seconds (issue 20: while the operator plays a title). */
 const PROBE_DEFAULT_LISTEN_S = 30
 /** The longest listen window accepted, seconds. */
@@ -45,7 +45,7 @@ application.
 
 Options:
   --url URL             the application's command interface (default ${PROBE_DEFAULT_URL})
-  --notifications URL   its QWebChannel socket (default ws://<host of --url>:${DEFAULT_WS_PORT})
+  --notifications URL   its QWebChannel socket (default ws://<host of --url>:${APP_DEFAULT_PORTS.ws})
   --listen-s N          seconds to listen to the signals
                         (default ${PROBE_DEFAULT_LISTEN_S}; 0 to ${PROBE_MAX_LISTEN_S})
   --out FILE            write a capture (JSON: every request, reply and frame with times; stream
@@ -82,7 +82,7 @@ function readLine(argv: readonly string[]): ProbeLine {
   } catch {
     throw new UsageError(`--url is not a URL: ${url}`)
   }
-  const notifications = values.notifications ?? `ws://${host}:${DEFAULT_WS_PORT}`
+  const notifications = values.notifications ?? `ws://${host}:${APP_DEFAULT_PORTS.ws}`
   if (!/^wss?:\/\/[^/]/.test(notifications)) throw new UsageError('--notifications must be a ws:// URL')
   try {
     new URL(notifications)

@@ -18,7 +18,7 @@ import { compareRuns, formatDifference, paramsText, runsOf } from '../replay/com
 import { replayTrace, type ReplayedCommand, type ReplaySpeed } from '../replay/drive.js'
 import { readTrace } from '../replay/trace.js'
 import { usageFailure, UsageError } from './args.js'
-import { EXIT_FAILURE, EXIT_OK, type Subcommand } from './subcommand.js'
+import { EXIT, type Subcommand } from './subcommand.js'
 
 const log = createLogger('replay')
 
@@ -136,7 +136,7 @@ async function replay(args: ReplayArgs): Promise<number> {
     trace = await readTrace(args.file)
   } catch (err) {
     process.stderr.write(`panelbridge: ${args.file}: ${err instanceof Error ? err.message : String(err)}\n`)
-    return EXIT_FAILURE
+    return EXIT.failure
   }
   if (trace.skipped > 0)
     process.stderr.write(`panelbridge: ${args.file}: ${trace.skipped} lines skipped (not records)\n`)
@@ -146,7 +146,7 @@ async function replay(args: ReplayArgs): Promise<number> {
   if (!loaded.config) {
     for (const p of loaded.problems) if (p.severity === 'error') process.stderr.write(`${formatProblem(p)}\n`)
     process.stderr.write(`panelbridge: ${configFile}: refused\n`)
-    return EXIT_FAILURE
+    return EXIT.failure
   }
   process.stderr.write(
     `replaying ${trace.inputs.length} inputs from ${args.file} with ${configFile} against ${args.against === 'sim' ? 'the built-in simulator' : args.against}\n`,
@@ -169,12 +169,12 @@ async function replay(args: ReplayArgs): Promise<number> {
     })
   } catch (err) {
     process.stderr.write(`panelbridge: cannot replay: ${err instanceof Error ? err.message : String(err)}\n`)
-    return EXIT_FAILURE
+    return EXIT.failure
   } finally {
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
   }
-  if (!args.compare) return EXIT_OK
+  if (!args.compare) return EXIT.ok
   const runs = runsOf(trace.inputs, trace.commands)
   const recorded = trace.commands.map((c, i) => ({ ...c, run: runs[i]! }))
   const { differences, compared } = compareRuns(recorded, produced)
@@ -183,14 +183,14 @@ async function replay(args: ReplayArgs): Promise<number> {
   const counted = `${compared.recorded} recorded, ${compared.replayed} replayed, ${skipped} (commands compared: streaming polls left out, each run of jog positions counted by its last)`
   if (differences.length === 0 && trace.skipped === 0) {
     process.stdout.write(`same commands: ${counted}\n`)
-    return EXIT_OK
+    return EXIT.ok
   }
   if (differences.length === 0) {
     // Lines that were not records were not compared: never called the same.
     process.stdout.write(`not compared in full: ${counted}; no difference in what was read\n`)
-    return EXIT_FAILURE
+    return EXIT.failure
   }
   process.stdout.write(`${differences.length} difference${differences.length === 1 ? '' : 's'} in ${counted}:\n`)
   for (const d of differences) process.stdout.write(`${redactText(formatDifference(d))}\n`)
-  return EXIT_FAILURE
+  return EXIT.failure
 }

@@ -4,7 +4,7 @@
  *
  * SIGINT and SIGTERM stop it through one idempotent path (surfaces blanked, links closed) within
  * STOP_BOUND_MS (`untilStopped`, as every long-running command); SIGHUP reloads the config. Exit codes: 0 stopped
- * cleanly, 1 could not start for another reason or a stop past its bound, 2 bad command line, 78 (EXIT_CONFIG)
+ * cleanly, 1 could not start for another reason or a stop past its bound, 2 bad command line, 78 (EXIT.config)
  * could not start because of the configuration (refused, or a port it names taken or not allowed).
  */
 import { parseArgs } from 'node:util'
@@ -12,22 +12,22 @@ import { Daemon, DaemonConfigError, defaultConfigPath } from '../daemon/daemon.j
 import { SYSTEM_CONFIG } from '../defaults.js'
 import { createLogger } from '../log.js'
 import { usageFailure } from './args.js'
-import { EXIT_CONFIG, EXIT_FAILURE, type Subcommand } from './subcommand.js'
+import { EXIT, type Subcommand } from './subcommand.js'
 import { holdSignalsWhileStarting, untilStopped } from './until-stopped.js'
-import { traceTo, traceWanted, TRACE_ENV } from '../daemon/trace.js'
+import { traceTo, traceWanted, TRACE } from '../daemon/trace.js'
 import { DEFAULT_RECORD_MAX_MB, recordWanted, type RecordWanted } from '../daemon/recorder.js'
 
 const log = createLogger('run')
 
-/** A start that failed on the configuration (EXIT_CONFIG: systemd does not restart it), else EXIT_FAILURE. */
+/** A start that failed on the configuration (EXIT.config: systemd does not restart it), else EXIT.failure. */
 export function startFailureExit(err: unknown): number {
-  if (err instanceof DaemonConfigError) return EXIT_CONFIG
+  if (err instanceof DaemonConfigError) return EXIT.config
   for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     const code = (e as NodeJS.ErrnoException).code
     if ((e as NodeJS.ErrnoException).syscall === 'listen' && code !== undefined && LISTEN_CONFIG_CODES.has(code))
-      return EXIT_CONFIG
+      return EXIT.config
   }
-  return EXIT_FAILURE
+  return EXIT.failure
 }
 
 /** A listen that fails on these fails on the address the file names: taken, not allowed, not this machine's. */
@@ -49,7 +49,7 @@ Options:
                   remote API, to rehearse a show (as rehearse: true on every such surface)
   --trace         print each command sent and its outcome on one line (stdout), for
                   commissioning: control, command, parameters (secrets as ***), outcome, ms;
-                  also ${TRACE_ENV}=1
+                  also ${TRACE.env}=1
   --record FILE   write every control input, command sent and page change to FILE, one JSON line
                   each, for panelbridge replay (overrides the config's record:)
   --record-max-mb N
@@ -63,7 +63,7 @@ Examples:
   panelbridge run --config show.yaml --rehearse
   panelbridge run --config show.yaml --trace
 
-Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line, ${EXIT_CONFIG} the configuration
+Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line, ${EXIT.config} the configuration
 stops the start (the file refused, a port it names taken): starting again will not help.
 `,
   async run(argv) {

@@ -16,7 +16,7 @@ import { CommandClient } from '../api/client.js'
 import { checkParams } from '../api/codec.js'
 import { getCommandSpec, type ParamSpec } from '../api/commands.js'
 import { isCommandError } from '../api/errors.js'
-import { DEFAULT_HTTP_PORT } from '../api/protocol.js'
+import { APP_DEFAULT_PORTS } from '../api/protocol.js'
 import { formatProblem, loadConfigFile } from '../mappings/load.js'
 import { defaultAppSection } from '../mappings/apps.js'
 import { CONFIRM_COMMANDS } from '../mappings/constants.js'
@@ -25,7 +25,7 @@ import type { Subcommand } from './subcommand.js'
 import { usageMessage } from './args.js'
 
 /** Where `send` goes without `--url` or `--config`: the application's default address. */
-const SEND_DEFAULT_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`
+const SEND_DEFAULT_URL = `http://127.0.0.1:${APP_DEFAULT_PORTS.http}`
 
 export interface SendDeps {
   out(text: string): void

@@ -6,7 +6,7 @@
  * listed), 1 could not start (e.g. the port is taken), 2 bad command line (an unknown profile included).
  */
 import { parseArgs } from 'node:util'
-import { DEFAULT_HTTP_PORT, DEFAULT_WS_PORT, SIM_DEFAULT_ANIMATION_MS } from '../api/protocol.js'
+import { APP_DEFAULT_PORTS, SIM_ASSUMED_DEFAULTS } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST } from '../defaults.js'
 import { createLogger } from '../log.js'
 import { writeFile } from 'node:fs/promises'
@@ -79,10 +79,10 @@ function readSimArgs(argv: readonly string[]): SimParse {
     throw new UsageError('--write-profile writes the profile of a capture: give --replay-capture FILE too')
   const cmd: SimCommandLine = {
     kind: 'sim',
-    httpPort: portArg(values.port, DEFAULT_HTTP_PORT, '--port'),
-    wsPort: portArg(values['ws-port'], DEFAULT_WS_PORT, '--ws-port'),
+    httpPort: portArg(values.port, APP_DEFAULT_PORTS.http, '--port'),
+    wsPort: portArg(values['ws-port'], APP_DEFAULT_PORTS.ws, '--ws-port'),
     host,
-    animationMs: wholeNumberArg(values['animation-ms'], SIM_DEFAULT_ANIMATION_MS, '--animation-ms'),
+    animationMs: wholeNumberArg(values['animation-ms'], SIM_ASSUMED_DEFAULTS.animationMs, '--animation-ms'),
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
     ...(values['log-commands'] !== undefined ? { logCommands: values['log-commands'] } : {}),
     ...(values.profile !== undefined ? { profile: values.profile } : {}),
@@ -208,12 +208,12 @@ Usage:
   panelbridge sim --list-profiles
 
 Options:
-  --port N            HTTP port (default ${DEFAULT_HTTP_PORT}; 0 picks a free port)
-  --ws-port N         WebSocket (QWebChannel) port (default ${DEFAULT_WS_PORT}; 0 picks a free port)
+  --port N            HTTP port (default ${APP_DEFAULT_PORTS.http}; 0 picks a free port)
+  --ws-port N         WebSocket (QWebChannel) port (default ${APP_DEFAULT_PORTS.ws}; 0 picks a free port)
   --host ADDR         listen address (default ${DEFAULT_LISTEN_HOST})
   --data-dir DIR      folder for title, layer-list and project files
                       (default: a new temporary folder, removed on exit)
-  --animation-ms N    length of a title's in/out animation (default ${SIM_DEFAULT_ANIMATION_MS})
+  --animation-ms N    length of a title's in/out animation (default ${SIM_ASSUMED_DEFAULTS.animationMs})
   --log-commands FILE append one JSON line per received command (time, name, parameters,
                       transport)
   --profile NAME      the variant of the application to play (config/app-profiles/NAME.yaml;
@@ -230,7 +230,7 @@ Examples:
   panelbridge sim --port 0 --data-dir ./sim-data
   panelbridge sim --profile strict-unknowns
   panelbridge sim --replay-capture probe-capture.json
-  curl 'http://127.0.0.1:${DEFAULT_HTTP_PORT}/api/command/getAllVideoIns?requestId=r1'
+  curl 'http://127.0.0.1:${APP_DEFAULT_PORTS.http}/api/command/getAllVideoIns?requestId=r1'
 
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad command line (an unknown profile
 too).

@@ -34,7 +34,7 @@ import type { Feedback } from '../face/feedback.js'
 import { KeyImages, WEB_DRIVER, WebSurface, WebSurfaceServer } from '../surfaces/web/index.js'
 import { portArg, UsageError, usageFailure } from './args.js'
 import { formatStatus } from './hardware.js'
-import { EXIT_FAILURE, type Subcommand } from './subcommand.js'
+import { EXIT, type Subcommand } from './subcommand.js'
 import { untilStopped } from './until-stopped.js'
 import type { ControlDescriptor, SurfaceDescription } from '../face/surface.js'
 
@@ -282,7 +282,7 @@ async function runSurfaces(argv: readonly string[]): Promise<number> {
     process.stderr.write(
       `panelbridge: cannot start the surface check: ${err instanceof Error ? err.message : String(err)}\n`,
     )
-    return EXIT_FAILURE
+    return EXIT.failure
   }
   process.stdout.write(`web surface on ${check.url}\n`)
   return untilStopped(() => check.close(), { log })

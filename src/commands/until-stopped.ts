@@ -9,7 +9,7 @@
  */
 import { STOP_BOUND_MS } from '../defaults.js'
 import type { Logger } from '../log.js'
-import { EXIT_FAILURE, EXIT_OK } from './subcommand.js'
+import { EXIT } from './subcommand.js'
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
 /** What a stopping process takes and ignores: the stop signals, and SIGHUP (a reload, or a closed terminal). */
@@ -133,8 +133,8 @@ export interface UntilStoppedOptions {
 }
 
 /**
- * Waits for the stop, then runs `close` within the bound. Resolves with EXIT_OK once closed, or
- * EXIT_FAILURE when `close` failed or ran past the bound (the caller then exits with it still running).
+ * Waits for the stop, then runs `close` within the bound. Resolves with EXIT.ok once closed, or
+ * EXIT.failure when `close` failed or ran past the bound (the caller then exits with it still running).
  */
 export function untilStopped(close: () => Promise<void>, opts: UntilStoppedOptions): Promise<number> {
   const hooks: ListenHooks = { log: opts.log, ...(opts.onHangup ? { onHangup: opts.onHangup } : {}) }
@@ -167,12 +167,12 @@ async function closeWithin(close: () => Promise<void>, boundMs: number, log: Log
     timer.unref()
   })
   try {
-    if ((await Promise.race([close().then(() => 'closed' as const), late])) === 'closed') return EXIT_OK
+    if ((await Promise.race([close().then(() => 'closed' as const), late])) === 'closed') return EXIT.ok
     log.error(`stop took longer than ${boundMs} ms; exiting anyway`)
-    return EXIT_FAILURE
+    return EXIT.failure
   } catch (err) {
     log.error('stop failed', { error: err })
-    return EXIT_FAILURE
+    return EXIT.failure
   } finally {
     clearTimeout(timer)
   }

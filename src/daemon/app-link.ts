@@ -11,7 +11,7 @@
 import type { AppState } from '../api/app-state.js'
 import { CommandClient } from '../api/client.js'
 import { NotificationLink } from '../api/notifications.js'
-import { DEFAULT_WS_PORT } from '../api/protocol.js'
+import { APP_DEFAULT_PORTS } from '../api/protocol.js'
 import type { Logger } from '../log.js'
 import type { Config } from '../mappings/schema.js'
 import type { SimulatorHandle } from '../app-kit/simulator/index.js'
@@ -176,7 +176,7 @@ export function simulatorListenError(err: unknown, app: Config['app'], section =
 function simulatorPorts(app: Config['app']): { httpPort: number; wsPort: number } {
   const url = new URL(app.url)
   const ws = app.notifications ? new URL(app.notifications) : undefined
-  return { httpPort: portOf(url), wsPort: ws ? portOf(ws) : url.port === '0' ? 0 : DEFAULT_WS_PORT }
+  return { httpPort: portOf(url), wsPort: ws ? portOf(ws) : url.port === '0' ? 0 : APP_DEFAULT_PORTS.ws }
 }
 
 /** The URLs of the application, and the simulator started in its place when `app.simulate` asks for it. */
@@ -191,7 +191,7 @@ async function startSimulatorFor(
     return {
       simulator: undefined,
       appUrl: app.url.replace(/\/$/, ''),
-      notificationsUrl: app.notifications ?? `ws://${url.hostname}:${DEFAULT_WS_PORT}`,
+      notificationsUrl: app.notifications ?? `ws://${url.hostname}:${APP_DEFAULT_PORTS.ws}`,
     }
   }
   // Loaded only when asked for: a daemon driving the real application never holds the simulator's code.

@@ -5,7 +5,7 @@
  *    the page's own document (without it any web page could `POST .../press`, or hold the event
  *    streams' slots with a GET). The rules are in `src/http-guard.ts`.
  * 2. **Token**, only when bound to anything but loopback: `Authorization: Bearer <token>`, or the
- *    cookie COOKIE_NAME that a page link `?token=<token>` sets (`HttpOnly; SameSite=Strict`, then a
+ *    cookie AUTH.cookieName that a page link `?token=<token>` sets (`HttpOnly; SameSite=Strict`, then a
  *    redirect that drops the token from the address bar). It guards everything, the page and its
  *    WebSocket included: on a LAN, the page's keys are as powerful as the API. Compared in constant
  *    time; never logged. Without a token such a bind refuses to start.
@@ -27,10 +27,16 @@ import type { Logger } from '../log.js'
 import { COMMON_HEADERS, HttpError } from './http.js'
 import { applyListenRules, hostRuleProblem, type ListenKeys } from './listen-rules.js'
 
-/** The cookie that carries the token for the page (set from a `?token=` link). */
-export const COOKIE_NAME = 'panelbridge_token'
-
-export { MIN_TOKEN_LENGTH } from './listen-rules.js'
+/** The token's cookie and the bound on the header that may carry it. */
+export const AUTH = {
+  /** The cookie that carries the token for the page (set from a `?token=` link). */
+  cookieName: 'panelbridge_token',
+  /**
+   * Longest `Authorization` header read, characters; a longer one is refused at once (400). ASSUMED:
+   * tokens are 16 characters and up, the ones people generate 32 to 64; 4096 leaves room for any of them.
+   */
+  maxAuthorizationLength: 4096,
+} as const
 
 /** Why the server refused to start (e.g. a non-loopback bind without a token). */
 export class DaemonServerConfigError extends Error {
@@ -69,12 +75,6 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   }
   return undefined
 }
-
-/**
- * Longest `Authorization` header read, characters; a longer one is refused at once (400). ASSUMED:
- * tokens are 16 characters and up, the ones people generate 32 to 64; 4096 leaves room for any of them.
- */
-export const MAX_AUTHORIZATION_LENGTH = 4096
 
 const BLANK = new Set([' ', '\t'])
 
@@ -141,12 +141,12 @@ export class ServerAuth {
   /** The token, when one is required: throws 401 without a valid one (400 for an over-long header). */
   requireToken(req: IncomingMessage): void {
     if (!this.tokenRequired) return
-    if ((req.headers.authorization?.length ?? 0) > MAX_AUTHORIZATION_LENGTH) {
+    if ((req.headers.authorization?.length ?? 0) > AUTH.maxAuthorizationLength) {
       this.log.once('long-authorization', 'warn', 'refused an over-long Authorization header')
       throw new HttpError(
         400,
         'BAD_AUTHORIZATION',
-        `the Authorization header is over ${MAX_AUTHORIZATION_LENGTH} characters; send Authorization: Bearer <token>`,
+        `the Authorization header is over ${AUTH.maxAuthorizationLength} characters; send Authorization: Bearer <token>`,
       )
     }
     if (!this.authorized(req)) {
@@ -178,7 +178,7 @@ export class ServerAuth {
     res.writeHead(303, {
       ...COMMON_HEADERS,
       // The cookie holds the token itself: the server keeps no session state to lose on restart.
-      'set-cookie': `${COOKIE_NAME}=${encodeURIComponent(given!)}; Path=/; HttpOnly; SameSite=Strict`,
+      'set-cookie': `${AUTH.cookieName}=${encodeURIComponent(given!)}; Path=/; HttpOnly; SameSite=Strict`,
       // One leading slash: `//host` would send the browser to another site.
       location: '/' + url.pathname.replace(/^\/+/, '') + url.search,
     })
@@ -188,7 +188,7 @@ export class ServerAuth {
   private authorized(req: IncomingMessage): boolean {
     return (
       this.tokenMatches(bearer(req.headers.authorization)) ||
-      this.tokenMatches(cookieValue(req.headers.cookie, COOKIE_NAME))
+      this.tokenMatches(cookieValue(req.headers.cookie, AUTH.cookieName))
     )
   }
 

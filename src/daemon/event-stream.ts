@@ -26,7 +26,7 @@ import { allow, COMMON_HEADERS, HttpError } from './http.js'
 import { StreamReader } from './stream-reader.js'
 
 /** The last event of a stream dropped for falling behind (README, the remote API). */
-export const DROPPED_EVENT = 'dropped'
+const DROPPED_EVENT = 'dropped'
 
 /** The event stream's bounds (part of `DaemonServerLimits`). */
 export interface EventStreamLimits {

@@ -4,7 +4,7 @@
  * whatever its source (the `GET /api/events` stream today; a recorder later), hangs here and nowhere else.
  *
  * Presses the operator never finished end here too: a remote API `down` holds its control only for a
- * lease (`lease_ms`, default `DEFAULT_API_LEASE_MS`); when the lease ends before its `up`, the press
+ * lease (`lease_ms`, default `API_LEASE.defaultMs`); when the lease ends before its `up`, the press
  * is cancelled (nothing fires for it late) and logged. A remote API `press` on a control whose `down`
  * is still held cancels that one first, so a later press is never swallowed by an earlier `down` that
  * never got its `up`. A surface that goes (unplugged, removed by a reload) cancels every press held on it.
@@ -23,15 +23,18 @@ export type InputObserver = (event: SurfaceEvent, source: InputSource) => void
 /** The source name the engine sees on the remote API's presses (tracked apart from a browser's or the device's). */
 const API_SOURCE = 'api'
 
-/**
- * How long a remote API `down` holds its control without its `up`, ms: a script that dies between the
- * two must not hold the control for ever. ASSUMED: 10 s (issue 24, item 5), long enough for any hold a
- * binding takes (holds and hold-to-confirm are a few seconds).
- */
-export const DEFAULT_API_LEASE_MS = 10_000
-/** Bounds of `lease_ms`: shorter would cut a normal press; longer is a control held by a dead client. */
-export const MIN_API_LEASE_MS = 100
-export const MAX_API_LEASE_MS = 60_000
+/** A remote client's lease on a control (`lease_ms`). */
+export const API_LEASE = {
+  /**
+   * How long a remote API `down` holds its control without its `up`, ms: a script that dies between the
+   * two must not hold the control for ever. ASSUMED: 10 s (issue 24, item 5), long enough for any hold a
+   * binding takes (holds and hold-to-confirm are a few seconds).
+   */
+  defaultMs: 10_000,
+  /** Bounds of `lease_ms`: shorter would cut a normal press; longer is a control held by a dead client. */
+  minMs: 100,
+  maxMs: 60_000,
+} as const
 
 /** What the door needs of the engine. */
 export interface InputEngine {
@@ -123,7 +126,7 @@ export class InputDoor {
 
   /**
    * An injected event as a device would send it, through `enter` (`press` is down then up; `rotate`
-   * takes a delta, `value` a normalised value, `down` its lease in ms, default `DEFAULT_API_LEASE_MS`).
+   * takes a delta, `value` a normalised value, `down` its lease in ms, default `API_LEASE.defaultMs`).
    * Each event is stamped as it enters, as a device's is. The caller has checked that the control
    * exists and takes this kind, and that a lease is within its bounds.
    */
@@ -143,7 +146,7 @@ export class InputDoor {
         break
       case 'down':
         // A repeated down renews the lease of the press it continues.
-        this.lease(surface, control, arg ?? DEFAULT_API_LEASE_MS)
+        this.lease(surface, control, arg ?? API_LEASE.defaultMs)
         enter({ type: 'down' })
         break
       case 'up':

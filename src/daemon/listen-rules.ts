@@ -10,7 +10,7 @@ import { readRegularFile } from '../read-regular.js'
 import { isLoopbackAddress } from '../http-guard.js'
 
 /** Shortest token accepted from `listen.token_file` (the schema asks the same of `listen.token`). */
-export const MIN_TOKEN_LENGTH = 16
+const MIN_TOKEN_LENGTH = 16
 /**
  * The largest token file read, bytes. ASSUMED: a token is a line of text (the README suggests 32 random
  * bytes in hex); a larger file is not a token file, and is not read whole.

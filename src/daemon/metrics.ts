@@ -6,8 +6,8 @@
  * conventions: durations in seconds, counters ending in `_total`.
  *
  * Label values are bounded. Command names come from the config and the catalogue, error codes from
- * the application's replies (which a broken or hostile application chooses): past MAX_COMMAND_LABELS
- * distinct commands, or MAX_ERROR_CODE_LABELS distinct codes, the rest count under `other`. A
+ * the application's replies (which a broken or hostile application chooses): past METRIC_LABELS.maxCommands
+ * distinct commands, or METRIC_LABELS.maxErrorCodes distinct codes, the rest count under `other`. A
  * command's outcome is only `ok` or `error`; which error is counted once, by code, in
  * `panelbridge_command_errors_total`, so commands × codes never multiply into series.
  */
@@ -16,12 +16,16 @@ import { cachedKeyImageBytes } from '../surfaces/drivers.js'
 import type { DaemonMetrics } from './api.js'
 import { AppMetrics } from './app-metrics.js'
 
-/** Distinct `command` label values kept; later commands count as OTHER_LABEL. */
-export const MAX_COMMAND_LABELS = 200
-/** Distinct `code` label values kept; later codes count as OTHER_LABEL. */
-const MAX_ERROR_CODE_LABELS = 50
-/** The label value that stands for everything past a cap. */
-export const OTHER_LABEL = 'other'
+/** Caps on label values. */
+export const METRIC_LABELS = {
+  /** Distinct `command` label values kept; later commands count as `other`. */
+  maxCommands: 200,
+  /** Distinct `code` label values kept; later codes count as `other`. */
+  maxErrorCodes: 50,
+  /** The label value that stands for everything past a cap. */
+  other: 'other',
+} as const
+
 /** Prefix of every metric the daemon exports (the default process metrics included). */
 const METRIC_PREFIX = 'panelbridge_'
 
@@ -39,14 +43,14 @@ const LOCAL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 /** Buckets, seconds, for a command's round trip to the application. */
 const ROUND_TRIP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-/** Keeps at most `max` distinct values; later ones map to OTHER_LABEL. */
+/** Keeps at most `max` distinct values; later ones map to METRIC_LABELS.other. */
 class LabelCap {
   private readonly seen = new Set<string>()
   constructor(private readonly max: number) {}
 
   label(value: string): string {
     if (this.seen.has(value)) return value
-    if (this.seen.size >= this.max) return OTHER_LABEL
+    if (this.seen.size >= this.max) return METRIC_LABELS.other
     this.seen.add(value)
     return value
   }
@@ -85,8 +89,8 @@ export class PrometheusMetrics implements DaemonMetrics {
   private readonly byApp: AppMetrics
 
   constructor(options: PrometheusMetricsOptions = {}) {
-    this.commands = new LabelCap(options.maxCommandLabels ?? MAX_COMMAND_LABELS)
-    this.codes = new LabelCap(options.maxErrorCodeLabels ?? MAX_ERROR_CODE_LABELS)
+    this.commands = new LabelCap(options.maxCommandLabels ?? METRIC_LABELS.maxCommands)
+    this.codes = new LabelCap(options.maxErrorCodeLabels ?? METRIC_LABELS.maxErrorCodes)
     const registers = [this.registry]
     const p = METRIC_PREFIX
     this.eventToRequestSeconds = new Histogram({

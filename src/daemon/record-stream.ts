@@ -25,10 +25,13 @@ import type { EventStreamLimits } from './event-stream.js'
 import { allow, COMMON_HEADERS, HttpError } from './http.js'
 import { StreamReader } from './stream-reader.js'
 
-/** The `kind` of the last line of a reader dropped for falling behind (README, the remote API). */
-export const RECORD_DROPPED_KIND = 'dropped'
-/** The `kind` of the last line when the recording stops. */
-export const RECORD_END_KIND = 'end'
+/** The `kind` of a recording stream's last line. */
+export const RECORD_STREAM_KINDS = {
+  /** The `kind` of the last line of a reader dropped for falling behind (README, the remote API). */
+  dropped: 'dropped',
+  /** The `kind` of the last line when the recording stops. */
+  end: 'end',
+} as const
 
 export interface RecordStreamsOptions {
   api: DaemonApi
@@ -120,7 +123,7 @@ class LineReader extends StreamReader<string> {
   end(why: string): void {
     if (this.finished || this.res.destroyed) return
     this.finish(
-      `${this.waiting.join('')}${JSON.stringify({ kind: RECORD_END_KIND, reason: 'stopped', message: why })}\n`,
+      `${this.waiting.join('')}${JSON.stringify({ kind: RECORD_STREAM_KINDS.end, reason: 'stopped', message: why })}\n`,
     )
   }
 
@@ -130,7 +133,7 @@ class LineReader extends StreamReader<string> {
 
   protected droppedText(unread: number): string {
     const why = {
-      kind: RECORD_DROPPED_KIND,
+      kind: RECORD_STREAM_KINDS.dropped,
       reason: 'behind',
       message: `this reader fell behind: ${unread} bytes unread, over the limit of ${this.limit}; lines were lost, reconnect to follow again`,
       unreadBytes: unread,

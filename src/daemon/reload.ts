@@ -65,7 +65,7 @@ export interface ReloaderOptions {
 }
 
 /** The recent errors' key of a refused or failed reload. */
-export const RELOAD_ERROR_KEY = 'config'
+const RELOAD_ERROR_KEY = 'config'
 
 /** The config's state: whether the file on disk runs, and when the running mapping was loaded (epoch ms). */
 export interface ConfigState {

@@ -21,11 +21,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { ControlIdError, parseControlId, type ParsedControlId } from '../face/control-id.js'
-import { isSurfaceName } from '../face/surface-name.js'
+import { ControlIdError, isSurfaceName, parseControlId, type ParsedControlId } from '../face/control-id.js'
 import { MAX_ROTATE_DELTA } from '../face/protocol.js'
 import type { BindingAddress, ConfigEditApi, DaemonApi, EditRefusal, InjectKind, InjectRefusal } from './api.js'
-import { MAX_API_LEASE_MS, MIN_API_LEASE_MS } from './input.js'
+import { API_LEASE } from './input.js'
 import { allow, allowMethod, COMMON_HEADERS, HttpError } from './http.js'
 
 /**
@@ -204,7 +203,7 @@ export class Routes {
     allowMethod(method, action === undefined ? ['GET', 'HEAD'] : ['POST'])
     const surface = decodeSegment(segments[1]!)
     const control = decodeSegment(segments[3]!)
-    // A name the config could not give a surface (the one rule, `surface-name.ts`) names none.
+    // A name the config could not give a surface (the one rule, `surfaceNameProblem` of `src/face/control-id.ts`) names none.
     if (!isSurfaceName(surface)) {
       throw new HttpError(404, 'UNKNOWN_SURFACE', `no surface named ${JSON.stringify(surface)}`)
     }
@@ -247,11 +246,11 @@ function injectArgument(kind: InjectKind, control: ParsedControlId, query: URLSe
   const lease = query.get('lease_ms')
   if (kind === 'down' && lease !== null) {
     const ms = INTEGER.test(lease) ? Number(lease) : NaN
-    if (!Number.isSafeInteger(ms) || ms < MIN_API_LEASE_MS || ms > MAX_API_LEASE_MS) {
+    if (!Number.isSafeInteger(ms) || ms < API_LEASE.minMs || ms > API_LEASE.maxMs) {
       throw new HttpError(
         400,
         'BAD_VALUE',
-        `lease_ms must be an integer from ${MIN_API_LEASE_MS} to ${MAX_API_LEASE_MS} (ms the down holds without its up)`,
+        `lease_ms must be an integer from ${API_LEASE.minMs} to ${API_LEASE.maxMs} (ms the down holds without its up)`,
       )
     }
     return ms

@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http'
  * What waits may pass the limit until the socket had its chance to drain, but never this many times
  * it: the bound on memory while a burst is handled in one run of code.
  */
-export const HARD_LIMIT_FACTOR = 4
+const HARD_LIMIT_FACTOR = 4
 /**
  * How long a dropped reader's socket is given to take its last event, ms, before it is cut. ASSUMED:
  * 2 s; a reader that reads gets it at once, and one that never reads holds only what was already unread.

@@ -7,22 +7,26 @@
  *
  * The lines are the daemon's command records (`DaemonOptions.onCommand`, the same as the `command`
  * event of `GET /api/events`), whose parameters have their secrets replaced already, from the first
- * command at start on; the line redacts its texts once more and is bounded (TRACE_MAX_PARAMS_CHARS, TRACE_MAX_MESSAGE_CHARS), so a hostile reply
- * or a huge parameter cannot flood the terminal and no secret reaches it.
+ * command at start on; the line redacts its texts once more and is bounded (TRACE.maxParamsChars,
+ * TRACE.maxMessageChars), so a hostile reply or a huge parameter cannot flood the terminal and no secret
+ * reaches it.
  */
 import { redactText } from '../redact.js'
 import type { CommandEvent } from './api.js'
 
-/** The parameters' JSON in a trace line is cut to this many characters. */
-export const TRACE_MAX_PARAMS_CHARS = 400
-/** A failure's text in a trace line is cut to this many characters. */
-export const TRACE_MAX_MESSAGE_CHARS = 200
-/** The environment variable that turns the trace on as `--trace` does (`1`, `true` or `yes`). */
-export const TRACE_ENV = 'PANELBRIDGE_TRACE'
+/** The command trace's switch and bounds. */
+export const TRACE = {
+  /** The parameters' JSON in a trace line is cut to this many characters. */
+  maxParamsChars: 400,
+  /** A failure's text in a trace line is cut to this many characters. */
+  maxMessageChars: 200,
+  /** The environment variable that turns the trace on as `--trace` does (`1`, `true` or `yes`). */
+  env: 'PANELBRIDGE_TRACE',
+} as const
 
-/** Whether the trace is wanted: `--trace`, or TRACE_ENV set to 1, true or yes. */
+/** Whether the trace is wanted: `--trace`, or TRACE.env set to 1, true or yes. */
 export function traceWanted(flag: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = env[TRACE_ENV]?.trim().toLowerCase()
+  const v = env[TRACE.env]?.trim().toLowerCase()
   return flag || v === '1' || v === 'true' || v === 'yes'
 }
 
@@ -38,8 +42,8 @@ function clock(at: Date): string {
 
 /** One command as one trace line (no newline inside: every text is JSON-quoted or has none). */
 export function formatTraceLine(e: CommandEvent, at: Date = new Date()): string {
-  const params = cut(redactText(JSON.stringify(e.params)), TRACE_MAX_PARAMS_CHARS)
-  const why = e.message !== undefined ? ` ${JSON.stringify(cut(redactText(e.message), TRACE_MAX_MESSAGE_CHARS))}` : ''
+  const params = cut(redactText(JSON.stringify(e.params)), TRACE.maxParamsChars)
+  const why = e.message !== undefined ? ` ${JSON.stringify(cut(redactText(e.message), TRACE.maxMessageChars))}` : ''
   // Origin and command name come from the config: quoted when they hold a control character or a quote.
   return `trace ${clock(at)} ${word(e.origin)} ${word(e.command)} ${params} ${word(e.outcome)}${why} ${e.durationMs} ms`
 }

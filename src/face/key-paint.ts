@@ -64,8 +64,24 @@ export const FALLBACK_FONTS: readonly FallbackFont[] = [
   { id: 'cjk', family: 'PanelbridgeCJK', route: '/key-font-cjk.ttc', ranges: FALLBACK_RANGES.cjk },
 ]
 
-/** The font families every key text is set in: DejaVu, then the fallbacks (a missing one is skipped). */
-export const KEY_FONT_STACK = [KEY_FONT_FAMILY, ...FALLBACK_FONTS.map((f) => f.family)].join(', ')
+/** How a key's text is set. */
+export const KEY_TEXT = {
+  /** The font families every key text is set in: DejaVu, then the fallbacks (a missing one is skipped). */
+  fontStack: [KEY_FONT_FAMILY, ...FALLBACK_FONTS.map((f) => f.family)].join(', '),
+  /** The smallest label size: below it a label is cut with `…` rather than shrunk further. */
+  minFontPx: 7,
+  /** A line's height, in font sizes. */
+  lineHeight: 1.15,
+  /**
+   * From the middle of a line to its alphabetic baseline, in ems: half of the shipped font's ascent less
+   * its descent (DejaVu Sans Bold: 1901 and 483 of 2048 units). Lines are placed on their baseline rather
+   * than with `textBaseline = 'middle'`, whose meaning differs: Skia takes the middle of ascent and
+   * descent, Chromium the middle of the em box, which put the page's labels 3 px higher than the
+   * hardware's. Pinned against Skia's metrics of the shipped font by the renderer's tests.
+   */
+  fontAscent: 1901 / 2048,
+  fontDescent: 483 / 2048,
+} as const
 
 /** Below this code point DejaVu has every printable character: a text there needs no fallback. */
 export const FAST_PATH_END = 0x250
@@ -157,11 +173,7 @@ export interface KeyPaintContext {
 }
 
 const DEFAULT_BACKGROUND: Rgb = [0, 0, 0]
-/** The smallest label size: below it a label is cut with `…` rather than shrunk further. */
-export const MIN_FONT_PX = 7
 const MAX_FONT_FRACTION = 0.3
-/** A line's height, in font sizes. */
-export const LINE_HEIGHT = 1.15
 const PADDING_FRACTION = 0.06
 const BADGE_FRACTION = 0.25
 const FAILED_BAR_FRACTION = 0.04
@@ -182,16 +194,7 @@ const VALUE_BAR_FRACTION = 0.06
 const MIN_VALUE_BAR_PX = 3
 /** How much of the fill colour the empty part of the level bar takes, so an empty bar still shows. */
 const VALUE_TRACK_MIX = 0.3
-/**
- * From the middle of a line to its alphabetic baseline, in ems: half of the shipped font's ascent less
- * its descent (DejaVu Sans Bold: 1901 and 483 of 2048 units). Lines are placed on their baseline rather
- * than with `textBaseline = 'middle'`, whose meaning differs: Skia takes the middle of ascent and
- * descent, Chromium the middle of the em box, which put the page's labels 3 px higher than the
- * hardware's. Pinned against Skia's metrics of the shipped font by the renderer's tests.
- */
-export const FONT_ASCENT = 1901 / 2048
-export const FONT_DESCENT = 483 / 2048
-const MIDDLE_TO_BASELINE = (FONT_ASCENT - FONT_DESCENT) / 2
+const MIDDLE_TO_BASELINE = (KEY_TEXT.fontAscent - KEY_TEXT.fontDescent) / 2
 
 type Rgb = [number, number, number]
 
@@ -330,7 +333,7 @@ const MAX_WIDTH_CACHE = 20_000
 const widthCache = new Map<string, number>()
 
 function measureRef(ctx: KeyPaintContext, s: string): number {
-  ctx.font = `${REF_PX}px ${KEY_FONT_STACK}`
+  ctx.font = `${REF_PX}px ${KEY_TEXT.fontStack}`
   return ctx.measureText(s).width
 }
 
@@ -437,13 +440,13 @@ export function wrapAll(ctx: KeyPaintContext, text: string, maxW: number, px: nu
 }
 
 function fitsHeight(lines: string[], px: number, maxH: number): boolean {
-  return lines.length * px * LINE_HEIGHT <= maxH
+  return lines.length * px * KEY_TEXT.lineHeight <= maxH
 }
 
 /**
- * The label's size and lines: the largest size from `largest` down to MIN_FONT_PX whose wrapped lines fit
+ * The label's size and lines: the largest size from `largest` down to KEY_TEXT.minFontPx whose wrapped lines fit
  * `maxH` without breaking a word ("Replay" shrinks rather than becoming "Repl" / "ay"); only when none
- * does, the largest that fits with words broken (or MIN_FONT_PX, whose lines the caller cuts).
+ * does, the largest that fits with words broken (or KEY_TEXT.minFontPx, whose lines the caller cuts).
  *
  * The first search halves its range rather than trying every size: "fits unbroken" holds at every size
  * below one where it holds. A smaller size allows a wider line in reference units (`maxRefWidth`
@@ -463,7 +466,7 @@ export function fitLabel(
   const label = labelOf(ctx, text)
   let found: { px: number; lines: string[] } | undefined
   // Invariant: every size up to `low` fits unbroken (or low is below the range), none from `high` up does.
-  let low = MIN_FONT_PX - 1
+  let low = KEY_TEXT.minFontPx - 1
   let high = largest + 1
   while (high - low > 1) {
     const px = (low + high) >> 1
@@ -477,7 +480,7 @@ export function fitLabel(
   if (found) return found
   let px = largest
   let lines = wrapLabel(ctx, label, maxW, px)
-  while (!fitsHeight(lines, px, maxH) && px > MIN_FONT_PX) lines = wrapLabel(ctx, label, maxW, --px)
+  while (!fitsHeight(lines, px, maxH) && px > KEY_TEXT.minFontPx) lines = wrapLabel(ctx, label, maxW, --px)
   return { px, lines }
 }
 
@@ -493,21 +496,21 @@ function drawText(
 ): void {
   const maxW = width - 2 * pad
   const maxH = bottom - pad
-  const largest = Math.max(MIN_FONT_PX, Math.floor(height * MAX_FONT_FRACTION))
+  const largest = Math.max(KEY_TEXT.minFontPx, Math.floor(height * MAX_FONT_FRACTION))
   const fitted = fitLabel(ctx, text.replace(/\r\n?/g, '\n'), maxW, maxH, largest)
   const { px } = fitted
   let { lines } = fitted
   if (!fitsHeight(lines, px, maxH)) {
     // Nothing fits even at the smallest size: keep the lines that fit and mark the cut with an ellipsis.
-    const room = Math.max(1, Math.floor(maxH / (px * LINE_HEIGHT)))
+    const room = Math.max(1, Math.floor(maxH / (px * KEY_TEXT.lineHeight)))
     lines = lines.slice(0, room)
     const max = maxRefWidth(maxW, px)
     let last = lines[lines.length - 1] ?? ''
     while (last !== '' && refWidth(ctx, last + '…') > max) last = last.slice(0, -1)
     lines[lines.length - 1] = last + '…'
   }
-  ctx.font = `${px}px ${KEY_FONT_STACK}`
-  const lineHeight = px * LINE_HEIGHT
+  ctx.font = `${px}px ${KEY_TEXT.fontStack}`
+  const lineHeight = px * KEY_TEXT.lineHeight
   const blockHeight = lines.length * lineHeight
   ctx.fillStyle = css(color)
   ctx.textAlign = 'center'
@@ -528,12 +531,12 @@ interface DetailBox {
 
 /**
  * Draws the detail as one line whose box ends at `bottom`: the largest size from 15 % of the key
- * height down to MIN_FONT_PX at which it fits the width, else cut with `…`. Returns the box's top.
+ * height down to KEY_TEXT.minFontPx at which it fits the width, else cut with `…`. Returns the box's top.
  */
 function drawDetail(ctx: KeyPaintContext, detail: string, box: DetailBox): number {
   const maxW = box.width - 2 * box.pad
-  let px = Math.max(MIN_FONT_PX, Math.floor(box.height * DETAIL_FONT_FRACTION))
-  while (px > MIN_FONT_PX && refWidth(ctx, detail) > maxRefWidth(maxW, px)) px--
+  let px = Math.max(KEY_TEXT.minFontPx, Math.floor(box.height * DETAIL_FONT_FRACTION))
+  while (px > KEY_TEXT.minFontPx && refWidth(ctx, detail) > maxRefWidth(maxW, px)) px--
   return drawLines(ctx, [cutToFit(ctx, detail, maxRefWidth(maxW, px))], px, box)
 }
 
@@ -543,7 +546,7 @@ function drawDetail(ctx: KeyPaintContext, detail: string, box: DetailBox): numbe
  */
 function drawReason(ctx: KeyPaintContext, detail: string, box: DetailBox): number {
   const maxW = box.width - 2 * box.pad
-  const px = Math.max(MIN_FONT_PX, Math.round(box.height * REASON_FONT_FRACTION))
+  const px = Math.max(KEY_TEXT.minFontPx, Math.round(box.height * REASON_FONT_FRACTION))
   const max = maxRefWidth(maxW, px)
   let lines = wrap(ctx, detail, max, { count: 0 })
   if (lines.length > REASON_LINES) {
@@ -563,9 +566,9 @@ function cutToFit(ctx: KeyPaintContext, line: string, max: number): string {
 
 /** Draws lines centred, the last one's box ending at `box.bottom`; returns the top of the first. */
 function drawLines(ctx: KeyPaintContext, lines: string[], px: number, box: DetailBox): number {
-  const lineHeight = px * LINE_HEIGHT
+  const lineHeight = px * KEY_TEXT.lineHeight
   const top = box.bottom - lines.length * lineHeight
-  ctx.font = `${px}px ${KEY_FONT_STACK}`
+  ctx.font = `${px}px ${KEY_TEXT.fontStack}`
   ctx.fillStyle = css(box.color)
   ctx.textAlign = 'center'
   ctx.textBaseline = 'alphabetic'
@@ -654,8 +657,8 @@ function drawBadge(ctx: KeyPaintContext, badge: FeedbackBadge, width: number, he
 
 /** A one-character mark centred on (x, y) inside a badge of `leg` pixels. */
 function drawMark(ctx: KeyPaintContext, mark: string, color: string, x: number, y: number, leg: number): void {
-  const px = Math.max(MIN_FONT_PX, Math.round(leg * 0.8))
-  ctx.font = `${px}px ${KEY_FONT_STACK}`
+  const px = Math.max(KEY_TEXT.minFontPx, Math.round(leg * 0.8))
+  ctx.font = `${px}px ${KEY_TEXT.fontStack}`
   ctx.fillStyle = color
   ctx.textAlign = 'center'
   ctx.textBaseline = 'alphabetic'

@@ -37,7 +37,7 @@ export const FAMILIES: Readonly<Record<string, FamilyFacts>> = {
 }
 
 /** How the lit controls of a family's surface look, by driver name, where the family's differ from the common rules. */
-export const FAMILY_LIGHTS: Readonly<
+const FAMILY_LIGHTS: Readonly<
   Record<string, (description: Pick<SurfaceDescription, 'model'>) => LightChooser | undefined>
 > = {
   xkeys: xkeysLights,

@@ -12,7 +12,7 @@ import type { ControlDescriptor } from '../face/surface.js'
 /** Longest input report read, bytes (a full-speed USB HID report is at most 64; high speed 1024). */
 export const MAX_REPORT_BYTES = 1024
 /** Most fields in one map. */
-export const MAX_REPORT_FIELDS = 256
+const MAX_REPORT_FIELDS = 256
 
 const field = z
   .strictObject({

@@ -8,14 +8,14 @@ import { controlId } from '../face/control-id.js'
 import type { ControlDescriptor, SurfaceDescription } from '../face/surface.js'
 
 export const WEB_DRIVER = 'web'
-export const WEB_MODEL = 'Web surface'
+const WEB_MODEL = 'Web surface'
 /** Key image size when the config names none (the Stream Deck XL's). */
-export const DEFAULT_WEB_KEY_SIZE: WebKeySize = { width: 96, height: 96 }
+const DEFAULT_WEB_KEY_SIZE: WebKeySize = { width: 96, height: 96 }
 /** Limits that keep a typo in the config from building a page of a million keys. */
-export const MAX_WEB_GRID = 16
-export const MAX_WEB_ENCODERS = 8
-export const MAX_WEB_FADERS = 8
-export const MAX_WEB_KEY_PIXELS = 256
+const MAX_WEB_GRID = 16
+const MAX_WEB_ENCODERS = 8
+const MAX_WEB_FADERS = 8
+const MAX_WEB_KEY_PIXELS = 256
 
 /** A web surface's key image size in pixels. */
 export interface WebKeySize {

@@ -7,7 +7,7 @@
  */
 import { ControlIdError, controlSends, parseControlAddress, type ControlKind } from '../face/control-id.js'
 import type { SurfaceEvent } from '../surfaces/types.js'
-import { CONFIRM_COMMANDS, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
+import { CONFIRM_COMMANDS, PAGE_WORDS } from './constants.js'
 import { checkCommand } from './check-command.js'
 import { controlRangeHint } from './control-range.js'
 import { pathText, type Path, type Problems } from './problems.js'
@@ -155,7 +155,7 @@ function checkBehaviour(ctx: BindingContext, b: Binding, surface: string, at: (.
     if ('command' in action) {
       checkCommand(problems, at(...path), action)
       checkTargetAll(problems, at(...path), action.command, action.params, action.all)
-    } else if ('page' in action && action.page !== PAGE_PREVIOUS && action.page !== PAGE_NEXT) {
+    } else if ('page' in action && action.page !== PAGE_WORDS.previous && action.page !== PAGE_WORDS.next) {
       if (!surfacePages?.includes(action.page)) {
         problems.add(at(...path, 'page'), 'error', `page: ${action.page} is not a page of ${surface}`)
       }

@@ -18,7 +18,7 @@ import type { Config } from './schema.js'
  * Work done in one turn before the loop gets a turn of its own, ms. ASSUMED: well under the 50 ms a
  * stall may last (issue 24), with room for the garbage collector's share; `npm run bench config-reload`.
  */
-export const COMPILE_SLICE_MS = 5
+const COMPILE_SLICE_MS = 5
 
 /** Why a preparation stopped: its reload timed out or was stopped. */
 export class CompileAborted extends Error {

@@ -25,7 +25,7 @@ import { JogScrub } from './behaviours/jog.js'
 import { PressBehaviour } from './behaviours/press.js'
 import { RotateSender, ShuttleSpeed, ValueSetter } from './behaviours/continuous.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './behaviours/types.js'
-import { MAX_INPUT_AGE_MS, STREAMING_POLL_MS } from './constants.js'
+import { ENGINE_TUNABLES } from './constants.js'
 import { computeFeedback, followedTitle, indicatorOn, showsReplaySpeed, titleContext } from './feedback.js'
 import type { PagePort, PageViewSink } from '../surfaces/page-port.js'
 import { carryPages, PageViews, turnPage, type PageState, type View } from './page-views.js'
@@ -302,7 +302,7 @@ export class Engine implements PagePort {
     const key = keyOf(event.surface, event.control)
     // Input that waited too long (a stalled loop, a burst replayed by a driver) is not acted on: a press
     // fired late is worse than a press shown as lost. An up always gets through, to end a hold.
-    if (event.type !== 'up' && performance.now() - event.at > MAX_INPUT_AGE_MS) {
+    if (event.type !== 'up' && performance.now() - event.at > ENGINE_TUNABLES.maxInputAgeMs) {
       this.log.once(`stale-input:${key}`, 'warn', 'input arrived too late and was dropped', { control: key })
       return
     }
@@ -660,13 +660,13 @@ export class Engine implements PagePort {
     }
     const joined = [...apps].filter((name) => !this.streamingApps.includes(name))
     this.streamingApps = [...apps]
-    // Repeating: an application that is away is warned of once per outage, not every STREAMING_POLL_MS.
+    // Repeating: an application that is away is warned of once per outage, not every ENGINE_TUNABLES.streamingPollMs.
     const poll = (name: string): void => void this.apps.poll(name, 'getStreamHostServer', 'streaming poll')
     for (const name of joined) poll(name)
     if (apps.size > 0 && !this.streamingPoll) {
       this.streamingPoll = setInterval(() => {
         for (const name of this.streamingApps) poll(name)
-      }, STREAMING_POLL_MS)
+      }, ENGINE_TUNABLES.streamingPollMs)
     } else if (apps.size === 0 && this.streamingPoll) {
       clearInterval(this.streamingPoll)
       this.streamingPoll = undefined

@@ -12,7 +12,7 @@ import type { AppState, TitleState } from '../api/app-state.js'
 import { pickBadge } from '../surfaces/badge.js'
 import type { Feedback } from '../face/feedback.js'
 import type { BehaviourLook } from './behaviours/types.js'
-import { DEFAULT_PLAY_COLORS, DEFAULT_TEXT_COLOR, INDICATOR_OFF, INDICATOR_ON } from './constants.js'
+import { FEEDBACK_COLORS } from './constants.js'
 import type { Binding } from './schema.js'
 import { replayContext } from './playhead.js'
 import { renderTemplate, TEMPLATE_NAMES, UNKNOWN_VALUE_TEXT, type Template, type TemplateContext } from './template.js'
@@ -93,23 +93,23 @@ export function computeFeedback({ binding, label, look: own, state }: FeedbackIn
   let look = own
   const fb = binding.feedback
   const title = followedTitle(binding, state)
-  const out: Feedback = { textColor: binding.text_color ?? DEFAULT_TEXT_COLOR }
+  const out: Feedback = { textColor: binding.text_color ?? FEEDBACK_COLORS.text }
   const on = indicatorOn(binding, state)
   let unseen = false
   if (fb?.title !== undefined) {
     const play = title?.play ?? 'Off'
-    out.color = fb.colors?.[play] ?? DEFAULT_PLAY_COLORS[play]
+    out.color = fb.colors?.[play] ?? FEEDBACK_COLORS.play[play]
     out.led = play === 'Off' ? 'off' : 'on'
     unseen = title === undefined
   } else if (fb) {
-    out.color = on === true ? (binding.color ?? INDICATOR_ON) : INDICATOR_OFF
+    out.color = on === true ? (binding.color ?? FEEDBACK_COLORS.indicatorOn) : FEEDBACK_COLORS.indicatorOff
     out.led = on === true ? 'on' : 'off'
     unseen = on === undefined
   } else if (look.on !== undefined) {
-    out.color = look.on ? (binding.color ?? INDICATOR_ON) : INDICATOR_OFF
+    out.color = look.on ? (binding.color ?? FEEDBACK_COLORS.indicatorOn) : FEEDBACK_COLORS.indicatorOff
     out.led = look.on ? 'on' : 'off'
   } else {
-    out.color = binding.color ?? INDICATOR_OFF
+    out.color = binding.color ?? FEEDBACK_COLORS.indicatorOff
   }
   const stale = fb !== undefined && state.link.status !== 'connected'
   // A replay-speed fader shows the speed the application runs at, whoever set it (the shuttle, another

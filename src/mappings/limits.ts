@@ -23,4 +23,18 @@ export const CONFIG_LIMITS = {
   allowedHosts: 32,
   /** Longest of those names (a DNS name's own bound). */
   hostName: 253,
+  /** How many alias expansions a file may make (a "billion laughs" file stops here). */
+  aliases: 100,
+  /** The deepest nesting of any value in the file. */
+  depth: 32,
+  /** The longest name a message repeats whole: a 10,000-character key is not echoed back whole. */
+  nameShownChars: 64,
+  /**
+   * The longest name a suggestion is looked for. ASSUMED (issue 24 asks for a cap, not a figure): every
+   * name the file format knows (keys, commands, parameters, play states) is far shorter, and a surface or
+   * page name is at most 128 characters; a name past this is not a typo of a short one.
+   */
+  suggestMaxChars: 64,
+  /** How many saved versions the editor keeps. */
+  historyVersions: 20,
 } as const

@@ -23,7 +23,7 @@ import { checkLabelGlyphs } from './check-glyphs.js'
 import { checkBinding, type BindingContext, type SurfaceInfo } from './check-binding.js'
 import { attachPictures, checkImages } from './check-image.js'
 import { checkApps } from './check-apps.js'
-import { PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
+import { PAGE_WORDS } from './constants.js'
 import { Problems, type ConfigProblem, type Severity } from './problems.js'
 import { reportIssues, type IssueContext } from './schema-issues.js'
 import {
@@ -36,16 +36,10 @@ import {
   type Config,
 } from './schema.js'
 import { claimsOfConfig, defaultSurfaceCatalogue, type SurfaceCatalogue } from './surfaces.js'
-import { MAX_CONFIG_DEPTH, parseYaml, syntaxProblems, tooDeepOffset } from './yaml-read.js'
+import { parseYaml, syntaxProblems, tooDeepOffset } from './yaml-read.js'
 
-export { ConfigError, formatProblem, MAX_PROBLEMS, type ConfigProblem, type Severity } from './problems.js'
+export { ConfigError, formatProblem, type ConfigProblem, type Severity } from './problems.js'
 export { pressNeedsConfirm } from './check-binding.js'
-export { MAX_CONFIG_DEPTH } from './yaml-read.js'
-
-/** The largest mapping file read, bytes (`CONFIG_LIMITS.fileBytes`). */
-export const MAX_CONFIG_BYTES = CONFIG_LIMITS.fileBytes
-/** How many alias expansions a file may make (a "billion laughs" file stops here). */
-export const MAX_CONFIG_ALIASES = 100
 
 export interface LoadResult {
   /** The config, when the file has no error (warnings allowed). */
@@ -71,7 +65,7 @@ interface Read {
 /** Why a file of `size` bytes is refused, with the figures. */
 function tooLargeText(size: number): string {
   const n = (v: number): string => v.toLocaleString('en-US')
-  return `too large: ${n(size)} bytes; a mapping file is at most ${n(MAX_CONFIG_BYTES)} bytes (${MAX_CONFIG_BYTES / 1024} KiB)`
+  return `too large: ${n(size)} bytes; a mapping file is at most ${n(CONFIG_LIMITS.fileBytes)} bytes (${CONFIG_LIMITS.fileBytes / 1024} KiB)`
 }
 
 /**
@@ -82,7 +76,7 @@ function tooLargeText(size: number): string {
 function readData(text: string, file: string): Read | { problems: ConfigProblem[] } {
   const lines = new LineCounter()
   const size = Buffer.byteLength(text, 'utf8')
-  if (size > MAX_CONFIG_BYTES) {
+  if (size > CONFIG_LIMITS.fileBytes) {
     const problems = new Problems(file, undefined, lines)
     problems.at(0, 'error', tooLargeText(size))
     return { problems: problems.finish() }
@@ -90,7 +84,7 @@ function readData(text: string, file: string): Read | { problems: ConfigProblem[
   const read = parseYaml(text, lines)
   if ('tooDeepAt' in read) {
     const problems = new Problems(file, undefined, lines)
-    problems.at(read.tooDeepAt, 'error', `values are nested deeper than ${MAX_CONFIG_DEPTH} levels`)
+    problems.at(read.tooDeepAt, 'error', `values are nested deeper than ${CONFIG_LIMITS.depth} levels`)
     return { problems: problems.finish() }
   }
   const { doc } = read
@@ -101,14 +95,14 @@ function readData(text: string, file: string): Read | { problems: ConfigProblem[
 
   let raw: unknown
   try {
-    raw = doc.toJS({ maxAliasCount: MAX_CONFIG_ALIASES })
+    raw = doc.toJS({ maxAliasCount: CONFIG_LIMITS.aliases })
   } catch (err) {
     // The yaml library throws a ReferenceError when aliases expand past the limit.
     problems.at(0, 'error', `the file cannot be read as data: ${err instanceof Error ? err.message : String(err)}`)
     return { problems: problems.finish() }
   }
-  if (jsonDepthExceeds(raw, MAX_CONFIG_DEPTH)) {
-    problems.at(tooDeepOffset(doc) ?? 0, 'error', `values are nested deeper than ${MAX_CONFIG_DEPTH} levels`)
+  if (jsonDepthExceeds(raw, CONFIG_LIMITS.depth)) {
+    problems.at(tooDeepOffset(doc) ?? 0, 'error', `values are nested deeper than ${CONFIG_LIMITS.depth} levels`)
     return { problems: problems.finish() }
   }
   return migrated(problems, raw)
@@ -167,7 +161,7 @@ function checkPages(
     }
     const seen = new Set<string>()
     for (const [i, page] of list.entries()) {
-      if (page === PAGE_PREVIOUS || page === PAGE_NEXT) {
+      if (page === PAGE_WORDS.previous || page === PAGE_WORDS.next) {
         problems.add(
           ['pages', surfaceName, i],
           'error',
@@ -261,11 +255,11 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
 
 /**
  * The file's text, or why it cannot be used: read without blocking on what is at the path (a named
- * pipe in the config's place), refused unless it is a regular file, at most MAX_CONFIG_BYTES
+ * pipe in the config's place), refused unless it is a regular file, at most CONFIG_LIMITS.fileBytes
  * (`read-regular.ts`). `run`, `check` and a reload's read all come through here.
  */
 export async function readConfigText(file: string): Promise<{ text: string } | { problem: string }> {
-  const read = await readRegularFile(file, MAX_CONFIG_BYTES)
+  const read = await readRegularFile(file, CONFIG_LIMITS.fileBytes)
   if ('bytes' in read) return { text: read.bytes.toString('utf8') }
   if ('notRegular' in read) return { problem: `cannot read the file: it is ${read.notRegular}, not a regular file` }
   if ('tooLarge' in read) return { problem: tooLargeText(read.size) }

@@ -13,7 +13,7 @@
  */
 import type { PageInfo, PageViewSink } from '../surfaces/page-port.js'
 import type { ControlId } from '../face/control-id.js'
-import { PAGE_HISTORY, PAGE_NEXT, PAGE_PREVIOUS } from './constants.js'
+import { ENGINE_TUNABLES, PAGE_WORDS } from './constants.js'
 
 /** One surface's pages: the list, the page shown, the way back. */
 export interface PageState {
@@ -34,17 +34,17 @@ export function carryPages(old: PageState | undefined, list: readonly string[]):
  */
 export function turnPage(p: PageState, page: string): boolean {
   let target = page
-  if (page === PAGE_PREVIOUS) {
+  if (page === PAGE_WORDS.previous) {
     const back = p.history.pop()
     if (back === undefined) return false
     target = back
-  } else if (page === PAGE_NEXT) {
+  } else if (page === PAGE_WORDS.next) {
     target = p.list[(p.list.indexOf(p.current) + 1) % p.list.length]!
   } else if (!p.list.includes(page)) return false
   if (target === p.current) return false
-  if (page !== PAGE_PREVIOUS) {
+  if (page !== PAGE_WORDS.previous) {
     p.history.push(p.current)
-    if (p.history.length > PAGE_HISTORY) p.history.shift()
+    if (p.history.length > ENGINE_TUNABLES.pageHistory) p.history.shift()
   }
   p.current = target
   return true

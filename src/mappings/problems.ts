@@ -16,9 +16,10 @@ import {
   type Pair,
   type YAMLMap,
 } from 'yaml'
+import { CONFIG_LIMITS } from './limits.js'
 
 /** How many problems are listed before the rest are counted. */
-export const MAX_PROBLEMS = 200
+const MAX_PROBLEMS = 200
 
 export type Severity = 'error' | 'warning'
 
@@ -43,12 +44,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** The longest name a message repeats whole: a 10,000-character key is not echoed back whole. */
-export const NAME_SHOWN_CHARS = 64
-
-/** A name from the file as a message shows it: cut, with its length, when it is over NAME_SHOWN_CHARS. */
+/** A name from the file as a message shows it: cut, with its length, when it is over CONFIG_LIMITS.nameShownChars. */
 export function nameText(name: string): string {
-  return name.length <= NAME_SHOWN_CHARS ? name : `${name.slice(0, NAME_SHOWN_CHARS - 1)}… (${name.length} characters)`
+  return name.length <= CONFIG_LIMITS.nameShownChars
+    ? name
+    : `${name.slice(0, CONFIG_LIMITS.nameShownChars - 1)}… (${name.length} characters)`
 }
 
 /** How many merge keys (`<<: *base`, whose bases may merge others) are followed to find a key. */

@@ -12,9 +12,9 @@ import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { DEFAULT_HTTP_PORT, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
+import { APP_DEFAULT_PORTS, PLAY_STATES, REPLAY_STATES } from '../api/protocol.js'
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
-import { SURFACE_NAME_CHARS, SURFACE_NAME_MAX_CHARS, SURFACE_NAME_RULE } from '../face/surface-name.js'
+import { SURFACE_NAME } from '../face/control-id.js'
 import { FAMILY_SECTIONS, surfaceSchema } from './drivers/index.js'
 import { CONFIG_LIMITS } from './limits.js'
 
@@ -64,13 +64,13 @@ export function migrate(raw: unknown): Migrated {
   return { value: data }
 }
 
-/** A surface or page name: the one rule of `src/face/surface-name.ts`, with the file's messages. */
+/** A surface or page name: the one rule of `surfaceNameProblem` (`src/face/control-id.ts`), with the file's messages. */
 const name = (what: string) =>
   z
     .string()
     .min(1, `${what} must not be empty`)
-    .max(SURFACE_NAME_MAX_CHARS)
-    .regex(SURFACE_NAME_CHARS, `${what} ${SURFACE_NAME_RULE}`)
+    .max(SURFACE_NAME.maxChars)
+    .regex(SURFACE_NAME.chars, `${what} ${SURFACE_NAME.rule}`)
 
 const color = z
   .string()
@@ -105,7 +105,7 @@ const unlisted = z
   )
 
 /** An application of `apps:` by name (`app:` alone is one named `main`); the loader checks it names one. */
-const appName = z.string().min(1).max(SURFACE_NAME_MAX_CHARS)
+const appName = z.string().min(1).max(SURFACE_NAME.maxChars)
 
 export const commandAction = z
   .strictObject({
@@ -411,7 +411,7 @@ export const appSection = z
   .strictObject({
     url: z
       .url({ protocol: /^https?$/, error: 'must be an http:// URL' })
-      .default(`http://127.0.0.1:${DEFAULT_HTTP_PORT}`)
+      .default(`http://127.0.0.1:${APP_DEFAULT_PORTS.http}`)
       .describe('The application’s command interface.'),
     notifications: z
       .url({ protocol: /^wss?$/, error: 'must be a ws:// URL' })
@@ -451,7 +451,7 @@ export const appEntry = appSection
   .describe('One application panelbridge drives.')
 
 /** ASSUMED: a control room's handful of graphics machines; a bound, not a need (notes: issue 27). */
-export const MAX_APPS = 16
+const MAX_APPS = 16
 
 export const appsSection = z
   .record(name('an application name'), appEntry)

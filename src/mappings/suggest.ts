@@ -5,16 +5,10 @@
  * find `label`, `title` and `Running`. Case is ignored.
  *
  * The work is bounded whatever the file holds (issue 24: a 10,000-character key held the loop): a
- * name longer than SUGGEST_MAX_CHARS gets no suggestion before any comparison, and each comparison
+ * name longer than CONFIG_LIMITS.suggestMaxChars gets no suggestion before any comparison, and each comparison
  * stops as soon as it is past the largest distance that would be suggested.
  */
-
-/**
- * The longest name a suggestion is looked for. ASSUMED (issue 24 asks for a cap, not a figure): every
- * name the file format knows (keys, commands, parameters, play states) is far shorter, and a surface or
- * page name is at most 128 characters; a name past this is not a typo of a short one.
- */
-export const SUGGEST_MAX_CHARS = 64
+import { CONFIG_LIMITS } from './limits.js'
 
 /** The largest distance suggested for `word`: one edit per three letters, at least one. */
 export function maxSuggestDistance(word: string): number {
@@ -50,15 +44,15 @@ export function distanceWithin(a: string, b: string, max: number): number {
 
 /**
  * The known name nearest `word` within its largest suggested distance (the first in `known`'s order
- * on a tie), or undefined. Names over SUGGEST_MAX_CHARS, given or known, are never compared.
+ * on a tie), or undefined. Names over CONFIG_LIMITS.suggestMaxChars, given or known, are never compared.
  */
 export function nearest(word: string, known: Iterable<string>): string | undefined {
-  if (word.length === 0 || word.length > SUGGEST_MAX_CHARS) return undefined
+  if (word.length === 0 || word.length > CONFIG_LIMITS.suggestMaxChars) return undefined
   const w = word.toLowerCase()
   let best: string | undefined
   let bestDistance = maxSuggestDistance(word) + 1
   for (const k of known) {
-    if (k.length > SUGGEST_MAX_CHARS || k === word) continue
+    if (k.length > CONFIG_LIMITS.suggestMaxChars || k === word) continue
     const d = distanceWithin(w, k.toLowerCase(), bestDistance - 1)
     if (d < bestDistance) {
       best = k

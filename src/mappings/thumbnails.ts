@@ -5,12 +5,12 @@
  * title's `image`, a PNG data URL), at the size of the key that shows it.
  *
  * - One call answers every title at one size, so a refresh is one call per key size in use.
- * - Refreshed after a followed title's data changes, at most once a REFRESH_DEBOUNCE_MS (a title whose
+ * - Refreshed after a followed title's data changes, at most once a THUMBNAIL_TUNABLES.refreshDebounceMs (a title whose
  *   data changes without pause is refreshed once a period, not never), after a resynchronisation, and
  *   when the mapping asks for a new title or size. Nothing is asked while the link is down.
- * - Low priority: one call at a time, never within INPUT_QUIET_MS of an input (a press and its
+ * - Low priority: one call at a time, never within THUMBNAIL_TUNABLES.inputQuietMs of an input (a press and its
  *   command go first), with a time-out of its own; the command client has more connections than one.
- * - Kept in an LRU bounded in bytes (THUMBNAIL_CACHE_BYTES); a thumbnail that cannot be had says why.
+ * - Kept in an LRU bounded in bytes (THUMBNAIL_TUNABLES.cacheBytes); a thumbnail that cannot be had says why.
  */
 import { createHash } from 'node:crypto'
 import type { AppState, TitleChanges } from '../api/app-state.js'
@@ -21,16 +21,19 @@ import { dataUrlBytes, decodePicture, KeyPicture, PictureError, type Box } from 
 import type { Binding } from './schema.js'
 import type { CommandPort } from './sender.js'
 
-/** ASSUMED: NewBlue's module debounces its refresh after a registry change by 1000 ms (protocol notes 5.9). */
-export const REFRESH_DEBOUNCE_MS = 1000
-/** ASSUMED: an input in the last 300 ms holds a thumbnail call back (a press's command goes first). */
-export const INPUT_QUIET_MS = 300
-/** ASSUMED: 8 MiB, over 200 thumbnails of a 96-px key. */
-const THUMBNAIL_CACHE_BYTES = 8 * 1024 * 1024
-/** ASSUMED: a title list with icons takes longer than one command; 5 s, not the client's 2 s. */
-const THUMBNAIL_TIMEOUT_MS = 5000
-/** The size asked for when the key's is not known (its surface not open): S1's 72×72. */
-export const DEFAULT_THUMBNAIL_BOX: Box = { width: 72, height: 72 }
+/** When and how big the titles' thumbnails are fetched. */
+export const THUMBNAIL_TUNABLES = {
+  /** ASSUMED: NewBlue's module debounces its refresh after a registry change by 1000 ms (protocol notes 5.9). */
+  refreshDebounceMs: 1000,
+  /** ASSUMED: an input in the last 300 ms holds a thumbnail call back (a press's command goes first). */
+  inputQuietMs: 300,
+  /** ASSUMED: 8 MiB, over 200 thumbnails of a 96-px key. */
+  cacheBytes: 8 * 1024 * 1024,
+  /** ASSUMED: a title list with icons takes longer than one command; 5 s, not the client's 2 s. */
+  timeoutMs: 5000,
+  /** The size asked for when the key's is not known (its surface not open): S1's 72×72. */
+  defaultBox: { width: 72, height: 72 },
+} as const
 
 export interface ThumbnailOptions {
   client: CommandPort
@@ -70,7 +73,7 @@ export class Thumbnails {
   private readonly detach: () => void
 
   constructor(private readonly o: ThumbnailOptions) {
-    const cacheBytes = o.cacheBytes ?? THUMBNAIL_CACHE_BYTES
+    const cacheBytes = o.cacheBytes ?? THUMBNAIL_TUNABLES.cacheBytes
     this.cache = new LruMap(4096, { maxWeight: cacheBytes, weigh: (p) => p.rgba.byteLength })
     const onTitle = (change: { id: string; changes: TitleChanges }): void => {
       if (change.changes.variables !== undefined) this.titleChanged(change.id)
@@ -92,7 +95,7 @@ export class Thumbnails {
     for (const b of bindings) {
       const title = b.feedback?.thumbnail === true ? b.feedback.title : undefined
       if (title === undefined) continue
-      const size = sizeKey(this.o.keySize?.(b.on) ?? DEFAULT_THUMBNAIL_BOX)
+      const size = sizeKey(this.o.keySize?.(b.on) ?? THUMBNAIL_TUNABLES.defaultBox)
       let sizes = next.get(title)
       if (!sizes) next.set(title, (sizes = new Set()))
       sizes.add(size)
@@ -111,7 +114,7 @@ export class Thumbnails {
     if (name === undefined || binding.feedback?.thumbnail !== true) return undefined
     const title = this.o.state.findTitle(name)
     if (!title) return undefined // computeFeedback says "no such title"
-    const size = sizeKey(this.o.keySize?.(binding.on) ?? DEFAULT_THUMBNAIL_BOX)
+    const size = sizeKey(this.o.keySize?.(binding.on) ?? THUMBNAIL_TUNABLES.defaultBox)
     const sizes = this.wanted.get(name)
     if (sizes && !sizes.has(size)) {
       // The key's size became known (its surface opened) after the mapping was applied: asked for now.
@@ -126,7 +129,7 @@ export class Thumbnails {
     return why !== undefined ? { why } : undefined
   }
 
-  /** An input reached the engine: thumbnail calls wait INPUT_QUIET_MS. */
+  /** An input reached the engine: thumbnail calls wait THUMBNAIL_TUNABLES.inputQuietMs. */
   noteInput(): void {
     this.lastInput = Date.now()
   }
@@ -146,7 +149,7 @@ export class Thumbnails {
     for (const [name, sizes] of this.wanted) {
       if (this.o.state.findTitle(name)?.id !== id) continue
       for (const s of sizes) this.dirty.add(s)
-      this.schedule(this.o.debounceMs ?? REFRESH_DEBOUNCE_MS)
+      this.schedule(this.o.debounceMs ?? THUMBNAIL_TUNABLES.refreshDebounceMs)
     }
   }
 
@@ -168,7 +171,7 @@ export class Thumbnails {
   private async run(): Promise<void> {
     if (this.running || this.stopped || this.dirty.size === 0) return
     if (this.o.state.link.status !== 'connected') return // asked again at the next resync
-    const wait = this.lastInput + (this.o.quietMs ?? INPUT_QUIET_MS) - Date.now()
+    const wait = this.lastInput + (this.o.quietMs ?? THUMBNAIL_TUNABLES.inputQuietMs) - Date.now()
     if (wait > 0) return this.schedule(wait)
     this.running = true
     try {
@@ -192,7 +195,7 @@ export class Thumbnails {
       const r = await this.o.client.callByName(
         'getTitleControlInfo',
         { icon: true, width, height },
-        { timeoutMs: THUMBNAIL_TIMEOUT_MS },
+        { timeoutMs: THUMBNAIL_TUNABLES.timeoutMs },
       )
       items = Array.isArray(r.raw.titles) ? (r.raw.titles as unknown[]) : []
     } catch (err) {

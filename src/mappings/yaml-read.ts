@@ -27,13 +27,11 @@ import {
   type LineCounter,
 } from 'yaml'
 import { nameText } from './problems.js'
-
-/** The deepest nesting of any value in the file. */
-export const MAX_CONFIG_DEPTH = 32
+import { CONFIG_LIMITS } from './limits.js'
 
 /**
  * Besides one entry per level of nesting, the parser's stack holds the document and, at the deepest
- * point, a pair's key or value: a file within MAX_CONFIG_DEPTH stays within this many more. What the
+ * point, a pair's key or value: a file within CONFIG_LIMITS.depth stays within this many more. What the
  * stack lets through (at most this much deeper) is refused after composing, by the data's own depth.
  */
 const PARSER_STACK_SLACK = 3
@@ -45,7 +43,7 @@ export type YamlRead = { doc: Document } | { tooDeepAt: number }
  * Parses `text` as one YAML document with merge keys (`<<: *base`) on, refusing it at the first token
  * nested past `maxDepth`. `lines` gets every line start read.
  */
-export function parseYaml(text: string, lines: LineCounter, maxDepth = MAX_CONFIG_DEPTH): YamlRead {
+export function parseYaml(text: string, lines: LineCounter, maxDepth = CONFIG_LIMITS.depth): YamlRead {
   const parser = new Parser(lines.addNewLine)
   lines.addNewLine(0)
   const tokens: CST.Token[] = []
@@ -85,7 +83,7 @@ export function parseYaml(text: string, lines: LineCounter, maxDepth = MAX_CONFI
  * collection is level 1, as `jsonDepthExceeds` counts), or undefined when only aliases make it deeper.
  * Walked with a list, not recursion; the parse already bounded the depth to a few levels past the limit.
  */
-export function tooDeepOffset(doc: Document, maxDepth = MAX_CONFIG_DEPTH): number | undefined {
+export function tooDeepOffset(doc: Document, maxDepth = CONFIG_LIMITS.depth): number | undefined {
   const stack: { node: unknown; depth: number }[] = [{ node: doc.contents, depth: 1 }]
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!

@@ -7,7 +7,7 @@
  * Speeds: `1` and `2` wait the recorded gaps (halved at 2: a hold shorter than twice its time becomes a
  * press). `max` keeps only the time that changes what the engine does:
  * - while a press is held, the gap as recorded (holds and hold-to-confirm measure it);
- * - a rest of JOG_RESEED_AFTER_MS or more, as that much and a margin (the jog reads the position again
+ * - a rest of ENGINE_TUNABLES.jogReseedAfterMs or more, as that much and a margin (the jog reads the position again
  *   after a rest: the same reads as the recorded run);
  * - before every input but a turn that continues a run of turns on its control, and before any input
  *   that came REPLAY_SETTLE_GAP_MS or more after the one before it, the commands in flight are let
@@ -27,7 +27,7 @@ import { startAppLink, stopAppLink } from '../daemon/app-link.js'
 import { PrometheusMetrics } from '../daemon/metrics.js'
 import type { Logger } from '../log.js'
 import { defaultAppSection } from '../mappings/apps.js'
-import { JOG_RESEED_AFTER_MS } from '../mappings/constants.js'
+import { ENGINE_TUNABLES } from '../mappings/constants.js'
 import { Engine } from '../mappings/engine.js'
 import type { Config } from '../mappings/schema.js'
 import type { SentCommand } from '../mappings/sender.js'
@@ -216,7 +216,7 @@ async function pause(
   if (gap >= REPLAY_SETTLE_GAP_MS || !continues) await inFlight.idle(SETTLE_MAX_MS)
   // A hold lasts as recorded, the wait for the commands in flight included.
   if (holding) await sleep(Math.max(0, gap - (performance.now() - started)))
-  else if (gap >= JOG_RESEED_AFTER_MS) await sleep(JOG_RESEED_AFTER_MS + 50)
+  else if (gap >= ENGINE_TUNABLES.jogReseedAfterMs) await sleep(ENGINE_TUNABLES.jogReseedAfterMs + 50)
   else await nextTurn()
 }
 

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
-import { CommandClient, DEFAULT_CONNECTIONS, DEFAULT_SEND_DEADLINE_MS } from '../../src/api/client.js'
+import { CommandClient, CLIENT_DEFAULTS } from '../../src/api/client.js'
 import { NotSentError } from '../../src/api/errors.js'
 import { Engine } from '../../src/mappings/engine.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
@@ -63,7 +63,7 @@ class StandIn {
 }
 
 /** The titles of `barrier`'s calls, one for each connection of the client. */
-const BARRIER_TITLES = [...Array(DEFAULT_CONNECTIONS).keys()].map((i) => `after ${i}`)
+const BARRIER_TITLES = [...Array(CLIENT_DEFAULTS.connections).keys()].map((i) => `after ${i}`)
 
 /**
  * A call on every connection of the client, each answered: whatever the client still meant to send has gone
@@ -112,14 +112,14 @@ describe('a command not on the wire within its deadline is dropped', () => {
     const { app, client, surfaces, pressAll } = await rig()
     const pressedAt = pressAll()
     // As many as the client has connections are on the wire (and hang); the rest wait.
-    await until('the first presses to reach the application', () => app.received.length === DEFAULT_CONNECTIONS)
+    await until('the first presses to reach the application', () => app.received.length === CLIENT_DEFAULTS.connections)
     const onWire = new Set(app.received.map((r) => r.title))
     const queued = [...Array(PRESSES).keys()].map((i) => `T${i}`).filter((t) => !onWire.has(t))
-    expect(queued.length).toBe(PRESSES - DEFAULT_CONNECTIONS)
+    expect(queued.length).toBe(PRESSES - CLIENT_DEFAULTS.connections)
     const keyOf = (title: string): string => `console/key:${title.slice(1)}`
     // Each queued press fails on its key at its deadline.
     await until('the queued keys to show failed', () => queued.every((t) => surfaces.of(keyOf(t))?.badge === 'failed'))
-    expect(performance.now() - pressedAt).toBeGreaterThanOrEqual(DEFAULT_SEND_DEADLINE_MS - 5)
+    expect(performance.now() - pressedAt).toBeGreaterThanOrEqual(CLIENT_DEFAULTS.sendDeadlineMs - 5)
     for (const t of queued) expect(surfaces.of(keyOf(t))!.detail).toBe('not sent in time')
     while (performance.now() - pressedAt < 700) await new Promise((r) => setTimeout(r, 10))
     app.restart()
@@ -144,21 +144,21 @@ describe('a command not on the wire within its deadline is dropped', () => {
     const calls = [...Array(PRESSES).keys()].map((i) =>
       commandFailure(client.callByName('schedule', { action: 'automatic', title: `T${i}` })),
     )
-    await until('the first calls to reach the application', () => app.received.length === DEFAULT_CONNECTIONS)
+    await until('the first calls to reach the application', () => app.received.length === CLIENT_DEFAULTS.connections)
     app.restart()
     const failures = await Promise.all(calls)
     const dropped = failures.filter((e) => e instanceof NotSentError)
     expect(dropped.map((e) => [e.code, e.reason])).toEqual(
-      Array(PRESSES - DEFAULT_CONNECTIONS).fill(['NETWORK', 'reconnect']),
+      Array(PRESSES - CLIENT_DEFAULTS.connections).fill(['NETWORK', 'reconnect']),
     )
     // The application, back, answers new calls on every connection; none of the dropped ones ever arrive
     // (one sent late would have gone out before them).
     await barrier(client)
-    expect(app.received.map((r) => r.title)).toHaveLength(DEFAULT_CONNECTIONS + BARRIER_TITLES.length)
+    expect(app.received.map((r) => r.title)).toHaveLength(CLIENT_DEFAULTS.connections + BARRIER_TITLES.length)
     expect(
       app.received
         .map((r) => r.title)
-        .slice(DEFAULT_CONNECTIONS)
+        .slice(CLIENT_DEFAULTS.connections)
         .sort(),
     ).toEqual(BARRIER_TITLES)
   })

@@ -5,11 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  CAPTURE_MAX_EXCHANGES,
-  CAPTURE_MAX_FILE_BYTES,
-  CAPTURE_MAX_FRAMES,
-  CAPTURE_MAX_TEXT_CHARS,
-  CAPTURE_MAX_TOTAL_CHARS,
+  CAPTURE_LIMITS,
   CaptureError,
   CaptureRecorder,
   parseCapture,
@@ -104,33 +100,33 @@ describe('the recorder', () => {
     expect(withUser.targets.http).toBe('http://***@host:9022')
   })
 
-  it('keeps at most CAPTURE_MAX_FRAMES frames and CAPTURE_MAX_EXCHANGES exchanges, counting the rest', () => {
+  it('keeps at most CAPTURE_LIMITS.maxFrames frames and CAPTURE_LIMITS.maxExchanges exchanges, counting the rest', () => {
     const { rec } = recorder()
-    for (let i = 0; i < CAPTURE_MAX_FRAMES + 3; i++) rec.frame(1, '{"type":4}')
-    for (let i = 0; i < CAPTURE_MAX_EXCHANGES + 2; i++) rec.reply(rec.request('socket', 'm', []), 'x')
+    for (let i = 0; i < CAPTURE_LIMITS.maxFrames + 3; i++) rec.frame(1, '{"type":4}')
+    for (let i = 0; i < CAPTURE_LIMITS.maxExchanges + 2; i++) rec.reply(rec.request('socket', 'm', []), 'x')
     const c = rec.finish([], [])
-    expect(c.frames).toHaveLength(CAPTURE_MAX_FRAMES)
-    expect(c.exchanges).toHaveLength(CAPTURE_MAX_EXCHANGES)
+    expect(c.frames).toHaveLength(CAPTURE_LIMITS.maxFrames)
+    expect(c.exchanges).toHaveLength(CAPTURE_LIMITS.maxExchanges)
     expect(c.dropped).toMatchObject({ frames: 3, exchanges: 2 })
   })
 
-  it('keeps the head of a frame past CAPTURE_MAX_TEXT_CHARS, marked with its length', () => {
+  it('keeps the head of a frame past CAPTURE_LIMITS.maxTextChars, marked with its length', () => {
     const { rec } = recorder()
-    const big = `{"type":10,"data":"${'a'.repeat(CAPTURE_MAX_TEXT_CHARS)} streamKey=zz"}`
+    const big = `{"type":10,"data":"${'a'.repeat(CAPTURE_LIMITS.maxTextChars)} streamKey=zz"}`
     rec.frame(1, big)
     const [f] = rec.finish([], []).frames
     expect(f!.cut).toBe(big.length)
-    expect(f!.text.length).toBe(CAPTURE_MAX_TEXT_CHARS)
+    expect(f!.text.length).toBe(CAPTURE_LIMITS.maxTextChars)
   })
 
-  it('stops keeping texts at CAPTURE_MAX_TOTAL_CHARS, counting what it left out', () => {
+  it('stops keeping texts at CAPTURE_LIMITS.maxTotalChars, counting what it left out', () => {
     const { rec } = recorder()
-    const text = `"${'b'.repeat(CAPTURE_MAX_TEXT_CHARS - 10)}"`
-    const n = Math.ceil(CAPTURE_MAX_TOTAL_CHARS / text.length) + 2
+    const text = `"${'b'.repeat(CAPTURE_LIMITS.maxTextChars - 10)}"`
+    const n = Math.ceil(CAPTURE_LIMITS.maxTotalChars / text.length) + 2
     for (let i = 0; i < n; i++) rec.frame(1, text)
     const c = rec.finish([], [])
     const kept = c.frames.reduce((s, f) => s + f.text.length, 0)
-    expect(kept).toBeLessThanOrEqual(CAPTURE_MAX_TOTAL_CHARS)
+    expect(kept).toBeLessThanOrEqual(CAPTURE_LIMITS.maxTotalChars)
     expect(c.frames.length).toBeLessThan(n)
     expect(c.dropped.frames).toBe(n - c.frames.length)
     expect(c.dropped.chars).toBeGreaterThan(0)
@@ -179,7 +175,7 @@ describe('parseCapture', () => {
     expect(() => parseCapture(text)).toThrow(message)
   })
 
-  it('refuses a text past CAPTURE_MAX_FILE_BYTES before parsing it', () => {
-    expect(() => parseCapture(' '.repeat(CAPTURE_MAX_FILE_BYTES + 1))).toThrow(/at most/)
+  it('refuses a text past CAPTURE_LIMITS.maxFileBytes before parsing it', () => {
+    expect(() => parseCapture(' '.repeat(CAPTURE_LIMITS.maxFileBytes + 1))).toThrow(/at most/)
   })
 })

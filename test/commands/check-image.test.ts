@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { EXIT_FAILURE, EXIT_OK } from '../../src/commands/subcommand.js'
+import { EXIT } from '../../src/commands/subcommand.js'
 import { checkText, type CheckRun } from './check-helpers.js'
 
 const require = createRequire(import.meta.url)
@@ -32,18 +32,18 @@ describe('check and image:', () => {
   it('refuses a missing file at its image: value', async () => {
     const r = await check('missing.png')
     expect(r.out).toBe(`${r.path}:6:12: image missing.png: file not found\n${r.path}: refused: 1 error, 0 warnings\n`)
-    expect(r.code).toBe(EXIT_FAILURE)
+    expect(r.code).toBe(EXIT.failure)
   })
 
   it('refuses a file that is not an image', async () => {
     const r = await check('notes.txt')
     expect(r.out).toContain(`${r.path}:6:12: image notes.txt: not a PNG, JPEG or SVG image\n`)
-    expect(r.code).toBe(EXIT_FAILURE)
+    expect(r.code).toBe(EXIT.failure)
   })
 
   it('passes a picture that is there, relative to the file', async () => {
     const r = await check('logo.png')
     expect(r.out).toBe(`${r.path}: ok: 1 binding on 1 surface\n`)
-    expect(r.code).toBe(EXIT_OK)
+    expect(r.code).toBe(EXIT.ok)
   })
 })

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readListenToken, ServerAuth } from '../../src/daemon/auth.js'
 import { applyListenRules, MAX_TOKEN_FILE_BYTES } from '../../src/daemon/listen-rules.js'
-import { EXIT_FAILURE, EXIT_OK } from '../../src/commands/subcommand.js'
+import { EXIT } from '../../src/commands/subcommand.js'
 import { createLogger } from '../../src/log.js'
 import { checkText, type CheckRun } from './check-helpers.js'
 
@@ -34,13 +34,13 @@ describe('check applies the listen rules at their keys', () => {
       `${r.path}:3:3: listen: 0.0.0.0 is not a loopback address, so the API needs a token: set listen.token or ` +
         `listen.token_file (or bind 127.0.0.1)\n${r.path}: refused: 1 error, 0 warnings\n`,
     )
-    expect(r.code).toBe(EXIT_FAILURE)
+    expect(r.code).toBe(EXIT.failure)
   })
 
   it('token beside token_file, at token_file', async () => {
     const r = await check(`  token: ${TOKEN}\n  token_file: ${join(dir, 'token')}\n`)
     expect(r.out).toContain(`${r.path}:4:3: listen: set token or token_file, not both\n`)
-    expect(r.code).toBe(EXIT_FAILURE)
+    expect(r.code).toBe(EXIT.failure)
   })
 
   it('a token file that is missing, too short or too large, at token_file', async () => {
@@ -63,14 +63,14 @@ describe('check applies the listen rules at their keys', () => {
     execFileSync('mkfifo', [pipe])
     const r = await check(`  token_file: ${pipe}\n`)
     expect(r.out).toContain(`${r.path}:3:3: listen.token_file ${pipe}: it is a named pipe, not a regular file\n`)
-    expect(r.code).toBe(EXIT_FAILURE)
+    expect(r.code).toBe(EXIT.failure)
   })
 
   it('passes a bind beyond loopback with a readable token file; the token never reaches the output', async () => {
     const r = await check(`  host: 0.0.0.0\n  token_file: ${join(dir, 'token')}\n`)
     expect(r.out).toBe(`${r.path}: ok: 0 bindings on 1 surface\n`)
     expect(r.out).not.toContain(TOKEN)
-    expect(r.code).toBe(EXIT_OK)
+    expect(r.code).toBe(EXIT.ok)
   })
 })
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { EXIT_OK } from '../../src/commands/subcommand.js'
+import { EXIT } from '../../src/commands/subcommand.js'
 import { checkText, type CheckRun } from './check-helpers.js'
 
 let dir: string
@@ -30,7 +30,7 @@ describe('check and the record file', () => {
         `/var/lib/panelbridge (where a relative file name goes), so it would run without recording\n` +
         `${r.path}: ok: 0 bindings on 1 surface, 1 warning\n`,
     )
-    expect(r.code).toBe(EXIT_OK)
+    expect(r.code).toBe(EXIT.ok)
   })
 
   it('warns that /tmp and /var/tmp are the service’s own', async () => {
@@ -41,7 +41,7 @@ describe('check and the record file', () => {
           'which no one else sees and which is emptied when it stops; use a relative file name (kept in ' +
           '/var/lib/panelbridge)\n',
       )
-      expect(r.code).toBe(EXIT_OK)
+      expect(r.code).toBe(EXIT.ok)
     }
   })
 

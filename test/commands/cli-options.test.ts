@@ -4,7 +4,7 @@
  * naming the option and the command, with exit 2, by every registered subcommand.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { EXIT_OK, EXIT_USAGE, helpText } from '../../src/cli.js'
+import { EXIT, helpText } from '../../src/cli.js'
 import { usageText } from '../../src/commands/args.js'
 import { SUBCOMMANDS } from '../../src/commands/index.js'
 import { PANELBRIDGE_VERSION } from '../../src/version.js'
@@ -65,7 +65,7 @@ function expectCommonFormat(help: string, name: string | undefined): void {
 describe('panelbridge --version', () => {
   it("prints panelbridge's version from package.json and exits 0", async () => {
     const { code, out, err } = await cli(['--version'])
-    expect(code).toBe(EXIT_OK)
+    expect(code).toBe(EXIT.ok)
     expect(out).toBe(`panelbridge ${PANELBRIDGE_VERSION}\n`)
     expect(PANELBRIDGE_VERSION).toMatch(/^\d+\.\d+\.\d+/)
     expect(err).toBe('')
@@ -74,7 +74,7 @@ describe('panelbridge --version', () => {
   it('is named in the help; with anything after it, it is a usage error', async () => {
     expect(helpText()).toContain('panelbridge --version')
     const { code, err } = await cli(['--version', 'run'])
-    expect(code).toBe(EXIT_USAGE)
+    expect(code).toBe(EXIT.usage)
     expect(err).toContain("unknown option '--version'")
   })
 })
@@ -82,7 +82,7 @@ describe('panelbridge --version', () => {
 describe('panelbridge --help', () => {
   it(`is in the common format, its lines at most ${HELP_WIDTH} columns, every command listed with its usage`, async () => {
     const { code, out } = await cli(['--help'])
-    expect(code).toBe(EXIT_OK)
+    expect(code).toBe(EXIT.ok)
     expectCommonFormat(out, undefined)
     for (const [name, sub] of Object.entries(SUBCOMMANDS)) {
       expect(out).toContain(`\n  panelbridge ${sub.usage}\n`)
@@ -108,7 +108,7 @@ describe('every registered subcommand', () => {
     it(`${name} --help shows its own usage and options, not the general help`, async () => {
       for (const flag of ['--help', '-h']) {
         const { code, out } = await cli([name, flag])
-        expect(code).toBe(EXIT_OK)
+        expect(code).toBe(EXIT.ok)
         expect(out).toBe(SUBCOMMANDS[name]!.help)
         expect(out).toMatch(new RegExp(`\\nUsage:\\n {2}panelbridge ${name}\\b`))
         expect(out).not.toBe(helpText())
@@ -128,7 +128,7 @@ describe('every registered subcommand', () => {
 
     it(`${name} refuses an unknown option in our words, with exit 2`, async () => {
       const { code, out, err } = await cli([name, NOT_AN_OPTION])
-      expect(code).toBe(EXIT_USAGE)
+      expect(code).toBe(EXIT.usage)
       expect(out).toBe('')
       expect(err).toMatch(new RegExp(`^panelbridge( ${name})?: ${NOT_AN_OPTION} is not an option of '${name}'\\n`))
       expect(err).toContain(`Run 'panelbridge ${name} --help' for usage.`)

@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { COMMANDS_DOC, commandsMarkdown } from '../../scripts/generate-commands-doc.js'
 import { COMMAND_NAMES, getCommandSpec } from '../../src/api/commands.js'
-import { EXIT_OK, EXIT_USAGE } from '../../src/cli.js'
+import { EXIT } from '../../src/cli.js'
 import { commandDetailText, commandListText, examplePress, parseCommandsArgs } from '../../src/commands/commands.js'
 import { allCommandFacts, commandFacts } from '../../src/mappings/command-reference.js'
-import { CONFIRM_COMMANDS, DEFAULT_PLAY_COLORS, INDICATOR_OFF, INDICATOR_ON } from '../../src/mappings/constants.js'
+import { CONFIRM_COMMANDS, FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { configSchemaText, editorJsonSchema } from '../../src/mappings/schema-file.js'
 import { TEMPLATE_NAMES } from '../../src/mappings/template.js'
@@ -27,7 +27,7 @@ afterEach(() => vi.restoreAllMocks())
 describe('panelbridge commands', () => {
   it('lists every catalogue command with its parameters and marks, by group', async () => {
     const { code, out } = await cli(['commands'])
-    expect(code).toBe(EXIT_OK)
+    expect(code).toBe(EXIT.ok)
     expect(out).toBe(commandListText())
     for (const name of COMMAND_NAMES) expect(out).toMatch(new RegExp(`^  ${name} `, 'm'))
     expect(out).toMatch(/^ {2}stopStreaming .*\[hold to confirm\]$/m)
@@ -39,7 +39,7 @@ describe('panelbridge commands', () => {
 
   it('shows one command in full: each parameter with its type, required or not, and a binding to paste', async () => {
     const { code, out } = await cli(['commands', 'schedule'])
-    expect(code).toBe(EXIT_OK)
+    expect(code).toBe(EXIT.ok)
     expect(out).toMatch(/^ {2}action +required animateIn \| animateOut \|/m)
     expect(out).toMatch(/^ {2}channel +optional number \(-1 = all channels\)$/m)
     expect(out).toContain('acts on every target when id and title are all left out')
@@ -76,7 +76,7 @@ describe('panelbridge commands', () => {
     })
     expect(parseCommandsArgs(['schedule', 'extra'])).toMatchObject({ kind: 'error', message: /unexpected argument/ })
     const { code, err } = await cli(['commands', 'stopStreeming'])
-    expect(code).toBe(EXIT_USAGE)
+    expect(code).toBe(EXIT.usage)
     expect(err).toContain('did you mean stopStreaming?')
   })
 
@@ -175,10 +175,10 @@ describe('README sections for mapping authors', () => {
   it('shows the play-state words, the default palette and the indicator colours as the code has them', () => {
     expect(readme).toContain('### Play-state words')
     expect(readme).toContain("labels: { Running: 'ON AIR', Paused: 'ON AIR', Off: 'off' }")
-    for (const [state, colour] of Object.entries(DEFAULT_PLAY_COLORS))
+    for (const [state, colour] of Object.entries(FEEDBACK_COLORS.play))
       expect(readme).toMatch(new RegExp(`\\| \`${state}\` +\\| \`${colour}\` +\\|`))
-    expect(readme).toContain(`lit \`${INDICATOR_ON}\``)
-    expect(readme).toContain(`dark \`${INDICATOR_OFF}\``)
+    expect(readme).toContain(`lit \`${FEEDBACK_COLORS.indicatorOn}\``)
+    expect(readme).toContain(`dark \`${FEEDBACK_COLORS.indicatorOff}\``)
   })
 
   it('lists exactly the commands that need a hold to confirm', () => {

@@ -5,8 +5,9 @@
  */
 import { DeviceModelId } from '@elgato-stream-deck/core'
 import { describe, expect, it, vi } from 'vitest'
-import { DEVICES_DETECT_TIMEOUT_MS, devicesCommand, runDevices } from '../../src/commands/devices.js'
+import { devicesCommand, runDevices } from '../../src/commands/devices.js'
 import { UDEV_FILES } from '../../src/families/udev.js'
+import { MANAGER_DEFAULTS } from '../../src/surfaces/manager.js'
 import { FAMILY_NAMES } from '../helpers/driver-families.js'
 import { expectRegistered, harness, type Harness } from './hardware-helpers.js'
 
@@ -135,10 +136,10 @@ describe('panelbridge devices', () => {
       const hung = harness()
       hung.transport.list = () => new Promise(() => undefined)
       const listing = runDevices([], hung.deps)
-      await vi.advanceTimersByTimeAsync(DEVICES_DETECT_TIMEOUT_MS)
+      await vi.advanceTimersByTimeAsync(MANAGER_DEFAULTS.callTimeoutMs)
       expect(await listing).toBe(1)
       expect(hung.err).toEqual([
-        `streamdeck: detection failed: detection did not answer within ${DEVICES_DETECT_TIMEOUT_MS} ms`,
+        `streamdeck: detection failed: detection did not answer within ${MANAGER_DEFAULTS.callTimeoutMs} ms`,
       ])
     } finally {
       vi.useRealTimers()

@@ -69,11 +69,3 @@ export async function nobody(): Promise<string> {
   await new Promise((r) => server.close(r))
   return url
 }
-
-/** An XK-24 report: unit id, then the key bits by the panel's own key number (1..24, down the columns). */
-export function xk24Report(unitId: number, pressed: number[]): number[] {
-  const r = new Array<number>(32).fill(0)
-  r[0] = unitId
-  for (const n of pressed) r[2 + Math.floor((n - 1) / 6)]! |= 1 << ((n - 1) % 6)
-  return r
-}

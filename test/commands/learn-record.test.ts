@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { runLearn } from '../../src/commands/learn.js'
 import {
-  LEARN_RECORD_FORMAT,
+  LEARN_RECORD,
   LearnRecording,
   parseLearnRecording,
   type LearnRecordFs,
@@ -23,7 +23,8 @@ import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { until } from '../helpers/until.js'
 import { brief, hex, openers, readTraces, type Trace } from '../surfaces/helpers/hid-trace.js'
 import { hidHarness } from './hid-harness.js'
-import { nobody, xk24Report } from './learn-helpers.js'
+import { nobody } from './learn-helpers.js'
+import { xk24Report } from '../surfaces/helpers/fake-xkeys.js'
 
 /** Replays a trace through its driver: the events of each report, in the fixtures' notation. */
 async function replay(trace: Trace): Promise<string[][]> {
@@ -161,7 +162,7 @@ describe('the learn --record file', () => {
     expect(() => parseLearnRecording('{"kind":"start","format":"panelbridge-record","version":1}\n')).toThrow(
       /not a learn --record file/,
     )
-    const start = JSON.stringify({ kind: 'start', format: LEARN_RECORD_FORMAT, version: 1, started: 'then' })
+    const start = JSON.stringify({ kind: 'start', format: LEARN_RECORD.format, version: 1, started: 'then' })
     const device = JSON.stringify({ kind: 'device', device: 'D', driver: 'shuttle', model: 'm', name: 'M' })
     const good = JSON.stringify({ kind: 'report', t: 1, device: 'D', report: '00 01', events: ['down button:0'] })
     const lines = [

@@ -9,7 +9,8 @@ import { runLearn } from '../../src/commands/learn.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { until } from '../helpers/until.js'
 import { hidHarness } from './hid-harness.js'
-import { nobody, xk24Report } from './learn-helpers.js'
+import { nobody } from './learn-helpers.js'
+import { xk24Report } from '../surfaces/helpers/fake-xkeys.js'
 
 const SURFACES = [
   'version: 1',

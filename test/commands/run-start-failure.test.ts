@@ -1,6 +1,6 @@
 /**
  * A daemon that cannot start because of its configuration says what is in the way and what to change,
- * and exits EXIT_CONFIG (78), which the unit's RestartPreventExitStatus= names: systemd stops instead of
+ * and exits EXIT.config (78), which the unit's RestartPreventExitStatus= names: systemd stops instead of
  * restart-looping on a port the application itself holds. `run` and `sim` run as their own processes,
  * against ports another listener on loopback really holds (takenPort).
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { DaemonConfigError } from '../../src/daemon/daemon.js'
 import { startFailureExit } from '../../src/commands/run.js'
-import { EXIT_CONFIG, EXIT_FAILURE } from '../../src/commands/subcommand.js'
+import { EXIT } from '../../src/commands/subcommand.js'
 import { freePort, takenPort } from '../daemon/helpers.js'
 import { runCli } from '../helpers/cli.js'
 import { LABEL_KEY } from '../helpers/config.js'
@@ -39,7 +39,7 @@ describe('run: a simulator that cannot take its port', () => {
 app: { url: http://127.0.0.1:${port}, simulate: true }
 listen: { host: 127.0.0.1, port: 0 }
 ${SURFACES}`)
-    expect(code, out).toBe(EXIT_CONFIG)
+    expect(code, out).toBe(EXIT.config)
     expect(out).toContain(
       `panelbridge: cannot start: the built-in simulator (app.simulate) cannot listen on 127.0.0.1:${port}: ` +
         'the port is in use (is the application running here?); to drive the application there, remove ' +
@@ -53,7 +53,7 @@ ${SURFACES}`)
 app: { url: http://127.0.0.1:${http}, notifications: ws://127.0.0.1:${ws}, simulate: true }
 listen: { host: 127.0.0.1, port: 0 }
 ${SURFACES}`)
-    expect(code, out).toBe(EXIT_CONFIG)
+    expect(code, out).toBe(EXIT.config)
     expect(out).toContain(`cannot listen on 127.0.0.1:${ws}: the port is in use (is the application running here?)`)
     expect(out).toContain('give app.notifications another port')
   })
@@ -66,7 +66,7 @@ apps:
   backup: { url: http://127.0.0.1:${port}, simulate: true }
 listen: { host: 127.0.0.1, port: 0 }
 ${SURFACES}`)
-    expect(code, out).toBe(EXIT_CONFIG)
+    expect(code, out).toBe(EXIT.config)
     expect(out).toContain(`the built-in simulator (apps.backup.simulate) cannot listen on 127.0.0.1:${port}`)
     expect(out).toContain('remove apps.backup.simulate (or set it to false)')
     expect(out).toContain('give apps.backup.url another port')
@@ -80,24 +80,24 @@ describe('run: the other configuration failures exit 78 too', () => {
 app: { url: http://127.0.0.1:0, simulate: true }
 listen: { host: 127.0.0.1, port: ${port} }
 ${SURFACES}`)
-    expect(code, out).toBe(EXIT_CONFIG)
+    expect(code, out).toBe(EXIT.config)
     expect(out).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use`)
   })
 
   it('a refused file', async () => {
     const { code, out } = await run('version: 1\napp: { url: 12 }\n')
-    expect(code, out).toBe(EXIT_CONFIG)
+    expect(code, out).toBe(EXIT.config)
     expect(out).toMatch(/config\.yaml: refused \(\d+ errors?\)/)
   })
 
   it('anything else is 1 (systemd may restart it): the classification', () => {
     const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'listen' })
-    expect(startFailureExit(new DaemonConfigError(['x:1:1: bad']))).toBe(EXIT_CONFIG)
-    expect(startFailureExit(new Error('wrapped', { cause: inUse }))).toBe(EXIT_CONFIG)
-    expect(startFailureExit(new Error('no memory'))).toBe(EXIT_FAILURE)
+    expect(startFailureExit(new DaemonConfigError(['x:1:1: bad']))).toBe(EXIT.config)
+    expect(startFailureExit(new Error('wrapped', { cause: inUse }))).toBe(EXIT.config)
+    expect(startFailureExit(new Error('no memory'))).toBe(EXIT.failure)
     // EADDRINUSE that is not a listen (a connect's local port) is no configuration problem.
     const connect = Object.assign(new Error('connect EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'connect' })
-    expect(startFailureExit(connect)).toBe(EXIT_FAILURE)
+    expect(startFailureExit(connect)).toBe(EXIT.failure)
   })
 })
 

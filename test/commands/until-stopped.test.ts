@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { STOP_BOUND_MS } from '../../src/defaults.js'
 import { createLogger, type LogRecord } from '../../src/log.js'
-import { EXIT_FAILURE, EXIT_OK } from '../../src/commands/subcommand.js'
+import { EXIT } from '../../src/commands/subcommand.js'
 import { ignoreLateSignal, untilStopped, whileListening } from '../../src/commands/until-stopped.js'
 
 function capture(): { log: ReturnType<typeof createLogger>; records: LogRecord[] } {
@@ -33,7 +33,7 @@ describe('untilStopped', () => {
     await vi.advanceTimersByTimeAsync(STOP_BOUND_MS * 10)
     expect(close).not.toHaveBeenCalled()
     stop.abort('SIGTERM')
-    expect(await done).toBe(EXIT_OK)
+    expect(await done).toBe(EXIT.ok)
     expect(close).toHaveBeenCalledTimes(1)
     expect(records).toEqual([{ level: 'info', scope: 'test/stop', message: 'stopping', fields: { signal: 'SIGTERM' } }])
   })
@@ -43,7 +43,7 @@ describe('untilStopped', () => {
     const stop = new AbortController()
     stop.abort()
     expect(await untilStopped(() => Promise.reject(new Error('port stuck')), { log, stop: stop.signal })).toBe(
-      EXIT_FAILURE,
+      EXIT.failure,
     )
     expect(records.map((r) => [r.level, r.message])).toEqual([
       ['info', 'stopping'],
@@ -61,7 +61,7 @@ describe('untilStopped', () => {
     await vi.advanceTimersByTimeAsync(STOP_BOUND_MS - 1)
     expect(result).toBeUndefined()
     await vi.advanceTimersByTimeAsync(1)
-    expect(result).toBe(EXIT_FAILURE)
+    expect(result).toBe(EXIT.failure)
     expect(records.at(-1)).toMatchObject({
       level: 'error',
       message: `stop took longer than ${STOP_BOUND_MS} ms; exiting anyway`,
@@ -85,7 +85,7 @@ describe('untilStopped', () => {
     onInt!('SIGINT')
     onTerm!('SIGTERM')
     finishClose()
-    expect(await done).toBe(EXIT_OK)
+    expect(await done).toBe(EXIT.ok)
     expect(close).toHaveBeenCalledTimes(1)
     // Its own listeners go; a signal after the stop (the process is exiting) meets only the one that ignores it.
     expect(added('SIGINT', before.SIGINT)).toEqual([ignoreLateSignal])

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { COMMANDS, SCHEDULE_ACTION_WORDS } from '../../src/api/commands.js'
 import { SCHEDULE_ACTIONS } from '../../src/api/protocol.js'
-import { EXIT_OK } from '../../src/cli.js'
+import { EXIT } from '../../src/cli.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import { cliInProcess as cli } from '../helpers/cli.js'
 
@@ -44,7 +44,7 @@ describe('texts users read', () => {
 
   it('panelbridge commands schedule explains the nine actions, and says where the command comes from', async () => {
     const { code, out } = await cli(['commands', 'schedule'])
-    expect(code).toBe(EXIT_OK)
+    expect(code).toBe(EXIT.ok)
     expect(SCHEDULE_ACTIONS).toHaveLength(9)
     for (const action of SCHEDULE_ACTIONS) expect(out).toContain(`${action}: ${SCHEDULE_ACTION_WORDS[action]}`)
     expect(out).toContain("group: playout (not in the application's command reference: seen in its own clients)")

@@ -7,7 +7,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
-import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
+import { FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until, SAFETY_MS } from '../helpers/until.js'
@@ -115,20 +115,20 @@ describe('two independent applications from one file', () => {
     ])
     const key = (k: string) => daemon.controlState('console', k)
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
-    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     expect(a.http.commands('schedule')).toHaveLength(1)
     expect(b.http.commands('schedule')).toHaveLength(0)
-    expect(key('key:1')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Off })
+    expect(key('key:1')).toMatchObject({ color: FEEDBACK_COLORS.play.Off })
 
     expect(daemon.inject('console', 'key:1', 'press')).toBeUndefined()
-    await expect.poll(() => key('key:1'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(() => key('key:1'), WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     expect(b.http.commands('schedule')).toHaveLength(1)
     expect(a.http.commands('schedule')).toHaveLength(1)
 
     // Taken off air on graphics2 alone: only its key follows.
     await fetch(`${b.httpUrl}/api/command/schedule?action=cutout&title=${encodeURIComponent(TITLE)}`)
-    await expect.poll(() => key('key:1'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Off })
-    expect(key('key:0')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(() => key('key:1'), WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Off })
+    expect(key('key:0')).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     expect(key('key:0')).not.toHaveProperty('badge')
 
     const text = await metrics.text()

@@ -9,7 +9,7 @@ import { AppState } from '../../src/api/app-state.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import { DaemonProjection } from '../../src/daemon/projection.js'
-import { ConfigReloader, RELOAD_ERROR_KEY, type ConfigState } from '../../src/daemon/reload.js'
+import { ConfigReloader, type ConfigState } from '../../src/daemon/reload.js'
 import type { Notifier } from '../../src/daemon/sd-notify.js'
 import { createLogger, setLogSink } from '../../src/log.js'
 import { until, SAFETY_MS } from '../helpers/until.js'
@@ -59,14 +59,14 @@ describe('the reloader’s config state', () => {
     const refused = reloader.status()
     expect(refused).toMatchObject({ state: 'refused', lastGoodLoad: start, refusedAt: '2026-11-26T09:05:00.000Z' })
     expect(refused.error).toMatch(/^config refused: .*config\.yaml:5:\d+: surfaces\.console: unknown key bogus/)
-    expect(errors).toEqual([{ message: refused.error, key: RELOAD_ERROR_KEY }])
+    expect(errors).toEqual([{ message: refused.error, key: 'config' }])
     expect(states.at(-1)).toMatchObject({ state: 'refused', lastGoodLoad: Date.parse(start) })
 
     await writeFile(file, GOOD)
     vi.setSystemTime(Date.UTC(2026, 10, 26, 9, 7, 30))
     expect(await reloader.reload()).toBe(true)
     expect(reloader.status()).toEqual({ state: 'ok', lastGoodLoad: '2026-11-26T09:07:30.000Z' })
-    expect(cleared).toEqual([RELOAD_ERROR_KEY])
+    expect(cleared).toEqual(['config'])
     reloader.close()
   })
 

@@ -8,7 +8,6 @@ import { request, type IncomingMessage } from 'node:http'
 import { getDefaultHighWaterMark } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { DaemonEvent, InputEvent } from '../../src/daemon/api.js'
-import { DROPPED_EVENT } from '../../src/daemon/event-stream.js'
 import { startDaemonServer, type DaemonServer, type DaemonServerLimits } from '../../src/daemon/server.js'
 import { call, fileLogs, WatchedDaemon } from './helpers.js'
 import { until } from '../helpers/until.js'
@@ -153,11 +152,11 @@ describe('GET /api/events under a burst', () => {
     expect(stalled.res.complete).toBe(true)
     const events = eventsOf(stalled.text())
     const last = events.at(-1)!
-    expect(last.event).toBe(DROPPED_EVENT)
+    expect(last.event).toBe('dropped')
     expect(last.data).toMatchObject({ reason: 'behind', limitBytes: limit })
     expect(last.data.unreadBytes as number).toBeGreaterThan(limit)
     expect(String(last.data.message)).toContain('fell behind')
-    expect(events.filter((e) => e.event === DROPPED_EVENT)).toHaveLength(1)
+    expect(events.filter((e) => e.event === 'dropped')).toHaveLength(1)
   })
 
   it('keeps a reader that only fell behind on turns: they wait summed, never past the limit', async () => {

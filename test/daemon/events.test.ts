@@ -7,7 +7,7 @@ import { request, type IncomingMessage } from 'node:http'
 import { connect as netConnect } from 'node:net'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import type { DaemonEvent, SurfaceStateEvent } from '../../src/daemon/api.js'
-import { COOKIE_NAME } from '../../src/daemon/auth.js'
+import { AUTH } from '../../src/daemon/auth.js'
 import {
   DAEMON_SERVER_LIMITS,
   startDaemonServer,
@@ -107,7 +107,7 @@ describe('GET /api/events', () => {
 
     const bearer = await open(s, { authorization: `Bearer ${TOKEN}` })
     expect(bearer.res.statusCode).toBe(200)
-    const cookie = await open(s, { cookie: `${COOKIE_NAME}=${encodeURIComponent(TOKEN)}` })
+    const cookie = await open(s, { cookie: `${AUTH.cookieName}=${encodeURIComponent(TOKEN)}` })
     expect(cookie.res.statusCode).toBe(200)
     await until('both watching', () => daemon.watchers.size === 2)
 

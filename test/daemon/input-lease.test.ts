@@ -5,7 +5,7 @@
  * in-memory simulator (the command port is the transport boundary); fake timers for the lease.
  */
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { DEFAULT_API_LEASE_MS, InputDoor } from '../../src/daemon/input.js'
+import { API_LEASE, InputDoor } from '../../src/daemon/input.js'
 import type { ControlId } from '../../src/face/control-id.js'
 import { loggerInto, messages } from '../helpers/logs.js'
 import { memoryHarness } from '../mappings/memory-app.js'
@@ -64,7 +64,7 @@ describe('a remote API down without its up', () => {
     await settle()
     expect(h.sent('schedule')).toHaveLength(2)
     // The lease of the first down ended with it: nothing fires when its time comes.
-    vi.advanceTimersByTime(DEFAULT_API_LEASE_MS)
+    vi.advanceTimersByTime(API_LEASE.defaultMs)
     await settle()
     expect(h.sent('schedule')).toHaveLength(2)
   })
@@ -76,7 +76,7 @@ describe('a remote API down without its up', () => {
     door.inject('console', key(1), 'press')
     await settle()
     expect(h.sent('schedule').map((p) => p.action)).toEqual(['cutin'])
-    vi.advanceTimersByTime(DEFAULT_API_LEASE_MS)
+    vi.advanceTimersByTime(API_LEASE.defaultMs)
     await settle()
     expect(h.sent('schedule').map((p) => p.action)).toEqual(['cutin'])
     expect(messages(logs.records, 'warn')).toEqual([])

@@ -1,6 +1,6 @@
 /** The daemon's Prometheus metrics: a registry per instance, bounded labels, clean durations. */
 import { describe, expect, it } from 'vitest'
-import { MAX_COMMAND_LABELS, OTHER_LABEL, PrometheusMetrics } from '../../src/daemon/metrics.js'
+import { METRIC_LABELS, PrometheusMetrics } from '../../src/daemon/metrics.js'
 
 /** Every sample line of a metric family (`name{...} value` and `name value`), as `series → value`. */
 function samples(text: string, name: string): Map<string, number> {
@@ -30,7 +30,7 @@ describe('PrometheusMetrics', () => {
     expect(await new PrometheusMetrics({ processMetrics: false }).text()).not.toContain('process_')
   })
 
-  it(`counts commands past ${MAX_COMMAND_LABELS} distinct names under "${OTHER_LABEL}"`, async () => {
+  it(`counts commands past ${METRIC_LABELS.maxCommands} distinct names under "${METRIC_LABELS.other}"`, async () => {
     const m = new PrometheusMetrics({ processMetrics: false, maxCommandLabels: 2 })
     for (const name of ['schedule', 'cue', 'replay_play', 'switchVideoIn', 'schedule']) m.commandDone(name, 'ok', 1)
     const totals = samples(await m.text(), 'panelbridge_commands_total')

@@ -16,7 +16,7 @@ import { startSimulator, type SimulatorHandle } from '../../src/app-kit/simulato
 import { ReportMapDriver } from '../../src/surfaces/report-map/driver.js'
 import { MIDI_RESCAN_MS, MidiDriver } from '../../src/surfaces/midi/driver.js'
 import { feedbackMessages } from '../../src/surfaces/midi/feedback.js'
-import { ALSA_SEQUENCER_PATH, MIDI_UNAVAILABLE_MESSAGE } from '../../src/surfaces/midi/julusian.js'
+import { MIDI_SYSTEM } from '../../src/surfaces/midi/julusian.js'
 import { loadMidiProfile } from '../../src/surfaces/midi/profile.js'
 import { MemoryHidTransport } from '../surfaces/helpers/fake-generic-hid.js'
 import { FakeHotplug } from '../surfaces/helpers/fake-hotplug.js'
@@ -303,8 +303,8 @@ describe('the daemon with MIDI and HID surfaces', () => {
     expect(await daemon.reload()).toBe(true)
     expect(await daemon.reload()).toBe(true)
     expect(stateOf(daemon, 'pads')).toBe('waiting')
-    const unavailable = logs.filter((l) => l.message === MIDI_UNAVAILABLE_MESSAGE)
-    if (!existsSync(ALSA_SEQUENCER_PATH)) {
+    const unavailable = logs.filter((l) => l.message === MIDI_SYSTEM.unavailableMessage)
+    if (!existsSync(MIDI_SYSTEM.sequencerPath)) {
       expect(unavailable).toHaveLength(1)
       expect(unavailable[0]).toMatchObject({ level: 'warn', scope: expect.stringContaining('midi') })
     } else {

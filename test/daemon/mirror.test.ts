@@ -8,7 +8,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
-import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
+import { FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import type { SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
 import { until, SAFETY_MS } from '../helpers/until.js'
@@ -61,7 +61,7 @@ describe('a main and its backup', () => {
       'the press at both',
       () => main.http.commands('schedule').length === 1 && backup.http.commands('schedule').length === 1,
     )
-    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     // The same resolved command (each client numbers its own requests).
     const { requestId: _m, ...atMain } = main.http.commands('schedule')[0]!.parameters
     const { requestId: _b, ...atBackup } = backup.http.commands('schedule')[0]!.parameters
@@ -120,7 +120,7 @@ describe('a main and its backup', () => {
     await expect
       .poll(() => key('key:0'), WAIT)
       .toMatchObject({ badge: 'diverged', detail: expect.stringMatching(/^backup: /) })
-    expect(key('key:0')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    expect(key('key:0')).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     expect(logs.filter((l) => l.message.startsWith('diverged: console/key:0'))).toHaveLength(1)
 
     backup = await ownSimulator(ports)
@@ -144,14 +144,14 @@ describe('a main and its backup', () => {
     const [main, backup] = [await ownSimulator(), await ownSimulator()]
     const { daemon, key, logs, metrics, badgeOf } = await startDaemon(configOf(main, backup))
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
-    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     await until('the backup on air', () => backup.state.titles.some((t) => t.name === TITLE && t.playState !== 'Off'))
     const cut = Date.now()
     await direct(backup, 'schedule', { action: 'cutout', title: TITLE })
     await expect.poll(() => key('key:0'), WAIT).toMatchObject({ badge: 'diverged', detail: `backup: ${TITLE} off air` })
     // Not before the tolerance has passed (a lower bound, which a busy machine cannot break).
     expect(Date.now() - cut).toBeGreaterThanOrEqual(TOLERANCE_MS)
-    expect(key('key:0')).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    expect(key('key:0')).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     expect(logs.filter((l) => l.message.startsWith(`diverged: ${TITLE}`))).toHaveLength(1)
     expect(await metrics.text()).toMatch(/panelbridge_mirror_diverged_total\{app="backup",reason="state"\} 1/)
     // Back on air there: in step again.
@@ -168,7 +168,7 @@ describe('a main and its backup', () => {
       'the press at both',
       () => main.http.commands('schedule').length === 1 && backup.http.commands('schedule').length === 1,
     )
-    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     await until('the backup on air', () => backup.state.titles.some((t) => t.name === TITLE && t.playState !== 'Off'))
     // Both on air: in step, so no divergence is being timed.
     expect(badgeOf('key:0')).toBeUndefined()
@@ -181,11 +181,13 @@ describe('a main and its backup', () => {
     const { daemon, key } = await startDaemon(configOf(main, backup))
     await main.close()
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('stale')
-    await expect.poll(() => key('key:0'), WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Off, detail: 'from backup' })
+    await expect
+      .poll(() => key('key:0'), WAIT)
+      .toMatchObject({ color: FEEDBACK_COLORS.play.Off, detail: 'from backup' })
     expect(key('key:0')).not.toHaveProperty('badge')
     await direct(backup, 'schedule', { action: 'cutin', title: TITLE })
     await expect
       .poll(() => key('key:0'), WAIT)
-      .toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused, detail: 'from backup' })
+      .toMatchObject({ color: FEEDBACK_COLORS.play.Paused, detail: 'from backup' })
   })
 })

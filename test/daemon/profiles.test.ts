@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Daemon } from '../../src/daemon/daemon.js'
 import type { ControlState } from '../../src/daemon/api.js'
-import { DEFAULT_CONFIRM_MS, DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
+import { ENGINE_TUNABLES, FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import { TAP_HINT_MS } from '../../src/mappings/behaviours/press.js'
 import { getProfile, profileNames, startSimulator, type SimulatorHandle } from '../../src/app-kit/simulator/index.js'
 import { captureLogs } from '../helpers/logs.js'
@@ -60,7 +60,7 @@ async function bench(profile: string) {
     if ('status' in state) throw new Error(`console/key:0: ${state.message}`)
     return state
   }
-  await expect.poll(key, WAIT).toMatchObject({ label: TITLE, color: DEFAULT_PLAY_COLORS.Off })
+  await expect.poll(key, WAIT).toMatchObject({ label: TITLE, color: FEEDBACK_COLORS.play.Off })
   return { sim, daemon, file, key, records }
 }
 
@@ -72,7 +72,9 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
     sim.http.reset()
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
     // cutin goes straight to Paused.
-    await expect.poll(key, { timeout: LIT_WITHIN_MS, interval: 5 }).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect
+      .poll(key, { timeout: LIT_WITHIN_MS, interval: 5 })
+      .toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     expect(sim.http.commands('schedule').map((e) => e.parameters)).toEqual([
       expect.objectContaining({ action: 'cutin', title: TITLE }),
     ])
@@ -87,15 +89,15 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
   it('a play change made elsewhere colours the key: cutin → Paused, cutout → Off', async () => {
     const { sim, key } = await bench(name)
     await direct(sim, 'schedule', { action: 'cutin', title: TITLE })
-    await expect.poll(key, WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(key, WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     await direct(sim, 'schedule', { action: 'cutout', title: TITLE })
-    await expect.poll(key, WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Off })
+    await expect.poll(key, WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Off })
   })
 
   it('the application down: keys stale, a press fails and never arrives later; back: connected, keys right again', async () => {
     const { sim, daemon, key } = await bench(name)
     await direct(sim, 'schedule', { action: 'cutin', title: TITLE })
-    await expect.poll(key, WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(key, WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     const idBefore = titleId(sim, TITLE)
     // The restart holds both transports down until the test has pressed (the gate opens).
     let open: () => void = () => undefined
@@ -116,7 +118,7 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
     await restarted
     await expect.poll(() => daemon.status().app.state, WAIT).toBe('connected')
     // Nothing is on air after a restart, and the failed press was never sent again.
-    await expect.poll(key, WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Off })
+    await expect.poll(key, WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Off })
     await expect.poll(() => key().badge, WAIT).toBeUndefined()
     expect(sim.http.commands('schedule')).toEqual([])
     // Title ids survive a restart or not, as the profile says; either way the name still resolves.
@@ -124,36 +126,36 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
     if (profile.facts.title_ids_on_restart === 'new') expect(idAfter).not.toBe(idBefore)
     else expect(idAfter).toBe(idBefore)
     expect(daemon.inject('console', 'key:0', 'press')).toBeUndefined()
-    await expect.poll(key, WAIT).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    await expect.poll(key, WAIT).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     expect(sim.http.commands('schedule').map((e) => e.parameters)).toEqual([
       expect.objectContaining({ action: 'cutin', title: TITLE }),
     ])
   })
 
-  it(`hold to confirm: stopStreaming is sent only after a ${DEFAULT_CONFIRM_MS} ms hold; an early release sends nothing`, async () => {
+  it(`hold to confirm: stopStreaming is sent only after a ${ENGINE_TUNABLES.defaultConfirmMs} ms hold; an early release sends nothing`, async () => {
     const { sim, daemon } = await bench(name)
     // The hold's clock is the test's: the confirm and hint timers, performance.now() and Date (the
     // simulator stamps each command with it) are fake from here. The link's liveness interval stays real,
-    // and every jump below is well inside its 4 s (LINK_LIVENESS_TIMEOUT_MS).
+    // and every jump below is well inside its 4 s (LINK_TUNABLES.livenessTimeoutMs).
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
     const stopKey = () => daemon.controlState('console', 'key:2')
     const sent = () => sim.http.commands('stopStreaming').length
     expect(daemon.inject('console', 'key:2', 'down')).toBeUndefined()
-    expect(stopKey()).toMatchObject({ detail: `hold ${DEFAULT_CONFIRM_MS / 1000} s` })
+    expect(stopKey()).toMatchObject({ detail: `hold ${ENGINE_TUNABLES.defaultConfirmMs / 1000} s` })
     await vi.advanceTimersByTimeAsync(300)
     expect(daemon.inject('console', 'key:2', 'up')).toBeUndefined()
     // Released early: the key says how long to hold, for a moment (issue 22, item 11).
-    expect(stopKey()).toMatchObject({ detail: `hold ${DEFAULT_CONFIRM_MS / 1000} s` })
-    await vi.advanceTimersByTimeAsync(Math.max(DEFAULT_CONFIRM_MS, TAP_HINT_MS) + 200)
+    expect(stopKey()).toMatchObject({ detail: `hold ${ENGINE_TUNABLES.defaultConfirmMs / 1000} s` })
+    await vi.advanceTimersByTimeAsync(Math.max(ENGINE_TUNABLES.defaultConfirmMs, TAP_HINT_MS) + 200)
     expect(sent()).toBe(0)
     expect(stopKey()).not.toHaveProperty('detail')
     const downAt = Date.now()
     expect(daemon.inject('console', 'key:2', 'down')).toBeUndefined()
-    await vi.advanceTimersByTimeAsync(DEFAULT_CONFIRM_MS)
+    await vi.advanceTimersByTimeAsync(ENGINE_TUNABLES.defaultConfirmMs)
     // The command goes out over a real socket: wait for it to arrive.
     await expect.poll(sent, WAIT).toBe(1)
     expect(Date.parse(sim.http.commands('stopStreaming')[0]!.time)).toBeGreaterThanOrEqual(
-      downAt + DEFAULT_CONFIRM_MS - 20,
+      downAt + ENGINE_TUNABLES.defaultConfirmMs - 20,
     )
     expect(daemon.inject('console', 'key:2', 'up')).toBeUndefined()
     await vi.advanceTimersByTimeAsync(100)
@@ -192,7 +194,7 @@ describe.each(profileNames())('the daemon against the %s profile', (name) => {
     const { sim, daemon, file, key } = await bench(name)
     await saveAsEditors(file, configText(sim, '  - on: console/key:1\n    label: "Added"\n'))
     await expect.poll(() => daemon.controlState('console', 'key:1'), WAIT).toMatchObject({ label: 'Added' })
-    expect(key()).toMatchObject({ label: TITLE, color: DEFAULT_PLAY_COLORS.Off })
+    expect(key()).toMatchObject({ label: TITLE, color: FEEDBACK_COLORS.play.Off })
     expect(daemon.status().app.state).toBe('connected')
   })
 })

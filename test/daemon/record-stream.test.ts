@@ -12,7 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import type { RecordFollower, RecordFollowing } from '../../src/daemon/api.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { Recorder, type RecordFs } from '../../src/daemon/recorder.js'
-import { RECORD_DROPPED_KIND, RECORD_END_KIND } from '../../src/daemon/record-stream.js'
+import { RECORD_STREAM_KINDS } from '../../src/daemon/record-stream.js'
 import { startDaemonServer, type DaemonServer, type DaemonServerLimits } from '../../src/daemon/server.js'
 import type { SurfaceEvent } from '../../src/surfaces/types.js'
 import { loggerInto } from '../helpers/logs.js'
@@ -117,7 +117,7 @@ describe('GET /api/record', () => {
     await Promise.all([reader.ended, later.ended])
     const lines = reader.text().split('\n').slice(0, -1)
     expect(JSON.parse(lines.at(-1)!)).toEqual({
-      kind: RECORD_END_KIND,
+      kind: RECORD_STREAM_KINDS.end,
       reason: 'stopped',
       message: 'this server is closing (the daemon stops, or listen: changed); reconnect to follow again',
     })
@@ -224,7 +224,7 @@ describe('GET /api/record', () => {
     stalled.res.resume()
     await stalled.ended
     const last = JSON.parse(stalled.text().split('\n').at(-2)!) as Record<string, unknown>
-    expect(last).toMatchObject({ kind: RECORD_DROPPED_KIND, reason: 'behind', limitBytes: limit })
+    expect(last).toMatchObject({ kind: RECORD_STREAM_KINDS.dropped, reason: 'behind', limitBytes: limit })
     expect(last.unreadBytes as number).toBeGreaterThan(limit)
     expect(String(last.message)).toContain('fell behind')
     expect(stalled.count()).toBeLessThan(n)
@@ -238,7 +238,7 @@ describe('GET /api/record', () => {
     await recorder.stop()
     await reading.ended
     expect(JSON.parse(reading.text().split('\n').at(-2)!)).toEqual({
-      kind: RECORD_END_KIND,
+      kind: RECORD_STREAM_KINDS.end,
       reason: 'stopped',
       message: 'the recording stopped',
     })

@@ -9,7 +9,7 @@ import { connect as netConnect, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { bearer, MAX_AUTHORIZATION_LENGTH } from '../../src/daemon/auth.js'
+import { bearer, AUTH } from '../../src/daemon/auth.js'
 import type { DaemonEvent } from '../../src/daemon/api.js'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
 import { OUTGOING_LIMITS } from '../../src/outgoing-bound.js'
@@ -354,7 +354,7 @@ describe('Authorization (item 3)', () => {
     expect(long.json).toEqual({
       error: {
         code: 'BAD_AUTHORIZATION',
-        message: `the Authorization header is over ${MAX_AUTHORIZATION_LENGTH} characters; send Authorization: Bearer <token>`,
+        message: `the Authorization header is over ${AUTH.maxAuthorizationLength} characters; send Authorization: Bearer <token>`,
       },
     })
     const spaced = await call(`http://127.0.0.1:${r.s.port}/`, 'GET', '/api/status', {

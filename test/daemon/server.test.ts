@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
 import { PrometheusMetrics } from '../../src/daemon/metrics.js'
-import { COOKIE_NAME, DaemonServerConfigError, readListenToken } from '../../src/daemon/auth.js'
+import { AUTH, DaemonServerConfigError, readListenToken } from '../../src/daemon/auth.js'
 import {
   DAEMON_SERVER_LIMITS,
   startDaemonServer,
@@ -236,7 +236,7 @@ describe('remote API: 401 on a bind beyond loopback', () => {
       { authorization: `Bearer ${TOKEN}x` },
       { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` },
       { authorization: TOKEN },
-      { cookie: `${COOKIE_NAME}=nope` },
+      { cookie: `${AUTH.cookieName}=nope` },
     ]
     for (const headers of wrong) {
       for (const [method, path] of [
@@ -268,7 +268,7 @@ describe('remote API: 401 on a bind beyond loopback', () => {
     expect(link.status).toBe(303)
     expect(link.headers.location).toBe('/?view=big')
     const setCookie = (link.headers['set-cookie'] as string[])[0]!
-    expect(setCookie).toBe(`${COOKIE_NAME}=${TOKEN}; Path=/; HttpOnly; SameSite=Strict`)
+    expect(setCookie).toBe(`${AUTH.cookieName}=${TOKEN}; Path=/; HttpOnly; SameSite=Strict`)
     const cookie = setCookie.split(';')[0]!
     const page = await call(base, 'GET', '/?view=big', { cookie })
     expect(page.status).toBe(200)
@@ -291,7 +291,9 @@ describe('remote API: 401 on a bind beyond loopback', () => {
     const origin = `http://127.0.0.1:${s.port}`
     const refused = await upgradeStatus(`ws://127.0.0.1:${s.port}/ws`, { origin })
     expect(refused).toBe(401)
-    const ws = new WebSocket(`ws://127.0.0.1:${s.port}/ws`, { headers: { origin, cookie: `${COOKIE_NAME}=${TOKEN}` } })
+    const ws = new WebSocket(`ws://127.0.0.1:${s.port}/ws`, {
+      headers: { origin, cookie: `${AUTH.cookieName}=${TOKEN}` },
+    })
     const hello = await firstMessage(ws)
     expect(hello).toMatchObject({ type: 'hello' })
     ws.close()

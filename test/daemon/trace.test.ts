@@ -9,13 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { CommandEvent, DaemonEvent } from '../../src/daemon/api.js'
 import { Daemon } from '../../src/daemon/daemon.js'
-import {
-  formatTraceLine,
-  traceTo,
-  traceWanted,
-  TRACE_MAX_MESSAGE_CHARS,
-  TRACE_MAX_PARAMS_CHARS,
-} from '../../src/daemon/trace.js'
+import { formatTraceLine, traceTo, traceWanted, TRACE } from '../../src/daemon/trace.js'
 import { setLogLevel, setLogSink, type LogRecord } from '../../src/log.js'
 import { until, SAFETY_MS } from '../helpers/until.js'
 import { CUTIN_KEY, simulatedConfig } from '../helpers/config.js'
@@ -76,7 +70,7 @@ describe('a trace line', () => {
     )
     expect(line).not.toContain(SECRET)
     expect(line).toContain('"streamKey":"***"')
-    expect(line.length).toBeLessThan(TRACE_MAX_PARAMS_CHARS + TRACE_MAX_MESSAGE_CHARS + 100)
+    expect(line.length).toBeLessThan(TRACE.maxParamsChars + TRACE.maxMessageChars + 100)
   })
 
   it('is on with --trace or PANELBRIDGE_TRACE=1 (true, yes), off otherwise', () => {

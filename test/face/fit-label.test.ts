@@ -16,9 +16,8 @@ import {
   fitLabel,
   forgetTextWidths,
   KEY_FONT_FAMILY,
-  LINE_HEIGHT,
+  KEY_TEXT,
   maxRefWidth,
-  MIN_FONT_PX,
   wrapAll,
   type KeyPaintContext,
 } from '../../src/face/key-paint.js'
@@ -35,18 +34,18 @@ function scanned(
   maxH: number,
   largest: number,
 ): { px: number; lines: string[] } {
-  const fits = (lines: string[], px: number): boolean => lines.length * px * LINE_HEIGHT <= maxH
+  const fits = (lines: string[], px: number): boolean => lines.length * px * KEY_TEXT.lineHeight <= maxH
   let px = largest
   let lines: string[] = []
-  for (; px >= MIN_FONT_PX; px--) {
+  for (; px >= KEY_TEXT.minFontPx; px--) {
     const broken = { count: 0 }
     lines = wrapAll(ctx, text, maxW, px, broken)
     if (broken.count === 0 && fits(lines, px)) break
   }
-  if (px < MIN_FONT_PX) {
+  if (px < KEY_TEXT.minFontPx) {
     px = largest
     lines = wrapAll(ctx, text, maxW, px)
-    while (!fits(lines, px) && px > MIN_FONT_PX) lines = wrapAll(ctx, text, maxW, --px)
+    while (!fits(lines, px) && px > KEY_TEXT.minFontPx) lines = wrapAll(ctx, text, maxW, --px)
   }
   return { px, lines }
 }
@@ -149,7 +148,7 @@ describe('fitLabel: the size by halving, as the size-by-size scan', () => {
   function sameAsScan(ctx: KeyPaintContext, text: string, b: Box): { px: number; lines: string[] } {
     const maxW = Math.max(1, b.width - 2 * b.pad)
     const maxH = Math.max(1, b.height - b.pad - b.bottomCut)
-    const largest = Math.max(MIN_FONT_PX, Math.floor(b.height * 0.3))
+    const largest = Math.max(KEY_TEXT.minFontPx, Math.floor(b.height * 0.3))
     const got = fitLabel(ctx, text, maxW, maxH, largest)
     expect(got).toEqual(scanned(ctx, text, maxW, maxH, largest))
     return got
@@ -197,7 +196,7 @@ describe('fitLabel: the size by halving, as the size-by-size scan', () => {
       fc.property(
         label,
         fc.integer({ min: 8, max: 230 }),
-        fc.integer({ min: MIN_FONT_PX, max: 72 }),
+        fc.integer({ min: KEY_TEXT.minFontPx, max: 72 }),
         (text, maxW, px) => {
           const broken = { count: 0 }
           const lines = wrapAll(ctx, text, maxW, px, broken)

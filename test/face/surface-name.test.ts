@@ -3,15 +3,14 @@
  * file's names agree on every name.
  */
 import { describe, expect, it } from 'vitest'
-import { parseControlAddress } from '../../src/face/control-id.js'
-import { isSurfaceName, SURFACE_NAME_MAX_CHARS, surfaceNameProblem } from '../../src/face/surface-name.js'
+import { isSurfaceName, parseControlAddress, SURFACE_NAME, surfaceNameProblem } from '../../src/face/control-id.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 
 const NAMES: [string, boolean][] = [
   ['desk', true],
   ['A-b_9', true],
-  ['x'.repeat(SURFACE_NAME_MAX_CHARS), true],
-  ['x'.repeat(SURFACE_NAME_MAX_CHARS + 1), false],
+  ['x'.repeat(SURFACE_NAME.maxChars), true],
+  ['x'.repeat(SURFACE_NAME.maxChars + 1), false],
   ['', false],
   ['my desk', false],
   ['dé', false],

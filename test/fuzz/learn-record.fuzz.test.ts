@@ -3,10 +3,10 @@
  * its own refusal (a plain Error saying why), never a TypeError or RangeError from deep inside.
  */
 import { describe } from 'vitest'
-import { LEARN_RECORD_FORMAT, LEARN_RECORD_VERSION, parseLearnRecording } from '../../src/commands/learn-record.js'
+import { LEARN_RECORD, parseLearnRecording } from '../../src/commands/learn-record.js'
 import { fc, fuzzParser, hostileText } from './harness.js'
 
-const START = JSON.stringify({ kind: 'start', format: LEARN_RECORD_FORMAT, version: LEARN_RECORD_VERSION })
+const START = JSON.stringify({ kind: 'start', format: LEARN_RECORD.format, version: LEARN_RECORD.version })
 const line = fc.oneof(
   hostileText,
   fc.jsonValue().map((v) => JSON.stringify(v)),

@@ -4,7 +4,7 @@
  * from names and text values reads back the same variables.
  */
 import { describe, expect, test } from 'vitest'
-import { APP_STATE_MAX_VARIABLE_VALUE_CHARS } from '../../src/api/app-state.js'
+import { APP_STATE_LIMITS } from '../../src/api/app-state.js'
 import { parseNotification, parseTitleControlInfo } from '../../src/api/notifications.js'
 import { QWebChannelError } from '../../src/api/qwebchannel.js'
 import { checkProperty, fc, fuzzParser, hostileJsonValue, hostileText, objectWith } from './harness.js'
@@ -96,7 +96,7 @@ describe('notifications', () => {
       fc.property(hostileJsonValue, (value) => {
         const n = parseNotification({ event: 'data', id: 'T', variables: [{ name: 'v', value }] })
         const text = (n as { variables: Record<string, string> }).variables.v
-        if (text !== undefined) expect(text.length).toBeLessThanOrEqual(APP_STATE_MAX_VARIABLE_VALUE_CHARS)
+        if (text !== undefined) expect(text.length).toBeLessThanOrEqual(APP_STATE_LIMITS.maxVariableValueChars)
       }),
     )
   })

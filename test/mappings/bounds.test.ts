@@ -5,15 +5,16 @@
  */
 import { LineCounter } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { formatProblem, loadConfigText, MAX_CONFIG_DEPTH } from '../../src/mappings/load.js'
-import { nameText, NAME_SHOWN_CHARS } from '../../src/mappings/problems.js'
+import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
+import { nameText } from '../../src/mappings/problems.js'
 import { parseYaml } from '../../src/mappings/yaml-read.js'
+import { CONFIG_LIMITS } from '../../src/mappings/limits.js'
 
 async function problems(text: string): Promise<string[]> {
   return (await loadConfigText(text, 'c.yaml')).problems.map(formatProblem)
 }
 
-const TOO_DEEP = `values are nested deeper than ${MAX_CONFIG_DEPTH} levels`
+const TOO_DEEP = `values are nested deeper than ${CONFIG_LIMITS.depth} levels`
 
 describe('deep nesting', () => {
   it('is refused while parsing, before the yaml library composes anything', () => {
@@ -22,8 +23,8 @@ describe('deep nesting', () => {
     expect(read).toHaveProperty('tooDeepAt')
     // Stopped a few levels past the limit: near the start of the brackets, not at their end.
     const at = (read as { tooDeepAt: number }).tooDeepAt
-    expect(at).toBeGreaterThan('version: 1\nx: '.length + MAX_CONFIG_DEPTH - 2)
-    expect(at).toBeLessThan('version: 1\nx: '.length + MAX_CONFIG_DEPTH + 4)
+    expect(at).toBeGreaterThan('version: 1\nx: '.length + CONFIG_LIMITS.depth - 2)
+    expect(at).toBeLessThan('version: 1\nx: '.length + CONFIG_LIMITS.depth + 4)
   })
 
   it.each([
@@ -43,8 +44,8 @@ describe('deep nesting', () => {
   it('the limit itself loads past the parse; one level more is refused at its node', async () => {
     // `x:` is level 1 (the file's map is level 0 of the values below it, level 1 as counted).
     const nested = (levels: number): string => `version: 1\nx: ${'['.repeat(levels)}${']'.repeat(levels)}\n`
-    expect(await problems(nested(MAX_CONFIG_DEPTH - 1))).toEqual(['c.yaml:2:1: unknown key x'])
-    expect(await problems(nested(MAX_CONFIG_DEPTH))).toEqual([`c.yaml:2:${3 + MAX_CONFIG_DEPTH}: ${TOO_DEEP}`])
+    expect(await problems(nested(CONFIG_LIMITS.depth - 1))).toEqual(['c.yaml:2:1: unknown key x'])
+    expect(await problems(nested(CONFIG_LIMITS.depth))).toEqual([`c.yaml:2:${3 + CONFIG_LIMITS.depth}: ${TOO_DEEP}`])
   })
 
   it('an alias that makes a value deeper than written is refused too', async () => {
@@ -60,7 +61,9 @@ describe('over-long names', () => {
 
   it('an unknown 10,000-character key: no suggestion, and the message shows a cut name with its length', async () => {
     const found = await problems(`version: 1\nlisten: { ${long}: 1 }\n`)
-    expect(found).toEqual([`c.yaml:2:11: listen: unknown key ${'l'.repeat(NAME_SHOWN_CHARS - 1)}… (10000 characters)`])
+    expect(found).toEqual([
+      `c.yaml:2:11: listen: unknown key ${'l'.repeat(CONFIG_LIMITS.nameShownChars - 1)}… (10000 characters)`,
+    ])
   })
 
   it('a 10,000-character command or parameter is named cut, never suggested', async () => {
@@ -82,9 +85,9 @@ bindings:
   })
 
   it('nameText keeps a name up to the cap whole', () => {
-    expect(nameText('x'.repeat(NAME_SHOWN_CHARS))).toBe('x'.repeat(NAME_SHOWN_CHARS))
-    expect(nameText('x'.repeat(NAME_SHOWN_CHARS + 1))).toBe(
-      `${'x'.repeat(NAME_SHOWN_CHARS - 1)}… (${NAME_SHOWN_CHARS + 1} characters)`,
+    expect(nameText('x'.repeat(CONFIG_LIMITS.nameShownChars))).toBe('x'.repeat(CONFIG_LIMITS.nameShownChars))
+    expect(nameText('x'.repeat(CONFIG_LIMITS.nameShownChars + 1))).toBe(
+      `${'x'.repeat(CONFIG_LIMITS.nameShownChars - 1)}… (${CONFIG_LIMITS.nameShownChars + 1} characters)`,
     )
   })
 })

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
-import { EXIT_FAILURE, EXIT_OK, main } from '../../src/cli.js'
+import { EXIT, main } from '../../src/cli.js'
 import { computeFeedback } from '../../src/mappings/feedback.js'
 import { loadConfigFile } from '../../src/mappings/load.js'
 import type { Binding } from '../../src/mappings/schema.js'
@@ -49,12 +49,12 @@ describe('shipped configs', () => {
       const { code, out } = await check(`${configDir}${file}`)
       expect(out).toMatch(/: ok: \d+ bindings on \d+ surfaces?\n$/)
       expect(out).not.toContain('warning')
-      expect(code).toBe(EXIT_OK)
+      expect(code).toBe(EXIT.ok)
     })
   }
   it('panelbridge check refuses a broken file with exit 1 and every problem located', async () => {
     const { code, out } = await check(fileURLToPath(new URL('../fixtures/mappings/broken.yaml', import.meta.url)))
-    expect(code).toBe(EXIT_FAILURE)
+    expect(code).toBe(EXIT.failure)
     expect(out.split('\n').filter((l) => /broken\.yaml:\d+:\d+: /.test(l))).toHaveLength(3)
     expect(out).toMatch(/broken\.yaml: refused: 3 errors, 0 warnings\n$/)
   })

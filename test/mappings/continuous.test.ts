@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { shuttleSpeed } from '../../src/mappings/behaviours/continuous.js'
-import { JOG_RESEED_AFTER_MS } from '../../src/mappings/constants.js'
+import { ENGINE_TUNABLES } from '../../src/mappings/constants.js'
 import { until } from '../helpers/until.js'
 import { CONSOLE, engineHarness, WAIT, type EngineHarness } from './helpers.js'
 
@@ -109,7 +109,7 @@ describe('jog scrubbing', () => {
     await expect.poll(() => h!.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((Math.round(5 * fps) + 2) / fps, 6)
     // Playback (or another operator) moves the position while the wheel rests.
     await h.client.call('replay_set_scrub_position', { position: 12 })
-    restFor(JOG_RESEED_AFTER_MS + 100)
+    restFor(ENGINE_TUNABLES.jogReseedAfterMs + 100)
     h.rotate('console/jog', 1)
     await expect.poll(() => h!.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((Math.round(12 * fps) + 1) / fps, 6)
     expect(h.sent('replay_get_play_info')).toHaveLength(2)

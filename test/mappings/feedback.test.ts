@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import type { BehaviourLook } from '../../src/mappings/behaviours/types.js'
-import { DEFAULT_PLAY_COLORS, INDICATOR_OFF } from '../../src/mappings/constants.js'
+import { FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import { computeFeedback } from '../../src/mappings/feedback.js'
 import { binding as bindingSchema, configSchema, type Binding } from '../../src/mappings/schema.js'
 import { parseTemplate, renderTemplate, UNKNOWN_VALUE_TEXT } from '../../src/mappings/template.js'
@@ -35,7 +35,7 @@ describe('stale (the application is gone) and unknown (not seen yet)', () => {
   it('a replay key before any replay command is unknown, in its off colour; with the link down it is stale', () => {
     const state = connected()
     const replay = { label: 'Replay', feedback: { replay_state: 'replay' } }
-    expect(show(replay, state)).toMatchObject({ badge: 'unknown', color: INDICATOR_OFF })
+    expect(show(replay, state)).toMatchObject({ badge: 'unknown', color: FEEDBACK_COLORS.indicatorOff })
     state.setReplay({ state: 'replay' })
     expect(show(replay, state).badge).toBeUndefined()
     state.setLink({ status: 'stale', phase: 'connecting', since: 2 })
@@ -51,7 +51,7 @@ describe('stale (the application is gone) and unknown (not seen yet)', () => {
       detail: 'no such title',
     })
     const onAir = { label: '{{play}}', feedback: { title: 'Lower Third' } }
-    expect(show(onAir, state)).toMatchObject({ color: DEFAULT_PLAY_COLORS.Running, text: 'Running' })
+    expect(show(onAir, state)).toMatchObject({ color: FEEDBACK_COLORS.play.Running, text: 'Running' })
     expect(show(onAir, state).badge).toBeUndefined()
     state.setLink({ status: 'stale', phase: 'waiting-to-retry', since: 3, error: 'socket closed' })
     const stale = show(onAir, state)

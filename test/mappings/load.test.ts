@@ -6,9 +6,10 @@ import { readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { formatProblem, loadConfigFile, loadConfigText, MAX_CONFIG_BYTES } from '../../src/mappings/load.js'
+import { formatProblem, loadConfigFile, loadConfigText } from '../../src/mappings/load.js'
 import { testDir } from '../helpers/files.js'
 import { configSchemaText } from '../../src/mappings/schema-file.js'
+import { CONFIG_LIMITS } from '../../src/mappings/limits.js'
 
 const HEAD = `version: 1
 surfaces:
@@ -214,8 +215,8 @@ describe('problems, each at its node', () => {
   })
 
   it('refuses what is too big to read, with the figures, and alias bombs', async () => {
-    expect(MAX_CONFIG_BYTES).toBe(256 * 1024)
-    expect(await problems('#'.repeat(MAX_CONFIG_BYTES + 1))).toEqual([
+    expect(CONFIG_LIMITS.fileBytes).toBe(256 * 1024)
+    expect(await problems('#'.repeat(CONFIG_LIMITS.fileBytes + 1))).toEqual([
       'c.yaml:1:1: too large: 262,145 bytes; a mapping file is at most 262,144 bytes (256 KiB)',
     ])
     // The bound is on bytes, not characters: 87,382 three-byte characters are 262,146 bytes.
@@ -223,7 +224,7 @@ describe('problems, each at its node', () => {
       'c.yaml:1:1: too large: 262,147 bytes; a mapping file is at most 262,144 bytes (256 KiB)',
     ])
     const largest = 'version: 1\n#'
-    expect(await problems(largest + 'x'.repeat(MAX_CONFIG_BYTES - largest.length))).toEqual([])
+    expect(await problems(largest + 'x'.repeat(CONFIG_LIMITS.fileBytes - largest.length))).toEqual([])
     const bomb = ['version: 1', 'a: &a [x, x, x, x, x, x, x, x, x, x]']
     for (let i = 0; i < 8; i++)
       bomb.push(

@@ -12,7 +12,7 @@ import type { CallResult } from '../../src/api/client.js'
 import { AppError } from '../../src/api/errors.js'
 import { AppRouter } from '../../src/mappings/app-router.js'
 import { appsOf } from '../../src/mappings/apps.js'
-import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
+import { FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import { Engine } from '../../src/mappings/engine.js'
 import type { Config } from '../../src/mappings/schema.js'
 import { createLogger } from '../../src/log.js'
@@ -159,7 +159,7 @@ describe('a main and its mirror: the objections', () => {
     const { main, backup, surfaces } = await rig()
     const key = (): ReturnType<typeof surfaces.of> => surfaces.of('console/key:0')
     main.play('Paused')
-    expect(key()).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+    expect(key()).toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     expect(key()?.badge).toBeUndefined()
     // The backup follows within the tolerance: never diverged.
     vi.advanceTimersByTime(300)
@@ -168,10 +168,10 @@ describe('a main and its mirror: the objections', () => {
     expect(key()?.badge).toBeUndefined()
     // The main goes away: the key shows the backup's state, and says whose.
     main.down()
-    expect(key()).toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused, detail: 'from backup' })
+    expect(key()).toMatchObject({ color: FEEDBACK_COLORS.play.Paused, detail: 'from backup' })
     expect(key()?.badge).toBeUndefined()
     backup.play('Off')
-    expect(key()).toMatchObject({ color: DEFAULT_PLAY_COLORS.Off, detail: 'from backup' })
+    expect(key()).toMatchObject({ color: FEEDBACK_COLORS.play.Off, detail: 'from backup' })
     // Both away: stale, as with one application.
     backup.down()
     expect(key()).toMatchObject({ badge: 'stale' })

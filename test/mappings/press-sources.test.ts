@@ -9,7 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
-import { DEFAULT_API_LEASE_MS, InputDoor, MAX_API_LEASE_MS, MIN_API_LEASE_MS } from '../../src/daemon/input.js'
+import { API_LEASE, InputDoor } from '../../src/daemon/input.js'
 import { Routes } from '../../src/daemon/routes.js'
 import { Engine } from '../../src/mappings/engine.js'
 import { WebSurface } from '../../src/surfaces/web/web-surface.js'
@@ -107,11 +107,11 @@ describe('the remote API down carries a lease', () => {
     r.door.inject('console', 'key:2', 'down')
     await vi.advanceTimersByTimeAsync(0)
     expect(r.actions).toEqual(['automatic']) // a plain press fires on its down
-    await vi.advanceTimersByTimeAsync(DEFAULT_API_LEASE_MS - 1)
+    await vi.advanceTimersByTimeAsync(API_LEASE.defaultMs - 1)
     expect(messages(r.logs, 'warn')).toEqual([])
     await vi.advanceTimersByTimeAsync(1)
     expect(messages(r.logs, 'warn')).toEqual(['remote API press not released within its lease: cancelled'])
-    expect(r.logs[0]!.fields).toMatchObject({ control: 'console/key:2', lease_ms: DEFAULT_API_LEASE_MS })
+    expect(r.logs[0]!.fields).toMatchObject({ control: 'console/key:2', lease_ms: API_LEASE.defaultMs })
     const browser = {}
     for (let i = 0; i < 2; i++) {
       r.web.press('key:2', browser, 'browser-1')
@@ -137,7 +137,7 @@ describe('the remote API down carries a lease', () => {
     r.door.inject('console', 'key:1', 'down')
     await vi.advanceTimersByTimeAsync(200)
     r.door.inject('console', 'key:1', 'up')
-    await vi.advanceTimersByTimeAsync(DEFAULT_API_LEASE_MS * 2)
+    await vi.advanceTimersByTimeAsync(API_LEASE.defaultMs * 2)
     expect(r.actions).toEqual(['update'])
     expect(messages(r.logs, 'warn')).toEqual([])
   })
@@ -216,8 +216,8 @@ describe('lease_ms on the remote API route', () => {
   })
 
   it.each([
-    ['down', `lease_ms=${MIN_API_LEASE_MS - 1}`],
-    ['down', `lease_ms=${MAX_API_LEASE_MS + 1}`],
+    ['down', `lease_ms=${API_LEASE.minMs - 1}`],
+    ['down', `lease_ms=${API_LEASE.maxMs + 1}`],
     ['down', 'lease_ms=1e4'],
     ['down', 'lease_ms='],
     ['press', 'lease_ms=1000'],

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import { CommandClient } from '../../src/api/client.js'
 import { NotificationLink } from '../../src/api/notifications.js'
-import { JOG_RESEED_AFTER_MS } from '../../src/mappings/constants.js'
+import { ENGINE_TUNABLES } from '../../src/mappings/constants.js'
 import { Engine } from '../../src/mappings/engine.js'
 import type { Config } from '../../src/mappings/schema.js'
 import { claimOf } from '../../src/mappings/surfaces.js'
@@ -268,7 +268,7 @@ describe('apply: a new mapping as a diff', () => {
     await expect
       .poll(() => w.replies.filter((c) => c === 'replay_set_scrub_position').length, WAIT)
       .toBe(sent('replay_set_scrub_position').length)
-    vi.advanceTimersByTime(JOG_RESEED_AFTER_MS)
+    vi.advanceTimersByTime(ENGINE_TUNABLES.jogReseedAfterMs)
     w.web.rotate('jog', 1)
     await expect.poll(() => w.sim.state.replay.scrubPosition, WAIT).toBeCloseTo((seeded + 13) / fps, 6)
   })

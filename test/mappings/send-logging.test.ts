@@ -9,7 +9,7 @@ import { AppState } from '../../src/api/app-state.js'
 import type { CallResult } from '../../src/api/client.js'
 import { AppError, CommandError } from '../../src/api/errors.js'
 import { createLogger, setLogSink, type LogRecord, type LogSink } from '../../src/log.js'
-import { STREAMING_POLL_MS } from '../../src/mappings/constants.js'
+import { ENGINE_TUNABLES } from '../../src/mappings/constants.js'
 import { Engine } from '../../src/mappings/engine.js'
 import { Sender, type CommandPort, type SentCommand } from '../../src/mappings/sender.js'
 import { CONSOLE, engineHarness, loadOrThrow, RecordingSurfaces, WAIT, type EngineHarness } from './helpers.js'
@@ -62,13 +62,13 @@ describe('the streaming poll', () => {
       expect(infos()).toHaveLength(0)
 
       client.up = true
-      await vi.advanceTimersByTimeAsync(3 * STREAMING_POLL_MS)
+      await vi.advanceTimersByTimeAsync(3 * ENGINE_TUNABLES.streamingPollMs)
       expect(infos()).toHaveLength(1)
       expect(infos()[0]!.message).toMatch(/^streaming poll: getStreamHostServer works again \(after \d+ failed\)$/)
       expect(warnings()).toHaveLength(1)
 
       client.up = false
-      await vi.advanceTimersByTimeAsync(5 * STREAMING_POLL_MS)
+      await vi.advanceTimersByTimeAsync(5 * ENGINE_TUNABLES.streamingPollMs)
       expect(warnings()).toHaveLength(2)
     } finally {
       engine.stop()

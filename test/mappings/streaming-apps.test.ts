@@ -10,7 +10,7 @@ import type { CallResult } from '../../src/api/client.js'
 import { createLogger } from '../../src/log.js'
 import { AppRouter } from '../../src/mappings/app-router.js'
 import { appsOf } from '../../src/mappings/apps.js'
-import { INDICATOR_ON, STREAMING_POLL_MS } from '../../src/mappings/constants.js'
+import { FEEDBACK_COLORS, ENGINE_TUNABLES } from '../../src/mappings/constants.js'
 import { Engine } from '../../src/mappings/engine.js'
 import { loadOrThrow, RecordingSurfaces } from './helpers.js'
 
@@ -86,12 +86,12 @@ describe('the streaming poll with two applications', () => {
     await settle()
     expect(graphics2.polls()).toBe(1)
     expect(main.polls()).toBe(0)
-    expect(surfaces.of('console/key:0')).toMatchObject({ led: 'on', color: INDICATOR_ON })
+    expect(surfaces.of('console/key:0')).toMatchObject({ led: 'on', color: FEEDBACK_COLORS.indicatorOn })
     expect(surfaces.of('console/key:0')?.badge).toBeUndefined()
 
     // The poll keeps asking graphics2: its stream stopping shows on the key.
     graphics2.streaming = false
-    await vi.advanceTimersByTimeAsync(STREAMING_POLL_MS)
+    await vi.advanceTimersByTimeAsync(ENGINE_TUNABLES.streamingPollMs)
     expect(graphics2.polls()).toBe(2)
     expect(main.polls()).toBe(0)
     expect(surfaces.of('console/key:0')).toMatchObject({ led: 'off' })
@@ -112,7 +112,7 @@ describe('the streaming poll with two applications', () => {
     expect(surfaces.of('console/key:0')).toMatchObject({ led: 'off' })
     main.state.setLink({ status: 'stale', phase: 'waiting-to-retry', since: Date.now(), error: 'gone' })
     expect(surfaces.of('console/key:0')).toMatchObject({ led: 'on', detail: 'from backup' })
-    await vi.advanceTimersByTimeAsync(STREAMING_POLL_MS)
+    await vi.advanceTimersByTimeAsync(ENGINE_TUNABLES.streamingPollMs)
     expect([main.polls(), backup.polls()]).toEqual([2, 2])
   })
 })

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import { fc } from '../fuzz/harness.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
-import { distanceWithin, nearest, suggest, SUGGEST_MAX_CHARS } from '../../src/mappings/suggest.js'
+import { distanceWithin, nearest, suggest } from '../../src/mappings/suggest.js'
+import { CONFIG_LIMITS } from '../../src/mappings/limits.js'
 
 /** The full optimal-string-alignment table, no early stop: what `distanceWithin` must agree with. */
 function osa(a: string, b: string): number {
@@ -68,7 +69,7 @@ describe('nearest', () => {
   })
 
   it('looks at no name over the cap, given or known', () => {
-    const long = 'a'.repeat(SUGGEST_MAX_CHARS)
+    const long = 'a'.repeat(CONFIG_LIMITS.suggestMaxChars)
     expect(nearest(long, [long.slice(1)])).toBe(long.slice(1))
     expect(nearest(long + 'a', [long])).toBeUndefined()
     expect(nearest('a'.repeat(10_000), [long])).toBeUndefined()

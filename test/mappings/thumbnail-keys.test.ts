@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
+import { FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import { Engine } from '../../src/mappings/engine.js'
 import { KeyPictures } from '../../src/mappings/pictures.js'
 import { KeyRenderer, parseColor, type RenderedKey } from '../../src/surfaces/render/key-renderer.js'
@@ -71,7 +71,7 @@ describe("a title's thumbnail on its key", () => {
     const renderer = new KeyRenderer()
     const veiled = LOWER_THIRD.map((c) => Math.round(c * (1 - VEIL_ALPHA))) as Rgb
     const off = renderer.render(surfaces.of('desk/key:0')!, SIZE)
-    expect(near(pixel(off, 1, 36), parseColor(DEFAULT_PLAY_COLORS.Off)!, 0)).toBe(true)
+    expect(near(pixel(off, 1, 36), parseColor(FEEDBACK_COLORS.play.Off)!, 0)).toBe(true)
     expect(near(pixel(off, 12, 12), veiled)).toBe(true)
     // The label is drawn over it: white ink in the middle.
     expect([...Array(40).keys()].some((x) => pixel(off, 16 + x, 36).every((v) => v > 200))).toBe(true)
@@ -80,10 +80,10 @@ describe("a title's thumbnail on its key", () => {
     engine.handle({ surface: 'desk', control: 'key:0', type: 'up', at: performance.now() })
     // On air (a cut-in holds on its last frame: the simulator says Paused), in that state's colour.
     await vi.waitFor(() => expect(state.findTitle('Lower Third')?.play).toBe('Paused'), WAIT)
-    await vi.waitFor(() => expect(surfaces.of('desk/key:0')?.color).toBe(DEFAULT_PLAY_COLORS.Paused), WAIT)
+    await vi.waitFor(() => expect(surfaces.of('desk/key:0')?.color).toBe(FEEDBACK_COLORS.play.Paused), WAIT)
     const onAir = renderer.render(surfaces.of('desk/key:0')!, SIZE)
-    expect(near(pixel(onAir, 1, 36), parseColor(DEFAULT_PLAY_COLORS.Paused)!, 0)).toBe(true)
-    expect(near(pixel(onAir, 70, 36), parseColor(DEFAULT_PLAY_COLORS.Paused)!, 0)).toBe(true)
+    expect(near(pixel(onAir, 1, 36), parseColor(FEEDBACK_COLORS.play.Paused)!, 0)).toBe(true)
+    expect(near(pixel(onAir, 70, 36), parseColor(FEEDBACK_COLORS.play.Paused)!, 0)).toBe(true)
     expect(near(pixel(onAir, 12, 12), veiled)).toBe(true)
   })
 

@@ -15,13 +15,7 @@ import { loadConfigText } from '../../src/mappings/load.js'
 import { KeyPictures } from '../../src/mappings/pictures.js'
 import type { Binding } from '../../src/mappings/schema.js'
 import type { CommandPort } from '../../src/mappings/sender.js'
-import {
-  DEFAULT_THUMBNAIL_BOX,
-  INPUT_QUIET_MS,
-  REFRESH_DEBOUNCE_MS,
-  Thumbnails,
-  type ThumbnailLook,
-} from '../../src/mappings/thumbnails.js'
+import { THUMBNAIL_TUNABLES, Thumbnails, type ThumbnailLook } from '../../src/mappings/thumbnails.js'
 import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
 import { SVG_LIMITS } from '../../src/surfaces/render/picture.js'
 import { useBomb } from '../helpers/svg-bomb.js'
@@ -121,7 +115,7 @@ describe('thumbnails', () => {
     await vi.waitUntil(() => app.calls.length === 2 && changes === 2, { timeout: 2000, interval: 1 })
     expect(app.calls.map((c) => c.params)).toEqual([
       { icon: true, width: 96, height: 96 },
-      { icon: true, ...DEFAULT_THUMBNAIL_BOX },
+      { icon: true, ...THUMBNAIL_TUNABLES.defaultBox },
     ])
     expect(topLeft(thumbs.lookOf(binding('A')))).toEqual([255, 0, 0])
     expect(topLeft(thumbs.lookOf(binding('B', 1)))).toEqual([0, 0, 255])
@@ -140,10 +134,10 @@ describe('thumbnails', () => {
     app.colors.set('a', '#00ff00')
     state.setTitleVariables('a', { Name: 'one' })
     state.flush()
-    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS / 2)
+    await vi.advanceTimersByTimeAsync(THUMBNAIL_TUNABLES.refreshDebounceMs / 2)
     state.setTitleVariables('a', { Name: 'two' })
     state.flush()
-    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS / 2 - 1)
+    await vi.advanceTimersByTimeAsync(THUMBNAIL_TUNABLES.refreshDebounceMs / 2 - 1)
     expect(app.calls).toHaveLength(1) // not yet: debounced
     expect(topLeft(thumbs.lookOf(binding('A')))).toEqual([255, 0, 0])
     const second = nextChange()
@@ -156,7 +150,7 @@ describe('thumbnails', () => {
     state.setTitlePlay('a', 'Running')
     state.setTitleVariables('b', { Name: 'x' })
     state.flush()
-    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS * 3)
+    await vi.advanceTimersByTimeAsync(THUMBNAIL_TUNABLES.refreshDebounceMs * 3)
     expect(app.calls).toHaveLength(2)
   })
 
@@ -164,7 +158,7 @@ describe('thumbnails', () => {
     const thumbs = start({ keySize: (on) => (on === 'desk/key:0' ? { width: 96, height: 96 } : undefined) })
     thumbs.noteInput()
     thumbs.want([binding('A'), binding('B', 1)])
-    await vi.advanceTimersByTimeAsync(INPUT_QUIET_MS - 1)
+    await vi.advanceTimersByTimeAsync(THUMBNAIL_TUNABLES.inputQuietMs - 1)
     expect(app.calls).toHaveLength(0)
     app.hold = true
     await vi.advanceTimersByTimeAsync(1)
@@ -183,7 +177,7 @@ describe('thumbnails', () => {
     state.setLink({ status: 'stale', phase: 'connecting', since: Date.now() })
     const thumbs = start()
     thumbs.want([binding('A')])
-    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS * 2)
+    await vi.advanceTimersByTimeAsync(THUMBNAIL_TUNABLES.refreshDebounceMs * 2)
     expect(app.calls).toHaveLength(0)
     const done = nextChange()
     state.setLink({ status: 'connected', since: Date.now() })
@@ -197,7 +191,7 @@ describe('thumbnails', () => {
       app.colors.set(id, '#00ff00')
       state.resetTitles([...app.colors.keys()].map((t) => ({ id: t, name: t.toUpperCase(), play: 'Off' as const })))
     }
-    const one = DEFAULT_THUMBNAIL_BOX.width * DEFAULT_THUMBNAIL_BOX.height * 4
+    const one = THUMBNAIL_TUNABLES.defaultBox.width * THUMBNAIL_TUNABLES.defaultBox.height * 4
     const thumbs = start({ cacheBytes: 3 * one })
     const done = nextChange()
     thumbs.want(['A', 'B', 'C', 'D', 'E'].map((t, i) => binding(t, i)))
@@ -240,11 +234,11 @@ describe('thumbnails', () => {
       'version: 1\nsurfaces:\n  desk: { driver: web, rows: 1, columns: 1 }\nbindings:\n  - on: desk/key:0\n    feedback: { title: A, thumbnail: true }\n'
     engine.apply((await loadConfigText(yaml, 'test.yaml')).config!)
     const width = (): number | undefined => surfaces.of('desk/key:0')?.picture?.width
-    await vi.waitFor(() => expect(width()).toBe(DEFAULT_THUMBNAIL_BOX.width))
+    await vi.waitFor(() => expect(width()).toBe(THUMBNAIL_TUNABLES.defaultBox.width))
     open = true
     pictures.refresh()
     await vi.waitFor(() => expect(width()).toBe(96))
-    expect(app.calls.map((c) => c.params.width)).toEqual([DEFAULT_THUMBNAIL_BOX.width, 96])
+    expect(app.calls.map((c) => c.params.width)).toEqual([THUMBNAIL_TUNABLES.defaultBox.width, 96])
     engine.stop()
   })
   it('decodes again only the thumbnails whose icon changed', async () => {
@@ -258,7 +252,7 @@ describe('thumbnails', () => {
     state.setTitleVariables('a', { Name: 'new' })
     state.flush()
     done = nextChange()
-    await vi.advanceTimersByTimeAsync(REFRESH_DEBOUNCE_MS)
+    await vi.advanceTimersByTimeAsync(THUMBNAIL_TUNABLES.refreshDebounceMs)
     await done
     expect(app.calls).toHaveLength(2)
     expect(thumbs.lookOf(binding('B', 1))).toEqual(b)

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { EXIT_CONFIG } from '../../src/commands/subcommand.js'
+import { EXIT } from '../../src/commands/subcommand.js'
 import { UDEV_GROUP } from '../../src/families/udev.js'
 
 const UNIT_FILE = new URL('../../systemd/panelbridge.service', import.meta.url)
@@ -47,7 +47,7 @@ describe('systemd/panelbridge.service', () => {
     expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID')
     expect(one('Restart')).toBe('on-failure')
     // A configuration that stops the start stops the unit too, rather than a restart loop.
-    expect(one('RestartPreventExitStatus')).toBe(String(EXIT_CONFIG))
+    expect(one('RestartPreventExitStatus')).toBe(String(EXIT.config))
     expect(one('KillSignal')).toBe('SIGINT')
   })
 

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { SimulatorHandle } from '../../src/app-kit/simulator/index.js'
-import { DEFAULT_PLAY_COLORS } from '../../src/mappings/constants.js'
+import { FEEDBACK_COLORS } from '../../src/mappings/constants.js'
 import type { Daemon } from '../../src/daemon/daemon.js'
 import { direct, ownSimulator, readyToScrub } from '../daemon/apps-rig.js'
 import { testConfigFile } from '../helpers/files.js'
@@ -186,7 +186,7 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
     await until('the title on air', () => sim.state.titles.some((t) => t.name === TITLE && t.playState !== 'Off'))
     await expect
       .poll(() => daemon.controlState('desk2', `key:${PRESS_KEY}`), WAIT)
-      .toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+      .toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     await until('the key drawn again, changed', () =>
       host.drawsSince(mark, id).some((d) => d.image !== undefined && d.image !== before),
     )
@@ -231,7 +231,7 @@ describe("Companion Satellite's own client against panelbridge's Satellite serve
     await until('the title on air', () => sim.state.titles.some((t) => t.name === TITLE && t.playState !== 'Off'))
     await expect
       .poll(() => daemon.controlState('desk2', `key:${PRESS_KEY}`), WAIT)
-      .toMatchObject({ color: DEFAULT_PLAY_COLORS.Paused })
+      .toMatchObject({ color: FEEDBACK_COLORS.play.Paused })
     const shown = new Map(KEY_IDS.map((k) => [k, host.lastImage(k)]))
 
     const disconnects = host.disconnects

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FONT_ASCENT, FONT_DESCENT, keyFaceOf } from '../../src/face/key-paint.js'
+import { KEY_TEXT, keyFaceOf } from '../../src/face/key-paint.js'
 import {
   BADGE_COLORS,
   KEY_FONT_FAMILY,
@@ -231,8 +231,8 @@ describe('key faces (the layout shared with the page)', () => {
     const ctx = createCanvas(10, 10).getContext('2d')
     ctx.font = `2048px ${KEY_FONT_FAMILY}`
     const m = ctx.measureText('H')
-    expect(m.fontBoundingBoxAscent).toBeCloseTo(FONT_ASCENT * 2048, 3)
-    expect(m.fontBoundingBoxDescent).toBeCloseTo(FONT_DESCENT * 2048, 3)
+    expect(m.fontBoundingBoxAscent).toBeCloseTo(KEY_TEXT.fontAscent * 2048, 3)
+    expect(m.fontBoundingBoxDescent).toBeCloseTo(KEY_TEXT.fontDescent * 2048, 3)
   })
 
   it('centres a label as Skia centres a line on its middle baseline', async () => {
@@ -250,7 +250,7 @@ describe('key faces (the layout shared with the page)', () => {
       return ctx.getImageData(0, 0, 96, 96).data
     }
     // What the layout does (alphabetic, moved down by half of ascent less descent) is Skia's 'middle'.
-    const ours = draw('alphabetic', (28 * (FONT_ASCENT - FONT_DESCENT)) / 2)
+    const ours = draw('alphabetic', (28 * (KEY_TEXT.fontAscent - KEY_TEXT.fontDescent)) / 2)
     const skia = draw('middle', 0)
     let off = 0
     for (let i = 0; i < ours.length; i++) off = Math.max(off, Math.abs(ours[i]! - skia[i]!))

@@ -6,11 +6,7 @@
  * what a slow client of the real application sees too), and a socket still behind after the grace
  * time is closed, so that its client reconnects and reads the state afresh.
  */
-
-/** A socket holding more unsent bytes than this gets no new frames until it drains. */
-export const SEND_HIGH_WATER_BYTES = 1 << 20
-/** A socket still behind this long after the first frame dropped for it is closed. */
-export const SLOW_CLIENT_GRACE_MS = 10_000
+import { SIM_LIMITS } from './limits.js'
 
 /** The part of a `ws` WebSocket the guard needs. */
 export interface GuardedSocket {
@@ -36,8 +32,8 @@ export class SendGuard {
     private readonly socket: GuardedSocket,
     options: SendGuardOptions = {},
   ) {
-    this.highWaterBytes = options.highWaterBytes ?? SEND_HIGH_WATER_BYTES
-    this.graceMs = options.graceMs ?? SLOW_CLIENT_GRACE_MS
+    this.highWaterBytes = options.highWaterBytes ?? SIM_LIMITS.sendHighWaterBytes
+    this.graceMs = options.graceMs ?? SIM_LIMITS.slowClientGraceMs
     this.now = options.now ?? Date.now
   }
 

@@ -10,10 +10,13 @@ import { refused, REFUSALS } from './refusals.js'
 import { HandlerError, type SimTitle, type SimVariable, type VideoFormat } from './types.js'
 import { isRecord } from '../../wire.js'
 import { readZipEntry, writeZip } from './zip.js'
-import { THUMBNAIL_JPEG } from './png.js'
-import { checkCount, checkName, MAX_INPUTS_PER_TITLE, MAX_VARIABLES_PER_TITLE } from './limits.js'
+import { THUMBNAIL_JPEG_BASE64 } from './png.js'
+import { checkCount, checkName, SIM_LIMITS } from './limits.js'
 
-export const FILE_FORMAT = 'panelbridge-simulator'
+/** The tag every file the simulator writes carries; a file without it is refused. */
+const FILE_FORMAT = 'panelbridge-simulator'
+/** Every project's thumbnail, as files hold it. */
+const THUMBNAIL_JPEG: Buffer = Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64')
 /** Name of the project inside a `.zip` package. */
 const PACKAGE_PROJECT_ENTRY = 'project.json'
 
@@ -32,7 +35,7 @@ type Kind = 'title' | 'layerList' | 'project'
  * application has no such rule (it writes wherever its user may), but a test double on a shared box
  * must not write outside the folder it was given.
  */
-export const FILE_OUTSIDE_DATA_DIR = 'file outside the data folder'
+const FILE_OUTSIDE_DATA_DIR = 'file outside the data folder'
 /** Largest title, layer-list or project file read, bytes. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024
 
@@ -166,8 +169,8 @@ function checkTitle(v: unknown): StoredTitle {
   if (!ok) throw refused(REFUSALS.notOurFile)
   const variables = v.variables as SimVariable[]
   const inputs = v.inputs as string[]
-  checkCount(variables.length, MAX_VARIABLES_PER_TITLE, 'variables on a title')
-  checkCount(inputs.length, MAX_INPUTS_PER_TITLE, 'inputs on a title')
+  checkCount(variables.length, SIM_LIMITS.maxVariablesPerTitle, 'variables on a title')
+  checkCount(inputs.length, SIM_LIMITS.maxInputsPerTitle, 'inputs on a title')
   checkName(v.name as string, 'title name')
   for (const x of variables) checkName(x.name, 'variable name')
   for (const i of inputs) checkName(i, 'input name')

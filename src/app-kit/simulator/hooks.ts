@@ -12,7 +12,7 @@ import { redact } from '../../redact.js'
  * embedded simulator and `panelbridge sim` keep none (`commandLogMax: 0`), so a simulator that runs
  * for days holds no history (the `--log-commands` file is the record a process outside can read).
  */
-export const COMMAND_LOG_MAX = 10_000
+const COMMAND_LOG_MAX = 10_000
 
 /** How a call reached the application: HTTP GET, POST, `POST /api`, or a method over the QWebChannel socket. */
 export type CommandTransport = 'get' | 'post' | 'api' | 'qwebchannel'

@@ -21,19 +21,12 @@ import type { RawParams } from './params.js'
 import { httpReplyBody, shapeReply } from './profile-shapes.js'
 import type { SimulatorState } from './state.js'
 import { envelope, type Reply } from './types.js'
+import { SIM_LIMITS } from './limits.js'
 
 const log = createLogger('simulator/http')
 
-/** Largest request body accepted, bytes; a bigger one is answered 413 and its socket closed. */
-export const MAX_BODY_BYTES = 1024 * 1024
 /** Largest request line (query string included) plus headers, bytes; bigger is answered 431. */
 const MAX_HEADER_BYTES = 64 * 1024
-/** A request (or a WebSocket handshake) whose headers take longer than this is answered 408 and cut. */
-export const HEADERS_TIMEOUT_MS = 10_000
-/** A request not received whole (headers and body) within this is answered 408 and cut. */
-export const REQUEST_TIMEOUT_MS = 30_000
-/** How often the server checks its sockets against those time-outs (Node's default is 30 s). */
-export const CONNECTIONS_CHECK_MS = 1_000
 /** An idle keep-alive socket is closed after this. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000
 const COMMAND_PATH = '/api/command/'
@@ -46,9 +39,9 @@ export interface HttpServerOptions {
   checkHost?: boolean
   /** DNS names besides `localhost` accepted in `Host`. */
   allowedHosts?: string[]
-  /** Default HEADERS_TIMEOUT_MS. */
+  /** Default SIM_LIMITS.headersTimeoutMs. */
   headersTimeoutMs?: number
-  /** Default REQUEST_TIMEOUT_MS. */
+  /** Default SIM_LIMITS.requestTimeoutMs. */
   requestTimeoutMs?: number
   /** Test hooks: reply delays, in-flight counts, the command log. */
   hooks?: HttpHooks
@@ -74,7 +67,7 @@ export class HttpError extends Error {
 }
 
 /**
- * The body as text, at most MAX_BODY_BYTES. Past the cap, reading stops (nothing more is buffered)
+ * The body as text, at most SIM_LIMITS.maxBodyBytes. Past the cap, reading stops (nothing more is buffered)
  * and the promise rejects with a 413, which the caller sends before the socket is closed.
  */
 function readBody(req: IncomingMessage): Promise<string> {
@@ -89,11 +82,11 @@ function readBody(req: IncomingMessage): Promise<string> {
     }
     const onData = (chunk: Buffer): void => {
       size += chunk.length
-      if (size > MAX_BODY_BYTES) tooLarge()
+      if (size > SIM_LIMITS.maxBodyBytes) tooLarge()
       else chunks.push(chunk)
     }
     // A declared length past the cap is refused before a byte of the body is read.
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return tooLarge()
+    if (Number.isFinite(declared) && declared > SIM_LIMITS.maxBodyBytes) return tooLarge()
     req.on('data', onData)
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
     req.on('error', reject)
@@ -250,10 +243,10 @@ export async function startHttpServer(
   const checkHost = options.checkHost ?? isLoopbackAddress(host)
   const hooks = options.hooks ?? new HttpHooks()
   const allowedHosts = hostSet(options.allowedHosts)
-  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
+  const headersTimeout = options.headersTimeoutMs ?? SIM_LIMITS.headersTimeoutMs
   const serverOptions = {
     maxHeaderSize: MAX_HEADER_BYTES,
-    connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_MS, headersTimeout),
+    connectionsCheckingInterval: Math.min(SIM_LIMITS.connectionsCheckMs, headersTimeout),
   }
   const server = createServer(serverOptions, (req, res) => {
     const refused = refusal(req, checkHost, allowedHosts)
@@ -276,7 +269,7 @@ export async function startHttpServer(
   })
   // Slow-loris sockets are cut by the server's own clock, not left to the system's.
   server.headersTimeout = headersTimeout
-  server.requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
+  server.requestTimeout = options.requestTimeoutMs ?? SIM_LIMITS.requestTimeoutMs
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
   server.on('clientError', answerClientError)
   await new Promise<void>((resolve, reject) => {

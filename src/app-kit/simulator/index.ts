@@ -7,7 +7,7 @@ import { HttpHooks } from './hooks.js'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { SIM_DEFAULT_ANIMATION_MS } from '../../api/protocol.js'
+import { SIM_ASSUMED_DEFAULTS } from '../../api/protocol.js'
 import { DEFAULT_LISTEN_HOST } from '../../defaults.js'
 import { ensureDir } from './files.js'
 import { HANDLERS } from './handlers/index.js'
@@ -34,7 +34,7 @@ export interface SimulatorOptions {
   host?: string
   /** Folder for title, layer-list and project files. Default: a fresh temporary folder, removed by close(). */
   dataDir?: string
-  /** In/out animation length of a title, ms. Default SIM_DEFAULT_ANIMATION_MS. */
+  /** In/out animation length of a title, ms. Default SIM_ASSUMED_DEFAULTS.animationMs. */
   animationMs?: number
   /** DNS names besides `localhost` accepted in `Host` on both sides (see `src/http-guard.ts`). */
   allowedHosts?: string[]
@@ -92,7 +92,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   }
   let state: SimulatorState
   try {
-    state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS, profile })
+    state = new SimulatorState({ dataDir, animationMs: opts.animationMs ?? SIM_ASSUMED_DEFAULTS.animationMs, profile })
     writeSeedProjects(state)
   } catch (err) {
     removeDataDir()

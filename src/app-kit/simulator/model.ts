@@ -7,25 +7,17 @@ import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'eventemitter3'
 import {
   APP_ERRORS,
-  DEFAULT_SENDER_EVENTS,
-  SIM_DEFAULT_ANIMATION_MS,
+  SENDER_EVENTS,
+  SIM_ASSUMED_DEFAULTS,
   type PlayState,
   type ScheduleAction,
 } from '../../api/protocol.js'
-import { checkCount, checkName, MAX_TITLES } from './limits.js'
+import { checkCount, checkName, SIM_LIMITS } from './limits.js'
 import type { Params } from './params.js'
 import { getProfile, type SimProfile } from './profile.js'
 import { dataNotification, playNotification, titleNotification } from './profile-shapes.js'
 import { ReplayModel } from './replay.js'
-import {
-  DEFAULT_OUTPUT_DEVICE,
-  DEFAULT_VIDEO_FORMAT,
-  SEED_TITLES,
-  SEED_OPENED_VIDEO_INS,
-  SEED_VIDEO_INS,
-  titlesFromSeeds,
-  type SimVideoIn,
-} from './seed.js'
+import { SEED, titlesFromSeeds, type SimVideoIn } from './seed.js'
 import { HandlerError, type HandlerResult, type SimTitle, type VideoFormat } from './types.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -54,7 +46,7 @@ export interface NotificationTopic {
 }
 
 export function createDefaultSender(): Sender {
-  return { name: '', ids: [], inputs: [], events: DEFAULT_SENDER_EVENTS.split(','), isDefault: true }
+  return { name: '', ids: [], inputs: [], events: SENDER_EVENTS.defaultSender.split(','), isDefault: true }
 }
 
 /** Compares title ids with or without braces, case-insensitively. */
@@ -102,7 +94,7 @@ export type ChangeEvents = {
 export interface SimulatorStateOptions {
   /** Folder for title, layer-list and project files; relative `file` parameters resolve here. */
   dataDir: string
-  /** In/out animation length of a title, ms. Default SIM_DEFAULT_ANIMATION_MS. */
+  /** In/out animation length of a title, ms. Default SIM_ASSUMED_DEFAULTS.animationMs. */
   animationMs?: number
   /** Start with the application's default sender (true). Tests of sender filtering turn it off. */
   defaultSender?: boolean
@@ -131,22 +123,22 @@ export class SimulatorModel {
   /** Every change of titles, play states and variables, before any notification (see ChangeEvents). */
   readonly changes = new EventEmitter<ChangeEvents>()
 
-  titles: SimTitle[] = titlesFromSeeds(SEED_TITLES)
-  readonly videoIns: SimVideoIn[] = SEED_VIDEO_INS.map((x) => ({ ...x }))
+  titles: SimTitle[] = titlesFromSeeds(SEED.titles)
+  readonly videoIns: SimVideoIn[] = SEED.videoIns.map((x) => ({ ...x }))
   /**
    * Names of opened video inputs, in opening order. The two cameras are open from the start, so that
    * `switchVideoIn` works out of the box (a newcomer's first press).
    */
-  readonly openedVideoIns: string[] = [...SEED_OPENED_VIDEO_INS]
+  readonly openedVideoIns: string[] = [...SEED.openedVideoIns]
   /** Device active in the switcher, per channel. */
   readonly switcher = new Map<number, string>()
-  output = { device: DEFAULT_OUTPUT_DEVICE, channels: [0] }
+  output = { device: SEED.defaultOutputDevice, channels: [0] }
   stream = { streaming: false, choice: '', serverUrl: '', containerFormat: 'RTMP', startedAt: '' }
   readonly replay: ReplayModel
   project: ProjectStatus = { filePath: '', edited: false, cached: false, videoSource: '' }
   /** Project file paths, most recent first. */
   recentProjects: string[] = []
-  videoFormat: VideoFormat = { ...DEFAULT_VIDEO_FORMAT }
+  videoFormat: VideoFormat = { ...SEED.defaultVideoFormat }
   senders: Sender[]
   /** Id of the title open in the designer, or ''. */
   designerTitleId = ''
@@ -158,7 +150,7 @@ export class SimulatorModel {
   constructor(opts: SimulatorStateOptions) {
     this.dataDir = opts.dataDir
     this.profile = opts.profile ?? getProfile()
-    this.animationMs = opts.animationMs ?? SIM_DEFAULT_ANIMATION_MS
+    this.animationMs = opts.animationMs ?? SIM_ASSUMED_DEFAULTS.animationMs
     this.withDefaultSender = opts.defaultSender !== false
     this.senders = this.withDefaultSender ? [createDefaultSender()] : []
     this.replay = new ReplayModel(
@@ -236,10 +228,10 @@ export class SimulatorModel {
 
   /**
    * Inserts a title into its channel at `position` (end when undefined or past the end). Past
-   * MAX_TITLES the command fails and nothing changes.
+   * SIM_LIMITS.maxTitles the command fails and nothing changes.
    */
   insertTitle(title: SimTitle, position?: number): void {
-    checkCount(this.titles.length + 1, MAX_TITLES, 'titles')
+    checkCount(this.titles.length + 1, SIM_LIMITS.maxTitles, 'titles')
     const count = this.titles.reduce((n, t) => (t.channel === title.channel ? n + 1 : n), 0)
     if (position === undefined || position < 0 || position >= count) {
       // Appending: positions are dense, so the new one is the count (no sort: newTitle stays linear).

@@ -6,6 +6,7 @@ import { crc32, deflateSync } from 'node:zlib'
 import { APP_ERRORS } from '../../api/protocol.js'
 import { LruMap } from '../../lru.js'
 import { HandlerError } from './types.js'
+import { SIM_LIMITS } from './limits.js'
 
 /** Largest icon side the simulator draws, pixels (bigger requests are refused as 'invalid params'). */
 const MAX_ICON_SIDE = 1920
@@ -50,9 +51,7 @@ export function solidPng(width: number, height: number, color: string): Buffer {
   ])
 }
 
-/** How many distinct icons (size and colour) stay cached; the least recently used goes first. */
-export const ICON_CACHE_ENTRIES = 64
-const iconCache = new LruMap<string, string>(ICON_CACHE_ENTRIES)
+const iconCache = new LruMap<string, string>(SIM_LIMITS.iconCacheEntries)
 let iconRenderCount = 0
 
 /**
@@ -75,7 +74,6 @@ export function iconCacheStats(): { size: number; renders: number } {
   return { size: iconCache.size, renders: iconRenderCount }
 }
 
-/** A 16×9 JPEG used as every project's thumbnail (base64, as replies carry it; decoded below for files). */
+/** A 16×9 JPEG used as every project's thumbnail (base64, as replies carry it; files.ts decodes it for files). */
 export const THUMBNAIL_JPEG_BASE64 =
   '/9j/4AAQSkZJRgABAQAAAQABAAD/4gHYSUNDX1BST0ZJTEUAAQEAAAHIAAAAAAQwAABtbnRyUkdCIFhZWiAH4AABAAEAAAAAAABhY3NwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAA9tYAAQAAAADTLQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAlkZXNjAAAA8AAAACRyWFlaAAABFAAAABRnWFlaAAABKAAAABRiWFlaAAABPAAAABR3dHB0AAABUAAAABRyVFJDAAABZAAAAChnVFJDAAABZAAAAChiVFJDAAABZAAAAChjcHJ0AAABjAAAADxtbHVjAAAAAAAAAAEAAAAMZW5VUwAAAAgAAAAcAHMAUgBHAEJYWVogAAAAAAAAb6IAADj1AAADkFhZWiAAAAAAAABimQAAt4UAABjaWFlaIAAAAAAAACSgAAAPhAAAts9YWVogAAAAAAAA9tYAAQAAAADTLXBhcmEAAAAAAAQAAAACZmYAAPKnAAANWQAAE9AAAApbAAAAAAAAAABtbHVjAAAAAAAAAAEAAAAMZW5VUwAAACAAAAAcAEcAbwBvAGcAbABlACAASQBuAGMALgAgADIAMAAxADb/2wBDAA0JCgsKCA0LCgsODg0PEyAVExISEyccHhcgLikxMC4pLSwzOko+MzZGNywtQFdBRkxOUlNSMj5aYVpQYEpRUk//2wBDAQ4ODhMREyYVFSZPNS01T09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT0//wAARCAAJABADASIAAhEBAxEB/8QAFgABAQEAAAAAAAAAAAAAAAAAAAQG/8QAGBAAAgMAAAAAAAAAAAAAAAAAAAITUaH/xAAVAQEBAAAAAAAAAAAAAAAAAAAABf/EACARAAACCwAAAAAAAAAAAAAAAAABAgMEFBVRUoGh0fD/2gAMAwEAAhEDEQA/AM9G9aI3rSgB/WSLri3AmepLGh//2Q=='
-export const THUMBNAIL_JPEG: Buffer = Buffer.from(THUMBNAIL_JPEG_BASE64, 'base64')

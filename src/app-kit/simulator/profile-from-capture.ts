@@ -6,7 +6,7 @@
  */
 import { basename } from 'node:path'
 import { stringify } from 'yaml'
-import { CAPTURE_MAX_FILE_BYTES, CaptureError, parseCapture, type ParsedCapture } from '../probe-capture.js'
+import { CAPTURE_LIMITS, CaptureError, parseCapture, type ParsedCapture } from '../probe-capture.js'
 import { readRegularFile } from '../../read-regular.js'
 import { isRecord } from '../../wire.js'
 import {
@@ -92,13 +92,13 @@ export function profileFromCapture(capture: ParsedCapture, file: string): SimPro
 /**
  * Reads a capture file and turns it into a profile. Throws CaptureError. Only a regular file is read
  * (a FIFO is never waited on, a device such as /dev/zero never read without end), and at most
- * CAPTURE_MAX_FILE_BYTES of it.
+ * CAPTURE_LIMITS.maxFileBytes of it.
  */
 export async function profileFromCaptureFile(file: string): Promise<SimProfile> {
-  const read = await readRegularFile(file, CAPTURE_MAX_FILE_BYTES)
+  const read = await readRegularFile(file, CAPTURE_LIMITS.maxFileBytes)
   if ('error' in read) throw new CaptureError(`${file}: ${read.error.code ?? read.error.message}`)
   if ('notRegular' in read) throw new CaptureError(`${file}: ${read.notRegular}, not a capture file`)
-  if ('tooLarge' in read) throw new CaptureError(`${file}: larger than ${CAPTURE_MAX_FILE_BYTES} bytes`)
+  if ('tooLarge' in read) throw new CaptureError(`${file}: larger than ${CAPTURE_LIMITS.maxFileBytes} bytes`)
   try {
     return profileFromCapture(parseCapture(read.bytes.toString('utf8')), file)
   } catch (err) {

@@ -9,6 +9,7 @@ import type { PlayState } from '../../api/protocol.js'
 import { isRecord } from '../../wire.js'
 import type { ProfileFacts } from './profile.js'
 import type { Reply } from './types.js'
+import { SIM_LIMITS } from './limits.js'
 
 // ---- notifications on onNotify (protocol notes 2.3) ------------------------------------------------
 
@@ -70,9 +71,6 @@ const PLAY_STATE_FIELDS: ReadonlyMap<string, readonly (readonly string[])[]> = n
   ['getInputsPlayStatus', [['inputs', '*', 'play']]],
 ])
 
-/** How deep `values: strings` looks into a reply; a handler's replies are far shallower. */
-export const MAX_SHAPE_DEPTH = 32
-
 /** Removes the field at `path` (`*` walks every item of a list); what is not there is left alone. */
 function omitPath(value: unknown, path: readonly string[]): void {
   const [step, ...rest] = path
@@ -87,7 +85,7 @@ function omitPath(value: unknown, path: readonly string[]): void {
 }
 
 /** Numbers and booleans as text (`1.5` → `"1.5"`, `true` → `"true"`), in a copy, at most `depth` deep. */
-export function valuesAsText(value: unknown, depth = MAX_SHAPE_DEPTH): unknown {
+export function valuesAsText(value: unknown, depth: number = SIM_LIMITS.maxShapeDepth): unknown {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   // Deeper than the bound, a value is passed on as it is rather than walked.
   if (depth <= 0 || value === null || typeof value !== 'object') return value
@@ -107,7 +105,7 @@ export function shapeReply(command: string, reply: Reply, facts: ProfileFacts): 
   if (facts.title_status === 'layer-state-only') {
     for (const path of PLAY_STATE_FIELDS.get(command) ?? []) omitPath(reply.result, path)
   }
-  if (facts.values === 'strings') return valuesAsText(reply, MAX_SHAPE_DEPTH + 1) as Reply
+  if (facts.values === 'strings') return valuesAsText(reply, SIM_LIMITS.maxShapeDepth + 1) as Reply
   return reply
 }
 

@@ -17,13 +17,14 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import WebSocket, { WebSocketServer } from 'ws'
-import { DEFAULT_WS_PORT, QWC_MESSAGE } from '../../api/protocol.js'
+import { APP_DEFAULT_PORTS, QWC_MESSAGE } from '../../api/protocol.js'
 import { DEFAULT_LISTEN_HOST } from '../../defaults.js'
 import { createLogger, type Logger } from '../../log.js'
 import { hostAllowed, hostSet, isLoopbackAddress, originAllowed } from '../../http-guard.js'
 import { frameBytes, isRecord } from '../../wire.js'
-import { SendGuard, SEND_HIGH_WATER_BYTES, SLOW_CLIENT_GRACE_MS } from './backpressure.js'
-import { answerClientError, CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http.js'
+import { SendGuard } from './backpressure.js'
+import { answerClientError } from './http.js'
+import { SIM_LIMITS } from './limits.js'
 
 const MSG = QWC_MESSAGE
 
@@ -148,9 +149,12 @@ export interface QWebChannelServerOptions {
   maxPayloadBytes?: number
   /** Most open sockets. Default MAX_QWC_CONNECTIONS. */
   maxConnections?: number
-  /** A socket holding more unsent bytes than this gets no new frames. Default SEND_HIGH_WATER_BYTES. */
+  /** A socket holding more unsent bytes than this gets no new frames. Default SIM_LIMITS.sendHighWaterBytes. */
   sendHighWaterBytes?: number
-  /** A socket still behind this long after frames were first dropped for it is closed. Default SLOW_CLIENT_GRACE_MS. */
+  /**
+   * A socket still behind this long after frames were first dropped for it is closed. Default
+   * SIM_LIMITS.slowClientGraceMs.
+   */
   slowClientGraceMs?: number
   /**
    * Apply the Host rule of `src/http-guard.ts` (DNS names other than localhost refused). Default: on
@@ -160,7 +164,7 @@ export interface QWebChannelServerOptions {
   checkHost?: boolean
   /** DNS names besides `localhost` accepted in `Host`. */
   allowedHosts?: string[]
-  /** A handshake whose headers take longer than this is cut. Default HEADERS_TIMEOUT_MS. */
+  /** A handshake whose headers take longer than this is cut. Default SIM_LIMITS.headersTimeoutMs. */
   headersTimeoutMs?: number
 }
 
@@ -198,7 +202,7 @@ export class QWebChannelServer {
   constructor(private readonly options: QWebChannelServerOptions) {
     this.log = options.logger ?? createLogger('sim/qwebchannel')
     this.host = options.host ?? DEFAULT_LISTEN_HOST
-    this.port = options.port ?? DEFAULT_WS_PORT
+    this.port = options.port ?? APP_DEFAULT_PORTS.ws
     this.shuffle = options.shuffle ?? false
     this.byNameAllowed = (options.methodCalls ?? 'index-or-name') === 'index-or-name'
     this.random = options.random ?? Math.random
@@ -234,14 +238,14 @@ export class QWebChannelServer {
   async start(): Promise<string> {
     if (this.http) return this.url
     this.assignIndexes()
-    const headersTimeout = this.options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
-    const interval = Math.min(CONNECTIONS_CHECK_MS, headersTimeout)
+    const headersTimeout = this.options.headersTimeoutMs ?? SIM_LIMITS.headersTimeoutMs
+    const interval = Math.min(SIM_LIMITS.connectionsCheckMs, headersTimeout)
     const http = createServer({ connectionsCheckingInterval: interval }, (_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain' }).end('QWebChannel: WebSocket only\n')
     })
     // A socket that never finishes its handshake is cut (slow loris).
     http.headersTimeout = headersTimeout
-    http.requestTimeout = REQUEST_TIMEOUT_MS
+    http.requestTimeout = SIM_LIMITS.requestTimeoutMs
     const wss = new WebSocketServer({
       noServer: true,
       autoPong: false,
@@ -393,8 +397,8 @@ export class QWebChannelServer {
       ws,
       signals: new Set(),
       send: new SendGuard(ws, {
-        highWaterBytes: this.options.sendHighWaterBytes ?? SEND_HIGH_WATER_BYTES,
-        graceMs: this.options.slowClientGraceMs ?? SLOW_CLIENT_GRACE_MS,
+        highWaterBytes: this.options.sendHighWaterBytes ?? SIM_LIMITS.sendHighWaterBytes,
+        graceMs: this.options.slowClientGraceMs ?? SIM_LIMITS.slowClientGraceMs,
       }),
     }
     this.clients.add(client)

@@ -25,12 +25,12 @@ import type { SimTitle } from './types.js'
 // ---- names (ASSUMED, see the file comment) ---------------------------------------------------------
 
 /** Every title's actor id starts so; the braced title id follows. */
-export const ACTOR_PREFIX = 'newblue.sim.title.'
+const ACTOR_PREFIX = 'newblue.sim.title.'
 /** The scope part of every id (S1's sample action uses `global`, lib/actions.js 8). */
-export const REGISTRY_SCOPE = 'global'
+const REGISTRY_SCOPE = 'global'
 
 /** Action ids (the third part of a target). */
-export const REGISTRY_ACTIONS = {
+const REGISTRY_ACTIONS = {
   play: 'newblue.sim.playout.native.playAction',
   animateIn: 'newblue.sim.playout.animateIn',
   animateOut: 'newblue.sim.playout.animateOut',
@@ -40,7 +40,7 @@ export const REGISTRY_ACTIONS = {
 } as const
 
 /** Feedback ids (the third part of a feedback's id). The on-air one is boolean: `.boolean.` (lib/feedbacks.js 33). */
-export const REGISTRY_FEEDBACKS = {
+const REGISTRY_FEEDBACKS = {
   onAir: 'newblue.sim.feedback.boolean.onAir',
   playState: 'newblue.sim.feedback.playState',
   variable: 'newblue.sim.feedback.variable',
@@ -52,7 +52,7 @@ export const REGISTRY_FEEDBACKS = {
  * "Animate In Or Animate Out"). `auto` is the application's own toggle (`automatic`, notes 4.1);
  * `inout` toggles the same way, chosen here (ASSUMED: the sample gives only its label).
  */
-export const PLAY_COMMANDS: Readonly<Record<string, { label: string; in: ScheduleAction; out: ScheduleAction }>> = {
+const PLAY_COMMANDS: Readonly<Record<string, { label: string; in: ScheduleAction; out: ScheduleAction }>> = {
   auto: { label: 'Animate In / Animate Out', in: 'automatic', out: 'automatic' },
   autoin: { label: 'Animate In / Cut Out', in: 'animateIn', out: 'cutout' },
   autoout: { label: 'Cut In / Animate Out', in: 'cutin', out: 'animateOut' },
@@ -62,12 +62,19 @@ export const PLAY_COMMANDS: Readonly<Record<string, { label: string; in: Schedul
 const DEFAULT_PLAY_COMMAND = 'auto'
 
 /** The image set S1 asks for (captivate.js 307) and the overlay names of its sample state (captivate.js 579-581). */
-export const IMAGE_SET_NAME = 'automation.glow.base'
+const IMAGE_SET_NAME = 'automation.glow.base'
 const OVERLAY_IMAGE = 'play_layer'
 const OVERLAY_IMAGE_ON_AIR = 'play_layer_red'
 
-/** The key of the layer state (notes 2.4, captivate.js 599). */
-export const LAYER_STATE_KEY = 'newblue.automation.layerstate'
+/** The registry's names above, for the scheduler and for tests that check what a client sees. */
+export const REGISTRY_NAMES = {
+  actorPrefix: ACTOR_PREFIX,
+  scope: REGISTRY_SCOPE,
+  actions: REGISTRY_ACTIONS,
+  feedbacks: REGISTRY_FEEDBACKS,
+  playCommands: PLAY_COMMANDS,
+  imageSet: IMAGE_SET_NAME,
+} as const
 
 /** Side of the thumbnails the registry carries: Companion's buttons are 72 pixels (lib/cache.js 118). */
 const REGISTRY_THUMB_SIDE = 72

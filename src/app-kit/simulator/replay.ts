@@ -9,7 +9,7 @@
  * bad value is 'invalid params'.
  * Every time is in seconds inside the buffer [0, bufferLength] (default 20 s).
  */
-import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS, type ReplayState } from '../../api/protocol.js'
+import { APP_ERRORS, SIM_ASSUMED_DEFAULTS, type ReplayState } from '../../api/protocol.js'
 import { refused, REFUSALS } from './refusals.js'
 import { HandlerError } from './types.js'
 
@@ -35,9 +35,9 @@ export class ReplayModel {
   armed: string[] = []
   playing = false
   speed = 1
-  bufferLength = REPLAY_DEFAULT_BUFFER_SECONDS
+  bufferLength: number = SIM_ASSUMED_DEFAULTS.replayBufferSeconds
   inPoint = 0
-  outPoint = REPLAY_DEFAULT_BUFFER_SECONDS
+  outPoint: number = SIM_ASSUMED_DEFAULTS.replayBufferSeconds
   scrubPosition = 0
   muteGraphicsOnReplay = false
   transIn = 'Cut'

@@ -15,7 +15,7 @@
  * `qwebchannel` (the `log` option). NewBlue's Captivate Companion module (S1, d064e20) runs against this
  * object in `test/app-kit/interop/`; the lines of S1 each piece follows are cited where it is built.
  */
-import { APP_ERRORS, QWC_NOTIFY_SIGNAL, QWC_SCHEDULER_OBJECT } from '../../api/protocol.js'
+import { APP_ERRORS, SCHEDULER_CHANNEL } from '../../api/protocol.js'
 import type { EventEmitter } from 'eventemitter3'
 import { isRecord } from '../../wire.js'
 import type { CommandTransport } from './hooks.js'
@@ -26,9 +26,8 @@ import {
   actorIdOf,
   AutomationRegistry,
   imageSet,
-  LAYER_STATE_KEY,
   readOptions,
-  REGISTRY_FEEDBACKS,
+  REGISTRY_NAMES,
   RegistryError,
   scopedId,
   stateOf,
@@ -58,9 +57,6 @@ export interface SchedulerBackend {
 
 /** Records one call that reached the application over the socket (the command log: `transport: qwebchannel`). */
 export type SocketCommandLog = (name: string, parameters: Record<string, unknown>, transport: CommandTransport) => void
-
-/** What `notifyClientConnected` answers by default (protocol notes 1.3): the default profile's `client_info`. */
-export const SIM_CLIENT_INFO = getProfile().clientInfo
 
 export interface ClientAnnouncement {
   appId: string
@@ -281,7 +277,7 @@ function registryMethods(ctx: SchedulerContext): Record<string, QwcMethodHandler
     getValueForKey: (key: unknown) => {
       const k = id(key)
       log('getValueForKey', { key: k })
-      return k === LAYER_STATE_KEY && facts.layer_state ? registry.layerState() : null
+      return k === SCHEDULER_CHANNEL.layerStateKey && facts.layer_state ? registry.layerState() : null
     },
     /** Image name → base64 PNG, an object (captivate.js 304-312 stores each under its name). */
     getImageSet: (name: unknown, includeMimePrefix: unknown) => {
@@ -383,11 +379,11 @@ export function connectSchedulerSignals(
     emit('_cmp_v1_handleFeedbackChangeEvent', [actorIdOf(title), scopedId(feedbackId), options, state])
   }
   const onPlay = (title: SimTitle): void => {
-    feedback(title, REGISTRY_FEEDBACKS.onAir, {})
-    feedback(title, REGISTRY_FEEDBACKS.playState, {})
+    feedback(title, REGISTRY_NAMES.feedbacks.onAir, {})
+    feedback(title, REGISTRY_NAMES.feedbacks.playState, {})
   }
   const onVariables = (title: SimTitle, changed: readonly { name: string; value: string }[]): void => {
-    for (const { name } of changed) feedback(title, REGISTRY_FEEDBACKS.variable, { variable: name })
+    for (const { name } of changed) feedback(title, REGISTRY_NAMES.feedbacks.variable, { variable: name })
     if (!facts.variables_signal) return
     // ASSUMED: one signal per input of the title, 'all' for a title on none (notes 2.1 give the signature only).
     const map = Object.fromEntries(changed.map((c) => [c.name, c.value]))
@@ -402,7 +398,7 @@ export function connectSchedulerSignals(
     for (const category of categories) emit('_cmp_v1_handleActorRegistryChangeEvent', [category, actor])
   }
   const onNotify = (payload: unknown): void => {
-    emit(QWC_NOTIFY_SIGNAL, [typeof payload === 'string' ? payload : JSON.stringify(payload)])
+    emit(SCHEDULER_CHANNEL.notifySignal, [typeof payload === 'string' ? payload : JSON.stringify(payload)])
   }
   backend.notifications.on('notify', onNotify)
   backend.changes.on('play', onPlay)
@@ -450,11 +446,11 @@ export async function startQWebChannelSimulator(opts: QWebChannelSimulatorOption
   // The server is made after the object it publishes; signals go out through it (only ever called
   // once it exists: methods and changes run after start).
   const emit: SignalSink = (signal, args) => {
-    server.emitSignal(QWC_SCHEDULER_OBJECT, signal, args)
+    server.emitSignal(SCHEDULER_CHANNEL.object, signal, args)
   }
   const server = new QWebChannelServer({
     objects: {
-      [QWC_SCHEDULER_OBJECT]: createScheduler(opts.backend, {
+      [SCHEDULER_CHANNEL.object]: createScheduler(opts.backend, {
         announcements,
         registry,
         emit,
@@ -484,7 +480,7 @@ export async function startQWebChannelSimulator(opts: QWebChannelSimulatorOption
     announcements,
     registry,
     message(from, to, data) {
-      return server.emitSignal(QWC_SCHEDULER_OBJECT, 'messageIn', [from, to, data])
+      return server.emitSignal(SCHEDULER_CHANNEL.object, 'messageIn', [from, to, data])
     },
     async close() {
       disconnect()

@@ -21,7 +21,7 @@ function v(name: string, value: string, type: SimVariable['type'] = 'text'): Sim
 
 type TitleSeed = Omit<SimTitle, 'position' | 'playState' | 'selected' | 'channel'>
 
-export const SEED_TITLES: readonly TitleSeed[] = [
+const SEED_TITLES: readonly TitleSeed[] = [
   {
     id: '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}',
     name: 'Lower Third',
@@ -104,9 +104,9 @@ export function titlesFromSeeds(seeds: readonly TitleSeed[], channel = 0): SimTi
 }
 
 /** Video inputs open when the simulator starts. */
-export const SEED_OPENED_VIDEO_INS: readonly string[] = ['Camera 1', 'Camera 2']
+const SEED_OPENED_VIDEO_INS: readonly string[] = ['Camera 1', 'Camera 2']
 
-export const SEED_VIDEO_INS: readonly SimVideoIn[] = [
+const SEED_VIDEO_INS: readonly SimVideoIn[] = [
   { name: 'Camera 1', type: 'SDI', config: '0f8e2d4c-6b1a-4c3e-9d2f-1a2b3c4d5e01', hasAudio: true, color: '#5b7fa3' },
   { name: 'Camera 2', type: 'SDI', config: '1e9f3e5d-7c2b-4d4f-8e3a-2b3c4d5e6f02', hasAudio: true, color: '#7a9a5b' },
   {
@@ -132,13 +132,24 @@ export const SEED_VIDEO_INS: readonly SimVideoIn[] = [
   },
 ]
 
-export const OUTPUT_DEVICES: readonly string[] = ['NDI', 'Blackmagic DeckLink Duo 2', 'Fullscreen Display 2', 'None']
-export const DEFAULT_OUTPUT_DEVICE = 'NDI'
+const OUTPUT_DEVICES: readonly string[] = ['NDI', 'Blackmagic DeckLink Duo 2', 'Fullscreen Display 2', 'None']
+const DEFAULT_OUTPUT_DEVICE: string = 'NDI'
 
-export const DEFAULT_VIDEO_FORMAT: VideoFormat = { width: 1920, height: 1080, frameRate: 29.97, interlaced: false }
+const DEFAULT_VIDEO_FORMAT: VideoFormat = { width: 1920, height: 1080, frameRate: 29.97, interlaced: false }
 
 /** Projects written into the data folder at start and listed as recent (most recent first). */
-export const SEED_PROJECTS = [
+const SEED_PROJECTS = [
   { file: 'Evening News.nbproj', titles: SEED_TITLES },
   { file: 'Match Day.zip', titles: SEED_MATCH_DAY_TITLES },
 ] as const
+
+/** What a fresh simulator holds (the model copies it; the seeds are never mutated). */
+export const SEED = {
+  titles: SEED_TITLES,
+  openedVideoIns: SEED_OPENED_VIDEO_INS,
+  videoIns: SEED_VIDEO_INS,
+  outputDevices: OUTPUT_DEVICES,
+  defaultOutputDevice: DEFAULT_OUTPUT_DEVICE,
+  defaultVideoFormat: DEFAULT_VIDEO_FORMAT,
+  projects: SEED_PROJECTS,
+} as const

@@ -18,7 +18,7 @@ const log = createLogger('simulator')
  * Commands whose every reply, errors included, names another command as `command` and `reply`
  * (contract: removeTitleInput answers as setTitleInput, without a condition).
  */
-export const REPLY_ALIASES: ReadonlyMap<string, string> = new Map([['removeTitleInput', 'setTitleInput']])
+const REPLY_ALIASES: ReadonlyMap<string, string> = new Map([['removeTitleInput', 'setTitleInput']])
 
 export class SimulatorState extends SimulatorModel {
   /**

@@ -7,17 +7,14 @@
  * text (notes 3.1), lists as child elements in the form the 2019 Titler Live module read from
  * `readTitle` (`newblue_ext.title[].running[0].$.playState`, `variables[0].variable[]`; S2 4f39275).
  *
- * Read from outside, so bounded: at most MAX_XML_CHARS, MAX_XML_ELEMENTS elements, MAX_XML_DEPTH deep,
- * MAX_XML_ATTRIBUTES per element; no declarations (`<!DOCTYPE`, `<!ENTITY`, comments, CDATA), only the
+ * Read from outside, so bounded: at most SIM_LIMITS.maxXmlChars, SIM_LIMITS.maxXmlElements elements,
+ * MAX_XML_DEPTH deep, MAX_XML_ATTRIBUTES per element; no declarations (`<!DOCTYPE`, `<!ENTITY`, comments, CDATA), only the
  * five predefined entities and character references. Anything else is an error reply, never a throw.
  */
 import { SCHEDULE_ACTIONS, type ScheduleAction } from '../../api/protocol.js'
 import { isRecord } from '../../wire.js'
+import { SIM_LIMITS } from './limits.js'
 
-/** Longest command text read, characters. */
-export const MAX_XML_CHARS = 64 * 1024
-/** Most elements in one command (the variables of a schedule are one each). */
-export const MAX_XML_ELEMENTS = 1024
 /** Deepest nesting: `newblue_ext` > `data` > `variable`. */
 const MAX_XML_DEPTH = 3
 /** Most attributes on one element. */
@@ -120,7 +117,7 @@ class Reader {
 
   private element(depth: number): XmlElement {
     if (depth > MAX_XML_DEPTH) throw new XmlCommandError('nested too deep')
-    if (++this.elements > MAX_XML_ELEMENTS) throw new XmlCommandError('too many elements')
+    if (++this.elements > SIM_LIMITS.maxXmlElements) throw new XmlCommandError('too many elements')
     if (this.text.startsWith('<!', this.pos)) throw new XmlCommandError('declarations are not accepted')
     this.expect('<')
     const el: XmlElement = { name: this.name(), attrs: new Map(), children: [], text: '' }
@@ -201,7 +198,7 @@ export function legacyScheduleAction(raw: string): string {
 /** Reads one command; XmlCommandError for anything it cannot read within the bounds. */
 export function parseCommandXml(xml: unknown): XmlCommand {
   if (typeof xml !== 'string') throw new XmlCommandError('the command must be XML text')
-  if (xml.length > MAX_XML_CHARS) throw new XmlCommandError(`longer than ${MAX_XML_CHARS} characters`)
+  if (xml.length > SIM_LIMITS.maxXmlChars) throw new XmlCommandError(`longer than ${SIM_LIMITS.maxXmlChars} characters`)
   const root = new Reader(xml).document()
   if (root.name !== XML_ROOT) throw new XmlCommandError(`the root element must be <${XML_ROOT}>`)
   const command = root.attrs.get('command')?.trim() ?? ''

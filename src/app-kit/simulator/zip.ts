@@ -5,6 +5,7 @@
  * count (no zip64: a package never needs it) and the unpacked size of the entry read.
  */
 import { unzipSync, zipSync, type Zippable } from 'fflate'
+import { SIM_LIMITS } from './limits.js'
 
 const END_SIG = 0x06054b50
 const ZIP64_LOCATOR_SIG = 0x07064b50
@@ -21,9 +22,6 @@ export function writeZip(entries: { name: string; data: Buffer }[]): Buffer {
   return Buffer.from(zipSync(files, { level: 0, mtime: ENTRY_TIME }))
 }
 
-/** Largest unpacked entry readZipEntry gives (a zip bomb stops here with a RangeError). */
-export const MAX_ZIP_ENTRY_BYTES = 16 * 1024 * 1024
-
 /** Throws unless `zip` ends with an end record fflate can walk in bounded time (no zip64). */
 function checkEnd(zip: Buffer): void {
   for (let i = zip.length - END_BYTES; i >= Math.max(0, zip.length - END_BYTES - MAX_COMMENT_BYTES); i--) {
@@ -35,7 +33,11 @@ function checkEnd(zip: Buffer): void {
 }
 
 /** The data of entry `name`, or undefined when the archive lacks it. Throws on a damaged archive. */
-export function readZipEntry(zip: Buffer, name: string, maxBytes = MAX_ZIP_ENTRY_BYTES): Buffer | undefined {
+export function readZipEntry(
+  zip: Buffer,
+  name: string,
+  maxBytes: number = SIM_LIMITS.maxZipEntryBytes,
+): Buffer | undefined {
   checkEnd(zip)
   let tooLarge = false
   const files = unzipSync(zip, {

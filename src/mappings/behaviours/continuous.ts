@@ -6,7 +6,7 @@
  */
 import { ControlBadge } from '../../surfaces/badge.js'
 import { SHUTTLE_ZONES, shuttleZone } from '../../face/control-id.js'
-import { ROTATE_FAST_MS, ROTATE_MAX_MULTIPLIER, SHUTTLE_CENTRE_SPEED } from '../constants.js'
+import { ENGINE_TUNABLES } from '../constants.js'
 import type { Binding } from '../schema.js'
 import type { SendResult } from '../sender.js'
 import { fillParams } from './actions.js'
@@ -95,11 +95,11 @@ abstract class Setter implements Behaviour {
 /**
  * The speed of a shuttle position: zone = round(|value| × 7), direction from the sign. An 8-entry
  * table is centre plus zones 1..7, mirrored for reverse; a 15-entry table is -7..7 as written. The
- * centre sends SHUTTLE_CENTRE_SPEED (assumed to mean stop); `max_speed` caps either way.
+ * centre sends ENGINE_TUNABLES.shuttleCentreSpeed (assumed to mean stop); `max_speed` caps either way.
  */
 export function shuttleSpeed(value: number, speeds: readonly number[], maxSpeed?: number): number {
   const signed = shuttleZone(Number.isFinite(value) ? value : 0)
-  if (signed === 0) return SHUTTLE_CENTRE_SPEED
+  if (signed === 0) return ENGINE_TUNABLES.shuttleCentreSpeed
   const zone = Math.abs(signed)
   const sign = signed < 0 ? -1 : 1
   let speed = speeds.length === 2 * SHUTTLE_ZONES + 1 ? speeds[SHUTTLE_ZONES + sign * zone]! : sign * speeds[zone]!
@@ -197,7 +197,8 @@ export class ValueSetter extends Setter {
 
 /**
  * A rotary control that is not a jog: `{{delta}}` in a parameter is the turn in steps, accelerated
- * (turns closer together than ROTATE_FAST_MS move further per detent, up to ROTATE_MAX_MULTIPLIER).
+ * (turns closer together than ENGINE_TUNABLES.rotateFastMs move further per detent, up to
+ * ENGINE_TUNABLES.rotateMaxMultiplier).
  * Steps that arrive while a request is in flight add up and go out together: none is lost.
  */
 export class RotateSender extends Setter {
@@ -220,8 +221,11 @@ export class RotateSender extends Setter {
     this.lastTurnAt = now
     const accelerate = this.spec.acceleration !== false
     const multiplier =
-      accelerate && gap < ROTATE_FAST_MS
-        ? Math.min(ROTATE_MAX_MULTIPLIER, Math.max(1, Math.round(ROTATE_FAST_MS / Math.max(gap, 1))))
+      accelerate && gap < ENGINE_TUNABLES.rotateFastMs
+        ? Math.min(
+            ENGINE_TUNABLES.rotateMaxMultiplier,
+            Math.max(1, Math.round(ENGINE_TUNABLES.rotateFastMs / Math.max(gap, 1))),
+          )
         : 1
     this.pendingSteps += delta * multiplier
     this.pump()

@@ -13,14 +13,7 @@
  * one request after the last delta.
  */
 import { ControlBadge } from '../../surfaces/badge.js'
-import {
-  ASSUMED_FRAME_RATE,
-  DEFAULT_DETENTS_PER_TURN,
-  DEFAULT_FINE_DIVIDE,
-  DEFAULT_STEP_FRAMES,
-  JOG_RESEED_AFTER_MS,
-  JOG_SUBFRAMES,
-} from '../constants.js'
+import { ENGINE_TUNABLES } from '../constants.js'
 import type { Binding } from '../schema.js'
 import type { SendFailure } from '../sender.js'
 import type { Behaviour, BehaviourHost, BehaviourLook } from './types.js'
@@ -33,9 +26,9 @@ const NOT_IN_REPLAY_MODE = 'not in replay mode'
 
 export class JogScrub implements Behaviour {
   private readonly badge: ControlBadge
-  /** The cursor in sub-frames (JOG_SUBFRAMES a frame); undefined until seeded. */
+  /** The cursor in sub-frames (ENGINE_TUNABLES.jogSubframes a frame); undefined until seeded. */
   private cursor: number | undefined
-  private frameRate = ASSUMED_FRAME_RATE
+  private frameRate: number = ENGINE_TUNABLES.assumedFrameRate
   /** Buffer end in frames. */
   private maxFrames = Number.POSITIVE_INFINITY
   /** Deltas (detents, fine or not) that arrived before the seed: moved once the frame rate is known. */
@@ -62,7 +55,7 @@ export class JogScrub implements Behaviour {
   rotate(delta: number): void {
     if (this.disposed || !Number.isFinite(delta) || delta === 0) return
     const now = performance.now()
-    const rested = now - this.lastDeltaAt >= JOG_RESEED_AFTER_MS && !this.inFlight
+    const rested = now - this.lastDeltaAt >= ENGINE_TUNABLES.jogReseedAfterMs && !this.inFlight
     this.lastDeltaAt = now
     const fine = this.scrub.fine !== undefined && this.host.isHeld?.(this.scrub.fine.key) === true
     if (this.cursor === undefined || (rested && !this.seeding)) {
@@ -79,7 +72,7 @@ export class JogScrub implements Behaviour {
   }
 
   busy(): boolean {
-    return this.seeding || this.inFlight || performance.now() - this.lastDeltaAt < JOG_RESEED_AFTER_MS
+    return this.seeding || this.inFlight || performance.now() - this.lastDeltaAt < ENGINE_TUNABLES.jogReseedAfterMs
   }
 
   look(): BehaviourLook {
@@ -104,9 +97,10 @@ export class JogScrub implements Behaviour {
    */
   private framesPerDetent(): number {
     const { step_seconds, frames_per_turn, detents_per_turn } = this.scrub
-    if (frames_per_turn !== undefined) return frames_per_turn / (detents_per_turn ?? DEFAULT_DETENTS_PER_TURN)
+    if (frames_per_turn !== undefined)
+      return frames_per_turn / (detents_per_turn ?? ENGINE_TUNABLES.defaultDetentsPerTurn)
     if (step_seconds !== undefined) return Math.max(1, Math.round(step_seconds * this.frameRate))
-    return Math.max(1, Math.round(this.scrub.step_frames ?? DEFAULT_STEP_FRAMES))
+    return Math.max(1, Math.round(this.scrub.step_frames ?? ENGINE_TUNABLES.defaultStepFrames))
   }
 
   /**
@@ -117,19 +111,19 @@ export class JogScrub implements Behaviour {
   private subframesPerDetent(detents: number, fine: boolean): number {
     let multiplier = 1
     for (const [atLeast, m] of this.scrub.acceleration ?? []) if (detents >= atLeast) multiplier = m
-    const divide = fine ? (this.scrub.fine?.divide ?? DEFAULT_FINE_DIVIDE) : 1
-    return Math.max(1, Math.round((this.framesPerDetent() * multiplier * JOG_SUBFRAMES) / divide))
+    const divide = fine ? (this.scrub.fine?.divide ?? ENGINE_TUNABLES.defaultFineDivide) : 1
+    return Math.max(1, Math.round((this.framesPerDetent() * multiplier * ENGINE_TUNABLES.jogSubframes) / divide))
   }
 
   /** The cursor in whole frames (what is sent). */
   private frames(): number {
-    return Math.round((this.cursor ?? 0) / JOG_SUBFRAMES)
+    return Math.round((this.cursor ?? 0) / ENGINE_TUNABLES.jogSubframes)
   }
 
   private move(delta: number, fine: boolean): void {
     const detents = Math.abs(Math.round(delta))
     const next = (this.cursor ?? 0) + Math.sign(delta) * detents * this.subframesPerDetent(detents, fine)
-    this.cursor = Math.min(this.maxFrames * JOG_SUBFRAMES, Math.max(0, next))
+    this.cursor = Math.min(this.maxFrames * ENGINE_TUNABLES.jogSubframes, Math.max(0, next))
   }
 
   /** Reads the position and the buffer length; deltas meanwhile wait in `early` and apply in order. */
@@ -154,7 +148,8 @@ export class JogScrub implements Behaviour {
         : undefined
       // Whole frames inside the buffer: the last frame that starts before its end.
       if (buffer !== undefined && buffer > 0) this.maxFrames = Math.floor(buffer * this.frameRate)
-      this.cursor = Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate) * JOG_SUBFRAMES
+      this.cursor =
+        Math.round((finiteNumberOf(info.reply.replayTime) ?? 0) * this.frameRate) * ENGINE_TUNABLES.jogSubframes
       this.sent = this.frames()
       for (const { delta, fine } of this.early) this.move(delta, fine)
       this.early = []

@@ -16,7 +16,7 @@
  * - Commands that start something go at most once: nothing here retries or queues.
  */
 import { ControlBadge } from '../../surfaces/badge.js'
-import { CONFIRM_COMMANDS, CONFIRM_TICK_MS, DEFAULT_CONFIRM_MS, DEFAULT_HOLD_MS } from '../constants.js'
+import { CONFIRM_COMMANDS, ENGINE_TUNABLES } from '../constants.js'
 import type { Actions, Binding } from '../schema.js'
 import { actionList, runActions } from './actions.js'
 import { isBusy } from '../sender.js'
@@ -37,7 +37,7 @@ export function confirmMsOf(b: Binding): number {
   const guarded = primaries.some((a) =>
     actionList(a).some((x) => ('command' in x && CONFIRM_COMMANDS.has(x.command)) || 'resync' in x),
   )
-  return guarded ? DEFAULT_CONFIRM_MS : 0
+  return guarded ? ENGINE_TUNABLES.defaultConfirmMs : 0
 }
 
 /**
@@ -101,7 +101,7 @@ export class PressBehaviour implements Behaviour {
         this.stopCountdown(press)
         if (this.presses.get(source) === press) this.fire(this.primary())
       }, this.confirmMs)
-      this.tickTimer ??= setInterval(() => this.host.changed(), CONFIRM_TICK_MS)
+      this.tickTimer ??= setInterval(() => this.host.changed(), ENGINE_TUNABLES.confirmTickMs)
       this.host.changed()
       return
     }
@@ -112,7 +112,7 @@ export class PressBehaviour implements Behaviour {
         if (this.presses.get(source) !== press) return
         press.holdFired = true
         this.fire(hold)
-      }, hold.after_ms ?? DEFAULT_HOLD_MS)
+      }, hold.after_ms ?? ENGINE_TUNABLES.defaultHoldMs)
       return
     }
     this.fire(this.primary())

@@ -7,9 +7,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { hashBytes, saveConfig, writeAtomic, type CheckText, type SaveResult, type WriteHooks } from './save.js'
-
-/** How many saved versions are kept. */
-export const HISTORY_VERSIONS = 20
+import { CONFIG_LIMITS } from '../limits.js'
 
 /** One save: the bytes it replaced are `<seq>.yaml`, this is `<seq>.json`. */
 interface Entry {
@@ -61,7 +59,7 @@ export class EditHistory {
     return join(this.folder, `${String(n).padStart(6, '0')}.${ext}`)
   }
 
-  /** Keeps a save: the bytes it replaced and the hash it wrote; the oldest beyond HISTORY_VERSIONS go. */
+  /** Keeps a save: the bytes it replaced and the hash it wrote; the oldest beyond CONFIG_LIMITS.historyVersions go. */
   async record(replaced: Uint8Array, wrote: string): Promise<void> {
     await mkdir(this.folder, { recursive: true, mode: 0o750 })
     const numbers = await this.numbers()
@@ -69,7 +67,7 @@ export class EditHistory {
     const entry: Entry = { wrote, replaced: hashBytes(replaced), at: this.now().toISOString() }
     await writeFile(this.name(next, 'yaml'), replaced, { mode: 0o640 })
     await writeFile(this.name(next, 'json'), `${JSON.stringify(entry)}\n`, { mode: 0o640 })
-    for (const old of [...numbers, next].slice(0, -HISTORY_VERSIONS)) await this.remove(old)
+    for (const old of [...numbers, next].slice(0, -CONFIG_LIMITS.historyVersions)) await this.remove(old)
   }
 
   private async remove(n: number): Promise<void> {

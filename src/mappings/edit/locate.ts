@@ -21,7 +21,7 @@ import {
   type YAMLMap,
   type YAMLSeq,
 } from 'yaml'
-import { MAX_CONFIG_ALIASES } from '../load.js'
+import { CONFIG_LIMITS } from '../limits.js'
 
 /** Why an edit cannot be made; callers branch on `code`, never on the message. */
 export type EditErrorCode =
@@ -91,7 +91,7 @@ export function parseForEdit(text: string): EditDoc {
     const { line, col } = lines.linePos(e.pos[0])
     throw new EditError('SYNTAX', `the file has a YAML error at ${line}:${col}: ${e.message.split('\n')[0]!}`)
   }
-  const raw: unknown = doc.toJS({ maxAliasCount: MAX_CONFIG_ALIASES })
+  const raw: unknown = doc.toJS({ maxAliasCount: CONFIG_LIMITS.aliases })
   const data = isObject(raw) ? raw : {}
   const node = isMap(doc.contents) ? doc.contents.get('bindings', true) : undefined
   const seq = isSeq(node) ? node : undefined

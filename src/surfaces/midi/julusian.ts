@@ -22,16 +22,23 @@ type NativeOutput = InstanceType<MidiModule['Output']>
  * the node appears or becomes accessible (a sound device appeared, a permission was fixed), never on
  * every rescan.
  */
-export const ALSA_SEQUENCER_PATH = '/dev/snd/seq'
+const ALSA_SEQUENCER_PATH = '/dev/snd/seq'
 
 /** The log line of a machine without MIDI. */
-export const MIDI_UNAVAILABLE_MESSAGE =
+const MIDI_UNAVAILABLE_MESSAGE =
   'MIDI unavailable (no MIDI system: no ALSA sequencer or no sound devices); MIDI surfaces stay closed until it appears'
 
 /** The log line of a sequencer this user may not open. */
-export const MIDI_PERMISSION_MESSAGE =
+const MIDI_PERMISSION_MESSAGE =
   `MIDI unavailable: no permission to open ${ALSA_SEQUENCER_PATH}; add the user panelbridge runs as to group ` +
   'audio (the systemd unit does) and restart it'
+
+/** The sequencer's path and the two lines above, as one record for the tests that pin them. */
+export const MIDI_SYSTEM = {
+  sequencerPath: ALSA_SEQUENCER_PATH,
+  unavailableMessage: MIDI_UNAVAILABLE_MESSAGE,
+  permissionMessage: MIDI_PERMISSION_MESSAGE,
+} as const
 
 /** Empty lists, fresh each time (callers own what `list` returns). */
 const noPorts = (): MidiPortList => ({ inputs: [], outputs: [] })

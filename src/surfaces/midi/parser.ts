@@ -14,7 +14,7 @@
  */
 
 /** Longest SysEx kept, in bytes with its 0xF0 and 0xF7. Longer ones are dropped: no profile needs more. */
-export const MAX_SYSEX_BYTES = 4096
+const MAX_SYSEX_BYTES = 4096
 
 /** A decoded message. Channels are 1–16, as control ids spell them. */
 export type MidiMessage =

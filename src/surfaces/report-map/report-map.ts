@@ -19,7 +19,7 @@ import { type ControlId } from '../../face/control-id.js'
 import type { SurfaceEvent } from '../types.js'
 import { MAX_REPORT_BYTES, type ReportMap } from '../../families/report-map.js'
 
-export { MAX_REPORT_BYTES, MAX_REPORT_FIELDS, reportMapSchema, type ReportMap } from '../../families/report-map.js'
+export { MAX_REPORT_BYTES, reportMapSchema, type ReportMap } from '../../families/report-map.js'
 
 type Field = ReportMap['fields'][number]
 

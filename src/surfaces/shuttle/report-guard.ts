@@ -10,7 +10,7 @@ import { HidReportGuard } from '../usb-hid/report-guard.js'
  * the shuttle ring (int8, -7..7), byte 1 the jog counter (uint8), byte 2 unused, bytes 3–4 the buttons
  * (uint16 little-endian, one bit per button).
  */
-export const SHUTTLE_REPORT_BYTES = 5
+const SHUTTLE_REPORT_BYTES = 5
 
 /** The Contour guard: reports shorter than `SHUTTLE_REPORT_BYTES` are dropped. */
 export class ShuttleReportGuard extends HidReportGuard implements HIDDevice {

@@ -20,21 +20,27 @@ import type { Logger } from '../../log.js'
 import { OUTGOING_LIMITS, overOutgoingBound } from '../../outgoing-bound.js'
 import type { NetDeckSocket } from './socket.js'
 
-/** The first bytes of every Cora packet. */
-export const CORA_MAGIC = Buffer.from([0x43, 0x93, 0x8a, 0x41])
+/** The network deck protocol's sizes and the link's silence bound. */
+export const NET_DECK_LINK = {
+  /** The first bytes of every Cora packet. */
+  coraMagic: Buffer.from([0x43, 0x93, 0x8a, 0x41]),
+  /** A legacy packet's size. */
+  legacyPacket: 512,
+  /**
+   * The largest Cora payload accepted from a deck. ASSUMED: a deck sends input reports, keepalives and
+   * feature-report answers, none over 1 KiB (the library reads 1024-byte reports); 64 KiB leaves room and
+   * bounds what one connection may buffer.
+   */
+  maxCoraPayload: 64 * 1024,
+  /**
+   * A deck silent this long is gone (ASSUMED: the library's TIMEOUT_DURATION; decks send a keepalive every
+   * second or so).
+   */
+  silenceTimeoutMs: 5000,
+} as const
+
 const CORA_HEADER = 16
-/** A legacy packet's size. */
-export const LEGACY_PACKET = 512
 
-/**
- * The largest Cora payload accepted from a deck. ASSUMED: a deck sends input reports, keepalives and
- * feature-report answers, none over 1 KiB (the library reads 1024-byte reports); 64 KiB leaves room and
- * bounds what one connection may buffer.
- */
-export const MAX_CORA_PAYLOAD = 64 * 1024
-
-/** A deck silent this long is gone (ASSUMED: the library's TIMEOUT_DURATION; decks send a keepalive every second or so). */
-export const SILENCE_TIMEOUT_MS = 5000
 /** How often silence is checked. */
 const SILENCE_CHECK_MS = 1000
 
@@ -53,7 +59,7 @@ export interface CoraMessage {
 /** Writes one Cora message's bytes (header and payload). */
 export function encodeCora(message: CoraMessage): Buffer {
   const out = Buffer.alloc(CORA_HEADER + message.payload.length)
-  CORA_MAGIC.copy(out, 0)
+  NET_DECK_LINK.coraMagic.copy(out, 0)
   out.writeUInt16LE(message.flags, 4)
   out.writeUInt8(message.hidOp, 6)
   out.writeUInt32LE(message.messageId >>> 0, 8)
@@ -83,7 +89,7 @@ export class DeckLink extends EventEmitter {
     socket.on('error', (err) => this.log.debug('socket error', { error: err }))
     socket.on('close', () => this.end())
     this.timer = setInterval(() => {
-      if (Date.now() - this.lastReceived > SILENCE_TIMEOUT_MS) this.drop('the deck fell silent')
+      if (Date.now() - this.lastReceived > NET_DECK_LINK.silenceTimeoutMs) this.drop('the deck fell silent')
     }, SILENCE_CHECK_MS)
   }
 
@@ -148,10 +154,14 @@ export class DeckLink extends EventEmitter {
     this.buffer = this.buffer.length === 0 ? data : Buffer.concat([this.buffer, data])
     if (this.mode === 'unknown') {
       // The format shows in the first bytes; a first chunk shorter than the magic waits for more.
-      const head = this.buffer.subarray(0, CORA_MAGIC.length)
-      if (head.equals(CORA_MAGIC)) this.mode = 'cora'
+      const head = this.buffer.subarray(0, NET_DECK_LINK.coraMagic.length)
+      if (head.equals(NET_DECK_LINK.coraMagic)) this.mode = 'cora'
       else if (head[0] === 1 && head[1] === 10) this.mode = 'legacy'
-      else if (head.length < CORA_MAGIC.length && CORA_MAGIC.subarray(0, head.length).equals(head)) return
+      else if (
+        head.length < NET_DECK_LINK.coraMagic.length &&
+        NET_DECK_LINK.coraMagic.subarray(0, head.length).equals(head)
+      )
+        return
       else if (head.length === 1 && head[0] === 1) return
       else return this.bad('the first packet is neither Cora nor legacy')
     }
@@ -166,9 +176,9 @@ export class DeckLink extends EventEmitter {
   }
 
   private readLegacy(): void {
-    while (!this.ended && this.buffer.length >= LEGACY_PACKET) {
-      const packet = this.buffer.subarray(0, LEGACY_PACKET)
-      this.buffer = this.buffer.subarray(LEGACY_PACKET)
+    while (!this.ended && this.buffer.length >= NET_DECK_LINK.legacyPacket) {
+      const packet = this.buffer.subarray(0, NET_DECK_LINK.legacyPacket)
+      this.buffer = this.buffer.subarray(NET_DECK_LINK.legacyPacket)
       if (packet[0] === 1 && packet[1] === 10) {
         const ack = Buffer.alloc(1024)
         ack.set([3, 26, packet[5] ?? 0])
@@ -180,16 +190,17 @@ export class DeckLink extends EventEmitter {
 
   private readCora(): void {
     while (!this.ended && this.buffer.length >= CORA_HEADER) {
-      const at = this.buffer.indexOf(CORA_MAGIC)
+      const at = this.buffer.indexOf(NET_DECK_LINK.coraMagic)
       if (at === -1) {
         // Keep a possible start of the magic; drop the rest.
-        this.buffer = this.buffer.subarray(-(CORA_MAGIC.length - 1))
+        this.buffer = this.buffer.subarray(-(NET_DECK_LINK.coraMagic.length - 1))
         return
       }
       if (at > 0) this.buffer = this.buffer.subarray(at)
       if (this.buffer.length < CORA_HEADER) return
       const length = this.buffer.readUInt32LE(12)
-      if (length > MAX_CORA_PAYLOAD) return this.bad(`a packet of ${length} bytes (at most ${MAX_CORA_PAYLOAD})`)
+      if (length > NET_DECK_LINK.maxCoraPayload)
+        return this.bad(`a packet of ${length} bytes (at most ${NET_DECK_LINK.maxCoraPayload})`)
       if (this.buffer.length < CORA_HEADER + length) return
       const message: CoraMessage = {
         flags: this.buffer.readUInt16LE(4),

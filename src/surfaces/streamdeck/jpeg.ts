@@ -6,7 +6,7 @@ import type { OpenStreamDeckOptions } from '@elgato-stream-deck/core'
 export type EncodeJPEGHelper = NonNullable<OpenStreamDeckOptions['encodeJPEG']>
 
 /** JPEG quality for key images: high, because keys are small and text must stay crisp. */
-export const JPEG_QUALITY = 95
+const JPEG_QUALITY = 95
 
 /** The library's encoder at our quality: jpeg-turbo's asynchronous compress when it loads, else jpeg-js. */
 export const libraryJpeg: EncodeJPEGHelper = (buffer, width, height) =>

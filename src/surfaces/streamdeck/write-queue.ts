@@ -38,7 +38,7 @@ export interface WriteQueueOptions {
   sliceMs?: number
 }
 
-export const DEFAULT_FRAME_MS = 1000 / 60
+const DEFAULT_FRAME_MS = 1000 / 60
 /**
  * ASSUMED (`npm run bench` jog lag while a page is written): half a millisecond of writes, then a turn of
  * the loop, so a seen page's writes give input a few turns on the way; a turn costs far less than a slice.

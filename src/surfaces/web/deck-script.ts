@@ -17,7 +17,7 @@ export const DECK_BUNDLE_FILE = 'browser-deck.bundle.js'
  * The global the script defines (its exports): a classic script like the page's, added as a `<script>`
  * element when the button is pressed, so neither script needs module syntax.
  */
-export const DECK_SCRIPT_GLOBAL = 'panelbridgeDeck'
+const DECK_SCRIPT_GLOBAL = 'panelbridgeDeck'
 /** Where the page asks for it, relative to the page. */
 export const DECK_SCRIPT_ROUTE = '/browser-deck.js'
 

@@ -32,4 +32,4 @@ export {
   type ListenOptions,
   type WebSurfaceServerOptions,
 } from './server.js'
-export { DEFAULT_WEB_KEY_SIZE, WEB_DRIVER, WEB_MODEL, WebSurface, type WebSurfaceOptions } from './web-surface.js'
+export { WEB_DRIVER, WebSurface, type WebSurfaceOptions } from './web-surface.js'

@@ -11,7 +11,7 @@ import type { Logger } from '../../log.js'
 import { OUTGOING_LIMITS, overOutgoingBound } from '../../outgoing-bound.js'
 
 /** A browser whose socket holds more unsent bytes than this gets no new frames until it drains. */
-export const SEND_HIGH_WATER_BYTES = 1 << 20
+const SEND_HIGH_WATER_BYTES = 1 << 20
 /** How often a backed-up browser is checked for having drained. */
 export const SEND_RETRY_MS = 50
 

@@ -23,16 +23,7 @@ import { PageViewers, type ViewerSend } from './page-viewers.js'
 import type { PagePort } from '../page-port.js'
 import type { SurfaceDescription } from '../../face/surface.js'
 
-export {
-  DEFAULT_WEB_KEY_SIZE,
-  MAX_WEB_ENCODERS,
-  MAX_WEB_FADERS,
-  MAX_WEB_GRID,
-  MAX_WEB_KEY_PIXELS,
-  WEB_DRIVER,
-  WEB_MODEL,
-  webSurfaceDescription,
-} from '../../families/web.js'
+export { WEB_DRIVER, webSurfaceDescription } from '../../families/web.js'
 
 /** A web surface's options: what it is made of (`src/families/web.ts`) and its image cache. */
 export interface WebSurfaceOptions extends WebSurfaceShape {

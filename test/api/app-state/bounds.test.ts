@@ -5,14 +5,7 @@
  * Cases from the former hardening-app-state.test.ts.
  */
 import { beforeEach, describe, expect, it } from 'vitest'
-import {
-  APP_STATE_MAX_TITLES,
-  APP_STATE_MAX_VARIABLES_PER_TITLE,
-  APP_STATE_MAX_VARIABLE_NAME_CHARS,
-  APP_STATE_MAX_VARIABLE_VALUE_CHARS,
-  AppState,
-  type TitleSnapshot,
-} from '../../../src/api/app-state.js'
+import { APP_STATE_LIMITS, AppState, type TitleSnapshot } from '../../../src/api/app-state.js'
 import { parseNotification } from '../../../src/api/notifications.js'
 import type { LogRecord } from '../../../src/log.js'
 import { captureLogs } from '../../helpers/logs.js'
@@ -30,7 +23,7 @@ const title = (id: string, variables?: Record<string, string>): TitleSnapshot =>
 })
 
 describe('AppState bounds', () => {
-  it('keeps at most APP_STATE_MAX_VARIABLES_PER_TITLE variables per title from 20,000 unique names, logging once', () => {
+  it('keeps at most APP_STATE_LIMITS.maxVariablesPerTitle variables per title from 20,000 unique names, logging once', () => {
     const store = new AppState()
     store.resetTitles([title('T', { Name: 'Alex' })])
     for (let i = 0; i < 20_000; i++) {
@@ -39,7 +32,7 @@ describe('AppState bounds', () => {
       expect(store.setTitleVariables('T', n.variables)).toBe(true)
     }
     const vars = store.title('T')!.variables
-    expect(Object.keys(vars)).toHaveLength(APP_STATE_MAX_VARIABLES_PER_TITLE)
+    expect(Object.keys(vars)).toHaveLength(APP_STATE_LIMITS.maxVariablesPerTitle)
     expect(vars.Name).toBe('Alex')
     expect(vars.v0).toBe('0')
     expect(vars.v19999).toBeUndefined()
@@ -49,14 +42,14 @@ describe('AppState bounds', () => {
     expect(records.filter((r) => /variable limit/.test(r.message))).toHaveLength(1)
   })
 
-  it('keeps at most APP_STATE_MAX_TITLES titles from a snapshot of more, logging once', () => {
+  it('keeps at most APP_STATE_LIMITS.maxTitles titles from a snapshot of more, logging once', () => {
     const store = new AppState()
-    const many = Array.from({ length: APP_STATE_MAX_TITLES + 50 }, (_, i) => title(`t${i}`))
+    const many = Array.from({ length: APP_STATE_LIMITS.maxTitles + 50 }, (_, i) => title(`t${i}`))
     store.resetTitles(many)
     store.resetTitles(many)
-    expect(store.titles()).toHaveLength(APP_STATE_MAX_TITLES)
+    expect(store.titles()).toHaveLength(APP_STATE_LIMITS.maxTitles)
     expect(store.title('t0')).toBeDefined()
-    expect(store.title(`t${APP_STATE_MAX_TITLES}`)).toBeUndefined()
+    expect(store.title(`t${APP_STATE_LIMITS.maxTitles}`)).toBeUndefined()
     expect(records.filter((r) => /title limit/.test(r.message))).toHaveLength(1)
   })
 
@@ -70,11 +63,11 @@ describe('AppState bounds', () => {
   it('drops a variable name longer than the limit and cuts a long value', () => {
     const store = new AppState()
     store.resetTitles([title('T')])
-    const long = 'n'.repeat(APP_STATE_MAX_VARIABLE_NAME_CHARS + 1)
-    store.setTitleVariables('T', { [long]: 'x', Body: 'v'.repeat(APP_STATE_MAX_VARIABLE_VALUE_CHARS * 3) })
+    const long = 'n'.repeat(APP_STATE_LIMITS.maxVariableNameChars + 1)
+    store.setTitleVariables('T', { [long]: 'x', Body: 'v'.repeat(APP_STATE_LIMITS.maxVariableValueChars * 3) })
     const vars = store.title('T')!.variables
     expect(vars[long]).toBeUndefined()
-    expect(vars.Body).toHaveLength(APP_STATE_MAX_VARIABLE_VALUE_CHARS)
+    expect(vars.Body).toHaveLength(APP_STATE_LIMITS.maxVariableValueChars)
     expect(records.filter((r) => /name is too long/.test(r.message))).toHaveLength(1)
   })
 

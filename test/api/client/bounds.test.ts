@@ -8,7 +8,7 @@
 import { createServer, type Socket } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { commandFailure } from '../../helpers/thrown.js'
-import { CommandClient, MAX_REPLY_BYTES } from '../../../src/api/client.js'
+import { CommandClient, CLIENT_DEFAULTS } from '../../../src/api/client.js'
 import { parseReply } from '../../../src/api/codec.js'
 import { ReplyTooLargeError, isCommandError } from '../../../src/api/errors.js'
 import { deepJsonText } from '../../fuzz/harness.js'
@@ -118,19 +118,19 @@ async function hostileBody(
 }
 
 describe('reply size cap', () => {
-  it('MAX_REPLY_BYTES is a few MB', () => {
-    expect(MAX_REPLY_BYTES).toBeGreaterThanOrEqual(1 * MB)
-    expect(MAX_REPLY_BYTES).toBeLessThanOrEqual(16 * MB)
+  it('CLIENT_DEFAULTS.maxReplyBytes is a few MB', () => {
+    expect(CLIENT_DEFAULTS.maxReplyBytes).toBeGreaterThanOrEqual(1 * MB)
+    expect(CLIENT_DEFAULTS.maxReplyBytes).toBeLessThanOrEqual(16 * MB)
   })
 
   it('refuses a 600 MB chunked body streamed quickly with REPLY_TOO_LARGE, and stops reading it', async () => {
     const { err, server } = await hostileBody(HUGE, { chunked: true }, { timeoutMs: 10_000 })
     expect(err.code).toBe('REPLY_TOO_LARGE')
     expect(err).toBeInstanceOf(ReplyTooLargeError)
-    expect((err as ReplyTooLargeError).limitBytes).toBe(MAX_REPLY_BYTES)
+    expect((err as ReplyTooLargeError).limitBytes).toBe(CLIENT_DEFAULTS.maxReplyBytes)
     // The client closed the socket: the server could not hand over more than the cap plus socket buffers.
     expect(server.cutShort).toBe(true)
-    expect(server.written).toBeLessThan(MAX_REPLY_BYTES + 32 * MB)
+    expect(server.written).toBeLessThan(CLIENT_DEFAULTS.maxReplyBytes + 32 * MB)
   })
 
   it('refuses a 600 MB chunked body streamed slowly as soon as the cap is passed, well within the time-out', async () => {

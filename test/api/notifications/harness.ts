@@ -9,12 +9,11 @@ import { onTestFinished, vi } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
 import { AppState } from '../../../src/api/app-state.js'
 import {
-  LINK_CHANGE_SIGNALS,
   NotificationLink,
   type NotificationLinkEvents,
   type NotificationLinkOptions,
 } from '../../../src/api/notifications.js'
-import { QWC_MESSAGE } from '../../../src/api/protocol.js'
+import { QWC_MESSAGE, SCHEDULER_CHANNEL } from '../../../src/api/protocol.js'
 import { QWebChannelClient } from '../../../src/api/qwebchannel.js'
 import { nextPhase } from '../../helpers/link.js'
 
@@ -31,7 +30,7 @@ export const METHODS = ['notifyClientConnected', 'scheduleCommand', 'getValueFor
 /** `onOther` stands for a signal of the scheduler the link has no use for. */
 export const SIGNALS = [
   'onNotify',
-  ...LINK_CHANGE_SIGNALS,
+  ...SCHEDULER_CHANNEL.changeSignals,
   '_cmp_v1_handleActorRegistryChangeEvent',
   'onOther',
 ] as const

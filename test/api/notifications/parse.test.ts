@@ -6,9 +6,9 @@
  * (mutation survivors) and notifications-signals.test.ts ('readLayerState and titlePlay').
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { APP_STATE_MAX_VARIABLE_VALUE_CHARS } from '../../../src/api/app-state.js'
+import { APP_STATE_LIMITS } from '../../../src/api/app-state.js'
 import {
-  NOTIFY_MAX_VALUE_DEPTH,
+  LINK_TUNABLES,
   parseNotification,
   parseTitleControlInfo,
   readLayerState,
@@ -33,7 +33,7 @@ const bad = (f: () => unknown): QWebChannelError => thrownBy(f, QWebChannelError
 
 describe('variable values', () => {
   it('keeps text up to the limit and cuts longer text to it', () => {
-    const max = APP_STATE_MAX_VARIABLE_VALUE_CHARS
+    const max = APP_STATE_LIMITS.maxVariableValueChars
     expect(valueOf('a'.repeat(max))).toHaveLength(max)
     expect(valueOf('b'.repeat(max + 5))).toBe('b'.repeat(max))
   })
@@ -50,16 +50,16 @@ describe('variable values', () => {
 
   it('turns JSON into its text, cut to the limit; drops JSON nested past the limit and says why', () => {
     expect(valueOf({ a: [1] })).toBe('{"a":[1]}')
-    const long = valueOf(['c'.repeat(APP_STATE_MAX_VARIABLE_VALUE_CHARS)])
-    expect(long).toHaveLength(APP_STATE_MAX_VARIABLE_VALUE_CHARS)
-    expect(valueOf(nested(NOTIFY_MAX_VALUE_DEPTH))).toBe(JSON.stringify(nested(NOTIFY_MAX_VALUE_DEPTH)))
+    const long = valueOf(['c'.repeat(APP_STATE_LIMITS.maxVariableValueChars)])
+    expect(long).toHaveLength(APP_STATE_LIMITS.maxVariableValueChars)
+    expect(valueOf(nested(LINK_TUNABLES.maxValueDepth))).toBe(JSON.stringify(nested(LINK_TUNABLES.maxValueDepth)))
     const dropped: string[] = []
     const n = parseNotification(
-      { event: 'data', id: 't', variables: [{ name: 'deep', value: nested(NOTIFY_MAX_VALUE_DEPTH + 1) }] },
+      { event: 'data', id: 't', variables: [{ name: 'deep', value: nested(LINK_TUNABLES.maxValueDepth + 1) }] },
       (name, why) => dropped.push(`${name}: ${why}`),
     )
     expect(n).toEqual({ kind: 'data', id: 't', variables: {} })
-    expect(dropped).toEqual([`deep: value nested deeper than ${NOTIFY_MAX_VALUE_DEPTH} levels`])
+    expect(dropped).toEqual([`deep: value nested deeper than ${LINK_TUNABLES.maxValueDepth} levels`])
   })
 
   it('keeps the own text of values JSON cannot write (NaN, Infinity, a bigint), and never throws on them', () => {
@@ -67,9 +67,13 @@ describe('variable values', () => {
   })
 
   it('drops a value nested too deep without throwing when nobody asked to hear about it', () => {
-    const deep = { event: 'data', id: 't', variables: [{ name: 'deep', value: nested(NOTIFY_MAX_VALUE_DEPTH + 1) }] }
+    const deep = {
+      event: 'data',
+      id: 't',
+      variables: [{ name: 'deep', value: nested(LINK_TUNABLES.maxValueDepth + 1) }],
+    }
     expect(parseNotification(deep)).toEqual({ kind: 'data', id: 't', variables: {} })
-    const title = { id: 'a', variables: [{ variable: 'deep', value: nested(NOTIFY_MAX_VALUE_DEPTH + 1) }] }
+    const title = { id: 'a', variables: [{ variable: 'deep', value: nested(LINK_TUNABLES.maxValueDepth + 1) }] }
     expect(parseTitleControlInfo({ result: { titles: [title] } })[0]?.variables).toEqual({})
   })
 
@@ -170,7 +174,7 @@ describe('getTitleControlInfo', () => {
                 { variable: 'x', value: 1 },
                 { name: 'y', value: 2 },
                 'junk',
-                { variable: 'deep', value: nested(NOTIFY_MAX_VALUE_DEPTH + 1) },
+                { variable: 'deep', value: nested(LINK_TUNABLES.maxValueDepth + 1) },
               ],
             },
           ],

@@ -5,7 +5,7 @@
  * Cases from the former notifications-mutants.test.ts (mutation survivors).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { LINK_BACKOFF_INITIAL_MS, NotificationLink } from '../../../src/api/notifications.js'
+import { LINK_TUNABLES, NotificationLink } from '../../../src/api/notifications.js'
 import { QWebChannelClient } from '../../../src/api/qwebchannel.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { closedPort, nextPhase } from '../../helpers/link.js'
@@ -46,7 +46,7 @@ describe('reconnect back-off', () => {
     const failed = nextPhase(link, 'waiting-to-retry')
     server.drop()
     await failed
-    vi.advanceTimersByTime(LINK_BACKOFF_INITIAL_MS - 1)
+    vi.advanceTimersByTime(LINK_TUNABLES.backoffInitialMs - 1)
     expect(link.state).toBe('waiting-to-retry')
     vi.advanceTimersByTime(1)
     expect(link.state).toBe('connecting')
@@ -65,7 +65,7 @@ describe('reconnect back-off', () => {
     link.start()
     expect(link.state).toBe('connecting')
     await failed
-    vi.advanceTimersByTime(LINK_BACKOFF_INITIAL_MS - 1)
+    vi.advanceTimersByTime(LINK_TUNABLES.backoffInitialMs - 1)
     expect(link.state).toBe('waiting-to-retry')
     vi.advanceTimersByTime(1)
     expect(link.state).toBe('connecting')

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type WebSocket from 'ws'
-import { LINK_RESYNC_DEBOUNCE_MS, type Notification } from '../../../src/api/notifications.js'
+import { LINK_TUNABLES, type Notification } from '../../../src/api/notifications.js'
 import { QWC_MESSAGE } from '../../../src/api/protocol.js'
 import { nextPhase } from '../../helpers/link.js'
 import { WAIT, linkTo, next, plainScheduler, signalIndex } from './harness.js'
@@ -26,7 +26,7 @@ function sendAddTitle(ws: WebSocket): void {
 }
 
 describe('resynchronisation', () => {
-  it('debounces a burst of addTitle into one snapshot, LINK_RESYNC_DEBOUNCE_MS after the first', async () => {
+  it('debounces a burst of addTitle into one snapshot, LINK_TUNABLES.resyncDebounceMs after the first', async () => {
     const server = await plainScheduler()
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const { store, link } = linkTo(server)
@@ -46,7 +46,7 @@ describe('resynchronisation', () => {
       { kind: 'control', control: 'addTitle' },
     ])
     expect(vi.getTimerCount()).toBe(1) // one resynchronisation armed, not three
-    vi.advanceTimersByTime(LINK_RESYNC_DEBOUNCE_MS - 1)
+    vi.advanceTimersByTime(LINK_TUNABLES.resyncDebounceMs - 1)
     expect(server.count('getTitleControlInfo')).toBe(1)
     const resynced = next(link, 'resynchronised')
     vi.advanceTimersByTime(1)

@@ -5,7 +5,7 @@
  * it is the subject. Cases from the former notifications-mutants.test.ts (mutation survivors).
  */
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { NOTIFY_MAX_VALUE_DEPTH, type Notification } from '../../../src/api/notifications.js'
+import { LINK_TUNABLES, type Notification } from '../../../src/api/notifications.js'
 import { setLogLevel } from '../../../src/log.js'
 import { captureLogs, startLevel } from '../../helpers/logs.js'
 import { nextPhase } from '../../helpers/link.js'
@@ -209,14 +209,18 @@ describe('replies and log lines of a session', () => {
     await expect.poll(() => store.link.status, WAIT).toBe('connected')
     server.frame('scheduler', 99, {})
     const seen = next(link, 'notification')
-    server.notify({ event: 'data', id: 'A', variables: [{ name: 'deep', value: nested(NOTIFY_MAX_VALUE_DEPTH + 1) }] })
+    server.notify({
+      event: 'data',
+      id: 'A',
+      variables: [{ name: 'deep', value: nested(LINK_TUNABLES.maxValueDepth + 1) }],
+    })
     await seen
     expect(records.filter((r) => r.level === 'warn').map((r) => [r.scope, r.message, r.fields])).toEqual([
       ['notifications/qwc', 'ignoring a signal not named in the init reply', { object: 'scheduler', signal: '99' }],
       [
         'notifications',
         'dropped a variable value the application sent',
-        { variable: 'deep', why: `value nested deeper than ${NOTIFY_MAX_VALUE_DEPTH} levels` },
+        { variable: 'deep', why: `value nested deeper than ${LINK_TUNABLES.maxValueDepth} levels` },
       ],
     ])
   })

@@ -6,16 +6,10 @@
  * layer state and which source wins. Time is a fake clock wherever it is the subject; sockets stay real.
  */
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import {
-  LAYER_STATE_KEY,
-  LINK_CHANGE_DEBOUNCE_MS,
-  LINK_CHANGE_SIGNALS,
-  LINK_MAX_READS_PER_SECOND,
-  LINK_RESYNC_DEBOUNCE_MS,
-} from '../../../src/api/notifications.js'
+import { LINK_TUNABLES } from '../../../src/api/notifications.js'
 import { AppState } from '../../../src/api/app-state.js'
 import { NotificationLink } from '../../../src/api/notifications.js'
-import { type PlayState } from '../../../src/api/protocol.js'
+import { SCHEDULER_CHANNEL, type PlayState } from '../../../src/api/protocol.js'
 import { nextPhase } from '../../helpers/link.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { ALL_CLOCKS, trackClients, connectedLink, next, scheduler, type Scheduler } from './harness.js'
@@ -26,7 +20,7 @@ afterEach(() => {
 })
 
 /** What each change signal carries, as the notes show it (2.1): the content never matters to the link. */
-const SIGNAL_ARGS: Record<(typeof LINK_CHANGE_SIGNALS)[number], unknown[]> = {
+const SIGNAL_ARGS: Record<(typeof SCHEDULER_CHANNEL.changeSignals)[number], unknown[]> = {
   _cmp_v1_handleFeedbackChangeEvent: ['title:{A}', 'playState', { id: '{A}' }, {}],
   variablesChanged: ['all', { Name: 'x' }],
   messageIn: ['other-client', 'companion-module', '{"reload":true}'],
@@ -34,7 +28,7 @@ const SIGNAL_ARGS: Record<(typeof LINK_CHANGE_SIGNALS)[number], unknown[]> = {
 
 /**
  * Title {A} goes Running in the application, then `send` makes a signal arrive: the link reads the titles
- * once more exactly LINK_CHANGE_DEBOUNCE_MS later (not a millisecond before), and the store follows.
+ * once more exactly LINK_TUNABLES.changeDebounceMs later (not a millisecond before), and the store follows.
  */
 async function expectRereadAfterDebounce(
   server: Scheduler,
@@ -43,7 +37,7 @@ async function expectRereadAfterDebounce(
 ): Promise<void> {
   server.titles[0]!.status = 'Running'
   await arrive(send)
-  await advance(LINK_CHANGE_DEBOUNCE_MS - 1)
+  await advance(LINK_TUNABLES.changeDebounceMs - 1)
   expect(server.reads()).toHaveLength(1)
   await advance(1)
   expect(server.reads()).toHaveLength(2)
@@ -54,7 +48,7 @@ describe('which signals the link connects', () => {
   it('connects onNotify and each change signal the init reply lists, and no other', async () => {
     const server = await scheduler()
     await connectedLink(server)
-    expect(server.connected.sort()).toEqual(['onNotify', ...LINK_CHANGE_SIGNALS].sort())
+    expect(server.connected.sort()).toEqual(['onNotify', ...SCHEDULER_CHANNEL.changeSignals].sort())
   })
 
   it('never fails when the scheduler has none of them (an older build): onNotify alone, connected', async () => {
@@ -74,8 +68,8 @@ describe('which signals the link connects', () => {
 })
 
 describe('a change re-reads the titles', () => {
-  it.each(LINK_CHANGE_SIGNALS)(
-    '%s re-reads LINK_CHANGE_DEBOUNCE_MS after it, and the store follows',
+  it.each(SCHEDULER_CHANNEL.changeSignals)(
+    '%s re-reads LINK_TUNABLES.changeDebounceMs after it, and the store follows',
     async (signal) => {
       const server = await scheduler()
       const rig = await connectedLink(server)
@@ -95,7 +89,7 @@ describe('a change re-reads the titles', () => {
     await arrive(() =>
       server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
     )
-    await advance(LINK_CHANGE_DEBOUNCE_MS)
+    await advance(LINK_TUNABLES.changeDebounceMs)
     expect(reset).toHaveBeenCalledTimes(1)
     expect(reset.mock.calls[0]![0]).toEqual([expect.objectContaining({ id: '{A}', play: 'Paused' })])
   })
@@ -123,7 +117,7 @@ describe('a change re-reads the titles', () => {
     expect(server.reads()).toHaveLength(1)
     // addTitle keeps its own quiet time.
     await arrive(() => server.signal('onNotify', [JSON.stringify({ control: 'addTitle' })]))
-    await advance(LINK_RESYNC_DEBOUNCE_MS - 1)
+    await advance(LINK_TUNABLES.resyncDebounceMs - 1)
     expect(server.reads()).toHaveLength(1)
     await advance(1)
     expect(server.reads()).toHaveLength(2)
@@ -139,7 +133,7 @@ describe('a change re-reads the titles', () => {
 })
 
 describe('the bound on reads', () => {
-  it(`a storm of signals costs at most LINK_MAX_READS_PER_SECOND (${LINK_MAX_READS_PER_SECOND}) reads in any second, and the last change is read`, async () => {
+  it(`a storm of signals costs at most LINK_TUNABLES.maxReadsPerSecond (${LINK_TUNABLES.maxReadsPerSecond}) reads in any second, and the last change is read`, async () => {
     const server = await scheduler()
     const { store, arrive, advance } = await connectedLink(server)
     const stormStart = Date.now()
@@ -149,7 +143,7 @@ describe('the bound on reads', () => {
     for (let t = 0; t < SECONDS * 1000; t += STEP) {
       // The application's state changes with every signal; the last one leaves the title Paused.
       server.titles[0]!.status = t + STEP >= SECONDS * 1000 ? 'Paused' : t % 20 === 0 ? 'Running' : 'Off'
-      const signal = LINK_CHANGE_SIGNALS[(t / STEP) % LINK_CHANGE_SIGNALS.length]!
+      const signal = SCHEDULER_CHANNEL.changeSignals[(t / STEP) % SCHEDULER_CHANNEL.changeSignals.length]!
       await arrive(() => server.signal(signal, SIGNAL_ARGS[signal]))
       last = Date.now()
       await advance(STEP)
@@ -160,11 +154,11 @@ describe('the bound on reads', () => {
       .map((c) => c.at)
       .filter((at) => at >= stormStart)
     for (const at of starts) {
-      expect(starts.filter((s) => s >= at && s < at + 1000).length).toBeLessThanOrEqual(LINK_MAX_READS_PER_SECOND)
+      expect(starts.filter((s) => s >= at && s < at + 1000).length).toBeLessThanOrEqual(LINK_TUNABLES.maxReadsPerSecond)
     }
     // Bounded, and yet reading all along at the bound (not starved by the debounce).
-    expect(starts.length).toBeGreaterThanOrEqual(SECONDS * LINK_MAX_READS_PER_SECOND - 1)
-    expect(starts.length).toBeLessThanOrEqual(SECONDS * LINK_MAX_READS_PER_SECOND + 1)
+    expect(starts.length).toBeGreaterThanOrEqual(SECONDS * LINK_TUNABLES.maxReadsPerSecond - 1)
+    expect(starts.length).toBeLessThanOrEqual(SECONDS * LINK_TUNABLES.maxReadsPerSecond + 1)
     // No change is lost: a read starts after the last signal, and the store shows the last state.
     expect(starts.at(-1)).toBeGreaterThanOrEqual(last)
     expect(store.title('{A}')?.play).toBe('Paused')
@@ -176,7 +170,7 @@ describe('the bound on reads', () => {
     await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
     const release = server.hold('getTitleControlInfo')
     const asked = server.arrival('getTitleControlInfo')
-    vi.advanceTimersByTime(LINK_CHANGE_DEBOUNCE_MS)
+    vi.advanceTimersByTime(LINK_TUNABLES.changeDebounceMs)
     await asked
     expect(server.reads()).toHaveLength(2)
     // While the second read is held: three signals, and the title changes.
@@ -187,7 +181,7 @@ describe('the bound on reads', () => {
     await done
     // The held read answered with the new state already; one more read follows all the same, and only one.
     expect(store.title('{A}')?.play).toBe('Running')
-    await advance(LINK_CHANGE_DEBOUNCE_MS - 1)
+    await advance(LINK_TUNABLES.changeDebounceMs - 1)
     expect(server.reads()).toHaveLength(2)
     await advance(1)
     expect(server.reads()).toHaveLength(3)
@@ -213,7 +207,7 @@ describe('the bound on reads', () => {
     release()
     await connected
     expect(server.reads()).toHaveLength(1)
-    vi.advanceTimersByTime(LINK_CHANGE_DEBOUNCE_MS - 1)
+    vi.advanceTimersByTime(LINK_TUNABLES.changeDebounceMs - 1)
     expect(server.reads()).toHaveLength(1)
     const again = next(link, 'resynchronised')
     vi.advanceTimersByTime(1)
@@ -264,7 +258,9 @@ describe('the layer state (getValueForKey)', () => {
         ['{B}', 'Paused'],
         ['{C}', 'Off'],
       ])
-      expect(server.calls.filter((c) => c.method === 'getValueForKey').map((c) => c.args)).toEqual([[LAYER_STATE_KEY]])
+      expect(server.calls.filter((c) => c.method === 'getValueForKey').map((c) => c.args)).toEqual([
+        [SCHEDULER_CHANNEL.layerStateKey],
+      ])
     },
   )
 
@@ -275,7 +271,7 @@ describe('the layer state (getValueForKey)', () => {
     expect(plays(store).map(([, p]) => p)).toEqual(['Off', 'Off', 'Off'])
     server.state.layers = { '{C}': { playState: 'running' } }
     await arrive(() => server.signal('_cmp_v1_handleFeedbackChangeEvent', ['a', 'b', {}, {}]))
-    await advance(LINK_CHANGE_DEBOUNCE_MS)
+    await advance(LINK_TUNABLES.changeDebounceMs)
     expect(store.title('{C}')?.play).toBe('Running')
     // The first read at connect, then the re-read the signal asked for: each the title list, then the layer state.
     const read = ['getTitleControlInfo', 'getValueForKey']
@@ -294,7 +290,7 @@ describe('the layer state (getValueForKey)', () => {
     store.on('titlesReset', (titles) => shown.push(titles.find((t) => t.id === '{A}')!.play))
     store.on('title', (e) => e.id === '{A}' && e.changes.play && shown.push(e.changes.play))
     await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
-    await advance(LINK_CHANGE_DEBOUNCE_MS)
+    await advance(LINK_TUNABLES.changeDebounceMs)
     await new Promise((r) => setImmediate(r))
     expect(server.reads()).toHaveLength(2)
     expect(shown).toEqual(['Paused'])

@@ -6,14 +6,12 @@
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { AppState, type AppStateEvents } from '../../../src/api/app-state.js'
 import {
-  LINK_BACKOFF_INITIAL_MS,
-  LINK_BACKOFF_MAX_MS,
-  LINK_MAX_READS_PER_SECOND,
+  LINK_TUNABLES,
   NotificationLink,
   type LinkTiming,
   type NotificationFilter,
 } from '../../../src/api/notifications.js'
-import { CLIENT_APP_ID, type PlayState } from '../../../src/api/protocol.js'
+import { SCHEDULER_CHANNEL, type PlayState } from '../../../src/api/protocol.js'
 import { QWebChannelClient } from '../../../src/api/qwebchannel.js'
 import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
 import { QWebChannelServer } from '../../../src/app-kit/simulator/qwebchannel-server.js'
@@ -31,7 +29,7 @@ const FAST: LinkTiming = {
   callTimeoutMs: 2000,
   resyncDebounceMs: 20,
   changeDebounceMs: 20,
-  maxReadsPerSecond: LINK_MAX_READS_PER_SECOND,
+  maxReadsPerSecond: LINK_TUNABLES.maxReadsPerSecond,
 }
 const SILENCE: Partial<LinkTiming> = { livenessTimeoutMs: 300, callTimeoutMs: 300 }
 
@@ -113,7 +111,7 @@ describe('NotificationLink against the simulator', () => {
   it('handshakes: init, onNotify, notifyClientConnected, subscribe, resynchronise', async () => {
     const { sim, store, link } = await setup({ defaultSender: false })
     expect(link.isConnected).toBe(true)
-    expect(sim.wsAnnouncements).toEqual([{ appId: CLIENT_APP_ID, version: '0.1.0' }])
+    expect(sim.wsAnnouncements).toEqual([{ appId: SCHEDULER_CHANNEL.clientAppId, version: '0.1.0' }])
     const sender = sim.state.senders.find((s) => s.name === 'panelbridge')
     expect(sender?.events).toEqual(['play', 'data', 'control'])
     expect(
@@ -408,7 +406,7 @@ describe('NotificationLink against the simulator', () => {
   })
 
   it('retries after 250 and 500 ms, then every 1000 ms while nothing listens (the back-off is capped)', async () => {
-    expect([LINK_BACKOFF_INITIAL_MS, LINK_BACKOFF_MAX_MS]).toEqual([250, 1000])
+    expect([LINK_TUNABLES.backoffInitialMs, LINK_TUNABLES.backoffMaxMs]).toEqual([250, 1000])
     const url = `ws://127.0.0.1:${await closedPort()}`
     // The refusals are real socket events; only the retry timer runs on the fake clock.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })

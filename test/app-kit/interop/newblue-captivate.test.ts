@@ -13,12 +13,7 @@ import { Jimp } from 'jimp'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
 import { loadProfiles } from '../../../src/app-kit/simulator/profile.js'
-import {
-  ACTOR_PREFIX,
-  REGISTRY_ACTIONS,
-  REGISTRY_FEEDBACKS,
-  REGISTRY_SCOPE,
-} from '../../../src/app-kit/simulator/registry.js'
+import { REGISTRY_NAMES } from '../../../src/app-kit/simulator/registry.js'
 import {
   hostOf,
   loadNewBlueCaptivate,
@@ -30,7 +25,8 @@ import {
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 const SCORE_BUG = '{9c0e4a7b-2d15-4f3e-8a6c-0b1d2e3f4a02}'
-const full = (titleId: string, id: string): string => `${ACTOR_PREFIX}${titleId}~${REGISTRY_SCOPE}~${id}`
+const full = (titleId: string, id: string): string =>
+  `${REGISTRY_NAMES.actorPrefix}${titleId}~${REGISTRY_NAMES.scope}~${id}`
 /** Colour of the play-state feedback on air (registry.ts ON_AIR_BG). */
 const ON_AIR_BG = 0xc62828
 
@@ -157,21 +153,21 @@ describe.each(CLAIMING)("NewBlue's Captivate module against the simulator (%s)",
     await expect.poll(() => Object.keys(host.actionDefinitions).length, WAIT).toBe(sim.state.titles.length * 6 + 3)
     await expect.poll(() => Object.keys(host.feedbackDefinitions).length, WAIT).toBe(sim.state.titles.length * 3 + 1)
     for (const t of sim.state.titles) {
-      for (const a of Object.values(REGISTRY_ACTIONS))
+      for (const a of Object.values(REGISTRY_NAMES.actions))
         expect(typeof host.actionDefinitions[full(t.id, a)]?.callback).toBe('function')
-      expect(host.feedbackDefinitions[full(t.id, REGISTRY_FEEDBACKS.onAir)]?.type).toBe('boolean')
-      expect(host.feedbackDefinitions[full(t.id, REGISTRY_FEEDBACKS.playState)]?.type).toBe('advanced')
-      expect(host.feedbackDefinitions[full(t.id, REGISTRY_FEEDBACKS.variable)]?.type).toBe('advanced')
+      expect(host.feedbackDefinitions[full(t.id, REGISTRY_NAMES.feedbacks.onAir)]?.type).toBe('boolean')
+      expect(host.feedbackDefinitions[full(t.id, REGISTRY_NAMES.feedbacks.playState)]?.type).toBe('advanced')
+      expect(host.feedbackDefinitions[full(t.id, REGISTRY_NAMES.feedbacks.variable)]?.type).toBe('advanced')
     }
     const presets = host.presetDefinitions as Preset[]
     const lower = presets.find((p) => p.name === 'Lower Third')!
     expect(lower.category).toBe('Titles')
     expect(lower.steps[0]!.down[0]).toEqual({
-      actionId: full(LOWER_THIRD, REGISTRY_ACTIONS.play),
+      actionId: full(LOWER_THIRD, REGISTRY_NAMES.actions.play),
       options: { command: 'auto' },
     })
     expect(lower.feedbacks.map((f) => f.feedbackId).sort()).toEqual(
-      [full(LOWER_THIRD, REGISTRY_FEEDBACKS.onAir), full(LOWER_THIRD, REGISTRY_FEEDBACKS.playState)].sort(),
+      [full(LOWER_THIRD, REGISTRY_NAMES.feedbacks.onAir), full(LOWER_THIRD, REGISTRY_NAMES.feedbacks.playState)].sort(),
     )
     const image = await Jimp.read(Buffer.from(lower.style.png64!, 'base64'))
     expect([image.bitmap.width, image.bitmap.height]).toEqual([72, 72])
@@ -180,8 +176,8 @@ describe.each(CLAIMING)("NewBlue's Captivate module against the simulator (%s)",
   it('push feedback: a play change over HTTP reaches the feedback results through the change signal', async () => {
     const preset = (host.presetDefinitions as Preset[]).find((p) => p.name === 'Lower Third')!
     const ids = preset.feedbacks.map((f) => ({ type: f.feedbackId, id: host.addFeedback(f.feedbackId, f.options) }))
-    const onAir = ids.find((x) => x.type === full(LOWER_THIRD, REGISTRY_FEEDBACKS.onAir))!.id
-    const playState = ids.find((x) => x.type === full(LOWER_THIRD, REGISTRY_FEEDBACKS.playState))!.id
+    const onAir = ids.find((x) => x.type === full(LOWER_THIRD, REGISTRY_NAMES.feedbacks.onAir))!.id
+    const playState = ids.find((x) => x.type === full(LOWER_THIRD, REGISTRY_NAMES.feedbacks.playState))!.id
     await expect.poll(() => host.value(onAir), WAIT).toBe(false)
     await expect.poll(() => (host.value(playState) as { text?: string } | undefined)?.text, WAIT).toBe('Lower Third')
     const checksBefore = host.callsOf('checkFeedbacks').length
@@ -196,8 +192,8 @@ describe.each(CLAIMING)("NewBlue's Captivate module against the simulator (%s)",
       .callsOf('checkFeedbacks')
       .slice(checksBefore)
       .flatMap((c) => c.args)
-    expect(checked).toContain(full(LOWER_THIRD, REGISTRY_FEEDBACKS.onAir))
-    expect(checked).toContain(full(LOWER_THIRD, REGISTRY_FEEDBACKS.playState))
+    expect(checked).toContain(full(LOWER_THIRD, REGISTRY_NAMES.feedbacks.onAir))
+    expect(checked).toContain(full(LOWER_THIRD, REGISTRY_NAMES.feedbacks.playState))
     // The play-state feedback folded the layer state in (captivate.js 597-626) and composited the overlay.
     const composed = (host.value(playState) as { png64?: string }).png64!
     const image = await Jimp.read(composed)
@@ -216,7 +212,7 @@ describe.each(CLAIMING)("NewBlue's Captivate module against the simulator (%s)",
     expect(calls).toHaveLength(1)
     expect(calls[0]).toMatchObject({
       transport: 'qwebchannel',
-      parameters: { target: full(SCORE_BUG, REGISTRY_ACTIONS.play), options: { command: 'auto' } },
+      parameters: { target: full(SCORE_BUG, REGISTRY_NAMES.actions.play), options: { command: 'auto' } },
     })
     // Cut In / Cut Out takes it off again at once.
     await host.runAction(step.actionId, { command: 'take' })

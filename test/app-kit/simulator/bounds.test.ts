@@ -7,18 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { FILE_FORMAT } from '../../../src/app-kit/simulator/files.js'
-import {
-  MAX_INPUTS_PER_TITLE,
-  MAX_NAME_CHARS,
-  MAX_SENDER_ITEMS,
-  MAX_SENDERS,
-  MAX_TITLES,
-  MAX_VARIABLES_PER_TITLE,
-} from '../../../src/app-kit/simulator/limits.js'
-import { ICON_CACHE_ENTRIES, iconCacheStats } from '../../../src/app-kit/simulator/png.js'
+import { SIM_LIMITS } from '../../../src/app-kit/simulator/limits.js'
+import { iconCacheStats } from '../../../src/app-kit/simulator/png.js'
 import { SimulatorState } from '../../../src/app-kit/simulator/state.js'
 
+/** The simulator's file format tag (`src/app-kit/simulator/files.ts`): the files below are its own. */
+const SIM_FILE_FORMAT = 'panelbridge-simulator'
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
@@ -42,51 +36,54 @@ describe('notification senders (finding 5)', () => {
     const events = Array.from({ length: 110_000 }, (_, i) => `e${i}`)
     const before = s.senders.length
     expect(run(s, 'subscribe', { sender: 'flood', events }).error).toBe(
-      `too many events in a sender (limit ${MAX_SENDER_ITEMS})`,
+      `too many events in a sender (limit ${SIM_LIMITS.maxSenderItems})`,
     )
     expect(s.senders).toHaveLength(before)
   })
 
   it('appending past the limit to an existing sender changes nothing', () => {
     const s = state()
-    const half = Array.from({ length: MAX_SENDER_ITEMS - 1 }, (_, i) => `{id-${i}}`)
+    const half = Array.from({ length: SIM_LIMITS.maxSenderItems - 1 }, (_, i) => `{id-${i}}`)
     expect(run(s, 'subscribe', { sender: 'a', events: 'play', id: half }).error).toBeUndefined()
     expect(run(s, 'subscribe', { sender: 'a', id: ['{x}', '{y}'] }).error).toBe(
-      `too many ids in a sender (limit ${MAX_SENDER_ITEMS})`,
+      `too many ids in a sender (limit ${SIM_LIMITS.maxSenderItems})`,
     )
-    expect(s.senders.find((x) => x.name === 'a')!.ids).toHaveLength(MAX_SENDER_ITEMS - 1)
+    expect(s.senders.find((x) => x.name === 'a')!.ids).toHaveLength(SIM_LIMITS.maxSenderItems - 1)
     // A repeat of known items is not growth.
     expect(run(s, 'subscribe', { sender: 'a', id: half.slice(0, 10) }).error).toBeUndefined()
   })
 
   it('unSubscribe removes a full list at once', () => {
     const s = state()
-    const ids = Array.from({ length: MAX_SENDER_ITEMS }, (_, i) => `{id-${i}}`)
+    const ids = Array.from({ length: SIM_LIMITS.maxSenderItems }, (_, i) => `{id-${i}}`)
     run(s, 'subscribe', { sender: 'b', events: 'play,data', id: ids })
     expect(run(s, 'unSubscribe', { sender: 'b', id: ids }).error).toBeUndefined()
     expect(s.senders.find((x) => x.name === 'b')!.ids).toEqual([])
   })
 
-  it(`at most ${MAX_SENDERS} senders, and a sender name is bounded`, () => {
+  it(`at most ${SIM_LIMITS.maxSenders} senders, and a sender name is bounded`, () => {
     const s = state()
-    for (let i = s.senders.length; i < MAX_SENDERS; i++) run(s, 'subscribe', { sender: `s${i}`, events: 'play' })
-    expect(s.senders).toHaveLength(MAX_SENDERS)
+    for (let i = s.senders.length; i < SIM_LIMITS.maxSenders; i++)
+      run(s, 'subscribe', { sender: `s${i}`, events: 'play' })
+    expect(s.senders).toHaveLength(SIM_LIMITS.maxSenders)
     expect(run(s, 'subscribe', { sender: 'one-more', events: 'play' }).error).toBe(
-      `too many notification senders (limit ${MAX_SENDERS})`,
+      `too many notification senders (limit ${SIM_LIMITS.maxSenders})`,
     )
-    expect(run(s, 'subscribe', { sender: 'x'.repeat(MAX_NAME_CHARS + 1), events: 'play' }).error).toBe(
-      `sender name too long (limit ${MAX_NAME_CHARS} characters)`,
+    expect(run(s, 'subscribe', { sender: 'x'.repeat(SIM_LIMITS.maxNameChars + 1), events: 'play' }).error).toBe(
+      `sender name too long (limit ${SIM_LIMITS.maxNameChars} characters)`,
     )
   })
 })
 
 describe('titles (finding 5)', () => {
-  it(`newTitle stops at ${MAX_TITLES} titles with an error; the titles stay as they were`, () => {
+  it(`newTitle stops at ${SIM_LIMITS.maxTitles} titles with an error; the titles stay as they were`, () => {
     const s = state()
-    while (s.titles.length < MAX_TITLES) expect(run(s, 'newTitle').error).toBeUndefined()
-    expect(run(s, 'newTitle').error).toBe(`too many titles (limit ${MAX_TITLES})`)
-    expect(run(s, 'duplicateTitle', { title: s.titles[0]!.name }).error).toBe(`too many titles (limit ${MAX_TITLES})`)
-    expect(s.titles).toHaveLength(MAX_TITLES)
+    while (s.titles.length < SIM_LIMITS.maxTitles) expect(run(s, 'newTitle').error).toBeUndefined()
+    expect(run(s, 'newTitle').error).toBe(`too many titles (limit ${SIM_LIMITS.maxTitles})`)
+    expect(run(s, 'duplicateTitle', { title: s.titles[0]!.name }).error).toBe(
+      `too many titles (limit ${SIM_LIMITS.maxTitles})`,
+    )
+    expect(s.titles).toHaveLength(SIM_LIMITS.maxTitles)
     // Positions stay dense 0..n-1 on the channel (appending no longer sorts the channel).
     const positions = s.channelTitles(0).map((t) => t.position)
     expect(positions).toEqual(positions.map((_, i) => i))
@@ -94,15 +91,17 @@ describe('titles (finding 5)', () => {
 
   it('names and inputs are bounded', () => {
     const s = state()
-    const long = 'n'.repeat(MAX_NAME_CHARS + 1)
-    expect(run(s, 'newTitle', { newName: long }).error).toBe(`title name too long (limit ${MAX_NAME_CHARS} characters)`)
+    const long = 'n'.repeat(SIM_LIMITS.maxNameChars + 1)
+    expect(run(s, 'newTitle', { newName: long }).error).toBe(
+      `title name too long (limit ${SIM_LIMITS.maxNameChars} characters)`,
+    )
     const title = s.titles[0]!
     expect(run(s, 'setTitleName', { id: title.id, newName: long }).error).toBe(
-      `title name too long (limit ${MAX_NAME_CHARS} characters)`,
+      `title name too long (limit ${SIM_LIMITS.maxNameChars} characters)`,
     )
-    const inputs = Array.from({ length: MAX_INPUTS_PER_TITLE + 1 }, (_, i) => `in${i}`)
+    const inputs = Array.from({ length: SIM_LIMITS.maxInputsPerTitle + 1 }, (_, i) => `in${i}`)
     expect(run(s, 'setTitleInput', { id: title.id, input: inputs }).error).toBe(
-      `too many inputs on a title (limit ${MAX_INPUTS_PER_TITLE})`,
+      `too many inputs on a title (limit ${SIM_LIMITS.maxInputsPerTitle})`,
     )
   })
 
@@ -112,24 +111,24 @@ describe('titles (finding 5)', () => {
     const title = (i: number) => ({ id: `{t-${i}}`, name: `T${i}`, inputs: [], variables: [] })
     const file = join(s.dataDir, 'huge.nbproj')
     const videoFormat = { width: 1920, height: 1080, frameRate: 25 }
-    const titles = Array.from({ length: MAX_TITLES + 1 }, (_, i) => title(i))
-    writeFileSync(file, JSON.stringify({ format: FILE_FORMAT, kind: 'project', version: 1, videoFormat, titles }))
-    expect(run(s, 'loadProject', { file: 'huge.nbproj' }).error).toBe(`too many titles (limit ${MAX_TITLES})`)
+    const titles = Array.from({ length: SIM_LIMITS.maxTitles + 1 }, (_, i) => title(i))
+    writeFileSync(file, JSON.stringify({ format: SIM_FILE_FORMAT, kind: 'project', version: 1, videoFormat, titles }))
+    expect(run(s, 'loadProject', { file: 'huge.nbproj' }).error).toBe(`too many titles (limit ${SIM_LIMITS.maxTitles})`)
     expect(s.titles.map((t) => t.id)).toEqual(before)
   })
 
   it('a title file with too many variables is refused', () => {
     const s = state()
-    const variables = Array.from({ length: MAX_VARIABLES_PER_TITLE + 1 }, (_, i) => ({
+    const variables = Array.from({ length: SIM_LIMITS.maxVariablesPerTitle + 1 }, (_, i) => ({
       name: `v${i}`,
       value: '',
       type: 'text',
     }))
     const t = { id: '{00000000-0000-4000-8000-000000000001}', name: 'Many', inputs: [], variables }
-    writeFileSync(join(s.dataDir, 'many.nbtitle'), JSON.stringify({ format: FILE_FORMAT, kind: 'title', title: t }))
+    writeFileSync(join(s.dataDir, 'many.nbtitle'), JSON.stringify({ format: SIM_FILE_FORMAT, kind: 'title', title: t }))
     const count = s.titles.length
     expect(run(s, 'loadTitle', { file: 'many.nbtitle' }).error).toBe(
-      `too many variables on a title (limit ${MAX_VARIABLES_PER_TITLE})`,
+      `too many variables on a title (limit ${SIM_LIMITS.maxVariablesPerTitle})`,
     )
     expect(s.titles).toHaveLength(count)
   })
@@ -148,13 +147,13 @@ describe('getTitleControlInfo icons (finding 5)', () => {
     expect(iconCacheStats().renders - before).toBe(1)
   })
 
-  it(`the cache keeps at most ${ICON_CACHE_ENTRIES} icons`, () => {
+  it(`the cache keeps at most ${SIM_LIMITS.iconCacheEntries} icons`, () => {
     const s = state()
-    for (let i = 0; i < ICON_CACHE_ENTRIES * 2; i++) {
+    for (let i = 0; i < SIM_LIMITS.iconCacheEntries * 2; i++) {
       s.titles[0]!.color = `#${i.toString(16).padStart(6, '0')}`
       run(s, 'getTitleControlInfo', { width: 8, height: 8 })
     }
-    expect(iconCacheStats().size).toBe(ICON_CACHE_ENTRIES)
+    expect(iconCacheStats().size).toBe(SIM_LIMITS.iconCacheEntries)
   })
 })
 

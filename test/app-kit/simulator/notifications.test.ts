@@ -1,6 +1,6 @@
 /** The contract's five subscription rules, over HTTP. */
 import { describe, expect, it } from 'vitest'
-import { APP_ERRORS, DEFAULT_SENDER_EVENTS } from '../../../src/api/protocol.js'
+import { APP_ERRORS, SENDER_EVENTS } from '../../../src/api/protocol.js'
 import { useTestSim, type Json } from './helpers.js'
 
 const t = useTestSim()
@@ -50,7 +50,7 @@ describe('subscription rules', () => {
       name: '',
       id: '',
       input: '',
-      events: DEFAULT_SENDER_EVENTS,
+      events: SENDER_EVENTS.defaultSender,
       is_default: '1',
     })
   })
@@ -60,7 +60,7 @@ describe('subscription rules', () => {
     await t.raw('subscribe', { sender: 'b', events: 'data', input: 'Scoreboard', id: 'all' })
     const all = await t.ok('getSubscriptions', { sender: '' })
     expect(all.senders.map((s: Json) => `${s.name}|${s.input}|${s.id}|${s.events}|${s.is_default}`)).toEqual([
-      `|||${DEFAULT_SENDER_EVENTS}|1`,
+      `|||${SENDER_EVENTS.defaultSender}|1`,
       'a|||play|0',
       'b|Scoreboard|all|data|0',
     ])

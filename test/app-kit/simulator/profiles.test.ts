@@ -11,7 +11,8 @@ import WebSocket from 'ws'
 import { QWC_MESSAGE as MSG } from '../../../src/api/protocol.js'
 import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
 import { getProfile, type ProfileFacts, type SimProfile } from '../../../src/app-kit/simulator/profile.js'
-import { MAX_SHAPE_DEPTH, valuesAsText } from '../../../src/app-kit/simulator/profile-shapes.js'
+import { SIM_LIMITS } from '../../../src/app-kit/simulator/limits.js'
+import { valuesAsText } from '../../../src/app-kit/simulator/profile-shapes.js'
 import { SimulatorState } from '../../../src/app-kit/simulator/state.js'
 import type { Json } from './helpers.js'
 
@@ -330,9 +331,9 @@ describe('values: strings', () => {
       e: null,
     })
     let deep: unknown = 7
-    for (let i = 0; i < MAX_SHAPE_DEPTH + 5; i++) deep = [deep]
+    for (let i = 0; i < SIM_LIMITS.maxShapeDepth + 5; i++) deep = [deep]
     let out = valuesAsText(deep)
-    for (let i = 0; i < MAX_SHAPE_DEPTH; i++) out = (out as unknown[])[0]
+    for (let i = 0; i < SIM_LIMITS.maxShapeDepth; i++) out = (out as unknown[])[0]
     // Past the bound the value is passed on as it is: the 7 is still a number.
     expect(typedLeaves(out)).toEqual(['$[0][0][0][0][0]=7'])
   })

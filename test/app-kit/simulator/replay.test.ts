@@ -3,7 +3,7 @@
  * its reason ('bad request: <reason>', the reasons ASSUMED in src/app-kit/simulator/refusals.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { APP_ERRORS, REPLAY_DEFAULT_BUFFER_SECONDS } from '../../../src/api/protocol.js'
+import { APP_ERRORS, SIM_ASSUMED_DEFAULTS } from '../../../src/api/protocol.js'
 import { REFUSALS } from '../../../src/app-kit/simulator/refusals.js'
 import { useTestSim, type Json, pluck } from './helpers.js'
 
@@ -128,7 +128,7 @@ describe('replay positions inside the buffer', () => {
     expect((await t.cmd('replay_set_scrub_position', { position: 3 })).error).toBe(BAD(REFUSALS.notInReplayMode))
     await t.ok('replay_enable_scrubbing', { enable: 'true' })
     await t.ok('replay_set_scrub_position', { position: 99 })
-    expect((await t.ok('replay_get_play_info')).replayTime).toBe(REPLAY_DEFAULT_BUFFER_SECONDS)
+    expect((await t.ok('replay_get_play_info')).replayTime).toBe(SIM_ASSUMED_DEFAULTS.replayBufferSeconds)
     await t.ok('replay_set_scrub_position', { position: -4 })
     expect((await t.ok('replay_get_play_info')).replayTime).toBe(0)
     expect((await t.cmd('replay_set_scrub_position', { position: 'middle' })).error).toBe(APP_ERRORS.invalidParams)

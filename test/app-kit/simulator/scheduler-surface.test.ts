@@ -8,23 +8,16 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { QWebChannelClient, type QwcSignalEvent } from '../../../src/api/qwebchannel.js'
 import { startSimulator, type SimulatorHandle } from '../../../src/app-kit/simulator/index.js'
 import { getProfile, profileNames, schedulerMethods, schedulerSignals } from '../../../src/app-kit/simulator/profile.js'
-import {
-  ACTOR_PREFIX,
-  IMAGE_SET_NAME,
-  LAYER_STATE_KEY,
-  PLAY_COMMANDS,
-  REGISTRY_ACTIONS,
-  REGISTRY_FEEDBACKS,
-  REGISTRY_SCOPE,
-} from '../../../src/app-kit/simulator/registry.js'
+import { SCHEDULER_CHANNEL } from '../../../src/api/protocol.js'
+import { REGISTRY_NAMES } from '../../../src/app-kit/simulator/registry.js'
 import { startQWebChannelSimulator } from '../../../src/app-kit/simulator/scheduler.js'
 import { SimulatorState } from '../../../src/app-kit/simulator/state.js'
 import type { Json } from './helpers.js'
 
 const LOWER_THIRD = '{3f2b8c1e-7a4d-4e52-9b1a-5c6d7e8f9a01}'
 const SCORE_BUG = '{9c0e4a7b-2d15-4f3e-8a6c-0b1d2e3f4a02}'
-const actor = (titleId: string): string => `${ACTOR_PREFIX}${titleId}`
-const full = (titleId: string, id: string): string => `${actor(titleId)}~${REGISTRY_SCOPE}~${id}`
+const actor = (titleId: string): string => `${REGISTRY_NAMES.actorPrefix}${titleId}`
+const full = (titleId: string, id: string): string => `${actor(titleId)}~${REGISTRY_NAMES.scope}~${id}`
 
 // Titles animate for a second by default (the application's length), so that a Running seen right after a
 // call is still there on a busy machine.
@@ -91,10 +84,10 @@ describe('scheduler surface', () => {
   it('getValueForKey: the layer state of titles on air, lowercase, as an object; other keys null', async () => {
     const s = await sim()
     const c = await client(s.wsUrl)
-    expect(await c.call('getValueForKey', LAYER_STATE_KEY)).toEqual({})
+    expect(await c.call('getValueForKey', SCHEDULER_CHANNEL.layerStateKey)).toEqual({})
     await c.call('scheduleAction', 'cutin', '', LOWER_THIRD, {})
     await c.call('scheduleAction', 'animateIn', '', SCORE_BUG, {})
-    expect(await c.call('getValueForKey', LAYER_STATE_KEY)).toEqual({
+    expect(await c.call('getValueForKey', SCHEDULER_CHANNEL.layerStateKey)).toEqual({
       [LOWER_THIRD]: { playState: 'paused' },
       [SCORE_BUG]: { playState: 'running' },
     })
@@ -104,13 +97,13 @@ describe('scheduler surface', () => {
   it('getImageSet: the overlays S1 composites, as 72×72 PNGs, with or without the data: prefix', async () => {
     const s = await sim()
     const c = await client(s.wsUrl)
-    const bare = (await c.call('getImageSet', IMAGE_SET_NAME, false)) as Record<string, string>
+    const bare = (await c.call('getImageSet', REGISTRY_NAMES.imageSet, false)) as Record<string, string>
     expect(Object.keys(bare).sort()).toEqual(['play_layer', 'play_layer_red'])
     for (const data of Object.values(bare)) {
       expect(data.startsWith('data:')).toBe(false)
       expect(pngSize(data)).toEqual({ width: 72, height: 72 })
     }
-    const prefixed = (await c.call('getImageSet', IMAGE_SET_NAME, true)) as Record<string, string>
+    const prefixed = (await c.call('getImageSet', REGISTRY_NAMES.imageSet, true)) as Record<string, string>
     expect(prefixed.play_layer).toBe(`data:image/png;base64,${bare.play_layer}`)
     expect(await c.call('getImageSet', 'no.such.set', false)).toEqual({})
   })
@@ -131,7 +124,7 @@ describe('scheduler surface', () => {
         expect(typeof a.name).toBe('string')
         expect(Array.isArray(a.options)).toBe(true)
       }
-      const play = actions.find((a: Json) => a.target === full(LOWER_THIRD, REGISTRY_ACTIONS.play))
+      const play = actions.find((a: Json) => a.target === full(LOWER_THIRD, REGISTRY_NAMES.actions.play))
       expect(play.options[0]).toMatchObject({ id: 'command', type: 'dropdown', default: 'auto' })
       expect(play.options[0].choices.map((x: Json) => String(x.id))).toEqual([
         'auto',
@@ -143,7 +136,7 @@ describe('scheduler surface', () => {
       // lib/feedbacks.js 33: `.boolean.` makes a feedback boolean; one per title.
       const booleans = feedbacks.filter((f: Json) => /\.boolean\./.test(f.id))
       expect(booleans.map((f: Json) => String(f.id)).sort()).toEqual(
-        titles.map((t) => full(t.id, REGISTRY_FEEDBACKS.onAir)).sort(),
+        titles.map((t) => full(t.id, REGISTRY_NAMES.feedbacks.onAir)).sort(),
       )
       for (const f of feedbacks) expect(typeof f.label).toBe('string')
       const ids = new Set(feedbacks.map((f: Json) => String(f.id)))
@@ -177,22 +170,31 @@ describe('scheduler surface', () => {
       const s = await sim()
       const c = await client(s.wsUrl)
       expect(await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), 'no.such.feedback', {})).toEqual({})
-      expect(await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_FEEDBACKS.onAir, {})).toEqual({
+      expect(
+        await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_NAMES.feedbacks.onAir, {}),
+      ).toEqual({
         value: false,
       })
       await c.call('scheduleAction', 'cutin', '', LOWER_THIRD, {})
-      for (const id of [REGISTRY_FEEDBACKS.onAir, `${REGISTRY_SCOPE}~${REGISTRY_FEEDBACKS.onAir}`]) {
+      for (const id of [REGISTRY_NAMES.feedbacks.onAir, `${REGISTRY_NAMES.scope}~${REGISTRY_NAMES.feedbacks.onAir}`]) {
         expect(await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), id, {})).toEqual({ value: true })
       }
-      const play = await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_FEEDBACKS.playState, {})
+      const play = await c.call(
+        '_cmp_v1_queryFeedbackState',
+        actor(LOWER_THIRD),
+        REGISTRY_NAMES.feedbacks.playState,
+        {},
+      )
       expect(play).toMatchObject({ text: 'Lower Third', overlayQueryKey: LOWER_THIRD, overlayImageName: 'play_layer' })
       expect(pngSize(play.png64)).toEqual({ width: 72, height: 72 })
       expect(
-        await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_FEEDBACKS.variable, {
+        await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_NAMES.feedbacks.variable, {
           variable: 'Name',
         }),
       ).toEqual({ text: 'Alex Morgan' })
-      expect(await c.call('_cmp_v1_queryFeedbackState', actor('{nope}'), REGISTRY_FEEDBACKS.onAir, {})).toEqual({})
+      expect(await c.call('_cmp_v1_queryFeedbackState', actor('{nope}'), REGISTRY_NAMES.feedbacks.onAir, {})).toEqual(
+        {},
+      )
     })
 
     it('the reply on the wire is a JSON string', async () => {
@@ -212,7 +214,7 @@ describe('scheduler surface', () => {
           type: 6,
           object: 'scheduler',
           method: index,
-          args: [actor(LOWER_THIRD), REGISTRY_FEEDBACKS.onAir, {}],
+          args: [actor(LOWER_THIRD), REGISTRY_NAMES.feedbacks.onAir, {}],
           id: 2,
         }),
       )
@@ -227,7 +229,7 @@ describe('scheduler surface', () => {
       const s = await sim('captivate', 500)
       const c = await client(s.wsUrl)
       const title = s.state.titles.find((t) => t.id === LOWER_THIRD)!
-      const playTarget = full(LOWER_THIRD, REGISTRY_ACTIONS.play)
+      const playTarget = full(LOWER_THIRD, REGISTRY_NAMES.actions.play)
       await c.call('_cmp_v1_performAction', playTarget, { command: 'take' })
       expect(title.playState).toBe('Paused')
       await c.call('_cmp_v1_performAction', playTarget, { command: 'take' })
@@ -237,15 +239,15 @@ describe('scheduler surface', () => {
       await expect.poll(() => title.playState, WAIT).toBe('Paused')
       await c.call('_cmp_v1_performAction', playTarget, { command: 'autoin' })
       expect(title.playState).toBe('Off')
-      await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_ACTIONS.updateVariable), {
+      await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_NAMES.actions.updateVariable), {
         variable: 'Name',
         value: 'Robin',
         action: 'still',
       })
       expect(title.variables.find((v) => v.name === 'Name')!.value).toBe('Robin')
-      await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_ACTIONS.cutIn), {})
+      await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_NAMES.actions.cutIn), {})
       expect(title.playState).toBe('Paused')
-      await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_ACTIONS.animateOut), {})
+      await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_NAMES.actions.animateOut), {})
       expect(title.playState).toBe('Running')
       await expect.poll(() => title.playState, WAIT).toBe('Off')
     })
@@ -254,8 +256,8 @@ describe('scheduler surface', () => {
       const s = await sim('captivate', 0)
       const c = await client(s.wsUrl)
       const title = s.state.titles.find((t) => t.id === SCORE_BUG)!
-      const target = full(SCORE_BUG, REGISTRY_ACTIONS.play)
-      for (const command of Object.keys(PLAY_COMMANDS)) {
+      const target = full(SCORE_BUG, REGISTRY_NAMES.actions.play)
+      for (const command of Object.keys(REGISTRY_NAMES.playCommands)) {
         await c.call('_cmp_v1_performAction', target, { command })
         await expect.poll(() => title.playState, WAIT).toBe('Paused')
         await c.call('_cmp_v1_performAction', target, { command })
@@ -270,7 +272,7 @@ describe('scheduler surface', () => {
         error: 'unknown action target',
       })
       expect(
-        await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_ACTIONS.play), { command: '__proto__' }),
+        await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_NAMES.actions.play), { command: '__proto__' }),
       ).toMatchObject({ error: 'unknown play command' })
       expect(s.state.titles.every((t) => t.playState === 'Off')).toBe(true)
     })
@@ -345,13 +347,13 @@ describe('scheduler surface', () => {
       const events = named(c, '_cmp_v1_handleFeedbackChangeEvent')
       expect(events).toContainEqual([
         actor(LOWER_THIRD),
-        `${REGISTRY_SCOPE}~${REGISTRY_FEEDBACKS.onAir}`,
+        `${REGISTRY_NAMES.scope}~${REGISTRY_NAMES.feedbacks.onAir}`,
         {},
         { value: true },
       ])
-      const play = events.find((e) => e[1] === `${REGISTRY_SCOPE}~${REGISTRY_FEEDBACKS.playState}`)!
+      const play = events.find((e) => e[1] === `${REGISTRY_NAMES.scope}~${REGISTRY_NAMES.feedbacks.playState}`)!
       expect(play[3]).toEqual(
-        await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_FEEDBACKS.playState, {}),
+        await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_NAMES.feedbacks.playState, {}),
       )
       // `${actorId}~${feedbackId}` is the definition's id (captivate.js 444, 470).
       const { companion_feedbacks: feedbacks } = await c.call('_cmp_v1_query', 'feedbacks')
@@ -368,7 +370,7 @@ describe('scheduler surface', () => {
 
       const mixed = await sim('feedback-signal-only')
       const b = await client(mixed.wsUrl)
-      const onAir = `${REGISTRY_SCOPE}~${REGISTRY_FEEDBACKS.onAir}`
+      const onAir = `${REGISTRY_NAMES.scope}~${REGISTRY_NAMES.feedbacks.onAir}`
       await http(mixed, 'schedule', { action: 'cutin', id: LOWER_THIRD })
       await http(mixed, 'schedule', { action: 'cutout', id: LOWER_THIRD })
       await http(mixed, 'schedule', { action: 'cutin', id: LOWER_THIRD })
@@ -396,7 +398,7 @@ describe('scheduler surface', () => {
       expect(named(c, '_cmp_v1_handleFeedbackChangeEvent')).toEqual([
         [
           actor(LOWER_THIRD),
-          `${REGISTRY_SCOPE}~${REGISTRY_FEEDBACKS.variable}`,
+          `${REGISTRY_NAMES.scope}~${REGISTRY_NAMES.feedbacks.variable}`,
           { variable: 'Name' },
           { text: 'Robin' },
         ],
@@ -436,11 +438,11 @@ describe('scheduler surface', () => {
     const s = await sim()
     const c = await client(s.wsUrl)
     s.http.reset()
-    await c.call('getValueForKey', LAYER_STATE_KEY)
-    await c.call('getImageSet', IMAGE_SET_NAME, false)
+    await c.call('getValueForKey', SCHEDULER_CHANNEL.layerStateKey)
+    await c.call('getImageSet', REGISTRY_NAMES.imageSet, false)
     await c.call('_cmp_v1_query', 'actions')
-    await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_FEEDBACKS.onAir, {})
-    await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_ACTIONS.cutIn), {})
+    await c.call('_cmp_v1_queryFeedbackState', actor(LOWER_THIRD), REGISTRY_NAMES.feedbacks.onAir, {})
+    await c.call('_cmp_v1_performAction', full(LOWER_THIRD, REGISTRY_NAMES.actions.cutIn), {})
     await c.call('scheduleCommandXml', '<newblue_ext command="getTime"/>')
     await c.call('scheduleCommandXml', 'garbage')
     await c.call('scheduleCommand', 'getTime', {}, {})
@@ -459,7 +461,7 @@ describe('scheduler surface', () => {
       ['notifyClientConnected', 'qwebchannel'],
     ])
     expect(s.http.commands('_cmp_v1_performAction')[0]!.parameters).toEqual({
-      target: full(LOWER_THIRD, REGISTRY_ACTIONS.cutIn),
+      target: full(LOWER_THIRD, REGISTRY_NAMES.actions.cutIn),
       options: {},
     })
     expect(s.http.commands('scheduleCommandXml').map((e) => e.parameters)).toEqual([

@@ -4,11 +4,10 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { SIM_LIMITS } from '../../../src/app-kit/simulator/limits.js'
 import {
   commandXml,
   legacyScheduleAction,
-  MAX_XML_CHARS,
-  MAX_XML_ELEMENTS,
   parseCommandXml,
   replyXml,
   scheduleCommandXml,
@@ -70,11 +69,11 @@ describe('legacy XML commands', () => {
   })
 
   it('refuses what is unbounded: too long, too many elements, nested too deep', () => {
-    expect(() => parseCommandXml(`<newblue_ext command="a" x="${'y'.repeat(MAX_XML_CHARS)}"/>`)).toThrow(
+    expect(() => parseCommandXml(`<newblue_ext command="a" x="${'y'.repeat(SIM_LIMITS.maxXmlChars)}"/>`)).toThrow(
       XmlCommandError,
     )
-    const many = `<newblue_ext command="schedule"><data>${'<variable name="a" value="b"/>'.repeat(MAX_XML_ELEMENTS)}</data></newblue_ext>`
-    expect(many.length).toBeLessThan(MAX_XML_CHARS)
+    const many = `<newblue_ext command="schedule"><data>${'<variable name="a" value="b"/>'.repeat(SIM_LIMITS.maxXmlElements)}</data></newblue_ext>`
+    expect(many.length).toBeLessThan(SIM_LIMITS.maxXmlChars)
     expect(() => parseCommandXml(many)).toThrow('too many elements')
     expect(() =>
       parseCommandXml('<newblue_ext command="a"><data><variable name="a"><x/></variable></data></newblue_ext>'),

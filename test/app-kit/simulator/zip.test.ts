@@ -4,7 +4,8 @@
  */
 import { zipSync } from 'fflate'
 import { describe, expect, it } from 'vitest'
-import { MAX_ZIP_ENTRY_BYTES, readZipEntry, writeZip } from '../../../src/app-kit/simulator/zip.js'
+import { SIM_LIMITS } from '../../../src/app-kit/simulator/limits.js'
+import { readZipEntry, writeZip } from '../../../src/app-kit/simulator/zip.js'
 
 const LOCAL_SIG = 0x04034b50
 
@@ -38,7 +39,7 @@ describe('readZipEntry', () => {
   })
 
   it('stops a zip bomb with a RangeError before unpacking it', () => {
-    const zeros = new Uint8Array(MAX_ZIP_ENTRY_BYTES + 1)
+    const zeros = new Uint8Array(SIM_LIMITS.maxZipEntryBytes + 1)
     const zip = Buffer.from(zipSync({ 'project.json': zeros }, { level: 9 }))
     expect(zip.length).toBeLessThan(100_000)
     expect(() => readZipEntry(zip, 'project.json')).toThrow(RangeError)

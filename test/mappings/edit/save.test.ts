@@ -7,10 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { runNode } from '../../helpers/cli.js'
 import { loaderCheck } from '../../../src/mappings/edit/check.js'
 import { replaceBinding } from '../../../src/mappings/edit/edit.js'
-import { EditHistory, HISTORY_VERSIONS } from '../../../src/mappings/edit/history.js'
+import { EditHistory } from '../../../src/mappings/edit/history.js'
 import { locateBinding, parseForEdit } from '../../../src/mappings/edit/locate.js'
 import { readBinding } from '../../../src/mappings/edit/read.js'
 import { checkWritable, hashBytes, saveConfig } from '../../../src/mappings/edit/save.js'
+import { CONFIG_LIMITS } from '../../../src/mappings/limits.js'
 
 const EXAMPLES = 'config/examples'
 const files = [...readdirSync(EXAMPLES).map((f) => join(EXAMPLES, f)), 'test/fixtures/edit/everything.yaml']
@@ -226,16 +227,16 @@ describe('EditHistory', () => {
     expect(await readFile(config, 'utf8')).toBe(hand)
   })
 
-  it(`keeps the last ${HISTORY_VERSIONS} saves, in the state folder only`, async () => {
+  it(`keeps the last ${CONFIG_LIMITS.historyVersions} saves, in the state folder only`, async () => {
     const history = new EditHistory(config, state)
     let text = XL
-    for (let i = 0; i < HISTORY_VERSIONS + 5; i++) {
+    for (let i = 0; i < CONFIG_LIMITS.historyVersions + 5; i++) {
       const next = retitled(text, `Title ${i}`)
       expect((await history.save(hashBytes(text), next, () => [])).ok).toBe(true)
       text = next
     }
-    expect(await history.size()).toBe(HISTORY_VERSIONS)
-    expect(await readdir(state)).toHaveLength(2 * HISTORY_VERSIONS)
+    expect(await history.size()).toBe(CONFIG_LIMITS.historyVersions)
+    expect(await readdir(state)).toHaveLength(2 * CONFIG_LIMITS.historyVersions)
     expect(await readdir(dirname(config))).toEqual([basename(config)])
     expect(() => new EditHistory(config, join(dirname(config), 'history'))).toThrow(
       /must not be in the config's folder/,

@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
-import { COOKIE_NAME } from '../../../src/daemon/auth.js'
+import { AUTH } from '../../../src/daemon/auth.js'
 import { setLogSink } from '../../../src/log.js'
 import type { DeckServerMessage } from '../../../src/face/protocol.js'
 import { testConfigFile } from '../../helpers/files.js'
@@ -46,9 +46,9 @@ const REGISTER = JSON.stringify({ type: 'deck-add', deck: 0, model: 'original-mk
 describe('a deck registers only over a page socket that passed the checks', () => {
   it('is refused without the token, from a foreign Origin or Host, and on a viewer’s socket; the page’s own registers', async () => {
     const { daemon, driver, origin, ws } = await start()
-    const cookie = `${COOKIE_NAME}=${encodeURIComponent(TOKEN)}`
+    const cookie = `${AUTH.cookieName}=${encodeURIComponent(TOKEN)}`
     expect(await connect(ws, { origin })).toBe(401)
-    expect(await connect(ws, { origin, cookie: `${COOKIE_NAME}=wrong-token-of-some-length` })).toBe(401)
+    expect(await connect(ws, { origin, cookie: `${AUTH.cookieName}=wrong-token-of-some-length` })).toBe(401)
     expect(await connect(ws, { origin: 'http://evil.example', cookie })).toBe(403)
     expect(await connect(ws, { origin: 'http://evil.example', host: 'evil.example', cookie })).toBe(403)
 

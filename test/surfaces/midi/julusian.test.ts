@@ -6,12 +6,7 @@
 import { existsSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { setLogSink, type LogRecord, type LogSink } from '../../../src/log.js'
-import {
-  ALSA_SEQUENCER_PATH,
-  JulusianMidiBackend,
-  MIDI_PERMISSION_MESSAGE,
-  MIDI_UNAVAILABLE_MESSAGE,
-} from '../../../src/surfaces/midi/julusian.js'
+import { MIDI_SYSTEM, JulusianMidiBackend } from '../../../src/surfaces/midi/julusian.js'
 import type { DeviceAccess } from '../../../src/surfaces/hotplug.js'
 import { MidiDriver } from '../../../src/surfaces/midi/driver.js'
 import { SurfaceManager } from '../../../src/surfaces/manager.js'
@@ -27,21 +22,21 @@ afterEach(() => {
   setLogSink(prevSink)
 })
 
-const noSequencer = !existsSync(ALSA_SEQUENCER_PATH)
+const noSequencer = !existsSync(MIDI_SYSTEM.sequencerPath)
 
 describe('@julusian/midi on this machine', () => {
   it('lists ports, or without a MIDI system gives one clear line and empty lists, never a throw', async () => {
     const backend = new JulusianMidiBackend()
     const first = await backend.list()
     const second = await backend.list()
-    const unavailable = logs.filter((l) => l.message === MIDI_UNAVAILABLE_MESSAGE)
+    const unavailable = logs.filter((l) => l.message === MIDI_SYSTEM.unavailableMessage)
     if (noSequencer) {
       expect(first).toEqual({ inputs: [], outputs: [] })
       expect(second).toEqual({ inputs: [], outputs: [] })
       expect(unavailable).toHaveLength(1)
       expect(unavailable[0]).toMatchObject({ level: 'warn', scope: 'midi' })
       // What was looked for rides along, for whoever reads the journal.
-      expect(unavailable[0]!.fields?.path).toBe(ALSA_SEQUENCER_PATH)
+      expect(unavailable[0]!.fields?.path).toBe(MIDI_SYSTEM.sequencerPath)
     } else {
       expect(Array.isArray(first.inputs) && Array.isArray(first.outputs)).toBe(true)
       expect(unavailable).toHaveLength(0)
@@ -61,7 +56,7 @@ describe('@julusian/midi on this machine', () => {
       { name: 'pads', driver: 'midi', state: 'waiting', message: 'no matching device found yet' },
     ])
     if (noSequencer) {
-      expect(logs.filter((l) => l.message === MIDI_UNAVAILABLE_MESSAGE)).toHaveLength(1)
+      expect(logs.filter((l) => l.message === MIDI_SYSTEM.unavailableMessage)).toHaveLength(1)
       expect(logs.filter((l) => l.level === 'warn' || l.level === 'error')).toHaveLength(1)
     }
     await manager.stop()
@@ -74,7 +69,7 @@ describe('@julusian/midi on this machine', () => {
     })
     expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
     expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
-    expect(logs.map((l) => l.message)).toEqual([MIDI_UNAVAILABLE_MESSAGE])
+    expect(logs.map((l) => l.message)).toEqual([MIDI_SYSTEM.unavailableMessage])
   })
 
   /** A stand-in for the native module: RtMidi throws (and prints to stderr) while ALSA cannot be reached. */
@@ -100,7 +95,9 @@ describe('@julusian/midi on this machine', () => {
     })
     for (let i = 0; i < 3; i++) expect(await backend.list()).toEqual({ inputs: [], outputs: [] })
     expect(loads).toBe(0)
-    expect(logs.map((l) => [l.message, l.fields?.path])).toEqual([[MIDI_UNAVAILABLE_MESSAGE, ALSA_SEQUENCER_PATH]])
+    expect(logs.map((l) => [l.message, l.fields?.path])).toEqual([
+      [MIDI_SYSTEM.unavailableMessage, MIDI_SYSTEM.sequencerPath],
+    ])
   })
 
   it('tries the native side again only when the sequencer appears or becomes accessible, never on every rescan', async () => {
@@ -118,8 +115,8 @@ describe('@julusian/midi on this machine', () => {
     expect(await backend.list()).toEqual({ inputs: ['Pads'], outputs: ['Pads'] })
     expect(native.tries.count).toBe(2)
     expect(logs.map((l) => l.message)).toEqual([
-      MIDI_UNAVAILABLE_MESSAGE,
-      MIDI_PERMISSION_MESSAGE,
+      MIDI_SYSTEM.unavailableMessage,
+      MIDI_SYSTEM.permissionMessage,
       'MIDI available again',
     ])
   })
@@ -136,6 +133,6 @@ describe('@julusian/midi on this machine', () => {
     await backend.list()
     seq = 'ok'
     expect(await backend.list()).toEqual({ inputs: ['Pads'], outputs: ['Pads'] })
-    expect(logs.filter((l) => l.message === MIDI_UNAVAILABLE_MESSAGE)).toHaveLength(1)
+    expect(logs.filter((l) => l.message === MIDI_SYSTEM.unavailableMessage)).toHaveLength(1)
   })
 })

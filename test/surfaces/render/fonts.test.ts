@@ -15,7 +15,7 @@ import {
   FALLBACK_FONTS,
   fallbackFontsFor,
   KEY_FONT_FAMILY,
-  KEY_FONT_STACK,
+  KEY_TEXT,
   paintKey,
   type KeyFace,
 } from '../../../src/face/key-paint.js'
@@ -30,7 +30,8 @@ function dejavuOnly(face: KeyFace): Uint8ClampedArray {
   const ctx = createCanvas(72, 72).getContext('2d')
   const only = new Proxy(ctx, {
     set(target, prop, value: unknown) {
-      const v = prop === 'font' && typeof value === 'string' ? value.replace(KEY_FONT_STACK, KEY_FONT_FAMILY) : value
+      const v =
+        prop === 'font' && typeof value === 'string' ? value.replace(KEY_TEXT.fontStack, KEY_FONT_FAMILY) : value
       return Reflect.set(target, prop, v)
     },
     get(target, prop) {
@@ -104,7 +105,7 @@ describe('which fallback a text needs (the same on the page and in the daemon)',
     // ⚽ is in both: the emoji font draws it.
     expect(fallbackFontsFor('⚽').map((f) => f.id)).toEqual(['emoji'])
     expect(fallbackFontsFor('ニュース 🎬').map((f) => f.id)).toEqual(['emoji', 'cjk'])
-    expect(FALLBACK_FONTS.map((f) => f.family).join(', ')).toBe(KEY_FONT_STACK.split(', ').slice(1).join(', '))
+    expect(FALLBACK_FONTS.map((f) => f.family).join(', ')).toBe(KEY_TEXT.fontStack.split(', ').slice(1).join(', '))
   })
 
   it('the CSS unicode-range of a fallback lists its ranges', () => {

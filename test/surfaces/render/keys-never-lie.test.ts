@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { AppState } from '../../../src/api/app-state.js'
-import { DEFAULT_PLAY_COLORS } from '../../../src/mappings/constants.js'
+import { FEEDBACK_COLORS } from '../../../src/mappings/constants.js'
 import { computeFeedback } from '../../../src/mappings/feedback.js'
 import { binding as bindingSchema } from '../../../src/mappings/schema.js'
 import { parseTemplate } from '../../../src/mappings/template.js'
@@ -53,7 +53,7 @@ describe('a stale key', () => {
     const state = new AppState()
     state.resetTitles([{ id: TITLE, name: 'Lower Third', play: 'Running' }])
     state.setLink({ status: 'connected', since: 1 })
-    const onAir = parseColor(DEFAULT_PLAY_COLORS.Running)!
+    const onAir = parseColor(FEEDBACK_COLORS.play.Running)!
     const live = titleKey(state)
     expect(live.feedback.badge).toBeUndefined()
     expect(count(live.key, onAir)).toBeGreaterThan(72 * 72 * 0.5)
@@ -62,7 +62,7 @@ describe('a stale key', () => {
     const stale = titleKey(state)
     expect(stale.feedback.badge).toBe('stale')
     // The feedback still says what was last known; the key must not show it.
-    expect(stale.feedback.color).toBe(DEFAULT_PLAY_COLORS.Running)
+    expect(stale.feedback.color).toBe(FEEDBACK_COLORS.play.Running)
     expect(count(stale.key, onAir)).toBe(0)
     // No pixel has colour left in it but the grey badge: every pixel is grey.
     for (let y = 0; y < 72; y++) for (let x = 0; x < 72; x++) expect(saturation(pixel(stale.key, x, y))).toBeLessThan(8)

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_PLAY_COLORS } from '../../../src/mappings/constants.js'
+import { FEEDBACK_COLORS } from '../../../src/mappings/constants.js'
 import { iconDataUrl } from '../../../src/app-kit/simulator/png.js'
 import { KeyRenderer, parseColor, type RenderedKey } from '../../../src/surfaces/render/key-renderer.js'
 import {
@@ -124,9 +124,9 @@ describe("a title's thumbnail on a key", () => {
     // The simulator's own icon bytes for Lower Third (#1d4e89, a darker band along its bottom third).
     const icon = await decodePicture(dataUrlBytes(iconDataUrl(72, 72, '#1d4e89')), SIZE)
     for (const play of ['Running', 'Off'] as const) {
-      const key = renderer.render({ color: DEFAULT_PLAY_COLORS[play], picture: icon }, SIZE)
-      near(pixel(key, 1, 36), parseColor(DEFAULT_PLAY_COLORS[play])!, 0)
-      near(pixel(key, 70, 36), parseColor(DEFAULT_PLAY_COLORS[play])!, 0)
+      const key = renderer.render({ color: FEEDBACK_COLORS.play[play], picture: icon }, SIZE)
+      near(pixel(key, 1, 36), parseColor(FEEDBACK_COLORS.play[play])!, 0)
+      near(pixel(key, 70, 36), parseColor(FEEDBACK_COLORS.play[play])!, 0)
       near(pixel(key, 36, 20), parseColor('#1d4e89')!)
     }
   })

@@ -11,8 +11,8 @@ import { FakeNetDeck, type FakeNetwork } from './fake-net-deck.js'
 
 /**
  * `deck`, sending its keepalive every second while the test runs, as a real deck does: the driver takes a deck
- * silent for 5 s (SILENCE_TIMEOUT_MS) as gone, so a test that outlasts that on a loaded machine would otherwise
- * see a reconnect it did not make (the brightness sent twice, keys repainted).
+ * silent for 5 s (NET_DECK_LINK.silenceTimeoutMs) as gone, so a test that outlasts that on a loaded machine
+ * would otherwise see a reconnect it did not make (the brightness sent twice, keys repainted).
  */
 function keptAlive(deck: FakeNetDeck): FakeNetDeck {
   const timer = setInterval(() => deck.keepalive(), 1000)

@@ -9,7 +9,7 @@
  */
 import { EventEmitter } from 'node:events'
 import { createRequire } from 'node:module'
-import { CORA_MAGIC, CoraHidOp, encodeCora, type CoraMessage } from '../../../src/surfaces/streamdeck-net/link.js'
+import { NET_DECK_LINK, CoraHidOp, encodeCora, type CoraMessage } from '../../../src/surfaces/streamdeck-net/link.js'
 import type { NetDeckSocket, NetDeckTransport } from '../../../src/surfaces/streamdeck-net/socket.js'
 
 interface ModelSpec {
@@ -67,7 +67,7 @@ class DeckEnd {
   }
   receive(data: Buffer): void {
     this.buffer = Buffer.concat([this.buffer, data])
-    while (this.buffer.length >= 16 && this.buffer.subarray(0, 4).equals(CORA_MAGIC)) {
+    while (this.buffer.length >= 16 && this.buffer.subarray(0, 4).equals(NET_DECK_LINK.coraMagic)) {
       const length = this.buffer.readUInt32LE(12)
       if (this.buffer.length < 16 + length) return
       this.onMessage({

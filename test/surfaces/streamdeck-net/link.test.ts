@@ -12,13 +12,10 @@ import { runInNewContext } from 'node:vm'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { OUTGOING_LIMITS } from '../../../src/outgoing-bound.js'
 import {
-  CORA_MAGIC,
+  NET_DECK_LINK,
   CoraFlags,
   CoraHidOp,
   DeckLink,
-  LEGACY_PACKET,
-  MAX_CORA_PAYLOAD,
-  SILENCE_TIMEOUT_MS,
   encodeCora,
   type CoraMessage,
 } from '../../../src/surfaces/streamdeck-net/link.js'
@@ -88,7 +85,7 @@ describe('the network deck link', () => {
     expect(t.link.connected).toBe(true)
     expect(t.socket.written).toHaveLength(2)
     const ack = t.socket.written[0]!
-    expect(ack.subarray(0, 4).equals(CORA_MAGIC)).toBe(true)
+    expect(ack.subarray(0, 4).equals(NET_DECK_LINK.coraMagic)).toBe(true)
     expect(ack.readUInt16LE(4)).toBe(CoraFlags.ACK_NAK)
     expect(ack.readUInt32LE(8)).toBe(5)
     expect([...ack.subarray(16, 19)]).toEqual([3, 26, 9])
@@ -125,8 +122,8 @@ describe('the network deck link', () => {
     const t = setup()
     t.socket.feed(keepalive())
     const header = Buffer.alloc(16)
-    CORA_MAGIC.copy(header)
-    header.writeUInt32LE(MAX_CORA_PAYLOAD + 1, 12)
+    NET_DECK_LINK.coraMagic.copy(header)
+    header.writeUInt32LE(NET_DECK_LINK.maxCoraPayload + 1, 12)
     expect(() => t.socket.feed(header)).not.toThrow()
     expect(t.disconnected()).toBe(1)
     expect(t.socket.destroyed).toBe(1)
@@ -172,9 +169,9 @@ describe('the network deck link', () => {
 
   it('reads legacy 512-byte packets and answers their keepalive', () => {
     const t = setup()
-    const alive = Buffer.alloc(LEGACY_PACKET)
+    const alive = Buffer.alloc(NET_DECK_LINK.legacyPacket)
     alive.set([1, 10, 0, 0, 0, 4])
-    const input = Buffer.alloc(LEGACY_PACKET)
+    const input = Buffer.alloc(NET_DECK_LINK.legacyPacket)
     input.set([1, 0, 0, 0, 1])
     t.socket.feed(Buffer.concat([alive, input.subarray(0, 100)]))
     expect(t.ready()).toBe(1)
@@ -182,7 +179,7 @@ describe('the network deck link', () => {
     expect(t.socket.written[0]!.length).toBe(1024)
     expect([...t.socket.written[0]!.subarray(0, 3)]).toEqual([3, 26, 4])
     t.socket.feed(input.subarray(100))
-    expect(t.legacy.map((p) => p.length)).toEqual([LEGACY_PACKET])
+    expect(t.legacy.map((p) => p.length)).toEqual([NET_DECK_LINK.legacyPacket])
     t.link.close()
   })
 
@@ -190,9 +187,9 @@ describe('the network deck link', () => {
     vi.useFakeTimers()
     const t = setup()
     t.socket.feed(keepalive())
-    vi.advanceTimersByTime(SILENCE_TIMEOUT_MS - 1000)
+    vi.advanceTimersByTime(NET_DECK_LINK.silenceTimeoutMs - 1000)
     t.socket.feed(keepalive())
-    vi.advanceTimersByTime(SILENCE_TIMEOUT_MS - 1000)
+    vi.advanceTimersByTime(NET_DECK_LINK.silenceTimeoutMs - 1000)
     expect(t.disconnected()).toBe(0)
     vi.advanceTimersByTime(2000)
     expect(t.disconnected()).toBe(1)
@@ -205,7 +202,7 @@ describe('a network deck that floods keepalives and never reads (issue 46, item 
     // A real loopback socket: the kernel's buffers fill, then the answers wait in the daemon's socket.
     const server = createServer((deck) => {
       deck.pause() // never reads
-      const keepalive = Buffer.alloc(LEGACY_PACKET)
+      const keepalive = Buffer.alloc(NET_DECK_LINK.legacyPacket)
       keepalive.set([1, 10])
       const flood = Buffer.concat(Array.from({ length: 1024 }, () => keepalive)) // 512 KiB of keepalives
       const more = (): void => {

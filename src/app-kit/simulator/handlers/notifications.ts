@@ -5,7 +5,7 @@
 import { APP_ERRORS } from '../../../api/protocol.js'
 import { flagText, type Params } from '../params.js'
 import type { Handler, Sender, SimulatorModel } from '../model.js'
-import { checkCount, checkName, MAX_SENDER_ITEMS, MAX_SENDERS } from '../limits.js'
+import { checkCount, checkName, SIM_LIMITS } from '../limits.js'
 import { BARE_REPLY, HandlerError } from '../types.js'
 
 /** `list` with the new `items` appended once each (a Set: 100,000 items must not take n² steps). */
@@ -13,10 +13,10 @@ function appended(list: readonly string[], items: readonly string[]): string[] {
   return [...new Set([...list, ...items])]
 }
 
-/** A sender's list as the client sent it, within MAX_SENDER_ITEMS. */
+/** A sender's list as the client sent it, within SIM_LIMITS.maxSenderItems. */
 function items(p: Params, name: string): string[] {
   const list = [...new Set(p.list(name))]
-  checkCount(list.length, MAX_SENDER_ITEMS, `${name === 'events' ? name : `${name}s`} in a sender`)
+  checkCount(list.length, SIM_LIMITS.maxSenderItems, `${name === 'events' ? name : `${name}s`} in a sender`)
   return list
 }
 
@@ -49,13 +49,14 @@ export const notificationHandlers: Record<string, Handler> = {
         ids: appended(existing.ids, ids),
         inputs: appended(existing.inputs, inputs),
       }
-      for (const [k, list] of Object.entries(next)) checkCount(list.length, MAX_SENDER_ITEMS, `${k} in a sender`)
+      for (const [k, list] of Object.entries(next))
+        checkCount(list.length, SIM_LIMITS.maxSenderItems, `${k} in a sender`)
       Object.assign(existing, next)
       return BARE_REPLY
     }
     // A sender with no events would never send anything (and rule 3 removes such senders).
     if (events.length === 0) throw new HandlerError(APP_ERRORS.invalidParams)
-    checkCount(state.senders.length + 1, MAX_SENDERS, 'notification senders')
+    checkCount(state.senders.length + 1, SIM_LIMITS.maxSenders, 'notification senders')
     state.senders.push({ name, ids, inputs, events, isDefault: false })
     return BARE_REPLY
   },

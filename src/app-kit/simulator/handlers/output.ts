@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import { APP_ERRORS } from '../../../api/protocol.js'
-import { OUTPUT_DEVICES } from '../seed.js'
+import { SEED } from '../seed.js'
 import type { Handler } from '../model.js'
 import { refused, REFUSALS } from '../refusals.js'
 import { HandlerError } from '../types.js'
@@ -24,7 +24,7 @@ export const outputHandlers: Record<string, Handler> = {
   /** `device` must be one of the simulated devices; `channels` (comma-separated indexes) defaults to 0. */
   setOutputDevice(state, p) {
     const device = p.required('device')
-    if (!OUTPUT_DEVICES.includes(device)) throw new HandlerError(APP_ERRORS.invalidParams)
+    if (!SEED.outputDevices.includes(device)) throw new HandlerError(APP_ERRORS.invalidParams)
     const channels = p.list('channels').map(Number)
     if (channels.some((c) => !Number.isInteger(c) || c < 0)) throw new HandlerError(APP_ERRORS.invalidParams)
     state.output = { device, channels: channels.length > 0 ? channels : [0] }

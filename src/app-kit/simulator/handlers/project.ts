@@ -18,11 +18,11 @@ import {
   writeThumbnail,
   type StoredTitle,
 } from '../files.js'
-import { checkCount, MAX_TITLES } from '../limits.js'
+import { checkCount, SIM_LIMITS } from '../limits.js'
 import { flagText } from '../params.js'
 import { refused, REFUSALS } from '../refusals.js'
 import { THUMBNAIL_JPEG_BASE64 } from '../png.js'
-import { SEED_PROJECTS, titlesFromSeeds } from '../seed.js'
+import { SEED, titlesFromSeeds } from '../seed.js'
 import type { Handler, SimulatorModel } from '../model.js'
 import { BARE_REPLY, HandlerError, type SimTitle, type VideoFormat } from '../types.js'
 
@@ -64,7 +64,7 @@ function adoptTitles(state: SimulatorModel, stored: StoredTitle[], channel?: num
 
 /** Writes the seeded projects into the data folder (if absent) and lists them as recent. */
 export function writeSeedProjects(state: SimulatorModel): void {
-  for (const seed of [...SEED_PROJECTS].reverse()) {
+  for (const seed of [...SEED.projects].reverse()) {
     const path = join(state.dataDir, seed.file)
     let exists = true
     try {
@@ -83,7 +83,7 @@ export function writeSeedProjects(state: SimulatorModel): void {
   }
   // The first seed is the open project: its titles are the starting titles.
   state.project = {
-    filePath: join(state.dataDir, SEED_PROJECTS[0].file),
+    filePath: join(state.dataDir, SEED.projects[0].file),
     edited: false,
     cached: false,
     videoSource: '',
@@ -168,7 +168,7 @@ export const projectHandlers: Record<string, Handler> = {
     const channel = p.channel()
     const stored = readLayerListFile(path)
     const others = state.titles.filter((t) => t.channel !== channel).length
-    checkCount(others + stored.length, MAX_TITLES, 'titles') // checked before the channel is emptied
+    checkCount(others + stored.length, SIM_LIMITS.maxTitles, 'titles') // checked before the channel is emptied
     state.removeTitles(state.channelTitles(channel))
     adoptTitles(state, stored, channel).forEach((t, i) => state.insertTitle(t, i))
   },
@@ -176,7 +176,7 @@ export const projectHandlers: Record<string, Handler> = {
   loadProject(state, p) {
     const path = resolveFile(state.dataDir, p.str('file'), PROJECT_EXTENSIONS)
     const data = readProjectFile(path)
-    checkCount(data.titles.length, MAX_TITLES, 'titles') // checked before anything is removed
+    checkCount(data.titles.length, SIM_LIMITS.maxTitles, 'titles') // checked before anything is removed
     // Emptied first, so that the file's title ids are free to keep.
     state.removeTitles(state.titles)
     const titles = adoptTitles(state, data.titles).sort((a, b) => a.channel - b.channel || a.position - b.position)

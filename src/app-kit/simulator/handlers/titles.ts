@@ -4,7 +4,7 @@
  */
 import { APP_ERRORS, FILE_EXTENSIONS } from '../../../api/protocol.js'
 import { readTitleFile, resolveFile, storeTitle, titleFromStore, writeTitleFile } from '../files.js'
-import { checkCount, checkName, MAX_INPUTS_PER_TITLE } from '../limits.js'
+import { checkCount, checkName, SIM_LIMITS } from '../limits.js'
 import type { Params } from '../params.js'
 import type { Handler, SimulatorModel } from '../model.js'
 import { HandlerError, type SimTitle } from '../types.js'
@@ -126,7 +126,7 @@ export const titleHandlers: Record<string, Handler> = {
     const t = state.findTitle(p)
     const inputs = p.list('input').map((i) => checkName(i, 'input name'))
     const next = [...new Set(p.flag('merge') ? [...t.inputs, ...inputs] : inputs)]
-    checkCount(next.length, MAX_INPUTS_PER_TITLE, 'inputs on a title')
+    checkCount(next.length, SIM_LIMITS.maxInputsPerTitle, 'inputs on a title')
     t.inputs = next
     state.markEdited()
   },

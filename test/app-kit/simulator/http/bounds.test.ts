@@ -5,7 +5,8 @@
  */
 import { connect } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { MAX_BODY_BYTES, startHttpServer } from '../../../../src/app-kit/simulator/http.js'
+import { startHttpServer } from '../../../../src/app-kit/simulator/http.js'
+import { SIM_LIMITS } from '../../../../src/app-kit/simulator/limits.js'
 import { type SimulatorHandle } from '../../../../src/app-kit/simulator/index.js'
 import { simulatorForTest } from '../helpers.js'
 
@@ -47,10 +48,10 @@ async function stillServes(s: SimulatorHandle): Promise<void> {
 describe('simulator HTTP: oversized requests get a real reply (finding 7)', () => {
   it('a body declared past the cap is answered 413 before the socket closes', async () => {
     const s = await sim()
-    const size = MAX_BODY_BYTES * 2
+    const size = SIM_LIMITS.maxBodyBytes * 2
     const r = await exchange(s.httpPort, [
       `POST /api/command/schedule?action=update HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
-      Buffer.alloc(MAX_BODY_BYTES + 64 * 1024, 0x20),
+      Buffer.alloc(SIM_LIMITS.maxBodyBytes + 64 * 1024, 0x20),
     ])
     expect(r.status).toBe('HTTP/1.1 413 Payload Too Large')
     expect(JSON.parse(r.body)).toEqual({ error: 'request body too large' })
@@ -63,7 +64,7 @@ describe('simulator HTTP: oversized requests get a real reply (finding 7)', () =
     const parts: (string | Buffer)[] = [
       'POST /api HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
     ]
-    for (let sent = 0; sent <= MAX_BODY_BYTES; sent += chunk.length)
+    for (let sent = 0; sent <= SIM_LIMITS.maxBodyBytes; sent += chunk.length)
       parts.push(`${chunk.length.toString(16)}\r\n`, chunk, '\r\n')
     const r = await exchange(s.httpPort, parts)
     expect(r.status).toBe('HTTP/1.1 413 Payload Too Large')
@@ -89,11 +90,10 @@ describe('simulator HTTP: oversized requests get a real reply (finding 7)', () =
 
   it('the default time-outs are the named constants', async () => {
     const s = await sim()
-    const { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } = await import('../../../../src/app-kit/simulator/http.js')
     const http = await startHttpServer(s.state, 0, '127.0.0.1')
     onTestFinished(() => http.close())
-    expect(http.server.headersTimeout).toBe(HEADERS_TIMEOUT_MS)
-    expect(http.server.requestTimeout).toBe(REQUEST_TIMEOUT_MS)
+    expect(http.server.headersTimeout).toBe(SIM_LIMITS.headersTimeoutMs)
+    expect(http.server.requestTimeout).toBe(SIM_LIMITS.requestTimeoutMs)
   })
 })
 

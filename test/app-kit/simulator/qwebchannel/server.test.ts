@@ -5,7 +5,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
 import { QWebChannelClient, QWebChannelError } from '../../../../src/api/qwebchannel.js'
-import { SIM_CLIENT_INFO } from '../../../../src/app-kit/simulator/scheduler.js'
+import { getProfile } from '../../../../src/app-kit/simulator/profile.js'
 import { startSimulator, type SimulatorHandle } from '../../../../src/app-kit/simulator/index.js'
 import { openJsonSocket } from '../../../helpers/json-socket.js'
 import { simulatorForTest } from '../helpers.js'
@@ -96,7 +96,9 @@ describe('simulator QWebChannel server', () => {
   it('notifyClientConnected answers with the application info as JSON text', async () => {
     const s = await sim()
     const c = await client(s.wsUrl)
-    expect(await c.invoke('scheduler', 'notifyClientConnected', ['com.example', '2.0', {}])).toEqual(SIM_CLIENT_INFO)
+    expect(await c.invoke('scheduler', 'notifyClientConnected', ['com.example', '2.0', {}])).toEqual(
+      getProfile().clientInfo,
+    )
     expect(s.wsAnnouncements.at(-1)).toEqual({ appId: 'com.example', version: '2.0' })
   })
 
@@ -190,7 +192,7 @@ describe('simulator QWebChannel server', () => {
       expect(c.lastActivity).toBe(0)
       expect(c.notes).toEqual([])
       s.ws.setSilent(false)
-      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(SIM_CLIENT_INFO)
+      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(getProfile().clientInfo)
     })
 
     it('delays replies', async () => {
@@ -200,7 +202,7 @@ describe('simulator QWebChannel server', () => {
       const err = await c.invoke('scheduler', 'scheduleCommand', ['getTime', {}, {}]).catch((e: unknown) => e)
       expect((err as QWebChannelError).code).toBe('TIMEOUT')
       s.ws.setReplyDelay(0)
-      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(SIM_CLIENT_INFO)
+      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(getProfile().clientInfo)
     })
 
     it('sends a garbage frame that a client survives', async () => {
@@ -214,7 +216,7 @@ describe('simulator QWebChannel server', () => {
       s.ws.sendGarbage('garbage{')
       await expect.poll(() => frames.length, WAIT).toBe(1)
       expect(frames).toEqual(['garbage{'])
-      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(SIM_CLIENT_INFO)
+      expect(await c.invoke('scheduler', 'notifyClientConnected', ['x', '1', {}])).toEqual(getProfile().clientInfo)
     })
 
     it('stops and restarts on the same port with a shuffled method order', async () => {
