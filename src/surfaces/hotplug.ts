@@ -74,6 +74,26 @@ export function combineHotplugSources(...sources: HotplugSource[]): HotplugSourc
   }
 }
 
+/**
+ * A hot-plug source over a set of listeners that an in-process hub notifies (network and page devices
+ * come and go with their links, so the manager scans at once): each source adds one listener and
+ * removes only its own.
+ */
+export function listenerHotplugSource(listeners: Set<(change: HotplugChange) => void>): HotplugSource {
+  let listener: ((change: HotplugChange) => void) | undefined
+  return {
+    start: (l) => {
+      listener = l
+      listeners.add(l)
+      return Promise.resolve(true)
+    },
+    stop: () => {
+      if (listener) listeners.delete(listener)
+      listener = undefined
+    },
+  }
+}
+
 /** `ok`: readable and writable; `denied`: exists but this user may not open it; `missing`: no such node. */
 export type DeviceAccess = 'ok' | 'denied' | 'missing'
 export type AccessCheck = (path: string) => Promise<DeviceAccess>

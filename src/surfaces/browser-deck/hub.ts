@@ -15,7 +15,7 @@
  * page is told why). A claim by model alone reserves nothing: any page can offer that model.
  */
 import { createLogger } from '../../log.js'
-import type { HotplugChange, HotplugSource } from '../hotplug.js'
+import { listenerHotplugSource, type HotplugChange, type HotplugSource } from '../hotplug.js'
 import type { PageDeviceLink, PageDevicePort } from '../web/page-devices.js'
 import type { DeckClientMessage, DeckServerMessage } from '../../face/protocol.js'
 import { browserDeckModel, type BrowserDeckModel } from '../../families/browser-deck.js'
@@ -124,18 +124,7 @@ export class BrowserDeckHub implements PageDevicePort {
 
   /** Registrations come and go as hot-plug changes, so the manager scans at once. */
   hotplug(): HotplugSource {
-    let listener: ((change: HotplugChange) => void) | undefined
-    return {
-      start: (l) => {
-        listener = l
-        this.listeners.add(l)
-        return Promise.resolve(true)
-      },
-      stop: () => {
-        if (listener) this.listeners.delete(listener)
-        listener = undefined
-      },
-    }
+    return listenerHotplugSource(this.listeners)
   }
 
   private find(link: PageDeviceLink, deck: number): Registration | undefined {

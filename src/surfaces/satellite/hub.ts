@@ -9,7 +9,7 @@
  * (`ADD-DEVICE ERROR`, logged) and the first keeps it.
  */
 import { createLogger, type Logger } from '../../log.js'
-import type { HotplugChange, HotplugSource } from '../hotplug.js'
+import { listenerHotplugSource, type HotplugChange, type HotplugSource } from '../hotplug.js'
 import { satelliteControls, type SatelliteControl } from '../../families/satellite.js'
 import type { DetectedDevice } from '../../face/surface.js'
 import { parseLayout } from './layout.js'
@@ -102,18 +102,7 @@ export class SatelliteHub {
 
   /** Devices come and go as hot-plug changes, so the manager scans at once. */
   hotplug(): HotplugSource {
-    let listener: ((change: HotplugChange) => void) | undefined
-    return {
-      start: (l) => {
-        listener = l
-        this.listeners.add(l)
-        return Promise.resolve(true)
-      },
-      stop: () => {
-        if (listener) this.listeners.delete(listener)
-        listener = undefined
-      },
-    }
+    return listenerHotplugSource(this.listeners)
   }
 
   /** Follows the input of devices no surface has open (`learn`). Returns how to stop. */

@@ -17,6 +17,7 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import type { SatelliteServerConfig } from '../../families/satellite.js'
 import type { SatelliteClient, SatelliteHub, SatelliteLink } from './hub.js'
 import { announcedName, mdnsAnnouncer, type SatelliteAnnouncer } from './announce.js'
+import { overOutgoingBound } from '../../outgoing-bound.js'
 import { SATELLITE_API_VERSION, SATELLITE_LIMITS, type SatelliteLimits } from './protocol.js'
 
 /** What `/api/status` shows of the server. */
@@ -223,26 +224,13 @@ export class SatelliteServer {
     socket.on('error', (err) => this.hub.log.debug('Satellite client socket error', { peer: address, error: err }))
     if (!this.admit(address, () => socket.destroy())) return
     const peer = `${address}:${socket.remotePort ?? 0}`
-    let dropped = false
-    const link: SatelliteLink = {
-      peer,
-      write: (line) => {
-        if (dropped || socket.destroyed) return false
-        socket.write(line)
-        if (socket.writableLength > this.limits.unreadBytes) {
-          drop('it does not read what the server sends')
-          return false
-        }
-        return true
-      },
+    const { link, drop } = this.linkOf(peer, {
+      open: () => !socket.destroyed,
+      send: (line) => void socket.write(line),
+      unsent: () => socket.writableLength,
+      kill: () => socket.destroy(),
       close: () => socket.end(),
-    }
-    const drop = (why: string): void => {
-      if (dropped) return
-      dropped = true
-      this.hub.log.warn(`dropped a Satellite client: ${why}`, { peer })
-      socket.destroy()
-    }
+    })
     const lines = this.lineReader(
       peer,
       drop,
@@ -270,26 +258,13 @@ export class SatelliteServer {
     socket.on('error', (err) => this.hub.log.debug('Satellite WebSocket error', { peer: address, error: err }))
     if (!this.admit(address, () => socket.terminate())) return
     const peer = `ws://${address}:${req.socket.remotePort ?? 0}`
-    let dropped = false
-    const drop = (why: string): void => {
-      if (dropped) return
-      dropped = true
-      this.hub.log.warn(`dropped a Satellite client: ${why}`, { peer })
-      socket.terminate()
-    }
-    const link: SatelliteLink = {
-      peer,
-      write: (line) => {
-        if (dropped || socket.readyState !== socket.OPEN) return false
-        socket.send(line)
-        if (socket.bufferedAmount > this.limits.unreadBytes) {
-          drop('it does not read what the server sends')
-          return false
-        }
-        return true
-      },
+    const { link, drop } = this.linkOf(peer, {
+      open: () => socket.readyState === socket.OPEN,
+      send: (line) => socket.send(line),
+      unsent: () => socket.bufferedAmount,
+      kill: () => socket.terminate(),
       close: () => socket.close(),
-    }
+    })
     const lines = this.lineReader(
       peer,
       drop,
@@ -318,6 +293,35 @@ export class SatelliteServer {
     entry.client = this.hub.connect(link, this.limits, 'panelbridge')
     lines.client = entry.client
     this.links.add(entry)
+  }
+
+  /**
+   * A client's link over either transport: its lines written under the one rule for every sender (a
+   * client holding more unread than `unreadBytes` is dropped, logged once), and the drop itself, once.
+   */
+  private linkOf(
+    peer: string,
+    t: { open(): boolean; send(line: string): void; unsent(): number; kill(): void; close(): void },
+  ): { link: SatelliteLink; drop: (why: string) => void } {
+    let dropped = false
+    const drop = (why: string): void => {
+      if (dropped) return
+      dropped = true
+      this.hub.log.warn(`dropped a Satellite client: ${why}`, { peer })
+      t.kill()
+    }
+    // The drop says so itself, with the client's address: the rule's own once-per-kind line is not needed.
+    const outgoing = { kind: 'satellite', log: undefined, drop: () => drop('it does not read what the server sends') }
+    const link: SatelliteLink = {
+      peer,
+      write: (line) => {
+        if (dropped || !t.open()) return false
+        t.send(line)
+        return !overOutgoingBound(outgoing, t.unsent(), this.limits.unreadBytes)
+      },
+      close: () => t.close(),
+    }
+    return { link, drop }
   }
 
   /**
