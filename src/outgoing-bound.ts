@@ -11,7 +11,9 @@
  * - event streams (`daemon/event-stream.ts`, `record-stream.ts`): the server's `maxEventStreamBufferBytes`;
  * - page sockets (`surfaces/web/outgoing.ts`): the socket's `bufferedAmount` and the messages queued;
  * - network Stream Decks (`surfaces/streamdeck-net/link.ts`): the socket's buffer (keepalive answers);
- * - the application's QWebChannel link (`api/qwebchannel.ts`): the socket's `bufferedAmount`.
+ * - the application's QWebChannel link (`api/qwebchannel.ts`): the socket's `bufferedAmount`;
+ * - Companion Satellite clients (`surfaces/satellite/server.ts`): the socket's buffer, against
+ *   `SATELLITE_LIMITS.unreadBytes`.
  */
 import type { Logger } from './log.js'
 
