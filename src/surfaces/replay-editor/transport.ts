@@ -5,25 +5,14 @@
  */
 import type { HIDDevice } from '@blackmagic-controller/core'
 import { lateImport } from '../../installed.js'
-import { listNodeHid } from '../usb-hid/identity.js'
+import { listNodeHid, type HidListing, type HidTransport } from '../usb-hid/identity.js'
 import { findBmdModel, type BmdModel } from '../../families/replay-editor.js'
 
 /** One HID device that the model table recognises as a Blackmagic panel. */
-export interface BmdListing {
-  path: string
-  model: BmdModel
-  vendorId: number
-  productId: number
-  serialNumber?: string
-}
+export type BmdListing = HidListing & { model: BmdModel }
 
 /** What the driver needs from the operating system. */
-export interface BmdTransport {
-  /** Lists the panels without opening them. */
-  list(): Promise<BmdListing[]>
-  /** Opens one device by its OS path. */
-  open(path: string): Promise<HIDDevice>
-}
+export type BmdTransport = HidTransport<BmdListing, HIDDevice>
 
 /** The production transport over node-hid (loaded on first use, so a machine without it still starts). */
 export function nodeHidBmdTransport(): BmdTransport {

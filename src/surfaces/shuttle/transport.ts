@@ -6,25 +6,14 @@
  */
 import type { HIDDevice } from '@shuttle-lib/core'
 import { lateImport } from '../../installed.js'
-import { listNodeHid } from '../usb-hid/identity.js'
+import { listNodeHid, type HidListing, type HidTransport } from '../usb-hid/identity.js'
 import { findShuttleModel, type ShuttleModel } from '../../families/shuttle.js'
 
 /** One HID device that the model table recognises as a Contour Shuttle. */
-export interface ShuttleListing {
-  path: string
-  model: ShuttleModel
-  vendorId: number
-  productId: number
-  serialNumber?: string
-}
+export type ShuttleListing = HidListing & { model: ShuttleModel }
 
-/** What the Shuttle driver needs from the operating system. */
-export interface ShuttleTransport {
-  /** Lists Contour Shuttles without opening them. */
-  list(): Promise<ShuttleListing[]>
-  /** Opens one device by its OS path. */
-  open(path: string): Promise<HIDDevice>
-}
+/** What the driver needs from the operating system. */
+export type ShuttleTransport = HidTransport<ShuttleListing, HIDDevice>
 
 /** The production transport over node-hid (loaded on first use, so a machine without it still starts). */
 export function nodeHidShuttleTransport(): ShuttleTransport {

@@ -7,27 +7,17 @@
 import type { HIDDevice } from '@elgato-stream-deck/core'
 import { DEVICE_MODELS2, DeviceModelId, type DeviceModelSpec } from '@elgato-stream-deck/core'
 import { lateImport } from '../../installed.js'
+import type { HidListing, HidTransport } from '../usb-hid/identity.js'
 
 export { hex4 } from '../usb-hid/identity.js'
 
 export { isUsbDeckModel } from '../../families/streamdeck.js'
 
 /** One HID device that the model table recognises as a Stream Deck. */
-export interface StreamDeckListing {
-  path: string
-  model: DeviceModelId
-  vendorId: number
-  productId: number
-  serialNumber?: string
-}
+export type StreamDeckListing = HidListing & { model: DeviceModelId }
 
-/** What the Stream Deck driver needs from the operating system. */
-export interface StreamDeckTransport {
-  /** Lists Stream Decks without opening them. */
-  list(): Promise<StreamDeckListing[]>
-  /** Opens one device by its OS path. */
-  open(path: string): Promise<HIDDevice>
-}
+/** What the driver needs from the operating system. */
+export type StreamDeckTransport = HidTransport<StreamDeckListing, HIDDevice>
 
 /** Finds the model for a vendor/product pair (and HID usage/interface where the model needs them). */
 export function findModel(

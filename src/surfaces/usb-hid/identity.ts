@@ -23,6 +23,15 @@ export interface HidListing {
 }
 
 /**
+ * What a HID family's driver needs from the operating system: its devices listed (each with its model)
+ * without opening them, and one opened by its OS path. Tests swap it for an in-memory device.
+ */
+export interface HidTransport<L extends HidListing, D> {
+  list(): Promise<L[]>
+  open(path: string): Promise<D>
+}
+
+/**
  * Stable identity: the serial number, else `vendor:product@path` in hex; then `#unitN` where the device
  * has a unit id (`SAME#unit3` and `SAME#unit7` are two panels).
  */

@@ -5,27 +5,17 @@
  */
 import type { HIDDevice } from '@xkeys-lib/core'
 import { lateImport } from '../../installed.js'
-import { listNodeHid } from '../usb-hid/identity.js'
+import { listNodeHid, type HidListing, type HidTransport } from '../usb-hid/identity.js'
 import { findXkeysModel, type XkeysModel } from '../../families/xkeys.js'
 
-/** One HID device that the model table recognises as an X-keys panel. */
-export interface XkeysListing {
-  path: string
-  model: XkeysModel
-  vendorId: number
-  productId: number
-  /** The USB interface (the library picks its product by product id and interface). */
-  interface: number
-  serialNumber?: string
-}
+/**
+ * One HID device that the model table recognises as an X-keys panel, with its USB interface (the library
+ * picks its product by product id and interface).
+ */
+export type XkeysListing = HidListing & { model: XkeysModel; interface: number }
 
-/** What the X-keys driver needs from the operating system. */
-export interface XkeysTransport {
-  /** Lists X-keys panels without opening them. */
-  list(): Promise<XkeysListing[]>
-  /** Opens one device by its OS path. */
-  open(path: string): Promise<HIDDevice>
-}
+/** What the driver needs from the operating system. */
+export type XkeysTransport = HidTransport<XkeysListing, HIDDevice>
 
 /** The production transport over node-hid (loaded on first use, so a machine without it still starts). */
 export function nodeHidXkeysTransport(): XkeysTransport {
