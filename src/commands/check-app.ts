@@ -11,18 +11,10 @@
  */
 import { CommandClient } from '../api/client.js'
 import { CommandError } from '../api/errors.js'
-import type { NameKind, NameUse } from '../mappings/config-names.js'
-import type { Path } from '../mappings/problems.js'
-import { nearest } from '../mappings/suggest.js'
+import type { AppNames, NameKind } from '../mappings/config-names.js'
 
-/** What the application has, by kind; a kind not asked for (no name of it in the files) is absent. */
-export interface AppNames {
-  titles?: { id: string; name: string }[]
-  videoInputs?: string[]
-  replayInputs?: string[]
-  /** A listing the application refused (an older version, an unlicensed replay): its kind is not checked. */
-  notes: string[]
-}
+// The names' lookup is the mapping part's (the daemon's editor checks a save with it too).
+export { appProblems, type AppNames } from '../mappings/config-names.js'
 
 /** The application could not be reached at all: `check --app` says so and exits EXIT.appUnreachable. */
 export class AppUnreachableError extends Error {
@@ -73,47 +65,4 @@ export async function readAppNames(url: string, wanted: ReadonlySet<NameKind>, t
     await client.close()
   }
   return names
-}
-
-/** A title id as the application may write it: braces and case do not matter. */
-function bareId(id: string): string {
-  return id.replace(/^\{|\}$/g, '').toLowerCase()
-}
-
-/** ` (did you mean 'X'?)`, quoted: titles and inputs have spaces. */
-function didYouMean(name: string, known: readonly string[]): string {
-  const near = nearest(name, known)
-  return near === undefined ? '' : ` (did you mean '${near}'?)`
-}
-
-/** A name the application lacks, with its message; undefined when it has it (or its kind was not read). */
-function missing(use: NameUse, app: AppNames): string | undefined {
-  const quoted = `'${use.name}'`
-  switch (use.kind) {
-    case 'title':
-    case 'title id': {
-      if (!app.titles) return undefined
-      const ids = new Set(app.titles.map((t) => bareId(t.id)))
-      if (ids.has(bareId(use.name))) return undefined
-      if (use.kind === 'title' && app.titles.some((t) => t.name === use.name)) return undefined
-      const names = app.titles.map((t) => t.name)
-      return use.kind === 'title'
-        ? `the application has no title ${quoted}${didYouMean(use.name, names)}`
-        : `the application has no title with id ${quoted}`
-    }
-    case 'video input':
-      if (!app.videoInputs || app.videoInputs.includes(use.name)) return undefined
-      return `the application has no video input ${quoted}${didYouMean(use.name, app.videoInputs)}`
-    case 'replay input':
-      if (!app.replayInputs || app.replayInputs.includes(use.name)) return undefined
-      return `the application has no replay input ${quoted}${didYouMean(use.name, app.replayInputs)}`
-  }
-}
-
-/** Each name of `uses` the application lacks, with where it is. */
-export function appProblems(uses: readonly NameUse[], app: AppNames): { path: Path; message: string }[] {
-  return uses.flatMap((use) => {
-    const message = missing(use, app)
-    return message === undefined ? [] : [{ path: use.path, message }]
-  })
 }

@@ -2,11 +2,14 @@
  * The names a mapping file gives the application (titles, title ids, video inputs, replay inputs), and
  * which command parameter names which kind: read by `check --app` (`src/commands/check-app.ts`), which
  * looks them up in the running application, and by the page's editor, whose pickers offer the names the
- * file already uses when the application does not answer.
+ * file already uses when the application does not answer. Also the lookup itself (`appProblems`): which
+ * of those names a given list of the application's lacks, with the nearest it has; shared by `check --app`
+ * and the editor's save, which refuses a name an edit adds that the live application lacks.
  */
 import { getCommandSpec, type CommandGroup } from '../api/commands.js'
 import type { Path } from './problems.js'
 import type { Actions, CommandAction, Config } from './schema.js'
+import { nearest } from './suggest.js'
 import { usesTemplate } from './template.js'
 
 /** What a name in the file stands for. */
@@ -104,4 +107,56 @@ export function namesInConfig(config: Config): NameUse[] {
     if (b.rotate) out.push(...commandNames(b.rotate.command, b.rotate.params, [...at, 'rotate', 'params']))
   }
   return out
+}
+
+/** What the application has, by kind; a kind not asked for (no name of it in the files) is absent. */
+export interface AppNames {
+  titles?: { id: string; name: string }[]
+  videoInputs?: string[]
+  replayInputs?: string[]
+  /** A listing the application refused (an older version, an unlicensed replay): its kind is not checked. */
+  notes: string[]
+}
+
+/** A title id as the application may write it: braces and case do not matter. */
+function bareId(id: string): string {
+  return id.replace(/^\{|\}$/g, '').toLowerCase()
+}
+
+/** ` (did you mean 'X'?)`, quoted: titles and inputs have spaces. */
+function didYouMean(name: string, known: readonly string[]): string {
+  const near = nearest(name, known)
+  return near === undefined ? '' : ` (did you mean '${near}'?)`
+}
+
+/** A name the application lacks, with its message; undefined when it has it (or its kind was not read). */
+function missing(use: NameUse, app: AppNames): string | undefined {
+  const quoted = `'${use.name}'`
+  switch (use.kind) {
+    case 'title':
+    case 'title id': {
+      if (!app.titles) return undefined
+      const ids = new Set(app.titles.map((t) => bareId(t.id)))
+      if (ids.has(bareId(use.name))) return undefined
+      if (use.kind === 'title' && app.titles.some((t) => t.name === use.name)) return undefined
+      const names = app.titles.map((t) => t.name)
+      return use.kind === 'title'
+        ? `the application has no title ${quoted}${didYouMean(use.name, names)}`
+        : `the application has no title with id ${quoted}`
+    }
+    case 'video input':
+      if (!app.videoInputs || app.videoInputs.includes(use.name)) return undefined
+      return `the application has no video input ${quoted}${didYouMean(use.name, app.videoInputs)}`
+    case 'replay input':
+      if (!app.replayInputs || app.replayInputs.includes(use.name)) return undefined
+      return `the application has no replay input ${quoted}${didYouMean(use.name, app.replayInputs)}`
+  }
+}
+
+/** Each name of `uses` the application lacks, with where it is. */
+export function appProblems(uses: readonly NameUse[], app: AppNames): { path: Path; message: string }[] {
+  return uses.flatMap((use) => {
+    const message = missing(use, app)
+    return message === undefined ? [] : [{ path: use.path, message }]
+  })
 }
