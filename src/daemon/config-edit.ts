@@ -4,7 +4,10 @@
  * the hash of the file's bytes and every save names the hash it edited (a file changed on disk since is
  * refused, never overwritten); a save passes the loader's whole check first, is written atomically, is
  * kept in the history (in the state folder, never beside the config) and is followed by the daemon's
- * all-or-nothing reload, which it waits for. Saves run one at a time.
+ * all-or-nothing reload, which it waits for. Saves run one at a time. When the application answers, a
+ * save is also refused for each title, video input or replay input it adds that the application lacks
+ * (only the names the edit adds: a file that already names a missing title can still be edited
+ * elsewhere); when it does not answer, the loader's check alone decides.
  *
  * Who may edit is the server's (Host, Origin, token); whether the editor is on at all is this file's:
  * `listen.edit: false`, the bundled default config (part of the package), or a file the process cannot
@@ -17,12 +20,20 @@ import { createHash } from 'node:crypto'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Logger } from '../log.js'
+import { appProblems, namesInConfig, type AppNames, type NameUse } from '../mappings/config-names.js'
 import { loaderCheck } from '../mappings/edit/check.js'
 import { deleteBinding, putBinding, type EditResult } from '../mappings/edit/edit.js'
 import { EditHistory } from '../mappings/edit/history.js'
 import { EditError, parseForEdit, type BindingRef } from '../mappings/edit/locate.js'
 import { readBinding } from '../mappings/edit/read.js'
-import { checkWritable, readWithHash, type CheckText, type SaveResult } from '../mappings/edit/save.js'
+import {
+  checkWritable,
+  readWithHash,
+  type CheckText,
+  type EditProblem,
+  type SaveResult,
+} from '../mappings/edit/save.js'
+import { loadConfigText } from '../mappings/load.js'
 import { serviceStateFolder } from './recorder.js'
 import type { BindingAddress, BindingView, ConfigEditApi, ConfigInfo, EditChoices, EditRefusal } from './api.js'
 
@@ -41,6 +52,11 @@ export interface ConfigEditorOptions {
   choices?(): Promise<EditChoices>
   /** The check a save passes (default: the loader's, as the daemon loads). */
   check?: CheckText
+  /**
+   * The live application's names (`edit-choices.ts` liveNames), or undefined when it does not answer: a
+   * save that passes the check is then refused for each name it adds that the application lacks.
+   */
+  liveNames?(): Promise<AppNames | undefined>
   log: Logger
   /** A save was made (for `/metrics`). */
   onSaved?(kind: 'put' | 'delete' | 'undo'): void
@@ -191,7 +207,7 @@ export class ConfigEditor implements ConfigEditApi {
       } catch (err) {
         return editFailure(err, current.hash)
       }
-      const result: SaveResult = await this.history.save(hash, next, this.check)
+      const result: SaveResult = await this.history.save(hash, next, this.checkAgainst(before))
       if (!result.ok) {
         if (result.code === 'CONFIG_CHANGED')
           return refuse(409, 'CONFIG_CHANGED', changedMessage(), { hash: result.hash })
@@ -202,6 +218,32 @@ export class ConfigEditor implements ConfigEditApi {
       }
       return this.applied(kind, before, next, result.hash)
     })
+  }
+
+  /** The check of a save over `before`: the loader's, then the names the edit adds looked up live. */
+  private checkAgainst(before: string): CheckText {
+    return async (text) => {
+      const problems = await this.check(text)
+      if (problems.length > 0 || !this.o.liveNames) return problems
+      return this.addedNameProblems(before, text)
+    }
+  }
+
+  /** Each name `after` uses that `before` did not (kind and name) and the live application lacks. */
+  private async addedNameProblems(before: string, after: string): Promise<EditProblem[]> {
+    const key = (u: NameUse): string => `${u.kind}\u0000${u.name}`
+    const old = new Set((await this.namesOf(before)).map(key))
+    const added = (await this.namesOf(after)).filter((u) => !old.has(key(u)))
+    if (added.length === 0) return []
+    const app = await this.o.liveNames?.()
+    if (!app) return []
+    return appProblems(added, app).map((p) => ({ path: p.path.join('.'), message: p.message }))
+  }
+
+  /** The names a text of the file gives the application (none when it does not load). */
+  private async namesOf(text: string): Promise<NameUse[]> {
+    const { config } = await loadConfigText(text, this.o.file, { imageProblems: 'warning' })
+    return config ? namesInConfig(config) : []
   }
 
   /** A save written: logged, counted, and the reload waited for. */

@@ -62,7 +62,7 @@ import type {
   RecordFollowing,
 } from './api.js'
 import { ConfigEditor, editHistoryFolder } from './config-edit.js'
-import { editChoices } from './edit-choices.js'
+import { editChoices, liveNames } from './edit-choices.js'
 import { FIND_TIMEOUT_MS, FindMode } from './find.js'
 import { AppLinks, type PreparedLinks } from './apps.js'
 import { InputDoor } from './input.js'
@@ -314,6 +314,7 @@ export class Daemon implements DaemonApi {
           ...(this.state.link.status === 'connected' ? { titles: this.state.titles() } : {}),
           ...this.defaultClient(),
         }),
+      liveNames: () => liveNames(this.defaultClient().client),
       log: this.log.child('edit'),
       onSaved: (kind) => this.metrics.configEdited?.(kind),
     })

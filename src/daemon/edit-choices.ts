@@ -3,13 +3,14 @@
  * grouped and headed as the command reference groups them, each with its description and typed
  * parameters (the parameters that name a title, a video input or a replay input say so); and the names
  * to pick from, from the live application when it answers, else from the names the file already uses.
+ * Also the application's names as a save's check looks them up (`liveNames`).
  * Read-only: the application is asked only its listing commands (the ones `check --app` sends; titles
  * without their icons), with a
  * short time-out, and every list is bounded.
  */
 import type { TitleState } from '../api/app-state.js'
 import { allCommandFacts, GROUP_TITLES, paramTypeText } from '../mappings/command-reference.js'
-import { namedKindOf, namesInConfig, type NameKind } from '../mappings/config-names.js'
+import { namedKindOf, namesInConfig, type AppNames, type NameKind } from '../mappings/config-names.js'
 import type { CommandPort } from '../mappings/sender.js'
 import type { Config } from '../mappings/schema.js'
 import type { CommandChoice, EditChoices, NameChoices } from './api.js'
@@ -121,4 +122,40 @@ export async function editChoices(s: ChoicesSources): Promise<EditChoices> {
       replayInputs: pick(replayIns?.map(replayInputName), ['replay input']),
     },
   }
+}
+
+/** A listing's names, bounded as the pickers' are; undefined when the application did not answer it. */
+function boundedList(live: unknown[] | undefined, name: (item: unknown) => unknown = (x) => x): string[] | undefined {
+  return live === undefined ? undefined : bounded(live.map(name))
+}
+
+/** A title as `getTitleControlInfo` lists it, with its id (a save's check finds a title by id too). */
+function titleWithId(item: unknown): { id: string; name: string } | undefined {
+  if (item === null || typeof item !== 'object') return undefined
+  const { id, name } = item as { id?: unknown; name?: unknown }
+  if (typeof name !== 'string' || name === '' || name.length > EDIT_CHOICES_LIMITS.maxNameLength) return undefined
+  return { id: typeof id === 'string' && id.length <= EDIT_CHOICES_LIMITS.maxNameLength ? id : '', name }
+}
+
+/**
+ * The application's titles (with their ids), video inputs and replay inputs, as a save's check looks a
+ * name up in them; a listing it does not answer leaves that kind absent (not checked), and no answer at
+ * all (or no client) is undefined: the save is then checked by the loader alone.
+ */
+export async function liveNames(client: CommandPort | undefined): Promise<AppNames | undefined> {
+  if (!client) return undefined
+  const [titles, videoIns, replayIns] = await Promise.all([
+    listed(client, 'getTitleControlInfo', 'titles', { icon: false }),
+    listed(client, 'getAllVideoIns', 'videoIns'),
+    listed(client, 'replay_get_inputs', 'inputs'),
+  ])
+  if (titles === undefined && videoIns === undefined && replayIns === undefined) return undefined
+  const names: AppNames = { notes: [] }
+  if (titles !== undefined)
+    names.titles = titles.slice(0, EDIT_CHOICES_LIMITS.maxNames).flatMap((t) => titleWithId(t) ?? [])
+  const video = boundedList(videoIns)
+  if (video !== undefined) names.videoInputs = video
+  const replay = boundedList(replayIns, replayInputName)
+  if (replay !== undefined) names.replayInputs = replay
+  return names
 }

@@ -98,7 +98,7 @@ async function send(
 const BINDING = '/api/surfaces/console/controls/key%3A0/binding'
 const NEW_BINDING = {
   label: 'Fullscreen',
-  press: { command: 'schedule', params: { action: 'cutin', title: 'Fullscreen Bug' } },
+  press: { command: 'schedule', params: { action: 'cutin', title: 'Full Screen Graphic' } },
 }
 
 // Each save waits for a whole reload (the check, then the loader in its worker): slow on a busy machine.
