@@ -379,6 +379,44 @@ describe('the editor on the page', () => {
     }
   })
 
+  it('steps are a list of command pickers: rows added and removed on the form, written as `steps:`', async () => {
+    const original = await readFile(file, 'utf8')
+    const page = await openEditor()
+    try {
+      await arm(page, 'titles')
+      pressXkeys(19) // key:3, without a binding
+      await page.waitForFunction(() => document.querySelector('#editor .binding h3')?.textContent === 'titles/key:3')
+      for (let i = 0; i < 3; i++) await page.click('#editor .add-step')
+      for (const [i, action] of [
+        [0, 'cutin'],
+        [1, 'cutout'],
+      ] as const) {
+        await page.selectOption(`#editor [data-path="steps.${i}.command"] select`, 'schedule')
+        await page.selectOption(`#editor [data-path="steps.${i}.params.action"] select`, action)
+        await page.fill(`#editor [data-path="steps.${i}.params.title"] input`, 'Clock')
+      }
+      // The third row goes; the two above keep what was typed in them.
+      await page.click('#editor [data-path="steps.2.command"] ~ .remove-step')
+      expect(await page.locator('#editor .steps .step').count()).toBe(2)
+      expect(await page.inputValue('#editor [data-path="steps.1.params.title"] input')).toBe('Clock')
+      await page.click('#editor button.save')
+      await page.waitForSelector('#editor .message.ok')
+      const doc = parse(await readFile(file, 'utf8')) as { bindings: Record<string, unknown>[] }
+      expect(doc.bindings.find((b) => b.on === 'titles/key:3')).toEqual({
+        on: 'titles/key:3',
+        steps: [
+          { command: 'schedule', params: { action: 'cutin', title: 'Clock' } },
+          { command: 'schedule', params: { action: 'cutout', title: 'Clock' } },
+        ],
+      })
+      await page.click('#editor button.undo')
+      await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('undone'))
+      expect(await readFile(file, 'utf8')).toBe(original)
+    } finally {
+      await page.close()
+    }
+  })
+
   it("a control without a binding gets a new one from the form, after the surface's last binding", async () => {
     const original = await readFile(file, 'utf8')
     const page = await openEditor()

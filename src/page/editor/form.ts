@@ -173,11 +173,14 @@ class CommandField {
     return out
   }
 
-  /** The action the picker gives (the old one's other fields kept), or undefined without a command. */
-  value(): Record<string, unknown> | undefined {
+  /**
+   * The action the picker gives (the old one's other fields kept), or undefined without a command;
+   * `loose` keeps a parameter that does not parse as typed (to refill the fields after a row is removed).
+   */
+  value(loose = false): Record<string, unknown> | undefined {
     const command = this.select.value
     if (command === '') return undefined
-    const params = this.paramValues()
+    const params = this.paramValues(loose)
     const old = this.old ?? {}
     const action: Record<string, unknown> = { ...old, command }
     if (Object.keys(params).length > 0) action.params = inOrder(params, isRecord(old.params) ? old.params : {})
@@ -201,6 +204,8 @@ export class BindingForm {
   private readonly press: CommandField | undefined
   private readonly hold: CommandField | undefined
   private readonly toggle: { on: CommandField; off: CommandField } | undefined
+  /** The steps, each a single command (`steps:`), when the binding has none or only such. */
+  private readonly steps: { box: HTMLElement; list: CommandField[] } | undefined
   /** `feedback.colors` is the form's (a record of play states to #rrggbb, or none). */
   private readonly colorsInForm: boolean
 
@@ -211,7 +216,7 @@ export class BindingForm {
     private readonly changed: () => void,
     readOnly: boolean,
   ) {
-    const { press, hold, toggle } = original
+    const { press, hold, toggle, steps } = original
     // Each action the form edits is a single command (or none yet); any other shape stays in "other fields".
     const pressInForm =
       press === undefined
@@ -221,6 +226,10 @@ export class BindingForm {
       toggle === undefined
         ? !['press', 'steps', 'value', 'rotate', 'jog', 'shuttle'].some((k) => k in original)
         : isRecord(toggle) && isCommandAction(toggle.on) && isCommandAction(toggle.off)
+    const stepsInForm =
+      steps === undefined
+        ? !['press', 'toggle', 'value', 'rotate', 'jog', 'shuttle'].some((k) => k in original)
+        : Array.isArray(steps) && steps.every(isCommandAction)
     const lists = el('div', 'datalists')
     for (const [key, names] of Object.entries(choices.names)) {
       const list = el('datalist')
@@ -229,19 +238,17 @@ export class BindingForm {
       lists.appendChild(list)
     }
     this.element.appendChild(lists)
-    const row: RowOf = (label, field, path, tip) => this.row(label, field, path, tip)
-    const commandField = (path: string, old: unknown, label: string, tip: string, className: string): CommandField =>
-      new CommandField(choices, this.commands, this.fields, row, path, isRecord(old) ? old : undefined, {
-        label,
-        tip,
-        className,
-      })
     if (pressInForm) {
-      this.press = commandField('press', press, 'Command', 'What a press sends.', 'command')
+      this.press = this.commandField('press', press, 'Command', 'What a press sends.', 'command')
       this.element.appendChild(this.press.element)
-    } else if (press !== undefined)
-      // A sequence (a list of actions, waits among them) or a local action: kept as written.
-      this.element.appendChild(el('p', 'note', 'Its press is not a single command: edit it under Other fields.'))
+    }
+    // An action the form does not model (a jog, a fader's value, a sequence...) is kept as written.
+    const inForm: Record<string, boolean> = { press: pressInForm, toggle: toggleInForm, steps: stepsInForm }
+    const aside = ['press', 'toggle', 'steps', 'jog', 'shuttle', 'value', 'rotate'].find(
+      (k) => k in original && inForm[k] !== true,
+    )
+    if (aside !== undefined)
+      this.element.appendChild(el('p', 'note', `Its ${aside} is not a single command: edit it under Other fields.`))
 
     const feedbackBox = this.section('Feedback')
     this.label.value = typeof original.label === 'string' ? original.label : ''
@@ -302,7 +309,7 @@ export class BindingForm {
       ),
     )
     if (hold === undefined || isCommandAction(hold)) {
-      this.hold = commandField(
+      this.hold = this.commandField(
         'hold',
         hold,
         'Long press',
@@ -325,16 +332,31 @@ export class BindingForm {
     if (toggleInForm) {
       const t = isRecord(toggle) ? toggle : {}
       this.toggle = {
-        on: commandField(
+        on: this.commandField(
           'toggle.on',
           t.on,
           'Toggle on',
           'Sent when the toggle is off (or its state unknown).',
           'sub-command',
         ),
-        off: commandField('toggle.off', t.off, 'Toggle off', 'Sent when the toggle is on.', 'sub-command'),
+        off: this.commandField('toggle.off', t.off, 'Toggle off', 'Sent when the toggle is on.', 'sub-command'),
       }
       behaviour.append(this.toggle.on.element, this.toggle.off.element)
+    }
+
+    if (stepsInForm) {
+      const box = el('div', 'steps')
+      this.steps = { box, list: [] }
+      behaviour.appendChild(
+        this.row(
+          'Steps',
+          box,
+          'steps',
+          'Each press sends the next step (two or more); after the last, the first.',
+          'div',
+        ),
+      )
+      this.showSteps(Array.isArray(steps) ? steps : [])
     }
 
     this.other.rows = 3
@@ -351,7 +373,57 @@ export class BindingForm {
     this.element.addEventListener('input', () => changed())
     this.element.addEventListener('change', () => changed())
     if (readOnly)
-      for (const f of this.element.querySelectorAll('input, select, textarea')) f.setAttribute('disabled', '')
+      for (const f of this.element.querySelectorAll('input, select, textarea, button')) f.setAttribute('disabled', '')
+  }
+
+  /** A command picker at `path`, its fields remembered with the form's. */
+  private commandField(path: string, old: unknown, label: string, tip: string, className: string): CommandField {
+    const row: RowOf = (l, field, p, t) => this.row(l, field, p, t)
+    return new CommandField(this.choices, this.commands, this.fields, row, path, isRecord(old) ? old : undefined, {
+      label,
+      tip,
+      className,
+    })
+  }
+
+  /** The steps' pickers, one a step, each with a Remove button, and Add step under them. */
+  private showSteps(values: readonly unknown[]): void {
+    const steps = this.steps
+    if (!steps) return
+    for (const path of [...this.fields.keys()]) if (path.startsWith('steps.')) this.fields.delete(path)
+    steps.box.replaceChildren()
+    steps.list = values.map((v, i) => {
+      const f = this.commandField(
+        `steps.${i}`,
+        v,
+        `Step ${i + 1}`,
+        'Sent by the press after the step before.',
+        'sub-command step',
+      )
+      const remove = el('button', 'remove-step', 'Remove step')
+      remove.type = 'button'
+      remove.addEventListener('click', () => {
+        const now = this.stepValues()
+        now.splice(i, 1)
+        this.showSteps(now)
+        this.changed()
+      })
+      f.element.appendChild(remove)
+      steps.box.appendChild(f.element)
+      return f
+    })
+    const add = el('button', 'add-step', 'Add step')
+    add.type = 'button'
+    add.addEventListener('click', () => {
+      this.showSteps([...this.stepValues(), {}])
+      this.changed()
+    })
+    steps.box.appendChild(add)
+  }
+
+  /** The steps as they stand (a step without a command as `{}`), to rebuild their rows. */
+  private stepValues(): unknown[] {
+    return (this.steps?.list ?? []).map((f) => f.value(true) ?? {})
   }
 
   /** A titled group of fields. */
@@ -379,7 +451,7 @@ export class BindingForm {
       this.colors.set(state, { set, value })
       box.appendChild(label)
     }
-    return this.row('Colours', box, 'feedback.colors', 'The key’s colour per play state of the followed title.')
+    return this.row('Colours', box, 'feedback.colors', 'The key’s colour per play state of the followed title.', 'div')
   }
 
   /** The binding's fields the form does not show, as they are. */
@@ -410,6 +482,8 @@ export class BindingForm {
         return this.hold !== undefined
       case 'toggle':
         return this.toggle !== undefined
+      case 'steps':
+        return this.steps !== undefined
       default:
         return false
     }
@@ -421,8 +495,15 @@ export class BindingForm {
   }
 
   /** A labelled field, remembered by its path (where the check's problems are shown). */
-  private row(label: string, field: HTMLElement, path: string, tip?: string): HTMLElement {
-    const row = el('label', 'field')
+  private row(
+    label: string,
+    field: HTMLElement,
+    path: string,
+    tip?: string,
+    tag: 'label' | 'div' = 'label',
+  ): HTMLElement {
+    // A row holding several controls is a div (a label holds one).
+    const row = el(tag, tag === 'div' ? 'field wide' : 'field')
     row.dataset.path = path
     row.appendChild(el('span', 'name', label))
     row.appendChild(field)
@@ -473,6 +554,10 @@ export class BindingForm {
         mine.toggle = inOrder({ on, off }, old)
       } else if (on || off)
         throw new FieldError(on ? 'toggle.off.command' : 'toggle.on.command', 'a toggle needs both on and off')
+    }
+    if (this.steps) {
+      const given = this.steps.list.flatMap((f) => f.value() ?? [])
+      if (given.length > 0) mine.steps = given
     }
     const next: Record<string, unknown> = {}
     // Every field in the original's place; those taken away are left out; new ones at the end.

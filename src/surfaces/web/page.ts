@@ -409,6 +409,10 @@ body.editing { padding-right: calc(min(420px, 45vw) + 16px); }
 .editor fieldset.group legend { color: var(--dim); padding: 0 4px; }
 .editor .sub-command { border-top: 1px dotted #44484e; margin-top: 4px; }
 .editor .field input[type="checkbox"] { width: auto; justify-self: start; }
+.editor .field.wide { display: block; }
+.editor .field.wide > .problem { display: block; }
+.editor .steps .step { margin-left: 8px; }
+.editor .steps .remove-step { margin: 2px 0 4px; }
 .editor .colors { display: flex; flex-wrap: wrap; gap: 4px 10px; }
 .editor .colors label { display: inline-flex; align-items: center; gap: 3px; }
 .editor .field .colors input { width: auto; }
