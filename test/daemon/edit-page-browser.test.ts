@@ -6,7 +6,9 @@
  * file differs only in that binding's lines, every comment kept, the mapping reloaded, and the key now
  * sends the new command; undo puts back the original bytes. The same edit through the remote API as a
  * plain HTTP PUT writes the same bytes as the page's. Turning the ShuttlePro's jog while armed selects
- * it and sends nothing. A read-only viewer (`?view=1`) has no Edit switch.
+ * it and sends nothing. A long press and hold-to-confirm set through the form's own fields are written
+ * as exactly those YAML fields, a field the form does not model kept byte for byte; steps are rows of
+ * command pickers. A read-only viewer (`?view=1`) has no Edit switch.
  *
  * With PANELBRIDGE_SCREENSHOTS=1 it writes the README's screenshot, docs/images/edit-on-the-panel.png
  * (1024×768, the editor open on the X-keys key with the change previewed).
