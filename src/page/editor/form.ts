@@ -586,7 +586,9 @@ export class BindingForm {
         const was = oldColors[state]
         colors[state] = typeof was === 'string' && was.toLowerCase() === value.value ? was : value.value
       }
-      if (Object.keys(colors).length > 0) mine.colors = inOrder(colors, oldColors)
+      // An empty `colors: {}` in the file stays as written.
+      if (Object.keys(colors).length > 0 || (isRecord(old.colors) && Object.keys(old.colors).length === 0))
+        mine.colors = inOrder(colors, oldColors)
     }
     if (this.thumbnail.checked) mine.thumbnail = true
     else if (old.thumbnail === false) mine.thumbnail = false
