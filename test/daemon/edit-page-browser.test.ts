@@ -6,7 +6,9 @@
  * file differs only in that binding's lines, every comment kept, the mapping reloaded, and the key now
  * sends the new command; undo puts back the original bytes. The same edit through the remote API as a
  * plain HTTP PUT writes the same bytes as the page's. Turning the ShuttlePro's jog while armed selects
- * it and sends nothing. A read-only viewer (`?view=1`) has no Edit switch.
+ * it and sends nothing. A long press and hold-to-confirm set through the form's own fields are written
+ * as exactly those YAML fields, a field the form does not model kept byte for byte; steps are rows of
+ * command pickers. A read-only viewer (`?view=1`) has no Edit switch.
  *
  * With PANELBRIDGE_SCREENSHOTS=1 it writes the README's screenshot, docs/images/edit-on-the-panel.png
  * (1024×768, the editor open on the X-keys key with the change previewed).
@@ -17,6 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
 import type { CommandEvent } from '../../src/daemon/api.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
@@ -46,6 +49,7 @@ bindings:
     press: { command: replay_enable }   # arms the replay
     label: Replay
   - on: titles/key:1   # the lower third in
+    labels: { Running: ON AIR }   # what {{play}} says
     press: { command: schedule, params: { action: cutin, title: 'Lower Third' } }
     feedback: { title: 'Lower Third' }
   # The jog scrubs.
@@ -318,6 +322,95 @@ describe('the editor on the page', () => {
       expect(deleted).toContain('# Top row: the replay, then the titles.')
       // The control has no binding now: the editor offers a new one.
       expect(await page.textContent('#editor .binding .where')).toContain('no binding yet')
+      await page.click('#editor button.undo')
+      await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('undone'))
+      expect(await readFile(file, 'utf8')).toBe(original)
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('a long press and a hold-to-confirm set in the form are written as those YAML fields; a field the form does not show survives', async () => {
+    const original = await readFile(file, 'utf8')
+    const page = await openEditor()
+    try {
+      await arm(page, 'titles')
+      pressXkeys(7) // key:1: the panel numbers its keys down the columns
+      await page.waitForFunction(() => document.querySelector('#editor .binding h3')?.textContent === 'titles/key:1')
+      // `labels` is not one of the form's fields: it is under Other fields, as written.
+      expect(JSON.parse(await page.inputValue('#editor [data-path="other"] textarea'))).toEqual({
+        labels: { Running: 'ON AIR' },
+      })
+      await page.fill('#editor [data-path="confirm_ms"] input', '1200')
+      await page.selectOption('#editor [data-path="hold.command"] select', 'schedule')
+      await page.selectOption('#editor [data-path="hold.params.action"] select', 'cutout')
+      await page.fill('#editor [data-path="hold.params.title"] input', 'Lower Third')
+      await page.fill('#editor [data-path="hold.after_ms"] input', '600')
+      // A play-state colour shows on the page's copy of the key; taken back, it is not written.
+      await page.fill('#editor [data-state="Off"] input[type="color"]', '#20c040')
+      const key = control('titles', 'key:1')
+      await page.waitForSelector(`${key}.previewing`)
+      expect(await page.$eval(key, (n) => (n as HTMLElement).style.getPropertyValue('--preview-color'))).toBe('#20c040')
+      await page.uncheck('#editor [data-state="Off"] input[type="checkbox"]')
+
+      await page.click('#editor button.save')
+      await page.waitForSelector('#editor .message.ok')
+      const saved = await readFile(file, 'utf8')
+      const doc = parse(saved) as { bindings: Record<string, unknown>[] }
+      expect(doc.bindings.find((b) => b.on === 'titles/key:1')).toEqual({
+        on: 'titles/key:1',
+        labels: { Running: 'ON AIR' },
+        press: { command: 'schedule', params: { action: 'cutin', title: 'Lower Third' } },
+        feedback: { title: 'Lower Third' },
+        confirm_ms: 1200,
+        hold: { command: 'schedule', params: { action: 'cutout', title: 'Lower Third' }, after_ms: 600 },
+      })
+      // The field the form does not show is byte for byte as it was, its comment too; lines before untouched.
+      const labels = '    labels: { Running: ON AIR }   # what {{play}} says'
+      expect(saved.split('\n')).toContain(labels)
+      const upTo = original.indexOf(labels) + labels.length
+      expect(saved.slice(0, upTo)).toBe(original.slice(0, upTo))
+      // The form reads the saved binding back into its fields.
+      expect(await page.inputValue('#editor [data-path="confirm_ms"] input')).toBe('1200')
+      expect(await page.inputValue('#editor [data-path="hold.command"] select')).toBe('schedule')
+      await page.click('#editor button.undo')
+      await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('undone'))
+      expect(await readFile(file, 'utf8')).toBe(original)
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('steps are a list of command pickers: rows added and removed on the form, written as `steps:`', async () => {
+    const original = await readFile(file, 'utf8')
+    const page = await openEditor()
+    try {
+      await arm(page, 'titles')
+      pressXkeys(19) // key:3, without a binding
+      await page.waitForFunction(() => document.querySelector('#editor .binding h3')?.textContent === 'titles/key:3')
+      for (let i = 0; i < 3; i++) await page.click('#editor .add-step')
+      for (const [i, action] of [
+        [0, 'cutin'],
+        [1, 'cutout'],
+      ] as const) {
+        await page.selectOption(`#editor [data-path="steps.${i}.command"] select`, 'schedule')
+        await page.selectOption(`#editor [data-path="steps.${i}.params.action"] select`, action)
+        await page.fill(`#editor [data-path="steps.${i}.params.title"] input`, 'Clock')
+      }
+      // The third row goes; the two above keep what was typed in them.
+      await page.click('#editor [data-path="steps.2.command"] ~ .remove-step')
+      expect(await page.locator('#editor .steps .step').count()).toBe(2)
+      expect(await page.inputValue('#editor [data-path="steps.1.params.title"] input')).toBe('Clock')
+      await page.click('#editor button.save')
+      await page.waitForSelector('#editor .message.ok')
+      const doc = parse(await readFile(file, 'utf8')) as { bindings: Record<string, unknown>[] }
+      expect(doc.bindings.find((b) => b.on === 'titles/key:3')).toEqual({
+        on: 'titles/key:3',
+        steps: [
+          { command: 'schedule', params: { action: 'cutin', title: 'Clock' } },
+          { command: 'schedule', params: { action: 'cutout', title: 'Clock' } },
+        ],
+      })
       await page.click('#editor button.undo')
       await page.waitForFunction(() => document.querySelector('#editor .message')?.textContent?.includes('undone'))
       expect(await readFile(file, 'utf8')).toBe(original)

@@ -397,6 +397,9 @@ export class Editor {
     if (!node) return
     node.classList.add('previewing')
     node.dataset.preview = open.form.previewText() || '(no label)'
+    const color = open.form.previewColor()
+    if (color !== undefined) node.style.setProperty('--preview-color', color)
+    else node.style.removeProperty('--preview-color')
     this.previewed = node
   }
 
@@ -404,6 +407,7 @@ export class Editor {
     if (!this.previewed) return
     this.previewed.classList.remove('previewing')
     delete this.previewed.dataset.preview
+    this.previewed.style.removeProperty('--preview-color')
     this.previewed = undefined
   }
 }

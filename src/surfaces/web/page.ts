@@ -405,6 +405,18 @@ body.editing { padding-right: calc(min(420px, 45vw) + 16px); }
 .editor .field.bad input, .editor .field.bad select, .editor .field.bad textarea { outline: 2px solid #ff5252; }
 .editor .field input, .editor .field select, .editor .field textarea { width: 100%; min-width: 0; }
 .editor .params { border-left: 2px solid #44484e; padding-left: 8px; }
+.editor fieldset.group { border: 1px solid #44484e; border-radius: 4px; margin: 8px 0; padding: 2px 8px 6px; min-width: 0; }
+.editor fieldset.group legend { color: var(--dim); padding: 0 4px; }
+.editor .sub-command { border-top: 1px dotted #44484e; margin-top: 4px; }
+.editor .field input[type="checkbox"] { width: auto; justify-self: start; }
+.editor .field.wide { display: block; }
+.editor .field.wide > .problem { display: block; }
+.editor .steps .step { margin-left: 8px; }
+.editor .steps .remove-step { margin: 2px 0 4px; }
+.editor .colors { display: flex; flex-wrap: wrap; gap: 4px 10px; }
+.editor .colors label { display: inline-flex; align-items: center; gap: 3px; }
+.editor .field .colors input { width: auto; }
+.editor .field .colors input[type="color"] { width: 2.2em; height: 1.6em; padding: 0; }
 .editor .summary, .editor .note { color: var(--dim); margin: 2px 0 4px; }
 .editor .actions { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 10px; align-items: center; }
 .editor .actions .copy-to { width: 10em; }
@@ -415,6 +427,6 @@ section.surface.find-armed { box-shadow: 0 0 0 2px #ffb00088; }
 .previewing { outline: 2px solid #d040ff !important; }
 .pad.previewing:not(.on-face) { position: relative; }
 .previewing::before { content: attr(data-preview); position: absolute; inset: auto 0 0 0; z-index: 2; padding: 1px 2px;
-  background: #d040ffdd; color: #fff; font: bold 11px/1.2 system-ui, sans-serif; text-align: center; pointer-events: none;
+  background: var(--preview-color, #d040ffdd); color: #fff; font: bold 11px/1.2 system-ui, sans-serif; text-align: center; pointer-events: none;
   white-space: pre-line; }
 `
