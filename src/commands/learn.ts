@@ -23,7 +23,7 @@ import { loadConfigFile } from '../mappings/load.js'
 import type { Config } from '../mappings/schema.js'
 import { assignClaims } from '../families/claims.js'
 import { SurfaceManager, type SurfaceStatus } from '../surfaces/manager.js'
-import { hardwareHotplug } from '../surfaces/drivers.js'
+import { DRIVER_FAMILIES, hardwareHotplug, isDriverName } from '../surfaces/drivers.js'
 import type { SurfaceDriver } from '../surfaces/types.js'
 import type { ControlKind } from '../face/control-id.js'
 import { isRecord } from '../wire.js'
@@ -635,7 +635,9 @@ async function learnFromDevices(read: ConfigClaims, deps: LearnDeps, base: strin
     deps.out(
       `learning: press, turn or move a control; Ctrl+C stops${read.file !== undefined ? ` (surface names from ${read.file})` : ''}`,
     )
-    deps.out(`listening to the devices of: ${drivers.map((d) => d.name).join(', ')}`)
+    // A family served by the daemon alone (Satellite clients attach to its server) has no devices here.
+    const own = drivers.filter((d) => !(isDriverName(d.name) && DRIVER_FAMILIES[d.name].service))
+    deps.out(`listening to the devices of: ${own.map((d) => d.name).join(', ')}`)
     deps.out(`  (no panelbridge daemon answers at ${base}: learn opens the devices itself)`)
     if (trace) deps.out(`recording the HID panels' raw input reports to ${trace.file}`)
     const close = async (): Promise<void> => {

@@ -116,8 +116,8 @@ Examples:
   panelbridge replay show.jsonl --config new-show.yaml --speed max --compare
   panelbridge replay show.jsonl --against http://gfx-box:9022 --yes
 
-Exit codes: 0 replayed (and, with --compare, the same commands, every line read), 1 could not replay,
-the commands differ, or lines were skipped under --compare, 2 bad command line.
+Exit codes: 0 replayed (and, with --compare, the same commands, every line read), 1 could not
+replay, the commands differ, or lines were skipped under --compare, 2 bad command line.
 `,
   async run(argv) {
     let args: ReplayArgs
