@@ -224,33 +224,19 @@ export class SatelliteServer {
     socket.on('error', (err) => this.hub.log.debug('Satellite client socket error', { peer: address, error: err }))
     if (!this.admit(address, () => socket.destroy())) return
     const peer = `${address}:${socket.remotePort ?? 0}`
-    const { link, drop } = this.linkOf(peer, {
+    const client = this.attach(peer, {
       open: () => !socket.destroyed,
       send: (line) => void socket.write(line),
       unsent: () => socket.writableLength,
       kill: () => socket.destroy(),
       close: () => socket.end(),
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
     })
-    const lines = this.lineReader(
-      peer,
-      drop,
-      () => socket.pause(),
-      () => socket.resume(),
-    )
-    const entry = { client: undefined as unknown as SatelliteClient, end: () => socket.destroy() }
-    socket.setTimeout(this.limits.idleMs, () => drop('it sent nothing for too long'))
+    socket.setTimeout(this.limits.idleMs, () => client.drop('it sent nothing for too long'))
     const decoder = new StringDecoder('utf8')
-    socket.on('data', (data) => lines.push(decoder.write(data)))
-    socket.on('close', () => {
-      this.links.delete(entry)
-      lines.stop()
-      const count = entry.client.closedLink()
-      this.hub.log.info('Satellite client gone', { peer, devices: count })
-    })
-    entry.client = this.hub.connect(link, this.limits, 'panelbridge')
-    lines.client = entry.client
-    this.links.add(entry)
-    this.hub.log.info('Satellite client attached', { peer })
+    socket.on('data', (data) => client.push(decoder.write(data)))
+    socket.on('close', () => client.closed())
   }
 
   private onWebSocket(socket: WebSocket, req: IncomingMessage): void {
@@ -258,24 +244,19 @@ export class SatelliteServer {
     socket.on('error', (err) => this.hub.log.debug('Satellite WebSocket error', { peer: address, error: err }))
     if (!this.admit(address, () => socket.terminate())) return
     const peer = `ws://${address}:${req.socket.remotePort ?? 0}`
-    const { link, drop } = this.linkOf(peer, {
+    const client = this.attach(peer, {
       open: () => socket.readyState === socket.OPEN,
       send: (line) => socket.send(line),
       unsent: () => socket.bufferedAmount,
       kill: () => socket.terminate(),
       close: () => socket.close(),
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
     })
-    const lines = this.lineReader(
-      peer,
-      drop,
-      () => socket.pause(),
-      () => socket.resume(),
-    )
-    const entry = { client: undefined as unknown as SatelliteClient, end: () => socket.terminate() }
-    const idle = setTimeout(() => drop('it sent nothing for too long'), this.limits.idleMs)
+    const idle = setTimeout(() => client.drop('it sent nothing for too long'), this.limits.idleMs)
     socket.on('message', (data, isBinary) => {
       idle.refresh()
-      lines.push(
+      client.push(
         isBinary
           ? ''
           : (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString(
@@ -285,24 +266,28 @@ export class SatelliteServer {
     })
     socket.on('close', () => {
       clearTimeout(idle)
-      this.links.delete(entry)
-      lines.stop()
-      const count = entry.client.closedLink()
-      this.hub.log.info('Satellite client gone', { peer, devices: count })
+      client.closed()
     })
-    entry.client = this.hub.connect(link, this.limits, 'panelbridge')
-    lines.client = entry.client
-    this.links.add(entry)
   }
 
   /**
-   * A client's link over either transport: its lines written under the one rule for every sender (a
-   * client holding more unread than `unreadBytes` is dropped, logged once), and the drop itself, once.
+   * A client attached over either transport: its link, its lines written under the one rule for every
+   * sender (a client holding more unread than `unreadBytes` is dropped), its line reader, and its place
+   * among the links until `closed`. The transport feeds `push` and says when it closed; `drop` ends it
+   * once, saying why.
    */
-  private linkOf(
+  private attach(
     peer: string,
-    t: { open(): boolean; send(line: string): void; unsent(): number; kill(): void; close(): void },
-  ): { link: SatelliteLink; drop: (why: string) => void } {
+    t: {
+      open(): boolean
+      send(line: string): void
+      unsent(): number
+      kill(): void
+      close(): void
+      pause(): void
+      resume(): void
+    },
+  ): { drop: (why: string) => void; push(text: string): void; closed(): void } {
     let dropped = false
     const drop = (why: string): void => {
       if (dropped) return
@@ -321,7 +306,25 @@ export class SatelliteServer {
       },
       close: () => t.close(),
     }
-    return { link, drop }
+    const lines = this.lineReader(
+      peer,
+      drop,
+      () => t.pause(),
+      () => t.resume(),
+    )
+    const entry = { client: this.hub.connect(link, this.limits, 'panelbridge'), end: () => t.kill() }
+    lines.client = entry.client
+    this.links.add(entry)
+    this.hub.log.info('Satellite client attached', { peer })
+    return {
+      drop,
+      push: (text) => lines.push(text),
+      closed: () => {
+        this.links.delete(entry)
+        lines.stop()
+        this.hub.log.info('Satellite client gone', { peer, devices: entry.client.closedLink() })
+      },
+    }
   }
 
   /**
