@@ -94,6 +94,12 @@ export function listenerHotplugSource(listeners: Set<(change: HotplugChange) => 
   }
 }
 
+/** `onChange` on every change `source` delivers, until the returned function stops it. */
+export function watchChanges(source: HotplugSource, onChange: () => void): () => void {
+  void source.start(() => onChange())
+  return () => source.stop()
+}
+
 /** `ok`: readable and writable; `denied`: exists but this user may not open it; `missing`: no such node. */
 export type DeviceAccess = 'ok' | 'denied' | 'missing'
 export type AccessCheck = (path: string) => Promise<DeviceAccess>

@@ -5,16 +5,13 @@
  */
 import { controlSends } from '../../face/control-id.js'
 import type { UnclaimedDeviceSource } from '../driver-family.js'
+import { watchChanges } from '../hotplug.js'
 import type { BrowserDeckHub } from './hub.js'
 
 export function unclaimedDecks(hub: BrowserDeckHub): UnclaimedDeviceSource {
   return {
     list: () => hub.list(),
-    watch: (onChange) => {
-      const changes = hub.hotplug()
-      void changes.start(() => onChange())
-      return () => changes.stop()
-    },
+    watch: (onChange) => watchChanges(hub.hotplug(), onChange),
     // Only a control its model has, and only an event its kind sends (the page's word is never taken).
     watchInput: (listener) =>
       hub.watchUnclaimedInput((reg, m) => {

@@ -6,6 +6,7 @@
  * claims. The mapping side is `src/mappings/drivers/satellite.ts`.
  */
 import type { DriverFamily, FamilyService, UnclaimedDeviceSource } from '../driver-family.js'
+import { watchChanges } from '../hotplug.js'
 import type { SatelliteServerConfig } from '../../families/satellite.js'
 import { satelliteDescriptors } from '../../families/satellite.js'
 import { SatelliteDriver, type SatelliteDriverOptions } from './driver.js'
@@ -42,11 +43,7 @@ function satelliteService(driver: SatelliteDriver): FamilyService {
 function unclaimedSatellites(hub: SatelliteHub): UnclaimedDeviceSource {
   return {
     list: () => hub.list(),
-    watch: (onChange) => {
-      const changes = hub.hotplug()
-      void changes.start(() => onChange())
-      return () => changes.stop()
-    },
+    watch: (onChange) => watchChanges(hub.hotplug(), onChange),
     watchInput: (listener) =>
       hub.watchUnclaimedInput((device, input) =>
         listener(device.id, {
