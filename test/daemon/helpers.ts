@@ -235,5 +235,29 @@ async function boundPort(free: boolean): Promise<number> {
 /** A port another program holds (until the test ends). */
 export const takenPort = (): Promise<number> => boundPort(false)
 
-/** A port free now (bound, then released). */
-export const freePort = (): Promise<number> => boundPort(true)
+/**
+ * A port free now, for a listener the daemon binds later by number. Asking the kernel for one (port 0,
+ * then release) races every other test that binds port 0: the kernel may hand the same port out again
+ * before the daemon binds it. So these come from below the kernel's ephemeral range (32768 up on Linux),
+ * from a slice of its own for each test worker, and are checked free by binding them.
+ */
+export async function freePort(): Promise<number> {
+  const worker = Number(process.env['VITEST_POOL_ID'] ?? '1')
+  const base = FREE_PORTS.first + ((worker - 1) % FREE_PORTS.workers) * FREE_PORTS.perWorker
+  for (let tries = 0; tries < FREE_PORTS.perWorker; tries++) {
+    const port = base + (nextFree++ % FREE_PORTS.perWorker)
+    if (await bindable(port)) return port
+  }
+  return boundPort(true)
+}
+
+const FREE_PORTS = { first: 20000, workers: 12, perWorker: 1000 }
+let nextFree = Math.floor(Math.random() * FREE_PORTS.perWorker)
+
+function bindable(port: number): Promise<boolean> {
+  const server = createServer()
+  return new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+  })
+}
