@@ -26,6 +26,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { DaemonEvent } from '../src/daemon/api.js'
 import type { Daemon } from '../src/daemon/daemon.js'
+import { benchBoxes, type Box } from './small-box.js'
 import { median } from './stats.js'
 
 const MB = 2 ** 20
@@ -232,7 +233,7 @@ function runnerCode(daemonUrl: string, config: string): string {
   ].join('\n')
 }
 
-function spawnRunner(config: string, runner: string, dist: string | undefined): ChildProcess {
+function spawnRunner(config: string, runner: string, dist: string | undefined, box: Box | undefined): ChildProcess {
   const daemon = dist
     ? pathToFileURL(join(dist, 'daemon/daemon.js')).href
     : new URL('../src/daemon/daemon.ts', import.meta.url).href
@@ -240,12 +241,16 @@ function spawnRunner(config: string, runner: string, dist: string | undefined): 
   const flags = dist ? launcherFlags() : ['--import', tsx]
   // A file, not `-e`: a worker thread inherits the process's flags, and `--input-type` would refuse it.
   writeFileSync(runner, runnerCode(daemon, config))
-  return spawn(process.execPath, [...flags, runner], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const { command, args } = (box ?? benchBoxes()[0]!).wrap(process.execPath, [...flags, runner])
+  return spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] })
 }
 
-/** Starts the daemon of `config` in its own process (see the head of this file); `dir` holds the runner. */
-export async function startOwnDaemon(config: string, dir: string, dist = benchDist()): Promise<OwnDaemon> {
-  const child = spawnRunner(config, join(dir, 'daemon.mjs'), dist)
+/**
+ * Starts the daemon of `config` in its own process (see the head of this file); `dir` holds the runner.
+ * `box`: where it runs (`small-box.ts`); default the first box `BENCH_BOX` asks for.
+ */
+export async function startOwnDaemon(config: string, dir: string, dist = benchDist(), box?: Box): Promise<OwnDaemon> {
+  const child = spawnRunner(config, join(dir, 'daemon.mjs'), dist, box)
   const pid = child.pid!
   let out = ''
   const lines: string[] = []
