@@ -14,6 +14,7 @@
 import { dirname, resolve } from 'node:path'
 import {
   decodePicture,
+  type DecodeOptions,
   KeyPicture,
   MAX_PICTURE_BYTES,
   PictureError,
@@ -35,6 +36,20 @@ const PICTURE_BUDGET_BYTES = 64 * 1024 * 1024
  * reload's time limit on a two-core box (`npm run bench pictures`). A picture past it is a problem.
  */
 const PICTURE_BUDGET_PIXELS = 64 * 1024 * 1024
+
+/**
+ * The time all the pictures of one load may take to draw, ms (each picture has its own bound as well,
+ * `PICTURE_PROCESS.drawMs`). ASSUMED: 8 s, below a reload's time limit, so that a file whose pictures
+ * are slow still loads (the pictures past it refused, their keys saying why) rather than timing out.
+ */
+const PICTURE_BUDGET_DRAW_MS = 8000
+
+/** What one load has left of its budgets. */
+interface Budget {
+  left: number
+  pixels: number
+  drawMs: number
+}
 
 /** A binding's picture file: its pixels, or why there are none (the key says it). */
 export type FilePicture = { picture: KeyPicture } | { problem: string }
@@ -66,9 +81,11 @@ async function readPictureFile(path: string): Promise<Uint8Array> {
 }
 
 /** One picture file read and decoded, or why not; `budget` counts what the load has left. */
-async function loadPicture(path: string, budget: { left: number; pixels: number }): Promise<FilePicture> {
+async function loadPicture(path: string, budget: Budget, decode: DecodeOptions): Promise<FilePicture> {
   try {
     if (budget.left <= 0) throw new PictureError(`past the ${PICTURE_BUDGET_BYTES} bytes all pictures may take`)
+    if (budget.drawMs <= 0)
+      throw new PictureError(`past the ${PICTURE_BUDGET_DRAW_MS} ms all pictures of a file may take to draw`)
     const bytes = await readPictureFile(path)
     budget.left -= bytes.byteLength
     const sniffed = sniffPicture(bytes)
@@ -78,9 +95,14 @@ async function loadPicture(path: string, budget: { left: number; pixels: number 
         throw new PictureError(`past the ${PICTURE_BUDGET_PIXELS} pixels all pictures of a file may declare`)
       budget.pixels -= pixels
     }
-    const picture = await decodePicture(bytes, { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE })
-    budget.left -= picture.rgba.byteLength
-    return { picture }
+    const started = performance.now()
+    try {
+      const picture = await decodePicture(bytes, { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE }, decode)
+      budget.left -= picture.rgba.byteLength
+      return { picture }
+    } finally {
+      budget.drawMs -= performance.now() - started
+    }
   } catch (err) {
     if (err instanceof PictureError) return { problem: err.message }
     return { problem: `cannot read the file (${err instanceof Error ? err.message : String(err)})` }
@@ -89,7 +111,7 @@ async function loadPicture(path: string, budget: { left: number; pixels: number 
 
 /**
  * Reads the picture of every binding with `image:` (each file once), reporting each one that cannot be
- * had at its `image:` value with `severity`. `rawBindings` are the bindings as written (their index is
+ * had at its `image:` value with `severity`. `decode`: who draws the pictures and what stops them. `rawBindings` are the bindings as written (their index is
  * the problem's place); only a string `image` is read (the schema reports any other).
  */
 export async function checkImages(
@@ -97,16 +119,17 @@ export async function checkImages(
   rawBindings: readonly unknown[],
   configFile: string,
   severity: Severity,
+  decode: DecodeOptions = {},
 ): Promise<ConfigPictures> {
   const pictures: ConfigPictures = new Map()
   const byPath = new Map<string, FilePicture>()
-  const budget = { left: PICTURE_BUDGET_BYTES, pixels: PICTURE_BUDGET_PIXELS }
+  const budget: Budget = { left: PICTURE_BUDGET_BYTES, pixels: PICTURE_BUDGET_PIXELS, drawMs: PICTURE_BUDGET_DRAW_MS }
   for (const [i, raw] of rawBindings.entries()) {
     const image = raw !== null && typeof raw === 'object' ? (raw as { image?: unknown }).image : undefined
     if (typeof image !== 'string' || image === '' || image.length > 4096) continue
     const path = resolve(dirname(configFile), image)
     let got = byPath.get(path)
-    if (!got) byPath.set(path, (got = await loadPicture(path, budget)))
+    if (!got) byPath.set(path, (got = await loadPicture(path, budget, decode)))
     pictures.set(image, got)
     if ('problem' in got) problems.add(['bindings', i, 'image'], severity, `image ${image}: ${got.problem}`)
   }

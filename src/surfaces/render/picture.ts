@@ -9,12 +9,12 @@
  * PICTURE_STORE_SIDE). Skia aborts the whole process on an allocation it cannot make (an SVG declaring
  * 100000×100000 pixels did), so an SVG's root gets the raster size written over its own.
  *
- * The canvas library loads on the first picture decoded, as the key renderer's does: a daemon with no
- * picture configured never loads it for them.
+ * The drawing itself runs in a process of its own (`picture-process.ts`), bounded in time and killed at
+ * its bound: the rasteriser cannot be interrupted once it starts. A daemon with no picture configured
+ * never starts it.
  */
 import { createHash } from 'node:crypto'
-import { createRequire } from 'node:module'
-import { lateRequire } from '../../installed.js'
+import { DrawError, sharedPictureProcess, type DrawPixels } from './picture-process.js'
 
 /**
  * Largest picture file or thumbnail read, bytes. ASSUMED (issue 26 item 3: "bounded in bytes"): 2 MiB,
@@ -196,42 +196,35 @@ function svgAtSize(bytes: Uint8Array, declared: Box, size: Box): Buffer {
   return Buffer.from(text.slice(0, at) + tag + text.slice(at + root.length), 'utf8')
 }
 
-const require = createRequire(import.meta.url)
-let skia: typeof import('@napi-rs/canvas') | undefined
-/** The canvas library, on the first picture decoded (see the header). */
-function canvasLibrary(): typeof import('@napi-rs/canvas') {
-  skia ??= lateRequire('@napi-rs/canvas', () => require('@napi-rs/canvas') as typeof import('@napi-rs/canvas'))
-  return skia
+/** How a picture is decoded: who draws it (default: the process's drawing process), and what stops it. */
+export interface DecodeOptions {
+  draw?: DrawPixels
+  /** Stops the drawing (a reload that ended, a daemon that stops): refused with a PictureError. */
+  signal?: AbortSignal
 }
 
 /**
- * Decodes a picture's bytes to RGBA fitted inside `box` (and PICTURE_STORE_SIDE), its aspect kept.
- * Refused (PictureError) when the bytes are not a picture (see `sniffPicture`) or do not decode.
+ * Decodes a picture's bytes to RGBA fitted inside `box` (and PICTURE_STORE_SIDE), its aspect kept. The
+ * drawing runs in the drawing process (`picture-process.ts`), bounded in time. Refused (PictureError)
+ * when the bytes are not a picture (see `sniffPicture`), do not decode, or take too long to draw.
  */
-export async function decodePicture(bytes: Uint8Array, box: Box): Promise<KeyPicture> {
+export async function decodePicture(bytes: Uint8Array, box: Box, options: DecodeOptions = {}): Promise<KeyPicture> {
   const sniffed = sniffPicture(bytes)
   const bound = {
     width: Math.max(1, Math.min(box.width, PICTURE_STORE_SIDE)),
     height: Math.max(1, Math.min(box.height, PICTURE_STORE_SIDE)),
   }
   const size = fitInside(sniffed, bound, sniffed.kind === 'svg')
-  const lib = canvasLibrary()
-  const source = sniffed.kind === 'svg' ? svgAtSize(bytes, sniffed, size) : Buffer.from(bytes)
-  let image: Awaited<ReturnType<typeof lib.loadImage>>
+  const source = sniffed.kind === 'svg' ? svgAtSize(bytes, sniffed, size) : bytes
+  const kind = sniffed.kind.toUpperCase()
+  let rgba: Uint8Array
   try {
-    image = await lib.loadImage(source)
+    rgba = await (options.draw ?? sharedPictureProcess().draw)(source, size, options.signal)
   } catch (err) {
-    throw new PictureError(`the ${sniffed.kind.toUpperCase()} does not decode (${errorText(err)})`)
+    throw new PictureError(`the ${kind} ${err instanceof DrawError ? err.message : `was not drawn (${errorText(err)})`}`)
   }
-  if (!(image.width > 0 && image.height > 0))
-    throw new PictureError(`the ${sniffed.kind.toUpperCase()} does not decode`)
-  const canvas = lib.createCanvas(size.width, size.height)
-  const ctx = canvas.getContext('2d')
-  ctx.imageSmoothingEnabled = true
-  ctx.imageSmoothingQuality = 'high'
-  ctx.drawImage(image, 0, 0, size.width, size.height)
-  const data = ctx.getImageData(0, 0, size.width, size.height).data
-  return KeyPicture.of(size.width, size.height, new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+  if (rgba.byteLength !== size.width * size.height * 4) throw new PictureError(`the ${kind} does not decode`)
+  return KeyPicture.of(size.width, size.height, rgba)
 }
 
 /**
