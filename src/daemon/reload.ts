@@ -214,6 +214,8 @@ export class ConfigReloader {
         this.refused(`config refused: ${errors[0] ?? 'unreadable'}`)
         return false
       }
+      // As at the start: a warning (a picture that cannot be had: its key says why) is logged, not refused.
+      for (const p of loaded.problems) if (p.severity === 'warning') log.warn(formatProblem(p))
       await this.o.apply(loaded.config, signal)
       // An apply that finished after the time-out still changed what runs: the state says so.
       log.info(signal.aborted ? 'config reloaded after the time-out' : 'config reloaded', {
