@@ -21,6 +21,7 @@ import {
   PICTURE_STORE_SIDE,
   sniffPicture,
 } from '../surfaces/render/picture.js'
+import { PICTURE_PROCESS } from '../surfaces/render/picture-process.js'
 import { readRegularFile } from '../read-regular.js'
 import type { Problems, Severity } from './problems.js'
 import type { Config } from './schema.js'
@@ -32,17 +33,19 @@ import type { Config } from './schema.js'
 const PICTURE_BUDGET_BYTES = 64 * 1024 * 1024
 /**
  * The pixels all the raster pictures of one load may declare, decoded whole before they are scaled
- * down. ASSUMED: 64 Mpx, sixteen pictures of the largest side; their decoding stays well within a
- * reload's time limit on a two-core box (`npm run bench pictures`). A picture past it is a problem.
+ * down. ASSUMED: 32 Mpx, eight pictures of the largest side. Sixteen (64 Mpx) took most of the time all
+ * pictures may take to draw on the smallest box (one core at half its time, `BENCH_BOX=small npm run
+ * bench pictures`), so a reload of them finished with little to spare; eight leave room for a slower
+ * box. A picture past it is a problem.
  */
-const PICTURE_BUDGET_PIXELS = 64 * 1024 * 1024
+const PICTURE_BUDGET_PIXELS = 32 * 1024 * 1024
 
 /**
  * The time all the pictures of one load may take to draw, ms (each picture has its own bound as well,
- * `PICTURE_PROCESS.drawMs`). ASSUMED: 8 s, below a reload's time limit, so that a file whose pictures
+ * `PICTURE_PROCESS.drawMs`). ASSUMED: 6 s, well below a reload's time limit, so that a file whose pictures
  * are slow still loads (the pictures past it refused, their keys saying why) rather than timing out.
  */
-const PICTURE_BUDGET_DRAW_MS = 8000
+const PICTURE_BUDGET_DRAW_MS = 6000
 
 /** What one load has left of its budgets. */
 interface Budget {
@@ -96,10 +99,17 @@ async function loadPicture(path: string, budget: Budget, decode: DecodeOptions):
       budget.pixels -= pixels
     }
     const started = performance.now()
+    const left = budget.drawMs
     try {
-      const picture = await decodePicture(bytes, { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE }, decode)
+      const bound = { ...decode, drawMs: Math.min(decode.drawMs ?? Infinity, left) }
+      const picture = await decodePicture(bytes, { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE }, bound)
       budget.left -= picture.rgba.byteLength
       return { picture }
+    } catch (err) {
+      // Stopped by what the load had left, not by the picture's own bound: the budget says why.
+      if (err instanceof PictureError && /took longer than/.test(err.message) && left < PICTURE_PROCESS.drawMs)
+        throw new PictureError(`past the ${PICTURE_BUDGET_DRAW_MS} ms all pictures of a file may take to draw`)
+      throw err
     } finally {
       budget.drawMs -= performance.now() - started
     }

@@ -32,7 +32,10 @@ function drawingChildren(pid: number): number[] {
     } catch {
       continue
     }
-    for (const child of children.split(/\s+/).filter((c) => c !== '').map(Number)) {
+    for (const child of children
+      .split(/\s+/)
+      .filter((c) => c !== '')
+      .map(Number)) {
       if (running(child) && cmdline(child).includes('@napi-rs/canvas')) found.push(child)
     }
   }

@@ -25,8 +25,7 @@ export function useBomb(levels = 7, fanout = 10): string {
 export function slowSvg(count = 3900): string {
   const paths = Array.from(
     { length: count },
-    (_, i) =>
-      `<path d="M0 ${i % 256} L256 256 L0 256 L256 0 Z" stroke="red" fill="none" stroke-dasharray="0.002"/>`,
+    (_, i) => `<path d="M0 ${i % 256} L256 256 L0 256 L256 0 Z" stroke="red" fill="none" stroke-dasharray="0.002"/>`,
   )
   return `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">\n${paths.join('\n')}\n</svg>\n`
 }

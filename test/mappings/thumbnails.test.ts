@@ -21,7 +21,6 @@ import { sharedPictureProcess } from '../../src/surfaces/render/picture-process.
 import { useBomb } from '../helpers/svg-bomb.js'
 import { RecordingSurfaces } from './helpers.js'
 
-
 interface Call {
   params: Record<string, unknown>
   at: number

@@ -34,8 +34,16 @@ export const PICTURE_PROCESS = {
   idleMs: 2000,
 } as const
 
-/** Draws `source` (PNG, JPEG or SVG bytes) at `width`×`height`; the RGBA pixels, row-major. */
-export type DrawPixels = (source: Uint8Array, size: { width: number; height: number }, signal?: AbortSignal) => Promise<Uint8Array>
+/**
+ * Draws `source` (PNG, JPEG or SVG bytes) at `width`×`height`; the RGBA pixels, row-major. `ms`: a bound
+ * of its own for this picture, when shorter than the process's (what a load has left of its budget).
+ */
+export type DrawPixels = (
+  source: Uint8Array,
+  size: { width: number; height: number },
+  signal?: AbortSignal,
+  ms?: number,
+) => Promise<Uint8Array>
 
 /** Why a picture was not drawn, as the rest of a sentence about it (`the PNG took longer than ...`). */
 export class DrawError extends Error {
@@ -72,6 +80,7 @@ interface Job {
   width: number
   height: number
   signal: AbortSignal | undefined
+  ms: number | undefined
   resolve(rgba: Uint8Array): void
   reject(err: Error): void
 }
@@ -101,14 +110,19 @@ export class PictureProcess {
 
   constructor(private readonly o: PictureProcessOptions = {}) {}
 
+  /** Whether a picture is being drawn now (handed to the process, not answered yet). */
+  get drawing(): boolean {
+    return this.running !== undefined
+  }
+
   /** Draws `source` at `size` (see DrawPixels); rejects with DrawError. `signal` stops it, killing the process if it runs. */
-  readonly draw: DrawPixels = (source, size, signal) =>
+  readonly draw: DrawPixels = (source, size, signal, ms) =>
     new Promise<Uint8Array>((resolve, reject) => {
       if (signal?.aborted) {
         reject(new DrawError('was not drawn (stopped)'))
         return
       }
-      const job: Job = { id: this.nextId++, source, ...size, signal, resolve, reject }
+      const job: Job = { id: this.nextId++, source, ...size, signal, ms, resolve, reject }
       const onAbort = (): void => this.abort(job)
       signal?.addEventListener('abort', onAbort, { once: true })
       const done = (): void => signal?.removeEventListener('abort', onAbort)
@@ -143,7 +157,7 @@ export class PictureProcess {
     if (!this.ready) return
     const job = this.queue.shift()!
     this.running = job
-    const ms = this.o.drawMs ?? PICTURE_PROCESS.drawMs
+    const ms = Math.max(0, Math.round(Math.min(this.o.drawMs ?? PICTURE_PROCESS.drawMs, job.ms ?? Infinity)))
     this.timer = setTimeout(() => this.kill(new DrawError(`took longer than ${ms} ms to draw`)), ms)
     child.send({ id: job.id, source: job.source, width: job.width, height: job.height })
   }
@@ -160,10 +174,17 @@ export class PictureProcess {
     this.ready = false
     if (child.pid !== undefined) this.started.push(child.pid)
     const startMs = this.o.startMs ?? PICTURE_PROCESS.startMs
-    this.timer = setTimeout(() => this.kill(new DrawError(`was not drawn (the drawing process did not start within ${startMs} ms)`)), startMs)
+    this.timer = setTimeout(
+      () => this.kill(new DrawError(`was not drawn (the drawing process did not start within ${startMs} ms)`)),
+      startMs,
+    )
     child.on('message', (m: Answer) => this.answered(child, m))
-    child.once('error', (err) => this.ended(child, new DrawError(`was not drawn (the drawing process failed: ${err.message})`)))
-    child.once('exit', (code, signal) => this.ended(child, new DrawError(`was not drawn (the drawing process ended: ${signal ?? code})`)))
+    child.once('error', (err) =>
+      this.ended(child, new DrawError(`was not drawn (the drawing process failed: ${err.message})`)),
+    )
+    child.once('exit', (code, signal) =>
+      this.ended(child, new DrawError(`was not drawn (the drawing process ended: ${signal ?? code})`)),
+    )
   }
 
   private answered(child: ChildProcess, m: Answer): void {

@@ -201,6 +201,8 @@ export interface DecodeOptions {
   draw?: DrawPixels
   /** Stops the drawing (a reload that ended, a daemon that stops): refused with a PictureError. */
   signal?: AbortSignal
+  /** A bound of its own on the drawing, ms, when shorter than the drawing process's. */
+  drawMs?: number
 }
 
 /**
@@ -219,9 +221,11 @@ export async function decodePicture(bytes: Uint8Array, box: Box, options: Decode
   const kind = sniffed.kind.toUpperCase()
   let rgba: Uint8Array
   try {
-    rgba = await (options.draw ?? sharedPictureProcess().draw)(source, size, options.signal)
+    rgba = await (options.draw ?? sharedPictureProcess().draw)(source, size, options.signal, options.drawMs)
   } catch (err) {
-    throw new PictureError(`the ${kind} ${err instanceof DrawError ? err.message : `was not drawn (${errorText(err)})`}`)
+    throw new PictureError(
+      `the ${kind} ${err instanceof DrawError ? err.message : `was not drawn (${errorText(err)})`}`,
+    )
   }
   if (rgba.byteLength !== size.width * size.height * 4) throw new PictureError(`the ${kind} does not decode`)
   return KeyPicture.of(size.width, size.height, rgba)
