@@ -9,7 +9,7 @@
  *   chunk of its own). Above the side a picture may declare, each is refused from its header and the
  *   reload ends at once. The row says how many pictures were drawn (the rest refused, each key saying why).
  * - reload adding 64 distinct 2048² PNGs: the largest side allowed; eight fit the pixels one file's
- *   pictures may declare and are drawn (in the drawing process, `picture-process.ts`), the rest refused.
+ *   pictures may declare and are drawn (in the drawing process, `picture.ts`), the rest refused.
  *   This is the most drawing one reload does.
  * - one 4096² PNG through the rasteriser: what each of the 64 cost before the side was lowered (the
  *   reload decoded them one after another: 64 times this).

@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads'
 import { INSTALLED, type InstalledTree } from '../installed.js'
 import { fileProblem, readConfigText, type LoadResult } from '../mappings/load.js'
 import type { Binding } from '../mappings/schema.js'
-import { sharedPictureProcess, type DrawPixels } from '../surfaces/render/picture-process.js'
+import { sharedPictureProcess, type DrawPixels } from '../surfaces/render/picture.js'
 import type { ConfigAnswer, ConfigJob, DrawAnswer, DrawRequest } from './config-worker.js'
 
 /**

@@ -9,14 +9,14 @@
  * slice a turn: rebuilt at once, 2,000 bindings would hold its loop for the whole copy.
  *
  * The worker reads, sniffs and scans a binding's picture file, but never draws it: it asks the daemon's
- * thread (a `DrawRequest`), which has it drawn in the drawing process (`picture-process.ts`) and killed
+ * thread (a `DrawRequest`), which has it drawn in the drawing process (`picture.ts`) and killed
  * when the reload ends. The rasteriser cannot be interrupted, and a worker thread inside it could be
  * neither terminated nor waited for on the process's way out.
  */
 import { serialize } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
 import { loadConfigText, type LoadResult } from '../mappings/load.js'
-import { DrawError, type DrawPixels } from '../surfaces/render/picture-process.js'
+import { DrawError, type DrawPixels } from '../surfaces/render/picture.js'
 
 /** Bindings in one serialized slice. ASSUMED: ~250 bindings rebuild in a few ms (`npm run bench config-reload`). */
 const BINDINGS_PER_SLICE = 256

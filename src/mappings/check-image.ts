@@ -17,11 +17,11 @@ import {
   type DecodeOptions,
   KeyPicture,
   MAX_PICTURE_BYTES,
+  PICTURE_PROCESS,
   PictureError,
   PICTURE_STORE_SIDE,
   sniffPicture,
 } from '../surfaces/render/picture.js'
-import { PICTURE_PROCESS } from '../surfaces/render/picture-process.js'
 import { readRegularFile } from '../read-regular.js'
 import type { Problems, Severity } from './problems.js'
 import type { Config } from './schema.js'

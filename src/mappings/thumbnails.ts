@@ -220,7 +220,7 @@ export class Thumbnails {
       // Most refreshes follow another title's data: this one's icon is then the same text as before.
       const source = createHash('sha1').update(image).digest('hex')
       if (this.sources.get(key) === source && this.cache.get(key)) return
-      // Drawn in the drawing process: off the loop, bounded in time (`picture-process.ts`).
+      // Drawn in the drawing process: off the loop, bounded in time (`picture.ts`).
       const picture = await decodePicture(dataUrlBytes(image), box, { signal: this.stopping.signal })
       this.cache.set(key, picture)
       this.sources.set(key, source)

@@ -1,7 +1,7 @@
 /**
  * Issue 46, item 1, in the daemon's own process: a picture within every bound of its cost scan whose
  * drawing still takes minutes (`slowSvg`: finely dashed strokes). The rasteriser cannot be interrupted,
- * so it draws in a process of its own (`picture-process.ts`), killed at the picture's time bound, when
+ * so it draws in a process of its own (`picture.ts`), killed at the picture's time bound, when
  * its reload ends and when the daemon stops. Before, it drew in the reload's worker thread: the reload
  * timed out while the thread kept a core busy, and SIGTERM no longer ended the process (Node waits for
  * its worker threads on the way out, and a thread inside native code never comes back).

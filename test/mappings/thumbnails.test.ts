@@ -16,8 +16,7 @@ import type { Binding } from '../../src/mappings/schema.js'
 import type { CommandPort } from '../../src/mappings/sender.js'
 import { THUMBNAIL_TUNABLES, Thumbnails, type ThumbnailLook } from '../../src/mappings/thumbnails.js'
 import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
-import { SVG_LIMITS } from '../../src/surfaces/render/picture.js'
-import { sharedPictureProcess } from '../../src/surfaces/render/picture-process.js'
+import { sharedPictureProcess, SVG_LIMITS } from '../../src/surfaces/render/picture.js'
 import { useBomb } from '../helpers/svg-bomb.js'
 import { RecordingSurfaces } from './helpers.js'
 
@@ -260,7 +259,7 @@ describe('thumbnails', () => {
   })
 
   it('refuses an SVG <use> bomb from the application before the rasteriser sees it, the other titles drawn', async () => {
-    // What the drawing process is handed (it runs the rasteriser: `picture-process.ts`).
+    // What the drawing process is handed (it runs the rasteriser: `picture.ts`).
     const rasterise = vi.spyOn(sharedPictureProcess(), 'draw')
     onTestFinished(() => rasterise.mockRestore())
     const bomb = `data:image/svg+xml;base64,${Buffer.from(useBomb(7, 10)).toString('base64')}`

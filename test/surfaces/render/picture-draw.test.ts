@@ -7,8 +7,13 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { DrawError, PictureProcess } from '../../../src/surfaces/render/picture-process.js'
-import { dataUrlBytes, decodePicture, PictureError } from '../../../src/surfaces/render/picture.js'
+import {
+  dataUrlBytes,
+  decodePicture,
+  DrawError,
+  PictureError,
+  PictureProcess,
+} from '../../../src/surfaces/render/picture.js'
 import { iconDataUrl } from '../../../src/app-kit/simulator/png.js'
 import { until } from '../../helpers/until.js'
 
