@@ -121,8 +121,9 @@ async function loadPicture(path: string, budget: Budget, decode: DecodeOptions):
 
 /**
  * Reads the picture of every binding with `image:` (each file once), reporting each one that cannot be
- * had at its `image:` value with `severity`. `decode`: who draws the pictures and what stops them. `rawBindings` are the bindings as written (their index is
- * the problem's place); only a string `image` is read (the schema reports any other).
+ * had at its `image:` value with `severity`. `rawBindings` are the bindings as written (their index is
+ * the problem's place); only a string `image` is read (the schema reports any other). `decode`: who
+ * draws the pictures and what stops them.
  */
 export async function checkImages(
   problems: Problems,

@@ -519,7 +519,10 @@ export const PICTURE_PROCESS = {
   drawMs: 4000,
   /** The longest the process may take to start and load the canvas library, ms. ASSUMED: 15 s (a loaded small box). */
   startMs: 15_000,
-  /** How long an idle process is kept for the next picture, ms. ASSUMED: 2 s (a reload's pictures come one after another). */
+  /**
+   * How long an idle process is kept for the next picture, ms. ASSUMED: 2 s (a reload's pictures come
+   * one after another).
+   */
   idleMs: 2000,
 } as const
 
@@ -594,7 +597,7 @@ export class PictureProcess {
   private timer: NodeJS.Timeout | undefined
   private idle: NodeJS.Timeout | undefined
   private nextId = 0
-  /** The pids of every process started, ended or not (tests follow them to their end). */
+  /** The pids of the last few processes started, ended or not (tests follow them to their end). */
   readonly started: number[] = []
 
   constructor(private readonly o: PictureProcessOptions = {}) {}
@@ -604,7 +607,10 @@ export class PictureProcess {
     return this.running !== undefined
   }
 
-  /** Draws `source` at `size` (see DrawPixels); rejects with DrawError. `signal` stops it, killing the process if it runs. */
+  /**
+   * Draws `source` at `size` (see DrawPixels); rejects with DrawError. `signal` stops it: dropped from
+   * the queue, or the process killed if it draws it.
+   */
   readonly draw: DrawPixels = (source, size, signal, ms) =>
     new Promise<Uint8Array>((resolve, reject) => {
       if (signal?.aborted) {
@@ -662,6 +668,8 @@ export class PictureProcess {
     this.child = child
     this.ready = false
     if (child.pid !== undefined) this.started.push(child.pid)
+    // A daemon starts one after each idle time for as long as it runs: only the last few are kept.
+    if (this.started.length > 8) this.started.shift()
     const startMs = this.o.startMs ?? PICTURE_PROCESS.startMs
     this.timer = setTimeout(
       () => this.kill(new DrawError(`was not drawn (the drawing process did not start within ${startMs} ms)`)),
