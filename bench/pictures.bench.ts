@@ -2,12 +2,15 @@
  * `npm run bench pictures` (issue 46, item 1): what pictures cost the daemon, on this machine.
  *
  * Rows (wall time, median of RUNS, and whether a reload finished within RELOAD_TIMEOUT_MS):
- * - reload adding 64 distinct 4096² PNGs: a daemon in this process (no hardware, the simulator) reloads
- *   a file whose 64 keys each have their own 4096×4096 PNG (about 75 KB each: one picture, each file
- *   made distinct by a text chunk of its own). Above the side a picture may declare, each is refused
- *   from its header and the reload ends at once.
- * - reload adding 64 distinct 2048² PNGs: the largest side allowed; sixteen fit the pixels one file's
- *   pictures may declare and are decoded, the rest refused. This is the most decoding one reload does.
+ * - reload adding 64 distinct 4096² PNGs, on each box `BENCH_BOX` asks for (`small-box.ts`: two cores,
+ *   the smallest box, or both): the daemon in a process of its own (`own-daemon.ts`, no hardware, the
+ *   simulator, its reload bound the real one), reloaded by SIGHUP, reloads a file whose 64 keys each
+ *   have their own 4096×4096 PNG (about 75 KB each: one picture, each file made distinct by a text
+ *   chunk of its own). Above the side a picture may declare, each is refused from its header and the
+ *   reload ends at once. The row says how many pictures were drawn (the rest refused, each key saying why).
+ * - reload adding 64 distinct 2048² PNGs: the largest side allowed; eight fit the pixels one file's
+ *   pictures may declare and are drawn (in the drawing process, `picture.ts`), the rest refused.
+ *   This is the most drawing one reload does.
  * - one 4096² PNG through the rasteriser: what each of the 64 cost before the side was lowered (the
  *   reload decoded them one after another: 64 times this).
  * - check of the SVG <use> bomb: `loadConfigFile` of a file whose key's image is the bomb (refused).
@@ -18,12 +21,13 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
-import { Daemon } from '../src/daemon/daemon.js'
 import { RELOAD_TIMEOUT_MS } from '../src/daemon/reload.js'
 import { setLogSink } from '../src/log.js'
 import { loadConfigFile } from '../src/mappings/load.js'
 import { decodePicture, PictureError } from '../src/surfaces/render/picture.js'
 import { useBomb } from '../test/helpers/svg-bomb.js'
+import { ownKind, startOwnDaemon } from './own-daemon.js'
+import { benchBoxes } from './small-box.js'
 import { median } from './stats.js'
 
 const RUNS = process.env.BENCH_QUICK === '1' ? 1 : 3
@@ -80,6 +84,16 @@ function configText(images: number): string {
   return `${lines.join('\n')}\n`
 }
 
+/** How many of the keys show their picture: a key without one says why in its detail (`withPicture`). */
+async function picturesShown(base: string): Promise<number> {
+  const states = await Promise.all(
+    Array.from({ length: PICTURES }, (_, i) =>
+      fetch(new URL(`api/surfaces/desk/controls/key:${i}`, base)).then((r) => r.json() as Promise<{ detail?: string }>),
+    ),
+  )
+  return states.filter((s) => s.detail === undefined).length
+}
+
 async function timed(work: () => Promise<unknown>): Promise<{ ms: number; loopMaxMs: number; result: unknown }> {
   const h = monitorEventLoopDelay({ resolution: 1 })
   h.enable()
@@ -97,31 +111,41 @@ export default async function bench(): Promise<void> {
   const restore = setLogSink(() => undefined)
   const rows: string[] = []
   try {
-    await writeFile(file, configText(0))
-    // The default reload bound: the row is whether the reload ends within it.
-    const daemon = await Daemon.start({ config: file, drivers: [], watch: false })
-    try {
+    const png = new Map([4096, 2048].map((side) => [side, bigPng(side)]))
+    for (const box of benchBoxes()) {
       for (const side of [4096, 2048]) {
-        const png = bigPng(side)
-        for (let i = 0; i < PICTURES; i++) await writeFile(join(dir, `p${i}.png`), distinct(png, i))
+        for (let i = 0; i < PICTURES; i++) await writeFile(join(dir, `p${i}.png`), distinct(png.get(side)!, i))
+        await writeFile(file, configText(0))
+        // The real reload bound: the row is whether the reload ends within it.
+        const own = await startOwnDaemon(file, dir, undefined, box, RELOAD_TIMEOUT_MS)
         const ms: number[] = []
-        const ok: unknown[] = []
-        for (let r = 0; r < RUNS; r++) {
-          await writeFile(file, configText(PICTURES))
-          const run = await timed(() => daemon.reload())
-          ms.push(run.ms)
-          ok.push(run.result)
-          await writeFile(file, configText(0))
-          await daemon.reload()
+        const ok: string[] = []
+        const drawn: number[] = []
+        try {
+          for (let r = 0; r < RUNS; r++) {
+            await writeFile(file, configText(PICTURES))
+            const run = await timed(() =>
+              own.reload().then(
+                () => 'yes',
+                () => 'no',
+              ),
+            )
+            ms.push(run.ms)
+            ok.push(run.result as string)
+            drawn.push(run.result === 'yes' ? await picturesShown(own.base) : 0)
+            await writeFile(file, configText(0))
+            await own.reload()
+          }
+        } finally {
+          await own.stop()
         }
         rows.push(
-          `reload adding ${PICTURES} distinct ${side}² PNGs (${(png.length / 1024).toFixed(0)} KB each) | ` +
-            `${median(ms).toFixed(0)} ms (max ${Math.max(...ms).toFixed(0)}) | finished within ${RELOAD_TIMEOUT_MS} ms: ` +
-            `${ok.every((o) => o === true) ? 'yes' : `no (${ok.join(', ')})`}`,
+          `reload adding ${PICTURES} distinct ${side}² PNGs (${(png.get(side)!.length / 1024).toFixed(0)} KB each), ` +
+            `${box.name} (${box.how}) | ${median(ms).toFixed(0)} ms (max ${Math.max(...ms).toFixed(0)}) | ` +
+            `finished within ${RELOAD_TIMEOUT_MS} ms: ${ok.every((o) => o === 'yes') ? 'yes' : `no (${ok.join(', ')})`}, ` +
+            `pictures drawn ${median(drawn)} of ${PICTURES}`,
         )
       }
-    } finally {
-      await daemon.stop()
     }
     // What one 4096² picture cost the rasteriser before the side was lowered (decoded at 2048, then 4096).
     const { loadImage } = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
@@ -158,6 +182,7 @@ export default async function bench(): Promise<void> {
     setLogSink(restore)
     await rm(dir, { recursive: true, force: true })
   }
+  console.log(`the daemon's own process: ${ownKind()}`)
   console.log(`row | wall (median of ${RUNS}) | notes`)
   for (const row of rows) console.log(row)
 }

@@ -21,7 +21,8 @@ import { Worker } from 'node:worker_threads'
 import { INSTALLED, type InstalledTree } from '../installed.js'
 import { fileProblem, readConfigText, type LoadResult } from '../mappings/load.js'
 import type { Binding } from '../mappings/schema.js'
-import type { ConfigAnswer, ConfigJob } from './config-worker.js'
+import { sharedPictureProcess, type DrawPixels } from '../surfaces/render/picture.js'
+import type { ConfigAnswer, ConfigJob, DrawAnswer, DrawRequest } from './config-worker.js'
 
 /**
  * The heap a reload's worker may use, MB. ASSUMED: a larger file than the loader now takes (1 MB, 4,096
@@ -63,12 +64,16 @@ function startWorker(tree: InstalledTree): Worker {
   return new Worker(code, { eval: true, ...limits })
 }
 
-/** The worker's answer for `text`; the worker ends with it. */
+/**
+ * The worker's answer for `text`; the worker ends with it. The pictures it asks for are drawn by `draw`
+ * (see `config-worker.ts`), stopped with the load: what draws is killed, not left running.
+ */
 function askWorker(
   text: string,
   file: string,
   signal: AbortSignal | undefined,
   tree: InstalledTree,
+  draw: DrawPixels,
 ): Promise<ConfigAnswer> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -83,16 +88,31 @@ function askWorker(
       return
     }
     let settled = false
+    // Ends the pictures still drawing for this worker when it ends, whichever way.
+    const drawing = new AbortController()
     const settle = (fn: () => void): void => {
       if (settled) return
       settled = true
       signal?.removeEventListener('abort', onAbort)
+      drawing.abort()
       void worker.terminate()
       fn()
     }
+    const onDraw = (m: DrawRequest): void => {
+      const answer = (a: DrawAnswer): void => {
+        if (!settled) worker.postMessage(a)
+      }
+      draw(m.source, { width: m.width, height: m.height }, drawing.signal).then(
+        (rgba) => answer({ drawn: m.draw, rgba }),
+        (err: unknown) => answer({ drawn: m.draw, error: err instanceof Error ? err.message : String(err) }),
+      )
+    }
     const onAbort = (): void => settle(() => reject(new ConfigLoadAborted('the reload was stopped')))
     signal?.addEventListener('abort', onAbort, { once: true })
-    worker.once('message', (answer: ConfigAnswer) => settle(() => resolve(answer)))
+    worker.on('message', (m: ConfigAnswer | DrawRequest) => {
+      if ('draw' in m) onDraw(m)
+      else settle(() => resolve(m))
+    })
     worker.once('error', (err) => settle(() => reject(err)))
     worker.once('exit', (code) => settle(() => reject(new Error(`the config worker ended (exit ${code})`))))
     const job: ConfigJob = { text, file }
@@ -109,8 +129,9 @@ export async function loadInWorker(
   file: string,
   signal?: AbortSignal,
   tree: InstalledTree = INSTALLED,
+  draw: DrawPixels = sharedPictureProcess().draw,
 ): Promise<LoadResult> {
-  const answer = await askWorker(text, file, signal, tree)
+  const answer = await askWorker(text, file, signal, tree, draw)
   if (!answer.config) return { problems: answer.problems }
   const bindings: Binding[] = []
   for (const slice of answer.slices) {

@@ -85,6 +85,8 @@ export class ConfigReloader {
   /** A reload asked for while one runs: it runs after, as the file may have changed since it was read. */
   private queued: Promise<boolean> | undefined
   private closed = false
+  /** Aborts the reload that runs (its worker ended, its pictures' drawing killed). */
+  private stopRunning: AbortController | undefined
   private current: ConfigState
 
   constructor(private readonly o: ReloaderOptions) {
@@ -136,9 +138,13 @@ export class ConfigReloader {
     return this.rewatch()
   }
 
-  /** No reload after this; a pending one is dropped, the folders no longer watched. */
+  /**
+   * No reload after this; a pending one is dropped, one that runs is stopped (nothing it started keeps
+   * running: the daemon is stopping), the folders no longer watched.
+   */
   close(): void {
     this.closed = true
+    this.stopRunning?.abort()
     clearTimeout(this.timer)
     this.closeWatchers()
   }
@@ -176,6 +182,7 @@ export class ConfigReloader {
    */
   private async bounded(): Promise<boolean> {
     const abort = new AbortController()
+    this.stopRunning = abort
     const ms = this.o.timeoutMs ?? RELOAD_TIMEOUT_MS
     let timer: NodeJS.Timeout | undefined
     const timedOut = new Promise<'timeout'>((done) => {
@@ -183,6 +190,7 @@ export class ConfigReloader {
     })
     const result = await Promise.race([this.run(abort.signal), timedOut])
     clearTimeout(timer)
+    if (this.stopRunning === abort) this.stopRunning = undefined
     if (result !== 'timeout') return result
     abort.abort()
     this.o.log.error('reload timed out; the last good mapping keeps running', { config: this.o.file, ms })
@@ -206,6 +214,8 @@ export class ConfigReloader {
         this.refused(`config refused: ${errors[0] ?? 'unreadable'}`)
         return false
       }
+      // As at the start: a warning (a picture that cannot be had: its key says why) is logged, not refused.
+      for (const p of loaded.problems) if (p.severity === 'warning') log.warn(formatProblem(p))
       await this.o.apply(loaded.config, signal)
       // An apply that finished after the time-out still changed what runs: the state says so.
       log.info(signal.aborted ? 'config reloaded after the time-out' : 'config reloaded', {

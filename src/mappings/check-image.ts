@@ -14,8 +14,10 @@
 import { dirname, resolve } from 'node:path'
 import {
   decodePicture,
+  type DecodeOptions,
   KeyPicture,
   MAX_PICTURE_BYTES,
+  PICTURE_PROCESS,
   PictureError,
   PICTURE_STORE_SIDE,
   sniffPicture,
@@ -31,10 +33,26 @@ import type { Config } from './schema.js'
 const PICTURE_BUDGET_BYTES = 64 * 1024 * 1024
 /**
  * The pixels all the raster pictures of one load may declare, decoded whole before they are scaled
- * down. ASSUMED: 64 Mpx, sixteen pictures of the largest side; their decoding stays well within a
- * reload's time limit on a two-core box (`npm run bench pictures`). A picture past it is a problem.
+ * down. ASSUMED: 32 Mpx, eight pictures of the largest side. Sixteen (64 Mpx) took most of the time all
+ * pictures may take to draw on the smallest box (one core at half its time, `BENCH_BOX=small npm run
+ * bench pictures`), so a reload of them finished with little to spare; eight leave room for a slower
+ * box. A picture past it is a problem.
  */
-const PICTURE_BUDGET_PIXELS = 64 * 1024 * 1024
+const PICTURE_BUDGET_PIXELS = 32 * 1024 * 1024
+
+/**
+ * The time all the pictures of one load may take to draw, ms (each picture has its own bound as well,
+ * `PICTURE_PROCESS.drawMs`). ASSUMED: 6 s, well below a reload's time limit, so that a file whose pictures
+ * are slow still loads (the pictures past it refused, their keys saying why) rather than timing out.
+ */
+const PICTURE_BUDGET_DRAW_MS = 6000
+
+/** What one load has left of its budgets. */
+interface Budget {
+  left: number
+  pixels: number
+  drawMs: number
+}
 
 /** A binding's picture file: its pixels, or why there are none (the key says it). */
 export type FilePicture = { picture: KeyPicture } | { problem: string }
@@ -66,9 +84,11 @@ async function readPictureFile(path: string): Promise<Uint8Array> {
 }
 
 /** One picture file read and decoded, or why not; `budget` counts what the load has left. */
-async function loadPicture(path: string, budget: { left: number; pixels: number }): Promise<FilePicture> {
+async function loadPicture(path: string, budget: Budget, decode: DecodeOptions): Promise<FilePicture> {
   try {
     if (budget.left <= 0) throw new PictureError(`past the ${PICTURE_BUDGET_BYTES} bytes all pictures may take`)
+    if (budget.drawMs <= 0)
+      throw new PictureError(`past the ${PICTURE_BUDGET_DRAW_MS} ms all pictures of a file may take to draw`)
     const bytes = await readPictureFile(path)
     budget.left -= bytes.byteLength
     const sniffed = sniffPicture(bytes)
@@ -78,9 +98,21 @@ async function loadPicture(path: string, budget: { left: number; pixels: number 
         throw new PictureError(`past the ${PICTURE_BUDGET_PIXELS} pixels all pictures of a file may declare`)
       budget.pixels -= pixels
     }
-    const picture = await decodePicture(bytes, { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE })
-    budget.left -= picture.rgba.byteLength
-    return { picture }
+    const started = performance.now()
+    const left = budget.drawMs
+    try {
+      const bound = { ...decode, drawMs: Math.min(decode.drawMs ?? Infinity, left) }
+      const picture = await decodePicture(bytes, { width: PICTURE_STORE_SIDE, height: PICTURE_STORE_SIDE }, bound)
+      budget.left -= picture.rgba.byteLength
+      return { picture }
+    } catch (err) {
+      // Stopped by what the load had left, not by the picture's own bound: the budget says why.
+      if (err instanceof PictureError && /took longer than/.test(err.message) && left < PICTURE_PROCESS.drawMs)
+        throw new PictureError(`past the ${PICTURE_BUDGET_DRAW_MS} ms all pictures of a file may take to draw`)
+      throw err
+    } finally {
+      budget.drawMs -= performance.now() - started
+    }
   } catch (err) {
     if (err instanceof PictureError) return { problem: err.message }
     return { problem: `cannot read the file (${err instanceof Error ? err.message : String(err)})` }
@@ -90,23 +122,25 @@ async function loadPicture(path: string, budget: { left: number; pixels: number 
 /**
  * Reads the picture of every binding with `image:` (each file once), reporting each one that cannot be
  * had at its `image:` value with `severity`. `rawBindings` are the bindings as written (their index is
- * the problem's place); only a string `image` is read (the schema reports any other).
+ * the problem's place); only a string `image` is read (the schema reports any other). `decode`: who
+ * draws the pictures and what stops them.
  */
 export async function checkImages(
   problems: Problems,
   rawBindings: readonly unknown[],
   configFile: string,
   severity: Severity,
+  decode: DecodeOptions = {},
 ): Promise<ConfigPictures> {
   const pictures: ConfigPictures = new Map()
   const byPath = new Map<string, FilePicture>()
-  const budget = { left: PICTURE_BUDGET_BYTES, pixels: PICTURE_BUDGET_PIXELS }
+  const budget: Budget = { left: PICTURE_BUDGET_BYTES, pixels: PICTURE_BUDGET_PIXELS, drawMs: PICTURE_BUDGET_DRAW_MS }
   for (const [i, raw] of rawBindings.entries()) {
     const image = raw !== null && typeof raw === 'object' ? (raw as { image?: unknown }).image : undefined
     if (typeof image !== 'string' || image === '' || image.length > 4096) continue
     const path = resolve(dirname(configFile), image)
     let got = byPath.get(path)
-    if (!got) byPath.set(path, (got = await loadPicture(path, budget)))
+    if (!got) byPath.set(path, (got = await loadPicture(path, budget, decode)))
     pictures.set(image, got)
     if ('problem' in got) problems.add(['bindings', i, 'image'], severity, `image ${image}: ${got.problem}`)
   }

@@ -18,6 +18,7 @@ import { LineCounter } from 'yaml'
 import { z } from 'zod'
 import { validateClaims } from '../families/claims.js'
 import { readRegularFile } from '../read-regular.js'
+import type { DecodeOptions } from '../surfaces/render/picture.js'
 import { jsonDepthExceeds } from '../wire.js'
 import { checkLabelGlyphs } from './check-glyphs.js'
 import { checkBinding, type BindingContext, type SurfaceInfo } from './check-binding.js'
@@ -54,6 +55,8 @@ export interface LoadOptions {
    * warning (the daemon runs, and the key shows its text and says why). See `check-image.ts`.
    */
   imageProblems?: Severity
+  /** Who draws the pictures of `image:` and what stops them (default: this process's drawing process). */
+  pictures?: DecodeOptions
 }
 
 /** A file read as data: its problems so far (they know where its nodes stand) and its (migrated) data. */
@@ -240,7 +243,7 @@ export async function loadConfigText(text: string, file: string, options: LoadOp
   const bindings = checkBindings({ ...ctx, surfaces, rawSurfaces, pages, taken: new Map(), lineOf }, rawBindings)
   checkApps(problems, rawObject, topResult.success ? topResult.data : undefined, bindings)
 
-  const pictures = await checkImages(problems, rawBindings, file, options.imageProblems ?? 'error')
+  const pictures = await checkImages(problems, rawBindings, file, options.imageProblems ?? 'error', options.pictures)
 
   const all = problems.finish()
   if (problems.errors > 0 || !topResult.success) return { problems: all }

@@ -70,6 +70,8 @@ export class Thumbnails {
   private running = false
   private lastInput = -Infinity
   private stopped = false
+  /** Stops a thumbnail drawing when these thumbnails stop (the drawing process killed if it draws one). */
+  private readonly stopping = new AbortController()
   private readonly detach: () => void
 
   constructor(private readonly o: ThumbnailOptions) {
@@ -141,6 +143,7 @@ export class Thumbnails {
 
   stop(): void {
     this.stopped = true
+    this.stopping.abort()
     this.detach()
     clearTimeout(this.timer)
   }
@@ -217,11 +220,13 @@ export class Thumbnails {
       // Most refreshes follow another title's data: this one's icon is then the same text as before.
       const source = createHash('sha1').update(image).digest('hex')
       if (this.sources.get(key) === source && this.cache.get(key)) return
-      const picture = await decodePicture(dataUrlBytes(image), box)
+      // Drawn in the drawing process: off the loop, bounded in time (`picture.ts`).
+      const picture = await decodePicture(dataUrlBytes(image), box, { signal: this.stopping.signal })
       this.cache.set(key, picture)
       this.sources.set(key, source)
       this.failed.delete(key)
     } catch (err) {
+      if (this.stopped) return
       this.cache.delete(key)
       this.sources.delete(key)
       this.failed.set(key, `thumbnail: ${err instanceof Error ? err.message : String(err)}`)

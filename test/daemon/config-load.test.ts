@@ -2,17 +2,34 @@
  * A reload reads and checks the config off the event loop (issue 24, item 3): the worker thread's
  * result is the loader's own (the config is plain data, whole after the copy), and a reload of a
  * 1,900-binding file (near the file's size bound) leaves the loop free (on the loop, the loader held it for seconds here).
+ * The worker never draws a picture itself (issue 46): it asks the daemon's thread, whose drawing process
+ * is killed when the reload stops.
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { loadConfigOffLoop } from '../../src/daemon/config-load.js'
+import { readFileSync } from 'node:fs'
+import { ConfigLoadAborted, loadConfigOffLoop, loadInWorker } from '../../src/daemon/config-load.js'
+import { INSTALLED } from '../../src/installed.js'
+import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
+import { dataUrlBytes, PictureProcess } from '../../src/surfaces/render/picture.js'
+import { until } from '../helpers/until.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { testDir } from '../helpers/files.js'
+
+/** Whether `pid` still runs (not gone, not a zombie). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
 
 const REFERENCE = fileURLToPath(new URL('../../config/reference.yaml', import.meta.url))
 
@@ -69,5 +86,25 @@ describe('the reload’s load in a worker thread', () => {
     // on the loop held it for nearly all of the reload; in its worker the loop turns throughout. The
     // stall's figure itself is `npm run bench config-reload`'s.
     expect(h.max / 1e6).toBeLessThan(took / 2)
+  })
+
+  it('a reload stopped while a picture draws ends, and its drawing process with it', async () => {
+    const dir = await testDir('config-load')
+    const file = join(dir, 'config.yaml')
+    await writeFile(join(dir, 'key.png'), dataUrlBytes(iconDataUrl(8, 8, '#00ff00')))
+    const text = `version: 1\napp: { url: http://127.0.0.1:0, simulate: true }\nlisten: { host: 127.0.0.1, port: 0 }\nsurfaces:\n  desk: { driver: web, rows: 1, columns: 1 }\nbindings:\n  - on: desk/key:0\n    image: key.png\n`
+    // A drawing process that never answers stands for a rasteriser inside native code.
+    const drawer = new PictureProcess({
+      program: () => `process.send({ ready: true }); process.on('message', () => { for (;;) {} })`,
+      drawMs: 600_000,
+    })
+    onTestFinished(() => drawer.close())
+    const stop = new AbortController()
+    const loaded = loadInWorker(text, file, stop.signal, INSTALLED, drawer.draw)
+    await until('the worker’s picture handed to the drawing process', () => drawer.drawing)
+    stop.abort()
+    await expect(loaded).rejects.toThrow(ConfigLoadAborted)
+    expect(drawer.drawing).toBe(false)
+    await until('the drawing process gone', () => !running(drawer.started[0]!))
   })
 })

@@ -5,7 +5,6 @@
  * in bytes, and a reason on the key when none can be had. The command port answers as the simulator
  * does (its own icon encoder); the store is the real AppState; time is fake.
  */
-import { createRequire } from 'node:module'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { AppState } from '../../src/api/app-state.js'
 import type { CallResult } from '../../src/api/client.js'
@@ -17,11 +16,9 @@ import type { Binding } from '../../src/mappings/schema.js'
 import type { CommandPort } from '../../src/mappings/sender.js'
 import { THUMBNAIL_TUNABLES, Thumbnails, type ThumbnailLook } from '../../src/mappings/thumbnails.js'
 import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
-import { SVG_LIMITS } from '../../src/surfaces/render/picture.js'
+import { sharedPictureProcess, SVG_LIMITS } from '../../src/surfaces/render/picture.js'
 import { useBomb } from '../helpers/svg-bomb.js'
 import { RecordingSurfaces } from './helpers.js'
-
-const require = createRequire(import.meta.url)
 
 interface Call {
   params: Record<string, unknown>
@@ -262,8 +259,8 @@ describe('thumbnails', () => {
   })
 
   it('refuses an SVG <use> bomb from the application before the rasteriser sees it, the other titles drawn', async () => {
-    const skia = require('@napi-rs/canvas') as typeof import('@napi-rs/canvas')
-    const rasterise = vi.spyOn(skia, 'loadImage')
+    // What the drawing process is handed (it runs the rasteriser: `picture.ts`).
+    const rasterise = vi.spyOn(sharedPictureProcess(), 'draw')
     onTestFinished(() => rasterise.mockRestore())
     const bomb = `data:image/svg+xml;base64,${Buffer.from(useBomb(7, 10)).toString('base64')}`
     app.image = (id, w, h) => (id === 'a' ? bomb : iconDataUrl(w, h, '#0000ff'))

@@ -1,0 +1,99 @@
+/**
+ * Issue 46, item 1, in the daemon's own process: a picture within every bound of its cost scan whose
+ * drawing still takes minutes (`slowSvg`: finely dashed strokes). The rasteriser cannot be interrupted,
+ * so it draws in a process of its own (`picture.ts`), killed at the picture's time bound, when
+ * its reload ends and when the daemon stops. Before, it drew in the reload's worker thread: the reload
+ * timed out while the thread kept a core busy, and SIGTERM no longer ended the process (Node waits for
+ * its worker threads on the way out, and a thread inside native code never comes back).
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { runCli, type CliChild } from '../helpers/cli.js'
+import { LABEL_KEY, simulatedConfig } from '../helpers/config.js'
+import { slowSvg } from '../helpers/svg-bomb.js'
+import { untilFound, until } from '../helpers/until.js'
+
+/** The pids of `pid`'s child processes that draw pictures (their program loads the canvas library). */
+function drawingChildren(pid: number): number[] {
+  const found: number[] = []
+  let tasks: string[]
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return found
+  }
+  for (const task of tasks) {
+    let children: string
+    try {
+      children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+    } catch {
+      continue
+    }
+    for (const child of children
+      .split(/\s+/)
+      .filter((c) => c !== '')
+      .map(Number)) {
+      if (running(child) && cmdline(child).includes('@napi-rs/canvas')) found.push(child)
+    }
+  }
+  return found
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** Whether `pid` is a process that still runs (not gone, not a zombie waiting to be reaped). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+/** The daemon of a one-key config, running; then the config gains a key whose image is the slow SVG. */
+async function daemonGainingSlowPicture(): Promise<{ cli: CliChild; pid: number }> {
+  const dir = await mkdtemp(join(tmpdir(), 'pb-picture-slow-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  const config = join(dir, 'config.yaml')
+  await writeFile(config, simulatedConfig(LABEL_KEY))
+  await writeFile(join(dir, 'slow.svg'), slowSvg())
+  const cli = runCli(['run', '--config', config], { env: { PANELBRIDGE_LOG_LEVEL: 'info' } })
+  await cli.waitFor(/panelbridge running: http:\/\/127\.0\.0\.1:\d+/)
+  await writeFile(
+    config,
+    simulatedConfig(`${LABEL_KEY}  - on: console/key:1\n    label: "slow"\n    image: slow.svg\n`),
+  )
+  cli.child.kill('SIGHUP')
+  return { cli, pid: cli.child.pid! }
+}
+
+describe('a picture that passes the cost scan but draws for minutes', () => {
+  it('in a reload: the reload ends within its limit, nothing keeps drawing, and SIGTERM stops the daemon', async () => {
+    const { cli, pid } = await daemonGainingSlowPicture()
+    // The daemon's own timers decide: the picture refused at its bound, or the reload at its own.
+    const ended = await cli.waitFor(/"msg":"(config reloaded|reload timed out[^"]*|reload failed[^"]*)"/)
+    expect(ended[1], cli.out()).toMatch(/^(config reloaded|reload timed out)/)
+    if (ended[1] === 'config reloaded') expect(cli.out()).toMatch(/took longer than \d+ ms to draw/)
+    await until('no picture drawing after the reload ended', () => drawingChildren(pid).length === 0)
+    cli.child.kill('SIGTERM')
+    expect(await cli.exited, cli.out()).toBe(0)
+  })
+
+  it('SIGTERM while it draws stops the daemon, and the drawing with it', async () => {
+    const { cli, pid } = await daemonGainingSlowPicture()
+    const drawing = await untilFound('the picture drawing', () => drawingChildren(pid)[0])
+    cli.child.kill('SIGTERM')
+    expect(await cli.exited, cli.out()).toBe(0)
+    await until('the drawing process gone', () => !running(drawing))
+  })
+})
