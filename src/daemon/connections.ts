@@ -73,7 +73,7 @@ interface Client {
   readonly reading: Set<Connection>
   /**
    * Its connections not read yet, newest last; the newest is read first (a flood's latest request is
-   * the one its sender still waits for; the oldest time out). Closed ones leave lazily (`leaveWaiting`).
+   * the one its sender still waits for; the oldest time out). Those gone leave lazily (`unqueue`).
    */
   waiting: Connection[]
   /** How many of `waiting` still wait. */
@@ -86,6 +86,8 @@ interface Connection {
   readonly socket: Socket
   readonly client: Client
   state: ConnectionState
+  /** In its client's `waiting` list, not read yet. */
+  queued: boolean
   /** When it entered its state (performance.now()): the oldest pending or idle goes first. */
   since: number
   /** Requests of this connection waiting for their turn, in order. */
@@ -153,6 +155,7 @@ export class Connections {
       socket,
       client,
       state: 'waiting',
+      queued: false,
       since: performance.now(),
       turns: [],
       busy: false,
@@ -172,6 +175,7 @@ export class Connections {
     if (client.reading.size < this.limits.maxReadingPerClient) return this.read(conn)
     client.waiting.push(conn)
     client.waitingCount++
+    conn.queued = true
     this.log.once(
       'client-queued',
       'info',
@@ -248,10 +252,9 @@ export class Connections {
   /** The client's newest waiting connections are read, as many as its share has room for. */
   private readNext(client: Client): void {
     while (client.reading.size < this.limits.maxReadingPerClient && client.waitingCount > 0) {
-      const conn = client.waiting.pop()!
-      if (conn.state !== 'waiting' || this.all.get(conn.socket) !== conn) continue // gone meanwhile
-      client.waitingCount--
-      this.read(conn)
+      const conn = client.waiting.pop()
+      if (conn === undefined) return
+      if (this.unqueue(conn)) this.read(conn) // else gone meanwhile
     }
   }
 
@@ -270,16 +273,24 @@ export class Connections {
     if (oldest !== undefined) this.closeForRoom(oldest)
   }
 
-  /** One of the client's waiting connections is gone; the list of them is compacted once mostly gone. */
-  private leaveWaiting(client: Client): void {
+  /**
+   * Takes a connection out of its client's waiting ones (false when it was not among them); the list
+   * is compacted once mostly made of connections gone.
+   */
+  private unqueue(conn: Connection): boolean {
+    if (!conn.queued) return false
+    conn.queued = false
+    const { client } = conn
     client.waitingCount--
     if (client.waiting.length > 64 && client.waiting.length > 2 * client.waitingCount) {
-      client.waiting = client.waiting.filter((c) => c.state === 'waiting' && this.all.get(c.socket) === c)
+      client.waiting = client.waiting.filter((c) => c.queued)
     }
+    return true
   }
 
   private enter(conn: Connection, state: ConnectionState): void {
     if (this.all.get(conn.socket) !== conn) return // gone: its answer closing late changes nothing
+    this.unqueue(conn) // read after all (a refusal drains what it sent)
     const { client } = conn
     this.counts[conn.state]--
     this.counts[state]++
@@ -299,7 +310,7 @@ export class Connections {
     this.counts[conn.state]--
     if (conn.state === 'upgraded') client.pageSockets--
     client.held--
-    if (conn.state === 'waiting') this.leaveWaiting(client)
+    this.unqueue(conn)
     if (client.reading.delete(conn)) this.readNext(client)
     if (client.held === 0) this.clients.delete(client.address)
   }

@@ -232,6 +232,30 @@ describe('capacity taken by one peer (item 1)', () => {
     for (const a of answers) if (a !== '') expect(['HTTP/1.1 200', 'HTTP/1.1 503']).toContain(a)
   })
 
+  it("answers a connection that waited its turn past the header time-out 503 with Retry-After; the client's next is read", async () => {
+    const r = await rig({ limits: { maxReadingPerClient: 1, headersTimeoutMs: 300 } })
+    // The client's one share: the key font asked for and never read (its answer stays unsent).
+    const unread = await open(r.s.port, OTHER_CLIENT)
+    cleanups.push(() => void unread.destroy())
+    unread.pause()
+    unread.write('GET /key-font.ttf HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    await until('the font asked for', () => r.pageRequests() === 1)
+    const waiting = await open(r.s.port, OTHER_CLIENT)
+    cleanups.push(() => void waiting.destroy())
+    const seen = record(waiting)
+    waiting.write('GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    await until('the waiting one answered', () => seen.closed())
+    expect(seen.text()).toMatch(/^HTTP\/1\.1 503 .*\r\nRetry-After: 1\r\n/s)
+    // Its share free again, the client's next connection is read and answered.
+    unread.destroy()
+    const next = await open(r.s.port, OTHER_CLIENT)
+    cleanups.push(() => void next.destroy())
+    const answer = record(next)
+    next.write('GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    await until('the next one answered', () => answer.closed())
+    expect(answer.text()).toMatch(/^HTTP\/1\.1 200 /)
+  })
+
   it('while 2,000 status checks arrive at once, a fresh one is answered; the flood gets 200 or 503 Retry-After', async () => {
     const r = await rig()
     const page = await operatorPage(r.s.port)
