@@ -391,7 +391,10 @@ export class Connections {
     if (conn.state === 'active') this.enter(conn, 'idle')
   }
 
-  /** Closes plain connections whose unsent answer has not moved for `writeStallTimeoutMs`. */
+  /**
+   * Closes plain connections whose unsent answer has not moved for `writeStallTimeoutMs`, and makes room
+   * for a client whose connections wait while its share holds a stale one (`makeRoomIn`).
+   */
   private sweep(): void {
     const now = performance.now()
     for (const conn of this.all.values()) {
@@ -410,6 +413,8 @@ export class Connections {
       })
       socket.destroy()
     }
+    // A client's waiting connection arrived while its share was all fresh: room is made once one is stale.
+    for (const client of this.clients.values()) if (client.waitingCount > 0) this.makeRoomIn(client)
     if (this.all.size === 0) this.close()
   }
 }

@@ -328,6 +328,9 @@ function isPageDocument(req: IncomingMessage, path: string, web: MountedWebServe
 
 /** A WebSocket upgrade: the same checks, room among the page sockets, then the web page server's, else 404. */
 function upgrade(rooms: Rooms, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  // Node's HTTP server has let go of the socket and its error listener: a peer that resets the socket
+  // of a refused upgrade must not end the daemon (the WebSocket server adds its own to those it takes).
+  socket.on('error', () => socket.destroy())
   try {
     rooms.auth.guard(req, false)
     rooms.auth.requireToken(req)
