@@ -11,7 +11,8 @@
  * file changed under an edit), 413 a request body (only the editor's routes take one, of at most
  * MAX_EDIT_BODY_BYTES; declared or chunked, answered before the connection closes), 422 an edit the check
  * refused, 503
- * busy (too many event streams or page sockets, every connection answering), always with `Retry-After`.
+ * busy (too many event streams or page sockets, or of one client's, every connection answering, or one
+ * that waited its turn behind its own client's past the header time-out), always with `Retry-After`.
  *
  * Security, in this order on every request:
  * 1. **Host**, then **cross-site**: a foreign `Origin` or `Sec-Fetch-Site: cross-site` is refused (403)
