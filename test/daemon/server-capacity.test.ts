@@ -210,6 +210,22 @@ describe('capacity taken by one peer (item 1)', () => {
     expect(records.filter((x) => x.message === 'refused a page socket: too many open from one client')).toHaveLength(1)
   })
 
+  it('a page socket refused for want of room and then reset by its peer leaves the server running', async () => {
+    const r = await rig({ limits: { maxPageSocketsPerClient: 1 } })
+    const page = await operatorPage(r.s.port) // the client's one page socket
+    const upgrade =
+      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${r.s.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'
+    const sockets = await Promise.all(Array.from({ length: 20 }, () => open(r.s.port)))
+    cleanups.push(() => sockets.forEach((s) => s.destroy()))
+    const seen = sockets.map(record)
+    for (const socket of sockets) socket.write(upgrade)
+    await until('every upgrade refused', () => seen.every((s) => s.text().startsWith('HTTP/1.1 503')))
+    for (const socket of sockets) socket.resetAndDestroy()
+    await until('every refused socket gone', () => seen.every((s) => s.closed()))
+    await mustHold(r, page)
+  })
+
   it('while another client opens 2,000 connections at once, those past its share wait and a fresh check is answered', async () => {
     // A share of two: in this one process the flood's sockets are accepted as fast as they connect.
     const r = await rig({ limits: { maxReadingPerClient: 2 } })
