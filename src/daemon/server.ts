@@ -11,7 +11,8 @@
  * file changed under an edit), 413 a request body (only the editor's routes take one, of at most
  * MAX_EDIT_BODY_BYTES; declared or chunked, answered before the connection closes), 422 an edit the check
  * refused, 503
- * busy (too many event streams or page sockets, every connection answering), always with `Retry-After`.
+ * busy (too many event streams or page sockets, or of one client's, every connection answering, or one
+ * that waited its turn behind its own client's past the header time-out), always with `Retry-After`.
  *
  * Security, in this order on every request:
  * 1. **Host**, then **cross-site**: a foreign `Origin` or `Sec-Fetch-Site: cross-site` is refused (403)
@@ -20,7 +21,9 @@
  * 2. **Token**, only when bound to anything but loopback (`auth.ts`). Without a token such a bind
  *    refuses to start.
  * 3. **Bounds** (DAEMON_SERVER_LIMITS): header size, header and request time-outs, and fair capacity
- *    (`connections.ts`): plain requests, event streams and page sockets each have their own budget;
+ *    (`connections.ts`): each client (remote address) has its connections read a few at a time, the
+ *    rest of a flood of them waiting behind its own, and a share of the page sockets;
+ *    plain requests, event streams and page sockets each have their own budget;
  *    when plain connections run out, the oldest pending or idle one is closed for the new one; a
  *    connection's pipelined requests are answered one at a time as its peer reads; a peer that does not
  *    read is closed after `writeStallTimeoutMs`.
@@ -90,6 +93,15 @@ export const DAEMON_SERVER_LIMITS: Readonly<DaemonServerLimits> = {
   pendingGraceMs: 100,
   // ASSUMED: a control room opens a page or two per screen; 64 leaves room for every tablet on the desk.
   maxPageSockets: 64,
+  // ASSUMED: one machine shows the page on a few screens and tabs; 16 is more than any desk's machine
+  // opens, and a quarter of the total, so one client never takes the page sockets of the others.
+  maxPageSocketsPerClient: 16,
+  // ASSUMED: a browser opens at most 6 connections to a host; 16 read at once serve a page, a status
+  // poller and the CLI on one machine, and the rest of a flood waits behind its own.
+  maxReadingPerClient: 16,
+  // ASSUMED: half the burst, so that one client's flood (2,000 status checks at once) is held, not
+  // refused, and still leaves half the room to everyone else.
+  maxConnectionsPerClient: 2048,
   // ASSUMED: four socket high-water marks; a status answer fits many times, a font chunk once.
   pipelineBufferBytes: 64 * 1024,
   // ASSUMED: as long as a request may take (requestTimeoutMs); a reader on a slow link moves far sooner.
@@ -182,6 +194,10 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     log,
   }
   const server = createHttpServer(rooms, log)
+  // Every socket is accepted paused: `connections.accept` reads it when its client has room (one client's
+  // flood waits behind itself, not in front of the others). Node's net.Server reads this property at each
+  // accept (the `pauseOnConnect` option, which http.createServer does not pass on).
+  ;(server as Server & { pauseOnConnect: boolean }).pauseOnConnect = true
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => upgrade(rooms, req, socket, head))
   server.on('connection', (socket: Socket) => rooms.connections.accept(socket))
   const port = options.port ?? DEFAULT_PANELBRIDGE_PORT
@@ -240,9 +256,13 @@ function createHttpServer(rooms: Rooms, log: Logger): Server {
     if (answered.has(socket)) return
     answered.add(socket)
     log.once('client-error', 'warn', 'bad HTTP request on the daemon port', { code: err.code })
+    if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy()
+    // A connection still waiting its turn behind its own client's timed out here, not at its sender: busy.
+    if (rooms.connections.isWaiting(socket)) {
+      return closeAfterHead(socket, rawBusyReply(), limits.bodyLingerMs, limits.headLingerBytes)
+    }
     // As Node answers when nobody listens: 408 for a time-out, 431 for oversized headers, else 400.
     const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
-    if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy()
     closeAfterHead(socket, rawReply(status), limits.bodyLingerMs, limits.headLingerBytes)
   })
   return server
@@ -309,6 +329,9 @@ function isPageDocument(req: IncomingMessage, path: string, web: MountedWebServe
 
 /** A WebSocket upgrade: the same checks, room among the page sockets, then the web page server's, else 404. */
 function upgrade(rooms: Rooms, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  // Node's HTTP server has let go of the socket and its error listener: a peer that resets the socket
+  // of a refused upgrade must not end the daemon (the WebSocket server adds its own to those it takes).
+  socket.on('error', () => socket.destroy())
   try {
     rooms.auth.guard(req, false)
     rooms.auth.requireToken(req)
@@ -317,9 +340,11 @@ function upgrade(rooms: Rooms, req: IncomingMessage, socket: Duplex, head: Buffe
     return
   }
   // Counted among the page sockets from here (a refused or unknown one closes, and leaves the count).
-  if (!rooms.connections.upgrade(req.socket)) {
-    rooms.log.once('too-many-page-sockets', 'warn', 'refused a page socket: too many open', {
-      limit: rooms.limits.maxPageSockets,
+  const refused = rooms.connections.upgrade(req.socket)
+  if (refused !== undefined) {
+    const ofClient = refused === 'too-many-of-client'
+    rooms.log.once(refused, 'warn', `refused a page socket: too many open${ofClient ? ' from one client' : ''}`, {
+      limit: ofClient ? rooms.limits.maxPageSocketsPerClient : rooms.limits.maxPageSockets,
     })
     socket.end(rawBusyReply())
     return

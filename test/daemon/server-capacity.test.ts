@@ -85,9 +85,12 @@ async function rig(options: Partial<DaemonServerOptions> = {}): Promise<Rig> {
   return { s, daemon, surface, pageRequests: () => pageRequests, presses }
 }
 
-function open(port: number): Promise<Socket> {
+/** Another client than the tests' own (127.0.0.1), as the daemon sees it: any 127.x address is this machine's. */
+const OTHER_CLIENT = '127.0.0.2'
+
+function open(port: number, from = '127.0.0.1'): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = netConnect(port, '127.0.0.1', () => resolve(socket))
+    const socket = netConnect({ port, host: '127.0.0.1', localAddress: from }, () => resolve(socket))
     socket.once('error', reject)
   })
 }
@@ -185,23 +188,88 @@ describe('capacity taken by one peer (item 1)', () => {
     await mustHold(r, page)
   })
 
-  it('while 500 page sockets are asked for, those past the budget get 503 with Retry-After and the rest holds', async () => {
+  it("while one client asks for 500 page sockets, those past its share get 503 with Retry-After and another's page opens", async () => {
     const r = await rig()
     const page = await operatorPage(r.s.port)
     const upgrade =
       `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${r.s.port}\r\nOrigin: http://127.0.0.1:${r.s.port}\r\n` +
       'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
       'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'
-    const sockets = await Promise.all(Array.from({ length: 500 }, () => open(r.s.port)))
+    const sockets = await Promise.all(Array.from({ length: 500 }, () => open(r.s.port, OTHER_CLIENT)))
     cleanups.push(() => sockets.forEach((s) => s.destroy()))
     const seen = sockets.map(record)
     for (const socket of sockets) socket.write(upgrade)
     await until('every upgrade answered', () => seen.every((s) => s.text().includes('\r\n\r\n') || s.closed()))
     const opened = seen.filter((s) => s.text().startsWith('HTTP/1.1 101')).length
     const busy = seen.filter((s) => s.text().startsWith('HTTP/1.1 503') && /\r\nRetry-After: 1\r\n/.test(s.text()))
-    expect(opened).toBe(DAEMON_SERVER_LIMITS.maxPageSockets - 1) // the operator's page holds one
+    expect(opened).toBe(DAEMON_SERVER_LIMITS.maxPageSocketsPerClient)
     expect(busy.length).toBe(500 - opened)
     await mustHold(r, page)
+    // The flooding client took its share, not the room of the others: a second page of the operator's opens.
+    await operatorPage(r.s.port)
+    expect(records.filter((x) => x.message === 'refused a page socket: too many open from one client')).toHaveLength(1)
+  })
+
+  it('a page socket refused for want of room and then reset by its peer leaves the server running', async () => {
+    const r = await rig({ limits: { maxPageSocketsPerClient: 1 } })
+    const page = await operatorPage(r.s.port) // the client's one page socket
+    const upgrade =
+      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${r.s.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'
+    const sockets = await Promise.all(Array.from({ length: 20 }, () => open(r.s.port)))
+    cleanups.push(() => sockets.forEach((s) => s.destroy()))
+    const seen = sockets.map(record)
+    for (const socket of sockets) socket.write(upgrade)
+    await until('every upgrade refused', () => seen.every((s) => s.text().startsWith('HTTP/1.1 503')))
+    for (const socket of sockets) socket.resetAndDestroy()
+    await until('every refused socket gone', () => seen.every((s) => s.closed()))
+    await mustHold(r, page)
+  })
+
+  it('while another client opens 2,000 connections at once, those past its share wait and a fresh check is answered', async () => {
+    // A share of two: in this one process the flood's sockets are accepted as fast as they connect.
+    const r = await rig({ limits: { maxReadingPerClient: 2 } })
+    const flood = Array.from({ length: 2000 }, () => {
+      const socket = netConnect({ port: r.s.port, host: '127.0.0.1', localAddress: OTHER_CLIENT })
+      const seen = record(socket)
+      socket.write('GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+      return { socket, seen }
+    })
+    cleanups.push(() => flood.forEach((f) => f.socket.destroy()))
+    // Every flood connection is in (its sockets connected) before the fresh check is sent.
+    await until('the flood connected', () => flood.every((f) => !f.socket.connecting))
+    const status = await call(r.s.url, 'GET', '/api/status')
+    expect(status.status).toBe(200)
+    // The flood is read a share at a time, the rest of it waiting behind its own (how soon the check is
+    // answered meanwhile is `npm run bench flood-status`'s to measure, the flood in its own process).
+    expect(records.filter((x) => x.message.startsWith("a client's connections wait their turn"))).toHaveLength(1)
+    await until('the flood answered', () => flood.every((f) => f.seen.closed()))
+    const answers = flood.map((f) => f.seen.text().slice(0, 12))
+    for (const a of answers) if (a !== '') expect(['HTTP/1.1 200', 'HTTP/1.1 503']).toContain(a)
+  })
+
+  it("answers a connection that waited its turn past the header time-out 503 with Retry-After; the client's next is read", async () => {
+    const r = await rig({ limits: { maxReadingPerClient: 1, headersTimeoutMs: 300 } })
+    // The client's one share: the key font asked for and never read (its answer stays unsent).
+    const unread = await open(r.s.port, OTHER_CLIENT)
+    cleanups.push(() => void unread.destroy())
+    unread.pause()
+    unread.write('GET /key-font.ttf HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    await until('the font asked for', () => r.pageRequests() === 1)
+    const waiting = await open(r.s.port, OTHER_CLIENT)
+    cleanups.push(() => void waiting.destroy())
+    const seen = record(waiting)
+    waiting.write('GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    await until('the waiting one answered', () => seen.closed())
+    expect(seen.text()).toMatch(/^HTTP\/1\.1 503 .*\r\nRetry-After: 1\r\n/s)
+    // Its share free again, the client's next connection is read and answered.
+    unread.destroy()
+    const next = await open(r.s.port, OTHER_CLIENT)
+    cleanups.push(() => void next.destroy())
+    const answer = record(next)
+    next.write('GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    await until('the next one answered', () => answer.closed())
+    expect(answer.text()).toMatch(/^HTTP\/1\.1 200 /)
   })
 
   it('while 2,000 status checks arrive at once, a fresh one is answered; the flood gets 200 or 503 Retry-After', async () => {
