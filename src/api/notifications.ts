@@ -126,6 +126,8 @@ export interface NotificationLinkEvents {
   notification: [notification: Notification]
   /** A resynchronisation finished; `titles` is how many the store now holds. */
   resynchronised: [info: { titles: number }]
+  /** The scheduler sent a notification or a change signal, before the link reads it (the press trace). */
+  heard: []
 }
 
 /** Called with the name of a variable whose value a parser dropped, and why. */
@@ -483,6 +485,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       this.fail(gen, new QWebChannelError('DISCONNECTED', `socket closed (${info.code})`))
     const onSignal = (e: { object: string; signal: string; args: unknown[] }): void => {
       if (e.object !== SCHEDULER_CHANNEL.object) return
+      this.announce('heard')
       if (e.signal === SCHEDULER_CHANNEL.notifySignal) this.onNotify(e.args[0])
       else if (CHANGE_SIGNALS.has(e.signal)) this.onChangeSignal(e.signal)
     }
