@@ -15,8 +15,8 @@
  *
  * Whatever says "something changed" without saying what (a notification of another shape, the scheduler's
  * `_cmp_v1_handleFeedbackChangeEvent`, `variablesChanged`, `messageIn`: protocol notes 2.1) re-reads the
- * titles: debounced, at most LINK_TUNABLES.maxReadsPerSecond reads a second, and a change during a read leads to
- * one more read after it. Where the title list carries no play state, each read also takes it from the
+ * titles: at once on a quiet link, else debounced, at most LINK_TUNABLES.maxReadsPerSecond reads a second, and a
+ * change during a read leads to one more read after it. Where the title list carries no play state, each read also takes it from the
  * layer state (`getValueForKey('newblue.automation.layerstate')`, protocol notes 2.4 [code S1]).
  */
 import { Announcer } from '../events.js'
@@ -42,7 +42,8 @@ export const LINK_TUNABLES = {
   resyncDebounceMs: 150,
   /**
    * A change signal, or a notification of a shape the link does not read, re-reads the titles after this
-   * quiet time: NewBlue's own module debounces a feedback change by 100 ms (protocol notes 5.9 [code S1]).
+   * quiet time when a read started within it (a quiet link reads at once): NewBlue's own module debounces
+   * a feedback change by 100 ms (protocol notes 5.9 [code S1]).
    */
   changeDebounceMs: 100,
   /**
@@ -427,19 +428,25 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
 
   /**
    * Re-reads the titles after a change the link cannot apply by itself: a change signal, or a
-   * notification of a shape it does not read. Debounced (`changeDebounceMs`); one during a read, even
-   * the session's first, leads to one more read after it.
+   * notification of a shape it does not read. On a quiet link (no read started within `changeDebounceMs`)
+   * the read starts at once, on the next turn (the signals of one burst join it): the change may be a
+   * press the operator waits to see lit, and where the application sends no play notification the read
+   * is the only way to it. Otherwise debounced (`changeDebounceMs`); one during a read, even the
+   * session's first, leads to one more read after it; `maxReadsPerSecond` bounds them all.
    */
   private requestChangeRead(): void {
-    this.requestRead(this.timing.changeDebounceMs)
+    const last = this.readStarts.at(-1)
+    const quiet = last === undefined || Date.now() - last >= this.timing.changeDebounceMs
+    this.requestRead(this.timing.changeDebounceMs, quiet ? 0 : undefined)
   }
 
   /**
    * The one way to a read of the titles on an open session: one timer at a time (a request while one is
-   * armed joins it), one more read after a read under way, never more than `maxReadsPerSecond` starting
-   * within any 1000 ms. Before the session's first read is sent, that read covers every request.
+   * armed joins it), armed for `firstAfterMs`; one more read after a read under way (`debounceMs` after
+   * it), never more than `maxReadsPerSecond` starting within any 1000 ms. Before the session's first read
+   * is sent, that read covers every request.
    */
-  private requestRead(debounceMs: number): void {
+  private requestRead(debounceMs: number, firstAfterMs = debounceMs): void {
     if (this.phase !== LINK_PHASE.connected && this.phase !== LINK_PHASE.resynchronising) return
     if (this.readInFlight) {
       this.readAgainMs = Math.min(this.readAgainMs ?? debounceMs, debounceMs)
@@ -457,7 +464,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
           (err: unknown) => this.fail(gen, err),
         )
       },
-      Math.max(debounceMs, this.rateWait()),
+      Math.max(firstAfterMs, this.rateWait()),
     )
   }
 

@@ -132,6 +132,36 @@ describe('a change re-reads the titles', () => {
   })
 })
 
+describe('a change on a quiet link lights its key without waiting (issue 45)', () => {
+  it('the read starts at once, not after the debounce, and the store has the new play state', async () => {
+    const server = await scheduler()
+    const { store, arrive, advance } = await connectedLink(server)
+    // Quiet: the session's first read is older than the debounce.
+    await advance(LINK_TUNABLES.changeDebounceMs)
+    const plays: PlayState[] = []
+    store.on('title', (e) => e.changes.play && plays.push(e.changes.play))
+    store.on('titlesReset', (titles) => plays.push(titles[0]!.play))
+    server.titles[0]!.status = 'Running'
+    // Two signals of one change (the on-air and the play-state feedbacks) start one read between them.
+    await arrive(() =>
+      server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+    )
+    await arrive(() =>
+      server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+    )
+    await advance(1)
+    expect(server.reads()).toHaveLength(2)
+    expect(store.title('{A}')?.play).toBe('Running')
+    expect(plays).toContain('Running')
+    // A signal right after that read is debounced again, and the bound still holds.
+    await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
+    await advance(LINK_TUNABLES.changeDebounceMs - 1)
+    expect(server.reads()).toHaveLength(2)
+    await advance(1)
+    expect(server.reads()).toHaveLength(3)
+  })
+})
+
 describe('the bound on reads', () => {
   it(`a storm of signals costs at most LINK_TUNABLES.maxReadsPerSecond (${LINK_TUNABLES.maxReadsPerSecond}) reads in any second, and the last change is read`, async () => {
     const server = await scheduler()
