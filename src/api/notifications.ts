@@ -353,6 +353,10 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private readAgainMs: number | undefined
   /** When the last reads started (`Date.now()`), at most `maxReadsPerSecond` of them: the rate bound. */
   private readStarts: number[] = []
+  /** The armed read is a quiet link's, at once (`requestChangeRead`). */
+  private readAtOnce = false
+  /** When a play or data notification last put its news in the store (`Date.now()`). */
+  private decidedAt: number | undefined
   /** Titles the last snapshot had but the filter leaves out: their notifications change nothing. */
   private ignoredIds = new Set<string>()
   private lastError: string | undefined
@@ -428,16 +432,30 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
 
   /**
    * Re-reads the titles after a change the link cannot apply by itself: a change signal, or a
-   * notification of a shape it does not read. On a quiet link (no read started within `changeDebounceMs`)
-   * the read starts at once, on the next turn (the signals of one burst join it): the change may be a
-   * press the operator waits to see lit, and where the application sends no play notification the read
-   * is the only way to it. Otherwise debounced (`changeDebounceMs`); one during a read, even the
-   * session's first, leads to one more read after it; `maxReadsPerSecond` bounds them all.
+   * notification of a shape it does not read. On a quiet link (no read started, and no play or data
+   * notification applied, within `changeDebounceMs`) the read starts at once, on the next turn (the
+   * signals of one burst join it): the change may be a press the operator waits to see lit, and where
+   * the application sends no play notification the read is the only way to it. Where a notification of
+   * the same change decided the key, the read waits (`decided`). Otherwise debounced
+   * (`changeDebounceMs`); one during a read, even the session's first, leads to one more read after it;
+   * `maxReadsPerSecond` bounds them all.
    */
   private requestChangeRead(): void {
-    const last = this.readStarts.at(-1)
-    const quiet = last === undefined || Date.now() - last >= this.timing.changeDebounceMs
+    const recent = (at: number | undefined): boolean =>
+      at !== undefined && Date.now() - at < this.timing.changeDebounceMs
+    const quiet = !recent(this.readStarts.at(-1)) && !recent(this.decidedAt)
     this.requestRead(this.timing.changeDebounceMs, quiet ? 0 : undefined)
+  }
+
+  /**
+   * A play or data notification put its news in the store: its key is decided, and a read at once armed
+   * by a signal of the same change would only compete with drawing it. That read waits the debounce.
+   */
+  private decided(): void {
+    this.decidedAt = Date.now()
+    if (!this.readAtOnce || !this.resyncTimer) return
+    this.clearTimer('resyncTimer')
+    this.requestRead(this.timing.changeDebounceMs)
   }
 
   /**
@@ -454,18 +472,17 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     }
     if (this.resyncTimer) return
     const gen = this.generation
-    this.resyncTimer = setTimeout(
-      () => {
-        this.resyncTimer = undefined
-        if (gen !== this.generation || !this.client) return
-        const client = this.client
-        this.resync(client, gen).then(
-          () => undefined,
-          (err: unknown) => this.fail(gen, err),
-        )
-      },
-      Math.max(firstAfterMs, this.rateWait()),
-    )
+    const wait = Math.max(firstAfterMs, this.rateWait())
+    this.readAtOnce = wait < debounceMs
+    this.resyncTimer = setTimeout(() => {
+      this.resyncTimer = undefined
+      if (gen !== this.generation || !this.client) return
+      const client = this.client
+      this.resync(client, gen).then(
+        () => undefined,
+        (err: unknown) => this.fail(gen, err),
+      )
+    }, wait)
   }
 
   /** How long until one more read may start without more than `maxReadsPerSecond` in any 1000 ms. */
@@ -731,6 +748,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       this.requestResync()
       return
     }
+    this.decided()
     this.announce('notification', n)
   }
 

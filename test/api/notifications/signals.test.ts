@@ -162,6 +162,36 @@ describe('a change on a quiet link lights its key without waiting (issue 45)', (
   })
 })
 
+describe('a re-read never comes before a key a notification decided (issue 45)', () => {
+  it.each([
+    ['the signal first, as the simulator sends them', ['signal', 'play']],
+    ['the notification first', ['play', 'signal']],
+  ])(
+    'a play notification and a feedback signal of one change (%s): the store has it, the read waits',
+    async (_what, order) => {
+      const server = await scheduler()
+      const { store, arrive, advance } = await connectedLink(server)
+      await advance(LINK_TUNABLES.changeDebounceMs)
+      const titleEvents = vi.fn()
+      store.on('title', titleEvents)
+      server.titles[0]!.status = 'Running'
+      for (const what of order)
+        await arrive(() =>
+          what === 'play'
+            ? server.signal('onNotify', [JSON.stringify({ id: '{A}', play: 'Running' })])
+            : server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+        )
+      expect(store.title('{A}')?.play).toBe('Running')
+      await advance(LINK_TUNABLES.changeDebounceMs - 1)
+      expect(server.reads()).toHaveLength(1)
+      store.flush()
+      expect(titleEvents).toHaveBeenCalledWith({ id: '{A}', changes: { play: 'Running' } })
+      await advance(1)
+      expect(server.reads()).toHaveLength(2)
+    },
+  )
+})
+
 describe('the bound on reads', () => {
   it(`a storm of signals costs at most LINK_TUNABLES.maxReadsPerSecond (${LINK_TUNABLES.maxReadsPerSecond}) reads in any second, and the last change is read`, async () => {
     const server = await scheduler()
