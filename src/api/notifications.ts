@@ -573,25 +573,41 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.readStarts = this.readStarts.slice(-Math.max(1, this.timing.maxReadsPerSecond))
     const layered = client.published.get(SCHEDULER_CHANNEL.object)?.methods.has(GET_VALUE_FOR_KEY) === true
     let snapshot: { count: number; statusless: string[] } = { count: 0, statusless: [] }
-    // icon=0: the title icons (data URLs) are of no use to the link and would make each resync heavy.
-    await client.invoke(SCHEDULER_CHANNEL.object, 'scheduleCommand', ['getTitleControlInfo', { icon: '0' }, {}], {
-      // Applied as the reply frame is handled, so that notifications after it land on the new snapshot.
-      onReply: (reply) => {
-        if (gen !== this.generation) return
-        snapshot = this.applySnapshot(reply, layered)
-        this.snapshotApplied = true
-      },
-    })
-    if (gen !== this.generation) return
-    if (layered) {
-      await client.invoke(SCHEDULER_CHANNEL.object, GET_VALUE_FOR_KEY, [SCHEDULER_CHANNEL.layerStateKey], {
-        // Newer than the title list and than any play notification between the two replies.
-        onReply: (reply) => {
-          if (gen === this.generation) this.applyLayerState(reply, snapshot.statusless)
-        },
-      })
-      if (gen !== this.generation) return
+    // The layer state is asked for at once, not after the title list's reply: a key waiting on it for its
+    // play state waits one round trip, not two. It is applied after the title list whichever reply comes
+    // first (an application may answer the two out of order).
+    let layerReply: { value: unknown } | undefined
+    const applyLayers = (): void => {
+      if (gen === this.generation && this.snapshotApplied && layerReply)
+        this.applyLayerState(layerReply.value, snapshot.statusless)
     }
+    // icon=0: the title icons (data URLs) are of no use to the link and would make each resync heavy.
+    const list = client.invoke(
+      SCHEDULER_CHANNEL.object,
+      'scheduleCommand',
+      ['getTitleControlInfo', { icon: '0' }, {}],
+      {
+        // Applied as the reply frame is handled, so that notifications after it land on the new snapshot.
+        onReply: (reply) => {
+          if (gen !== this.generation) return
+          snapshot = this.applySnapshot(reply, layered)
+          this.snapshotApplied = true
+          applyLayers()
+        },
+      },
+    )
+    const layers = layered
+      ? client.invoke(SCHEDULER_CHANNEL.object, GET_VALUE_FOR_KEY, [SCHEDULER_CHANNEL.layerStateKey], {
+          // Applied to the titles listed without a play state: in order, newer than the title list and
+          // than any play notification between the two replies.
+          onReply: (reply) => {
+            layerReply = { value: reply }
+            applyLayers()
+          },
+        })
+      : undefined
+    await Promise.all([list, layers])
+    if (gen !== this.generation) return
     const count = snapshot.count
     if (this.phase !== LINK_PHASE.connected) {
       this.failures = 0

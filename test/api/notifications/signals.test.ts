@@ -11,6 +11,7 @@ import { AppState } from '../../../src/api/app-state.js'
 import { NotificationLink } from '../../../src/api/notifications.js'
 import { SCHEDULER_CHANNEL, type PlayState } from '../../../src/api/protocol.js'
 import { nextPhase } from '../../helpers/link.js'
+import { SAFETY_MS } from '../../helpers/until.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { ALL_CLOCKS, trackClients, connectedLink, next, scheduler, type Scheduler } from './harness.js'
 
@@ -337,6 +338,32 @@ describe('the layer state (getValueForKey)', () => {
     const read = ['getTitleControlInfo', 'getValueForKey']
     const calls = server.calls.map((c) => c.command ?? c.method)
     expect(calls).toEqual(['notifyClientConnected', 'subscribe', ...read, ...read])
+  })
+
+  it('is asked with the title list, not a round trip after it, and applied after it whichever answers first', async () => {
+    const server = await scheduler()
+    statusless(server)
+    const { link, store, arrive } = await connectedLink(server)
+    server.state.layers = { '{B}': { playState: 'running' } }
+    const release = server.hold('getTitleControlInfo')
+    let asked = false
+    void server.arrival('getValueForKey').then(() => (asked = true))
+    await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
+    vi.advanceTimersByTime(LINK_TUNABLES.changeDebounceMs)
+    // Real I/O while the title list's reply is held (the clocks are fake; the safety bound is real time).
+    const end = performance.now() + SAFETY_MS
+    while (!asked && performance.now() < end) await new Promise((r) => setImmediate(r))
+    expect(asked).toBe(true)
+    // The layer state answered first: it waits for the title list, then gives {B} its play state.
+    expect(store.title('{B}')?.play).toBe('Off')
+    const done = next(link, 'resynchronised')
+    release()
+    await done
+    expect(plays(store)).toEqual([
+      ['{A}', 'Off'],
+      ['{B}', 'Running'],
+      ['{C}', 'Off'],
+    ])
   })
 
   it('a title that stays on air never shows Off between the title list and the layer state', async () => {
