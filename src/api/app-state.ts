@@ -82,10 +82,10 @@ export interface StreamingInfo {
 
 export interface AppStateEvents {
   /**
-   * A title's play state or variables were just written, or every title replaced: before the `title` or
-   * `titlesReset` event that announces it (the daemon's press trace times the state applied by it).
+   * A title's play state or variables were just written (its id), or every title replaced (undefined):
+   * before the `title` or `titlesReset` event that announces it (the daemon's press trace times it).
    */
-  applied: []
+  applied: [id: string | undefined]
   /** One title changed; `changes` holds only what changed since the previous event. */
   title: [change: { id: string; changes: TitleChanges }]
   /** The whole title list was replaced (after a resynchronisation). */
@@ -196,7 +196,7 @@ export class AppState extends Announcer<AppStateEvents> {
     if (t.play !== play) {
       t.play = play
       this.pending(id).play = play
-      this.announce('applied')
+      this.announce('applied', id)
     }
     return true
   }
@@ -215,7 +215,7 @@ export class AppState extends Announcer<AppStateEvents> {
       if (!this.setVariable(t, name, value)) continue
       ;(changed ??= this.pending(id).variables ??= Object.create(null) as Record<string, string>)[name] = value
     }
-    if (changed) this.announce('applied')
+    if (changed) this.announce('applied', id)
     return true
   }
 
@@ -244,7 +244,7 @@ export class AppState extends Announcer<AppStateEvents> {
       this.titleMap.set(t.id, title)
       this.index(title)
     }
-    this.announce('applied')
+    this.announce('applied', undefined)
     this.announce('titlesReset', this.titles())
   }
 
