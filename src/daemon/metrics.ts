@@ -242,7 +242,11 @@ export class PrometheusMetrics implements DaemonMetrics {
     this.eventToRequestSeconds.observe(seconds(ms))
     // A new press to trace: whatever the one before did not reach is left unrecorded.
     const now = performance.now()
-    Object.assign(this.press, { at: now - ms, step: 0, times: [now], replied: false })
+    const p = this.press
+    p.at = now - ms
+    p.step = 0
+    p.times[0] = now
+    p.replied = false
     this.pressStageSeconds.observe({ stage: 'sent' }, seconds(ms))
   }
 
@@ -253,8 +257,8 @@ export class PrometheusMetrics implements DaemonMetrics {
    */
   pressStep(step: PressStep): void {
     const p = this.press
-    const i = PRESS_CHAIN.indexOf(step)
     if (p.step < 0) return
+    const i = PRESS_CHAIN.indexOf(step)
     const now = performance.now()
     if (i === p.step && step === 'applied') p.times[i] = now
     if (i !== p.step + 1) return
