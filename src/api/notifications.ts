@@ -15,9 +15,9 @@
  *
  * Whatever says "something changed" without saying what (a notification of another shape, the scheduler's
  * `_cmp_v1_handleFeedbackChangeEvent`, `variablesChanged`, `messageIn`: protocol notes 2.1) re-reads the
- * titles: at once on a quiet link, else debounced, at most LINK_TUNABLES.maxReadsPerSecond reads a second, and a
- * change during a read leads to one more read after it. Where the title list carries no play state, each read also takes it from the
- * layer state (`getValueForKey('newblue.automation.layerstate')`, protocol notes 2.4 [code S1]).
+ * titles: at once on a quiet link, else debounced, at most LINK_TUNABLES.maxReadsPerSecond reads a second, and
+ * a change during a read leads to one more read after it. Where the title list carries no play state, each
+ * read also takes it from the layer state (`getValueForKey('newblue.automation.layerstate')`, protocol notes 2.4 [code S1]).
  */
 import { Announcer } from '../events.js'
 import { createLogger, type Logger } from '../log.js'
@@ -355,8 +355,8 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private readStarts: number[] = []
   /** The armed read is a quiet link's, at once (`requestChangeRead`). */
   private readAtOnce = false
-  /** When a play or data notification last put its news in the store (`Date.now()`). */
-  private decidedAt: number | undefined
+  /** Play or data notifications put in the store so far, and when the last one was (`Date.now()`). */
+  private decisions = { count: 0, at: -Infinity }
   /** Titles the last snapshot had but the filter leaves out: their notifications change nothing. */
   private ignoredIds = new Set<string>()
   private lastError: string | undefined
@@ -431,28 +431,19 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   }
 
   /**
-   * Re-reads the titles after a change the link cannot apply by itself: a change signal, or a
-   * notification of a shape it does not read. On a quiet link (no read started, and no play or data
-   * notification applied, within `changeDebounceMs`) the read starts at once, on the next turn (the
-   * signals of one burst join it): the change may be a press the operator waits to see lit, and where
-   * the application sends no play notification the read is the only way to it. Where a notification of
-   * the same change decided the key, the read waits (`decided`). Otherwise debounced
-   * (`changeDebounceMs`); one during a read, even the session's first, leads to one more read after it;
-   * `maxReadsPerSecond` bounds them all.
+   * Re-reads the titles after a change the link cannot apply by itself (a change signal, a notification
+   * of a shape it does not read). On a quiet link (no read started and no notification decided within
+   * `changeDebounceMs`) at once, on the next turn: where the application sends no play notification the
+   * read is the only way to the light of a press. Otherwise debounced, like every `requestRead`.
    */
   private requestChangeRead(): void {
-    const recent = (at: number | undefined): boolean =>
-      at !== undefined && Date.now() - at < this.timing.changeDebounceMs
-    const quiet = !recent(this.readStarts.at(-1)) && !recent(this.decidedAt)
-    this.requestRead(this.timing.changeDebounceMs, quiet ? 0 : undefined)
+    const quiet = Date.now() - Math.max(this.readStarts.at(-1) ?? -Infinity, this.decisions.at)
+    this.requestRead(this.timing.changeDebounceMs, quiet >= this.timing.changeDebounceMs ? 0 : undefined)
   }
 
-  /**
-   * A play or data notification put its news in the store: its key is decided, and a read at once armed
-   * by a signal of the same change would only compete with drawing it. That read waits the debounce.
-   */
+  /** A play or data notification decided its key: a read at once, armed by a signal of the same change, waits. */
   private decided(): void {
-    this.decidedAt = Date.now()
+    this.decisions = { count: this.decisions.count + 1, at: Date.now() }
     if (!this.readAtOnce || !this.resyncTimer) return
     this.clearTimer('resyncTimer')
     this.requestRead(this.timing.changeDebounceMs)
@@ -573,13 +564,14 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.readStarts = this.readStarts.slice(-Math.max(1, this.timing.maxReadsPerSecond))
     const layered = client.published.get(SCHEDULER_CHANNEL.object)?.methods.has(GET_VALUE_FOR_KEY) === true
     let snapshot: { count: number; statusless: string[] } = { count: 0, statusless: [] }
-    // The layer state is asked for at once, not after the title list's reply: a key waiting on it for its
-    // play state waits one round trip, not two. It is applied after the title list whichever reply comes
-    // first (an application may answer the two out of order).
-    let layerReply: { value: unknown } | undefined
+    // The layer state is asked for with the title list, not after its reply (one round trip, not two), and
+    // applied after it whichever comes first. A notification that came after the layer state's reply is
+    // newer than it: then the layers are not applied, and the titles are read once more.
+    let layers: { value: unknown; decisions: number } | undefined
     const applyLayers = (): void => {
-      if (gen === this.generation && this.snapshotApplied && layerReply)
-        this.applyLayerState(layerReply.value, snapshot.statusless)
+      if (gen !== this.generation || !this.snapshotApplied || !layers) return
+      if (layers.decisions === this.decisions.count) this.applyLayerState(layers.value, snapshot.statusless)
+      else this.requestRead(this.timing.changeDebounceMs)
     }
     // icon=0: the title icons (data URLs) are of no use to the link and would make each resync heavy.
     const list = client.invoke(
@@ -596,17 +588,12 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
         },
       },
     )
-    const layers = layered
+    const layerRead = layered
       ? client.invoke(SCHEDULER_CHANNEL.object, GET_VALUE_FOR_KEY, [SCHEDULER_CHANNEL.layerStateKey], {
-          // Applied to the titles listed without a play state: in order, newer than the title list and
-          // than any play notification between the two replies.
-          onReply: (reply) => {
-            layerReply = { value: reply }
-            applyLayers()
-          },
+          onReply: (value) => ((layers = { value, decisions: this.decisions.count }), applyLayers()),
         })
       : undefined
-    await Promise.all([list, layers])
+    await Promise.all([list, layerRead])
     if (gen !== this.generation) return
     const count = snapshot.count
     if (this.phase !== LINK_PHASE.connected) {

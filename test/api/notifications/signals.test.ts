@@ -366,6 +366,37 @@ describe('the layer state (getValueForKey)', () => {
     ])
   })
 
+  it('a play notification that comes after the layer state answered wins over it, and the titles are read once more', async () => {
+    const server = await scheduler()
+    statusless(server)
+    const { link, store, arrive } = await connectedLink(server)
+    server.state.layers = { '{B}': { playState: 'running' } }
+    const release = server.hold('getTitleControlInfo')
+    const layersAnswered = server.arrival('getValueForKey')
+    await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
+    vi.advanceTimersByTime(LINK_TUNABLES.changeDebounceMs)
+    const end = performance.now() + SAFETY_MS
+    let answered = false
+    void layersAnswered.then(() => (answered = true))
+    while (!answered && performance.now() < end) await new Promise((r) => setImmediate(r))
+    expect(answered).toBe(true)
+    // Newer than the layer state's reply (which said Running): {B} was paused since.
+    server.state.layers = { '{B}': { playState: 'paused' } }
+    await arrive(() => server.notify({ id: '{B}', play: 'Paused' }))
+    expect(store.title('{B}')?.play).toBe('Paused')
+    const done = next(link, 'resynchronised')
+    release()
+    await done
+    expect(store.title('{B}')?.play).toBe('Paused')
+    const reads = (): number => server.calls.filter((c) => c.method === 'getValueForKey').length
+    const before = reads()
+    const again = next(link, 'resynchronised')
+    vi.advanceTimersByTime(LINK_TUNABLES.changeDebounceMs)
+    await again
+    expect(reads()).toBe(before + 1)
+    expect(store.title('{B}')?.play).toBe('Paused')
+  })
+
   it('a title that stays on air never shows Off between the title list and the layer state', async () => {
     const server = await scheduler()
     statusless(server)
