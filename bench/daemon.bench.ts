@@ -35,21 +35,17 @@
  * The bench prints the CPU, jog round trip and memory with whatever flags the launcher has, and
  * `BENCH_NODE_FLAGS` runs it with others, to compare.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
 import { parseDocument } from 'yaml'
-import { launcherFlags } from './own-daemon.js'
+import { CLI, DEFAULT_CONFIG, deployedConfig, startCli, stopChild } from './deployed.js'
+import { cpuSeconds, launcherFlags } from './own-daemon.js'
 import { median } from './stats.js'
 
-// The built program, as an installed service runs it (no TypeScript loader in the start time).
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
-const DEFAULT_CONFIG = fileURLToPath(new URL('../config/default.yaml', import.meta.url))
 const LOAD_SECONDS = Number(process.env.BENCH_DAEMON_SECONDS ?? 300)
 const SAMPLE_EVERY_S = Math.min(30, Math.max(1, Math.floor(LOAD_SECONDS / 10)))
 const STARTS = 5
@@ -63,47 +59,9 @@ function statusMb(pid: number, field: 'VmRSS' | 'RssAnon' | 'RssFile'): number {
   return kb / 1024
 }
 const rssMb = (pid: number): number => statusMb(pid, 'VmRSS')
-/** Clock ticks per second of /proc's CPU times. */
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command name (which may hold spaces, hence from the last ')'): utime is 14th, stime 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
-}
 /** `RSS (anonymous + file-backed)`: the file-backed part is mostly Node's own binary, shared and clean. */
 const rssSplit = (pid: number): string =>
   `${statusMb(pid, 'VmRSS').toFixed(1)} (${statusMb(pid, 'RssAnon').toFixed(1)} + ${statusMb(pid, 'RssFile').toFixed(1)})`
-
-async function startUntil(
-  args: string[],
-  re: RegExp,
-): Promise<{ child: ChildProcess; ms: number; match: RegExpExecArray; output: string[] }> {
-  const t0 = performance.now()
-  const child = spawn(process.execPath, [...launcherFlags(CLI), CLI, ...args], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'warn' },
-  })
-  const lines = createInterface({ input: child.stdout })
-  const output: string[] = []
-  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before it was ready`)))
-    lines.on('line', (line) => {
-      output.push(line)
-      const m = re.exec(line)
-      if (m) resolve(m)
-    })
-  })
-  return { child, ms: performance.now() - t0, match, output }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return
-  const done = new Promise((r) => child.once('exit', r))
-  child.kill('SIGTERM')
-  await done
-}
 
 /** The default config on free ports (so the bench never collides with a running panelbridge). */
 async function freePortConfig(dir: string): Promise<string> {
@@ -111,18 +69,6 @@ async function freePortConfig(dir: string): Promise<string> {
   doc.setIn(['app', 'url'], 'http://127.0.0.1:0')
   doc.setIn(['listen', 'port'], 0)
   const file = join(dir, 'config.yaml')
-  await writeFile(file, String(doc))
-  return file
-}
-
-/** The default config as deployed: the application is another process (here `panelbridge sim`), not simulated inside. */
-async function deployedConfig(dir: string, appUrl: string, wsUrl: string): Promise<string> {
-  const doc = parseDocument(readFileSync(DEFAULT_CONFIG, 'utf8'))
-  doc.setIn(['app', 'url'], appUrl)
-  doc.setIn(['app', 'notifications'], wsUrl)
-  doc.deleteIn(['app', 'simulate'])
-  doc.setIn(['listen', 'port'], 0)
-  const file = join(dir, 'deployed.yaml')
   await writeFile(file, String(doc))
   return file
 }
@@ -149,23 +95,23 @@ export default async function main(): Promise<void> {
     const daemonMs: number[] = []
     const simMs: number[] = []
     for (let i = 0; i < STARTS; i++) {
-      const s = await startUntil(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
+      const s = await startCli(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
       simMs.push(s.ms)
-      await stop(s.child)
-      const d = await startUntil(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
+      await stopChild(s.child)
+      const d = await startCli(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
       daemonMs.push(d.ms)
-      await stop(d.child)
+      await stopChild(d.child)
     }
 
     // The simulator alone (the baseline), then the daemon as deployed, driving it from another process.
-    const sim = await startUntil(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
+    const sim = await startCli(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
     await new Promise((r) => setTimeout(r, 2000))
     const simIdle = rssSplit(sim.child.pid!)
     // Why a pause is enough: the simulator prints both addresses together, and 2 s have passed.
     const wsUrl = sim.output.map((l) => /QWebChannel WebSocket on (ws:\/\/\S+)/.exec(l)?.[1]).find((u) => u)
     if (wsUrl === undefined) throw new Error('panelbridge sim did not print its WebSocket address')
-    const deployed = await startUntil(
-      ['run', '--config', await deployedConfig(dir, sim.match[1]!, wsUrl)],
+    const deployed = await startCli(
+      ['run', '--config', (await deployedConfig(dir, DEFAULT_CONFIG, { httpUrl: sim.match[1]!, wsUrl })).file],
       /panelbridge running: (http:\/\/\S+)/,
     )
     await new Promise((r) => setTimeout(r, 2000))
@@ -174,10 +120,10 @@ export default async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 2000))
     const deployedOpen = rssSplit(deployed.child.pid!)
     deployedPage.close()
-    await stop(deployed.child)
-    await stop(sim.child)
+    await stopChild(deployed.child)
+    await stopChild(sim.child)
 
-    const { child, match } = await startUntil(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
+    const { child, match } = await startCli(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
     const base = match[1]!
     const pid = child.pid!
     await new Promise((r) => setTimeout(r, 2000))
@@ -225,7 +171,7 @@ export default async function main(): Promise<void> {
     running = false
     await Promise.all([pressLoop, jogLoop])
     page.close()
-    await stop(child)
+    await stopChild(child)
 
     const warm = samples.find((s) => s.t >= Math.min(60, LOAD_SECONDS / 5)) ?? samples[0]!
     const last = samples.at(-1)!
