@@ -4,8 +4,8 @@
  * Rows: sets of node flags for the daemon as deployed (`node FLAGS dist/cli.js run`): the set the
  * launcher gave `run` until issue 45 (no optimising compiler, a 1 MB young generation), Node's defaults,
  * and the middle ways (the optimising compiler on with a small young generation and one V8 helper
- * thread; with `--liftoff-only`; a larger young generation; one helper thread alone; the old generation
- * capped). The launcher's set now (read from `dist/cli.js`) is marked.
+ * thread; with `--liftoff-only`, and `--optimize-for-size`; a larger young generation; one helper
+ * thread alone; the old generation capped). The launcher's set now (read from `dist/cli.js`) is marked.
  *
  * Columns, for each box of `BENCH_BOX` (`small-box.ts`: two cores, the smallest box, or both):
  * - idle RSS: the default config as deployed (the application in its own process, `dist/cli.js sim`;
@@ -80,6 +80,11 @@ const FLAG_SETS: readonly { key: string; name: string; flags: readonly string[] 
     key: 'tf-young1-liftoff',
     name: 'TurboFan, 1 MB young, 1 helper, Liftoff only',
     flags: ['--max-semi-space-size=1', '--v8-pool-size=1', '--liftoff-only'],
+  },
+  {
+    key: 'tf-young1-size',
+    name: 'TurboFan, 1 MB young, 1 helper, Liftoff only, optimise for size',
+    flags: ['--max-semi-space-size=1', '--v8-pool-size=1', '--liftoff-only', '--optimize-for-size'],
   },
   { key: 'tf-young4', name: 'TurboFan, 4 MB young, 1 helper', flags: ['--max-semi-space-size=4', '--v8-pool-size=1'] },
   { key: 'pool1', name: '1 helper alone', flags: ['--v8-pool-size=1'] },
