@@ -10,8 +10,8 @@
  * Every row runs twice: with the machine's cores, then in a child pinned to one core (`taskset -c 0`),
  * so a cost that only hurts a small box shows. Both runs are children started with the daemon's own V8
  * flags (its launcher line in `src/cli.ts`, as `own-daemon.ts` reads it): the daemon draws its keys
- * under them (no optimising compiler, a 1 MB young generation), and without them V8's optimising
- * compiler alone costs CPU on its own threads for every cold page, a cost the daemon never pays.
+ * under them, and they change what a cold page costs (the optimising compiler and its helper threads,
+ * the young generation's size). `npm run bench flags` runs the cold XL page under other flag sets.
  *
  * The Stream Decks draw their cold keys on the event loop and encode them with the library's
  * asynchronous encoder, as the daemon's do. Key worker threads did it off the loop until issue 41, when
