@@ -81,6 +81,11 @@ export interface StreamingInfo {
 }
 
 export interface AppStateEvents {
+  /**
+   * A title's play state or variables were just written (its id), or every title replaced (undefined):
+   * before the `title` or `titlesReset` event that announces it (the daemon's press trace times it).
+   */
+  applied: [id: string | undefined]
   /** One title changed; `changes` holds only what changed since the previous event. */
   title: [change: { id: string; changes: TitleChanges }]
   /** The whole title list was replaced (after a resynchronisation). */
@@ -191,6 +196,7 @@ export class AppState extends Announcer<AppStateEvents> {
     if (t.play !== play) {
       t.play = play
       this.pending(id).play = play
+      this.announce('applied', id)
     }
     return true
   }
@@ -209,6 +215,7 @@ export class AppState extends Announcer<AppStateEvents> {
       if (!this.setVariable(t, name, value)) continue
       ;(changed ??= this.pending(id).variables ??= Object.create(null) as Record<string, string>)[name] = value
     }
+    if (changed) this.announce('applied', id)
     return true
   }
 
@@ -237,6 +244,7 @@ export class AppState extends Announcer<AppStateEvents> {
       this.titleMap.set(t.id, title)
       this.index(title)
     }
+    this.announce('applied', undefined)
     this.announce('titlesReset', this.titles())
   }
 

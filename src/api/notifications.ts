@@ -15,8 +15,8 @@
  *
  * Whatever says "something changed" without saying what (a notification of another shape, the scheduler's
  * `_cmp_v1_handleFeedbackChangeEvent`, `variablesChanged`, `messageIn`: protocol notes 2.1) re-reads the
- * titles: debounced, at most LINK_TUNABLES.maxReadsPerSecond reads a second, and a change during a read leads to
- * one more read after it. Where the title list carries no play state, each read also takes it from the
+ * titles: at once on a quiet link, else debounced, at most LINK_TUNABLES.maxReadsPerSecond reads a second, and a
+ * change during a read leads to one more read after it. Where the title list carries no play state, each read also takes it from the
  * layer state (`getValueForKey('newblue.automation.layerstate')`, protocol notes 2.4 [code S1]).
  */
 import { Announcer } from '../events.js'
@@ -42,7 +42,8 @@ export const LINK_TUNABLES = {
   resyncDebounceMs: 150,
   /**
    * A change signal, or a notification of a shape the link does not read, re-reads the titles after this
-   * quiet time: NewBlue's own module debounces a feedback change by 100 ms (protocol notes 5.9 [code S1]).
+   * quiet time when a read started within it (a quiet link reads at once): NewBlue's own module debounces
+   * a feedback change by 100 ms (protocol notes 5.9 [code S1]).
    */
   changeDebounceMs: 100,
   /**
@@ -126,6 +127,8 @@ export interface NotificationLinkEvents {
   notification: [notification: Notification]
   /** A resynchronisation finished; `titles` is how many the store now holds. */
   resynchronised: [info: { titles: number }]
+  /** The scheduler sent a notification or a change signal, before the link reads it (the press trace). */
+  heard: []
 }
 
 /** Called with the name of a variable whose value a parser dropped, and why. */
@@ -350,6 +353,10 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private readAgainMs: number | undefined
   /** When the last reads started (`Date.now()`), at most `maxReadsPerSecond` of them: the rate bound. */
   private readStarts: number[] = []
+  /** The armed read is a quiet link's, at once (`requestChangeRead`). */
+  private readAtOnce = false
+  /** When a play or data notification last put its news in the store (`Date.now()`). */
+  private decidedAt: number | undefined
   /** Titles the last snapshot had but the filter leaves out: their notifications change nothing. */
   private ignoredIds = new Set<string>()
   private lastError: string | undefined
@@ -425,19 +432,39 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
 
   /**
    * Re-reads the titles after a change the link cannot apply by itself: a change signal, or a
-   * notification of a shape it does not read. Debounced (`changeDebounceMs`); one during a read, even
-   * the session's first, leads to one more read after it.
+   * notification of a shape it does not read. On a quiet link (no read started, and no play or data
+   * notification applied, within `changeDebounceMs`) the read starts at once, on the next turn (the
+   * signals of one burst join it): the change may be a press the operator waits to see lit, and where
+   * the application sends no play notification the read is the only way to it. Where a notification of
+   * the same change decided the key, the read waits (`decided`). Otherwise debounced
+   * (`changeDebounceMs`); one during a read, even the session's first, leads to one more read after it;
+   * `maxReadsPerSecond` bounds them all.
    */
   private requestChangeRead(): void {
+    const recent = (at: number | undefined): boolean =>
+      at !== undefined && Date.now() - at < this.timing.changeDebounceMs
+    const quiet = !recent(this.readStarts.at(-1)) && !recent(this.decidedAt)
+    this.requestRead(this.timing.changeDebounceMs, quiet ? 0 : undefined)
+  }
+
+  /**
+   * A play or data notification put its news in the store: its key is decided, and a read at once armed
+   * by a signal of the same change would only compete with drawing it. That read waits the debounce.
+   */
+  private decided(): void {
+    this.decidedAt = Date.now()
+    if (!this.readAtOnce || !this.resyncTimer) return
+    this.clearTimer('resyncTimer')
     this.requestRead(this.timing.changeDebounceMs)
   }
 
   /**
    * The one way to a read of the titles on an open session: one timer at a time (a request while one is
-   * armed joins it), one more read after a read under way, never more than `maxReadsPerSecond` starting
-   * within any 1000 ms. Before the session's first read is sent, that read covers every request.
+   * armed joins it), armed for `firstAfterMs`; one more read after a read under way (`debounceMs` after
+   * it), never more than `maxReadsPerSecond` starting within any 1000 ms. Before the session's first read
+   * is sent, that read covers every request.
    */
-  private requestRead(debounceMs: number): void {
+  private requestRead(debounceMs: number, firstAfterMs = debounceMs): void {
     if (this.phase !== LINK_PHASE.connected && this.phase !== LINK_PHASE.resynchronising) return
     if (this.readInFlight) {
       this.readAgainMs = Math.min(this.readAgainMs ?? debounceMs, debounceMs)
@@ -445,18 +472,17 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     }
     if (this.resyncTimer) return
     const gen = this.generation
-    this.resyncTimer = setTimeout(
-      () => {
-        this.resyncTimer = undefined
-        if (gen !== this.generation || !this.client) return
-        const client = this.client
-        this.resync(client, gen).then(
-          () => undefined,
-          (err: unknown) => this.fail(gen, err),
-        )
-      },
-      Math.max(debounceMs, this.rateWait()),
-    )
+    const wait = Math.max(firstAfterMs, this.rateWait())
+    this.readAtOnce = wait < debounceMs
+    this.resyncTimer = setTimeout(() => {
+      this.resyncTimer = undefined
+      if (gen !== this.generation || !this.client) return
+      const client = this.client
+      this.resync(client, gen).then(
+        () => undefined,
+        (err: unknown) => this.fail(gen, err),
+      )
+    }, wait)
   }
 
   /** How long until one more read may start without more than `maxReadsPerSecond` in any 1000 ms. */
@@ -483,6 +509,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       this.fail(gen, new QWebChannelError('DISCONNECTED', `socket closed (${info.code})`))
     const onSignal = (e: { object: string; signal: string; args: unknown[] }): void => {
       if (e.object !== SCHEDULER_CHANNEL.object) return
+      this.announce('heard')
       if (e.signal === SCHEDULER_CHANNEL.notifySignal) this.onNotify(e.args[0])
       else if (CHANGE_SIGNALS.has(e.signal)) this.onChangeSignal(e.signal)
     }
@@ -546,25 +573,41 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.readStarts = this.readStarts.slice(-Math.max(1, this.timing.maxReadsPerSecond))
     const layered = client.published.get(SCHEDULER_CHANNEL.object)?.methods.has(GET_VALUE_FOR_KEY) === true
     let snapshot: { count: number; statusless: string[] } = { count: 0, statusless: [] }
-    // icon=0: the title icons (data URLs) are of no use to the link and would make each resync heavy.
-    await client.invoke(SCHEDULER_CHANNEL.object, 'scheduleCommand', ['getTitleControlInfo', { icon: '0' }, {}], {
-      // Applied as the reply frame is handled, so that notifications after it land on the new snapshot.
-      onReply: (reply) => {
-        if (gen !== this.generation) return
-        snapshot = this.applySnapshot(reply, layered)
-        this.snapshotApplied = true
-      },
-    })
-    if (gen !== this.generation) return
-    if (layered) {
-      await client.invoke(SCHEDULER_CHANNEL.object, GET_VALUE_FOR_KEY, [SCHEDULER_CHANNEL.layerStateKey], {
-        // Newer than the title list and than any play notification between the two replies.
-        onReply: (reply) => {
-          if (gen === this.generation) this.applyLayerState(reply, snapshot.statusless)
-        },
-      })
-      if (gen !== this.generation) return
+    // The layer state is asked for at once, not after the title list's reply: a key waiting on it for its
+    // play state waits one round trip, not two. It is applied after the title list whichever reply comes
+    // first (an application may answer the two out of order).
+    let layerReply: { value: unknown } | undefined
+    const applyLayers = (): void => {
+      if (gen === this.generation && this.snapshotApplied && layerReply)
+        this.applyLayerState(layerReply.value, snapshot.statusless)
     }
+    // icon=0: the title icons (data URLs) are of no use to the link and would make each resync heavy.
+    const list = client.invoke(
+      SCHEDULER_CHANNEL.object,
+      'scheduleCommand',
+      ['getTitleControlInfo', { icon: '0' }, {}],
+      {
+        // Applied as the reply frame is handled, so that notifications after it land on the new snapshot.
+        onReply: (reply) => {
+          if (gen !== this.generation) return
+          snapshot = this.applySnapshot(reply, layered)
+          this.snapshotApplied = true
+          applyLayers()
+        },
+      },
+    )
+    const layers = layered
+      ? client.invoke(SCHEDULER_CHANNEL.object, GET_VALUE_FOR_KEY, [SCHEDULER_CHANNEL.layerStateKey], {
+          // Applied to the titles listed without a play state: in order, newer than the title list and
+          // than any play notification between the two replies.
+          onReply: (reply) => {
+            layerReply = { value: reply }
+            applyLayers()
+          },
+        })
+      : undefined
+    await Promise.all([list, layers])
+    if (gen !== this.generation) return
     const count = snapshot.count
     if (this.phase !== LINK_PHASE.connected) {
       this.failures = 0
@@ -721,6 +764,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       this.requestResync()
       return
     }
+    this.decided()
     this.announce('notification', n)
   }
 

@@ -387,6 +387,12 @@ export interface DaemonMetrics {
   commandDone(command: string, outcome: string, ms: number): void
   /** A notification reached the store and its feedback was applied to the surfaces, ms later. */
   notificationToFeedback(ms: number): void
+  /**
+   * The latest input's press reached a step of its way to the light (`panelbridge_press_stage_seconds`):
+   * the application heard from, the state updated, the look drawn, the face written. Called by the room
+   * that owns the step, every time it happens; only the press's next step counts.
+   */
+  pressStep?(step: 'notified' | 'applied' | 'drawn' | 'written'): void
   reconnect(): void
   surfaceOpened(): void
   surfaceFailed(): void

@@ -69,6 +69,7 @@ export async function startAppLink(app: Config['app'], deps: AppLinkDeps): Promi
     const at = performance.now()
     setImmediate(() => metrics.notificationToFeedback(performance.now() - at))
   })
+  link.on('heard', () => metrics.pressStep?.('notified'))
   return { simulator, client, link, appUrl, notificationsUrl }
 }
 

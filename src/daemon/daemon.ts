@@ -220,7 +220,13 @@ export class Daemon implements DaemonApi {
     })
     this.engine = new Engine({
       apps: this.router,
-      surfaces: this.manager,
+      // The press trace's `drawn`: the engine hands a control its new look (`./metrics.ts`).
+      surfaces: {
+        setFeedback: (surface, control, feedback) => {
+          this.metrics.pressStep?.('drawn')
+          this.manager.setFeedback(surface, control, feedback)
+        },
+      },
       logger: this.log.child('engine'),
       pictures: this.pictures,
       onPage: (surface, page, view) => this.recording.active?.page(surface, page, view),
@@ -234,6 +240,7 @@ export class Daemon implements DaemonApi {
       pageDevices: pageDevicePort(this.drivers),
       // An open device that lists no controls (a generic MIDI controller) is drawn with its bound ones.
       boundControls: (surface) => (this.config ? boundControls(surface, this.config) : []),
+      onKeysWritten: () => this.metrics.pressStep?.('written'),
     })
     this.door = new InputDoor(this.engine, this.log.child('input'))
     this.recording = new Recording({
@@ -386,11 +393,14 @@ export class Daemon implements DaemonApi {
       this.notifier.status(this.statusLine())
     }
     this.state.on('link', onLink)
+    const onApplied = (): void => metrics.pressStep?.('applied')
+    this.state.on('applied', onApplied)
     // Titles the bindings follow that the application lacks: logged at link-up and every resync.
     const bindings = (): Config['bindings'] => this.config.bindings
     const detachMissing = watchMissingTitles({ state: this.state, bindings, log: this.log })
     return () => {
       this.state.off('link', onLink)
+      this.state.off('applied', onApplied)
       detachMissing()
     }
   }

@@ -40,6 +40,23 @@ const RECORDING_STATES = ['off', 'recording', 'failed'] as const
 
 /** Buckets, seconds, for the in-process latencies (event → request, notification → feedback). */
 const LOCAL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+/** Buckets, seconds, for the stages of a press (`panelbridge_press_stage_seconds`). */
+const STAGE_BUCKETS = [0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2]
+/**
+ * A press's way to its light, as the rooms that own each step report it (`DaemonMetrics.pressStep`): the
+ * command sent (from the input reaching the engine), then the application heard on the notification link
+ * (from the command sent), its news applied to the state (a notification read, or a re-read of the
+ * titles), the new look handed to the surfaces (the face drawn), the face written to a browser's socket.
+ * `reply` (command sent → its reply) runs beside them; `light` is the whole, input → written.
+ */
+const PRESS_CHAIN = ['sent', 'notified', 'applied', 'drawn', 'written'] as const
+export type PressStep = Exclude<(typeof PRESS_CHAIN)[number], 'sent'>
+/**
+ * A step later than this after its press is not the press's (its news changed nothing on a key, and
+ * something later drew): the trace ends unrecorded. ASSUMED: twice the engine's oldest input acted on.
+ */
+const PRESS_TRACE_MAX_MS = 2000
+
 /** Buckets, seconds, for a command's round trip to the application. */
 const ROUND_TRIP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -72,6 +89,12 @@ export class PrometheusMetrics implements DaemonMetrics {
   private readonly eventToRequestSeconds: Histogram
   private readonly commandSeconds: Histogram<'command'>
   private readonly notificationToFeedbackSeconds: Histogram
+  private readonly pressStageSeconds: Histogram<'stage'>
+  /**
+   * The press traced: the latest input that sent a command. When it reached the engine, its last step
+   * (index in PRESS_CHAIN, -1: none traced), when it reached each step, and whether its reply was counted.
+   */
+  private readonly press = { at: 0, step: -1, times: [] as number[], replied: true }
   private readonly commandsTotal: Counter<'command' | 'outcome'>
   private readonly errorsTotal: Counter<'code'>
   private readonly reconnectsTotal: Counter
@@ -110,6 +133,17 @@ export class PrometheusMetrics implements DaemonMetrics {
       name: `${p}notification_to_feedback_seconds`,
       help: 'From an application notification reaching the state store to its feedback applied on the surfaces.',
       buckets: LOCAL_BUCKETS,
+      registers,
+    })
+    this.pressStageSeconds = new Histogram({
+      name: `${p}press_stage_seconds`,
+      help:
+        'Where a press’s time goes, by stage: sent (input → command sent), reply (sent → its reply), notified ' +
+        '(sent → the application heard on the notification link), applied (heard → the state updated), drawn ' +
+        '(applied → the new look handed to the surfaces), written (drawn → written to a browser), light ' +
+        '(input → written). One press at a time, the latest input that sent a command.',
+      labelNames: ['stage'],
+      buckets: STAGE_BUCKETS,
       registers,
     })
     this.commandsTotal = new Counter({
@@ -206,9 +240,44 @@ export class PrometheusMetrics implements DaemonMetrics {
 
   eventToRequest(ms: number): void {
     this.eventToRequestSeconds.observe(seconds(ms))
+    // A new press to trace: whatever the one before did not reach is left unrecorded.
+    const now = performance.now()
+    Object.assign(this.press, { at: now - ms, step: 0, times: [now], replied: false })
+    this.pressStageSeconds.observe({ stage: 'sent' }, seconds(ms))
+  }
+
+  /**
+   * The traced press reached `step`, counted when it is the next one in PRESS_CHAIN. A stage is observed
+   * when the next one is reached (from the one before it), so `applied` is timed to the last write of
+   * the state before the draw (a re-read may write twice: the title list, then the layer state).
+   */
+  pressStep(step: PressStep): void {
+    const p = this.press
+    const i = PRESS_CHAIN.indexOf(step)
+    if (p.step < 0) return
+    const now = performance.now()
+    if (i === p.step && step === 'applied') p.times[i] = now
+    if (i !== p.step + 1) return
+    if (now - p.at > PRESS_TRACE_MAX_MS) {
+      p.step = -1
+      return
+    }
+    const stage = (k: number): void =>
+      this.pressStageSeconds.observe({ stage: PRESS_CHAIN[k]! }, seconds(p.times[k]! - p.times[k - 1]!))
+    if (p.step > 0) stage(p.step)
+    p.times[i] = now
+    p.step = i
+    if (i < PRESS_CHAIN.length - 1) return
+    stage(i)
+    this.pressStageSeconds.observe({ stage: 'light' }, seconds(now - p.at))
+    p.step = -1
   }
 
   commandDone(command: string, outcome: string, ms: number): void {
+    if (!this.press.replied) {
+      this.press.replied = true
+      this.pressStageSeconds.observe({ stage: 'reply' }, seconds(ms))
+    }
     const name = this.commands.label(command)
     this.commandSeconds.observe({ command: name }, seconds(ms))
     const ok = outcome === 'ok'

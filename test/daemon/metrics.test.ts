@@ -1,5 +1,5 @@
 /** The daemon's Prometheus metrics: a registry per instance, bounded labels, clean durations. */
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { METRIC_LABELS, PrometheusMetrics } from '../../src/daemon/metrics.js'
 
 /** Every sample line of a metric family (`name{...} value` and `name value`), as `series → value`. */
@@ -104,5 +104,58 @@ describe('PrometheusMetrics', () => {
     expect(await value('panelbridge_surfaces_open')).toBe(2)
     expect(await value('panelbridge_surface_opens_total')).toBe(2)
     expect(await value('panelbridge_surface_failures_total')).toBe(1)
+  })
+
+  describe('the press trace (panelbridge_press_stage_seconds)', () => {
+    afterEach(() => vi.useRealTimers())
+
+    it('times each stage from the one before, in order only, applied to the last write before the draw', async () => {
+      vi.useFakeTimers({ toFake: ['performance'] })
+      const m = new PrometheusMetrics({ processMetrics: false })
+      const at = (ms: number): void => void vi.advanceTimersByTime(ms)
+      // No press yet: nothing is traced.
+      m.pressStep('notified')
+      m.eventToRequest(2)
+      m.pressStep('drawn') // the press's own pending badge, before the application spoke: not a stage
+      at(10)
+      m.pressStep('notified')
+      at(2)
+      m.pressStep('applied')
+      at(8)
+      m.pressStep('applied') // the layer state after the title list: the last write counts
+      m.pressStep('notified') // a second signal: already past
+      at(1)
+      m.pressStep('drawn')
+      at(3)
+      m.pressStep('written')
+      m.pressStep('written') // the press is done: nothing more
+      m.commandDone('schedule', 'ok', 7)
+      m.commandDone('schedule', 'ok', 9) // another command's reply: the press's was the first
+      const text = await m.text()
+      const sum = (stage: string): number | undefined =>
+        samples(text, 'panelbridge_press_stage_seconds_sum').get(
+          `panelbridge_press_stage_seconds_sum{stage="${stage}"}`,
+        )
+      const count = (stage: string): number | undefined =>
+        samples(text, 'panelbridge_press_stage_seconds_count').get(
+          `panelbridge_press_stage_seconds_count{stage="${stage}"}`,
+        )
+      const stages = ['sent', 'reply', 'notified', 'applied', 'drawn', 'written', 'light']
+      expect(stages.map(count)).toEqual(stages.map(() => 1))
+      const ms = stages.map((s) => Math.round((sum(s) ?? NaN) * 1e6) / 1e3)
+      expect(ms).toEqual([2, 7, 10, 10, 1, 3, 26])
+    })
+
+    it('a step more than the bound after its press ends the trace unrecorded', async () => {
+      vi.useFakeTimers({ toFake: ['performance'] })
+      const m = new PrometheusMetrics({ processMetrics: false })
+      m.eventToRequest(0)
+      vi.advanceTimersByTime(5000)
+      m.pressStep('notified')
+      m.pressStep('applied')
+      const counts = samples(await m.text(), 'panelbridge_press_stage_seconds_count')
+      expect(counts.get('panelbridge_press_stage_seconds_count{stage="sent"}')).toBe(1)
+      expect(counts.get('panelbridge_press_stage_seconds_count{stage="notified"}')).toBeUndefined()
+    })
   })
 })

@@ -110,6 +110,8 @@ export class OutgoingQueue {
     private readonly sink: MessageSink,
     private readonly highWaterBytes = SEND_HIGH_WATER_BYTES,
     private readonly overflow?: OutgoingDrop,
+    /** Called after a flush that wrote a key's face or a control's state (the daemon's press trace). */
+    private readonly onKeysWritten?: () => void,
   ) {}
 
   /** Messages waiting (for tests and diagnostics). */
@@ -178,6 +180,11 @@ export class OutgoingQueue {
     const batch = [...this.queue.values()]
     this.queue.clear()
     this.queuedBytes = 0
-    for (const message of batch) this.sink.send(jsonOf(message))
+    let keys = false
+    for (const message of batch) {
+      this.sink.send(jsonOf(message))
+      keys ||= message.type === 'key' || message.type === 'state'
+    }
+    if (keys) this.onKeysWritten?.()
   }
 }

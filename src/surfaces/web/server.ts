@@ -108,6 +108,8 @@ export interface WebSurfaceServerOptions {
    * `boundChanged` (a reload).
    */
   boundControls?: (surface: string) => readonly ControlDescriptor[]
+  /** Called when a key's face or a control's state was written to a browser's socket (the press trace). */
+  onKeysWritten?: () => void
 }
 
 /** The daemon's find-by-pressing as a page reaches it (`page`: the page socket's number). */
@@ -149,8 +151,9 @@ class Connection {
     readonly viewer: boolean,
     turns: FrameTurns,
     handle: (conn: Connection, data: RawData, isBinary: boolean) => void,
+    onKeysWritten?: () => void,
   ) {
-    this.outgoing = new OutgoingQueue(ws, undefined, { log, drop: () => ws.terminate() })
+    this.outgoing = new OutgoingQueue(ws, undefined, { log, drop: () => ws.terminate() }, onKeysWritten)
     this.deviceLink = {
       id,
       send: (message) => this.outgoing.enqueue(message),
@@ -228,6 +231,7 @@ export class WebSurfaceServer {
   private readonly pages: PagePort | undefined
   private readonly pageDevices: PageDevicePort | undefined
   private readonly boundControls: ((surface: string) => readonly ControlDescriptor[]) | undefined
+  private readonly onKeysWritten: (() => void) | undefined
   private readonly registryListeners: {
     [E in keyof SurfaceRegistryEvents]: (...args: SurfaceRegistryEvents[E]) => void
   }
@@ -245,6 +249,7 @@ export class WebSurfaceServer {
     this.pages = options.pages
     this.pageDevices = options.pageDevices
     this.boundControls = options.boundControls
+    this.onKeysWritten = options.onKeysWritten
     for (const surface of options.surfaces ?? []) this.addSurface(surface)
     this.registryListeners = {
       added: (description) => this.addMirror(description),
@@ -589,8 +594,13 @@ export class WebSurfaceServer {
   }
 
   private onConnection(ws: WebSocket, viewer: boolean): void {
-    const conn = new Connection(this.nextConnectionId++, ws, viewer, this.frameTurns, (c, data, isBinary) =>
-      this.onMessage(c, data, isBinary),
+    const conn = new Connection(
+      this.nextConnectionId++,
+      ws,
+      viewer,
+      this.frameTurns,
+      (c, data, isBinary) => this.onMessage(c, data, isBinary),
+      this.onKeysWritten,
     )
     // The first browser: draw what waited while nobody looked, so that its snapshot below is current.
     if (this.connections.size === 0) {

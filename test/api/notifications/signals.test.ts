@@ -11,6 +11,7 @@ import { AppState } from '../../../src/api/app-state.js'
 import { NotificationLink } from '../../../src/api/notifications.js'
 import { SCHEDULER_CHANNEL, type PlayState } from '../../../src/api/protocol.js'
 import { nextPhase } from '../../helpers/link.js'
+import { SAFETY_MS } from '../../helpers/until.js'
 import { captureLogs } from '../../helpers/logs.js'
 import { ALL_CLOCKS, trackClients, connectedLink, next, scheduler, type Scheduler } from './harness.js'
 
@@ -130,6 +131,66 @@ describe('a change re-reads the titles', () => {
     await advance(2000)
     expect(server.reads()).toHaveLength(1)
   })
+})
+
+describe('a change on a quiet link lights its key without waiting (issue 45)', () => {
+  it('the read starts at once, not after the debounce, and the store has the new play state', async () => {
+    const server = await scheduler()
+    const { store, arrive, advance } = await connectedLink(server)
+    // Quiet: the session's first read is older than the debounce.
+    await advance(LINK_TUNABLES.changeDebounceMs)
+    const plays: PlayState[] = []
+    store.on('title', (e) => e.changes.play && plays.push(e.changes.play))
+    store.on('titlesReset', (titles) => plays.push(titles[0]!.play))
+    server.titles[0]!.status = 'Running'
+    // Two signals of one change (the on-air and the play-state feedbacks) start one read between them.
+    await arrive(() =>
+      server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+    )
+    await arrive(() =>
+      server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+    )
+    await advance(1)
+    expect(server.reads()).toHaveLength(2)
+    expect(store.title('{A}')?.play).toBe('Running')
+    expect(plays).toContain('Running')
+    // A signal right after that read is debounced again, and the bound still holds.
+    await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
+    await advance(LINK_TUNABLES.changeDebounceMs - 1)
+    expect(server.reads()).toHaveLength(2)
+    await advance(1)
+    expect(server.reads()).toHaveLength(3)
+  })
+})
+
+describe('a re-read never comes before a key a notification decided (issue 45)', () => {
+  it.each([
+    ['the signal first, as the simulator sends them', ['signal', 'play']],
+    ['the notification first', ['play', 'signal']],
+  ])(
+    'a play notification and a feedback signal of one change (%s): the store has it, the read waits',
+    async (_what, order) => {
+      const server = await scheduler()
+      const { store, arrive, advance } = await connectedLink(server)
+      await advance(LINK_TUNABLES.changeDebounceMs)
+      const titleEvents = vi.fn()
+      store.on('title', titleEvents)
+      server.titles[0]!.status = 'Running'
+      for (const what of order)
+        await arrive(() =>
+          what === 'play'
+            ? server.signal('onNotify', [JSON.stringify({ id: '{A}', play: 'Running' })])
+            : server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+        )
+      expect(store.title('{A}')?.play).toBe('Running')
+      await advance(LINK_TUNABLES.changeDebounceMs - 1)
+      expect(server.reads()).toHaveLength(1)
+      store.flush()
+      expect(titleEvents).toHaveBeenCalledWith({ id: '{A}', changes: { play: 'Running' } })
+      await advance(1)
+      expect(server.reads()).toHaveLength(2)
+    },
+  )
 })
 
 describe('the bound on reads', () => {
@@ -277,6 +338,32 @@ describe('the layer state (getValueForKey)', () => {
     const read = ['getTitleControlInfo', 'getValueForKey']
     const calls = server.calls.map((c) => c.command ?? c.method)
     expect(calls).toEqual(['notifyClientConnected', 'subscribe', ...read, ...read])
+  })
+
+  it('is asked with the title list, not a round trip after it, and applied after it whichever answers first', async () => {
+    const server = await scheduler()
+    statusless(server)
+    const { link, store, arrive } = await connectedLink(server)
+    server.state.layers = { '{B}': { playState: 'running' } }
+    const release = server.hold('getTitleControlInfo')
+    let asked = false
+    void server.arrival('getValueForKey').then(() => (asked = true))
+    await arrive(() => server.signal('variablesChanged', SIGNAL_ARGS.variablesChanged))
+    vi.advanceTimersByTime(LINK_TUNABLES.changeDebounceMs)
+    // Real I/O while the title list's reply is held (the clocks are fake; the safety bound is real time).
+    const end = performance.now() + SAFETY_MS
+    while (!asked && performance.now() < end) await new Promise((r) => setImmediate(r))
+    expect(asked).toBe(true)
+    // The layer state answered first: it waits for the title list, then gives {B} its play state.
+    expect(store.title('{B}')?.play).toBe('Off')
+    const done = next(link, 'resynchronised')
+    release()
+    await done
+    expect(plays(store)).toEqual([
+      ['{A}', 'Off'],
+      ['{B}', 'Running'],
+      ['{C}', 'Off'],
+    ])
   })
 
   it('a title that stays on air never shows Off between the title list and the layer state', async () => {
