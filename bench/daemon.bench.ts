@@ -16,22 +16,30 @@
  *
  * Targets: start to ready < 1 s, RSS < 80 MB, growth < 5 MB. `BENCH_DAEMON_SECONDS` shortens the load.
  *
- * The V8 flags, and what this bench measured with each (the default config under the steady load above).
- * Each trades a little speed for resident memory, for a small box that runs the daemon for months; the
- * short commands (check, send, devices, probe) start without them, as nothing of this applies to them:
+ * The V8 flags the launcher gives the long-running commands, and why. `npm run bench flags` weighs them
+ * as one table (idle and storm-peak memory, CPU in a jog storm, press to light, a cold XL page, on two
+ * cores and on the smallest box) against Node's defaults and the middle ways (the optimising compiler
+ * on with a small young generation, a larger young generation, one helper thread alone, the old
+ * generation capped). Issue 45's rule: keep the flags that meet every goal, and when none does, latency
+ * before memory. Weighed again for issue 45, no set met every goal, and the press, storm and cold-page
+ * figures of the sets with the optimising compiler on were not apart from these beyond the machine's
+ * noise, while every one of them held more memory: these stay. Each trades a little speed for resident
+ * memory, for a small box that runs the daemon for months; the short commands (check, send, devices,
+ * probe) start without them, as nothing of this applies to them:
  * - `--max-semi-space-size=1` (MB): V8's young generation otherwise grows to 16 MB per semi-space under
  *   a steady stream of small requests, 20 MB and more of memory a daemon that allocates little per
  *   event never needs; the cost is more frequent, shorter scavenges.
  * - `--v8-pool-size=1`: one V8 helper thread (concurrent marking and compiling) rather than one per
- *   core; each keeps its own C allocator arena. Idle: 75-76 MB in four runs, against 77-86 MB.
+ *   core; each keeps its own C allocator arena.
  * - `--liftoff-only`: undici parses HTTP replies with llhttp, compiled to WebAssembly on the first
  *   connection; V8's second, optimising compile of it (TurboFan) takes tens of MB of compiler memory
- *   for a moment, which the C allocator keeps afterwards (the idle RSS row shows it).
- *   Liftoff's code parses the application's short replies in microseconds.
- * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses
- *   its mid tier, Maglev), and V8's smaller-heap settings: less memory under load for a little more
- *   CPU, and no change in the jog round trip beyond the machine's noise (run the bench with and
- *   without them, `BENCH_NODE_FLAGS`, for the figures).
+ *   for a moment, which the C allocator keeps afterwards. Liftoff's code parses the application's
+ *   short replies in microseconds.
+ * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses its
+ *   mid tier, Maglev), and V8's smaller-heap settings: less memory under load for a little more CPU.
+ *   On a small box the optimising compiler's own work also competes for the one core with a cold
+ *   page. What it would speed up most, the Stream Deck library's per-pixel conversion, the driver does
+ *   by rows instead (`src/surfaces/streamdeck/fast-transform.ts`).
  * The bench prints the CPU, jog round trip and memory with whatever flags the launcher has, and
  * `BENCH_NODE_FLAGS` runs it with others, to compare.
  */

@@ -14,12 +14,16 @@
  *   jog STORM.rate times a second for STORM.seconds (+1 each, bound to a scrub), RSS sampled every
  *   10 ms, CPU from /proc (user + system, every thread) from the first turn to STORM_SETTLE_MS after
  *   the last, given per 10 s of storm;
+ * - press to light, median and p95: `press-light.bench.ts`'s `pressToLight` (a page presses a key that
+ *   cuts a title in or out; timed until the page is sent the key's new colour), PRESSES presses a
+ *   round against the same application, the daemon on `pressLightConfig`;
  * - cold XL page: `surfaces.bench.ts`'s cold XL redraw alone, in a child under the same flags in the
  *   same box, with the Stream Deck driver's pixel conversion and with the library's own (what
  *   `src/surfaces/streamdeck/fast-transform.ts` buys under those flags).
  * Each storm row is the median of ROUNDS rounds (the sets in turn within a round; the highest peak).
  * The last column lists the goals a row misses (GOALS); the rule (issue 45): keep the flags that meet
- * every goal; when none does, the latency goals win and the memory goal is restated from the figures.
+ * every goal; when none does, the latency goals win and the memory goal is restated from the figures
+ * (as GOALS has it).
  *
  * Then memory as deployed with the launcher's flags: idle and storm peak with the default config and
  * with the largest example config (`config/examples`, by size; its surfaces' drivers load as they would,
@@ -47,7 +51,8 @@ import {
 } from './deployed.js'
 import { cpuSeconds, launcherFlags, rssOf, rssSampler } from './own-daemon.js'
 import { benchBoxes, type Box } from './small-box.js'
-import { median } from './stats.js'
+import { median, percentile } from './stats.js'
+import { pressLightConfig, pressLightGoals, pressToLight } from './press-light.bench.js'
 import { coldXlPage } from './surfaces.bench.js'
 
 const QUICK = process.env.BENCH_QUICK === '1'
@@ -58,12 +63,21 @@ const IDLE_SETTLE_MS = 3000
 /** After the last turn, the scrubs still in flight finish: their CPU is the storm's. */
 const STORM_SETTLE_MS = 300
 const READY = /panelbridge running: (http:\/\/\S+)/
+/** Presses a round for press to light, and the quiet time after each light. */
+const PRESSES = QUICK ? 12 : 40
+const PRESS_PACE_MS = 150
 
-/** Issue 45's goals. Latency: the cold XL page (and press-to-light, measured by its own bench). */
+/**
+ * Issue 45's goals. Latency: press to light p95 (`pressLightGoals`, by box) and the cold XL page. Memory:
+ * restated by the issue's rule. No flag set met its 65 MB idle and 70 MB storm peak, and the latency
+ * figures did not set the sets apart, so the launcher kept the set that held the least; these bound it
+ * as deployed (the default config and the largest example) with a little room. ASSUMED until the
+ * figures of a quiet machine.
+ */
 const GOALS = {
   stormCpuPer10s: 1.0,
-  idleMb: 65,
-  peakMb: 70,
+  idleMb: 75,
+  peakMb: 80,
   coldXlMs: { 'two cores': 1000 / 60, 'smallest box': 1000 / 30 } as Record<string, number>,
 } as const
 
@@ -123,6 +137,22 @@ async function stormOnce(flags: readonly string[], box: Box, target: JogTarget):
   }
 }
 
+/** Press to light under `flags` in `box`, the daemon on `config` (a `pressLightConfig`): each lit press, ms, and the missed. */
+async function pressOnce(
+  flags: readonly string[],
+  box: Box,
+  config: string,
+): Promise<{ samples: number[]; missed: number }> {
+  const daemon = await startCli(['run', '--config', config], READY, { flags, box })
+  try {
+    const port = Number(new URL(daemon.match[1]!).port)
+    const { samples, missed } = await pressToLight(port, PRESSES, { paceMs: PRESS_PACE_MS })
+    return { samples, missed }
+  } finally {
+    await stopChild(daemon.child)
+  }
+}
+
 /** Rounds merged: medians, but the highest peak (one the daemon reached). */
 function merged(runs: readonly Storm[]): Storm {
   return {
@@ -144,8 +174,10 @@ function largestExample(): string {
 const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : 'n/a')
 const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : 'n/a')
 
-function misses(box: Box, s: Storm, coldMs: number): string[] {
+function misses(box: Box, s: Storm, coldMs: number, press: { p95: number; missed: number }): string[] {
   const out: string[] = []
+  const pressGoal = pressLightGoals[box.name]
+  if (press.missed > 0 || (pressGoal !== undefined && !(press.p95 < pressGoal))) out.push('press')
   if (box.name === 'two cores' && !(s.cpuPer10s < GOALS.stormCpuPer10s)) out.push('CPU')
   if (!(s.idleMb < GOALS.idleMb)) out.push('idle')
   if (!(s.peakMb < GOALS.peakMb)) out.push('peak')
@@ -170,6 +202,7 @@ export default async function main(): Promise<void> {
     const byDefault = await deployedConfig(dir, DEFAULT_CONFIG, sim, 'default.yaml')
     const example = largestExample()
     const byExample = await deployedConfig(dir, example, sim, 'example.yaml')
+    const pressConfig = await pressLightConfig(dir, sim)
 
     console.log(
       `the daemon as deployed (node FLAGS dist/cli.js run), the default config, the application in its own process;` +
@@ -179,28 +212,40 @@ export default async function main(): Promise<void> {
     for (const box of boxes) {
       console.log(`\n${box.name} (${box.how}):`)
       const runs = new Map<string, Storm[]>(sets.map((s) => [s.key, []]))
-      for (let round = 0; round < ROUNDS; round++)
-        for (const set of sets) runs.get(set.key)!.push(await stormOnce(set.flags, box, byDefault))
-      console.log(
-        '| flags | idle RSS MB | storm peak RSS MB | storm CPU s / 10 s | cold XL page ms (driver / library conversion) | misses |',
+      const presses = new Map<string, { samples: number[]; missed: number }>(
+        sets.map((s) => [s.key, { samples: [], missed: 0 }]),
       )
-      console.log('| --- | ---: | ---: | ---: | ---: | --- |')
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const set of sets) {
+          runs.get(set.key)!.push(await stormOnce(set.flags, box, byDefault))
+          const p = await pressOnce(set.flags, box, pressConfig)
+          presses.get(set.key)!.samples.push(...p.samples)
+          presses.get(set.key)!.missed += p.missed
+        }
+      }
+      console.log(
+        '| flags | idle RSS MB | storm peak RSS MB | storm CPU s / 10 s | press→light ms median / p95 | cold XL page ms (driver / library conversion) | misses |',
+      )
+      console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |')
       const meeting: string[] = []
       for (const set of sets) {
         const s = merged(runs.get(set.key)!)
         const cold = coldXlPage(set.flags, box)
-        const missed = misses(box, s, cold.fast)
+        const pressed = presses.get(set.key)!
+        const press = { median: median(pressed.samples), p95: percentile(pressed.samples, 95), missed: pressed.missed }
+        const missed = misses(box, s, cold.fast, press)
         if (missed.length === 0) meeting.push(set.key)
         const mark = set.flags.join(' ') === launcher ? '* ' : ''
         console.log(
           `| ${mark}${set.name}: \`${set.flags.join(' ') || '(none)'}\` | ${f1(s.idleMb)} | ${f1(s.peakMb)} | ` +
-            `${f2(s.cpuPer10s)} | ${f1(cold.fast)} / ${f1(cold.library)} | ${missed.join(', ') || 'none'} |`,
+            `${f2(s.cpuPer10s)} | ${f1(press.median)} / ${f1(press.p95)}${press.missed ? ` (${press.missed} missed)` : ''} | ` +
+            `${f1(cold.fast)} / ${f1(cold.library)} | ${missed.join(', ') || 'none'} |`,
         )
       }
       console.log(
         `goals: storm CPU < ${GOALS.stormCpuPer10s} s per 10 s (two cores), idle < ${GOALS.idleMb} MB, peak < ${GOALS.peakMb} MB, ` +
-          `cold XL page < ${f1(GOALS.coldXlMs[box.name] ?? NaN)} ms; press-to-light p95 is the press bench's. ` +
-          `Meeting every goal here: ${meeting.join(', ') || 'none (then latency wins, the memory goal restated)'}`,
+          `press→light p95 < ${pressLightGoals[box.name] ?? 'n/a'} ms, cold XL page < ${f1(GOALS.coldXlMs[box.name] ?? NaN)} ms. ` +
+          `Meeting every goal here: ${meeting.join(', ') || 'none (then latency wins)'}`,
       )
     }
 
