@@ -16,40 +16,44 @@
  *
  * Targets: start to ready < 1 s, RSS < 80 MB, growth < 5 MB. `BENCH_DAEMON_SECONDS` shortens the load.
  *
- * The V8 flags, and what this bench measured with each (the default config under the steady load above).
- * Each trades a little speed for resident memory, for a small box that runs the daemon for months; the
- * short commands (check, send, devices, probe) start without them, as nothing of this applies to them:
+ * The V8 flags the launcher gives the long-running commands, and why. `npm run bench flags` weighs them
+ * as one table (idle and storm-peak memory, CPU in a jog storm, press to light, a cold XL page, on two
+ * cores and on the smallest box) against Node's defaults and the middle ways (the optimising compiler
+ * on with a small young generation, a larger young generation, one helper thread alone, the old
+ * generation capped). Issue 45's rule: keep the flags that meet every goal, and when none does, latency
+ * before memory. Weighed again for issue 45, no set met every goal, and the press, storm and cold-page
+ * figures of the sets with the optimising compiler on were not apart from these beyond the machine's
+ * noise, while every one of them held more memory: these stay. Each trades a little speed for resident
+ * memory, for a small box that runs the daemon for months; the short commands (check, send, devices,
+ * probe) start without them, as nothing of this applies to them:
  * - `--max-semi-space-size=1` (MB): V8's young generation otherwise grows to 16 MB per semi-space under
  *   a steady stream of small requests, 20 MB and more of memory a daemon that allocates little per
  *   event never needs; the cost is more frequent, shorter scavenges.
  * - `--v8-pool-size=1`: one V8 helper thread (concurrent marking and compiling) rather than one per
- *   core; each keeps its own C allocator arena. Idle: 75-76 MB in four runs, against 77-86 MB.
+ *   core; each keeps its own C allocator arena.
  * - `--liftoff-only`: undici parses HTTP replies with llhttp, compiled to WebAssembly on the first
  *   connection; V8's second, optimising compile of it (TurboFan) takes tens of MB of compiler memory
- *   for a moment, which the C allocator keeps afterwards (the idle RSS row shows it).
- *   Liftoff's code parses the application's short replies in microseconds.
- * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses
- *   its mid tier, Maglev), and V8's smaller-heap settings: less memory under load for a little more
- *   CPU, and no change in the jog round trip beyond the machine's noise (run the bench with and
- *   without them, `BENCH_NODE_FLAGS`, for the figures).
+ *   for a moment, which the C allocator keeps afterwards. Liftoff's code parses the application's
+ *   short replies in microseconds.
+ * - `--no-opt --optimize-for-size`: no optimising compiler for JavaScript (Node 24's V8 still uses its
+ *   mid tier, Maglev), and V8's smaller-heap settings: less memory under load for a little more CPU.
+ *   On a small box the optimising compiler's own work also competes for the one core with a cold
+ *   page. What it would speed up most, the Stream Deck library's per-pixel conversion, the driver does
+ *   by rows instead (`src/surfaces/streamdeck/fast-transform.ts`).
  * The bench prints the CPU, jog round trip and memory with whatever flags the launcher has, and
  * `BENCH_NODE_FLAGS` runs it with others, to compare.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
 import { parseDocument } from 'yaml'
-import { launcherFlags } from './own-daemon.js'
+import { CLI, DEFAULT_CONFIG, deployedConfig, startCli, stopChild } from './deployed.js'
+import { cpuSeconds, launcherFlags } from './own-daemon.js'
 import { median } from './stats.js'
 
-// The built program, as an installed service runs it (no TypeScript loader in the start time).
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
-const DEFAULT_CONFIG = fileURLToPath(new URL('../config/default.yaml', import.meta.url))
 const LOAD_SECONDS = Number(process.env.BENCH_DAEMON_SECONDS ?? 300)
 const SAMPLE_EVERY_S = Math.min(30, Math.max(1, Math.floor(LOAD_SECONDS / 10)))
 const STARTS = 5
@@ -63,47 +67,9 @@ function statusMb(pid: number, field: 'VmRSS' | 'RssAnon' | 'RssFile'): number {
   return kb / 1024
 }
 const rssMb = (pid: number): number => statusMb(pid, 'VmRSS')
-/** Clock ticks per second of /proc's CPU times. */
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command name (which may hold spaces, hence from the last ')'): utime is 14th, stime 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
-}
 /** `RSS (anonymous + file-backed)`: the file-backed part is mostly Node's own binary, shared and clean. */
 const rssSplit = (pid: number): string =>
   `${statusMb(pid, 'VmRSS').toFixed(1)} (${statusMb(pid, 'RssAnon').toFixed(1)} + ${statusMb(pid, 'RssFile').toFixed(1)})`
-
-async function startUntil(
-  args: string[],
-  re: RegExp,
-): Promise<{ child: ChildProcess; ms: number; match: RegExpExecArray; output: string[] }> {
-  const t0 = performance.now()
-  const child = spawn(process.execPath, [...launcherFlags(CLI), CLI, ...args], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'warn' },
-  })
-  const lines = createInterface({ input: child.stdout })
-  const output: string[] = []
-  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before it was ready`)))
-    lines.on('line', (line) => {
-      output.push(line)
-      const m = re.exec(line)
-      if (m) resolve(m)
-    })
-  })
-  return { child, ms: performance.now() - t0, match, output }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return
-  const done = new Promise((r) => child.once('exit', r))
-  child.kill('SIGTERM')
-  await done
-}
 
 /** The default config on free ports (so the bench never collides with a running panelbridge). */
 async function freePortConfig(dir: string): Promise<string> {
@@ -111,18 +77,6 @@ async function freePortConfig(dir: string): Promise<string> {
   doc.setIn(['app', 'url'], 'http://127.0.0.1:0')
   doc.setIn(['listen', 'port'], 0)
   const file = join(dir, 'config.yaml')
-  await writeFile(file, String(doc))
-  return file
-}
-
-/** The default config as deployed: the application is another process (here `panelbridge sim`), not simulated inside. */
-async function deployedConfig(dir: string, appUrl: string, wsUrl: string): Promise<string> {
-  const doc = parseDocument(readFileSync(DEFAULT_CONFIG, 'utf8'))
-  doc.setIn(['app', 'url'], appUrl)
-  doc.setIn(['app', 'notifications'], wsUrl)
-  doc.deleteIn(['app', 'simulate'])
-  doc.setIn(['listen', 'port'], 0)
-  const file = join(dir, 'deployed.yaml')
   await writeFile(file, String(doc))
   return file
 }
@@ -149,23 +103,23 @@ export default async function main(): Promise<void> {
     const daemonMs: number[] = []
     const simMs: number[] = []
     for (let i = 0; i < STARTS; i++) {
-      const s = await startUntil(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
+      const s = await startCli(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
       simMs.push(s.ms)
-      await stop(s.child)
-      const d = await startUntil(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
+      await stopChild(s.child)
+      const d = await startCli(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
       daemonMs.push(d.ms)
-      await stop(d.child)
+      await stopChild(d.child)
     }
 
     // The simulator alone (the baseline), then the daemon as deployed, driving it from another process.
-    const sim = await startUntil(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
+    const sim = await startCli(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
     await new Promise((r) => setTimeout(r, 2000))
     const simIdle = rssSplit(sim.child.pid!)
     // Why a pause is enough: the simulator prints both addresses together, and 2 s have passed.
     const wsUrl = sim.output.map((l) => /QWebChannel WebSocket on (ws:\/\/\S+)/.exec(l)?.[1]).find((u) => u)
     if (wsUrl === undefined) throw new Error('panelbridge sim did not print its WebSocket address')
-    const deployed = await startUntil(
-      ['run', '--config', await deployedConfig(dir, sim.match[1]!, wsUrl)],
+    const deployed = await startCli(
+      ['run', '--config', (await deployedConfig(dir, DEFAULT_CONFIG, { httpUrl: sim.match[1]!, wsUrl })).file],
       /panelbridge running: (http:\/\/\S+)/,
     )
     await new Promise((r) => setTimeout(r, 2000))
@@ -174,10 +128,10 @@ export default async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 2000))
     const deployedOpen = rssSplit(deployed.child.pid!)
     deployedPage.close()
-    await stop(deployed.child)
-    await stop(sim.child)
+    await stopChild(deployed.child)
+    await stopChild(sim.child)
 
-    const { child, match } = await startUntil(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
+    const { child, match } = await startCli(['run', '--config', config], /panelbridge running: (http:\/\/\S+)/)
     const base = match[1]!
     const pid = child.pid!
     await new Promise((r) => setTimeout(r, 2000))
@@ -225,7 +179,7 @@ export default async function main(): Promise<void> {
     running = false
     await Promise.all([pressLoop, jogLoop])
     page.close()
-    await stop(child)
+    await stopChild(child)
 
     const warm = samples.find((s) => s.t >= Math.min(60, LOAD_SECONDS / 5)) ?? samples[0]!
     const last = samples.at(-1)!

@@ -10,14 +10,15 @@
  *   stdin: a line `loop-start` starts its own `monitorEventLoopDelay` afresh, a line `loop` ends it and
  *   answers one JSON line (the loop's max and p99, and the rotate turns the daemon was handed meanwhile),
  *   so a stall is the daemon's loop, not only what a client sees. SIGHUP reloads it (RELOADED when done).
- * - `rssOf(pid)`: a process's VmRSS, worker threads included.
+ * - `rssOf(pid)`: a process's VmRSS, worker threads included; `cpuSeconds(pid)`: the CPU time it has
+ *   used; `rssSampler`: a process's RSS sampled from `start()` to `end()` (start and peak).
  * - `inProcessProbe` / `OwnDaemon.probe()`: one shape for "measure the daemon's loop and memory while
  *   this runs", whichever process the daemon is in, so an attack is written once and run against both.
  * - `clientCase`: one case, the attacking clients as a `node -e` script in a child process (their work
  *   is not in the measured loop), under a probe; `inRounds`: every case ROUNDS times, merged by median.
  * - STALL_TARGET_MS, RSS_TARGET_MB: issue 24's targets, and `verdict` against them.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -90,6 +91,17 @@ export function rssOf(pid: number): number {
   }
 }
 
+/** Clock ticks per second of /proc's CPU times. */
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
+
+/** CPU seconds (user + system, every thread) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command name (which may hold spaces, hence from the last ')'): utime is 14th, stime 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
+}
+
 /** Rotate turns the daemon was handed while a probe ran: how many events, their summed delta, first to last. */
 export interface Turns {
   events: number
@@ -152,7 +164,10 @@ function loopCounter(
 }
 
 /** Samples `rss()` every `everyMs` from `start()`; `end()` gives the start and the peak. */
-function rssSampler(rss: () => number, everyMs: number): { start(): void; end(): { startMb: number; peakMb: number } } {
+export function rssSampler(
+  rss: () => number,
+  everyMs: number,
+): { start(): void; end(): { startMb: number; peakMb: number } } {
   let startMb = 0
   let peakMb = 0
   let timer: NodeJS.Timeout | undefined

@@ -10,8 +10,8 @@
  * Every row runs twice: with the machine's cores, then in a child pinned to one core (`taskset -c 0`),
  * so a cost that only hurts a small box shows. Both runs are children started with the daemon's own V8
  * flags (its launcher line in `src/cli.ts`, as `own-daemon.ts` reads it): the daemon draws its keys
- * under them (no optimising compiler, a 1 MB young generation), and without them V8's optimising
- * compiler alone costs CPU on its own threads for every cold page, a cost the daemon never pays.
+ * under them, and they change what a cold page costs (the optimising compiler and its helper threads,
+ * the young generation's size). `npm run bench flags` runs the cold XL page under other flag sets.
  *
  * The Stream Decks draw their cold keys on the event loop and encode them with the library's
  * asynchronous encoder, as the daemon's do. Key worker threads did it off the loop until issue 41, when
@@ -34,11 +34,14 @@ import {
   type FakeHidDevice,
 } from '../test/surfaces/helpers/fake-hid.js'
 import { launcherFlags } from './own-daemon.js'
+import type { Box } from './small-box.js'
 import { median, percentile } from './stats.js'
 
 type Row = [string, string, string]
 /** Set in the children that measure (`all` cores or `one`): print the rows as JSON for the parent to merge. */
 const CHILD = process.env['BENCH_SURFACES_RUN']
+/** Set in a child of `coldXlPage`: it measures that alone. */
+const ONLY_COLD_XL = process.env['BENCH_SURFACES_ONLY'] === 'xl-cold'
 const ROWS_MARK = 'BENCH_ROWS_JSON '
 
 const fmt = (ms: number): string => (Math.abs(ms) < 0.01 ? `${(ms * 1000).toFixed(2)} µs` : `${ms.toFixed(3)} ms`)
@@ -105,7 +108,7 @@ async function openBareDeck(model: DeviceModelId): Promise<StreamDeck> {
 
 export default async function (): Promise<void> {
   if (CHILD) {
-    const rows = await measure()
+    const rows = ONLY_COLD_XL ? await coldXlRows() : await measure()
     console.log(ROWS_MARK + JSON.stringify(rows))
     return
   }
@@ -123,14 +126,22 @@ export default async function (): Promise<void> {
 }
 
 /**
- * This bench's rows measured in a child under `flags`, with every core or pinned to core 0; undefined
- * (said why) when the child fails. The child runs this file alone through the runner.
+ * This bench's rows measured in a child under `flags`, with every core or pinned to core 0 (or in
+ * `box`); undefined (said why) when the child fails. The child runs this file alone through the runner.
  */
-function measureInChild(run: 'all' | 'one', flags: string[]): Row[] | undefined {
+function measureInChild(
+  run: 'all' | 'one',
+  flags: readonly string[],
+  options: { box?: Box; env?: Record<string, string> } = {},
+): Row[] | undefined {
   const node = [process.execPath, ...flags, ...process.execArgv, process.argv[1]!, 'surfaces.bench']
-  const [command, ...args] = run === 'one' ? ['taskset', '-c', '0', ...node] : node
+  const [command, ...args] = options.box
+    ? (({ command, args }) => [command, ...args])(options.box.wrap(node[0]!, node.slice(1)))
+    : run === 'one'
+      ? ['taskset', '-c', '0', ...node]
+      : node
   const child = spawnSync(command!, args, {
-    env: { ...process.env, BENCH_SURFACES_RUN: run },
+    env: { ...process.env, ...options.env, BENCH_SURFACES_RUN: run },
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   })
@@ -357,6 +368,39 @@ async function encodeRow(): Promise<Row> {
 /** Face numbers never used before in this run: cold for the renderer and the device bytes cache. */
 let freshFaces = 100_000
 const freshPage = (): number => (freshFaces += 100)
+
+/**
+ * A cold XL page (32 keys never drawn before, drawn and written: the `XL full redraw, cold` row alone),
+ * in a child under `flags` in `box`, for flags.bench: with the driver's pixel conversion and with the
+ * library's own (`fast-transform.ts` weighed under those flags). Medians, ms; NaN when the child failed.
+ */
+export function coldXlPage(flags: readonly string[], box?: Box): { fast: number; library: number } {
+  const rows = measureInChild('all', flags, { ...(box ? { box } : {}), env: { BENCH_SURFACES_ONLY: 'xl-cold' } })
+  const ms = (name: string): number => Number(rows?.find((r) => r[0] === name)?.[1] ?? NaN)
+  return { fast: ms(COLD_XL.fast), library: ms(COLD_XL.library) }
+}
+
+const COLD_XL = { fast: 'cold XL page', library: 'cold XL page, library conversion' } as const
+
+/** `coldXlPage`'s child: both conversions in blocks of rounds (as `xlRows`), the figures in ms, unformatted. */
+async function coldXlRows(): Promise<Row[]> {
+  const { surface } = await openDeck(DeviceModelId.XL, 0)
+  const showPage = async (base: number): Promise<void> => {
+    for (let k = 0; k < 32; k++) surface.setFeedback(`key:${k}`, feedbackFor(base + k))
+    await surface.drain()
+  }
+  await showPage(freshPage())
+  const n = process.env.BENCH_QUICK === '1' ? 5 : 15
+  const [fast = NaN, library = NaN] = await inBlocks(n, [
+    () => showPage(freshPage()),
+    asBefore(() => showPage(freshPage())),
+  ])
+  await surface.close()
+  return [
+    [COLD_XL.fast, String(fast), ''],
+    [COLD_XL.library, String(library), ''],
+  ]
+}
 
 /** Full redraws and page switches of an XL: this path against the one before issue 29, in the same run. */
 async function xlRows(): Promise<Row[]> {

@@ -1,11 +1,10 @@
 /**
  * A faster stand-in for the library's pixel conversion (issue 29), installed by the driver in the loop's
- * thread, where every key image is converted (under `--no-opt` the library's would hold the loop for
- * longer than drawing the key). Before
- * a key image is encoded, `@elgato-stream-deck/core` turns the pixels to the model's orientation and
- * colour order with `transformImageBuffer`, a loop of DataView reads and writes per pixel: under the
- * daemon's V8 flags (`--no-opt`) the largest part of a cold key's cost, more than drawing it
- * (`npm run bench surfaces` prints both).
+ * thread, where every key image is converted. Before a key image is encoded, `@elgato-stream-deck/core`
+ * turns the pixels to the model's orientation and colour order with `transformImageBuffer`, a loop of
+ * DataView reads and writes per pixel: a large part of a cold key's cost even with V8's optimising
+ * compiler, and more than drawing the key without it (`npm run bench surfaces` and `npm run bench
+ * flags` print both conversions, the latter under each set of V8 flags).
  *
  * For the case the JPEG models take (RGBA in, RGBA out, flipped on either axis, not rotated), the same
  * colour bytes come from copying whole rows as 32-bit pixels (reversed for a horizontal flip; the 180°
@@ -18,7 +17,8 @@
  * `@elgato-stream-deck/core` goes straight into its JPEG encoder (services/imagePacker/jpeg.js,
  * lcdSegmentDisplay/generic.js and neo.js), and both encoders ignore the fourth byte (jpeg-turbo's
  * FORMAT_RGBA, jpeg-js reads r, g, b and skips it), so the JPEG is the same bytes. Setting it costs a
- * loop over every pixel, under the daemon's V8 flags (`--no-opt`) the largest single cost of a key. The key renderer's pixels are opaque anyway (its background is painted first).
+ * loop over every pixel, the very cost the row copies avoid. The key renderer's pixels are opaque anyway
+ * (its background is painted first).
  */
 import { createRequire } from 'node:module'
 import { endianness } from 'node:os'

@@ -1,0 +1,204 @@
+/**
+ * The built daemon as deployed (`dist/cli.js`, started as the installed command starts it), for the
+ * benches that judge it as an operator runs it: daemon.bench and flags.bench.
+ *
+ * - `startCli`: `node FLAGS dist/cli.js ARGS` (by default the flags the launcher gives the command), in
+ *   a box of `small-box.ts` if asked, until a line of its output matches.
+ * - `stopChild`: SIGTERM, and the exit waited for.
+ * - `deployedConfig`: a config file as deployed beside the application in its own process (`app.url`
+ *   and `app.notifications` pointed at it, no simulator inside), on a free port.
+ * - `startBuiltSim`: `dist/cli.js sim` on free ports, standing in for the application.
+ * - `pageJogStorm`: a page socket (as a browser's) turning a web surface's jog at a steady rate, from
+ *   a child process, so its work is not the daemon's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { parseDocument } from 'yaml'
+import { launcherFlags } from './own-daemon.js'
+import type { Box } from './small-box.js'
+
+/** The built program, as an installed service runs it (no TypeScript loader in its time or memory). */
+export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
+export const DEFAULT_CONFIG = fileURLToPath(new URL('../config/default.yaml', import.meta.url))
+
+export interface Started {
+  child: ChildProcess
+  /** Spawn to the matching line, ms. */
+  ms: number
+  match: RegExpExecArray
+  /** Its stdout lines so far (and later ones as they come). */
+  output: string[]
+}
+
+/**
+ * Starts `dist/cli.js args` under `flags` (default: the launcher's for the command, or BENCH_NODE_FLAGS),
+ * in `box` (default: the machine as it is), until a stdout line matches `ready`. Routine log lines are
+ * kept out (PANELBRIDGE_LOG_LEVEL=warn). The box's wrappers exec the program, so `child.pid` is node's.
+ */
+export async function startCli(
+  args: string[],
+  ready: RegExp,
+  options: { flags?: readonly string[]; box?: Box } = {},
+): Promise<Started> {
+  const t0 = performance.now()
+  const node = [...(options.flags ?? launcherFlags(CLI)), CLI, ...args]
+  const { command, args: argv } = options.box
+    ? options.box.wrap(process.execPath, node)
+    : { command: process.execPath, args: node }
+  const child = spawn(command, argv, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PANELBRIDGE_LOG_LEVEL: 'warn' },
+  })
+  let errors = ''
+  child.stderr.on('data', (b: Buffer) => (errors = (errors + b.toString()).slice(-2000)))
+  const output: string[] = []
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited with ${code} before it was ready:\n${errors}`)),
+    )
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      output.push(line)
+      const m = ready.exec(line)
+      if (m) resolve(m)
+    })
+  })
+  return { child, ms: performance.now() - t0, match, output }
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const done = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  await done
+}
+
+/** The application's stand-in: `dist/cli.js sim` on free ports. */
+export interface BuiltSim {
+  child: ChildProcess
+  httpUrl: string
+  wsUrl: string
+}
+
+export async function startBuiltSim(): Promise<BuiltSim> {
+  const sim = await startCli(['sim', '--port', '0', '--ws-port', '0'], /listening on (http:\/\/\S+)/)
+  // The simulator prints its WebSocket address beside its HTTP one; wait for that line too.
+  const wsLine = (): string | undefined =>
+    sim.output.map((l) => /QWebChannel WebSocket on (ws:\/\/\S+)/.exec(l)?.[1]).find((u) => u)
+  const until = Date.now() + 30_000
+  while (wsLine() === undefined) {
+    if (Date.now() > until || sim.child.exitCode !== null) {
+      await stopChild(sim.child)
+      throw new Error('panelbridge sim did not print its WebSocket address')
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return { child: sim.child, httpUrl: sim.match[1]!, wsUrl: wsLine()! }
+}
+
+/** A web surface's jog the page socket can turn, and the file that holds it. */
+export interface JogTarget {
+  file: string
+  surface: string
+  control: string
+  /** Whether the bench added that surface (the config had no web jog of its own). */
+  added: boolean
+}
+
+/**
+ * `source` as deployed beside the application `app` (its HTTP and notification addresses, no simulator
+ * inside), listening on a free port, written to `dir/name`. The jog storm needs a web surface's jog
+ * bound to a scrub: the config's own when it has one, else a one-key web surface `benchjog` is added
+ * with that binding (said in `added`).
+ */
+export async function deployedConfig(
+  dir: string,
+  source: string,
+  app: { httpUrl: string; wsUrl: string },
+  name = 'deployed.yaml',
+): Promise<JogTarget> {
+  const doc = parseDocument(readFileSync(source, 'utf8'))
+  doc.setIn(['app', 'url'], app.httpUrl)
+  doc.setIn(['app', 'notifications'], app.wsUrl)
+  doc.deleteIn(['app', 'simulate'])
+  doc.setIn(['listen', 'host'], '127.0.0.1')
+  doc.setIn(['listen', 'port'], 0)
+  const plain = doc.toJS() as {
+    surfaces?: Record<string, { driver?: string; jog?: boolean }>
+    bindings?: { on?: string; jog?: unknown }[]
+  }
+  const webJogs = Object.entries(plain.surfaces ?? {})
+    .filter(([, s]) => s.driver === 'web' && s.jog === true)
+    .map(([id]) => id)
+  const bound = webJogs.find((id) => (plain.bindings ?? []).some((b) => b.on === `${id}/jog` && b.jog !== undefined))
+  let surface = bound
+  if (surface === undefined) {
+    surface = 'benchjog'
+    doc.setIn(['surfaces', surface], doc.createNode({ driver: 'web', rows: 1, columns: 1, jog: true }))
+    doc.addIn(['bindings'], doc.createNode({ on: `${surface}/jog`, jog: { scrub: { step_frames: 1 } } }))
+  }
+  const file = join(dir, name)
+  await writeFile(file, String(doc))
+  return { file, surface, control: 'jog', added: bound === undefined }
+}
+
+/**
+ * The page socket's client, as a script for `node -e`: argv port, surface, control, deltas a second,
+ * seconds. The upgrade is done by hand (a raw connection; frames masked with a zero key); every turn
+ * is +1; the turns due are written each millisecond. Prints one JSON line: `sent`, and `ms` from the
+ * first turn to the last.
+ */
+const STORM_CLIENT = String.raw`
+const net = require('node:net')
+const [port, surface, control, rate, seconds] = process.argv.slice(1)
+const payload = Buffer.from(JSON.stringify({ type: 'rotate', surface, control, delta: 1 }))
+if (payload.length > 125) throw new Error('turn frame too long for the short form')
+const frame = Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload])
+const total = Math.round(Number(rate) * Number(seconds))
+const page = net.connect(Number(port), '127.0.0.1', () => page.write(
+  'GET /ws HTTP/1.1\r\nHost: 127.0.0.1:' + port + '\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+  'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'))
+page.on('error', (e) => { console.error(String(e)); process.exit(1) })
+let open = false
+page.on('data', (d) => {
+  if (open) return
+  if (!d.toString('latin1').startsWith('HTTP/1.1 101')) { console.error('upgrade refused'); process.exit(1) }
+  open = true
+  const start = performance.now()
+  let sent = 0
+  const t = setInterval(() => {
+    const due = Math.min(total, Math.floor(((performance.now() - start) * Number(rate)) / 1000))
+    if (due > sent) page.write(Buffer.concat(Array.from({ length: due - sent }, () => frame)))
+    sent = due
+    if (sent < total) return
+    clearInterval(t)
+    const ms = performance.now() - start
+    page.end(() => console.log(JSON.stringify({ sent, ms })))
+  }, 1)
+})
+`
+
+/** Turns `target`'s jog `rate` times a second for `seconds` through a page socket to `port`; resolves when sent. */
+export async function pageJogStorm(
+  port: number,
+  target: Pick<JogTarget, 'surface' | 'control'>,
+  rate: number,
+  seconds: number,
+): Promise<{ sent: number; ms: number }> {
+  const child = spawn(
+    process.execPath,
+    ['-e', STORM_CLIENT, String(port), target.surface, target.control, String(rate), String(seconds)],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  const code = await new Promise((resolve) => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`the jog storm's page failed (${String(code)}): ${err.slice(-500)}`)
+  return JSON.parse(out) as { sent: number; ms: number }
+}
