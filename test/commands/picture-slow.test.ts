@@ -14,7 +14,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { runCli, type CliChild } from '../helpers/cli.js'
 import { LABEL_KEY, simulatedConfig } from '../helpers/config.js'
 import { slowSvg } from '../helpers/svg-bomb.js'
-import { untilFound, until } from '../helpers/until.js'
+import { untilFound, until, running } from '../helpers/until.js'
 
 /** The pids of `pid`'s child processes that draw pictures (their program loads the canvas library). */
 function drawingChildren(pid: number): number[] {
@@ -47,16 +47,6 @@ function cmdline(pid: number): string {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
   } catch {
     return ''
-  }
-}
-
-/** Whether `pid` is a process that still runs (not gone, not a zombie waiting to be reaped). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return false
   }
 }
 

@@ -10,26 +10,15 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { readFileSync } from 'node:fs'
 import { ConfigLoadAborted, loadConfigOffLoop, loadInWorker } from '../../src/daemon/config-load.js'
 import { INSTALLED } from '../../src/installed.js'
 import { iconDataUrl } from '../../src/app-kit/simulator/png.js'
 import { dataUrlBytes, PictureProcess } from '../../src/surfaces/render/picture.js'
-import { until } from '../helpers/until.js'
+import { until, running } from '../helpers/until.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { setLogSink } from '../../src/log.js'
 import { loadConfigText } from '../../src/mappings/load.js'
 import { testDir } from '../helpers/files.js'
-
-/** Whether `pid` still runs (not gone, not a zombie). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return false
-  }
-}
 
 const REFERENCE = fileURLToPath(new URL('../../config/reference.yaml', import.meta.url))
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 /**
  * How long a wait on real I/O (a process's line, a socket, a file) may take before the test fails. A safety
  * net, not a measure: a wait ends at its event, so this only decides how late a broken test fails. It is
@@ -26,4 +27,14 @@ export async function untilFound<T>(what: string, find: () => T | undefined, ms 
   let found: T | undefined
   await until(what, () => (found = find()) !== undefined, ms, everyMs)
   return found as T
+}
+
+/** Whether process `pid` still runs (not gone, not a zombie waiting to be reaped). */
+export function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
 }

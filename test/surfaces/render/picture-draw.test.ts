@@ -5,7 +5,6 @@
  * whatever it runs); a test that is about the bound itself sets a short one (the program never answers,
  * so the bound decides, not the machine's speed).
  */
-import { readFileSync } from 'node:fs'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import {
   dataUrlBytes,
@@ -15,20 +14,10 @@ import {
   PictureProcess,
 } from '../../../src/surfaces/render/picture.js'
 import { iconDataUrl } from '../../../src/app-kit/simulator/png.js'
-import { until } from '../../helpers/until.js'
+import { until, running } from '../../helpers/until.js'
 
 /** A child that says it is ready and then never answers: a draw that never returns. */
 const STUCK = (): string => `process.send({ ready: true }); process.on('message', () => { for (;;) {} })`
-
-/** Whether `pid` still runs (not gone, not a zombie). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return false
-  }
-}
 
 function stuckProcess(drawMs = 60_000): PictureProcess {
   const p = new PictureProcess({ program: STUCK, drawMs })
