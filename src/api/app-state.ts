@@ -81,10 +81,7 @@ export interface StreamingInfo {
 }
 
 export interface AppStateEvents {
-  /**
-   * A title's play state or variables were just written (its id), or every title replaced (undefined):
-   * before the `title` or `titlesReset` event that announces it (the daemon's press trace times it).
-   */
+  /** A title's play state or variables written (its id), or every title replaced: before `title` or `titlesReset`. */
   applied: [id: string | undefined]
   /** One title changed; `changes` holds only what changed since the previous event. */
   title: [change: { id: string; changes: TitleChanges }]

@@ -67,16 +67,9 @@ export interface FieldSpec<T extends FieldType = FieldType, O extends boolean = 
 }
 export type Shape = Readonly<Record<string, FieldSpec>>
 
+/** `unlisted`: not in the catalogue, a command the application has and panelbridge does not know (sent as written). */
 export type CommandGroup =
-  | 'title'
-  | 'videoIn'
-  | 'output'
-  | 'replay'
-  | 'project'
-  | 'notification'
-  | 'playout'
-  /** Not in the catalogue: a command the application has and panelbridge does not know (sent as written). */
-  | 'unlisted'
+  'title' | 'videoIn' | 'output' | 'replay' | 'project' | 'notification' | 'playout' | 'unlisted'
 
 export interface CommandSpec {
   readonly group: CommandGroup
@@ -106,17 +99,8 @@ export interface CommandSpec {
 // ---------------------------------------------------------------------------------------------------
 // Small builders: they keep the table below readable and keep literal types for the mapped types.
 
-interface ParamOptions {
-  encoding?: GetEncoding
-  assumed?: boolean
-  note?: string
-  body?: 'variables'
-}
-interface FieldOptions {
-  formEncoded?: boolean
-  assumed?: boolean
-  note?: string
-}
+type ParamOptions = Partial<Pick<ParamSpec, 'encoding' | 'assumed' | 'note' | 'body'>>
+type FieldOptions = Pick<FieldSpec, 'formEncoded' | 'assumed' | 'note'>
 
 const DEFAULT_ENCODING: Record<ParamType, GetEncoding> = {
   string: 'text',
@@ -183,12 +167,7 @@ function defineCatalogue<const C extends Record<string, CommandSpec>>(catalogue:
 /** Title selection: `id` (UUID, braced) or `title` (name or UUID). */
 const TITLE_SELECT = { id: opt('string'), title: opt('string') }
 /** New-title parameters shared by newTitle, loadTitle and duplicateTitle. */
-const NEW_TITLE = {
-  newId: opt('string'),
-  newName: opt('string'),
-  newPosition: opt('number'),
-  channel: opt('number'),
-}
+const NEW_TITLE = { newId: opt('string'), newName: opt('string'), newPosition: opt('number'), channel: opt('number') }
 
 /** Item of `videoIns` in getVideoInInfo (contract: Video input). */
 const VIDEO_IN = {
@@ -245,12 +224,7 @@ const SENDER = {
 } as const
 
 /** Subscription parameters: comma-separated strings where '' or 'all' means all (contract). */
-const SUBSCRIPTION = {
-  sender: opt('string'),
-  id: opt('string'),
-  input: opt('string'),
-  events: opt('string'),
-}
+const SUBSCRIPTION = { sender: opt('string'), id: opt('string'), input: opt('string'), events: opt('string') }
 
 const ASSUMED_REPLY = "reply fields beyond the envelope: not in the application's documentation; assumed shape"
 const ASSUMED_POSITION = 'param name `position` (seconds in the buffer) assumed'
@@ -678,10 +652,7 @@ export const COMMANDS = defineCatalogue({
     source: 'contract',
     summary: 'Full path of the current project and its icon.',
     params: {},
-    reply: {
-      filePath: maybe('string', { assumed: true }),
-      icon: maybe('string', { assumed: true }),
-    },
+    reply: { filePath: maybe('string', { assumed: true }), icon: maybe('string', { assumed: true }) },
     assumed: true,
     note: ASSUMED_REPLY,
   },

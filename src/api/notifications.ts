@@ -292,8 +292,7 @@ export function titlePlay(
   layers: ((id: string) => PlayState | undefined) | undefined,
   id: string,
 ): PlayState {
-  if (status !== undefined) return status
-  return layers?.(id) ?? 'Off'
+  return status ?? layers?.(id) ?? 'Off'
 }
 
 /**
@@ -468,11 +467,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.resyncTimer = setTimeout(() => {
       this.resyncTimer = undefined
       if (gen !== this.generation || !this.client) return
-      const client = this.client
-      this.resync(client, gen).then(
-        () => undefined,
-        (err: unknown) => this.fail(gen, err),
-      )
+      this.resync(this.client, gen).catch((err: unknown) => this.fail(gen, err))
     }, wait)
   }
 
@@ -511,10 +506,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       client.off('close', onClose)
       client.off('signal', onSignal)
     }
-    this.runSession(client, gen).then(
-      () => undefined,
-      (err: unknown) => this.fail(gen, err),
-    )
+    this.runSession(client, gen).catch((err: unknown) => this.fail(gen, err))
   }
 
   private async runSession(client: QWebChannelClient, gen: number): Promise<void> {
