@@ -68,8 +68,10 @@ describe('a deck registers only over a page socket that passed the checks', () =
       daemon.status().surfaces.some((s) => s.name === 'laptop' && s.state === 'open'),
     )
     const states = () => toPage.flatMap((m) => (m.type === 'deck-state' ? [m.state] : []))
-    await until('the page told', () => states().length >= 2)
-    expect(states()).toEqual(['unclaimed', 'open'])
+    // A deck's newest state replaces an unsent older one (the page's outgoing queue): on a busy machine
+    // 'unclaimed' may still be waiting when 'open' comes, and only 'open' is sent.
+    await until('the page told', () => states().at(-1) === 'open')
+    expect([['unclaimed', 'open'], ['open']]).toContainEqual(states())
     own.send(JSON.stringify({ type: 'deck-input', deck: 0, control: 'key:0', input: 'down' }))
     own.send(JSON.stringify({ type: 'deck-input', deck: 0, control: 'key:0', input: 'up' }))
     await until('the press sent', () => daemon.status().commands.sent === 1)
