@@ -7,12 +7,9 @@
  * its worker threads on the way out, and a thread inside native code never comes back).
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { describe, expect, it, onTestFinished } from 'vitest'
-import { runCli, type CliChild } from '../helpers/cli.js'
-import { LABEL_KEY, simulatedConfig } from '../helpers/config.js'
+import { describe, expect, it } from 'vitest'
+import type { CliChild } from '../helpers/cli.js'
+import { daemonGainingPicture } from '../helpers/picture-daemon.js'
 import { slowSvg } from '../helpers/svg-bomb.js'
 import { untilFound, until, running } from '../helpers/until.js'
 
@@ -52,18 +49,7 @@ function cmdline(pid: number): string {
 
 /** The daemon of a one-key config, running; then the config gains a key whose image is the slow SVG. */
 async function daemonGainingSlowPicture(): Promise<{ cli: CliChild; pid: number }> {
-  const dir = await mkdtemp(join(tmpdir(), 'pb-picture-slow-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  const config = join(dir, 'config.yaml')
-  await writeFile(config, simulatedConfig(LABEL_KEY))
-  await writeFile(join(dir, 'slow.svg'), slowSvg())
-  const cli = runCli(['run', '--config', config], { env: { PANELBRIDGE_LOG_LEVEL: 'info' } })
-  await cli.waitFor(/panelbridge running: http:\/\/127\.0\.0\.1:\d+/)
-  await writeFile(
-    config,
-    simulatedConfig(`${LABEL_KEY}  - on: console/key:1\n    label: "slow"\n    image: slow.svg\n`),
-  )
-  cli.child.kill('SIGHUP')
+  const cli = await daemonGainingPicture('slow.svg', slowSvg(), 'slow')
   return { cli, pid: cli.child.pid! }
 }
 
