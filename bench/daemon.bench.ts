@@ -51,7 +51,7 @@ import { join } from 'node:path'
 import WebSocket from 'ws'
 import { parseDocument } from 'yaml'
 import { CLI, DEFAULT_CONFIG, deployedConfig, startCli, stopChild } from './deployed.js'
-import { cpuSeconds, launcherFlags } from './own-daemon.js'
+import { cpuSeconds, launcherFlags, rssOf, statusMb } from './own-daemon.js'
 import { median } from './stats.js'
 
 const LOAD_SECONDS = Number(process.env.BENCH_DAEMON_SECONDS ?? 300)
@@ -61,12 +61,6 @@ const TARGET_READY_MS = 1000
 const TARGET_RSS_MB = 80
 const TARGET_GROWTH_MB = 5
 
-function statusMb(pid: number, field: 'VmRSS' | 'RssAnon' | 'RssFile'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN)
-  return kb / 1024
-}
-const rssMb = (pid: number): number => statusMb(pid, 'VmRSS')
 /** `RSS (anonymous + file-backed)`: the file-backed part is mostly Node's own binary, shared and clean. */
 const rssSplit = (pid: number): string =>
   `${statusMb(pid, 'VmRSS').toFixed(1)} (${statusMb(pid, 'RssAnon').toFixed(1)} + ${statusMb(pid, 'RssFile').toFixed(1)})`
@@ -139,7 +133,7 @@ export default async function main(): Promise<void> {
     // The page open: a browser's WebSocket, receiving every key image and state the daemon sends.
     const page = await openPage(base)
     await new Promise((r) => setTimeout(r, 2000))
-    const idle = rssMb(pid)
+    const idle = rssOf(pid)
     const idlePage = rssSplit(pid)
     const samples: { t: number; rss: number }[] = []
     let running = true
@@ -173,7 +167,7 @@ export default async function main(): Promise<void> {
     const cpu0 = cpuSeconds(pid)
     while (Date.now() - t0 < LOAD_SECONDS * 1000) {
       await new Promise((r) => setTimeout(r, SAMPLE_EVERY_S * 1000))
-      samples.push({ t: Math.round((Date.now() - t0) / 1000), rss: rssMb(pid) })
+      samples.push({ t: Math.round((Date.now() - t0) / 1000), rss: rssOf(pid) })
     }
     const cpuShare = (cpuSeconds(pid) - cpu0) / ((Date.now() - t0) / 1000)
     running = false

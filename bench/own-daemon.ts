@@ -82,14 +82,18 @@ export function launcherFlags(cli = fileURLToPath(new URL('../src/cli.ts', impor
   throw new Error(`${cli}: no launcher line giving run its flags in ${JSON.stringify(launcher)}`)
 }
 
-/** A process's resident memory, MB (0 once it is gone). */
-export function rssOf(pid: number): number {
+/** One memory field of a process's `/proc/PID/status`, MB (0 once it is gone). */
+export function statusMb(pid: number, field: 'VmRSS' | 'RssAnon' | 'RssFile' = 'VmRSS'): number {
   try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024
   } catch {
     return 0
   }
 }
+
+/** A process's resident memory, MB (0 once it is gone). */
+export const rssOf = (pid: number): number => statusMb(pid, 'VmRSS')
 
 /** Clock ticks per second of /proc's CPU times. */
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
