@@ -42,6 +42,19 @@ export const ENGINE_TUNABLES = {
    * number either way), so n detents forward then n back return exactly; positions sent are whole frames.
    */
   jogSubframes: 5040,
+  /**
+   * The least time between two scrub positions sent by one jog, ms. ASSUMED: half a frame at 60p, so
+   * every output frame still gets a newer position, while a fast wheel on a fast link no longer sends
+   * one per round trip (hundreds a second, each costing both programs CPU). The hand's last position goes
+   * out at most this long after the one before it.
+   */
+  jogMinIntervalMs: 8,
+  /**
+   * After the application refused a scrub (or entering replay mode), the jog sends nothing for this
+   * long, ms: a wheel spun outside replay mode shows the failure without asking again at every round
+   * trip. The next turn after it tries again with the newest position. ASSUMED: a quarter second.
+   */
+  jogRetryAfterRefusalMs: 250,
   /** Frame rate assumed when the application's play info gives none (ASSUMED: 30 fps). */
   assumedFrameRate: 30,
 

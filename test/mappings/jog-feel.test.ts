@@ -4,9 +4,11 @@
  * then n back return the playhead exactly where it was, for any n, rate (detents per report),
  * `frames_per_turn`, curve, and fine or not.
  */
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fc } from '../fuzz/harness.js'
 import { AppState } from '../../src/api/app-state.js'
+import { APP_ERRORS } from '../../src/api/protocol.js'
+import { ENGINE_TUNABLES } from '../../src/mappings/constants.js'
 import { JogScrub } from '../../src/mappings/behaviours/jog.js'
 import { formatProblem, loadConfigText } from '../../src/mappings/load.js'
 import type { BehaviourHost } from '../../src/mappings/behaviours/types.js'
@@ -14,14 +16,20 @@ import { binding as bindingSchema, type Binding } from '../../src/mappings/schem
 
 type Scrub = NonNullable<Binding['jog']>['scrub']
 
-/** A host whose application holds a scrub position (seconds) and answers at once. */
-function fakeApp(startFrames: number, fps: number, fineHeld: boolean) {
+/**
+ * A host whose application holds a scrub position (seconds) and answers at once; the commands in
+ * `refuse` are refused as outside replay mode. Each command's clock time is kept in `sent`.
+ */
+function fakeApp(startFrames: number, fps: number, fineHeld: boolean, refuse: ReadonlySet<string> = new Set()) {
   let position = startFrames / fps
   let scrubs = 0
+  const sent: { command: string; at: number }[] = []
   const host: BehaviourHost = {
     origin: 'test/jog',
     state: new AppState(),
     send: (command, params) => {
+      sent.push({ command, at: performance.now() })
+      if (refuse.has(command)) return Promise.resolve({ ok: false, code: 'APP_ERROR', message: APP_ERRORS.badRequest })
       if (command === 'replay_get_play_info')
         return Promise.resolve({ ok: true, reply: { replayTime: position, frameRate: fps } })
       if (command === 'replay_get_settings')
@@ -38,12 +46,13 @@ function fakeApp(startFrames: number, fps: number, fineHeld: boolean) {
     titleContext: () => ({}),
     isHeld: (on) => fineHeld && on === 'desk/key:7',
   }
-  return { host, frames: () => Math.round(position * fps), scrubs: () => scrubs }
+  const times = (command: string): number[] => sent.filter((c) => c.command === command).map((c) => c.at)
+  return { host, frames: () => Math.round(position * fps), scrubs: () => scrubs, times }
 }
 
-/** Lets every reply and the sends that follow run (no time passes: only queued callbacks). */
+/** Lets every reply and the sends that follow run (the last position may wait out the jog's interval). */
 async function settle(jog: JogScrub): Promise<void> {
-  for (let i = 0; i < 1000 && jog.look().pending; i++) await new Promise((resolve) => setImmediate(resolve))
+  for (let i = 0; i < 1000 && jog.look().pending; i++) await new Promise((resolve) => setTimeout(resolve, 1))
   expect(jog.look().pending).toBe(false)
 }
 
@@ -141,5 +150,71 @@ bindings:
     expect(() => scrubOf({ step_frames: 1, frames_per_turn: 10 })).toThrow(
       /one of step_frames, step_seconds and frames_per_turn/,
     )
+  })
+})
+
+describe('the jog paces what it sends', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+  const SCRUB = 'replay_set_scrub_position'
+  const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+  /** Two detents a millisecond for `ms` on the fake clock (the application answers at once). */
+  async function spin(jog: JogScrub, ms: number, delta = 1): Promise<void> {
+    for (let t = 0; t < ms; t++) {
+      jog.rotate(delta)
+      jog.rotate(delta)
+      await vi.advanceTimersByTimeAsync(1)
+    }
+  }
+
+  it('a wheel spun against an application that answers at once: positions at least the interval apart, the last one exact', async () => {
+    fakeClock()
+    const app = fakeApp(1000, 30, false)
+    const jog = new JogScrub(scrubOf({ step_frames: 1 }), app.host)
+    await spin(jog, 200)
+    await vi.advanceTimersByTimeAsync(ENGINE_TUNABLES.jogMinIntervalMs)
+    expect(app.frames()).toBe(1400)
+    expect(jog.look().pending).toBe(false)
+    const times = app.times(SCRUB)
+    // One position per reply would be one a millisecond here; the interval holds it to 200 / 8 and the last.
+    expect(times.length).toBeGreaterThan(10)
+    expect(times.length).toBeLessThanOrEqual(Math.ceil(200 / ENGINE_TUNABLES.jogMinIntervalMs) + 2)
+    for (let i = 1; i < times.length; i++)
+      expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(ENGINE_TUNABLES.jogMinIntervalMs)
+    jog.dispose()
+  })
+
+  it('after a refusal nothing is asked until the retry time has passed; the next turn then sends the newest position', async () => {
+    fakeClock()
+    const refuse = new Set([SCRUB])
+    const app = fakeApp(1000, 30, false, refuse)
+    const jog = new JogScrub(scrubOf({ step_frames: 1 }), app.host)
+    await spin(jog, ENGINE_TUNABLES.jogRetryAfterRefusalMs - 10)
+    // Without the wait, every reply to a refusal would have let the next turn ask again: one a millisecond.
+    expect(app.times(SCRUB)).toHaveLength(1)
+    expect(jog.look().failed).toBe(true)
+    expect(jog.look().detail).toBe('not in replay mode')
+    refuse.clear()
+    await vi.advanceTimersByTimeAsync(20)
+    jog.rotate(1)
+    await vi.advanceTimersByTimeAsync(ENGINE_TUNABLES.jogMinIntervalMs)
+    expect(app.times(SCRUB)).toHaveLength(2)
+    // Every turn moved the cursor, sent or not.
+    expect(app.frames()).toBe(1000 + 2 * (ENGINE_TUNABLES.jogRetryAfterRefusalMs - 10) + 1)
+    jog.dispose()
+  })
+
+  it('a refused seed is not asked again at every turn', async () => {
+    fakeClock()
+    const app = fakeApp(1000, 30, false, new Set(['replay_get_play_info']))
+    const jog = new JogScrub(scrubOf({ step_frames: 1 }), app.host)
+    await spin(jog, ENGINE_TUNABLES.jogRetryAfterRefusalMs - 10)
+    expect(app.times('replay_get_play_info')).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(20)
+    jog.rotate(1)
+    expect(app.times('replay_get_play_info')).toHaveLength(2)
+    expect(app.times(SCRUB)).toHaveLength(0)
+    jog.dispose()
   })
 })

@@ -7,10 +7,12 @@
  * once, as the hand feels the end stop. The feel (issue 43): the step is `step_frames`, `step_seconds` or
  * a share of `frames_per_turn`; a held `fine` key divides it; the `acceleration` curve (data: detents in
  * one report → multiplier) multiplies a fast report. Each detent moves a whole number of sub-frames, the
- * same either way, so n detents back undo n forward exactly. Positions are sent latest-wins: at most one `replay_set_scrub_position` in flight per
- * binding; deltas that arrive meanwhile only move the cursor; the newest absolute position goes out as
- * soon as the previous reply arrives. Nothing is lost and nothing queues: a fast spin ends with at most
- * one request after the last delta.
+ * same either way, so n detents back undo n forward exactly. Positions are sent latest-wins: at most one
+ * `replay_set_scrub_position` in flight per binding, and at least `jogMinIntervalMs` between two; deltas
+ * that arrive meanwhile only move the cursor; the newest absolute position goes out as soon as the
+ * previous reply has arrived and the interval has passed. Nothing is lost and nothing queues: a fast
+ * spin ends with at most one request after the last delta. After a refusal the jog waits
+ * `jogRetryAfterRefusalMs` before it asks again, at the next turn.
  */
 import { ControlBadge } from '../../surfaces/badge.js'
 import { ENGINE_TUNABLES } from '../constants.js'
@@ -38,6 +40,11 @@ export class JogScrub implements Behaviour {
   /** The last position (whole frames) the application acknowledged, or sent and in flight. */
   private sent: number | undefined
   private lastDeltaAt = Number.NEGATIVE_INFINITY
+  /** When the last scrub position went out, and the timer that sends the next once the interval has passed. */
+  private lastSentAt = Number.NEGATIVE_INFINITY
+  private paced: ReturnType<typeof setTimeout> | undefined
+  /** When the application last refused a scrub or entering replay mode. */
+  private refusedAt = Number.NEGATIVE_INFINITY
   private detail: string | undefined
   private failure: string | undefined
   private entering = false
@@ -59,6 +66,8 @@ export class JogScrub implements Behaviour {
     this.lastDeltaAt = now
     const fine = this.scrub.fine !== undefined && this.host.isHeld?.(this.scrub.fine.key) === true
     if (this.cursor === undefined || (rested && !this.seeding)) {
+      // A seed the application just refused is not asked again at every turn.
+      if (!this.seeding && now - this.refusedAt < ENGINE_TUNABLES.jogRetryAfterRefusalMs) return
       this.early.push({ delta, fine })
       if (!this.seeding) this.seed()
       return
@@ -77,7 +86,7 @@ export class JogScrub implements Behaviour {
 
   look(): BehaviourLook {
     const look: BehaviourLook = {
-      pending: this.inFlight || this.seeding,
+      pending: this.inFlight || this.seeding || this.paced !== undefined,
       failed: this.badge.badge === 'failed',
       context: this.cursor !== undefined ? { position: this.frames() / this.frameRate } : {},
     }
@@ -88,6 +97,7 @@ export class JogScrub implements Behaviour {
 
   dispose(): void {
     this.disposed = true
+    clearTimeout(this.paced)
     this.badge.dispose()
   }
 
@@ -157,13 +167,32 @@ export class JogScrub implements Behaviour {
     })
   }
 
-  /** Sends the cursor if it differs from what was sent and nothing is in flight. */
+  /**
+   * Sends the cursor if it differs from what was sent, nothing is in flight and the interval since the
+   * last position has passed (else a timer sends it then); nothing for a while after a refusal.
+   */
   private pump(): void {
-    if (this.inFlight || this.disposed || this.cursor === undefined || this.frames() === this.sent) {
+    const now = performance.now()
+    const idle =
+      this.inFlight ||
+      this.paced !== undefined ||
+      this.disposed ||
+      this.cursor === undefined ||
+      this.frames() === this.sent ||
+      now - this.refusedAt < ENGINE_TUNABLES.jogRetryAfterRefusalMs
+    const wait = this.lastSentAt + ENGINE_TUNABLES.jogMinIntervalMs - now
+    if (!idle && wait > 0) {
+      this.paced = setTimeout(() => {
+        this.paced = undefined
+        this.pump()
+      }, wait)
+    }
+    if (idle || wait > 0) {
       this.host.changed()
       return
     }
     const target = this.frames()
+    this.lastSentAt = now
     this.inFlight = true
     // With `enter: true`, "not in replay mode" is the cue to enter it (once per refusal), not a fault.
     const willEnter = this.scrub.enter === true && !this.entering && !this.justEntered
@@ -218,6 +247,7 @@ export class JogScrub implements Behaviour {
   }
 
   private failed(r: SendFailure): void {
+    this.refusedAt = performance.now()
     this.failure = notInReplayMode(r) ? NOT_IN_REPLAY_MODE : r.message
     this.badge.fail()
     this.host.changed()
