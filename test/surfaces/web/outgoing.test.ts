@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { OutgoingQueue, SEND_RETRY_MS, type MessageSink } from '../../../src/surfaces/web/outgoing.js'
+import { FLUSH_PACE, OutgoingQueue, SEND_RETRY_MS, type MessageSink } from '../../../src/surfaces/web/outgoing.js'
 import type { ServerMessage } from '../../../src/face/protocol.js'
 import { loggerInto } from '../../helpers/logs.js'
 
@@ -35,6 +35,29 @@ const view = (id: string): ServerMessage => ({
 })
 
 describe('OutgoingQueue', () => {
+  it('paces flushes: a burst goes at once, a key changing every millisecond reaches the browser once a refill, the newest last', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] })
+    const socket = new FakeSocket()
+    const queue = new OutgoingQueue(socket)
+    // A press: its pending badge, then its light, each on its own turn, neither waits.
+    queue.enqueue(image('key:0', 'pending'))
+    await vi.advanceTimersByTimeAsync(0)
+    queue.enqueue(image('key:0', 'lit'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(socket.sent.map((m) => (m.type === 'key' ? m.label : m.type))).toEqual(['pending', 'lit'])
+    // A jog's position under a spinning hand: a new look every millisecond for 200 ms.
+    for (let t = 0; t < 200; t++) {
+      queue.enqueue(image('jog', `position ${t}`))
+      await vi.advanceTimersByTimeAsync(1)
+    }
+    await vi.advanceTimersByTimeAsync(FLUSH_PACE.refillMs)
+    const jog = socket.sent.flatMap((m) => (m.type === 'key' && m.control === 'jog' ? [m.label] : []))
+    expect(jog.length).toBeGreaterThan(200 / FLUSH_PACE.refillMs - 2)
+    expect(jog.length).toBeLessThanOrEqual(FLUSH_PACE.burst + 200 / FLUSH_PACE.refillMs + 1)
+    expect(jog.at(-1)).toBe('position 199')
+    queue.dispose()
+  })
+
   it('sends in order on the next turn, a newer face for a key replacing a queued one', async () => {
     const socket = new FakeSocket()
     const queue = new OutgoingQueue(socket)
@@ -151,6 +174,7 @@ describe('a browser that does not read (issue 46, item 2)', () => {
         queue.enqueue({ type: 'selected', surface: 'desk', control: `key:${i}`, page: null })
       await vi.advanceTimersByTimeAsync(0)
     }
+    await vi.advanceTimersByTimeAsync(FLUSH_PACE.refillMs) // a flush held by the pace
     expect(socket.sent).toHaveLength(2000)
   })
 })
