@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { parseDocument } from 'yaml'
+import { CommandClient } from '../src/api/client.js'
 import { launcherFlags } from './own-daemon.js'
 import type { Box } from './small-box.js'
 
@@ -100,6 +101,24 @@ export async function startBuiltSim(): Promise<BuiltSim> {
   return { child: sim.child, httpUrl: sim.match[1]!, wsUrl: wsLine()! }
 }
 
+/**
+ * Puts the stand-in's replay where a replay operator scrubs: Camera 1 armed, replay on, a 60 s buffer,
+ * scrubbing, the position in the middle (so the storm's swing scrubs both ways without an end stop).
+ * Without it every scrub is refused and the storm measures refusals, not scrubbing.
+ */
+export async function scrubbing(app: Pick<BuiltSim, 'httpUrl'>): Promise<void> {
+  const client = new CommandClient({ baseUrl: app.httpUrl, timeoutMs: 4000 })
+  try {
+    await client.call('replay_arm_inputs', { inputs: ['Camera 1'] })
+    await client.call('replay_enable')
+    await client.call('replay_set_settings', { settings: { bufferLength: 60 } })
+    await client.call('replay_enable_scrubbing', { enable: true })
+    await client.call('replay_set_scrub_position', { position: 30 })
+  } finally {
+    await client.close()
+  }
+}
+
 /** A web surface's jog the page socket can turn, and the file that holds it. */
 export interface JogTarget {
   file: string
@@ -147,17 +166,30 @@ export async function deployedConfig(
 }
 
 /**
+ * How the storm's hand moves: this many turns back (-1 each), then as many forth, and again. The
+ * application's replay position starts at the live end of its buffer, so turns only forth would be held
+ * at that end and send nothing; a hand that swings scrubs the whole storm long. 200 frames at a step of
+ * one frame: about 3 s of a 60p buffer each way.
+ */
+export const STORM_SWING = 200
+
+/**
  * The page socket's client, as a script for `node -e`: argv port, surface, control, deltas a second,
- * seconds. The upgrade is done by hand (a raw connection; frames masked with a zero key); every turn
- * is +1; the turns due are written each millisecond. Prints one JSON line: `sent`, and `ms` from the
+ * seconds, swing. The upgrade is done by hand (a raw connection; frames masked with a zero key); the
+ * turns swing (STORM_SWING); the turns due are written each millisecond. Prints one JSON line: `sent`, and `ms` from the
  * first turn to the last.
  */
 const STORM_CLIENT = String.raw`
 const net = require('node:net')
-const [port, surface, control, rate, seconds] = process.argv.slice(1)
-const payload = Buffer.from(JSON.stringify({ type: 'rotate', surface, control, delta: 1 }))
-if (payload.length > 125) throw new Error('turn frame too long for the short form')
-const frame = Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload])
+const [port, surface, control, rate, seconds, swing] = process.argv.slice(1)
+const frameOf = (delta) => {
+  const payload = Buffer.from(JSON.stringify({ type: 'rotate', surface, control, delta }))
+  if (payload.length > 125) throw new Error('turn frame too long for the short form')
+  return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload])
+}
+const back = frameOf(-1)
+const forth = frameOf(1)
+const frame = (i) => (Math.floor(i / Number(swing)) % 2 === 0 ? back : forth)
 const total = Math.round(Number(rate) * Number(seconds))
 const page = net.connect(Number(port), '127.0.0.1', () => page.write(
   'GET /ws HTTP/1.1\r\nHost: 127.0.0.1:' + port + '\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
@@ -172,7 +204,7 @@ page.on('data', (d) => {
   let sent = 0
   const t = setInterval(() => {
     const due = Math.min(total, Math.floor(((performance.now() - start) * Number(rate)) / 1000))
-    if (due > sent) page.write(Buffer.concat(Array.from({ length: due - sent }, () => frame)))
+    if (due > sent) page.write(Buffer.concat(Array.from({ length: due - sent }, (_, k) => frame(sent + k))))
     sent = due
     if (sent < total) return
     clearInterval(t)
@@ -188,10 +220,11 @@ export async function pageJogStorm(
   target: Pick<JogTarget, 'surface' | 'control'>,
   rate: number,
   seconds: number,
+  swing = STORM_SWING,
 ): Promise<{ sent: number; ms: number }> {
   const child = spawn(
     process.execPath,
-    ['-e', STORM_CLIENT, String(port), target.surface, target.control, String(rate), String(seconds)],
+    ['-e', STORM_CLIENT, String(port), target.surface, target.control, String(rate), String(seconds), String(swing)],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let out = ''

@@ -11,7 +11,8 @@
  * - idle RSS: the default config as deployed (the application in its own process, `dist/cli.js sim`;
  *   no simulator inside), IDLE_SETTLE_MS after it is ready, no page open;
  * - storm peak RSS and daemon CPU: a page socket (from a child process, as a browser's) turns the web
- *   jog STORM.rate times a second for STORM.seconds (+1 each, bound to a scrub), RSS sampled every
+ *   jog STORM.rate times a second for STORM.seconds (swinging, `STORM_SWING`; bound to a scrub, the
+ *   application scrubbing: `scrubbing`), RSS sampled every
  *   10 ms, CPU from /proc (user + system, every thread) from the first turn to STORM_SETTLE_MS after
  *   the last, given per 10 s of storm;
  * - press to light, median and p95: `press-light.bench.ts`'s `pressToLight` (a page presses a key that
@@ -43,6 +44,7 @@ import {
   DEFAULT_CONFIG,
   deployedConfig,
   pageJogStorm,
+  scrubbing,
   startBuiltSim,
   startCli,
   stopChild,
@@ -199,6 +201,7 @@ export default async function main(): Promise<void> {
   let sim: BuiltSim | undefined
   try {
     sim = await startBuiltSim()
+    await scrubbing(sim)
     const byDefault = await deployedConfig(dir, DEFAULT_CONFIG, sim, 'default.yaml')
     const example = largestExample()
     const byExample = await deployedConfig(dir, example, sim, 'example.yaml')
