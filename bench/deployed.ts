@@ -113,7 +113,8 @@ export async function scrubbing(app: Pick<BuiltSim, 'httpUrl'>): Promise<void> {
     await client.call('replay_enable')
     await client.call('replay_set_settings', { settings: { bufferLength: 60 } })
     await client.call('replay_enable_scrubbing', { enable: true })
-    await client.call('replay_set_scrub_position', { position: 30 })
+    const fps = Number((await client.call('replay_get_play_info')).frameRate) || 30
+    await client.call('replay_set_scrub_position', { position: Math.round(30 * fps) / fps })
   } finally {
     await client.close()
   }
@@ -175,13 +176,18 @@ export const STORM_SWING = 200
 
 /**
  * The page socket's client, as a script for `node -e`: argv port, surface, control, deltas a second,
- * seconds, swing. The upgrade is done by hand (a raw connection; frames masked with a zero key); the
- * turns swing (STORM_SWING); the turns due are written each millisecond. Prints one JSON line: `sent`, and `ms` from the
- * first turn to the last.
+ * seconds, swing, and the application's address (or ''). The upgrade is done by hand (a raw connection;
+ * frames masked with a zero key); the turns swing (STORM_SWING); the turns due are written each
+ * millisecond. Given the application, it reads the play position before the first turn and, after the
+ * last, asks for it again and again until it is the exact position the turns add up to (the jog seeds
+ * at the nearest whole frame, one frame a turn). Prints one JSON line: `sent`, `ms` from the first turn
+ * to the last, and `lagMs` from the last turn to the application holding the final position (null
+ * when it never did within 3 s).
  */
 const STORM_CLIENT = String.raw`
 const net = require('node:net')
-const [port, surface, control, rate, seconds, swing] = process.argv.slice(1)
+const http = require('node:http')
+const [port, surface, control, rate, seconds, swing, app] = process.argv.slice(1)
 const frameOf = (delta) => {
   const payload = Buffer.from(JSON.stringify({ type: 'rotate', surface, control, delta }))
   if (payload.length > 125) throw new Error('turn frame too long for the short form')
@@ -189,49 +195,87 @@ const frameOf = (delta) => {
 }
 const back = frameOf(-1)
 const forth = frameOf(1)
-const frame = (i) => (Math.floor(i / Number(swing)) % 2 === 0 ? back : forth)
+const backward = (i) => Math.floor(i / Number(swing)) % 2 === 0
+const frame = (i) => (backward(i) ? back : forth)
 const total = Math.round(Number(rate) * Number(seconds))
-const page = net.connect(Number(port), '127.0.0.1', () => page.write(
-  'GET /ws HTTP/1.1\r\nHost: 127.0.0.1:' + port + '\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
-  'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'))
-page.on('error', (e) => { console.error(String(e)); process.exit(1) })
-let open = false
-page.on('data', (d) => {
-  if (open) return
-  if (!d.toString('latin1').startsWith('HTTP/1.1 101')) { console.error('upgrade refused'); process.exit(1) }
-  open = true
-  const start = performance.now()
-  let sent = 0
-  const t = setInterval(() => {
-    const due = Math.min(total, Math.floor(((performance.now() - start) * Number(rate)) / 1000))
-    if (due > sent) page.write(Buffer.concat(Array.from({ length: due - sent }, (_, k) => frame(sent + k))))
-    sent = due
-    if (sent < total) return
-    clearInterval(t)
-    const ms = performance.now() - start
-    page.end(() => console.log(JSON.stringify({ sent, ms })))
-  }, 1)
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+const playInfo = () => new Promise((resolve, reject) => {
+  http.get(app + '/api/command/replay_get_play_info', { agent }, (res) => {
+    let body = ''
+    res.on('data', (d) => (body += d))
+    res.on('end', () => { try { resolve(JSON.parse(body).result) } catch (e) { reject(e) } })
+  }).on('error', reject)
 })
+async function lag(startInfo, lastAt) {
+  // The jog seeds its cursor at the whole frame nearest the position; every turn moves it one frame.
+  let net = 0
+  for (let i = 0; i < total; i++) net += backward(i) ? -1 : 1
+  const fps = startInfo.frameRate
+  const expected = (Math.round(startInfo.replayTime * fps) + net) / fps
+  for (;;) {
+    const info = await playInfo()
+    const now = performance.now()
+    if (Math.abs(info.replayTime - expected) < 1e-6) return now - lastAt
+    if (now - lastAt > 3000) return null
+  }
+}
+async function main() {
+  const startInfo = app ? await playInfo() : undefined
+  const page = net.connect(Number(port), '127.0.0.1', () => page.write(
+    'GET /ws HTTP/1.1\r\nHost: 127.0.0.1:' + port + '\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+    'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'))
+  page.on('error', (e) => { console.error(String(e)); process.exit(1) })
+  let open = false
+  page.on('data', (d) => {
+    if (open) return
+    if (!d.toString('latin1').startsWith('HTTP/1.1 101')) { console.error('upgrade refused'); process.exit(1) }
+    open = true
+    const start = performance.now()
+    let sent = 0
+    const t = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - start) * Number(rate)) / 1000))
+      if (due > sent) page.write(Buffer.concat(Array.from({ length: due - sent }, (_, k) => frame(sent + k))))
+      sent = due
+      if (sent < total) return
+      clearInterval(t)
+      const lastAt = performance.now()
+      const ms = lastAt - start
+      const lagMs = startInfo ? lag(startInfo, lastAt) : Promise.resolve(undefined)
+      lagMs.then((lagMs) => page.end(() => console.log(JSON.stringify({ sent, ms, lagMs }))))
+    }, 1)
+  })
+}
+main().catch((e) => { console.error(String(e)); process.exit(1) })
 `
 
-/** Turns `target`'s jog `rate` times a second for `seconds` through a page socket to `port`; resolves when sent. */
+/** What a storm did: turns sent, ms from the first to the last, and the jog's lag (STORM_CLIENT). */
+export interface StormResult {
+  sent: number
+  ms: number
+  /** Last turn → the application holding the exact final position, ms; null: never within 3 s; absent: no `app` given. */
+  lagMs?: number | null
+}
+
+/**
+ * Turns `target`'s jog `rate` times a second for `seconds` through a page socket to `port`; resolves when
+ * sent, or with `app` (the application's HTTP address) when the application holds the final position.
+ */
 export async function pageJogStorm(
   port: number,
   target: Pick<JogTarget, 'surface' | 'control'>,
   rate: number,
   seconds: number,
-  swing = STORM_SWING,
-): Promise<{ sent: number; ms: number }> {
-  const child = spawn(
-    process.execPath,
-    ['-e', STORM_CLIENT, String(port), target.surface, target.control, String(rate), String(seconds), String(swing)],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  options: { swing?: number; app?: string } = {},
+): Promise<StormResult> {
+  const args = [port, target.surface, target.control, rate, seconds, options.swing ?? STORM_SWING, options.app ?? '']
+  const child = spawn(process.execPath, ['-e', STORM_CLIENT, ...args.map(String)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   let err = ''
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr.on('data', (d: Buffer) => (err += d.toString()))
   const code = await new Promise((resolve) => child.once('exit', resolve))
   if (code !== 0) throw new Error(`the jog storm's page failed (${String(code)}): ${err.slice(-500)}`)
-  return JSON.parse(out) as { sent: number; ms: number }
+  return JSON.parse(out) as StormResult
 }
