@@ -177,7 +177,7 @@ describe('the jog paces what it sends', () => {
     expect(app.frames()).toBe(1400)
     expect(jog.look().pending).toBe(false)
     const times = app.times(SCRUB)
-    // One position per reply would be one a millisecond here; the interval holds it to 200 / 8 and the last.
+    // One position per reply would be one a millisecond here; the interval holds it to one per interval and the last.
     expect(times.length).toBeGreaterThan(10)
     expect(times.length).toBeLessThanOrEqual(Math.ceil(200 / ENGINE_TUNABLES.jogMinIntervalMs) + 2)
     for (let i = 1; i < times.length; i++)
