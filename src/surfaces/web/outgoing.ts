@@ -1,8 +1,9 @@
 /**
  * What one browser is still to be sent. Messages wait in an ordered queue, flushed on the next turn
- * of the event loop (paced: FLUSH_PACE); a newer key face (or state) for a control replaces a queued one, so a browser on a
- * slow link gets the newest picture of every key, never a backlog. While its socket holds more than
- * the high-water mark of unsent bytes nothing more is written; the queue keeps coalescing meanwhile.
+ * of the event loop (paced: FLUSH_PACE); a newer key face (or state) for a control replaces a queued
+ * one, so a browser on a slow link gets the newest picture of every key, never a backlog. While its
+ * socket holds more than the high-water mark of unsent bytes nothing more is written; the queue keeps
+ * coalescing meanwhile.
  * A browser holding more than the outgoing bound (`outgoing-bound.ts`), its socket's unsent bytes and
  * what is queued here together, does not read: it is dropped, and what was queued for it let go.
  */
