@@ -43,13 +43,13 @@ export const ENGINE_TUNABLES = {
    */
   jogSubframes: 5040,
   /**
-   * The least time between two scrub positions sent by one jog, ms. ASSUMED: just under a frame at
-   * 59.94p (half a frame at 29.97p), so every frame the application shows still gets a newer position,
-   * while a fast wheel on a fast link no longer sends one per round trip (hundreds a second, each
-   * costing both programs CPU: in a 2,000 turns/s storm, 16 ms instead of 8 took about 0.4 s of the
-   * daemon's 10 s of CPU off). The hand's last position goes out at most this long after the one before.
+   * The least time between two scrub positions sent by one jog, ms. A fast wheel on a fast link no
+   * longer sends one per round trip (hundreds a second, each costing both programs CPU), and every frame
+   * the application shows (up to 100 a second) still gets a newer position. The hand's last position
+   * goes out at most this long after the one before, so it is also most of the jog's lag: ASSUMED 10 ms,
+   * the longest that keeps the lag under 25 ms on the smallest box (at 16 ms it reached 25.3 ms).
    */
-  jogMinIntervalMs: 16,
+  jogMinIntervalMs: 10,
   /**
    * After the application refused a scrub (or entering replay mode), the jog sends nothing for this
    * long, ms: a wheel spun outside replay mode shows the failure without asking again at every round
