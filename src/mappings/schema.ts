@@ -16,6 +16,7 @@ import { APP_DEFAULT_PORTS, PLAY_STATES, REPLAY_STATES } from '../api/protocol.j
 import { DEFAULT_LISTEN_HOST, DEFAULT_PANELBRIDGE_PORT } from '../defaults.js'
 import { SURFACE_NAME } from '../face/control-id.js'
 import { FAMILY_SECTIONS, surfaceSchema } from './drivers/index.js'
+import { ENGINE_TUNABLES } from './constants.js'
 import { CONFIG_LIMITS } from './limits.js'
 
 export { CONFIG_LIMITS }
@@ -226,7 +227,9 @@ export const jog = z
         message: 'give one of step_frames, step_seconds and frames_per_turn',
       }),
   })
-  .describe('Scrubs the replay buffer (`replay_set_scrub_position`), latest position wins.')
+  .describe(
+    `Scrubs the replay buffer (\`replay_set_scrub_position\`), latest position wins: one position in flight, at least ${ENGINE_TUNABLES.jogMinIntervalMs} ms apart; after a refusal, nothing sent for ${ENGINE_TUNABLES.jogRetryAfterRefusalMs} ms.`,
+  )
 
 export const shuttle = z
   .strictObject({
