@@ -23,6 +23,7 @@ type Scrub = NonNullable<Binding['jog']>['scrub']
 function fakeApp(startFrames: number, fps: number, fineHeld: boolean, refuse: ReadonlySet<string> = new Set()) {
   let position = startFrames / fps
   let scrubs = 0
+  let draws = 0
   const sent: { command: string; at: number }[] = []
   const host: BehaviourHost = {
     origin: 'test/jog',
@@ -41,13 +42,13 @@ function fakeApp(startFrames: number, fps: number, fineHeld: boolean, refuse: Re
       }
       return Promise.resolve({ ok: false, code: 'APP_ERROR', message: `unexpected ${command}` })
     },
-    changed: () => undefined,
+    changed: () => void draws++,
     setPage: () => undefined,
     titleContext: () => ({}),
     isHeld: (on) => fineHeld && on === 'desk/key:7',
   }
   const times = (command: string): number[] => sent.filter((c) => c.command === command).map((c) => c.at)
-  return { host, frames: () => Math.round(position * fps), scrubs: () => scrubs, times }
+  return { host, frames: () => Math.round(position * fps), scrubs: () => scrubs, times, draws: () => draws }
 }
 
 /** Lets every reply and the sends that follow run (the last position may wait out the jog's interval). */
@@ -182,6 +183,10 @@ describe('the jog paces what it sends', () => {
     expect(times.length).toBeLessThanOrEqual(Math.ceil(200 / ENGINE_TUNABLES.jogMinIntervalMs) + 2)
     for (let i = 1; i < times.length; i++)
       expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(ENGINE_TUNABLES.jogMinIntervalMs)
+    // Drawn when a position goes and when its reply comes, not at each of the 400 turns.
+    expect(app.draws()).toBeGreaterThanOrEqual(times.length)
+    expect(app.draws()).toBeLessThanOrEqual(4 * times.length + 4)
+    expect(jog.look().context.position).toBeCloseTo(1400 / 30, 9)
     jog.dispose()
   })
 

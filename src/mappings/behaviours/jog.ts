@@ -188,7 +188,9 @@ export class JogScrub implements Behaviour {
       }, wait)
     }
     if (idle || wait > 0) {
-      this.host.changed()
+      // A position in flight, or waiting out the interval, is drawn when its reply comes or it goes (both
+      // pump again): the look is not drawn at every turn of a spinning wheel.
+      if (!this.inFlight && this.paced === undefined) this.host.changed()
       return
     }
     const target = this.frames()
