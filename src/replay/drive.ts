@@ -10,9 +10,10 @@
  * - a rest of ENGINE_TUNABLES.jogReseedAfterMs or more, as that much and a margin (the jog reads the position again
  *   after a rest: the same reads as the recorded run);
  * - before every input but a turn that continues a run of turns on its control, and before any input
- *   that came REPLAY_SETTLE_GAP_MS or more after the one before it, the commands in flight are let
- *   finish (in the recorded run they had), so commands come back in the recorded order and a run's
- *   last position lands within its run.
+ *   that came REPLAY_SETTLE_GAP_MS or more after the one before it, the jog's last position is let go
+ *   (it waits up to `jogMinIntervalMs` after the last turn) and the commands in flight are let finish
+ *   (in the recorded run they had), so commands come back in the recorded order and a run's last
+ *   position lands within its run.
  * Turns closer than that (a jog storm) go at once, one macrotask apart. ASSUMED: in the recorded run
  * too, a run's last position landed before the next input that is not a turn (a press made within a
  * few ms of the last turn may count its position in the next run there, and show as a difference).
@@ -182,6 +183,7 @@ async function drive(engine: Engine, o: ReplayOptions, inFlight: InFlight, progr
   const held = new Set<string>()
   let prevT: number | undefined
   let prevTurn: string | undefined
+  let lastTurnAt = Number.NEGATIVE_INFINITY
   for (const input of o.inputs) {
     if (o.signal?.aborted) return
     const gap = prevT === undefined ? 0 : Math.max(0, input.t - prevT)
@@ -191,11 +193,12 @@ async function drive(engine: Engine, o: ReplayOptions, inFlight: InFlight, progr
     const turn = e.type === 'rotate' ? `${e.surface}\u0000${e.control}` : undefined
     const continues = turn !== undefined && turn === prevTurn
     prevTurn = turn
-    await pause(gap, o.speed, held.size > 0, continues, inFlight)
+    await pause(gap, o.speed, held.size > 0, continues, inFlight, lastTurnAt)
     const key = `${e.surface}\u0000${e.control}\u0000${e.view ?? ''}\u0000${e.source ?? ''}`
     if (e.type === 'down') held.add(key)
     if (e.type === 'up') held.delete(key)
     if (e.type !== 'rotate') progress.run++
+    else lastTurnAt = performance.now()
     engine.handle({ ...e, at: performance.now() } as SurfaceEvent)
   }
 }
@@ -206,6 +209,7 @@ async function pause(
   holding: boolean,
   continues: boolean,
   inFlight: InFlight,
+  lastTurnAt: number,
 ): Promise<void> {
   if (speed !== 'max') {
     if (gap > 0) await sleepLong(gap / speed)
@@ -213,7 +217,12 @@ async function pause(
     return
   }
   const started = performance.now()
-  if (gap >= REPLAY_SETTLE_GAP_MS || !continues) await inFlight.idle(SETTLE_MAX_MS)
+  if (gap >= REPLAY_SETTLE_GAP_MS || !continues) {
+    // The jog's last position goes out at most its interval after the last turn; then it is in flight.
+    const paced = lastTurnAt + ENGINE_TUNABLES.jogMinIntervalMs + 1 - started
+    if (paced > 0) await sleep(paced)
+    await inFlight.idle(SETTLE_MAX_MS)
+  }
   // A hold lasts as recorded, the wait for the commands in flight included.
   if (holding) await sleep(Math.max(0, gap - (performance.now() - started)))
   else if (gap >= ENGINE_TUNABLES.jogReseedAfterMs) await sleep(ENGINE_TUNABLES.jogReseedAfterMs + 50)

@@ -182,10 +182,13 @@ export class JogScrub implements Behaviour {
       now - this.refusedAt < ENGINE_TUNABLES.jogRetryAfterRefusalMs
     const wait = this.lastSentAt + ENGINE_TUNABLES.jogMinIntervalMs - now
     if (!idle && wait > 0) {
+      // A position waiting out the interval is pending, as one in flight is.
       this.paced = setTimeout(() => {
         this.paced = undefined
         this.pump()
+        if (!this.inFlight) this.badge.setPending(false)
       }, wait)
+      this.badge.setPending(true)
     }
     if (idle || wait > 0) {
       // A position in flight, or waiting out the interval, is drawn when its reply comes or it goes (both

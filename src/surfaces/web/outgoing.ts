@@ -218,8 +218,8 @@ export class OutgoingQueue {
       this.timer = setTimeout(() => this.flush(), SEND_RETRY_MS)
       return
     }
-    this.refill()
-    this.tokens -= 1
+    // A flush past the pace (much queued) spends what is in hand, never what has not come back yet.
+    this.tokens = Math.max(0, this.refill() - 1)
     const batch = [...this.queue.values()]
     this.queue.clear()
     this.queuedBytes = 0
