@@ -231,9 +231,15 @@ export class JudgeHost {
 
   close(): void {
     for (const off of this.off.splice(0)) off()
+    // The client's socket can still be reset after this (the daemon stops with bytes in flight); the
+    // client re-emits that as 'error', which with no listener would be an uncaught exception. The
+    // client is done with, so the sink stays.
+    this.client.on('error', ignoreLateError)
     this.client.disconnect()
   }
 }
+
+function ignoreLateError(): void {}
 
 /** A bitmap as the client hands it over, read: its encoding and size in pixels. */
 export function readBitmap(image: string): { format: 'rgb' | 'png' | 'webp'; width: number; height: number } {
