@@ -37,8 +37,13 @@ export interface RoutedApps {
 
 /** The events of an application's state that may change a key's look. */
 const STATE_EVENTS = ['title', 'titlesReset', 'link', 'replay', 'streaming', 'tally'] as const
-/** Which part of an application's state changed (`EngineApps.watch`). */
-export type AppChange = (typeof STATE_EVENTS)[number]
+/**
+ * Which part of an application's state changed (`EngineApps.watch`). `playhead`: a `replay` change of
+ * the playhead's times alone (position, in, out), which a scrubbing jog makes at every reply and only
+ * `{{replay.…}}` labels show.
+ */
+export type AppChange = (typeof STATE_EVENTS)[number] | 'playhead'
+const PLAYHEAD_FIELDS: ReadonlySet<string> = new Set(['position', 'inPoint', 'outPoint'])
 
 /** What the engine asks of the applications (`EngineOptions.apps`): all it knows of them. */
 export interface EngineApps {
@@ -336,7 +341,10 @@ export class AppRouter implements EngineApps {
   private watchStates(): void {
     this.detachStates()
     const states = [...this.ports.values()].map((p) => p.state)
-    const handlers = STATE_EVENTS.map((e) => [e, (): void => this.changed(e)] as const)
+    const handlers = STATE_EVENTS.map(
+      (e) =>
+        [e, (what?: unknown): void => this.changed(e === 'replay' && playheadOnly(what) ? 'playhead' : e)] as const,
+    )
     for (const s of states) for (const [e, h] of handlers) s.on(e, h)
     this.detachStates = () => {
       for (const s of states) for (const [e, h] of handlers) s.off(e, h)
@@ -346,4 +354,11 @@ export class AppRouter implements EngineApps {
   private changed(change?: AppChange): void {
     for (const l of [...this.listeners]) l(change)
   }
+}
+
+/** A `replay` event's changes touch only the playhead's times. */
+function playheadOnly(changes: unknown): boolean {
+  if (typeof changes !== 'object' || changes === null) return false
+  const keys = Object.keys(changes)
+  return keys.length > 0 && keys.every((k) => PLAYHEAD_FIELDS.has(k))
 }

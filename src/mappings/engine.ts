@@ -109,6 +109,7 @@ const SHOWS: Record<AppChange, (b: Binding) => boolean> = {
     b.shuttle !== undefined ||
     showsReplaySpeed(b) ||
     showsPlayhead(b),
+  playhead: showsPlayhead,
   streaming: (b) => b.feedback?.streaming !== undefined,
   tally: (b) => b.feedback?.input !== undefined,
 }

@@ -20,10 +20,19 @@ type Scrub = NonNullable<Binding['jog']>['scrub']
  * A host whose application holds a scrub position (seconds) and answers at once; the commands in
  * `refuse` are refused as outside replay mode. Each command's clock time is kept in `sent`.
  */
-function fakeApp(startFrames: number, fps: number, fineHeld: boolean, refuse: ReadonlySet<string> = new Set()) {
+function fakeApp(
+  startFrames: number,
+  fps: number,
+  fineHeld: boolean,
+  refuse: ReadonlySet<string> = new Set(),
+  /** A scrub's reply comes this long after it was sent (0: at once). */
+  scrubReplyMs = 0,
+) {
   let position = startFrames / fps
   let scrubs = 0
   let draws = 0
+  /** Called at each draw (a test reads the jog's look there). */
+  const onDraw: { fn?: () => void } = {}
   const sent: { command: string; at: number }[] = []
   const host: BehaviourHost = {
     origin: 'test/jog',
@@ -38,17 +47,22 @@ function fakeApp(startFrames: number, fps: number, fineHeld: boolean, refuse: Re
       if (command === 'replay_set_scrub_position') {
         scrubs++
         position = params.position as number
+        if (scrubReplyMs > 0)
+          return new Promise((resolve) => setTimeout(() => resolve({ ok: true, reply: {} }), scrubReplyMs))
         return Promise.resolve({ ok: true, reply: {} })
       }
       return Promise.resolve({ ok: false, code: 'APP_ERROR', message: `unexpected ${command}` })
     },
-    changed: () => void draws++,
+    changed: () => {
+      draws++
+      onDraw.fn?.()
+    },
     setPage: () => undefined,
     titleContext: () => ({}),
     isHeld: (on) => fineHeld && on === 'desk/key:7',
   }
   const times = (command: string): number[] => sent.filter((c) => c.command === command).map((c) => c.at)
-  return { host, frames: () => Math.round(position * fps), scrubs: () => scrubs, times, draws: () => draws }
+  return { host, frames: () => Math.round(position * fps), scrubs: () => scrubs, times, draws: () => draws, onDraw }
 }
 
 /** Lets every reply and the sends that follow run (the last position may wait out the jog's interval). */
@@ -183,10 +197,30 @@ describe('the jog paces what it sends', () => {
     expect(times.length).toBeLessThanOrEqual(Math.ceil(200 / ENGINE_TUNABLES.jogMinIntervalMs) + 2)
     for (let i = 1; i < times.length; i++)
       expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(ENGINE_TUNABLES.jogMinIntervalMs)
-    // Drawn when a position goes and when its reply comes, not at each of the 400 turns.
+    // Drawn when a position's reply comes (and, as this application answers before the next turn, when
+    // that turn makes a position wait again), not at each of the 400 turns.
     expect(app.draws()).toBeGreaterThanOrEqual(times.length)
-    expect(app.draws()).toBeLessThanOrEqual(4 * times.length + 4)
+    expect(app.draws()).toBeLessThanOrEqual(2 * times.length + 2)
     expect(jog.look().context.position).toBeCloseTo(1400 / 30, 9)
+    jog.dispose()
+  })
+
+  it('a wheel spun against an application that answers in 3 ms: pending from the first position to the last, each reply drawn once', async () => {
+    fakeClock()
+    const app = fakeApp(1000, 30, false, new Set(), 3)
+    const jog = new JogScrub(scrubOf({ step_frames: 1 }), app.host)
+    const looks: boolean[] = []
+    app.onDraw.fn = () => looks.push(jog.look().pending)
+    await spin(jog, 100)
+    await vi.advanceTimersByTimeAsync(ENGINE_TUNABLES.jogMinIntervalMs + 3)
+    expect(app.frames()).toBe(1200)
+    const sent = app.times(SCRUB).length
+    expect(sent).toBeGreaterThan(5)
+    // Every draw but the last shows pending; the last, after the last reply, does not.
+    expect(looks.at(-1)).toBe(false)
+    expect(looks.slice(0, -1).filter((p) => !p)).toEqual([])
+    // The seed read, the first position going, then one draw a reply.
+    expect(looks.length).toBeLessThanOrEqual(sent + 2)
     jog.dispose()
   })
 

@@ -193,7 +193,7 @@ export class JogScrub implements Behaviour {
     if (idle || wait > 0) {
       // A position in flight, or waiting out the interval, is drawn when its reply comes or it goes (both
       // pump again): the look is not drawn at every turn of a spinning wheel.
-      if (!this.inFlight && this.paced === undefined) this.host.changed()
+      if (!this.inFlight && this.paced === undefined) this.settled()
       return
     }
     const target = this.frames()
@@ -209,7 +209,6 @@ export class JogScrub implements Behaviour {
     this.badge.setPending(true) // after the send: drawing never delays the wheel
     void sent.then((r) => {
       this.inFlight = false
-      this.badge.setPending(false)
       if (this.disposed) return
       if (r.ok) {
         this.sent = target
@@ -217,8 +216,12 @@ export class JogScrub implements Behaviour {
         this.failure = undefined
         this.justEntered = false
         this.pump()
+        // Still pending (the next position went, or waits out the interval): drawn once for this reply,
+        // the badge left as it is (not off and on again for a moment). Else `pump` drew it settled.
+        if (this.inFlight || this.paced !== undefined) this.host.changed()
         return
       }
+      this.badge.setPending(false)
       this.sent = undefined
       if (notInReplayMode(r)) {
         this.detail = NOT_IN_REPLAY_MODE
@@ -230,6 +233,13 @@ export class JogScrub implements Behaviour {
       this.justEntered = false
       this.failed(r)
     })
+  }
+
+  /** Nothing in flight or waiting: the pending badge goes and the look is drawn, once. */
+  private settled(): void {
+    const before = this.badge.badge
+    this.badge.setPending(false) // draws when the badge changes
+    if (this.badge.badge === before) this.host.changed()
   }
 
   /** `scrub: { enter: true }`: turns scrubbing on, then sends the newest position. */
