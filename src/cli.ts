@@ -1,5 +1,5 @@
 #!/bin/sh
-//bin/true; case "$1" in run|sim|surfaces|learn) exec node --max-semi-space-size=1 --v8-pool-size=1 --liftoff-only --no-opt --optimize-for-size "$0" "$@";; esac
+//bin/true; case "$1" in run|sim|surfaces|learn) exec node --max-semi-space-size=1 --v8-pool-size=1 --liftoff-only "$0" "$@";; esac
 //bin/true; exec node "$0" "$@"
 /**
  * The `panelbridge` command line: dispatch to the subcommands of src/commands/ (index.ts lists them)

@@ -252,7 +252,7 @@ describe('the panelbridge program', () => {
 
 describe('the launcher (the first lines of src/cli.ts, kept in dist/cli.js)', () => {
   /** The flags `npm run bench flags` weighs; only the long-running commands start with them. */
-  const FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=1', '--liftoff-only', '--no-opt', '--optimize-for-size']
+  const FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=1', '--liftoff-only']
   // A stand-in `node` first on PATH that prints the arguments the launcher execs it with, one a line.
   const bin = mkdtempSync(join(tmpdir(), 'pb-launcher-'))
   writeFileSync(join(bin, 'node'), '#!/bin/sh\nprintf \'%s\\n\' "$@"\n')
