@@ -710,7 +710,14 @@ export class PictureProcess {
     child.unref()
     childChannel(child)?.unref()
     this.idle = setTimeout(() => {
-      if (this.child === child && !this.running && this.queue.length === 0) child.disconnect()
+      if (this.child !== child || this.running || this.queue.length > 0) return
+      // Let go at once: a picture that comes before it has exited goes to a new process, never down a
+      // closed channel (its exit, later, is no longer this one's to handle).
+      this.child = undefined
+      this.ready = false
+      child.removeAllListeners('message')
+      child.on('error', () => undefined)
+      child.disconnect()
     }, this.o.idleMs ?? PICTURE_PROCESS.idleMs)
     this.idle.unref()
   }

@@ -5,6 +5,9 @@
  * whatever it runs); a test that is about the bound itself sets a short one (the program never answers,
  * so the bound decides, not the machine's speed).
  */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import {
   dataUrlBytes,
@@ -62,6 +65,30 @@ describe('the drawing process', () => {
     p.close()
     await expect(next).rejects.toThrow('was not drawn (stopped)')
     await until('the second process gone', () => !running(p.started[1]!))
+  })
+
+  it('a picture asked for while an idle process is on its way out goes to a new process', async () => {
+    // A child that answers every job, and on losing its channel marks a file and lingers a while: the
+    // window between the idle disconnect and its exit, held open.
+    const dir = mkdtempSync(join(tmpdir(), 'pb-picture-'))
+    const marker = join(dir, 'disconnected')
+    const lingering = (): string => `
+const fs = require('node:fs')
+process.on('disconnect', () => { fs.writeFileSync(${JSON.stringify(marker)}, 'x'); setTimeout(() => process.exit(0), 10000) })
+process.on('message', (job) => process.send({ id: job.id, rgba: new Uint8Array(job.width * job.height * 4).fill(7) }))
+process.send({ ready: true })
+`
+    const p = new PictureProcess({ program: lingering, idleMs: 20 })
+    onTestFinished(() => {
+      p.close()
+      for (const pid of p.started) if (running(pid)) process.kill(pid, 'SIGKILL')
+      rmSync(dir, { recursive: true, force: true })
+    })
+    expect([...(await p.draw(new Uint8Array([1]), { width: 1, height: 1 }))]).toEqual([7, 7, 7, 7])
+    await until('the idle process let go of', () => existsSync(marker))
+    expect(running(p.started[0]!)).toBe(true)
+    expect([...(await p.draw(new Uint8Array([2]), { width: 1, height: 1 }))]).toEqual([7, 7, 7, 7])
+    expect(p.started).toHaveLength(2)
   })
 
   it('refuses a picture whose drawing overran as a PictureError, in the sentence of its kind', async () => {
