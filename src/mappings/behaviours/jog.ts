@@ -186,7 +186,6 @@ export class JogScrub implements Behaviour {
       this.paced = setTimeout(() => {
         this.paced = undefined
         this.pump()
-        if (!this.inFlight) this.badge.setPending(false)
       }, wait)
       this.badge.setPending(true)
     }
