@@ -713,10 +713,7 @@ export class PictureProcess {
       if (this.child !== child || this.running || this.queue.length > 0) return
       // Let go at once: a picture that comes before it has exited goes to a new process, never down a
       // closed channel (its exit, later, is no longer this one's to handle).
-      this.child = undefined
-      this.ready = false
-      child.removeAllListeners('message')
-      child.on('error', () => undefined)
+      this.letGo(child)
       child.disconnect()
     }, this.o.idleMs ?? PICTURE_PROCESS.idleMs)
     this.idle.unref()
@@ -743,17 +740,23 @@ export class PictureProcess {
   /** The process is gone (or killed): its picture refused with `why`, the next one in a new process. */
   private ended(child: ChildProcess, why: DrawError): void {
     if (child !== this.child) return
+    const job = this.running
+    const started = this.ready
+    this.letGo(child)
+    this.running = undefined
+    if (job) job.reject(why)
+    else if (!started) for (const queued of this.queue.splice(0)) queued.reject(why)
+    this.pump()
+  }
+
+  /** `child` is no longer the drawing process: nothing it says or does later is handled. */
+  private letGo(child: ChildProcess): void {
     this.child = undefined
+    this.ready = false
     clearTimeout(this.timer)
     clearTimeout(this.idle)
     child.removeAllListeners('message')
     child.on('error', () => undefined)
-    const job = this.running
-    this.running = undefined
-    if (job) job.reject(why)
-    else if (!this.ready) for (const queued of this.queue.splice(0)) queued.reject(why)
-    this.ready = false
-    this.pump()
   }
 }
 
