@@ -68,13 +68,13 @@ describe('the drawing process', () => {
   })
 
   it('a picture asked for while an idle process is on its way out goes to a new process', async () => {
-    // A child that answers every job, and on losing its channel marks a file and lingers a while: the
-    // window between the idle disconnect and its exit, held open.
+    // A child that answers every job, and on losing its channel marks a file and lingers until this test
+    // kills it: the window between the idle disconnect and its exit, held open.
     const dir = mkdtempSync(join(tmpdir(), 'pb-picture-'))
     const marker = join(dir, 'disconnected')
     const lingering = (): string => `
 const fs = require('node:fs')
-process.on('disconnect', () => { fs.writeFileSync(${JSON.stringify(marker)}, 'x'); setTimeout(() => process.exit(0), 10000) })
+process.on('disconnect', () => { fs.writeFileSync(${JSON.stringify(marker)}, 'x'); setInterval(() => undefined, 1 << 30) })
 process.on('message', (job) => process.send({ id: job.id, rgba: new Uint8Array(job.width * job.height * 4).fill(7) }))
 process.send({ ready: true })
 `
