@@ -399,6 +399,16 @@ export class Engine implements PagePort {
     return { surface, control, page: this.pageOf(surface) ?? null, feedback: shown.feedback }
   }
 
+  /**
+   * Whether a control's behaviour, on any page, still has something to send or waits for a reply (a
+   * jog's last position waiting out its interval, or in flight).
+   */
+  pending(surface: string, control: ControlId): boolean {
+    const slot = this.controls.get(keyOf(surface, control))
+    if (!slot) return false
+    return [slot.all, ...slot.pages.values()].some((b) => b?.behaviour?.look().pending === true)
+  }
+
   /** Whether a binding exists for the control on any page. */
   hasControl(surface: string, control: ControlId): boolean {
     return this.controls.has(keyOf(surface, control))

@@ -11,7 +11,7 @@
  *   after a rest: the same reads as the recorded run);
  * - before every input but a turn that continues a run of turns on its control, and before any input
  *   that came REPLAY_SETTLE_GAP_MS or more after the one before it, the jog's last position is let go
- *   (it waits up to `jogMinIntervalMs` after the last turn) and the commands in flight are let finish
+ *   (until it is sent and its reply is back) and the commands in flight are let finish
  *   (in the recorded run they had), so commands come back in the recorded order and a run's last
  *   position lands within its run.
  * Turns closer than that (a jog storm) go at once, one macrotask apart. ASSUMED: in the recorded run
@@ -183,7 +183,7 @@ async function drive(engine: Engine, o: ReplayOptions, inFlight: InFlight, progr
   const held = new Set<string>()
   let prevT: number | undefined
   let prevTurn: string | undefined
-  let lastTurnAt = Number.NEGATIVE_INFINITY
+  let lastTurned: { surface: string; control: SurfaceEvent['control'] } | undefined
   for (const input of o.inputs) {
     if (o.signal?.aborted) return
     const gap = prevT === undefined ? 0 : Math.max(0, input.t - prevT)
@@ -193,12 +193,12 @@ async function drive(engine: Engine, o: ReplayOptions, inFlight: InFlight, progr
     const turn = e.type === 'rotate' ? `${e.surface}\u0000${e.control}` : undefined
     const continues = turn !== undefined && turn === prevTurn
     prevTurn = turn
-    await pause(gap, o.speed, held.size > 0, continues, inFlight, lastTurnAt)
+    await pause(gap, o.speed, held.size > 0, continues, inFlight, () => jogLetGo(engine, lastTurned))
     const key = `${e.surface}\u0000${e.control}\u0000${e.view ?? ''}\u0000${e.source ?? ''}`
     if (e.type === 'down') held.add(key)
     if (e.type === 'up') held.delete(key)
     if (e.type !== 'rotate') progress.run++
-    else lastTurnAt = performance.now()
+    else lastTurned = { surface: e.surface, control: e.control }
     engine.handle({ ...e, at: performance.now() } as SurfaceEvent)
   }
 }
@@ -209,7 +209,7 @@ async function pause(
   holding: boolean,
   continues: boolean,
   inFlight: InFlight,
-  lastTurnAt: number,
+  letGo: () => Promise<void>,
 ): Promise<void> {
   if (speed !== 'max') {
     if (gap > 0) await sleepLong(gap / speed)
@@ -218,15 +218,28 @@ async function pause(
   }
   const started = performance.now()
   if (gap >= REPLAY_SETTLE_GAP_MS || !continues) {
-    // The jog's last position goes out at most its interval after the last turn; then it is in flight.
-    const paced = lastTurnAt + ENGINE_TUNABLES.jogMinIntervalMs + 1 - started
-    if (paced > 0) await sleep(paced)
+    await letGo()
     await inFlight.idle(SETTLE_MAX_MS)
   }
   // A hold lasts as recorded, the wait for the commands in flight included.
   if (holding) await sleep(Math.max(0, gap - (performance.now() - started)))
   else if (gap >= ENGINE_TUNABLES.jogReseedAfterMs) await sleep(ENGINE_TUNABLES.jogReseedAfterMs + 50)
   else await nextTurn()
+}
+
+/**
+ * Until the control turned last has sent its last position and had its reply (nothing waiting out
+ * the jog's interval, nothing in flight). Not a guess at the interval: on a
+ * busy machine the jog's timer can fire late, and the next input must not overtake the position.
+ * Bounded by SETTLE_MAX_MS (an application that never answers).
+ */
+async function jogLetGo(
+  engine: Engine,
+  turned: { surface: string; control: SurfaceEvent['control'] } | undefined,
+): Promise<void> {
+  if (!turned) return
+  const end = performance.now() + SETTLE_MAX_MS
+  while (engine.pending(turned.surface, turned.control) && performance.now() < end) await sleep(1)
 }
 
 /** The longest single timer Node keeps (a longer one fires at once), ms. */
