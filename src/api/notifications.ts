@@ -15,7 +15,7 @@
  *
  * Whatever says "something changed" without saying what (a notification of another shape, the scheduler's
  * `_cmp_v1_handleFeedbackChangeEvent`, `variablesChanged`, `messageIn`: protocol notes 2.1) re-reads the
- * titles: at once on a quiet link, else debounced, at most LINK_TUNABLES.maxReadsPerSecond reads a second, and
+ * titles: at once on a quiet link, else debounced, at most LINK_TUNABLES.maxReadsPerSecond debounced reads a second, and
  * a change during a read leads to one more read after it. Where the title list carries no play state, each
  * read also takes it from the layer state (`getValueForKey('newblue.automation.layerstate')`, protocol notes 2.4 [code S1]).
  */
@@ -47,8 +47,11 @@ export const LINK_TUNABLES = {
    */
   changeDebounceMs: 100,
   /**
-   * At most this many title reads start within any 1000 ms, however many signals arrive: one per 250 ms on
-   * average, the lifetime NewBlue's module gives a cached feedback state (protocol notes 5.9 [code S1]).
+   * At most this many title reads that waited (debounced) start within any 1000 ms, however many signals
+   * arrive: one per 250 ms on average, the lifetime NewBlue's module gives a cached feedback state
+   * (protocol notes 5.9 [code S1]). A read on a quiet link does not wait for this bound (it is a press's
+   * way to its light, and quiet means no read started within `changeDebounceMs`, so at most one such read
+   * per `changeDebounceMs`); it counts toward the bound for the reads after it.
    */
   maxReadsPerSecond: 4,
   /**
@@ -451,8 +454,9 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   /**
    * The one way to a read of the titles on an open session: one timer at a time (a request while one is
    * armed joins it), armed for `firstAfterMs`; one more read after a read under way (`debounceMs` after
-   * it), never more than `maxReadsPerSecond` starting within any 1000 ms. Before the session's first read
-   * is sent, that read covers every request.
+   * it), a read that waits never more than `maxReadsPerSecond` starting within any 1000 ms (a read asked
+   * for at once, `firstAfterMs` 0, does not wait for that bound: a quiet link's read, see
+   * `requestChangeRead`). Before the session's first read is sent, that read covers every request.
    */
   private requestRead(debounceMs: number, firstAfterMs = debounceMs): void {
     if (this.phase !== LINK_PHASE.connected && this.phase !== LINK_PHASE.resynchronising) return
@@ -462,7 +466,8 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     }
     if (this.resyncTimer) return
     const gen = this.generation
-    const wait = Math.max(firstAfterMs, this.rateWait())
+    // A press and the next a moment later each read at once: the bound is for storms, which are never quiet.
+    const wait = firstAfterMs === 0 ? 0 : Math.max(firstAfterMs, this.rateWait())
     this.readAtOnce = wait < debounceMs
     this.resyncTimer = setTimeout(() => {
       this.resyncTimer = undefined

@@ -225,6 +225,31 @@ describe('the bound on reads', () => {
     expect(store.title('{A}')?.play).toBe('Paused')
   })
 
+  it('presses a moment apart on a quiet link each read at once: the bound holds back only reads that waited', async () => {
+    const server = await scheduler()
+    const { store, arrive, advance } = await connectedLink(server)
+    await advance(1000)
+    // A press every 150 ms (more than the debounce apart, so each finds the link quiet), ten of them: more
+    // than LINK_TUNABLES.maxReadsPerSecond within a second.
+    const GAP = LINK_TUNABLES.changeDebounceMs + 50
+    const lag: number[] = []
+    for (let i = 0; i < 10; i++) {
+      const play = i % 2 === 0 ? 'Running' : 'Off'
+      server.titles[0]!.status = play
+      const before = server.reads().length
+      const at = Date.now()
+      await arrive(() =>
+        server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+      )
+      await advance(1)
+      expect(server.reads()).toHaveLength(before + 1)
+      lag.push(server.reads().at(-1)!.at - at)
+      expect(store.title('{A}')?.play).toBe(play)
+      await advance(GAP - 1)
+    }
+    expect(Math.max(...lag)).toBeLessThanOrEqual(1)
+  })
+
   it('a signal during a read leads to exactly one more read after it', async () => {
     const server = await scheduler()
     const { link, store, arrive, advance } = await connectedLink(server)
