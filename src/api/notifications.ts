@@ -346,7 +346,8 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private detachClient: (() => void) | undefined
   private retryTimer: NodeJS.Timeout | undefined
   private livenessTimer: NodeJS.Timeout | undefined
-  private resyncTimer: NodeJS.Timeout | undefined
+  /** The armed read: a timer, or (a quiet link's read where no notification decides keys) an immediate. */
+  private resyncTimer: NodeJS.Timeout | NodeJS.Immediate | undefined
   /** Set once the current resync's snapshot is in the store (before the await continues). */
   private snapshotApplied = false
   /** A read of the titles is under way (from its request until the store has all of it). */
@@ -359,6 +360,13 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private readAtOnce = false
   /** Play or data notifications put in the store so far, and when the last one was (`Date.now()`). */
   private decisions = { count: 0, at: -Infinity }
+  /**
+   * This session's application has decided a key by a notification: a quiet link's read gives the
+   * notification of the same change a timer's turn to come (it may follow its change signal). Where none
+   * has come (the application announces changes by signals alone) the read goes at once, on the next
+   * turn: it is the press's way to its light.
+   */
+  private notifies = false
   /** Titles the last snapshot had but the filter leaves out: their notifications change nothing. */
   private ignoredIds = new Set<string>()
   private lastError: string | undefined
@@ -446,6 +454,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   /** A play or data notification decided its key: a read at once, armed by a signal of the same change, waits. */
   private decided(): void {
     this.decisions = { count: this.decisions.count + 1, at: Date.now() }
+    this.notifies = true
     if (!this.readAtOnce || !this.resyncTimer) return
     this.clearTimer('resyncTimer')
     this.requestRead(this.timing.changeDebounceMs)
@@ -469,11 +478,13 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     // A press and the next a moment later each read at once: the bound is for storms, which are never quiet.
     const wait = firstAfterMs === 0 ? 0 : Math.max(firstAfterMs, this.rateWait())
     this.readAtOnce = wait < debounceMs
-    this.resyncTimer = setTimeout(() => {
+    const read = (): void => {
       this.resyncTimer = undefined
       if (gen !== this.generation || !this.client) return
       this.resync(this.client, gen).catch((err: unknown) => this.fail(gen, err))
-    }, wait)
+    }
+    // An immediate, after the frames read with the signal: a timer's least 1 ms was a fifth of the light.
+    this.resyncTimer = wait === 0 && !this.notifies ? setImmediate(read) : setTimeout(read, wait)
   }
 
   /** How long until one more read may start without more than `maxReadsPerSecond` in any 1000 ms. */
@@ -698,11 +709,16 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.client?.close()
     this.client = undefined
     this.snapshotApplied = false
+    this.notifies = false
   }
 
   private clearTimer(which: 'retryTimer' | 'livenessTimer' | 'resyncTimer'): void {
     const t = this[which]
-    if (t) clearTimeout(t)
+    if (t) {
+      // Either kind: each clear leaves the other kind's handle alone.
+      clearTimeout(t as NodeJS.Timeout)
+      clearImmediate(t as NodeJS.Immediate)
+    }
     this[which] = undefined
   }
 

@@ -299,8 +299,12 @@ export async function connectedLink(server: Scheduler, extra: Partial<Notificati
     send()
     await seen
   }
-  /** Moves the clock by `ms`; when that starts a read, waits until the read is done. */
+  /**
+   * Moves the clock by `ms`; when that starts a read, waits until the read is done. A read armed at once
+   * (an immediate, not a timer) goes out first, on the real turn this waits for.
+   */
   const advance = async (ms: number): Promise<void> => {
+    await new Promise<void>((r) => setImmediate(r))
     const before = server.reads().length
     vi.advanceTimersByTime(ms)
     if (link.pendingCalls > 0 || server.reads().length > before) await next(link, 'resynchronised')

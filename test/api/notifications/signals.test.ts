@@ -164,6 +164,24 @@ describe('a change on a quiet link lights its key without waiting (issue 45)', (
 })
 
 describe('a re-read never comes before a key a notification decided (issue 45)', () => {
+  it('where no notification has decided a key (changes announced by signals alone), the read goes on the next turn, before any timer', async () => {
+    const server = await scheduler()
+    const { link, store, arrive } = await connectedLink(server)
+    vi.advanceTimersByTime(LINK_TUNABLES.changeDebounceMs)
+    const clock = Date.now()
+    server.titles[0]!.status = 'Running'
+    const done = next(link, 'resynchronised')
+    await arrive(() =>
+      server.signal('_cmp_v1_handleFeedbackChangeEvent', SIGNAL_ARGS._cmp_v1_handleFeedbackChangeEvent),
+    )
+    // Real turns only: the fake clock stands still, so no timer (not even one of 0 ms) can fire.
+    for (let i = 0; i < 1000 && server.reads().length < 2; i++) await new Promise<void>((r) => setImmediate(r))
+    expect(server.reads()).toHaveLength(2)
+    await done
+    expect(store.title('{A}')?.play).toBe('Running')
+    expect(Date.now()).toBe(clock)
+  })
+
   it.each([
     ['the signal first, as the simulator sends them', ['signal', 'play']],
     ['the notification first', ['play', 'signal']],
@@ -172,7 +190,10 @@ describe('a re-read never comes before a key a notification decided (issue 45)',
     async (_what, order) => {
       const server = await scheduler()
       const { store, arrive, advance } = await connectedLink(server)
+      // An application that notifies play states: it has done so once already on this session.
+      await arrive(() => server.signal('onNotify', [JSON.stringify({ id: '{A}', play: 'Off' })]))
       await advance(LINK_TUNABLES.changeDebounceMs)
+      expect(server.reads()).toHaveLength(1)
       const titleEvents = vi.fn()
       store.on('title', titleEvents)
       server.titles[0]!.status = 'Running'
