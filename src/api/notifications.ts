@@ -47,11 +47,9 @@ export const LINK_TUNABLES = {
    */
   changeDebounceMs: 100,
   /**
-   * At most this many title reads that waited (debounced) start within any 1000 ms, however many signals
-   * arrive: one per 250 ms on average, the lifetime NewBlue's module gives a cached feedback state
-   * (protocol notes 5.9 [code S1]). A read on a quiet link does not wait for this bound (it is a press's
-   * way to its light, and quiet means no read started within `changeDebounceMs`, so at most one such read
-   * per `changeDebounceMs`); it counts toward the bound for the reads after it.
+   * At most this many debounced title reads start within any 1000 ms, however many signals arrive: one per
+   * 250 ms, the lifetime NewBlue's module gives a cached feedback state (protocol notes 5.9 [code S1]). A
+   * quiet link's read (at most one per `changeDebounceMs`: a press's light) does not wait for it.
    */
   maxReadsPerSecond: 4,
   /**
@@ -77,17 +75,8 @@ const LINK_PHASE = {
   connected: 'connected',
 } as const satisfies Record<string, LinkPhase>
 
-export interface LinkTiming {
-  backoffInitialMs: number
-  backoffMaxMs: number
-  livenessTimeoutMs: number
-  callTimeoutMs: number
-  resyncDebounceMs: number
-  /** Quiet time before a change signal's re-read (LINK_TUNABLES.changeDebounceMs). */
-  changeDebounceMs: number
-  /** Reads that may start within any 1000 ms (LINK_TUNABLES.maxReadsPerSecond). */
-  maxReadsPerSecond: number
-}
+/** The link's timings, each as LINK_TUNABLES says. */
+export type LinkTiming = Record<Exclude<keyof typeof LINK_TUNABLES, 'maxValueDepth'>, number>
 
 /** What the link keeps: titles by id or name, and inputs. Empty or absent lists mean "all". */
 export interface NotificationFilter {
@@ -346,8 +335,8 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private detachClient: (() => void) | undefined
   private retryTimer: NodeJS.Timeout | undefined
   private livenessTimer: NodeJS.Timeout | undefined
-  /** The armed read: a timer, or (a quiet link's read where no notification decides keys) an immediate. */
-  private resyncTimer: NodeJS.Timeout | NodeJS.Immediate | undefined
+  /** Cancels the armed read (a timer's, or an immediate's at once). */
+  private cancelRead: (() => void) | undefined
   /** Set once the current resync's snapshot is in the store (before the await continues). */
   private snapshotApplied = false
   /** A read of the titles is under way (from its request until the store has all of it). */
@@ -360,12 +349,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private readAtOnce = false
   /** Play or data notifications put in the store so far, and when the last one was (`Date.now()`). */
   private decisions = { count: 0, at: -Infinity }
-  /**
-   * This session's application has decided a key by a notification: a quiet link's read gives the
-   * notification of the same change a timer's turn to come (it may follow its change signal). Where none
-   * has come (the application announces changes by signals alone) the read goes at once, on the next
-   * turn: it is the press's way to its light.
-   */
+  /** A notification decided a key this session: a quiet link's read waits a timer's turn for one, else goes at once. */
   private notifies = false
   /** Titles the last snapshot had but the filter leaves out: their notifications change nothing. */
   private ignoredIds = new Set<string>()
@@ -374,16 +358,8 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   constructor(private readonly options: NotificationLinkOptions) {
     super()
     this.log = options.logger ?? createLogger('notifications')
-    this.timing = {
-      backoffInitialMs: LINK_TUNABLES.backoffInitialMs,
-      backoffMaxMs: LINK_TUNABLES.backoffMaxMs,
-      livenessTimeoutMs: LINK_TUNABLES.livenessTimeoutMs,
-      callTimeoutMs: LINK_TUNABLES.callTimeoutMs,
-      resyncDebounceMs: LINK_TUNABLES.resyncDebounceMs,
-      changeDebounceMs: LINK_TUNABLES.changeDebounceMs,
-      maxReadsPerSecond: LINK_TUNABLES.maxReadsPerSecond,
-      ...options.timing,
-    }
+    const { maxValueDepth: _notTiming, ...timing } = LINK_TUNABLES
+    this.timing = { ...timing, ...options.timing }
     this.sender = options.sender ?? LINK_DEFAULT_SENDER
     this.applyFilter(options.filter)
   }
@@ -455,17 +431,16 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
   private decided(): void {
     this.decisions = { count: this.decisions.count + 1, at: Date.now() }
     this.notifies = true
-    if (!this.readAtOnce || !this.resyncTimer) return
-    this.clearTimer('resyncTimer')
+    if (!this.readAtOnce || !this.cancelRead) return
+    this.clearRead()
     this.requestRead(this.timing.changeDebounceMs)
   }
 
   /**
    * The one way to a read of the titles on an open session: one timer at a time (a request while one is
    * armed joins it), armed for `firstAfterMs`; one more read after a read under way (`debounceMs` after
-   * it), a read that waits never more than `maxReadsPerSecond` starting within any 1000 ms (a read asked
-   * for at once, `firstAfterMs` 0, does not wait for that bound: a quiet link's read, see
-   * `requestChangeRead`). Before the session's first read is sent, that read covers every request.
+   * it), never more than `maxReadsPerSecond` starting within any 1000 ms but for a read at once
+   * (`firstAfterMs` 0). Before the session's first read is sent, that read covers every request.
    */
   private requestRead(debounceMs: number, firstAfterMs = debounceMs): void {
     if (this.phase !== LINK_PHASE.connected && this.phase !== LINK_PHASE.resynchronising) return
@@ -473,18 +448,22 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
       this.readAgainMs = Math.min(this.readAgainMs ?? debounceMs, debounceMs)
       return
     }
-    if (this.resyncTimer) return
+    if (this.cancelRead) return
     const gen = this.generation
-    // A press and the next a moment later each read at once: the bound is for storms, which are never quiet.
     const wait = firstAfterMs === 0 ? 0 : Math.max(firstAfterMs, this.rateWait())
     this.readAtOnce = wait < debounceMs
     const read = (): void => {
-      this.resyncTimer = undefined
+      this.cancelRead = undefined
       if (gen !== this.generation || !this.client) return
       this.resync(this.client, gen).catch((err: unknown) => this.fail(gen, err))
     }
-    // An immediate, after the frames read with the signal: a timer's least 1 ms was a fifth of the light.
-    this.resyncTimer = wait === 0 && !this.notifies ? setImmediate(read) : setTimeout(read, wait)
+    if (wait === 0 && !this.notifies) {
+      const at = setImmediate(read)
+      this.cancelRead = () => clearImmediate(at)
+    } else {
+      const at = setTimeout(read, wait)
+      this.cancelRead = () => clearTimeout(at)
+    }
   }
 
   /** How long until one more read may start without more than `maxReadsPerSecond` in any 1000 ms. */
@@ -701,7 +680,7 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
 
   private endSession(): void {
     this.clearTimer('livenessTimer')
-    this.clearTimer('resyncTimer')
+    this.clearRead()
     this.readInFlight = false
     this.readAgainMs = undefined
     this.detachClient?.()
@@ -712,14 +691,15 @@ export class NotificationLink extends Announcer<NotificationLinkEvents> {
     this.notifies = false
   }
 
-  private clearTimer(which: 'retryTimer' | 'livenessTimer' | 'resyncTimer'): void {
+  private clearTimer(which: 'retryTimer' | 'livenessTimer'): void {
     const t = this[which]
-    if (t) {
-      // Either kind: each clear leaves the other kind's handle alone.
-      clearTimeout(t as NodeJS.Timeout)
-      clearImmediate(t as NodeJS.Immediate)
-    }
+    if (t) clearTimeout(t)
     this[which] = undefined
+  }
+
+  private clearRead(): void {
+    this.cancelRead?.()
+    this.cancelRead = undefined
   }
 
   private setPhase(phase: LinkPhase): void {
