@@ -183,7 +183,7 @@ async function drive(engine: Engine, o: ReplayOptions, inFlight: InFlight, progr
   const held = new Set<string>()
   let prevT: number | undefined
   let prevTurn: string | undefined
-  let lastTurned: { surface: string; control: SurfaceEvent['control'] } | undefined
+  let lastTurned: Turned | undefined
   for (const input of o.inputs) {
     if (o.signal?.aborted) return
     const gap = prevT === undefined ? 0 : Math.max(0, input.t - prevT)
@@ -227,16 +227,16 @@ async function pause(
   else await nextTurn()
 }
 
+/** A control that was turned. */
+type Turned = Pick<SurfaceEvent, 'surface' | 'control'>
+
 /**
- * Until the control turned last has sent its last position and had its reply (nothing waiting out
- * the jog's interval, nothing in flight). Not a guess at the interval: on a
- * busy machine the jog's timer can fire late, and the next input must not overtake the position.
- * Bounded by SETTLE_MAX_MS (an application that never answers).
+ * Until the control turned last has sent its last position and had its reply (nothing waiting out the
+ * jog's interval, nothing in flight). Not a guess at the interval: on a busy machine the jog's timer can
+ * fire late, and the next input must not overtake the position. Bounded by SETTLE_MAX_MS (an
+ * application that never answers).
  */
-async function jogLetGo(
-  engine: Engine,
-  turned: { surface: string; control: SurfaceEvent['control'] } | undefined,
-): Promise<void> {
+async function jogLetGo(engine: Engine, turned: Turned | undefined): Promise<void> {
   if (!turned) return
   const end = performance.now() + SETTLE_MAX_MS
   while (engine.pending(turned.surface, turned.control) && performance.now() < end) await sleep(1)
